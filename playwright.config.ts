@@ -1,0 +1,33 @@
+import { defineConfig } from '@playwright/test';
+
+// Debian's Chromium (installed by scripts/setup.mjs); Playwright cannot download its own browser here.
+const PORT = Number(process.env.E2E_PORT ?? 4173 + Math.floor(Math.random() * 700));
+
+export default defineConfig({
+  testDir: 'e2e',
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  fullyParallel: true,
+  workers: 2,
+  reporter: [['list'], ['json', { outputFile: 'reports/playwright.json' }]],
+  use: {
+    baseURL: `http://127.0.0.1:${PORT}`,
+    launchOptions: {
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: [
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost , EXCLUDE 127.0.0.1',
+      ],
+    },
+    screenshot: 'only-on-failure',
+  },
+  webServer: {
+    command: `node node_modules/vite/bin/vite.js preview --port ${PORT} --strictPort`,
+    url: `http://127.0.0.1:${PORT}`,
+    reuseExistingServer: false,
+    timeout: 60_000,
+  },
+});

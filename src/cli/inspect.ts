@@ -1,0 +1,42 @@
+// `inspect <file…> [--format <id>] --json` (SPEC §7).
+import { summarizeRun } from '../model/summary.ts';
+import { checkFlags, CliError, parseArgs, printJson, readTraceFiles, stringFlag } from './io.ts';
+
+export function inspectCommand(argv: string[]): void {
+  const args = parseArgs(argv, new Set(['json']));
+  checkFlags(args, ['json', 'format']);
+  if (args.positional.length === 0) throw new CliError('usage', 'inspect needs at least one file');
+  const files = readTraceFiles(args.positional, stringFlag(args, 'format'));
+  const report = {
+    files: files.map((f) => ({
+      file: f.file,
+      format: f.format,
+      runs: f.runs.map((run) => {
+        const s = summarizeRun(run);
+        return {
+          id: s.id,
+          title: s.title,
+          agents: s.agents,
+          steps: s.steps,
+          handoffs: s.handoffs,
+          tokens: { input: s.tokens.input, output: s.tokens.output, total: s.tokens.total },
+          annotations: s.annotations,
+          outcome: s.outcome,
+        };
+      }),
+    })),
+  };
+  if (args.flags.has('json')) {
+    printJson(report);
+    return;
+  }
+  for (const f of report.files) {
+    process.stdout.write(`${f.file} (${f.format})\n`);
+    for (const r of f.runs) {
+      process.stdout.write(
+        `  ${r.id}  ${r.title}\n    ${r.steps} steps, ${r.handoffs} handoffs, ${r.tokens.total} tokens, ${r.annotations} annotations, outcome ${r.outcome}\n`,
+      );
+      for (const a of r.agents) process.stdout.write(`    - ${a.name}: ${a.steps} steps, ${a.tokens} tokens\n`);
+    }
+  }
+}

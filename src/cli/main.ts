@@ -1,0 +1,40 @@
+// The command line: the same importers and engines as the studio, for batches and checks (SPEC §7).
+// Each command lives in its own module and registers here.
+import { inspectCommand } from './inspect.ts';
+import { CliError } from './io.ts';
+
+type Command = (argv: string[]) => void | Promise<void>;
+
+const COMMANDS: Record<string, Command> = {
+  inspect: inspectCommand,
+};
+
+const USAGE = `usage: mas-replay <command> [options]
+commands:
+  inspect <file…> [--format <id>] [--json]   list the runs, agents, steps and tokens in trace files`;
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return name === undefined ? 2 : 0;
+  }
+  const command = COMMANDS[name];
+  try {
+    if (!command) throw new CliError('usage', `unknown command ${JSON.stringify(name)}; try --help`);
+    await command(rest);
+    return 0;
+  } catch (e) {
+    if (e instanceof CliError) {
+      process.stderr.write(`error: ${e.file}: ${e.message.replace(/\s+/g, ' ')}\n`);
+      return 2;
+    }
+    const message = e instanceof Error ? e.message : String(e);
+    process.stderr.write(`error: internal: ${message.replace(/\s+/g, ' ')}\n`);
+    return 1;
+  }
+}
+
+main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+});

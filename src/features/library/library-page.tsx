@@ -1,0 +1,3 @@
+export function LibraryPage() {
+  return <p className="p-4">Library</p>;
+}

@@ -1,0 +1,3 @@
+export function RunPage() {
+  return <p className="p-4">Run</p>;
+}

@@ -1,0 +1,42 @@
+// The contract every importer module implements.
+import type { Annotation, LlmCallRecord, Run } from '../model/types.ts';
+import type { ParsedInput } from './parse-input.ts';
+
+export type FormatId =
+  | 'native'
+  | 'otlp'
+  | 'span-tree'
+  | 'trail-annotations'
+  | 'langfuse'
+  | 'chat-log'
+  | 'openai-chat'
+  | 'agentrx-ground-truth'
+  | 'message-bus';
+
+/** Annotations that arrive in a file of their own and attach to a run loaded from another file. */
+export interface AnnotationSet {
+  /** The id of the run they belong to (a TRAIL trace id, a tau-bench task id…). */
+  runId: string;
+  annotations: Annotation[];
+}
+
+export interface ImportResult {
+  runs: Run[];
+  annotationSets: AnnotationSet[];
+  /** Native sessions carry engine settings and recorded LLM calls. */
+  engineSettings?: Record<string, unknown>;
+  llmCalls?: LlmCallRecord[];
+  /** Things the user should know that did not stop the import. */
+  warnings: string[];
+}
+
+export interface FormatImporter {
+  id: FormatId;
+  label: string;
+  /** Pass 1 of detection: a file name that suggests this format. */
+  fileName?: RegExp;
+  /** Pass 2: a cheap structural check of the parsed document. Must not depend on the file name. */
+  sniff(doc: ParsedInput): boolean;
+  /** Map the document into the model. Throws FormatProblem (with a JSON path) on bad input. */
+  importDoc(doc: ParsedInput): ImportResult;
+}

@@ -1,0 +1,93 @@
+// The only entry point for reading trace files. Detection runs in two passes (SPEC §3): importers whose file-name
+// pattern matches are tried first, then every importer by content. Importers' sniffers are exact enough that the
+// file name only breaks ties, so a file re-imported under an unknown name gives the identical result.
+import type { Run } from '../model/types.ts';
+import { FormatProblem, ImportError } from './errors.ts';
+import type { AnnotationSet, FormatId, FormatImporter, ImportResult } from './format.ts';
+import { nativeImporter } from './native.ts';
+import { decodeBytes, parseText, type ParsedInput } from './parse-input.ts';
+
+export { ImportError } from './errors.ts';
+export type { FormatId, ImportResult, AnnotationSet } from './format.ts';
+
+/** Order matters only among sniffers that could both accept a document: the more specific comes first. */
+export const IMPORTERS: FormatImporter[] = [nativeImporter];
+
+export interface ImportedFile extends ImportResult {
+  file: string;
+  format: FormatId;
+  formatLabel: string;
+}
+
+export function findImporter(id: string): FormatImporter | undefined {
+  return IMPORTERS.find((i) => i.id === id);
+}
+
+function detect(file: string, doc: ParsedInput): FormatImporter {
+  const byName = IMPORTERS.filter((i) => i.fileName?.test(file));
+  for (const importer of byName) if (safeSniff(importer, doc)) return importer;
+  for (const importer of IMPORTERS) if (safeSniff(importer, doc)) return importer;
+  throw new ImportError(
+    file,
+    'unknown',
+    '',
+    `not a recognised trace format (tried: ${IMPORTERS.map((i) => i.id).join(', ')})`,
+  );
+}
+
+function safeSniff(importer: FormatImporter, doc: ParsedInput): boolean {
+  try {
+    return importer.sniff(doc);
+  } catch {
+    return false;
+  }
+}
+
+export interface ImportOptions {
+  /** Skip detection and use this format. */
+  format?: string;
+}
+
+export function importText(file: string, text: string, options: ImportOptions = {}): ImportedFile {
+  const doc = parseText(file, text);
+  let importer: FormatImporter;
+  if (options.format) {
+    const forced = findImporter(options.format);
+    if (!forced) throw new ImportError(file, options.format, '', `unknown format; known: ${IMPORTERS.map((i) => i.id).join(', ')}`);
+    importer = forced;
+  } else {
+    importer = detect(file, doc);
+  }
+  try {
+    const result = importer.importDoc(doc);
+    return { ...result, file, format: importer.id, formatLabel: importer.label };
+  } catch (e) {
+    if (e instanceof ImportError) throw e;
+    if (e instanceof FormatProblem) throw new ImportError(file, importer.id, e.path, e.message);
+    const message = e instanceof Error ? e.message : String(e);
+    throw new ImportError(file, importer.id, '', `could not be read: ${message}`);
+  }
+}
+
+export function importBytes(file: string, bytes: Uint8Array, options: ImportOptions = {}): ImportedFile {
+  return importText(file, decodeBytes(file, bytes), options);
+}
+
+/**
+ * Attach annotation files (TRAIL annotations, AgentRx ground truth) to the runs they name. Returns the sets that
+ * found no run, so the caller can say so.
+ */
+export function attachAnnotationSets(runs: Run[], sets: AnnotationSet[]): AnnotationSet[] {
+  const byId = new Map(runs.map((r) => [r.id, r]));
+  const unattached: AnnotationSet[] = [];
+  for (const set of sets) {
+    const run = byId.get(set.runId);
+    if (!run) {
+      unattached.push(set);
+      continue;
+    }
+    const known = new Set(run.annotations.map((a) => a.id));
+    for (const a of set.annotations) if (!known.has(a.id)) run.annotations.push(a);
+  }
+  return unattached;
+}

@@ -1,0 +1,35 @@
+// The native session file: our own format, versioned, validated with the zod schema (SPEC §2).
+import { Session, SESSION_FORMAT, SESSION_VERSION } from '../model/schema.ts';
+import { FormatProblem } from './errors.ts';
+import type { FormatImporter } from './format.ts';
+import { isObject } from './read.ts';
+
+function jsonPath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : `${acc}.${String(key)}`), '$');
+}
+
+export const nativeImporter: FormatImporter = {
+  id: 'native',
+  label: 'MAS Replay session',
+  fileName: /\.(session|masreplay)\.json(\.gz)?$/i,
+  sniff: (doc) => doc.kind === 'json' && isObject(doc.value) && doc.value.format === SESSION_FORMAT,
+  importDoc(doc) {
+    const value = doc.kind === 'json' ? doc.value : undefined;
+    if (isObject(value) && typeof value.version === 'number' && value.version > SESSION_VERSION) {
+      throw new FormatProblem('$.version', `session version ${value.version} is newer than this studio reads (${SESSION_VERSION})`);
+    }
+    const parsed = Session.safeParse(value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      throw new FormatProblem(jsonPath(issue.path), issue.message);
+    }
+    const session = parsed.data;
+    return {
+      runs: session.runs,
+      annotationSets: [],
+      engineSettings: session.engineSettings,
+      llmCalls: session.llmCalls,
+      warnings: [],
+    };
+  },
+};

@@ -1,0 +1,260 @@
+// Zod schemas of the canonical model and of the native session file (SPEC §2).
+// Objects are `loose`: fields we do not know are kept, so a session written by a newer version round-trips.
+import { z } from 'zod';
+
+export const SESSION_FORMAT = 'mas-replay-session';
+export const SESSION_VERSION = 1;
+
+export const SourceFormat = z.enum([
+  'native',
+  'otlp',
+  'span-tree',
+  'langfuse',
+  'chat-log',
+  'openai-chat',
+  'message-bus',
+  'runner',
+]);
+
+/** `llm` model call; `action` an agent step (thought + tool calls + observation); `tool`; `message` a chat turn;
+ *  `planning`; `final` (the final answer). */
+export const StepKind = z.enum(['llm', 'action', 'tool', 'message', 'planning', 'final']);
+
+export const TokenUsage = z
+  .object({
+    input: z.number(),
+    output: z.number(),
+    cached: z.number().optional(),
+    total: z.number(),
+    /** true when counted by a tokenizer rather than recorded by the source. */
+    estimated: z.boolean().optional(),
+    cost: z.number().optional(),
+  })
+  .loose();
+
+export const ToolCall = z
+  .object({
+    id: z.string().optional(),
+    name: z.string(),
+    /** Arguments as recorded: JSON text when the source had JSON, otherwise the raw text. */
+    arguments: z.string(),
+  })
+  .loose();
+
+export const ChatMessage = z
+  .object({
+    role: z.string(),
+    name: z.string().optional(),
+    content: z.string(),
+    toolCalls: z.array(ToolCall).optional(),
+    toolCallId: z.string().optional(),
+  })
+  .loose();
+
+export const StepError = z
+  .object({
+    message: z.string(),
+    type: z.string().optional(),
+  })
+  .loose();
+
+export const Agent = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    role: z.string().optional(),
+    description: z.string().optional(),
+    model: z.string().optional(),
+    /** Manager of this agent (manager → managed agent hierarchy). */
+    parentId: z.string().optional(),
+    kind: z.enum(['agent', 'human', 'system']).optional(),
+  })
+  .loose();
+
+/** One invocation of an agent on a sub-task; its task is the local task Q_l. */
+export const AgentRun = z
+  .object({
+    id: z.string(),
+    agentId: z.string(),
+    parentRunId: z.string().optional(),
+    task: z.string().optional(),
+    startTime: z.number().optional(),
+    endTime: z.number().optional(),
+    spanId: z.string().optional(),
+    output: z.string().optional(),
+  })
+  .loose();
+
+export const Step = z
+  .object({
+    id: z.string(),
+    /** Position in the run's step list (0-based); steps are stored in replay order. */
+    index: z.number(),
+    kind: StepKind,
+    agentId: z.string(),
+    agentRunId: z.string().optional(),
+    /** Set on steps nested in another step (a model call or tool call inside a smolagents action step). */
+    parentStepId: z.string().optional(),
+    /** Step number within its agent run as the source numbers it (smolagents `Step N`, chat turn). */
+    number: z.number().optional(),
+    name: z.string().optional(),
+    /** Recorded prompt of a model call. */
+    input: z.array(ChatMessage).optional(),
+    /** Input that is not a message list (a tool's input, a span's input.value). */
+    inputText: z.string().optional(),
+    /** Model output, or the text of a chat message. */
+    output: z.string().optional(),
+    thought: z.string().optional(),
+    toolCalls: z.array(ToolCall).optional(),
+    observation: z.string().optional(),
+    error: StepError.optional(),
+    usage: TokenUsage.optional(),
+    model: z.string().optional(),
+    startTime: z.number().optional(),
+    endTime: z.number().optional(),
+    spanId: z.string().optional(),
+    parentSpanId: z.string().optional(),
+    /** Message steps: the agents the message was addressed to. */
+    recipients: z.array(z.string()).optional(),
+    /** Source attributes and fields the importer did not map, shown raw in the inspector. */
+    raw: z.record(z.string(), z.unknown()).optional(),
+  })
+  .loose();
+
+export const Handoff = z
+  .object({
+    id: z.string(),
+    from: z.string(),
+    to: z.array(z.string()),
+    /** message: a chat turn; delegation: manager calls a managed agent; report: a managed agent's answer returns. */
+    kind: z.enum(['message', 'delegation', 'report', 'broadcast']),
+    stepId: z.string().optional(),
+    content: z.string(),
+  })
+  .loose();
+
+export const Annotation = z
+  .object({
+    id: z.string(),
+    /** Target: none = the run; otherwise a step or a handoff. */
+    stepId: z.string().optional(),
+    handoffId: z.string().optional(),
+    source: z.enum(['human', 'dataset', 'engine']),
+    /** TRAIL | WhoWhen | AgentRx | AgentAsk | … */
+    taxonomy: z.string(),
+    code: z.string(),
+    agentId: z.string().optional(),
+    evidence: z.string().optional(),
+    description: z.string().optional(),
+    impact: z.string().optional(),
+    createdAt: z.number().optional(),
+  })
+  .loose();
+
+export const LlmCallRecord = z
+  .object({
+    id: z.string(),
+    requestHash: z.string(),
+    model: z.string(),
+    request: z.unknown(),
+    response: z.unknown().optional(),
+    usage: TokenUsage.optional(),
+    latencyMs: z.number().optional(),
+    startedAt: z.number().optional(),
+    error: z.string().optional(),
+  })
+  .loose();
+
+export const Intervention = z
+  .object({
+    id: z.string(),
+    engine: z.enum(['supervisor', 'rectifier', 'clarifier', 'stages', 'human']),
+    stepId: z.string().optional(),
+    handoffId: z.string().optional(),
+    /** Supervisor: subagent_completion | error | inefficient | excessive; other engines: their own trigger names. */
+    context: z.string().optional(),
+    action: z.string(),
+    reason: z.string(),
+    /** true when produced by the LLM-free heuristic path. */
+    heuristic: z.boolean(),
+    tokens: TokenUsage.optional(),
+    llmCallIds: z.array(z.string()).optional(),
+    details: z.record(z.string(), z.unknown()).optional(),
+  })
+  .loose();
+
+export const Outcome = z
+  .object({
+    status: z.enum(['success', 'failure', 'unknown']),
+    finalAnswer: z.string().optional(),
+    referenceAnswer: z.string().optional(),
+    score: z.number().optional(),
+  })
+  .loose();
+
+export const SubtaskStatus = z.enum(['TODO', 'DONE', 'FAILED', 'NEED-REFINE']);
+
+/** EvoMAS stage: task state and the layered workflow used in it (SPEC §5.4). */
+export const Stage = z
+  .object({
+    id: z.string(),
+    index: z.number(),
+    startStepId: z.string().optional(),
+    endStepId: z.string().optional(),
+    subtasks: z.array(z.object({ id: z.string(), title: z.string(), status: SubtaskStatus }).loose()),
+    nextSubtaskId: z.string().optional(),
+    summary: z.string().optional(),
+    verdict: z.string().optional(),
+    confidence: z.number().optional(),
+    layers: z.array(
+      z.array(z.object({ agentId: z.string(), probability: z.number().optional() }).loose()),
+    ),
+    heuristic: z.boolean().optional(),
+  })
+  .loose();
+
+export const Run = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    /** The global task Q_g. */
+    task: z.string().optional(),
+    sourceFormat: SourceFormat,
+    framework: z.string().optional(),
+    models: z.array(z.string()),
+    outcome: Outcome,
+    /** dataset, level, arm (baseline | supervised), … */
+    tags: z.record(z.string(), z.string()),
+    startTime: z.number().optional(),
+    endTime: z.number().optional(),
+    agents: z.array(Agent),
+    agentRuns: z.array(AgentRun),
+    steps: z.array(Step),
+    handoffs: z.array(Handoff),
+    annotations: z.array(Annotation),
+    interventions: z.array(Intervention),
+    stages: z.array(Stage).optional(),
+    /** Spans whose parent is missing from the file: counted and shown, never dropped. */
+    orphanSpans: z.number(),
+    /** Made by the project's generator, not recorded from a real system. */
+    simulated: z.boolean().optional(),
+    parentRunId: z.string().optional(),
+    forkStepId: z.string().optional(),
+    /** Top-level source fields that the importer did not map. */
+    raw: z.record(z.string(), z.unknown()).optional(),
+  })
+  .loose();
+
+export const Session = z
+  .object({
+    format: z.literal(SESSION_FORMAT),
+    version: z.literal(SESSION_VERSION),
+    id: z.string(),
+    title: z.string().optional(),
+    createdAt: z.number().optional(),
+    simulated: z.boolean().optional(),
+    runs: z.array(Run),
+    engineSettings: z.record(z.string(), z.unknown()),
+    llmCalls: z.array(LlmCallRecord),
+  })
+  .loose();

@@ -1,0 +1,59 @@
+// Everything a link should reproduce lives in the URL (`?view=run&run=…&step=…`). One store mirrors the query
+// string: views read from it and write through `navigate`, which keeps the address bar and history in step.
+import { create } from 'zustand';
+
+export const VIEWS = ['library', 'run', 'compare', 'corpus', 'engines', 'taxonomy', 'stages'] as const;
+export type View = (typeof VIEWS)[number];
+
+export interface UrlState {
+  view: View;
+  params: Record<string, string>;
+}
+
+export function parseLocation(search: string): UrlState {
+  const query = new URLSearchParams(search);
+  const params: Record<string, string> = {};
+  for (const [k, v] of query) params[k] = v;
+  const requested = params.view as View | undefined;
+  // A deep link to a run (`?run=…&step=…`) opens the run view without naming it.
+  const view: View = requested && VIEWS.includes(requested) ? requested : params.run ? 'run' : 'library';
+  return { view, params };
+}
+
+function toSearch(state: UrlState): string {
+  const query = new URLSearchParams();
+  if (state.view !== 'library' && !(state.view === 'run' && state.params.run)) query.set('view', state.view);
+  for (const [k, v] of Object.entries(state.params)) if (k !== 'view' && v !== '') query.set(k, v);
+  const text = query.toString();
+  return text ? `?${text}` : '';
+}
+
+interface UrlStore extends UrlState {
+  /** Go to a view with these parameters (replacing all others). Adds a history entry. */
+  navigate(view: View, params?: Record<string, string>): void;
+  /** Change some parameters of the current view without a new history entry (playhead moves, filters). */
+  setParams(patch: Record<string, string | undefined>): void;
+}
+
+export const useUrl = create<UrlStore>((set, get) => ({
+  ...parseLocation(typeof location === 'undefined' ? '' : location.search),
+  navigate(view, params = {}) {
+    const next = { view, params };
+    history.pushState(null, '', `${location.pathname}${toSearch(next)}`);
+    set(next);
+  },
+  setParams(patch) {
+    const params = { ...get().params };
+    for (const [k, v] of Object.entries(patch)) {
+      if (v === undefined) delete params[k];
+      else params[k] = v;
+    }
+    const next = { view: get().view, params };
+    history.replaceState(null, '', `${location.pathname}${toSearch(next)}`);
+    set(next);
+  },
+}));
+
+if (typeof window !== 'undefined') {
+  window.addEventListener('popstate', () => useUrl.setState(parseLocation(location.search)));
+}
