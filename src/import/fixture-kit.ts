@@ -1,0 +1,53 @@
+// Shared checks for importer tests over the real traces in ../shared/traces (never copied into the repository).
+// Each fixture: imports, matches a committed readable dump, and re-imports under an unknown name identically.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, join, relative, resolve } from 'node:path';
+import { expect } from 'vitest';
+import { dumpRun } from '../model/dump.ts';
+import { importBytes, type ImportedFile } from './index.ts';
+
+export const SHARED_TRACES = resolve(import.meta.dirname, '../../../shared/traces');
+export const HAVE_SHARED = existsSync(SHARED_TRACES);
+export const SKIP_REASON = `../shared/traces is absent (${SHARED_TRACES}); real-trace tests skipped`;
+
+if (!HAVE_SHARED) console.warn(SKIP_REASON);
+
+/** Files under ../shared/traces/<folder> whose names match, sorted; [] when the folder is absent. */
+export function sharedFiles(folder: string, pattern = /\.(json|jsonl)$/): string[] {
+  const dir = join(SHARED_TRACES, folder);
+  if (!existsSync(dir)) return [];
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (pattern.test(name)) out.push(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+export function importShared(path: string, asName = relative(SHARED_TRACES, path)): ImportedFile {
+  return importBytes(asName, readFileSync(path));
+}
+
+export function dumpFile(imported: ImportedFile): string {
+  const head = `format: ${imported.format}\nwarnings: ${imported.warnings.length ? imported.warnings.join(' | ') : '-'}\n`;
+  const sets = imported.annotationSets.map((s) => `annotation set for ${s.runId}: ${s.annotations.length} annotations`);
+  return `${head}${sets.join('\n')}${sets.length ? '\n' : ''}${imported.runs.map(dumpRun).join('\n\n')}\n`;
+}
+
+/**
+ * The three checks every fixture gets. `dumpDir` is where the readable dumps are committed (one `.txt` per fixture,
+ * named after the fixture's path below ../shared/traces).
+ */
+export async function checkFixture(path: string, expectedFormat: string, dumpDir: string): Promise<ImportedFile> {
+  const imported = importShared(path);
+  expect(imported.format).toBe(expectedFormat);
+  const dumpName = relative(SHARED_TRACES, path).replace(/[\\/]/g, '__').replace(/\.(jsonl?|json)$/, '.txt');
+  await expect(dumpFile(imported)).toMatchFileSnapshot(join(dumpDir, dumpName));
+  const again = importBytes(`unknown-${basename(path).length}`, readFileSync(path));
+  expect({ ...again, file: imported.file }).toEqual(imported);
+  return imported;
+}
