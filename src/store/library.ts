@@ -35,6 +35,8 @@ export interface LoadedFile {
 }
 
 interface LibraryStore {
+  /** false until the stored library has been read back from IndexedDB (or found empty). */
+  hydrated: boolean;
   files: LibraryFile[];
   runs: Record<string, Run>;
   llmCalls: Record<string, LlmCallRecord>;
@@ -54,6 +56,7 @@ let counter = 0;
 const nextId = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(counter++).toString(36)}`;
 
 export const useLibrary = create<LibraryStore>((set, get) => ({
+  hydrated: false,
   files: [],
   runs: {},
   llmCalls: {},
@@ -98,6 +101,6 @@ export const useLibrary = create<LibraryStore>((set, get) => ({
     set({ failures: get().failures.filter((f) => f.id !== id) });
   },
   hydrate(state) {
-    set({ files: state.files, runs: state.runs, llmCalls: state.llmCalls ?? {} });
+    set({ files: state.files, runs: state.runs, llmCalls: state.llmCalls ?? {}, hydrated: true });
   },
 }));
