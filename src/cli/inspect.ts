@@ -1,10 +1,9 @@
 // `inspect <file…> [--format <id>] --json` (SPEC §7).
 import { summarizeRun } from '../model/summary.ts';
-import { checkFlags, CliError, parseArgs, printJson, readTraceFiles, stringFlag } from './io.ts';
+import { CliError, parseArgs, printJson, readTraceFiles, stringFlag } from './io.ts';
 
 export function inspectCommand(argv: string[]): void {
-  const args = parseArgs(argv, new Set(['json']));
-  checkFlags(args, ['json', 'format']);
+  const args = parseArgs(argv, new Set(['json']), new Set(['format']));
   if (args.positional.length === 0) throw new CliError('usage', 'inspect needs at least one file');
   const files = readTraceFiles(args.positional, stringFlag(args, 'format'));
   const report = {

@@ -19,8 +19,11 @@ export interface ParsedArgs {
   flags: Map<string, string | true>;
 }
 
-/** `--name value`, `--name=value` and boolean `--name`; `booleans` lists the flags that take no value. */
-export function parseArgs(argv: string[], booleans: Set<string>): ParsedArgs {
+/**
+ * `--name value`, `--name=value` and boolean `--name`. `booleans` lists the flags that take no value, `values` those
+ * that take one; any other flag is a usage error.
+ */
+export function parseArgs(argv: string[], booleans: Set<string>, values: Set<string>): ParsedArgs {
   const positional: string[] = [];
   const flags = new Map<string, string | true>();
   for (let i = 0; i < argv.length; i++) {
@@ -28,6 +31,7 @@ export function parseArgs(argv: string[], booleans: Set<string>): ParsedArgs {
     if (arg.startsWith('--')) {
       const eq = arg.indexOf('=');
       const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+      if (!booleans.has(name) && !values.has(name)) throw new CliError('usage', `unknown option --${name}`);
       if (eq !== -1) flags.set(name, arg.slice(eq + 1));
       else if (booleans.has(name)) flags.set(name, true);
       else {
@@ -39,10 +43,6 @@ export function parseArgs(argv: string[], booleans: Set<string>): ParsedArgs {
     } else positional.push(arg);
   }
   return { positional, flags };
-}
-
-export function checkFlags(args: ParsedArgs, known: string[]): void {
-  for (const name of args.flags.keys()) if (!known.includes(name)) throw new CliError('usage', `unknown option --${name}`);
 }
 
 export function stringFlag(args: ParsedArgs, name: string): string | undefined {
