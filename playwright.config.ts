@@ -1,7 +1,10 @@
 import { defineConfig } from '@playwright/test';
 
 // Debian's Chromium (installed by scripts/setup.mjs); Playwright cannot download its own browser here.
-const PORT = Number(process.env.E2E_PORT ?? 4173 + Math.floor(Math.random() * 700));
+// Under CI Playwright will not reuse a server, so pick a port per run; the config is evaluated again in each worker,
+// which inherits the environment, so the choice is stored there.
+process.env.E2E_PORT ??= String(4173 + Math.floor(Math.random() * 700));
+const PORT = Number(process.env.E2E_PORT);
 
 export default defineConfig({
   testDir: 'e2e',
