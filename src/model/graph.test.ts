@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { deriveGraph } from './graph.ts';
+import { detectLoops } from './loops.ts';
+import { indexRun } from './run-index.ts';
+import type { Run, Step } from './types.ts';
+
+function makeRun(steps: Omit<Step, 'index'>[], extra: Partial<Run> = {}): Run {
+  return {
+    id: 'r',
+    title: 'r',
+    sourceFormat: 'native',
+    models: [],
+    outcome: { status: 'unknown' },
+    tags: {},
+    agents: [
+      { id: 'mgr', name: 'manager' },
+      { id: 'srch', name: 'search_agent', parentId: 'mgr' },
+    ],
+    agentRuns: [],
+    steps: steps.map((s, index) => ({ ...s, index })),
+    handoffs: [],
+    annotations: [],
+    interventions: [],
+    orphanSpans: 0,
+    ...extra,
+  };
+}
+
+function graphOf(run: Run) {
+  const index = indexRun(run);
+  const loops = detectLoops(index.replaySteps, index.childrenOf);
+  return deriveGraph(run, index.replaySteps, index.childrenOf, loops);
+}
+
+describe('deriveGraph', () => {
+  it('makes agent, tool and memory nodes with the manager hierarchy', () => {
+    const g = graphOf(
+      makeRun([
+        { id: '1', kind: 'action', agentId: 'mgr', toolCalls: [{ name: 'search_agent', arguments: 'find x' }] },
+        { id: '2', kind: 'action', agentId: 'srch', toolCalls: [{ name: 'web_search', arguments: 'x' }] },
+        { id: '3', kind: 'action', agentId: 'srch', toolCalls: [{ name: 'memory_recall', arguments: 'x' }] },
+      ]),
+    );
+    expect(g.nodes.map((n) => `${n.kind}:${n.label}@${n.depth}`)).toEqual([
+      'agent:manager@0',
+      'agent:search_agent@1',
+      'tool:web_search@2',
+      'memory:memory_recall@2',
+    ]);
+    expect(g.hierarchy).toEqual([{ manager: 'agent:mgr', managed: 'agent:srch' }]);
+    expect(g.edges.map((e) => `${e.source}->${e.target}:${e.kind}`)).toEqual([
+      'agent:mgr->agent:srch:delegation',
+      'agent:srch->tool:web_search:tool',
+      'agent:srch->memory:memory_recall:memory',
+    ]);
+  });
+
+  it('weights edges by messages and shares a step’s tokens between its edges; nested calls count once', () => {
+    const run = makeRun([
+      { id: '1', kind: 'action', agentId: 'srch', toolCalls: [{ name: 'a', arguments: '1' }, { name: 'b', arguments: '2' }] },
+      { id: '1.1', kind: 'llm', agentId: 'srch', parentStepId: '1', usage: { input: 80, output: 20, total: 100 } },
+      { id: '1.2', kind: 'tool', agentId: 'srch', parentStepId: '1', name: 'a' },
+      { id: '1.3', kind: 'tool', agentId: 'srch', parentStepId: '1', name: 'b' },
+      { id: '2', kind: 'action', agentId: 'srch' },
+      { id: '2.1', kind: 'tool', agentId: 'srch', parentStepId: '2', name: 'a' },
+    ]);
+    const g = graphOf(run);
+    const a = g.edges.find((e) => e.target === 'tool:a')!;
+    const b = g.edges.find((e) => e.target === 'tool:b')!;
+    expect(a.messages).toBe(2);
+    expect(b.messages).toBe(1);
+    expect(a.tokens).toBe(50);
+    expect(b.tokens).toBe(50);
+    expect(g.nodes.find((n) => n.id === 'agent:srch')!.tokens).toBe(100);
+    // Per replay position: acting agent and the edges sent on.
+    expect([...g.nodeAt]).toEqual([1, 1]);
+    expect(g.edgesAt[0].map((e) => g.edges[e].target)).toEqual(['tool:a', 'tool:b']);
+    expect(g.edgesAt[1].map((e) => g.edges[e].target)).toEqual(['tool:a']);
+  });
+
+  it('places handoffs at their step, resolving agents by id or name', () => {
+    const run = makeRun(
+      [
+        { id: 'm1', kind: 'message', agentId: 'mgr', output: 'go' },
+        { id: 'm2', kind: 'message', agentId: 'srch', output: 'done' },
+      ],
+      {
+        handoffs: [
+          { id: 'h1', from: 'mgr', to: ['search_agent'], kind: 'delegation', stepId: 'm1', content: 'go' },
+          { id: 'h2', from: 'search_agent', to: ['mgr'], kind: 'report', stepId: 'm2', content: 'done' },
+        ],
+      },
+    );
+    const g = graphOf(run);
+    expect(g.edges.map((e) => `${e.id}:${e.kind}:${e.messages}`)).toEqual(['agent:mgr->agent:srch:delegation:1', 'agent:srch->agent:mgr:report:1']);
+    expect(g.edgesAt[1].map((e) => g.edges[e].id)).toEqual(['agent:srch->agent:mgr']);
+    expect(g.nodes).toHaveLength(2);
+  });
+
+  it('links consecutive speakers of a chat log that records no routing', () => {
+    const agents = [{ id: 'u', name: 'user' }, { id: 'a', name: 'assistant' }];
+    const g = graphOf(
+      makeRun(
+        [
+          { id: '1', kind: 'message', agentId: 'u', output: 'q' },
+          { id: '2', kind: 'message', agentId: 'a', output: 'a' },
+          { id: '3', kind: 'message', agentId: 'u', output: 'q2' },
+        ],
+        { agents },
+      ),
+    );
+    expect(g.edges.map((e) => `${e.id}:${e.messages}`)).toEqual(['agent:u->agent:a:1', 'agent:a->agent:u:1']);
+    expect(g.edgesAt[0]).toEqual([]);
+  });
+
+  it('outlines the looping agent and the edges its repeated calls travel', () => {
+    const steps: Omit<Step, 'index'>[] = [];
+    for (let i = 0; i < 3; i++) {
+      steps.push({ id: `a${i}`, kind: 'action', agentId: 'srch', toolCalls: [{ name: 'visit', arguments: 'same' }] });
+      steps.push({ id: `b${i}`, kind: 'action', agentId: 'srch', toolCalls: [{ name: 'other', arguments: String(i) }] });
+    }
+    const g = graphOf(makeRun(steps));
+    expect(g.nodes.filter((n) => n.inLoop).map((n) => n.id)).toEqual(['agent:srch', 'tool:visit']);
+    expect(g.edges.filter((e) => e.inLoop).map((e) => e.id)).toEqual(['agent:srch->tool:visit']);
+  });
+});

@@ -1,0 +1,243 @@
+// The interaction graph of a run: agents, tools and memory as nodes; who talked to whom (handoffs, messages, tool and
+// memory calls) as weighted edges; the manager → managed-agent hierarchy; and, per replay position, which node and
+// edges the step at that position lights up. Pure derivation, computed once per run.
+import type { Loop } from './loops.ts';
+import type { Run, Step } from './types.ts';
+
+export type GraphNodeKind = 'agent' | 'tool' | 'memory';
+export type GraphEdgeKind = 'message' | 'delegation' | 'report' | 'broadcast' | 'tool' | 'memory';
+
+export interface GraphNode {
+  id: string;
+  kind: GraphNodeKind;
+  label: string;
+  /** Agent nodes: the agent's id. */
+  agentId?: string;
+  /** Agent nodes: id of the manager's node. */
+  managerId?: string;
+  /** Depth in the manager hierarchy (0 = top); tools and memory sit one below their deepest caller. */
+  depth: number;
+  /** Replay steps taken by the agent, or calls made to the tool. */
+  activity: number;
+  /** Tokens used by the agent's steps (model calls), 0 for tools. */
+  tokens: number;
+  /** The agent repeats an identical call (see ./loops.ts). */
+  inLoop: boolean;
+}
+
+export interface GraphEdge {
+  id: string;
+  source: string;
+  target: string;
+  kind: GraphEdgeKind;
+  /** Messages / calls sent along the edge. */
+  messages: number;
+  /** Tokens of the steps that sent them (a step's tokens are shared evenly between the edges it sends on). */
+  tokens: number;
+  inLoop: boolean;
+}
+
+export interface InteractionGraph {
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+  /** Manager → managed pairs (node ids). */
+  hierarchy: { manager: string; managed: string }[];
+  /** Per replay position: index into `nodes` of the acting agent (-1 when unknown). */
+  nodeAt: Int32Array;
+  /** Per replay position: indices into `edges` the step sends on (shared empty array when none). */
+  edgesAt: readonly (readonly number[])[];
+}
+
+const MEMORY_NAME = /(memory|memories|remember|recall|retriev|vector|knowledge.?base|embedding.?search)/i;
+
+export const agentNodeId = (agentId: string) => `agent:${agentId}`;
+
+function callTargetNode(name: string, agentByName: Map<string, string>): { id: string; kind: GraphNodeKind } {
+  const agentId = agentByName.get(name);
+  if (agentId !== undefined) return { id: agentNodeId(agentId), kind: 'agent' };
+  if (MEMORY_NAME.test(name)) return { id: `memory:${name}`, kind: 'memory' };
+  return { id: `tool:${name}`, kind: 'tool' };
+}
+
+const NO_EDGES: readonly number[] = Object.freeze([]);
+
+function stepTokens(step: Step, children: readonly Step[] | undefined): number {
+  let total = step.usage?.total ?? 0;
+  if (children) for (const c of children) total += c.usage?.total ?? 0;
+  return total;
+}
+
+export function deriveGraph(
+  run: Run,
+  replaySteps: readonly Step[],
+  childrenOf: ReadonlyMap<string, readonly Step[]>,
+  loops: readonly Loop[] = [],
+): InteractionGraph {
+  const nodes: GraphNode[] = [];
+  const nodeIndex = new Map<string, number>();
+  const agentByName = new Map<string, string>();
+  const agentIds = new Set(run.agents.map((a) => a.id));
+  for (const a of run.agents) agentByName.set(a.name, a.id);
+  const resolveAgent = (ref: string): string | undefined => (agentIds.has(ref) ? ref : agentByName.get(ref));
+
+  const addNode = (id: string, kind: GraphNodeKind, label: string, agentId?: string): number => {
+    const existing = nodeIndex.get(id);
+    if (existing !== undefined) return existing;
+    nodes.push({ id, kind, label, agentId, depth: 0, activity: 0, tokens: 0, inLoop: false });
+    nodeIndex.set(id, nodes.length - 1);
+    return nodes.length - 1;
+  };
+  for (const a of run.agents) addNode(agentNodeId(a.id), 'agent', a.name, a.id);
+  const ensureAgent = (agentId: string) => addNode(agentNodeId(agentId), 'agent', agentId, agentId);
+
+  // Hierarchy and depths.
+  const hierarchy: InteractionGraph['hierarchy'] = [];
+  const parentOf = new Map<string, string>();
+  for (const a of run.agents) {
+    if (a.parentId !== undefined && a.parentId !== a.id) {
+      ensureAgent(a.parentId);
+      parentOf.set(a.id, a.parentId);
+      nodes[nodeIndex.get(agentNodeId(a.id))!].managerId = agentNodeId(a.parentId);
+      hierarchy.push({ manager: agentNodeId(a.parentId), managed: agentNodeId(a.id) });
+    }
+  }
+  for (const a of run.agents) {
+    let depth = 0;
+    const seen = new Set<string>([a.id]);
+    for (let p = parentOf.get(a.id); p !== undefined && !seen.has(p); p = parentOf.get(p)) {
+      seen.add(p);
+      depth++;
+    }
+    nodes[nodeIndex.get(agentNodeId(a.id))!].depth = depth;
+  }
+
+  const edges: GraphEdge[] = [];
+  const edgeIndex = new Map<string, number>();
+  const edgesAt: (readonly number[])[] = new Array(replaySteps.length);
+  const nodeAt = new Int32Array(replaySteps.length).fill(-1);
+  const positionOf = new Map<string, number>();
+  replaySteps.forEach((s, i) => positionOf.set(s.id, i));
+
+  // Contributions are collected per position first, so a step's tokens can be shared between its edges.
+  const pending: { source: string; target: string; kind: GraphEdgeKind }[][] = Array.from({ length: replaySteps.length }, () => []);
+  let stepById: Map<string, Step> | undefined;
+  const positionOfStepId = (stepId: string | undefined): number | undefined => {
+    if (stepId === undefined) return undefined;
+    const direct = positionOf.get(stepId);
+    if (direct !== undefined) return direct;
+    // A nested step: climb to the replay step holding it.
+    stepById ??= new Map(run.steps.map((s) => [s.id, s]));
+    const parent = stepById.get(stepId)?.parentStepId;
+    return parent === undefined || parent === stepId ? undefined : positionOfStepId(parent);
+  };
+
+  const handoffSteps = new Set<string>();
+  const unplaced: { source: string; target: string; kind: GraphEdgeKind }[] = [];
+  for (const h of run.handoffs) {
+    const from = resolveAgent(h.from) ?? h.from;
+    ensureAgent(from);
+    const position = positionOfStepId(h.stepId);
+    if (h.stepId !== undefined) handoffSteps.add(h.stepId);
+    for (const toRef of h.to) {
+      const to = resolveAgent(toRef) ?? toRef;
+      ensureAgent(to);
+      const contribution = { source: agentNodeId(from), target: agentNodeId(to), kind: h.kind };
+      if (position === undefined) unplaced.push(contribution);
+      else pending[position].push(contribution);
+    }
+  }
+
+  const hasExplicitRouting = run.handoffs.length > 0 || run.steps.some((s) => s.recipients && s.recipients.length > 0);
+  let previousSpeaker: string | undefined;
+  for (let position = 0; position < replaySteps.length; position++) {
+    const step = replaySteps[position];
+    const source = agentNodeId(step.agentId);
+    nodeAt[position] = ensureAgent(step.agentId);
+    const out = pending[position];
+    if (step.recipients && !handoffSteps.has(step.id)) {
+      for (const r of step.recipients) {
+        const to = resolveAgent(r) ?? r;
+        ensureAgent(to);
+        out.push({ source, target: agentNodeId(to), kind: 'message' });
+      }
+    }
+    // Chat logs without any routing: each turn answers the previous speaker.
+    if (!hasExplicitRouting && step.kind === 'message') {
+      if (previousSpeaker !== undefined && previousSpeaker !== step.agentId) {
+        out.push({ source: agentNodeId(previousSpeaker), target: source, kind: 'message' });
+      }
+      previousSpeaker = step.agentId;
+    }
+    const children = childrenOf.get(step.id);
+    const called = new Map<string, number>();
+    const addCall = (name: string, agentId: string) => {
+      const target = callTargetNode(name, agentByName);
+      if (target.id === agentNodeId(agentId)) return;
+      if (target.kind !== 'agent') addNode(target.id, target.kind, name);
+      out.push({ source: agentNodeId(agentId), target: target.id, kind: target.kind === 'agent' ? 'delegation' : target.kind });
+    };
+    for (const call of step.toolCalls ?? []) {
+      called.set(call.name, (called.get(call.name) ?? 0) + 1);
+      addCall(call.name, step.agentId);
+    }
+    if (step.kind === 'tool' && step.name && !step.toolCalls?.length) addCall(step.name, step.agentId);
+    for (const child of children ?? []) {
+      for (const call of child.toolCalls ?? []) {
+        called.set(call.name, (called.get(call.name) ?? 0) + 1);
+        addCall(call.name, child.agentId);
+      }
+      if (child.kind === 'tool' && child.name) {
+        // Already counted from the tool calls that produced it.
+        const left = called.get(child.name) ?? 0;
+        if (left > 0) called.set(child.name, left - 1);
+        else if (child.agentId === step.agentId) addCall(child.name, child.agentId);
+      }
+    }
+    const tokens = stepTokens(step, children);
+    nodes[nodeAt[position]].activity++;
+    nodes[nodeAt[position]].tokens += tokens;
+    if (out.length === 0) {
+      edgesAt[position] = NO_EDGES;
+      continue;
+    }
+    const ids: number[] = [];
+    for (const c of out) {
+      const e = touchEdge(c.source, c.target, c.kind);
+      edges[e].messages++;
+      edges[e].tokens += tokens / out.length;
+      if (!ids.includes(e)) ids.push(e);
+    }
+    edgesAt[position] = ids;
+  }
+  for (const c of unplaced) edges[touchEdge(c.source, c.target, c.kind)].messages++;
+
+  function touchEdge(source: string, target: string, kind: GraphEdgeKind): number {
+    const id = `${source}->${target}`;
+    let e = edgeIndex.get(id);
+    if (e === undefined) {
+      edges.push({ id, source, target, kind, messages: 0, tokens: 0, inLoop: false });
+      e = edges.length - 1;
+      edgeIndex.set(id, e);
+      const targetNode = nodes[nodeIndex.get(target)!];
+      if (targetNode.kind !== 'agent') {
+        targetNode.depth = Math.max(targetNode.depth, nodes[nodeIndex.get(source)!].depth + 1);
+      }
+    }
+    if (nodes[nodeIndex.get(target)!].kind !== 'agent') nodes[nodeIndex.get(target)!].activity++;
+    return e;
+  }
+
+  for (const loop of loops) {
+    const agentNode = nodeIndex.get(agentNodeId(loop.agentId));
+    if (agentNode !== undefined) nodes[agentNode].inLoop = true;
+    for (const position of loop.positions) {
+      for (const e of edgesAt[position] ?? NO_EDGES) {
+        edges[e].inLoop = true;
+        const target = nodeIndex.get(edges[e].target)!;
+        if (nodes[target].kind !== 'agent') nodes[target].inLoop = true;
+      }
+    }
+  }
+
+  return { nodes, edges, hierarchy, nodeAt, edgesAt };
+}
