@@ -4,6 +4,7 @@
 import type { Run } from '../model/types.ts';
 import { FormatProblem, ImportError } from './errors.ts';
 import type { AnnotationSet, FormatId, FormatImporter, ImportResult } from './format.ts';
+import { chatLogImporter } from './chat-log.ts';
 import { nativeImporter } from './native.ts';
 import { decodeBytes, parseText, type ParsedInput } from './parse-input.ts';
 
@@ -11,7 +12,10 @@ export { ImportError } from './errors.ts';
 export type { FormatId, ImportResult, AnnotationSet } from './format.ts';
 
 /** Order matters only among sniffers that could both accept a document: the more specific comes first. */
-export const IMPORTERS: FormatImporter[] = [nativeImporter];
+export const IMPORTERS: FormatImporter[] = [
+  nativeImporter,
+  chatLogImporter,
+];
 
 export interface ImportedFile extends ImportResult {
   file: string;

@@ -1,0 +1,289 @@
+// Chat logs: AG2/AutoGen group chats, Who&When (AG2 CaptainAgent runs) and Magentic-One logs (SPEC §3).
+//
+// Mapping decisions (other modules and engines rely on them):
+// - One `message` step per history entry; step id `<runId>:s<i>`, `number` = i, the 0-based index into `history`,
+//   so Who&When's `mistake_step` names a step directly.
+// - Agent id = the speaker's name as written (`name`, else the part of `role` before a parenthesis), so
+//   `mistake_agent` is an agent id too. Magentic-One `Orchestrator (thought)` is a step of `Orchestrator` named
+//   `thought` and hands nothing off; `Orchestrator (-> WebSurfer)` is a `delegation` handoff Orchestrator → WebSurfer.
+// - Without an explicit target, a message is received by the speaker of the very next message (AG2 picks the next
+//   speaker after each message); no handoff when the next speaker is the sender or there is none. We chose this over
+//   broadcast so each edge is one sender/receiver pair the clarifier and the graph can use.
+// - Tokens are never recorded in these logs: each message of a model-backed agent gets `estimateUsage('', text)`,
+//   i.e. output tokens only, marked estimated. Re-counting the visible history as input for every turn would be
+//   quadratic on long Magentic-One logs and would still be a guess about what each agent was shown. Messages of the
+//   human and of code executors (not model output) get no usage.
+// - Run id: `chat-<hashText of the run object's JSON>`; the file name is never used.
+import { hashText } from '../model/hash.ts';
+import type { Agent, AgentRun, Annotation, Handoff, Outcome, Run, Step } from '../model/types.ts';
+import type { FormatImporter, ImportResult } from './format.ts';
+import type { ParsedInput } from './parse-input.ts';
+import { asText, expectArray, expectObject, isObject, optNumber, optString, type JsonObject } from './read.ts';
+import { estimateUsage } from './tokens.ts';
+
+// ---------------------------------------------------------------------------------------------------------------
+// Small helpers shared by the chat-style importers (openai-chat, message-bus).
+
+/** The documents of a file: a JSON array's elements, JSON Lines' values, or the single JSON value. */
+export function documentsOf(doc: ParsedInput): { value: unknown; path: string }[] {
+  if (doc.kind === 'jsonl') return doc.values.map((value, i) => ({ value, path: `$[line ${i + 1}]` }));
+  if (Array.isArray(doc.value)) return doc.value.map((value, i) => ({ value, path: `$[${i}]` }));
+  return [{ value: doc.value, path: '$' }];
+}
+
+/** A run title from content: the first non-empty line of the task, whitespace collapsed, at most 80 characters. */
+export function titleFromTask(task: string | undefined, fallback: string): string {
+  const line = (task ?? '').split('\n').map((l) => l.replace(/\s+/g, ' ').trim()).find((l) => l !== '');
+  if (!line) return fallback;
+  return line.length <= 80 ? line : `${line.slice(0, 79).trimEnd()}…`;
+}
+
+/** Lower-case, no surrounding punctuation or whitespace, no thousands separators: enough to compare short answers. */
+export function normalizeAnswer(text: string): string {
+  return text
+    .toLowerCase()
+    .replace(/(\d),(?=\d{3}\b)/g, '$1')
+    .replace(/[\s$%*"'`.,;:!?()[\]{}]+/g, ' ')
+    .trim();
+}
+
+function asNumber(text: string): number | undefined {
+  const n = Number(normalizeAnswer(text).replace(/ /g, ''));
+  return normalizeAnswer(text) !== '' && Number.isFinite(n) ? n : undefined;
+}
+
+/** true / false when the answers clearly match or clearly differ (same normalised text, or both numbers); else undefined. */
+export function compareAnswers(answer: string, reference: string): boolean | undefined {
+  if (normalizeAnswer(answer) === normalizeAnswer(reference)) return true;
+  const a = asNumber(answer);
+  const b = asNumber(reference);
+  if (a !== undefined && b !== undefined) return a === b;
+  return undefined;
+}
+
+/** The fields of `obj` not in `mapped`, or undefined when there are none. */
+export function unmappedFields(obj: JsonObject, mapped: ReadonlySet<string>): Record<string, unknown> | undefined {
+  const rest: Record<string, unknown> = {};
+  let any = false;
+  for (const [k, v] of Object.entries(obj)) {
+    if (!mapped.has(k)) {
+      rest[k] = v;
+      any = true;
+    }
+  }
+  return any ? rest : undefined;
+}
+
+/** Message text of any JSON value: strings as they are, null as '', structured content as JSON. */
+export function contentText(v: unknown): string {
+  return v === null || v === undefined ? '' : asText(v);
+}
+
+/** Identical documents in one file hash to the same id; later copies get `~2`, `~3`… so run ids stay unique. */
+export function uniqueIds(ids: string[]): string[] {
+  const seen = new Map<string, number>();
+  return ids.map((id) => {
+    const n = (seen.get(id) ?? 0) + 1;
+    seen.set(id, n);
+    return n === 1 ? id : `${id}~${n}`;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+const RUN_FIELDS = new Set([
+  'history',
+  'question',
+  'ground_truth',
+  'mistake_agent',
+  'mistake_step',
+  'mistake_reason',
+  'level',
+  'is_correct',
+  'system_prompt',
+]);
+const ENTRY_FIELDS = new Set(['content', 'role', 'name']);
+
+/** `Orchestrator (-> WebSurfer)` → speaker Orchestrator, target WebSurfer; `Orchestrator (thought)` → qualifier. */
+function parseRole(role: string): { speaker: string; qualifier?: string; target?: string } {
+  const m = /^(.*?)\s*\(([^()]*)\)\s*$/.exec(role);
+  if (!m || m[1] === '') return { speaker: role.trim() };
+  const qualifier = m[2].trim();
+  const arrow = /^->\s*(.+)$/.exec(qualifier);
+  return arrow ? { speaker: m[1], target: arrow[1].trim() } : { speaker: m[1], qualifier };
+}
+
+function isChatLogDocument(v: unknown): boolean {
+  if (!isObject(v) || !Array.isArray(v.history)) return false;
+  const first = v.history[0];
+  if (first === undefined) return 'question' in v;
+  return isObject(first) && 'content' in first && ('role' in first || 'name' in first) && !('tool_call_id' in first);
+}
+
+/** Speakers whose messages are not model output: the human and code executors. */
+function agentKind(id: string, role: string | undefined): Agent['kind'] {
+  if (/^(human|user)$/i.test(id)) return 'human';
+  if (/terminal|executor/i.test(id)) return 'system';
+  return role === 'human' ? 'human' : 'agent';
+}
+
+function finalAnswerOf(history: Step[]): string | undefined {
+  for (let i = history.length - 1; i >= 0; i--) {
+    const m = /FINAL ANSWER:\s*(.+)/.exec(history[i].output ?? '');
+    if (m) return m[1].trim();
+  }
+  return undefined;
+}
+
+function importRun(obj: JsonObject, path: string, runId: string, warnings: string[]): Run {
+  const history = expectArray(obj.history, `${path}.history`);
+  const task = optString(obj.question, `${path}.question`);
+  const prompts = obj.system_prompt === undefined || obj.system_prompt === null ? {} : expectObject(obj.system_prompt, `${path}.system_prompt`);
+
+  const agents = new Map<string, Agent>();
+  const addAgent = (id: string, role?: string) => {
+    if (agents.has(id)) return;
+    const agent: Agent = { id, name: id };
+    const kind = agentKind(id, role);
+    if (kind !== 'agent') agent.kind = kind;
+    const prompt = prompts[id];
+    if (typeof prompt === 'string') agent.description = prompt;
+    agents.set(id, agent);
+  };
+
+  const steps: Step[] = [];
+  const targets: (string | undefined)[] = [];
+  history.forEach((entryValue, i) => {
+    const at = `${path}.history[${i}]`;
+    const entry = expectObject(entryValue, at);
+    const role = optString(entry.role, `${at}.role`);
+    const name = optString(entry.name, `${at}.name`);
+    const parsed = parseRole(role ?? '');
+    const speaker = name ?? (parsed.speaker || 'unknown');
+    addAgent(speaker, role);
+    if (parsed.target) addAgent(parsed.target);
+    const step: Step = {
+      id: `${runId}:s${i}`,
+      index: i,
+      kind: 'message',
+      agentId: speaker,
+      agentRunId: `${runId}:run:${speaker}`,
+      number: i,
+      output: contentText(entry.content),
+    };
+    if (parsed.qualifier) step.name = parsed.qualifier;
+    const raw = unmappedFields(entry, ENTRY_FIELDS);
+    if (raw) step.raw = raw;
+    if (name !== undefined && role !== undefined) step.raw = { ...step.raw, role };
+    steps.push(step);
+    targets.push(parsed.target);
+  });
+
+  for (const step of steps) {
+    if (agents.get(step.agentId)?.kind === undefined && step.output) step.usage = estimateUsage('', step.output);
+  }
+
+  const handoffs: Handoff[] = [];
+  steps.forEach((step, i) => {
+    const explicit = targets[i];
+    // A qualified turn (`Orchestrator (thought)`) is the speaker thinking aloud, not a message to anyone.
+    if (!explicit && step.name !== undefined) return;
+    const receiver = explicit ?? steps[i + 1]?.agentId;
+    if (receiver === undefined || receiver === step.agentId) return;
+    step.recipients = [receiver];
+    handoffs.push({
+      id: `${runId}:h${handoffs.length}`,
+      from: step.agentId,
+      to: [receiver],
+      kind: explicit ? 'delegation' : 'message',
+      stepId: step.id,
+      content: step.output ?? '',
+    });
+  });
+
+  const annotations: Annotation[] = [];
+  const mistakeAgent = optString(obj.mistake_agent, `${path}.mistake_agent`);
+  const mistakeStepText = optString(obj.mistake_step, `${path}.mistake_step`);
+  if (mistakeAgent !== undefined || mistakeStepText !== undefined) {
+    const stepNumber = optNumber(mistakeStepText, `${path}.mistake_step`);
+    const annotation: Annotation = { id: `${runId}:whowhen`, source: 'dataset', taxonomy: 'WhoWhen', code: 'decisive-error' };
+    if (stepNumber !== undefined) {
+      // A label pointing outside the history is the dataset's mistake: keep it on the run and say so.
+      if (Number.isInteger(stepNumber) && stepNumber >= 0 && stepNumber < steps.length) annotation.stepId = steps[stepNumber].id;
+      else warnings.push(`${path}.mistake_step: step ${mistakeStepText} is outside the history (0–${steps.length - 1}); labelled the run instead`);
+    }
+    if (mistakeAgent !== undefined) {
+      annotation.agentId = mistakeAgent;
+      if (!agents.has(mistakeAgent)) warnings.push(`${path}: mistake_agent ${mistakeAgent} never speaks in the history`);
+    }
+    const reason = optString(obj.mistake_reason, `${path}.mistake_reason`);
+    if (reason !== undefined) annotation.description = reason;
+    annotations.push(annotation);
+  }
+
+  const outcome: Outcome = { status: 'unknown' };
+  const reference = optString(obj.ground_truth, `${path}.ground_truth`);
+  if (reference !== undefined) outcome.referenceAnswer = reference;
+  const finalAnswer = finalAnswerOf(steps);
+  if (finalAnswer !== undefined) outcome.finalAnswer = finalAnswer;
+  if (typeof obj.is_correct === 'boolean') outcome.status = obj.is_correct ? 'success' : 'failure';
+  else if (finalAnswer !== undefined && reference !== undefined && compareAnswers(finalAnswer, reference) !== undefined) {
+    outcome.status = compareAnswers(finalAnswer, reference) ? 'success' : 'failure';
+  } else if (annotations.length > 0) outcome.status = 'failure'; // Who&When labels only failed runs
+
+  const tags: Record<string, string> = {};
+  if (annotations.length > 0) tags.dataset = 'Who&When';
+  const level = optString(obj.level, `${path}.level`);
+  if (level !== undefined) tags.level = level;
+
+  const roles = history.map((h) => (isObject(h) && typeof h.role === 'string' ? h.role : ''));
+  const framework = roles.some((r) => /^Orchestrator \(/.test(r))
+    ? 'Magentic-One'
+    : history.some((h) => isObject(h) && typeof h.name === 'string')
+      ? 'AG2'
+      : undefined;
+
+  const agentRuns: AgentRun[] = [...agents.keys()].map((id) => {
+    const r: AgentRun = { id: `${runId}:run:${id}`, agentId: id };
+    if (task !== undefined) r.task = task;
+    return r;
+  });
+
+  const run: Run = {
+    id: runId,
+    title: titleFromTask(task ?? steps[0]?.output, 'Chat log'),
+    sourceFormat: 'chat-log',
+    models: [],
+    outcome,
+    tags,
+    agents: [...agents.values()],
+    agentRuns,
+    steps,
+    handoffs,
+    annotations,
+    interventions: [],
+    orphanSpans: 0,
+  };
+  if (task !== undefined) run.task = task;
+  if (framework) run.framework = framework;
+  const raw = unmappedFields(obj, RUN_FIELDS);
+  if (raw) run.raw = raw;
+  return run;
+}
+
+export const chatLogImporter: FormatImporter = {
+  id: 'chat-log',
+  label: 'Chat log (AG2/AutoGen, Who&When, Magentic-One)',
+  fileName: /who.?(and|&).?when|magentic|group.?chat|chat.?log/i,
+  sniff(doc) {
+    const docs = documentsOf(doc);
+    return docs.length > 0 && docs.every((d) => isChatLogDocument(d.value));
+  },
+  importDoc(doc): ImportResult {
+    const warnings: string[] = [];
+    const docs = documentsOf(doc).map((d) => ({ ...d, obj: expectObject(d.value, d.path) }));
+    const ids = uniqueIds(docs.map((d) => `chat-${hashText(JSON.stringify(d.obj))}`));
+    const runs = docs.map((d, i) => importRun(d.obj, d.path, ids[i], warnings));
+    return { runs, annotationSets: [], warnings };
+  },
+};
