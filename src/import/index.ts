@@ -5,8 +5,12 @@ import type { Run } from '../model/types.ts';
 import { FormatProblem, ImportError } from './errors.ts';
 import type { AnnotationSet, FormatId, FormatImporter, ImportResult } from './format.ts';
 import { chatLogImporter } from './chat-log.ts';
+import { messageBusImporter } from './message-bus.ts';
 import { nativeImporter } from './native.ts';
+import { otlpImporter } from './otlp.ts';
 import { decodeBytes, parseText, type ParsedInput } from './parse-input.ts';
+import { spanTreeImporter } from './span-tree.ts';
+import { trailAnnotationsImporter } from './trail-annotations.ts';
 
 export { ImportError } from './errors.ts';
 export type { FormatId, ImportResult, AnnotationSet } from './format.ts';
@@ -14,7 +18,11 @@ export type { FormatId, ImportResult, AnnotationSet } from './format.ts';
 /** Order matters only among sniffers that could both accept a document: the more specific comes first. */
 export const IMPORTERS: FormatImporter[] = [
   nativeImporter,
+  spanTreeImporter,
+  trailAnnotationsImporter,
+  otlpImporter,
   chatLogImporter,
+  messageBusImporter,
 ];
 
 export interface ImportedFile extends ImportResult {

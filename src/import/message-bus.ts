@@ -1,0 +1,206 @@
+// Message-bus logs of the smolagents decentralised team (SPEC §3).
+//
+// Two line shapes are read:
+// - a run line, one run per line: `{question, original_question?, answer, true_answer, source, model_id,
+//   agent_action_type, start_time, end_time, duration, messages?}`; the published benchmark outputs carry no
+//   `messages`, so such a run has an outcome and no steps;
+// - a bus message, the store's own `messages.jsonl`: `{id, timestamp, sender, type, content, recipients,
+//   thread_id, reply_to}`; a file of them is one run.
+//
+// Mapping decisions:
+// - One `message` step per bus message, in log order; step id `<runId>:m<i>`, `number` = i, `name` = the message
+//   type unless it is a plain `message` (poll, vote, final_answer_proposal…); id/thread/reply in `raw`.
+// - Agent id = the sender / recipient id as written. Recipients null, empty or containing `@all` mean everyone:
+//   a `broadcast` handoff to every other agent seen in the run; otherwise a `message` handoff to the listed ids.
+// - Tokens are not recorded: each message gets estimated output tokens of its text (same rule as chat logs).
+// - Outcome: no answer → failure; the answer's first paragraph matching `true_answer` after normalisation (or as a
+//   number) → success; clearly different numbers → failure; otherwise unknown (we do not guess at prose answers).
+// - Run id: `bus-<hashText of the line's JSON>`, `~2`… for repeated identical lines.
+import { hashText } from '../model/hash.ts';
+import type { Agent, AgentRun, Handoff, Outcome, Run, Step } from '../model/types.ts';
+import { compareAnswers, contentText, documentsOf, titleFromTask, uniqueIds, unmappedFields } from './chat-log.ts';
+import type { FormatImporter, ImportResult } from './format.ts';
+import type { ParsedInput } from './parse-input.ts';
+import { expectArray, expectObject, isObject, optNumber, optString, parseTime, type JsonObject } from './read.ts';
+import { estimateUsage } from './tokens.ts';
+
+const RUN_FIELDS = new Set(['question', 'answer', 'true_answer', 'source', 'model_id', 'start_time', 'duration', 'messages']);
+const MESSAGE_FIELDS = new Set(['sender', 'type', 'content', 'recipients', 'timestamp']);
+
+function isBusMessage(v: unknown): boolean {
+  return isObject(v) && 'sender' in v && 'content' in v && 'recipients' in v && ('thread_id' in v || 'reply_to' in v);
+}
+
+function isRunLine(v: unknown): boolean {
+  if (!isObject(v) || !('true_answer' in v) || !(typeof v.question === 'string' || typeof v.original_question === 'string')) return false;
+  if (Array.isArray(v.messages)) return v.messages.length === 0 ? 'agent_action_type' in v : isBusMessage(v.messages[0]);
+  return typeof v.agent_action_type === 'string' && /decentral/i.test(`${v.agent_action_type} ${String(v.model_id ?? '')}`);
+}
+
+/** The answer without the supporting evidence the team appends to it. */
+function answerHead(answer: string): string {
+  return answer.split(/\*\*Supporting Evidence/i)[0].split(/\n\s*\n/)[0].trim();
+}
+
+function outcomeOf(answer: string | undefined, reference: string | undefined, answered: boolean): Outcome {
+  const outcome: Outcome = { status: 'unknown' };
+  if (answer !== undefined) outcome.finalAnswer = answer;
+  if (reference !== undefined) outcome.referenceAnswer = reference;
+  if (!answered) outcome.status = 'failure';
+  else if (answer !== undefined && reference !== undefined) {
+    const same = compareAnswers(answerHead(answer), reference);
+    if (same !== undefined) outcome.status = same ? 'success' : 'failure';
+  }
+  return outcome;
+}
+
+interface BusParts {
+  agents: Agent[];
+  agentRuns: AgentRun[];
+  steps: Step[];
+  handoffs: Handoff[];
+}
+
+function mapMessages(runId: string, messages: { value: unknown; path: string }[], task: string | undefined): BusParts {
+  const agentIds: string[] = [];
+  const addAgent = (id: string) => {
+    if (!agentIds.includes(id)) agentIds.push(id);
+  };
+  const parsed = messages.map(({ value, path }) => {
+    const msg = expectObject(value, path);
+    const sender = optString(msg.sender, `${path}.sender`) ?? 'unknown';
+    const recipientsValue = msg.recipients === null || msg.recipients === undefined ? [] : expectArray(msg.recipients, `${path}.recipients`);
+    const recipients = recipientsValue.map((r, i) => optString(r, `${path}.recipients[${i}]`) ?? '');
+    const broadcast = recipients.length === 0 || recipients.includes('@all');
+    addAgent(sender);
+    if (!broadcast) recipients.forEach(addAgent);
+    return { msg, path, sender, recipients, broadcast };
+  });
+
+  const steps: Step[] = [];
+  const handoffs: Handoff[] = [];
+  parsed.forEach(({ msg, path, sender, recipients, broadcast }, i) => {
+    const type = optString(msg.type, `${path}.type`);
+    const to = broadcast ? agentIds.filter((a) => a !== sender) : recipients;
+    const step: Step = {
+      id: `${runId}:m${i}`,
+      index: i,
+      kind: 'message',
+      agentId: sender,
+      agentRunId: `${runId}:run:${sender}`,
+      number: i,
+      output: contentText(msg.content),
+      recipients: to,
+    };
+    if (type !== undefined && type !== 'message') step.name = type;
+    const time = parseTime(msg.timestamp);
+    if (time !== undefined) step.startTime = time;
+    if (step.output) step.usage = estimateUsage('', step.output);
+    const raw = unmappedFields(msg, MESSAGE_FIELDS);
+    if (raw) step.raw = raw;
+    steps.push(step);
+    if (to.length > 0) {
+      handoffs.push({
+        id: `${runId}:h${handoffs.length}`,
+        from: sender,
+        to,
+        kind: broadcast ? 'broadcast' : 'message',
+        stepId: step.id,
+        content: step.output ?? '',
+      });
+    }
+  });
+
+  const agents = agentIds.map((id): Agent => ({ id, name: id }));
+  const agentRuns = agentIds.map((id): AgentRun => {
+    const r: AgentRun = { id: `${runId}:run:${id}`, agentId: id };
+    if (task !== undefined) r.task = task;
+    return r;
+  });
+  return { agents, agentRuns, steps, handoffs };
+}
+
+function runFromLine(obj: JsonObject, path: string, runId: string): Run {
+  const question = optString(obj.question, `${path}.question`) ?? optString(obj.original_question, `${path}.original_question`);
+  const answer = optString(obj.answer, `${path}.answer`);
+  const reference = optString(obj.true_answer, `${path}.true_answer`);
+  const messages = obj.messages === undefined ? [] : expectArray(obj.messages, `${path}.messages`);
+  const parts = mapMessages(runId, messages.map((value, i) => ({ value, path: `${path}.messages[${i}]` })), question);
+
+  const tags: Record<string, string> = {};
+  const source = optString(obj.source, `${path}.source`);
+  if (source !== undefined) tags.dataset = source;
+  const model = optString(obj.model_id, `${path}.model_id`);
+
+  const run: Run = {
+    id: runId,
+    title: titleFromTask(question, 'Message-bus run'),
+    sourceFormat: 'message-bus',
+    framework: 'smolagents',
+    models: model !== undefined ? [model] : [],
+    outcome: outcomeOf(answer, reference, answer !== undefined && answer.trim() !== ''),
+    tags,
+    ...parts,
+    annotations: [],
+    interventions: [],
+    orphanSpans: 0,
+  };
+  if (question !== undefined) run.task = question;
+  const start = parseTime(obj.start_time);
+  const duration = optNumber(obj.duration, `${path}.duration`);
+  if (start !== undefined) run.startTime = start;
+  // `end_time` is a local wall-clock time without a zone in these files; start + duration is exact.
+  if (start !== undefined && duration !== undefined) run.endTime = start + duration * 1000;
+  const raw = unmappedFields(obj, RUN_FIELDS);
+  if (raw) run.raw = raw;
+  return run;
+}
+
+function runFromMessages(docs: { value: unknown; path: string }[], text: string): Run {
+  const runId = `bus-${hashText(text)}`;
+  const parts = mapMessages(runId, docs, undefined);
+  const proposal = [...parts.steps].reverse().find((s) => s.name === 'final_answer_proposal');
+  const outcome: Outcome = { status: 'unknown' };
+  if (proposal?.output) outcome.finalAnswer = proposal.output;
+  const run: Run = {
+    id: runId,
+    title: titleFromTask(parts.steps[0]?.output, 'Message-bus log'),
+    sourceFormat: 'message-bus',
+    framework: 'smolagents',
+    models: [],
+    outcome,
+    tags: {},
+    ...parts,
+    annotations: [],
+    interventions: [],
+    orphanSpans: 0,
+  };
+  const times = parts.steps.map((s) => s.startTime).filter((t): t is number => t !== undefined);
+  if (times.length) {
+    run.startTime = Math.min(...times);
+    run.endTime = Math.max(...times);
+  }
+  return run;
+}
+
+function classify(doc: ParsedInput): 'runs' | 'messages' | undefined {
+  const docs = documentsOf(doc);
+  if (docs.length === 0) return undefined;
+  if (docs.every((d) => isRunLine(d.value))) return 'runs';
+  if (docs.every((d) => isBusMessage(d.value))) return 'messages';
+  return undefined;
+}
+
+export const messageBusImporter: FormatImporter = {
+  id: 'message-bus',
+  label: 'Message bus (smolagents decentralised team)',
+  fileName: /decentrali[sz]ed|message.?bus|messages\.jsonl$/i,
+  sniff: (doc) => classify(doc) !== undefined,
+  importDoc(doc): ImportResult {
+    const docs = documentsOf(doc);
+    if (classify(doc) === 'messages') return { runs: [runFromMessages(docs, doc.text)], annotationSets: [], warnings: [] };
+    const objs = docs.map((d) => ({ ...d, obj: expectObject(d.value, d.path) }));
+    const ids = uniqueIds(objs.map((d) => `bus-${hashText(JSON.stringify(d.obj))}`));
+    return { runs: objs.map((d, i) => runFromLine(d.obj, d.path, ids[i])), annotationSets: [], warnings: [] };
+  },
+};
