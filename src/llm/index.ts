@@ -1,0 +1,7 @@
+// Public surface of the endpoint client.
+export * from './errors.ts';
+export * from './settings.ts';
+export { TokenBudget } from './budget.ts';
+export { CallRecorder, Cassette } from './recorder.ts';
+export { LlmClient, canonicalJson, parseRetryAfter, type ChatRequest, type ChatResult, type EmbedResult, type LlmClientOptions } from './client.ts';
+export { estimateUsage, usageFromResponse } from './usage.ts';
