@@ -7,7 +7,10 @@ import type { AnnotationSet, FormatId, FormatImporter, ImportResult } from './fo
 import { chatLogImporter } from './chat-log.ts';
 import { messageBusImporter } from './message-bus.ts';
 import { nativeImporter } from './native.ts';
+import { otlpImporter } from './otlp.ts';
 import { decodeBytes, parseText, type ParsedInput } from './parse-input.ts';
+import { spanTreeImporter } from './span-tree.ts';
+import { trailAnnotationsImporter } from './trail-annotations.ts';
 
 export { ImportError } from './errors.ts';
 export type { FormatId, ImportResult, AnnotationSet } from './format.ts';
@@ -15,6 +18,9 @@ export type { FormatId, ImportResult, AnnotationSet } from './format.ts';
 /** Order matters only among sniffers that could both accept a document: the more specific comes first. */
 export const IMPORTERS: FormatImporter[] = [
   nativeImporter,
+  spanTreeImporter,
+  trailAnnotationsImporter,
+  otlpImporter,
   chatLogImporter,
   messageBusImporter,
 ];

@@ -1,0 +1,204 @@
+// smolagents semantics over a span tree (SPEC §3, §5.1), from its OpenInference instrumentation:
+// `CodeAgent.run` / `ToolCallingAgent.run` spans are agent runs, `Step N` spans are action steps, model calls inside
+// a run but outside its steps are planning steps, and a `*.run` span under a manager's step is a managed agent.
+//
+// The supervisor engine reads these fields of an action step: `number` (N of `Step N`), `observation` (the Step
+// span's `output.value`), `toolCalls` (its direct TOOL / AGENT child spans in order: name from `tool.name` else the
+// span name, arguments = the child's `input.value`), `output` (the model output of its LLM child) and `error`.
+import type { AgentRun, Run, SourceFormat, Step, ToolCall } from '../model/types.ts';
+import {
+  firstUserMessage,
+  frameworkOf,
+  RunAssembler,
+  spanError,
+  taskFromInput,
+  textAttr,
+  titleFromTask,
+  walkForest,
+  type SpanForest,
+  type StepFields,
+  type SpanNode,
+} from './spans.ts';
+
+const RUN_SUFFIX = '.run';
+const STEP_PREFIX = 'Step ';
+
+/** `Step N` → N; undefined for any other name. */
+export function actionStepNumber(name: string): number | undefined {
+  if (!name.startsWith(STEP_PREFIX)) return undefined;
+  const rest = name.slice(STEP_PREFIX.length);
+  if (rest === '' || rest.length > 9) return undefined;
+  for (let i = 0; i < rest.length; i++) {
+    const c = rest.charCodeAt(i);
+    if (c < 48 || c > 57) return undefined;
+  }
+  return Number(rest);
+}
+
+function isAgentRunSpan(node: SpanNode): boolean {
+  return node.category === 'agent' && node.span.name.endsWith(RUN_SUFFIX);
+}
+
+function isActionStepSpan(node: SpanNode): boolean {
+  return node.category !== 'llm' && node.category !== 'tool' && node.category !== 'agent' && actionStepNumber(node.span.name) !== undefined;
+}
+
+/** smolagents' instrumentation scope, or its span shapes (`XAgent.run` agent spans, `Step N` chain spans). */
+export function looksLikeSmolagents(forest: SpanForest): boolean {
+  for (const node of walkForest(forest.roots)) {
+    if (node.span.scope?.includes('smolagents')) return true;
+    if (isAgentRunSpan(node) && node.span.name.endsWith(`Agent${RUN_SUFFIX}`)) return true;
+    if (node.category === 'chain' && actionStepNumber(node.span.name) !== undefined) return true;
+  }
+  return false;
+}
+
+const NAMED = /named '([^'\n]{1,200})'/;
+
+/** SPEC §5.1: the name in the task text (`named '<name>'`); else `manager` for a top-level run; else the span name. */
+export function smolagentsAgentName(task: string | undefined, topLevel: boolean, spanName: string): string {
+  const named = task !== undefined ? NAMED.exec(task) : null;
+  if (named) return named[1];
+  return topLevel ? 'manager' : spanName;
+}
+
+/** What a smolagents task message says after its `New task:` header. */
+function taskFromPrompt(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  const header = 'New task:';
+  const at = text.indexOf(header);
+  return at === -1 ? text : text.slice(at + header.length).trimStart();
+}
+
+interface Context {
+  run?: AgentRun;
+  /** The action step this span is inside (in its own agent run). */
+  step?: Step;
+}
+
+class SmolagentsAssembler {
+  readonly asm = new RunAssembler();
+  /** Runs made up for `Step N` spans whose agent run span is not in the file (keyed by their parent id). */
+  private readonly syntheticRuns = new Map<string, { run: AgentRun; firstStepNode: SpanNode }>();
+
+  walk(roots: SpanNode[]): void {
+    const stack: Array<{ node: SpanNode; ctx: Context }> = [];
+    for (let i = roots.length - 1; i >= 0; i--) stack.push({ node: roots[i], ctx: {} });
+    while (stack.length) {
+      const { node, ctx } = stack.pop()!;
+      const childCtx = this.visit(node, ctx);
+      for (let i = node.children.length - 1; i >= 0; i--) stack.push({ node: node.children[i], ctx: childCtx });
+    }
+  }
+
+  private visit(node: SpanNode, ctx: Context): Context {
+    if (isAgentRunSpan(node)) return { run: this.agentRun(node, ctx) };
+    if (isActionStepSpan(node)) {
+      const run = ctx.run ?? this.syntheticRun(node);
+      return { run, step: this.actionStep(node, run) };
+    }
+    if (node.category === 'llm' || node.category === 'embedding') {
+      const kind = ctx.run && !ctx.step ? 'planning' : 'llm';
+      this.asm.addModelCall(node, kind, ctx.run, ctx.step?.id);
+      return ctx;
+    }
+    if (node.category === 'tool' || node.category === 'retriever') {
+      this.asm.addToolCall(node, ctx.run, ctx.step?.id);
+      // The step stays the context: a managed agent wrapped in a tool span is still delegated from this step.
+      return ctx;
+    }
+    return ctx;
+  }
+
+  private agentRun(node: SpanNode, ctx: Context): AgentRun {
+    const attrs = node.span.attributes;
+    const input = textAttr(attrs, 'input.value');
+    const task = taskFromInput(input) ?? input;
+    const agent = this.asm.agentNamed(smolagentsAgentName(task, !ctx.run, node.span.name));
+    if (ctx.run && ctx.run.agentId !== agent.id) agent.parentId ??= ctx.run.agentId;
+    const description = textAttr(attrs, 'smolagents.description');
+    if (description !== undefined) agent.description ??= description;
+    const run: AgentRun = { id: `run-${node.span.id}`, agentId: agent.id, spanId: node.span.id };
+    if (ctx.run) run.parentRunId = ctx.run.id;
+    if (task !== undefined) run.task = task;
+    const output = textAttr(attrs, 'output.value');
+    if (output !== undefined) run.output = output;
+    if (node.span.start !== undefined) run.startTime = node.span.start;
+    if (node.span.end !== undefined) run.endTime = node.span.end;
+    this.asm.addAgentRun(run, ctx.run);
+    if (ctx.run) this.asm.addDelegation(ctx.run, run, ctx.step?.id);
+    return run;
+  }
+
+  /** An agent run for steps whose `*.run` span was not exported: one per missing parent. */
+  private syntheticRun(stepNode: SpanNode): AgentRun {
+    const key = stepNode.span.parentId ?? stepNode.span.id;
+    const known = this.syntheticRuns.get(key);
+    if (known) return known.run;
+    const run: AgentRun = { id: `run-${key}`, agentId: '' };
+    this.syntheticRuns.set(key, { run, firstStepNode: stepNode });
+    this.asm.addAgentRun(run, undefined);
+    return run;
+  }
+
+  /** Synthetic runs learn their task (and so their agent's name) from the first model call's prompt. */
+  settleSyntheticRuns(): void {
+    for (const { run, firstStepNode } of this.syntheticRuns.values()) {
+      const stepsOfRun = this.asm.steps.filter((s) => s.agentRunId === run.id);
+      const task = taskFromPrompt(firstUserMessage(stepsOfRun));
+      if (task !== undefined) run.task = task;
+      const agent = this.asm.agentNamed(smolagentsAgentName(task, true, firstStepNode.span.name));
+      run.agentId = agent.id;
+      for (const step of stepsOfRun) step.agentId = agent.id;
+      const times = stepsOfRun.map((s) => s.startTime).filter((t): t is number => t !== undefined);
+      if (times.length) run.startTime = Math.min(...times);
+      const ends = stepsOfRun.map((s) => s.endTime ?? s.startTime).filter((t): t is number => t !== undefined);
+      if (ends.length) run.endTime = Math.max(...ends);
+    }
+  }
+
+  private actionStep(node: SpanNode, run: AgentRun): Step {
+    const attrs = node.span.attributes;
+    const toolCalls: ToolCall[] = [];
+    let modelOutput: string | undefined;
+    for (const child of node.children) {
+      if (child.category === 'tool' || child.category === 'agent') {
+        const name = textAttr(child.span.attributes, 'tool.name') ?? child.span.name;
+        toolCalls.push({ name, arguments: textAttr(child.span.attributes, 'input.value') ?? '' });
+      } else if (child.category === 'llm' && modelOutput === undefined) {
+        modelOutput = child.standard.outputText(child.span.attributes);
+      }
+    }
+    const fields: StepFields = {
+      kind: 'action',
+      ...this.asm.spanFields(node),
+      number: actionStepNumber(node.span.name),
+      toolCalls,
+    };
+    const observation = textAttr(attrs, 'output.value');
+    if (observation !== undefined) fields.observation = observation;
+    if (modelOutput !== undefined) fields.output = modelOutput;
+    const error = spanError(node.span);
+    if (error) fields.error = error;
+    return this.asm.addSpanStep(node, fields, run);
+  }
+}
+
+export function smolagentsSpansToRun(forest: SpanForest, sourceFormat: SourceFormat): Run {
+  const builder = new SmolagentsAssembler();
+  builder.walk(forest.roots);
+  builder.settleSyntheticRuns();
+  const asm = builder.asm;
+  const top = asm.topLevelRuns[0];
+  const task = top?.task;
+  const fallbackTitle = forest.roots[0]?.span.name ?? forest.traceId;
+  return asm.finish({
+    id: forest.traceId,
+    title: titleFromTask(task, fallbackTitle),
+    task,
+    sourceFormat,
+    framework: frameworkOf(forest) ?? 'smolagents',
+    forest,
+    finalAnswer: top?.output,
+  });
+}
