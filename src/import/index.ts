@@ -4,9 +4,11 @@
 import type { Run } from '../model/types.ts';
 import { FormatProblem, ImportError } from './errors.ts';
 import type { AnnotationSet, FormatId, FormatImporter, ImportResult } from './format.ts';
+import { agentRxGroundTruthImporter } from './agentrx-ground-truth.ts';
 import { chatLogImporter } from './chat-log.ts';
 import { messageBusImporter } from './message-bus.ts';
 import { nativeImporter } from './native.ts';
+import { openAiChatImporter } from './openai-chat.ts';
 import { otlpImporter } from './otlp.ts';
 import { decodeBytes, parseText, type ParsedInput } from './parse-input.ts';
 import { spanTreeImporter } from './span-tree.ts';
@@ -22,6 +24,8 @@ export const IMPORTERS: FormatImporter[] = [
   trailAnnotationsImporter,
   otlpImporter,
   chatLogImporter,
+  openAiChatImporter,
+  agentRxGroundTruthImporter,
   messageBusImporter,
 ];
 
