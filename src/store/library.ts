@@ -1,6 +1,8 @@
 // The library: every file the user has opened and the runs it holds, shared by all views.
 // Persistence to IndexedDB is done by ./library-db.ts, which subscribes to this store.
+// Runs are replaced, never mutated, so `useLibrary((s) => s.runs[id])` re-renders exactly when that run changes.
 import { create } from 'zustand';
+import type { AnnotationSet } from '../import/format.ts';
 import type { LlmCallRecord, Run } from '../model/types.ts';
 
 export interface LibraryFile {
@@ -13,6 +15,10 @@ export interface LibraryFile {
   /** Made by the project's sample generator, not recorded from a real system. */
   simulated: boolean;
   warnings: string[];
+  /** Annotation files keep their sets: they attach to matching runs whenever those are opened, before or after. */
+  annotationSets?: AnnotationSet[];
+  /** Recorded LLM calls that came with this file (native sessions). */
+  llmCallIds?: string[];
 }
 
 export interface ImportFailure {
@@ -32,10 +38,17 @@ export interface LoadedFile {
   runs: Run[];
   warnings: string[];
   llmCalls?: LlmCallRecord[];
+  annotationSets?: AnnotationSet[];
+}
+
+export interface StoredLibrary {
+  files: LibraryFile[];
+  runs: Record<string, Run>;
+  llmCalls?: Record<string, LlmCallRecord>;
 }
 
 interface LibraryStore {
-  /** false until the stored library has been read back from IndexedDB (or found empty). */
+  /** false until the stored library has been read back from IndexedDB (or found empty or unavailable). */
   hydrated: boolean;
   files: LibraryFile[];
   runs: Record<string, Run>;
@@ -48,12 +61,31 @@ interface LibraryStore {
   updateRun(run: Run): void;
   addFailure(failure: Omit<ImportFailure, 'id' | 'at'>): void;
   dismissFailure(id: string): void;
-  /** Replace the whole state (used when restoring from IndexedDB). */
-  hydrate(state: { files: LibraryFile[]; runs: Record<string, Run>; llmCalls?: Record<string, LlmCallRecord> }): void;
+  /**
+   * Restore the stored library. Files opened before the stored library was read (a `?src=` link, samples) are kept
+   * and win over stored runs with the same id, since they are newer.
+   */
+  hydrate(state: StoredLibrary): void;
 }
 
 let counter = 0;
 const nextId = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(counter++).toString(36)}`;
+
+/**
+ * Attach sets to runs without mutating them: only runs that gain an annotation are copied. Same rule as
+ * `attachAnnotationSets` in src/import (match by run id, skip annotation ids already present); not imported from
+ * there because that module pulls every importer, and the tokenizer, into the main bundle.
+ */
+function withAnnotations(runs: Record<string, Run>, targetIds: Iterable<string>, sets: AnnotationSet[]): void {
+  if (sets.length === 0) return;
+  for (const id of targetIds) {
+    const run = runs[id];
+    if (!run) continue;
+    const known = new Set(run.annotations.map((a) => a.id));
+    const added = sets.filter((s) => s.runId === id).flatMap((s) => s.annotations).filter((a) => !known.has(a.id) && known.add(a.id));
+    if (added.length > 0) runs[id] = { ...run, annotations: [...run.annotations, ...added] };
+  }
+}
 
 export const useLibrary = create<LibraryStore>((set, get) => ({
   hydrated: false,
@@ -72,24 +104,35 @@ export const useLibrary = create<LibraryStore>((set, get) => ({
       simulated: loaded.runs.length > 0 && loaded.runs.every((r) => r.simulated === true),
       warnings: loaded.warnings,
     };
-    const runs = { ...get().runs };
+    if (loaded.annotationSets && loaded.annotationSets.length > 0) file.annotationSets = loaded.annotationSets;
+    if (loaded.llmCalls && loaded.llmCalls.length > 0) file.llmCallIds = loaded.llmCalls.map((c) => c.id);
+    const state = get();
+    const runs = { ...state.runs };
     for (const run of loaded.runs) runs[run.id] = run;
-    const llmCalls = { ...get().llmCalls };
+    const llmCalls = { ...state.llmCalls };
     for (const call of loaded.llmCalls ?? []) llmCalls[call.id] = call;
     // A file that re-imports the same runs replaces the earlier entry rather than listing them twice.
     const replaced = new Set(file.runIds);
-    const files = get()
-      .files.map((f) => ({ ...f, runIds: f.runIds.filter((id) => !replaced.has(id)) }))
-      .filter((f) => f.runIds.length > 0 || f.warnings.length > 0);
+    const files = state.files
+      .map((f) => (f.runIds.some((id) => replaced.has(id)) ? { ...f, runIds: f.runIds.filter((id) => !replaced.has(id)) } : f))
+      .filter((f) => f.runIds.length > 0 || (f.annotationSets?.length ?? 0) > 0);
+    // Annotation files opened earlier attach to the new runs; this file's sets attach to runs already here.
+    withAnnotations(runs, file.runIds, files.flatMap((f) => f.annotationSets ?? []));
+    withAnnotations(runs, Object.keys(state.runs), file.annotationSets ?? []);
     set({ files: [...files, file], runs, llmCalls });
     return file;
   },
   removeFile(fileId) {
-    const file = get().files.find((f) => f.id === fileId);
+    const state = get();
+    const file = state.files.find((f) => f.id === fileId);
     if (!file) return;
-    const runs = { ...get().runs };
+    const files = state.files.filter((f) => f.id !== fileId);
+    const runs = { ...state.runs };
     for (const id of file.runIds) delete runs[id];
-    set({ files: get().files.filter((f) => f.id !== fileId), runs });
+    const llmCalls = { ...state.llmCalls };
+    const stillUsed = new Set(files.flatMap((f) => f.llmCallIds ?? []));
+    for (const id of file.llmCallIds ?? []) if (!stillUsed.has(id)) delete llmCalls[id];
+    set({ files, runs, llmCalls });
   },
   updateRun(run) {
     set({ runs: { ...get().runs, [run.id]: run } });
@@ -100,7 +143,22 @@ export const useLibrary = create<LibraryStore>((set, get) => ({
   dismissFailure(id) {
     set({ failures: get().failures.filter((f) => f.id !== id) });
   },
-  hydrate(state) {
-    set({ files: state.files, runs: state.runs, llmCalls: state.llmCalls ?? {}, hydrated: true });
+  hydrate(stored) {
+    const state = get();
+    const newer = new Set(state.files.flatMap((f) => f.runIds));
+    const storedFiles = stored.files
+      .map((f) => (f.runIds.some((id) => newer.has(id)) ? { ...f, runIds: f.runIds.filter((id) => !newer.has(id)) } : f))
+      .filter((f) => f.runIds.length > 0 || (f.annotationSets?.length ?? 0) > 0);
+    set({
+      files: [...storedFiles, ...state.files],
+      runs: { ...stored.runs, ...state.runs },
+      llmCalls: { ...stored.llmCalls, ...state.llmCalls },
+      hydrated: true,
+    });
   },
 }));
+
+/** The runs of a file in the file's order (runs missing from the store, e.g. set aside as corrupt, are skipped). */
+export function runsOfFile(file: LibraryFile, runs: Record<string, Run>): Run[] {
+  return file.runIds.flatMap((id) => (runs[id] ? [runs[id]] : []));
+}

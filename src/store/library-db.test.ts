@@ -1,0 +1,148 @@
+import 'fake-indexeddb/auto';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useLibrary } from './library.ts';
+import {
+  EMPTY_SNAPSHOT,
+  MIGRATIONS,
+  openLibraryDb,
+  readLibrary,
+  readQuarantine,
+  startLibraryPersistence,
+  usePersistence,
+  writeChanges,
+  type Migration,
+} from './library-db.ts';
+import { makeRun } from './test-runs.ts';
+
+let dbCount = 0;
+const freshName = () => `library-test-${dbCount++}`;
+
+const file = (id: string, runIds: string[]) => ({ id, name: `${id}.json`, format: 'native', formatLabel: 'x', runIds, addedAt: dbCount, simulated: false, warnings: [] });
+
+beforeEach(() => {
+  useLibrary.setState({ hydrated: false, files: [], runs: {}, llmCalls: {}, failures: [] });
+  usePersistence.setState({ status: 'loading', problem: undefined });
+});
+
+describe('library database', () => {
+  it('writes only what changed, in one transaction, and reads it back', async () => {
+    const db = await openLibraryDb({ name: freshName() });
+    const r1 = makeRun('r1');
+    const r2 = makeRun('r2');
+    const s1 = { files: [file('f1', ['r1', 'r2'])], runs: { r1, r2 }, llmCalls: {} };
+    expect(await writeChanges(db, EMPTY_SNAPSHOT, s1)).toBe(3);
+    const r2b = { ...r2, title: 'renamed' };
+    const s2 = { files: [{ ...s1.files[0], runIds: ['r2'] }], runs: { r2: r2b }, llmCalls: {} };
+    // file rewritten, r1 deleted, r2 rewritten
+    expect(await writeChanges(db, s1, s2)).toBe(3);
+    const { library, quarantined } = await readLibrary(db);
+    expect(quarantined).toEqual([]);
+    expect(library.files.map((f) => f.runIds)).toEqual([['r2']]);
+    expect(Object.keys(library.runs)).toEqual(['r2']);
+    expect(library.runs.r2.title).toBe('renamed');
+    db.close();
+  });
+
+  it('moves a corrupt record to quarantine instead of deleting it, and reports it', async () => {
+    const name = freshName();
+    const db = await openLibraryDb({ name });
+    await writeChanges(db, EMPTY_SNAPSHOT, { files: [file('f1', ['good', 'bad'])], runs: { good: makeRun('good'), bad: makeRun('bad') }, llmCalls: {} });
+    const broken = { ...makeRun('bad'), steps: 'oops' };
+    await db.put('runs', broken as never);
+    db.close();
+
+    const persistence = await startLibraryPersistence({ name, debounceMs: 0 });
+    const s = useLibrary.getState();
+    expect(s.hydrated).toBe(true);
+    expect(Object.keys(s.runs)).toEqual(['good']);
+    expect(s.files[0].runIds).toEqual(['good']);
+    expect(s.failures).toHaveLength(1);
+    expect(s.failures[0]).toMatchObject({ file: 'stored library', location: 'runs/bad' });
+    expect(s.failures[0].detail).toContain('steps is not a list');
+    persistence.stop();
+
+    const again = await openLibraryDb({ name });
+    const q = await readQuarantine(again);
+    expect(q).toHaveLength(1);
+    expect(q[0]).toMatchObject({ store: 'runs', key: 'bad', value: broken });
+    expect(await again.get('runs', 'bad')).toBeUndefined();
+    again.close();
+  });
+
+  it('hydrates an empty database and then saves every change', async () => {
+    const name = freshName();
+    const persistence = await startLibraryPersistence({ name, debounceMs: 5 });
+    expect(useLibrary.getState().hydrated).toBe(true);
+    expect(usePersistence.getState().status).toBe('saved');
+    const f = useLibrary.getState().addLoaded({ file: 'a.json', format: 'native', formatLabel: 'x', runs: [makeRun('r1'), makeRun('r2')], warnings: [] });
+    await persistence.flush();
+    useLibrary.getState().updateRun(makeRun('r2', { title: 'edited' }));
+    await persistence.flush();
+    persistence.stop();
+
+    // A reload: a fresh store state read back from the same database.
+    useLibrary.setState({ hydrated: false, files: [], runs: {}, llmCalls: {}, failures: [] });
+    const reloaded = await startLibraryPersistence({ name });
+    const s = useLibrary.getState();
+    expect(s.files.map((x) => x.id)).toEqual([f.id]);
+    expect(s.runs.r2.title).toBe('edited');
+    expect(s.failures).toEqual([]);
+
+    useLibrary.getState().removeFile(f.id);
+    await reloaded.flush();
+    reloaded.stop();
+    const db = await openLibraryDb({ name });
+    expect(await db.count('runs')).toBe(0);
+    expect(await db.count('files')).toBe(0);
+    db.close();
+  });
+
+  it('debounces a burst of changes into one write', async () => {
+    const name = freshName();
+    const persistence = await startLibraryPersistence({ name, debounceMs: 20 });
+    const statuses: string[] = [];
+    const off = usePersistence.subscribe((s) => statuses.push(s.status));
+    for (let i = 0; i < 5; i++) useLibrary.getState().addLoaded({ file: `f${i}.json`, format: 'native', formatLabel: 'x', runs: [makeRun(`r${i}`)], warnings: [] });
+    await new Promise((r) => setTimeout(r, 80));
+    await persistence.flush();
+    off();
+    expect(statuses.filter((s) => s === 'saving')).toHaveLength(1);
+    persistence.stop();
+    const db = await openLibraryDb({ name });
+    expect(await db.count('runs')).toBe(5);
+    db.close();
+  });
+
+  it('still marks the library hydrated when IndexedDB cannot be opened', async () => {
+    const failing: Migration[] = [
+      ...MIGRATIONS,
+      () => {
+        throw new Error('upgrade refused');
+      },
+    ];
+    const persistence = await startLibraryPersistence({ name: freshName(), migrations: failing });
+    expect(useLibrary.getState().hydrated).toBe(true);
+    expect(usePersistence.getState()).toMatchObject({ status: 'unavailable' });
+    expect(usePersistence.getState().problem).toContain('upgrade refused');
+    await persistence.flush();
+  });
+
+  it('runs the migration hook for each newer version on existing data', async () => {
+    const name = freshName();
+    const v1 = await openLibraryDb({ name });
+    await writeChanges(v1, EMPTY_SNAPSHOT, { files: [file('f1', ['r1'])], runs: { r1: makeRun('r1', { title: 'old title' }) }, llmCalls: {} });
+    v1.close();
+    const toV2: Migration = async (_db, tx) => {
+      let cursor = await tx.objectStore('runs').openCursor();
+      while (cursor) {
+        await cursor.update({ ...cursor.value, title: `${cursor.value.title} (migrated)` });
+        cursor = await cursor.continue();
+      }
+    };
+    const v2 = await openLibraryDb({ name, migrations: [...MIGRATIONS, toV2] });
+    expect(v2.version).toBe(2);
+    const { library } = await readLibrary(v2);
+    expect(library.runs.r1.title).toBe('old title (migrated)');
+    v2.close();
+  });
+});

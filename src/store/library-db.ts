@@ -1,0 +1,303 @@
+// The library in IndexedDB (SPEC §4, §9): it survives reloads. Every change to the store is written, debounced, in
+// one transaction (all of it lands or none of it does). A stored record of the wrong shape is reported and moved to
+// the `quarantine` store, never deleted. Hydration always ends with `hydrated: true`, even without IndexedDB.
+import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
+import { create } from 'zustand';
+import type { LlmCallRecord, Run } from '../model/types.ts';
+import { useLibrary, type LibraryFile, type StoredLibrary } from './library.ts';
+
+export const DB_NAME = 'mas-replay-studio';
+
+export interface QuarantinedRecord {
+  /** The store the record was found in. */
+  store: string;
+  key: string;
+  value: unknown;
+  reason: string;
+  at: number;
+}
+
+export interface LibrarySchema extends DBSchema {
+  files: { key: string; value: LibraryFile };
+  runs: { key: string; value: Run };
+  llmCalls: { key: string; value: LlmCallRecord };
+  quarantine: { key: number; value: QuarantinedRecord };
+}
+
+type Db = IDBPDatabase<LibrarySchema>;
+type UpgradeTx = IDBPTransaction<LibrarySchema, StoreNames<LibrarySchema>[], 'versionchange'>;
+/** Migration to version `v`: runs when a database older than `v` is opened. May read and rewrite records via `tx`. */
+export type Migration = (db: Db, tx: UpgradeTx) => void | Promise<void>;
+
+/** Index = target version. Add a function here (never edit an old one) when the stored shape changes. */
+export const MIGRATIONS: Migration[] = [
+  () => {},
+  (db) => {
+    db.createObjectStore('files', { keyPath: 'id' });
+    db.createObjectStore('runs', { keyPath: 'id' });
+    db.createObjectStore('llmCalls', { keyPath: 'id' });
+    db.createObjectStore('quarantine', { autoIncrement: true });
+  },
+];
+
+export interface OpenOptions {
+  name?: string;
+  migrations?: Migration[];
+}
+
+export async function openLibraryDb({ name = DB_NAME, migrations = MIGRATIONS }: OpenOptions = {}): Promise<Db> {
+  const version = migrations.length - 1;
+  let migrationError: unknown;
+  let opened: Db | undefined;
+  try {
+    opened = await openDB<LibrarySchema>(name, version, {
+      async upgrade(db, oldVersion, newVersion, tx) {
+        try {
+          for (let v = oldVersion + 1; v <= (newVersion ?? version); v++) await migrations[v](db, tx);
+        } catch (e) {
+          // A half-applied migration must not stick: aborting the upgrade leaves the database as it was.
+          migrationError = e;
+          tx.done.catch(() => {}); // the open request reports the failure; the transaction's own rejection is expected
+          tx.abort();
+        }
+      },
+      // Another tab wants a newer version: step aside rather than block it.
+      blocking() {
+        opened?.close();
+      },
+    });
+    return opened;
+  } catch (e) {
+    if (migrationError === undefined) throw e;
+    throw new Error(`upgrading the stored library to version ${version} failed: ${describeError(migrationError)}`, { cause: e });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Shape checks. IndexedDB hands back structured clones, so corruption shows as a wrong shape (a missing array, a
+// key that does not match the record), which these catch without parsing whole runs again.
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function runProblem(key: string, v: unknown): string | undefined {
+  if (!isObject(v)) return 'not an object';
+  if (v.id !== key) return `id ${JSON.stringify(v.id)} does not match its key`;
+  if (typeof v.title !== 'string') return 'title is not text';
+  if (typeof v.sourceFormat !== 'string') return 'sourceFormat is missing';
+  for (const field of ['agents', 'agentRuns', 'steps', 'handoffs', 'annotations', 'interventions', 'models']) {
+    if (!Array.isArray(v[field])) return `${field} is not a list`;
+  }
+  if (!isObject(v.outcome) || typeof v.outcome.status !== 'string') return 'outcome is missing';
+  if (!isObject(v.tags)) return 'tags are missing';
+  if (typeof v.orphanSpans !== 'number') return 'orphanSpans is not a number';
+  const badStep = (v.steps as unknown[]).findIndex((s) => !isObject(s) || typeof s.id !== 'string' || typeof s.kind !== 'string');
+  if (badStep !== -1) return `step ${badStep} is malformed`;
+  return undefined;
+}
+
+export function fileProblem(key: string, v: unknown): string | undefined {
+  if (!isObject(v)) return 'not an object';
+  if (v.id !== key) return `id ${JSON.stringify(v.id)} does not match its key`;
+  if (typeof v.name !== 'string' || typeof v.format !== 'string') return 'name or format is missing';
+  if (!Array.isArray(v.runIds) || v.runIds.some((id) => typeof id !== 'string')) return 'runIds is not a list of ids';
+  if (!Array.isArray(v.warnings)) return 'warnings is not a list';
+  return undefined;
+}
+
+export function llmCallProblem(key: string, v: unknown): string | undefined {
+  if (!isObject(v)) return 'not an object';
+  if (v.id !== key) return `id ${JSON.stringify(v.id)} does not match its key`;
+  if (typeof v.requestHash !== 'string' || typeof v.model !== 'string') return 'requestHash or model is missing';
+  return undefined;
+}
+
+export interface ReadResult {
+  library: StoredLibrary;
+  quarantined: QuarantinedRecord[];
+}
+
+/** Read the whole library; records of the wrong shape are moved to `quarantine` in the same transaction. */
+export async function readLibrary(db: Db, now = Date.now()): Promise<ReadResult> {
+  const tx = db.transaction(['files', 'runs', 'llmCalls', 'quarantine'], 'readwrite');
+  const quarantined: QuarantinedRecord[] = [];
+  async function readStore<S extends 'files' | 'runs' | 'llmCalls'>(
+    store: S,
+    problemOf: (key: string, v: unknown) => string | undefined,
+  ): Promise<LibrarySchema[S]['value'][]> {
+    const good: LibrarySchema[S]['value'][] = [];
+    let cursor = await tx.objectStore(store).openCursor();
+    while (cursor) {
+      const key = String(cursor.key);
+      const problem = problemOf(key, cursor.value);
+      if (problem === undefined) good.push(cursor.value);
+      else {
+        const record: QuarantinedRecord = { store, key, value: cursor.value, reason: problem, at: now };
+        quarantined.push(record);
+        await tx.objectStore('quarantine').add(record);
+        await cursor.delete();
+      }
+      cursor = await cursor.continue();
+    }
+    return good;
+  }
+  const files = await readStore('files', fileProblem);
+  const runList = await readStore('runs', runProblem);
+  const callList = await readStore('llmCalls', llmCallProblem);
+  await tx.done;
+  const runs: Record<string, Run> = {};
+  for (const r of runList) runs[r.id] = r;
+  const llmCalls: Record<string, LlmCallRecord> = {};
+  for (const c of callList) llmCalls[c.id] = c;
+  // A file whose run was set aside lists only the runs that are still here.
+  const shown = files
+    .map((f) => (f.runIds.every((id) => runs[id]) ? f : { ...f, runIds: f.runIds.filter((id) => runs[id]) }))
+    .sort((a, b) => a.addedAt - b.addedAt);
+  return { library: { files: shown, runs, llmCalls }, quarantined };
+}
+
+export async function readQuarantine(db: Db): Promise<QuarantinedRecord[]> {
+  return db.getAll('quarantine');
+}
+
+/** What was last written, by reference: the store replaces objects that change, so identity tells what to write. */
+export interface Snapshot {
+  files: LibraryFile[];
+  runs: Record<string, Run>;
+  llmCalls: Record<string, LlmCallRecord>;
+}
+
+export const EMPTY_SNAPSHOT: Snapshot = { files: [], runs: {}, llmCalls: {} };
+
+/** Write the difference between two states in one transaction. Resolves when it has committed. */
+export async function writeChanges(db: Db, before: Snapshot, after: Snapshot): Promise<number> {
+  const tx = db.transaction(['files', 'runs', 'llmCalls'], 'readwrite');
+  const ops: Promise<unknown>[] = [];
+  const oldFiles = new Map(before.files.map((f) => [f.id, f]));
+  const newFiles = new Map(after.files.map((f) => [f.id, f]));
+  for (const [id, f] of newFiles) if (oldFiles.get(id) !== f) ops.push(tx.objectStore('files').put(f));
+  for (const id of oldFiles.keys()) if (!newFiles.has(id)) ops.push(tx.objectStore('files').delete(id));
+  for (const [id, r] of Object.entries(after.runs)) if (before.runs[id] !== r) ops.push(tx.objectStore('runs').put(r));
+  for (const id of Object.keys(before.runs)) if (!(id in after.runs)) ops.push(tx.objectStore('runs').delete(id));
+  for (const [id, c] of Object.entries(after.llmCalls)) if (before.llmCalls[id] !== c) ops.push(tx.objectStore('llmCalls').put(c));
+  for (const id of Object.keys(before.llmCalls)) if (!(id in after.llmCalls)) ops.push(tx.objectStore('llmCalls').delete(id));
+  await Promise.all([...ops, tx.done]);
+  return ops.length;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The store ↔ database link.
+
+export type PersistenceStatus = 'loading' | 'saved' | 'saving' | 'unavailable' | 'failed';
+
+interface PersistenceStore {
+  status: PersistenceStatus;
+  /** Why the library is not being saved, when it is not. */
+  problem?: string;
+}
+
+export const usePersistence = create<PersistenceStore>(() => ({ status: 'loading' }));
+
+export interface Persistence {
+  /** Write pending changes now; resolves when they have committed. */
+  flush(): Promise<void>;
+  stop(): void;
+}
+
+function snapshotOf(s: Snapshot): Snapshot {
+  return { files: s.files, runs: s.runs, llmCalls: s.llmCalls };
+}
+
+function describeError(e: unknown): string {
+  return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+}
+
+/**
+ * Read the stored library into the store, then keep writing the store's changes back. Without IndexedDB (disabled,
+ * private mode) the library still works for the session; the status says it is not saved.
+ */
+export async function startLibraryPersistence({ debounceMs = 250, ...options }: OpenOptions & { debounceMs?: number } = {}): Promise<Persistence> {
+  const library = useLibrary;
+  let db: Db;
+  try {
+    if (typeof indexedDB === 'undefined') throw new Error('IndexedDB is not available in this browser');
+    db = await openLibraryDb(options);
+  } catch (e) {
+    usePersistence.setState({ status: 'unavailable', problem: `the library will not be saved: ${describeError(e)}` });
+    library.getState().hydrate({ files: [], runs: {} });
+    return { flush: async () => {}, stop: () => {} };
+  }
+
+  let written: Snapshot = EMPTY_SNAPSHOT;
+  try {
+    const { library: stored, quarantined } = await readLibrary(db);
+    // What was read is what the database holds (minus nothing: quarantined records already moved out).
+    written = { files: stored.files, runs: stored.runs, llmCalls: stored.llmCalls ?? {} };
+    library.getState().hydrate(stored);
+    for (const q of quarantined) {
+      library.getState().addFailure({
+        file: 'stored library',
+        format: 'IndexedDB',
+        location: `${q.store}/${q.key}`,
+        detail: `a stored record is corrupt (${q.reason}); it was set aside in the quarantine store, not deleted`,
+      });
+    }
+  } catch (e) {
+    usePersistence.setState({ status: 'failed', problem: `the stored library could not be read: ${describeError(e)}` });
+    library.getState().hydrate({ files: [], runs: {} });
+    // Writing over a library we could not read might lose it: stay read-only for this session.
+    return { flush: async () => {}, stop: () => db.close() };
+  }
+
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let writing: Promise<void> = Promise.resolve();
+  const write = (): Promise<void> => {
+    timer = undefined;
+    writing = writing.then(async () => {
+      const next = snapshotOf(library.getState());
+      if (next.files === written.files && next.runs === written.runs && next.llmCalls === written.llmCalls) {
+        usePersistence.setState({ status: 'saved', problem: undefined });
+        return;
+      }
+      usePersistence.setState({ status: 'saving' });
+      try {
+        await writeChanges(db, written, next);
+        written = next;
+        if (timer === undefined) usePersistence.setState({ status: 'saved', problem: undefined });
+      } catch (e) {
+        usePersistence.setState({ status: 'failed', problem: `the last change was not saved: ${describeError(e)}` });
+      }
+    });
+    return writing;
+  };
+  const schedule = () => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = setTimeout(() => void write(), debounceMs);
+  };
+
+  // Files opened while the library was loading are new to the database.
+  usePersistence.setState({ status: 'saved', problem: undefined });
+  const state = library.getState();
+  if (state.files !== written.files || state.runs !== written.runs) schedule();
+  const unsubscribe = library.subscribe((s, prev) => {
+    if (s.files !== prev.files || s.runs !== prev.runs || s.llmCalls !== prev.llmCalls) schedule();
+  });
+  const onHide = () => {
+    if (timer !== undefined) {
+      clearTimeout(timer);
+      void write();
+    }
+  };
+  if (typeof window !== 'undefined') window.addEventListener('pagehide', onHide);
+  return {
+    async flush() {
+      if (timer !== undefined) clearTimeout(timer);
+      await write();
+    },
+    stop() {
+      if (timer !== undefined) clearTimeout(timer);
+      unsubscribe();
+      if (typeof window !== 'undefined') window.removeEventListener('pagehide', onHide);
+      void writing.then(() => db.close());
+    },
+  };
+}

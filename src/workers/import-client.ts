@@ -1,0 +1,97 @@
+// The main thread's side of the import worker: read files (with byte progress), hand the bytes over as transferable
+// buffers, and get plain results back. Cancelling terminates the worker, the only way to stop a synchronous parse;
+// the next import starts a fresh one.
+import * as Comlink from 'comlink';
+import type { ImportBatchResult, ImportProgress } from './import-files.ts';
+import type { ImportWorkerApi } from './import.worker.ts';
+
+export type { ImportBatchResult, ImportFailureInfo, ImportProgress } from './import-files.ts';
+
+/** A file to import: a browser File (picker, drop) or bytes already in hand (paste, fetch). */
+export type ImportSource = File | { name: string; bytes: ArrayBuffer };
+
+export interface ImportOptions {
+  onProgress?: (p: ImportProgress) => void;
+  signal?: AbortSignal;
+}
+
+let worker: Worker | undefined;
+let remote: Comlink.Remote<ImportWorkerApi> | undefined;
+
+function connect(): Comlink.Remote<ImportWorkerApi> {
+  if (!remote) {
+    worker = new Worker(new URL('./import.worker.ts', import.meta.url), { type: 'module', name: 'import' });
+    remote = Comlink.wrap<ImportWorkerApi>(worker);
+  }
+  return remote;
+}
+
+function disconnect(): void {
+  worker?.terminate();
+  worker = undefined;
+  remote = undefined;
+}
+
+export class ImportCancelled extends Error {
+  constructor() {
+    super('import cancelled');
+    this.name = 'ImportCancelled';
+  }
+}
+
+async function readFile(file: File, report: (bytesRead: number) => void, signal?: AbortSignal): Promise<ArrayBuffer> {
+  const reader = file.stream().getReader();
+  const chunks: Uint8Array[] = [];
+  let read = 0;
+  for (;;) {
+    if (signal?.aborted) {
+      await reader.cancel();
+      throw new ImportCancelled();
+    }
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    read += value.length;
+    report(read);
+  }
+  const out = new Uint8Array(read);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out.buffer;
+}
+
+/** Import files in the worker. Rejects with ImportCancelled when the signal aborts; per-file errors are in the result. */
+export async function importInWorker(sources: ImportSource[], { onProgress, signal }: ImportOptions = {}): Promise<ImportBatchResult> {
+  if (signal?.aborted) throw new ImportCancelled();
+  const fileCount = sources.length;
+  const inputs: { name: string; bytes: ArrayBuffer }[] = [];
+  for (const [fileIndex, source] of sources.entries()) {
+    if (source instanceof File) {
+      const bytes = await readFile(
+        source,
+        (bytesRead) => onProgress?.({ file: source.name, fileIndex, fileCount, phase: 'reading', bytesRead, bytesTotal: source.size }),
+        signal,
+      );
+      inputs.push({ name: source.name, bytes });
+    } else {
+      inputs.push(source);
+    }
+  }
+  const api = connect();
+  const work = api.importFiles(
+    Comlink.transfer(inputs, inputs.map((i) => i.bytes)),
+    onProgress ? Comlink.proxy(onProgress) : undefined,
+  );
+  if (!signal) return work;
+  return new Promise<ImportBatchResult>((resolve, reject) => {
+    const onAbort = () => {
+      disconnect();
+      reject(new ImportCancelled());
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}

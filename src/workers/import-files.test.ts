@@ -1,0 +1,58 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { exportSession } from '../export/native.ts';
+import { makeRun } from '../store/test-runs.ts';
+import { importFiles, type ImportProgress } from './import-files.ts';
+
+const encode = (text: string) => new TextEncoder().encode(text);
+const TRAIL = resolve(import.meta.dirname, '../../../shared/traces/trail');
+const TRAIL_ID = '0ebe673d64647ec44c370638b82d3c78';
+const haveTrail = existsSync(`${TRAIL}/gaia/${TRAIL_ID}.json`) && existsSync(`${TRAIL}/annotations/${TRAIL_ID}.json`);
+
+describe('importFiles (the import worker’s work)', () => {
+  it('imports a native session from an ArrayBuffer and reports each phase', () => {
+    const bytes = encode(exportSession({ runs: [makeRun('r1', { simulated: true })], simulated: true }));
+    const progress: ImportProgress[] = [];
+    const { loaded, failures } = importFiles([{ name: 'demo.session.json', bytes: bytes.buffer }], (p) => progress.push(p));
+    expect(failures).toEqual([]);
+    expect(loaded).toHaveLength(1);
+    expect(loaded[0]).toMatchObject({ file: 'demo.session.json', format: 'native', formatLabel: 'MAS Replay session' });
+    expect(loaded[0].runs.map((r) => r.id)).toEqual(['r1']);
+    expect(progress.map((p) => p.phase)).toEqual(['decoding', 'parsing']);
+    expect(progress[0]).toMatchObject({ fileIndex: 0, fileCount: 1, bytesTotal: bytes.length });
+    // What crosses the worker boundary must survive structured cloning unchanged.
+    expect(structuredClone(loaded)).toEqual(loaded);
+  });
+
+  it('reports a bad file with its name, the format tried and the location, and still imports the others', () => {
+    const good = encode(exportSession({ runs: [makeRun('r1')] }));
+    const { loaded, failures } = importFiles([
+      { name: 'broken.json', bytes: encode('{"format": "mas-replay-session", "runs": [] "id": 1}') },
+      { name: 'ok.session.json', bytes: good },
+      { name: 'bad-run.session.json', bytes: encode(JSON.stringify({ ...JSON.parse(exportSession({ runs: [makeRun('r2')] })), runs: [{ id: 'x' }] })) },
+      { name: 'empty.json', bytes: new Uint8Array() },
+    ]);
+    expect(loaded.map((f) => f.file)).toEqual(['ok.session.json']);
+    expect(failures).toEqual([
+      { file: 'broken.json', format: 'json', location: 'line 1, column 45', detail: expect.stringContaining('invalid JSON') },
+      { file: 'bad-run.session.json', format: 'native', location: '$.runs[0].title', detail: expect.any(String) },
+      { file: 'empty.json', format: 'unknown', location: '', detail: 'the file is empty' },
+    ]);
+  });
+
+  it.skipIf(!haveTrail)('attaches a TRAIL annotation file to the trace opened with it', () => {
+    const read = (p: string) => new Uint8Array(readFileSync(p));
+    const { loaded, failures } = importFiles([
+      { name: `${TRAIL_ID}-annotations.json`, bytes: read(`${TRAIL}/annotations/${TRAIL_ID}.json`) },
+      { name: `${TRAIL_ID}.json`, bytes: read(`${TRAIL}/gaia/${TRAIL_ID}.json`) },
+    ]);
+    expect(failures).toEqual([]);
+    const [annotations, trace] = loaded;
+    expect(annotations.format).toBe('trail-annotations');
+    expect(annotations.annotationSets?.length).toBeGreaterThan(0);
+    const expected = annotations.annotationSets!.flatMap((s) => s.annotations).length;
+    expect(trace.runs[0].annotations.length).toBeGreaterThanOrEqual(expected);
+    expect(expected).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,84 @@
+// What the import worker does, as a pure function so it can be tested without a Worker (jsdom has none).
+// Files opened together are imported one by one; annotation files (TRAIL annotations, AgentRx ground truth) are
+// attached to the runs of the same batch here, and the library attaches what is left to runs it already holds.
+// Everything returned is plain data: it crosses the worker boundary by structured clone.
+import { attachAnnotationSets, ImportError, importText, type AnnotationSet } from '../import/index.ts';
+import { decodeBytes } from '../import/parse-input.ts';
+import type { LoadedFile } from '../store/library.ts';
+
+export interface FileInput {
+  name: string;
+  bytes: ArrayBuffer | Uint8Array;
+}
+
+export type ImportPhase = 'reading' | 'decoding' | 'parsing' | 'attaching';
+
+export interface ImportProgress {
+  file: string;
+  /** 0-based position of the file in the batch. */
+  fileIndex: number;
+  fileCount: number;
+  phase: ImportPhase;
+  bytesRead?: number;
+  bytesTotal?: number;
+}
+
+/** A failed file: the file, the format tried, where in the file, and what is wrong (SPEC §3). */
+export interface ImportFailureInfo {
+  file: string;
+  format: string;
+  location: string;
+  detail: string;
+}
+
+export interface ImportBatchResult {
+  loaded: LoadedFile[];
+  failures: ImportFailureInfo[];
+}
+
+export function failureOf(file: string, error: unknown): ImportFailureInfo {
+  if (error instanceof ImportError) {
+    return { file: error.file, format: error.format, location: error.location, detail: error.detail };
+  }
+  // Importers are meant to throw ImportError only; anything else is still reported, never thrown at the page.
+  const detail = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return { file, format: 'unknown', location: '', detail: `unexpected failure: ${detail}` };
+}
+
+export function importFiles(inputs: FileInput[], onProgress?: (p: ImportProgress) => void): ImportBatchResult {
+  const loaded: LoadedFile[] = [];
+  const failures: ImportFailureInfo[] = [];
+  const fileCount = inputs.length;
+  inputs.forEach((input, fileIndex) => {
+    const bytes = input.bytes instanceof Uint8Array ? input.bytes : new Uint8Array(input.bytes);
+    const report = (phase: ImportPhase) =>
+      onProgress?.({ file: input.name, fileIndex, fileCount, phase, bytesRead: bytes.length, bytesTotal: bytes.length });
+    try {
+      report('decoding');
+      const text = decodeBytes(input.name, bytes);
+      report('parsing');
+      const result = importText(input.name, text);
+      const file: LoadedFile = {
+        file: input.name,
+        format: result.format,
+        formatLabel: result.formatLabel,
+        runs: result.runs,
+        warnings: result.warnings,
+        annotationSets: result.annotationSets,
+      };
+      if (result.llmCalls && result.llmCalls.length > 0) file.llmCalls = result.llmCalls;
+      loaded.push(file);
+    } catch (error) {
+      failures.push(failureOf(input.name, error));
+    }
+  });
+  const sets: AnnotationSet[] = loaded.flatMap((f) => f.annotationSets ?? []);
+  if (sets.length > 0) {
+    onProgress?.({ file: '', fileIndex: fileCount - 1, fileCount, phase: 'attaching' });
+    attachAnnotationSets(
+      loaded.flatMap((f) => f.runs),
+      sets,
+    );
+  }
+  return { loaded, failures };
+}
