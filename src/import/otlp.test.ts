@@ -1,0 +1,213 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { summarizeRun } from '../model/summary.ts';
+import { checkFixture, HAVE_SHARED, SHARED_TRACES, SKIP_REASON, sharedFiles } from './fixture-kit.ts';
+import { ImportError, importText } from './index.ts';
+import { normaliseId } from './otlp.ts';
+
+const DUMPS = join(import.meta.dirname, 'dumps');
+const FIXTURES = sharedFiles('otlp');
+
+type AnyValue = { stringValue?: string; intValue?: string | number };
+interface RawSpan {
+  traceId: string;
+  spanId: string;
+  attributes: Array<{ key: string; value: AnyValue }>;
+}
+
+function rawSpans(path: string): RawSpan[] {
+  const docs = JSON.parse(readFileSync(path, 'utf8')) as Array<{ resourceSpans: Array<{ scopeSpans: Array<{ spans: RawSpan[] }> }> }>;
+  return docs.flatMap((d) => d.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)));
+}
+
+describe.skipIf(!HAVE_SHARED)(`OTLP/JSON traces (${HAVE_SHARED ? 'real traces' : SKIP_REASON})`, () => {
+  it('finds the two fixtures', () => {
+    expect(FIXTURES).toHaveLength(2);
+  });
+
+  for (const path of FIXTURES) {
+    const name = path.slice(SHARED_TRACES.length + 1);
+    it(`imports ${name}`, async () => {
+      const imported = await checkFixture(path, 'otlp', DUMPS);
+      const spans = rawSpans(path);
+      const traceIds = new Set(spans.map((s) => normaliseId(s.traceId, 16)));
+      expect(imported.runs.map((r) => r.id)).toEqual([...traceIds]);
+      const run = imported.runs[0];
+      expect(run.id).toMatch(/^[0-9a-f]{32}$/);
+      const kind = (s: RawSpan) => s.attributes.find((a) => a.key === 'openinference.span.kind')?.value.stringValue;
+      const modelCalls = spans.filter((s) => kind(s) === 'LLM').length;
+      const toolCalls = spans.filter((s) => kind(s) === 'TOOL' || kind(s) === 'RETRIEVER').length;
+      expect(run.steps.filter((s) => s.kind === 'llm')).toHaveLength(modelCalls);
+      expect(run.steps.filter((s) => s.kind === 'tool')).toHaveLength(toolCalls);
+      for (const step of run.steps) {
+        expect(step.spanId).toMatch(/^[0-9a-f]{16}$/);
+        expect(step.id).toBe(`span-${step.spanId}`);
+      }
+      // Recorded token counts are summed as recorded; only calls that recorded none are estimated.
+      const recorded = spans
+        .filter((s) => kind(s) === 'LLM')
+        .map((s) => s.attributes.find((a) => a.key === 'llm.token_count.total')?.value.intValue)
+        .filter((v) => v !== undefined)
+        .map(Number);
+      const estimated = run.steps.filter((s) => s.usage?.estimated).length;
+      expect(estimated + recorded.length).toBe(modelCalls);
+      if (estimated === 0) expect(summarizeRun(run).tokens.total).toBe(recorded.reduce((a, b) => a + b, 0));
+    });
+  }
+
+  it('reads the LangChain agent as one agent with its task and answer', () => {
+    const run = importText('unknown', readFileSync(join(SHARED_TRACES, 'otlp/quo_tav_agent.json'), 'utf8')).runs[0];
+    expect(run.agents.map((a) => a.name)).toEqual(['AgentExecutor']);
+    expect(run.title).toBe('What are the latest AI trends in 2024?');
+    expect(run.outcome.finalAnswer).toMatch(/^In 2024, several key trends/);
+    expect(run.framework).toBe('langchain+openai');
+  });
+});
+
+// A small smolagents run written the way OTLP exporters vary: snake_case keys, hex ids, int values as numbers and
+// strings, double-typed token counts, status codes as numbers, a managed agent wrapped in a TOOL span.
+function attr(key: string, value: unknown): object {
+  if (typeof value === 'number') return { key, value: Number.isInteger(value) ? { int_value: String(value) } : { double_value: value } };
+  return { key, value: { string_value: String(value) } };
+}
+
+function span(id: string, parent: string | undefined, name: string, start: number, attrs: Record<string, unknown>, extra: object = {}): object {
+  return {
+    trace_id: '0af7651916cd43dd8448eb211c80319c',
+    span_id: id,
+    ...(parent ? { parent_span_id: parent } : {}),
+    name,
+    start_time_unix_nano: String(1_700_000_000_000_000_000 + start * 1_000_000),
+    end_time_unix_nano: String(1_700_000_000_000_000_000 + (start + 1) * 1_000_000),
+    attributes: Object.entries(attrs).map(([k, v]) => attr(k, v)),
+    ...extra,
+  };
+}
+
+const SMOL = [
+  span('00000000000000a0', undefined, 'CodeAgent.run', 0, { 'openinference.span.kind': 'AGENT', 'input.value': JSON.stringify({ task: 'Find the capital of France.' }), 'output.value': 'Paris', 'llm.token_count.total': 999 }),
+  span('00000000000000a1', '00000000000000a0', 'LiteLLMModel.__call__', 1, { 'openinference.span.kind': 'LLM', 'llm.token_count.prompt': 10, 'llm.token_count.completion': 5, 'llm.token_count.total': 15, 'llm.output_messages.0.message.content': 'Plan: ask the searcher', 'llm.model_name': 'm1' }),
+  span('00000000000000a2', '00000000000000a0', 'Step 1', 2, { 'openinference.span.kind': 'CHAIN', 'output.value': 'Observation: Paris' }),
+  span('00000000000000a3', '00000000000000a2', 'LiteLLMModel.__call__', 3, { 'openinference.span.kind': 'LLM', 'llm.token_count.prompt': 20.0, 'llm.token_count.completion': '7', 'llm.output_messages.0.message.content': 'Code:\n```py\nsearcher(task="capital")\n```', 'llm.model_name': 'm1' }),
+  span('00000000000000a4', '00000000000000a2', 'searcher', 4, { 'openinference.span.kind': 'TOOL', 'tool.name': 'searcher', 'input.value': '{"task": "capital"}' }),
+  span('00000000000000a5', '00000000000000a4', 'ToolCallingAgent.run', 5, { 'openinference.span.kind': 'AGENT', 'input.value': JSON.stringify({ task: "You're a helpful agent named 'searcher'.\nTask: capital" }), 'output.value': '<summary_of_work>Paris</summary_of_work>' }),
+  span('00000000000000a6', '00000000000000a5', 'Step 1', 6, { 'openinference.span.kind': 'CHAIN', 'output.value': 'found it' }, { status: { code: 2, message: 'ValueError: boom' } }),
+  span('00000000000000a7', '00000000000000a6', 'LiteLLMModel.__call__', 7, { 'openinference.span.kind': 'LLM', 'llm.token_count.total': 3 }),
+  span('00000000000000a8', '00000000000000ff', 'Step 9', 8, { 'openinference.span.kind': 'CHAIN' }),
+];
+
+describe('OTLP variants', () => {
+  const doc = { resource_spans: [{ resource: { attributes: [attr('service.name', 'demo')] }, scope_spans: [{ scope: { name: 'openinference.instrumentation.smolagents' }, spans: SMOL }] }] };
+
+  it('maps smolagents spans in snake_case OTLP, with a managed agent behind a tool span', () => {
+    const imported = importText('unknown', JSON.stringify(doc));
+    expect(imported.format).toBe('otlp');
+    const run = imported.runs[0];
+    expect(run.id).toBe('0af7651916cd43dd8448eb211c80319c');
+    expect(run.orphanSpans).toBe(1);
+    expect(run.agents.map((a) => [a.name, a.parentId])).toEqual([
+      ['manager', undefined],
+      ['searcher', 'agent-manager'],
+    ]);
+    expect(run.agentRuns.map((r) => r.agentId)).toEqual(['agent-manager', 'agent-searcher', 'agent-manager']);
+    const step = run.steps.find((s) => s.spanId === '00000000000000a2')!;
+    expect(step).toMatchObject({ kind: 'action', number: 1, observation: 'Observation: Paris', toolCalls: [{ name: 'searcher', arguments: '{"task": "capital"}' }] });
+    expect(step.output).toContain('searcher(task="capital")');
+    const inner = run.steps.find((s) => s.spanId === '00000000000000a3')!;
+    expect(inner).toMatchObject({ kind: 'llm', parentStepId: step.id, usage: { input: 20, output: 7, total: 27 } });
+    expect(run.steps.find((s) => s.spanId === '00000000000000a1')!.kind).toBe('planning');
+    const managedStep = run.steps.find((s) => s.spanId === '00000000000000a6')!;
+    expect(managedStep).toMatchObject({ agentId: 'agent-searcher', toolCalls: [], error: { message: 'ValueError: boom', type: 'ValueError' } });
+    expect(run.handoffs.map((h) => [h.kind, h.stepId, h.content])).toEqual([
+      ['delegation', step.id, "You're a helpful agent named 'searcher'.\nTask: capital"],
+      ['report', step.id, '<summary_of_work>Paris</summary_of_work>'],
+    ]);
+    // The AGENT span's own token aggregate (999) is never added on top of its model calls.
+    expect(summarizeRun(run).tokens.total).toBe(15 + 27 + 3);
+    // A `Step N` whose agent run is missing gets an agent run of its own.
+    expect(run.steps.find((s) => s.spanId === '00000000000000a8')).toMatchObject({ kind: 'action', number: 9, agentRunId: 'run-00000000000000ff' });
+    expect(run.raw).toEqual({ resource: { 'service.name': 'demo' } });
+  });
+
+  it('gives the same run for camelCase keys, base64 ids and JSON Lines', () => {
+    const toCamel = (o: unknown): unknown => {
+      if (Array.isArray(o)) return o.map(toCamel);
+      if (o && typeof o === 'object') {
+        return Object.fromEntries(
+          Object.entries(o).map(([k, v]) => {
+            const key = k.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+            if ((key === 'spanId' || key === 'parentSpanId' || key === 'traceId') && typeof v === 'string') return [key, Buffer.from(v, 'hex').toString('base64')];
+            return [key, toCamel(v)];
+          }),
+        );
+      }
+      return o;
+    };
+    const snake = importText('unknown', JSON.stringify(doc)).runs;
+    const camel = importText('unknown', JSON.stringify(toCamel(doc))).runs;
+    expect(camel).toEqual(snake);
+    const lines = `${JSON.stringify(doc)}\n${JSON.stringify({ resourceSpans: [] })}\n`;
+    expect(importText('unknown', lines).runs).toEqual(snake);
+  });
+
+  it('normalises ids', () => {
+    expect(normaliseId('0AF7651916CD43DD8448EB211C80319C', 16)).toBe('0af7651916cd43dd8448eb211c80319c');
+    expect(normaliseId('EwRDCPEtt08=', 8)).toBe('13044308f12db74f');
+    expect(normaliseId('not an id!', 8)).toBe('not an id!');
+  });
+
+  it('reads GenAI semantic-convention spans as model, tool and agent calls', () => {
+    const genai = {
+      resourceSpans: [
+        {
+          scopeSpans: [
+            {
+              spans: [
+                span('0000000000000001', undefined, 'invoke_agent planner', 0, { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'planner' }),
+                span('0000000000000002', '0000000000000001', 'chat gpt-4', 1, {
+                  'gen_ai.operation.name': 'chat',
+                  'gen_ai.request.model': 'gpt-4',
+                  'gen_ai.usage.input_tokens': 97.0,
+                  'gen_ai.usage.output_tokens': '52',
+                  'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'Weather in Paris?' }] }]),
+                  'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'tool_call', id: 'c1', name: 'get_weather', arguments: { location: 'Paris' } }] }]),
+                }),
+                span('0000000000000003', '0000000000000001', 'execute_tool get_weather', 2, { 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': 'get_weather', 'gen_ai.tool.call.arguments': '{"location":"Paris"}', 'gen_ai.tool.call.result': 'rainy' }),
+                span('0000000000000004', '0000000000000001', 'invoke_agent helper', 3, { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': 'helper' }),
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    const run = importText('unknown', JSON.stringify(genai)).runs[0];
+    expect(run.agents.map((a) => [a.name, a.parentId])).toEqual([
+      ['planner', undefined],
+      ['helper', 'agent-planner'],
+    ]);
+    expect(run.steps.map((s) => s.kind)).toEqual(['llm', 'tool']);
+    expect(run.steps[0]).toMatchObject({ model: 'gpt-4', usage: { input: 97, output: 52, total: 149 }, input: [{ role: 'user', content: 'Weather in Paris?' }], toolCalls: [{ id: 'c1', name: 'get_weather', arguments: '{"location":"Paris"}' }] });
+    expect(run.steps[1]).toMatchObject({ name: 'get_weather', observation: 'rainy', toolCalls: [{ name: 'get_weather', arguments: '{"location":"Paris"}' }] });
+    expect(run.handoffs.map((h) => [h.kind, h.from, h.to])).toEqual([['delegation', 'agent-planner', ['agent-helper']]]);
+    // inspect counts model and tool calls plus agent calls for generic span formats.
+    expect(summarizeRun(run).steps).toBe(4);
+  });
+
+  it('reports a bad span with its JSON path', () => {
+    const bad = { resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: 'ab', name: 'x' }] }] }] };
+    try {
+      importText('bad.json', JSON.stringify(bad));
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(ImportError);
+      expect((e as ImportError).location).toBe('$.resourceSpans[0].scopeSpans[0].spans[0].spanId');
+    }
+  });
+
+  it('survives a parent cycle and keeps every span', () => {
+    const cyclic = { resourceSpans: [{ scopeSpans: [{ spans: [span('0000000000000001', '0000000000000002', 'a', 0, { 'openinference.span.kind': 'LLM' }), span('0000000000000002', '0000000000000001', 'b', 1, { 'openinference.span.kind': 'TOOL' })] }] }] };
+    const run = importText('unknown', JSON.stringify(cyclic)).runs[0];
+    expect(run.steps).toHaveLength(2);
+  });
+});
