@@ -4,7 +4,9 @@ import { detectLoops } from './loops.ts';
 import { indexRun } from './run-index.ts';
 import type { Run, Step } from './types.ts';
 
-function makeRun(steps: Omit<Step, 'index'>[], extra: Partial<Run> = {}): Run {
+type StepSpec = Partial<Step> & Pick<Step, 'id' | 'kind' | 'agentId'>;
+
+function makeRun(steps: StepSpec[], extra: Partial<Run> = {}): Run {
   return {
     id: 'r',
     title: 'r',
@@ -17,7 +19,7 @@ function makeRun(steps: Omit<Step, 'index'>[], extra: Partial<Run> = {}): Run {
       { id: 'srch', name: 'search_agent', parentId: 'mgr' },
     ],
     agentRuns: [],
-    steps: steps.map((s, index) => ({ ...s, index })),
+    steps: steps.map((s, index) => ({ ...s, index }) as Step),
     handoffs: [],
     annotations: [],
     interventions: [],
@@ -114,7 +116,7 @@ describe('deriveGraph', () => {
   });
 
   it('outlines the looping agent and the edges its repeated calls travel', () => {
-    const steps: Omit<Step, 'index'>[] = [];
+    const steps: StepSpec[] = [];
     for (let i = 0; i < 3; i++) {
       steps.push({ id: `a${i}`, kind: 'action', agentId: 'srch', toolCalls: [{ name: 'visit', arguments: 'same' }] });
       steps.push({ id: `b${i}`, kind: 'action', agentId: 'srch', toolCalls: [{ name: 'other', arguments: String(i) }] });

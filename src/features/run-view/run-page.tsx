@@ -1,3 +1,156 @@
+// The run view (SPEC §4): interaction graph, per-agent timeline, step list, step inspector and token charts, all
+// driven by one playhead. The open run comes from the library by the `run` URL param; the step from `step`.
+import { useCallback, useMemo, useState } from 'react';
+import type { Run } from '../../model/types.ts';
+import { useLibrary } from '../../store/library.ts';
+import { SPEEDS, usePlayhead } from '../../store/playhead.ts';
+import { useUrl } from '../../store/url.ts';
+import { HelpOverlay } from './help-overlay.tsx';
+import { InteractionGraphView } from './interaction-graph.tsx';
+import { applyAction, usePlayTimer, useRunKeyboard, useStepInUrl } from './playback.ts';
+import { runViewOf, type RunView } from './run-view-model.ts';
+import { StepInspector } from './step-inspector.tsx';
+import { StepList } from './step-list.tsx';
+import { Timeline } from './timeline.tsx';
+import { TokenCharts } from './token-charts.tsx';
+
 export function RunPage() {
-  return <p className="p-4">Run</p>;
+  const runId = useUrl((s) => s.params.run);
+  const hydrated = useLibrary((s) => s.hydrated);
+  const run = useLibrary((s) => (runId !== undefined ? s.runs[runId] : undefined));
+  const navigate = useUrl((s) => s.navigate);
+  if (run) return <RunScreen run={run} />;
+  if (!hydrated) {
+    return (
+      <p role="status" data-testid="run-loading" className="p-6 text-sm text-slate-600">
+        Loading the library…
+      </p>
+    );
+  }
+  return (
+    <div data-testid="run-not-found" className="p-6 text-sm">
+      <p className="text-slate-800">{runId === undefined ? 'No run is open.' : `Run not found: “${runId}”.`}</p>
+      <p className="mt-1 text-slate-600">It may have been removed from the library, or the link comes from another browser.</p>
+      <button type="button" className="mt-3 rounded bg-indigo-600 px-3 py-1.5 text-white hover:bg-indigo-700" onClick={() => navigate('library')}>
+        Back to the library
+      </button>
+    </div>
+  );
+}
+
+function RunScreen({ run }: { run: Run }) {
+  const view = useMemo(() => runViewOf(run), [run]);
+  const missingStep = useStepInUrl(view);
+  usePlayTimer();
+  const [help, setHelp] = useState(false);
+  const toggleHelp = useCallback(() => setHelp((h) => !h), []);
+  useRunKeyboard(view, toggleHelp);
+  const ready = usePlayhead((s) => s.runId === run.id);
+  return (
+    <div data-testid="run-view" className="flex h-full min-h-0 flex-col bg-slate-100">
+      <Toolbar view={view} onHelp={toggleHelp} />
+      {missingStep !== undefined && (
+        <p role="alert" className="border-b border-amber-200 bg-amber-50 px-4 py-1 text-xs text-amber-900">
+          The link names step “{missingStep}”, which this run does not have; showing the first step instead.
+        </p>
+      )}
+      {view.steps.length === 0 ? (
+        <p className="p-6 text-sm text-slate-600">This run has no steps to replay.</p>
+      ) : (
+        ready && (
+          <div className="grid min-h-0 flex-1 grid-cols-[minmax(16rem,22rem)_minmax(0,1fr)_minmax(20rem,28rem)] gap-2 p-2">
+            <StepList view={view} />
+            <div className="flex min-h-0 flex-col gap-2 overflow-y-auto pr-1">
+              <InteractionGraphView view={view} />
+              <Timeline view={view} />
+              <TokenCharts view={view} />
+            </div>
+            <div className="min-h-0 overflow-y-auto rounded border border-slate-200 bg-white">
+              <StepInspector view={view} />
+            </div>
+          </div>
+        )
+      )}
+      {help && <HelpOverlay onClose={toggleHelp} />}
+    </div>
+  );
+}
+
+function Toolbar({ view, onHelp }: { view: RunView; onHelp: () => void }) {
+  const position = usePlayhead((s) => s.position);
+  const playing = usePlayhead((s) => s.playing);
+  const speed = usePlayhead((s) => s.speed);
+  const setSpeed = usePlayhead((s) => s.setSpeed);
+  const { run } = view;
+  const outcome = run.outcome.status;
+  const button = 'rounded border border-slate-300 bg-white px-2 py-0.5 text-sm hover:bg-slate-50 disabled:opacity-40';
+  return (
+    <div className="flex flex-wrap items-center gap-x-4 gap-y-1 border-b border-slate-200 bg-white px-4 py-2">
+      <div className="min-w-0 flex-1">
+        <h2 className="truncate text-sm font-semibold text-slate-900" title={run.title}>
+          {run.title}
+          {run.simulated && <span className="ml-2 rounded bg-amber-100 px-1.5 text-[11px] font-medium text-amber-900">simulated</span>}
+        </h2>
+        <p className="truncate text-xs text-slate-500" title={run.task}>
+          {run.sourceFormat}
+          {run.framework && ` · ${run.framework}`} · {run.agents.length} agents · outcome{' '}
+          <span className={outcome === 'success' ? 'text-emerald-700' : outcome === 'failure' ? 'text-red-700' : ''}>{outcome}</span>
+          {view.loops.length > 0 && ` · ${view.loops.length} loop${view.loops.length > 1 ? 's' : ''}`}
+          {view.errorPositions.length > 0 && ` · ${view.errorPositions.length} steps with errors`}
+          {run.orphanSpans > 0 && ` · ${run.orphanSpans} orphan spans`}
+          {run.task && ` · ${run.task}`}
+        </p>
+      </div>
+      <div className="flex items-center gap-1" role="group" aria-label="Playback">
+        <button type="button" className={button} onClick={() => applyAction('first', view)} title="First step (Home)" aria-label="First step">
+          ⏮
+        </button>
+        <button type="button" className={button} onClick={() => applyAction('prev', view)} title="Previous step (← or k)" aria-label="Previous step">
+          ◀
+        </button>
+        <button
+          type="button"
+          className={`${button} w-16`}
+          data-testid="play-toggle"
+          onClick={() => applyAction('toggle-play', view)}
+          title="Play / pause (space)"
+        >
+          {playing ? 'Pause' : 'Play'}
+        </button>
+        <button type="button" className={button} onClick={() => applyAction('next', view)} title="Next step (→ or j)" aria-label="Next step">
+          ▶
+        </button>
+        <button type="button" className={button} onClick={() => applyAction('last', view)} title="Last step (End)" aria-label="Last step">
+          ⏭
+        </button>
+        <label className="ml-2 flex items-center gap-1 text-xs text-slate-600">
+          speed
+          <select className="rounded border border-slate-300 bg-white px-1 py-0.5 text-xs" value={speed} onChange={(e) => setSpeed(Number(e.target.value))}>
+            {SPEEDS.map((s) => (
+              <option key={s} value={s}>
+                {s} steps/s
+              </option>
+            ))}
+          </select>
+        </label>
+      </div>
+      <p className="text-xs text-slate-700 tabular-nums" data-testid="playhead-position">
+        step {(position + 1).toLocaleString()} / {view.steps.length.toLocaleString()}
+      </p>
+      <div className="flex items-center gap-1">
+        <button type="button" className={button} onClick={() => applyAction('next-error', view)} disabled={view.errorPositions.length === 0} title="Next error (e)">
+          error ›
+        </button>
+        <button type="button" className={button} onClick={() => applyAction('next-annotation', view)} disabled={view.annotationPositions.length === 0} title="Next annotation (a)">
+          label ›
+        </button>
+        <button type="button" className={button} onClick={() => applyAction('next-loop', view)} disabled={view.loopPositions.length === 0} title="Next repeated call (l)">
+          loop ›
+        </button>
+        <button type="button" className={button} onClick={onHelp} title="Keyboard shortcuts (?)" aria-label="Keyboard shortcuts">
+          ?
+        </button>
+      </div>
+    </div>
+  );
 }

@@ -1,0 +1,22 @@
+// One stable colour per agent of a run, shared by graph, timeline, list and charts.
+import { hsl, schemeTableau10 } from 'd3';
+import type { RunView } from './run-view-model.ts';
+
+const cache = new WeakMap<RunView, Map<string, string>>();
+
+export function agentColors(view: RunView): Map<string, string> {
+  let colors = cache.get(view);
+  if (!colors) {
+    colors = new Map();
+    view.run.agents.forEach((a) => colors!.set(a.id, colorAt(colors!.size)));
+    for (const lane of view.lanes) if (!colors.has(lane.agentId)) colors.set(lane.agentId, colorAt(colors.size));
+    cache.set(view, colors);
+  }
+  return colors;
+}
+
+/** Tableau's ten, then hues spread by the golden angle for large teams. */
+function colorAt(i: number): string {
+  if (i < schemeTableau10.length) return schemeTableau10[i];
+  return hsl((i * 137.508) % 360, 0.55, 0.5).formatHex();
+}

@@ -1,0 +1,421 @@
+// The interaction graph (SVG, d3-zoom): agents, tools and memory as three node shapes, edges as wide as their
+// messages or tokens, the manager hierarchy dashed, loops outlined, and the current step's agent and edges lit.
+// Layout runs in a Web Worker; the base drawing is memoised, only the highlight layer follows the playhead.
+import { select, zoom, zoomIdentity, type ZoomBehavior } from 'd3';
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import type { GraphEdge, GraphNode } from '../../model/graph.ts';
+import { usePlayhead } from '../../store/playhead.ts';
+import type { LayoutInput, LayoutOutput } from '../../workers/graph-layout.ts';
+import { agentColors } from './agent-colors.ts';
+import type { RunView } from './run-view-model.ts';
+import { compact } from './step-list.tsx';
+
+const HEIGHT = 440;
+type Weight = 'messages' | 'tokens';
+type Positions = LayoutOutput['positions'];
+
+// ---- layout in a worker ----------------------------------------------------------------------------------------
+let worker: Worker | undefined;
+let requestId = 0;
+const pendingLayouts = new Map<number, { resolve: (o: LayoutOutput) => void; reject: (e: Error) => void }>();
+const layouts = new WeakMap<object, Promise<LayoutOutput>>();
+
+function layoutWorker(): Worker {
+  if (!worker) {
+    worker = new Worker(new URL('../../workers/layout.worker.ts', import.meta.url), { type: 'module' });
+    worker.onmessage = (event: MessageEvent<{ id: number; output?: LayoutOutput; error?: string }>) => {
+      const pending = pendingLayouts.get(event.data.id);
+      pendingLayouts.delete(event.data.id);
+      if (!pending) return;
+      if (event.data.output) pending.resolve(event.data.output);
+      else pending.reject(new Error(event.data.error ?? 'layout failed'));
+    };
+  }
+  return worker;
+}
+
+function requestLayout(key: object, input: LayoutInput): Promise<LayoutOutput> {
+  let promise = layouts.get(key);
+  if (!promise) {
+    promise = new Promise((resolve, reject) => {
+      const id = ++requestId;
+      pendingLayouts.set(id, { resolve, reject });
+      layoutWorker().postMessage({ id, input });
+    });
+    layouts.set(key, promise);
+  }
+  return promise;
+}
+
+export function nodeRadius(node: GraphNode, maxActivity: number): number {
+  const share = Math.sqrt(node.activity / Math.max(1, maxActivity));
+  return node.kind === 'agent' ? 11 + 11 * share : 7 + 6 * share;
+}
+
+// ---- view ------------------------------------------------------------------------------------------------------
+
+export function InteractionGraphView({ view }: { view: RunView }) {
+  const { graph } = view;
+  const [weight, setWeight] = useState<Weight>('messages');
+  const [layout, setLayout] = useState<{ graph: object; positions: Positions } | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const maxActivity = useMemo(() => Math.max(1, ...graph.nodes.map((n) => n.activity)), [graph]);
+  useEffect(() => {
+    let live = true;
+    const input: LayoutInput = {
+      nodes: graph.nodes.map((n) => ({ id: n.id, depth: n.depth, radius: nodeRadius(n, maxActivity) })),
+      links: [
+        ...graph.edges.map((e) => ({ source: e.source, target: e.target, weight: e.messages })),
+        ...graph.hierarchy.map((h) => ({ source: h.manager, target: h.managed, weight: 1 })),
+      ],
+    };
+    requestLayout(graph, input).then(
+      (out) => live && setLayout({ graph, positions: out.positions }),
+      (e: Error) => live && setError(e.message),
+    );
+    return () => {
+      live = false;
+    };
+  }, [graph, maxActivity]);
+
+  const [width, setWidth] = useState(0);
+  const box = useRef<HTMLDivElement>(null);
+  useLayoutEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    setWidth(el.clientWidth);
+    const observer = new ResizeObserver(() => setWidth(el.clientWidth));
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
+
+  const svg = useRef<SVGSVGElement>(null);
+  const content = useRef<SVGGElement>(null);
+  const zoomer = useRef<ZoomBehavior<SVGSVGElement, unknown> | undefined>(undefined);
+  const positions = layout?.graph === graph ? layout.positions : undefined;
+  useEffect(() => {
+    if (!svg.current) return;
+    const behaviour = zoom<SVGSVGElement, unknown>()
+      .scaleExtent([0.1, 8])
+      .on('zoom', (event) => content.current?.setAttribute('transform', event.transform.toString()));
+    zoomer.current = behaviour;
+    select(svg.current).call(behaviour).on('dblclick.zoom', null);
+    return () => {
+      if (svg.current) select(svg.current).on('.zoom', null);
+    };
+  }, [positions !== undefined]);
+  const fit = useCallback(() => {
+    if (!svg.current || !zoomer.current || !positions || width === 0) return;
+    const points = Object.values(positions);
+    const xs = points.map((p) => p[0]);
+    const ys = points.map((p) => p[1]);
+    const [x0, x1, y0, y1] = [Math.min(...xs) - 40, Math.max(...xs) + 40, Math.min(...ys) - 40, Math.max(...ys) + 50];
+    const scale = Math.min(2, width / (x1 - x0), HEIGHT / (y1 - y0));
+    const t = zoomIdentity.translate(width / 2 - ((x0 + x1) / 2) * scale, HEIGHT / 2 - ((y0 + y1) / 2) * scale).scale(scale);
+    select(svg.current).call(zoomer.current.transform, t);
+  }, [positions, width]);
+  useEffect(fit, [fit]);
+
+  const nodeTotals = `${graph.nodes.filter((n) => n.kind === 'agent').length} agents · ${graph.nodes.filter((n) => n.kind === 'tool').length} tools · ${
+    graph.nodes.filter((n) => n.kind === 'memory').length
+  } memory`;
+  return (
+    <section aria-label="Interaction graph" data-testid="graph-panel" className="rounded border border-slate-200 bg-white">
+      <header className="flex flex-wrap items-center gap-2 border-b border-slate-200 px-2 py-1">
+        <h2 className="text-xs font-semibold tracking-wide text-slate-500 uppercase">Interaction graph</h2>
+        <span className="text-[11px] text-slate-500">{nodeTotals}</span>
+        <div role="group" aria-label="Edge width" className="ml-auto flex overflow-hidden rounded border border-slate-300 text-xs">
+          {(['messages', 'tokens'] as const).map((w) => (
+            <button
+              key={w}
+              type="button"
+              aria-pressed={weight === w}
+              onClick={() => setWeight(w)}
+              className={`px-2 py-0.5 ${weight === w ? 'bg-indigo-600 text-white' : 'bg-white text-slate-700 hover:bg-slate-50'}`}
+            >
+              width: {w}
+            </button>
+          ))}
+        </div>
+        <button type="button" onClick={fit} className="rounded border border-slate-300 px-2 py-0.5 text-xs hover:bg-slate-50">
+          fit
+        </button>
+      </header>
+      <div ref={box} className="relative" style={{ height: HEIGHT }}>
+        {!positions && <p className="absolute inset-0 flex items-center justify-center text-xs text-slate-500">{error ? `Layout failed: ${error}` : 'Laying out the graph…'}</p>}
+        <svg ref={svg} data-testid="graph" width={width} height={HEIGHT} className="block cursor-grab select-none" role="img" aria-label="Agent interaction graph">
+          <GraphDefs />
+          <g ref={content}>
+            {positions && (
+              <>
+                <GraphBase view={view} positions={positions} weight={weight} maxActivity={maxActivity} />
+                <GraphHighlight view={view} positions={positions} weight={weight} maxActivity={maxActivity} />
+              </>
+            )}
+          </g>
+        </svg>
+        <Legend />
+      </div>
+    </section>
+  );
+}
+
+const EDGE_COLORS: Record<GraphEdge['kind'], string> = {
+  message: '#64748b',
+  delegation: '#4f46e5',
+  report: '#0891b2',
+  broadcast: '#7c3aed',
+  tool: '#b45309',
+  memory: '#047857',
+};
+
+function GraphDefs() {
+  return (
+    <defs>
+      {Object.entries(EDGE_COLORS).map(([kind, color]) => (
+        <marker key={kind} id={`arrow-${kind}`} viewBox="0 0 10 10" refX="9" refY="5" markerWidth="5" markerHeight="5" orient="auto-start-reverse">
+          <path d="M0,0 L10,5 L0,10 z" fill={color} />
+        </marker>
+      ))}
+      <marker id="arrow-current" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="4" markerHeight="4" orient="auto-start-reverse">
+        <path d="M0,0 L10,5 L0,10 z" fill="#e11d48" />
+      </marker>
+    </defs>
+  );
+}
+
+interface LayerProps {
+  view: RunView;
+  positions: Positions;
+  weight: Weight;
+  maxActivity: number;
+}
+
+function edgeWidth(edge: GraphEdge, weight: Weight, max: { messages: number; tokens: number }): number {
+  const value = weight === 'messages' ? edge.messages / max.messages : max.tokens > 0 ? edge.tokens / max.tokens : 0;
+  return 1.2 + 7 * Math.sqrt(value);
+}
+
+/** A curved path from the rim of one node to the rim of the other; opposite edges bend to opposite sides. */
+function edgePath(a: [number, number], b: [number, number], ra: number, rb: number): string {
+  const [dx, dy] = [b[0] - a[0], b[1] - a[1]];
+  const length = Math.hypot(dx, dy) || 1;
+  const [ux, uy] = [dx / length, dy / length];
+  const bend = Math.min(40, length * 0.15);
+  const mid: [number, number] = [(a[0] + b[0]) / 2 - uy * bend, (a[1] + b[1]) / 2 + ux * bend];
+  const start = toward(a, mid, ra + 2);
+  const end = toward(b, mid, rb + 4);
+  return `M${start[0]},${start[1]} Q${mid[0]},${mid[1]} ${end[0]},${end[1]}`;
+}
+
+function toward(from: [number, number], to: [number, number], distance: number): [number, number] {
+  const [dx, dy] = [to[0] - from[0], to[1] - from[1]];
+  const length = Math.hypot(dx, dy) || 1;
+  return [+(from[0] + (dx / length) * distance).toFixed(1), +(from[1] + (dy / length) * distance).toFixed(1)];
+}
+
+function useMaxima(view: RunView) {
+  return useMemo(
+    () => ({
+      messages: Math.max(1, ...view.graph.edges.map((e) => e.messages)),
+      tokens: Math.max(0, ...view.graph.edges.map((e) => e.tokens)),
+    }),
+    [view],
+  );
+}
+
+const GraphBase = memo(function GraphBase({ view, positions, weight, maxActivity }: LayerProps) {
+  const { graph } = view;
+  const colors = agentColors(view);
+  const max = useMaxima(view);
+  const byId = useMemo(() => new Map(graph.nodes.map((n) => [n.id, n])), [graph]);
+  const edgeIds = useMemo(() => new Set(graph.edges.map((e) => `${e.source}->${e.target}`)), [graph]);
+  const radius = (id: string) => nodeRadius(byId.get(id)!, maxActivity);
+  return (
+    <>
+      <g aria-label="Manager hierarchy">
+        {graph.hierarchy
+          .filter((h) => !edgeIds.has(`${h.manager}->${h.managed}`) && positions[h.manager] && positions[h.managed])
+          .map((h) => (
+            <path
+              key={`${h.manager}=>${h.managed}`}
+              d={edgePath(positions[h.manager], positions[h.managed], radius(h.manager), radius(h.managed))}
+              fill="none"
+              stroke="#94a3b8"
+              strokeWidth={1.5}
+              strokeDasharray="5 4"
+              data-hierarchy="true"
+            >
+              <title>{`${byId.get(h.manager)?.label} manages ${byId.get(h.managed)?.label}`}</title>
+            </path>
+          ))}
+      </g>
+      <g aria-label="Edges">
+        {graph.edges.map((edge) => {
+          const a = positions[edge.source];
+          const b = positions[edge.target];
+          if (!a || !b) return null;
+          const d = edgePath(a, b, radius(edge.source), radius(edge.target));
+          const w = edgeWidth(edge, weight, max);
+          const managed = byId.get(edge.target)?.managerId === edge.source;
+          return (
+            <g key={edge.id} data-edge-id={edge.id} data-kind={edge.kind} data-loop={edge.inLoop ? 'true' : undefined}>
+              {edge.inLoop && <path d={d} fill="none" stroke="#f59e0b" strokeWidth={w + 7} strokeDasharray="6 4" strokeOpacity={0.9} />}
+              <path
+                d={d}
+                fill="none"
+                stroke={EDGE_COLORS[edge.kind]}
+                strokeOpacity={0.55}
+                strokeWidth={w}
+                strokeDasharray={managed && edge.kind !== 'delegation' ? '5 4' : undefined}
+                markerEnd={`url(#arrow-${edge.kind})`}
+              >
+                <title>{`${byId.get(edge.source)?.label} → ${byId.get(edge.target)?.label} (${edge.kind}): ${edge.messages.toLocaleString()} ${
+                  edge.kind === 'tool' || edge.kind === 'memory' ? 'calls' : 'messages'
+                }, ${Math.round(edge.tokens).toLocaleString()} tokens${edge.inLoop ? ' · part of a loop (repeated identical calls)' : ''}`}</title>
+              </path>
+            </g>
+          );
+        })}
+      </g>
+      <g aria-label="Nodes">
+        {graph.nodes.map((node) => {
+          const p = positions[node.id];
+          if (!p) return null;
+          return <NodeShape key={node.id} node={node} at={p} r={nodeRadius(node, maxActivity)} color={node.agentId ? (colors.get(node.agentId) ?? '#64748b') : undefined} />;
+        })}
+      </g>
+    </>
+  );
+});
+
+function NodeShape({ node, at, r, color }: { node: GraphNode; at: [number, number]; r: number; color?: string }) {
+  const label = node.label.length > 22 ? `${node.label.slice(0, 21)}…` : node.label;
+  const title = `${node.label} (${node.kind}) · ${node.activity.toLocaleString()} ${node.kind === 'agent' ? 'steps' : 'calls'}${
+    node.kind === 'agent' ? ` · ${node.tokens.toLocaleString()} tokens` : ''
+  }${node.inLoop ? ' · repeats identical calls (loop)' : ''}`;
+  return (
+    <g transform={`translate(${at[0]},${at[1]})`} data-node-id={node.id} data-kind={node.kind} data-loop={node.inLoop ? 'true' : undefined}>
+      <title>{title}</title>
+      {node.inLoop && <circle r={r + 7} fill="none" stroke="#f59e0b" strokeWidth={3} strokeDasharray="5 3" />}
+      {node.kind === 'agent' && <circle r={r} fill={color} stroke="#fff" strokeWidth={2} />}
+      {node.kind === 'tool' && <rect x={-r} y={-r} width={2 * r} height={2 * r} rx={3} fill="#fef3c7" stroke="#b45309" strokeWidth={1.5} />}
+      {node.kind === 'memory' && <MemoryShape r={r} />}
+      {node.kind === 'agent' && node.activity > 0 && (
+        <text textAnchor="middle" dy="0.35em" fontSize={9} fill="#fff" fontWeight={600} pointerEvents="none">
+          {compact(node.activity)}
+        </text>
+      )}
+      <text
+        y={r + 12}
+        textAnchor="middle"
+        fontSize={11}
+        fill={node.kind === 'agent' ? '#0f172a' : '#57534e'}
+        fontWeight={node.kind === 'agent' ? 600 : 400}
+        stroke="#fff"
+        strokeWidth={3}
+        paintOrder="stroke"
+        pointerEvents="none"
+      >
+        {label}
+      </text>
+    </g>
+  );
+}
+
+/** A cylinder, the usual picture of a store. */
+function MemoryShape({ r }: { r: number }) {
+  const rx = r;
+  const ry = r * 0.35;
+  const h = r * 1.6;
+  return (
+    <g transform={`translate(0,${-h / 2})`}>
+      <path d={`M${-rx},0 v${h} a${rx},${ry} 0 0,0 ${2 * rx},0 v${-h}`} fill="#d1fae5" stroke="#047857" strokeWidth={1.5} />
+      <ellipse cx={0} cy={0} rx={rx} ry={ry} fill="#a7f3d0" stroke="#047857" strokeWidth={1.5} />
+    </g>
+  );
+}
+
+/** The current step: its agent ringed, the edges it sends on drawn over the rest. */
+function GraphHighlight({ view, positions, weight, maxActivity }: LayerProps) {
+  const position = usePlayhead((s) => s.position);
+  const { graph } = view;
+  const max = useMaxima(view);
+  const nodeIndex = graph.nodeAt[position];
+  const node = nodeIndex >= 0 ? graph.nodes[nodeIndex] : undefined;
+  const edges = graph.edgesAt[position] ?? [];
+  const at = node ? positions[node.id] : undefined;
+  const byId = useMemo(() => new Map(graph.nodes.map((n) => [n.id, n])), [graph]);
+  return (
+    <g
+      data-testid="graph-current"
+      data-current="true"
+      data-node-id={node?.id}
+      data-agent-id={node?.agentId}
+      data-edge-ids={edges.map((e) => graph.edges[e].id).join(' ')}
+      pointerEvents="none"
+    >
+      {edges.map((e) => {
+        const edge = graph.edges[e];
+        const a = positions[edge.source];
+        const b = positions[edge.target];
+        if (!a || !b) return null;
+        return (
+          <path
+            key={edge.id}
+            d={edgePath(a, b, nodeRadius(byId.get(edge.source)!, maxActivity), nodeRadius(byId.get(edge.target)!, maxActivity))}
+            fill="none"
+            stroke="#e11d48"
+            strokeWidth={Math.max(2.5, edgeWidth(edge, weight, max))}
+            markerEnd="url(#arrow-current)"
+          />
+        );
+      })}
+      {node && at && <circle cx={at[0]} cy={at[1]} r={nodeRadius(node, maxActivity) + 4} fill="none" stroke="#e11d48" strokeWidth={3} />}
+    </g>
+  );
+}
+
+function Legend() {
+  return (
+    <div className="pointer-events-none absolute bottom-1 left-2 flex flex-wrap items-center gap-x-3 gap-y-0.5 rounded bg-white/85 px-1.5 py-0.5 text-[10px] text-slate-600">
+      <span className="flex items-center gap-1">
+        <svg width="10" height="10" aria-hidden>
+          <circle cx="5" cy="5" r="4.5" fill="#4e79a7" />
+        </svg>
+        agent
+      </span>
+      <span className="flex items-center gap-1">
+        <svg width="10" height="10" aria-hidden>
+          <rect x="0.5" y="0.5" width="9" height="9" rx="2" fill="#fef3c7" stroke="#b45309" />
+        </svg>
+        tool
+      </span>
+      <span className="flex items-center gap-1">
+        <svg width="10" height="12" aria-hidden>
+          <path d="M1,3 v6 a4,1.5 0 0,0 8,0 v-6" fill="#d1fae5" stroke="#047857" />
+          <ellipse cx="5" cy="3" rx="4" ry="1.5" fill="#a7f3d0" stroke="#047857" />
+        </svg>
+        memory
+      </span>
+      <span className="flex items-center gap-1">
+        <svg width="18" height="6" aria-hidden>
+          <line x1="0" y1="3" x2="18" y2="3" stroke="#94a3b8" strokeWidth="1.5" strokeDasharray="4 3" />
+        </svg>
+        manages
+      </span>
+      <span className="flex items-center gap-1">
+        <svg width="18" height="8" aria-hidden>
+          <line x1="0" y1="4" x2="18" y2="4" stroke="#f59e0b" strokeWidth="5" strokeDasharray="5 3" />
+        </svg>
+        loop (repeated identical calls)
+      </span>
+      <span className="flex items-center gap-1">
+        <svg width="18" height="6" aria-hidden>
+          <line x1="0" y1="3" x2="18" y2="3" stroke="#e11d48" strokeWidth="2.5" />
+        </svg>
+        current step
+      </span>
+    </div>
+  );
+}

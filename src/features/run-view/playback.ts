@@ -1,0 +1,111 @@
+// The playhead's connections to the outside: the URL (`step` param), the play timer and the keyboard.
+import { useEffect } from 'react';
+import { usePlayhead } from '../../store/playhead.ts';
+import { useUrl } from '../../store/url.ts';
+import { actionForKey, targetPosition, type PlayheadAction } from './keymap.ts';
+import type { RunView } from './run-view-model.ts';
+
+/** Browsers throttle history updates (Chromium: ~200 per 10 s), so the URL follows the playhead once it rests. */
+const URL_WRITE_DELAY_MS = 120;
+
+/**
+ * Opens the run at the step named in the URL, follows later URL changes (back/forward), and writes the current step
+ * back to the URL. Returns the requested step id when the URL names a step the run does not have.
+ */
+export function useStepInUrl(view: RunView): string | undefined {
+  const stepParam = useUrl((s) => s.params.step);
+  const runId = view.run.id;
+  useEffect(() => {
+    const playhead = usePlayhead.getState();
+    const requested = stepParam !== undefined ? view.positionOf.get(stepParam) : undefined;
+    if (playhead.runId !== runId || playhead.length !== view.steps.length) {
+      playhead.load(runId, view.steps.length, requested ?? (playhead.runId === runId ? playhead.position : 0));
+    } else if (requested !== undefined && view.steps[playhead.position]?.id !== stepParam) {
+      playhead.moveTo(requested);
+    }
+  }, [view, runId, stepParam]);
+
+  useEffect(() => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const unsubscribe = usePlayhead.subscribe((state, previous) => {
+      if (state.position === previous.position && state.runId === previous.runId) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        const { runId: openRun, position } = usePlayhead.getState();
+        const id = view.steps[position]?.id;
+        if (openRun !== runId || id === undefined || useUrl.getState().params.run !== runId) return;
+        if (useUrl.getState().params.step !== id) useUrl.getState().setParams({ step: id });
+      }, URL_WRITE_DELAY_MS);
+    });
+    return () => {
+      clearTimeout(timer);
+      unsubscribe();
+    };
+  }, [view, runId]);
+
+  return stepParam !== undefined && !view.positionOf.has(stepParam) ? stepParam : undefined;
+}
+
+/** Advances the playhead at the chosen speed while playing; stops on the last step. */
+export function usePlayTimer() {
+  const playing = usePlayhead((s) => s.playing);
+  const speed = usePlayhead((s) => s.speed);
+  useEffect(() => {
+    if (!playing) return;
+    const timer = setInterval(() => {
+      const { position, length, moveTo, setPlaying } = usePlayhead.getState();
+      if (position >= length - 1) setPlaying(false);
+      else moveTo(position + 1);
+    }, 1000 / speed);
+    return () => clearInterval(timer);
+  }, [playing, speed]);
+}
+
+function isTyping(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  return target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName);
+}
+
+/** Applies a navigation or playback action to the playhead. Returns false when nothing happened. */
+export function applyAction(action: PlayheadAction, view: RunView): boolean {
+  const playhead = usePlayhead.getState();
+  switch (action) {
+    case 'toggle-play':
+      playhead.togglePlaying();
+      return true;
+    case 'faster':
+      playhead.changeSpeed(1);
+      return true;
+    case 'slower':
+      playhead.changeSpeed(-1);
+      return true;
+    case 'help':
+      return false;
+    default: {
+      const target = targetPosition(action, playhead.position, playhead.length, {
+        errors: view.errorPositions,
+        annotations: view.annotationPositions,
+        loops: view.loopPositions,
+      });
+      if (target === undefined) return false;
+      playhead.moveTo(target);
+      return true;
+    }
+  }
+}
+
+/** The run view's keyboard bindings (see ./keymap.ts), active while the run view is open. */
+export function useRunKeyboard(view: RunView, toggleHelp: () => void) {
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (isTyping(event.target)) return;
+      const action = actionForKey(event);
+      if (!action) return;
+      event.preventDefault();
+      if (action === 'help') toggleHelp();
+      else applyAction(action, view);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [view, toggleHelp]);
+}

@@ -1,0 +1,273 @@
+// Everything the run view derives from a run, computed once per run object and shared by every panel, so a playhead
+// move is a lookup by position and never a scan over the steps.
+import { deriveGraph, type InteractionGraph } from '../../model/graph.ts';
+import { detectLoops, type Loop } from '../../model/loops.ts';
+import { indexRun, type RunIndex } from '../../model/run-index.ts';
+import type { Annotation, Intervention, Run, Step } from '../../model/types.ts';
+
+export interface Lane {
+  agentId: string;
+  name: string;
+  /** Depth in the manager hierarchy: managed agents' lanes nest under their manager's. */
+  depth: number;
+}
+
+/** The replay positions an agent run covers, drawn as a band inside its agent's lane. */
+export interface AgentRunBand {
+  lane: number;
+  first: number;
+  last: number;
+  task?: string;
+}
+
+export interface RunView {
+  run: Run;
+  index: RunIndex;
+  /** The steps the playhead moves over (replay steps), in order. */
+  steps: readonly Step[];
+  /** Replay position of any step id; nested steps map to the position of the step that holds them. */
+  positionOf: ReadonlyMap<string, number>;
+  graph: InteractionGraph;
+  loops: readonly Loop[];
+  /** Index into `loops` per position, -1 when the step is not a repeated call. */
+  loopAt: Int32Array;
+  /** 1 where the step or one of its nested steps has an error. */
+  errorAt: Uint8Array;
+  /** Sorted positions to jump between. */
+  errorPositions: Int32Array;
+  annotationPositions: Int32Array;
+  loopPositions: Int32Array;
+  interventionPositions: Int32Array;
+  annotationsAt: ReadonlyMap<number, Annotation[]>;
+  interventionsAt: ReadonlyMap<number, Intervention[]>;
+  /** Annotations on the run as a whole (no step or handoff). */
+  runAnnotations: Annotation[];
+  tokens: {
+    /** Per position, the step's own usage plus its nested steps'. */
+    input: Float64Array;
+    output: Float64Array;
+    /** Running total (input + output) up to and including the position. */
+    cumulative: Float64Array;
+    /** 1 where any counted usage was estimated by a tokenizer. */
+    estimated: Uint8Array;
+    perAgent: { agentId: string; name: string; input: number; output: number }[];
+    max: number;
+  };
+  /** Recorded timing per position (ms); NaN where unknown. `hasTime` when every step could be placed. */
+  time: { start: Float64Array; end: Float64Array; hasTime: boolean; min: number; max: number };
+  lanes: Lane[];
+  laneAt: Int32Array;
+  bands: AgentRunBand[];
+}
+
+const cache = new WeakMap<Run, RunView>();
+
+/** The run view's derived data for `run`, built on first use and kept for as long as the run object lives. */
+export function runViewOf(run: Run): RunView {
+  let view = cache.get(run);
+  if (!view) {
+    view = buildRunView(run);
+    cache.set(run, view);
+  }
+  return view;
+}
+
+function sortedPositions(set: Iterable<number>): Int32Array {
+  return Int32Array.from(new Set(set)).sort();
+}
+
+export function buildRunView(run: Run): RunView {
+  const index = indexRun(run);
+  const steps = index.replaySteps;
+  const n = steps.length;
+  const positionOf = new Map<string, number>();
+  steps.forEach((s, i) => positionOf.set(s.id, i));
+  for (const s of run.steps) {
+    if (positionOf.has(s.id)) continue;
+    // Nested steps: climb to the replay step (nesting may be deeper than one level).
+    const chain: string[] = [];
+    let cur: Step | undefined = s;
+    while (cur && !positionOf.has(cur.id) && cur.parentStepId !== undefined && chain.length < 64) {
+      chain.push(cur.id);
+      cur = index.stepById.get(cur.parentStepId);
+    }
+    const at = cur ? positionOf.get(cur.id) : undefined;
+    if (at !== undefined) for (const id of chain) positionOf.set(id, at);
+  }
+
+  const loops = detectLoops(steps, index.childrenOf);
+  const graph = deriveGraph(run, steps, index.childrenOf, loops);
+  const loopAt = new Int32Array(n).fill(-1);
+  loops.forEach((loop, i) => {
+    for (const p of loop.positions) loopAt[p] = i;
+  });
+
+  const errorAt = new Uint8Array(n);
+  const input = new Float64Array(n);
+  const output = new Float64Array(n);
+  const cumulative = new Float64Array(n);
+  const estimated = new Uint8Array(n);
+  const start = new Float64Array(n).fill(NaN);
+  const end = new Float64Array(n).fill(NaN);
+  const perAgent = new Map<string, { agentId: string; name: string; input: number; output: number }>();
+  for (const a of run.agents) perAgent.set(a.id, { agentId: a.id, name: a.name, input: 0, output: 0 });
+  let running = 0;
+  let max = 0;
+  for (let p = 0; p < n; p++) {
+    const step = steps[p];
+    const parts = [step, ...(index.childrenOf.get(step.id) ?? [])];
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const s of parts) {
+      if (s.error) errorAt[p] = 1;
+      if (s.usage) {
+        input[p] += s.usage.input;
+        output[p] += s.usage.output;
+        if (s.usage.estimated) estimated[p] = 1;
+      }
+      if (s.startTime !== undefined) lo = Math.min(lo, s.startTime);
+      if (s.endTime !== undefined) hi = Math.max(hi, s.endTime);
+    }
+    if (lo !== Infinity) start[p] = lo;
+    if (hi !== -Infinity) end[p] = hi;
+    running += input[p] + output[p];
+    cumulative[p] = running;
+    max = Math.max(max, input[p] + output[p]);
+    let agent = perAgent.get(step.agentId);
+    if (!agent) {
+      agent = { agentId: step.agentId, name: step.agentId, input: 0, output: 0 };
+      perAgent.set(step.agentId, agent);
+    }
+    agent.input += input[p];
+    agent.output += output[p];
+  }
+  const time = placeInTime(start, end);
+
+  const annotationsAt = new Map<number, Annotation[]>();
+  const runAnnotations: Annotation[] = [];
+  const handoffStep = new Map(run.handoffs.map((h) => [h.id, h.stepId]));
+  const positionOfTarget = (stepId?: string, handoffId?: string): number | undefined => {
+    const id = stepId ?? (handoffId !== undefined ? handoffStep.get(handoffId) : undefined);
+    return id === undefined ? undefined : positionOf.get(id);
+  };
+  for (const a of run.annotations) {
+    const p = positionOfTarget(a.stepId, a.handoffId);
+    if (p === undefined) runAnnotations.push(a);
+    else pushAt(annotationsAt, p, a);
+  }
+  const interventionsAt = new Map<number, Intervention[]>();
+  for (const iv of run.interventions) {
+    const p = positionOfTarget(iv.stepId, iv.handoffId);
+    if (p !== undefined) pushAt(interventionsAt, p, iv);
+  }
+
+  const { lanes, laneOf } = buildLanes(run, steps);
+  const laneAt = new Int32Array(n);
+  for (let p = 0; p < n; p++) laneAt[p] = laneOf.get(steps[p].agentId) ?? 0;
+  const bands = buildBands(run, steps, laneOf);
+
+  const errorPositions: number[] = [];
+  for (let p = 0; p < n; p++) if (errorAt[p]) errorPositions.push(p);
+  return {
+    run,
+    index,
+    steps,
+    positionOf,
+    graph,
+    loops,
+    loopAt,
+    errorAt,
+    errorPositions: Int32Array.from(errorPositions),
+    annotationPositions: sortedPositions(annotationsAt.keys()),
+    loopPositions: sortedPositions(loops.flatMap((l) => l.positions)),
+    interventionPositions: sortedPositions(interventionsAt.keys()),
+    annotationsAt,
+    interventionsAt,
+    runAnnotations,
+    tokens: { input, output, cumulative, estimated, perAgent: [...perAgent.values()], max },
+    time,
+    lanes,
+    laneAt,
+    bands,
+  };
+}
+
+function pushAt<T>(map: Map<number, T[]>, key: number, value: T) {
+  const list = map.get(key);
+  if (list) list.push(value);
+  else map.set(key, [value]);
+}
+
+/** Fill in missing ends from the next start; time is usable only when every step has a start. */
+function placeInTime(start: Float64Array, end: Float64Array): RunView['time'] {
+  const n = start.length;
+  let hasTime = n > 0;
+  let min = Infinity;
+  let max = -Infinity;
+  for (let p = 0; p < n; p++) {
+    if (Number.isNaN(start[p])) {
+      hasTime = false;
+      break;
+    }
+  }
+  if (hasTime) {
+    for (let p = 0; p < n; p++) {
+      if (Number.isNaN(end[p]) || end[p] < start[p]) end[p] = p + 1 < n ? Math.max(start[p], start[p + 1]) : start[p];
+      min = Math.min(min, start[p]);
+      max = Math.max(max, end[p]);
+    }
+    if (max <= min) hasTime = false;
+  }
+  return { start, end, hasTime, min: hasTime ? min : 0, max: hasTime ? max : n };
+}
+
+function buildLanes(run: Run, steps: readonly Step[]): { lanes: Lane[]; laneOf: Map<string, number> } {
+  const names = new Map(run.agents.map((a) => [a.id, a.name]));
+  const acting = new Set(steps.map((s) => s.agentId));
+  const known = new Set(run.agents.map((a) => a.id));
+  const children = new Map<string | undefined, string[]>();
+  for (const a of run.agents) {
+    const parent = a.parentId !== undefined && known.has(a.parentId) && a.parentId !== a.id ? a.parentId : undefined;
+    const list = children.get(parent);
+    if (list) list.push(a.id);
+    else children.set(parent, [a.id]);
+  }
+  const lanes: Lane[] = [];
+  const laneOf = new Map<string, number>();
+  const visit = (id: string, depth: number) => {
+    if (laneOf.has(id)) return;
+    laneOf.set(id, lanes.length);
+    lanes.push({ agentId: id, name: names.get(id) ?? id, depth });
+    for (const child of children.get(id) ?? []) visit(child, depth + 1);
+  };
+  for (const root of children.get(undefined) ?? []) visit(root, 0);
+  for (const a of run.agents) visit(a.id, 0); // hierarchy cycles
+  for (const id of acting) visit(id, 0); // steps of agents the run does not list
+  // Agents that never act get no lane unless they manage one that does.
+  const keep = lanes.filter((l) => acting.has(l.agentId) || lanes.some((o) => o.depth > l.depth && isAncestor(run, l.agentId, o.agentId)));
+  const finalOf = new Map(keep.map((l, i) => [l.agentId, i]));
+  return { lanes: keep, laneOf: finalOf };
+}
+
+function isAncestor(run: Run, ancestor: string, of: string): boolean {
+  const parent = new Map(run.agents.map((a) => [a.id, a.parentId]));
+  const seen = new Set<string>();
+  for (let p = parent.get(of); p !== undefined && !seen.has(p); p = parent.get(p)) {
+    if (p === ancestor) return true;
+    seen.add(p);
+  }
+  return false;
+}
+
+function buildBands(run: Run, steps: readonly Step[], laneOf: Map<string, number>): AgentRunBand[] {
+  if (run.agentRuns.length === 0) return [];
+  const tasks = new Map(run.agentRuns.map((r) => [r.id, r.task]));
+  const byRun = new Map<string, AgentRunBand>();
+  steps.forEach((s, p) => {
+    if (s.agentRunId === undefined) return;
+    const band = byRun.get(s.agentRunId);
+    if (band) band.last = p;
+    else byRun.set(s.agentRunId, { lane: laneOf.get(s.agentId) ?? 0, first: p, last: p, task: tasks.get(s.agentRunId) });
+  });
+  return [...byRun.values()];
+}

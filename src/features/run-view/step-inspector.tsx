@@ -1,0 +1,277 @@
+// Everything recorded about the step under the playhead: thought, model output, tool calls, observation, error,
+// tokens, timing, annotations and interventions on it, nested model/tool calls, and the raw source attributes.
+import { memo, type ReactNode } from 'react';
+import type { Annotation, Intervention, Step } from '../../model/types.ts';
+import { usePlayhead } from '../../store/playhead.ts';
+import type { RunView } from './run-view-model.ts';
+import { TraceText } from './trace-text.tsx';
+
+export function StepInspector({ view }: { view: RunView }) {
+  const position = usePlayhead((s) => s.position);
+  const step = view.steps[position];
+  if (!step) return <section data-testid="inspector" className="p-3 text-sm text-slate-500">No steps in this run.</section>;
+  return <InspectorBody key={step.id} view={view} step={step} position={position} />;
+}
+
+const InspectorBody = memo(function InspectorBody({ view, step, position }: { view: RunView; step: Step; position: number }) {
+  const agent = view.index.agentById.get(step.agentId);
+  const loop = view.loopAt[position] >= 0 ? view.loops[view.loopAt[position]] : undefined;
+  const children = view.index.childrenOf.get(step.id) ?? [];
+  return (
+    <section data-testid="inspector" data-step-id={step.id} data-position={position} aria-label="Step inspector" className="space-y-3 p-3 text-sm">
+      <header>
+        <p className="text-xs text-slate-500">
+          Step {position + 1} of {view.steps.length}
+          {step.number !== undefined && ` · #${step.number} in its agent run`}
+        </p>
+        <h2 className="text-base font-semibold text-slate-900" data-testid="inspector-title">
+          <span data-testid="inspector-agent">{agent?.name ?? step.agentId}</span>
+          <span className="font-normal text-slate-500"> · {step.kind}</span>
+          {step.name && <span className="font-normal text-slate-700"> · {step.name}</span>}
+        </h2>
+        <div className="mt-1 flex flex-wrap gap-1">
+          {view.errorAt[position] === 1 && <Badge tone="red">error</Badge>}
+          {loop && (
+            <Badge tone="amber">
+              repeated call ×{loop.positions.length} ({loop.positions.indexOf(position) + 1} of {loop.positions.length})
+            </Badge>
+          )}
+          {step.usage?.estimated && <Badge tone="slate">tokens estimated</Badge>}
+        </div>
+      </header>
+      {loop && <p className="text-xs text-amber-800">Repeats {loop.label}</p>}
+      <StepDetails view={view} step={step} />
+      <OnStep annotations={view.annotationsAt.get(position)} interventions={view.interventionsAt.get(position)} />
+      {children.length > 0 && (
+        <Section title={`Nested calls (${children.length})`}>
+          <ol className="space-y-1">
+            {children.map((child) => (
+              <li key={child.id}>
+                <details className="rounded border border-slate-200">
+                  <summary className="cursor-pointer px-2 py-1 text-xs">
+                    <span className="font-medium">{child.kind}</span> {child.name ?? ''}
+                    {child.usage && <span className="text-slate-500"> · {child.usage.total.toLocaleString()} tokens</span>}
+                    {child.error && <span className="text-red-700"> · error</span>}
+                  </summary>
+                  <div className="space-y-2 p-2">
+                    <StepDetails view={view} step={child} />
+                  </div>
+                </details>
+              </li>
+            ))}
+          </ol>
+        </Section>
+      )}
+    </section>
+  );
+});
+
+function StepDetails({ view, step }: { view: RunView; step: Step }) {
+  const nested = view.index.childrenOf.get(step.id) ?? [];
+  return (
+    <>
+      {step.thought && (
+        <Section title="Thought">
+          <TraceText text={step.thought} testId="inspector-thought" />
+        </Section>
+      )}
+      {step.output !== undefined && step.output !== '' && (
+        <Section title={step.kind === 'message' ? 'Message' : 'Model output'}>
+          <TraceText text={step.output} json testId="inspector-output" />
+        </Section>
+      )}
+      {step.toolCalls && step.toolCalls.length > 0 && (
+        <Section title={`Tool calls (${step.toolCalls.length})`}>
+          {step.toolCalls.map((call, i) => (
+            <div key={call.id ?? i} className="mb-2">
+              <p className="font-mono text-xs font-semibold text-slate-800">{call.name}</p>
+              <TraceText text={call.arguments} json />
+            </div>
+          ))}
+        </Section>
+      )}
+      {step.inputText !== undefined && step.inputText !== '' && (
+        <Section title="Input">
+          <TraceText text={step.inputText} json />
+        </Section>
+      )}
+      {step.observation !== undefined && (
+        <Section title={`Observation (${step.observation.length.toLocaleString()} characters)`} collapsible>
+          <TraceText text={step.observation} testId="inspector-observation" />
+        </Section>
+      )}
+      {step.error && (
+        <Section title="Error">
+          <div className="rounded border border-red-200 bg-red-50 p-2 text-xs text-red-900">
+            {step.error.type && <p className="font-semibold">{step.error.type}</p>}
+            <TraceText text={step.error.message} />
+          </div>
+        </Section>
+      )}
+      <Usage step={step} nested={nested} />
+      <Timing step={step} />
+      {step.input && step.input.length > 0 && (
+        <Section title={`Prompt (${step.input.length} messages)`} collapsible closed>
+          <ol className="space-y-1">
+            {step.input.map((m, i) => (
+              <li key={i}>
+                <p className="text-xs font-medium text-slate-600">
+                  {m.role}
+                  {m.name ? ` (${m.name})` : ''}
+                </p>
+                <TraceText text={m.content} limit={600} />
+              </li>
+            ))}
+          </ol>
+        </Section>
+      )}
+      {step.raw && Object.keys(step.raw).length > 0 && (
+        <Section title="Raw attributes" collapsible closed>
+          <TraceText text={safeStringify(step.raw)} limit={4000} />
+        </Section>
+      )}
+    </>
+  );
+}
+
+function Usage({ step, nested }: { step: Step; nested: readonly Step[] }) {
+  const own = step.usage;
+  const nestedUsage = nested.filter((c) => c.usage);
+  if (!own && nestedUsage.length === 0) return null;
+  let input = own?.input ?? 0;
+  let output = own?.output ?? 0;
+  let estimated = own?.estimated === true;
+  for (const c of nestedUsage) {
+    input += c.usage!.input;
+    output += c.usage!.output;
+    if (c.usage!.estimated) estimated = true;
+  }
+  return (
+    <Section title="Tokens">
+      <dl className="grid grid-cols-[auto_1fr] gap-x-3 text-xs" data-testid="inspector-tokens">
+        <dt className="text-slate-500">input</dt>
+        <dd>{input.toLocaleString()}</dd>
+        <dt className="text-slate-500">output</dt>
+        <dd>{output.toLocaleString()}</dd>
+        {own?.cached !== undefined && (
+          <>
+            <dt className="text-slate-500">cached</dt>
+            <dd>{own.cached.toLocaleString()}</dd>
+          </>
+        )}
+        <dt className="text-slate-500">total</dt>
+        <dd>
+          {(input + output).toLocaleString()}{' '}
+          <span className={estimated ? 'text-amber-700' : 'text-slate-500'}>{estimated ? '(estimated by a tokenizer)' : '(recorded)'}</span>
+          {nestedUsage.length > 0 && <span className="text-slate-500"> · includes {nestedUsage.length} nested calls</span>}
+        </dd>
+        {own?.cost !== undefined && (
+          <>
+            <dt className="text-slate-500">cost</dt>
+            <dd>{own.cost}</dd>
+          </>
+        )}
+      </dl>
+    </Section>
+  );
+}
+
+function Timing({ step }: { step: Step }) {
+  if (step.startTime === undefined) return null;
+  const duration = step.endTime !== undefined ? step.endTime - step.startTime : undefined;
+  return (
+    <Section title="Timing">
+      <p className="text-xs text-slate-700">
+        {formatTime(step.startTime)}
+        {duration !== undefined && ` · ${formatDuration(duration)}`}
+      </p>
+    </Section>
+  );
+}
+
+function OnStep({ annotations, interventions }: { annotations?: Annotation[]; interventions?: Intervention[] }) {
+  if (!annotations?.length && !interventions?.length) return null;
+  return (
+    <>
+      {annotations && annotations.length > 0 && (
+        <Section title={`Annotations (${annotations.length})`}>
+          <ul className="space-y-2" data-testid="inspector-annotations">
+            {annotations.map((a) => (
+              <li key={a.id} className="rounded border border-violet-200 bg-violet-50 p-2 text-xs">
+                <p className="font-semibold text-violet-900">
+                  {a.taxonomy} · {a.code} <span className="font-normal text-violet-700">({a.source})</span>
+                </p>
+                {a.description && <p className="mt-1 whitespace-pre-wrap">{a.description}</p>}
+                {a.evidence && <p className="mt-1 whitespace-pre-wrap text-slate-600">Evidence: {a.evidence}</p>}
+                {a.impact && <p className="mt-1 text-slate-600">Impact: {a.impact}</p>}
+              </li>
+            ))}
+          </ul>
+        </Section>
+      )}
+      {interventions && interventions.length > 0 && (
+        <Section title={`Interventions (${interventions.length})`}>
+          <ul className="space-y-2">
+            {interventions.map((iv) => (
+              <li key={iv.id} className="rounded border border-emerald-200 bg-emerald-50 p-2 text-xs">
+                <p className="font-semibold text-emerald-900">
+                  {iv.engine} · {iv.action}
+                  {iv.context && ` · ${iv.context}`}
+                  {iv.heuristic && <span className="font-normal"> (heuristic)</span>}
+                </p>
+                <p className="mt-1 whitespace-pre-wrap">{iv.reason}</p>
+              </li>
+            ))}
+          </ul>
+        </Section>
+      )}
+    </>
+  );
+}
+
+function Section({ title, children, collapsible = false, closed = false }: { title: string; children: ReactNode; collapsible?: boolean; closed?: boolean }) {
+  if (collapsible) {
+    return (
+      <details open={!closed} className="group">
+        <summary className="cursor-pointer text-xs font-semibold tracking-wide text-slate-500 uppercase">{title}</summary>
+        <div className="mt-1">{children}</div>
+      </details>
+    );
+  }
+  return (
+    <div>
+      <h3 className="mb-1 text-xs font-semibold tracking-wide text-slate-500 uppercase">{title}</h3>
+      {children}
+    </div>
+  );
+}
+
+export function Badge({ tone, children }: { tone: 'red' | 'amber' | 'slate' | 'violet' | 'emerald'; children: ReactNode }) {
+  const tones = {
+    red: 'bg-red-100 text-red-800',
+    amber: 'bg-amber-100 text-amber-900',
+    slate: 'bg-slate-100 text-slate-700',
+    violet: 'bg-violet-100 text-violet-800',
+    emerald: 'bg-emerald-100 text-emerald-800',
+  };
+  return <span className={`rounded px-1.5 py-0.5 text-[11px] font-medium ${tones[tone]}`}>{children}</span>;
+}
+
+function safeStringify(value: unknown): string {
+  try {
+    return JSON.stringify(value, null, 2) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+export function formatTime(ms: number): string {
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? String(ms) : d.toISOString().replace('T', ' ').replace('Z', ' UTC');
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}

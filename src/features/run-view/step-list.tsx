@@ -1,0 +1,103 @@
+// The replay steps as a virtualised list: only the visible rows exist in the DOM, whatever the run's size.
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { memo, useEffect, useRef } from 'react';
+import type { Step } from '../../model/types.ts';
+import { usePlayhead } from '../../store/playhead.ts';
+import { agentColors } from './agent-colors.ts';
+import type { RunView } from './run-view-model.ts';
+
+const ROW_HEIGHT = 30;
+
+/** One line saying what the step did. */
+export function stepSummary(step: Step): string {
+  const calls = step.toolCalls?.map((c) => c.name).join(', ');
+  const text = calls ? `→ ${calls}` : (step.output ?? step.thought ?? step.observation ?? step.inputText ?? step.error?.message ?? '');
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > 140 ? `${line.slice(0, 140)}…` : line;
+}
+
+export function StepList({ view }: { view: RunView }) {
+  const position = usePlayhead((s) => s.position);
+  const moveTo = usePlayhead((s) => s.moveTo);
+  const scroller = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({
+    count: view.steps.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 8,
+  });
+  useEffect(() => {
+    virtualizer.scrollToIndex(position, { align: 'auto' });
+  }, [virtualizer, position]);
+  const colors = agentColors(view);
+  return (
+    <section aria-label="Steps" className="flex min-h-0 flex-col rounded border border-slate-200 bg-white">
+      <h2 className="border-b border-slate-200 px-2 py-1 text-xs font-semibold tracking-wide text-slate-500 uppercase">
+        Steps ({view.steps.length.toLocaleString()})
+      </h2>
+      <div ref={scroller} data-testid="step-list" className="min-h-0 flex-1 overflow-auto" tabIndex={-1}>
+        <ol className="relative" style={{ height: virtualizer.getTotalSize() }}>
+          {virtualizer.getVirtualItems().map((item) => (
+            <StepRow
+              key={item.index}
+              view={view}
+              index={item.index}
+              top={item.start}
+              current={item.index === position}
+              color={colors.get(view.steps[item.index].agentId) ?? '#64748b'}
+              onSelect={moveTo}
+            />
+          ))}
+        </ol>
+      </div>
+    </section>
+  );
+}
+
+const StepRow = memo(function StepRow(props: {
+  view: RunView;
+  index: number;
+  top: number;
+  current: boolean;
+  color: string;
+  onSelect: (index: number) => void;
+}) {
+  const { view, index, top, current, color, onSelect } = props;
+  const step = view.steps[index];
+  const agent = view.index.agentById.get(step.agentId)?.name ?? step.agentId;
+  const tokens = view.tokens.input[index] + view.tokens.output[index];
+  return (
+    <li
+      data-step-id={step.id}
+      data-position={index}
+      aria-current={current ? 'step' : undefined}
+      data-current={current ? 'true' : undefined}
+      onClick={() => onSelect(index)}
+      className={`absolute inset-x-0 flex cursor-pointer items-center gap-2 border-b border-slate-100 px-2 text-xs ${
+        current ? 'bg-indigo-100 ring-1 ring-indigo-400 ring-inset' : 'hover:bg-slate-50'
+      }`}
+      style={{ top, height: ROW_HEIGHT }}
+    >
+      <span className="w-10 shrink-0 text-right text-slate-400 tabular-nums">{index + 1}</span>
+      <span className="h-3 w-1.5 shrink-0 rounded-sm" style={{ background: color }} aria-hidden />
+      <span className="w-24 shrink-0 truncate font-medium text-slate-800" title={agent}>
+        {agent}
+      </span>
+      <span className="w-14 shrink-0 text-slate-500">{step.kind}</span>
+      <span className="min-w-0 flex-1 truncate text-slate-700" title={step.name}>
+        {step.name && step.kind !== 'message' ? <span className="mr-1 text-slate-500">{step.name}</span> : null}
+        {stepSummary(step)}
+      </span>
+      {view.errorAt[index] === 1 && <span className="shrink-0 rounded bg-red-100 px-1 text-[10px] text-red-800">error</span>}
+      {view.loopAt[index] >= 0 && <span className="shrink-0 rounded bg-amber-100 px-1 text-[10px] text-amber-900">loop</span>}
+      {view.annotationsAt.has(index) && <span className="shrink-0 rounded bg-violet-100 px-1 text-[10px] text-violet-800">label</span>}
+      {tokens > 0 && <span className="w-12 shrink-0 text-right text-slate-400 tabular-nums">{compact(tokens)}</span>}
+    </li>
+  );
+});
+
+export function compact(n: number): string {
+  if (n < 1000) return String(Math.round(n));
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}

@@ -1,0 +1,100 @@
+// Where each replay step sits on the timeline's x axis in each mode, and hit-testing. Pure, built once per run and mode.
+import type { RunView } from './run-view-model.ts';
+
+/** time: recorded start/end; tokens: blocks as wide as the step's tokens, end to end; order: one unit per step. */
+export type TimelineMode = 'time' | 'tokens' | 'order';
+
+export interface TimelineGeometry {
+  mode: TimelineMode;
+  x0: Float64Array;
+  x1: Float64Array;
+  domain: [number, number];
+  /** Per lane, the positions of its steps in replay order. */
+  byLane: Int32Array[];
+}
+
+const cache = new WeakMap<RunView, Map<TimelineMode, TimelineGeometry>>();
+
+export function timelineGeometry(view: RunView, mode: TimelineMode): TimelineGeometry {
+  let modes = cache.get(view);
+  if (!modes) cache.set(view, (modes = new Map()));
+  let geometry = modes.get(mode);
+  if (!geometry) modes.set(mode, (geometry = build(view, mode)));
+  return geometry;
+}
+
+function build(view: RunView, mode: TimelineMode): TimelineGeometry {
+  const n = view.steps.length;
+  const x0 = new Float64Array(n);
+  const x1 = new Float64Array(n);
+  let domain: [number, number];
+  if (mode === 'time' && view.time.hasTime) {
+    x0.set(view.time.start);
+    x1.set(view.time.end);
+    domain = [view.time.min, view.time.max];
+  } else if (mode === 'tokens' && view.tokens.cumulative[n - 1] > 0) {
+    let before = 0;
+    for (let p = 0; p < n; p++) {
+      x0[p] = before;
+      before = view.tokens.cumulative[p];
+      x1[p] = before;
+    }
+    domain = [0, before];
+  } else {
+    for (let p = 0; p < n; p++) {
+      x0[p] = p;
+      x1[p] = p + 1;
+    }
+    domain = [0, Math.max(1, n)];
+  }
+  const counts = new Int32Array(view.lanes.length);
+  for (let p = 0; p < n; p++) counts[view.laneAt[p]]++;
+  const byLane = Array.from(counts, (c) => new Int32Array(c));
+  counts.fill(0);
+  for (let p = 0; p < n; p++) {
+    const lane = view.laneAt[p];
+    byLane[lane][counts[lane]++] = p;
+  }
+  return { mode, x0, x1, domain, byLane };
+}
+
+/** The step of `lane` whose block is at or nearest to domain value `x` (within `tolerance` domain units). */
+export function stepAt(geometry: TimelineGeometry, lane: number, x: number, tolerance: number): number | undefined {
+  const positions = geometry.byLane[lane];
+  if (!positions || positions.length === 0) return undefined;
+  const { x0, x1 } = geometry;
+  // Last step starting at or before x (blocks of one agent are in order of start).
+  let lo = 0;
+  let hi = positions.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (x0[positions[mid]] <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  let best: number | undefined;
+  let bestDistance = Infinity;
+  for (let i = Math.max(0, lo - 3); i < Math.min(positions.length, lo + 2); i++) {
+    const p = positions[i];
+    const distance = x < x0[p] ? x0[p] - x : x > x1[p] ? x - x1[p] : 0;
+    if (distance < bestDistance) {
+      bestDistance = distance;
+      best = p;
+    }
+  }
+  return bestDistance <= tolerance ? best : undefined;
+}
+
+/** The entry of sorted `positions` whose block centre is nearest to `x`. */
+export function nearestMarker(geometry: TimelineGeometry, positions: ArrayLike<number>, x: number, tolerance: number): number | undefined {
+  let best: number | undefined;
+  let bestDistance = Infinity;
+  for (let i = 0; i < positions.length; i++) {
+    const p = positions[i];
+    const d = Math.abs((geometry.x0[p] + geometry.x1[p]) / 2 - x);
+    if (d < bestDistance) {
+      bestDistance = d;
+      best = p;
+    }
+  }
+  return bestDistance <= tolerance ? best : undefined;
+}

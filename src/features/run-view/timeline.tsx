@@ -1,0 +1,347 @@
+// Per-agent swimlanes (managed agents nested under their manager, agent runs as bands), an annotations lane and an
+// interventions lane, drawn on a canvas: only blocks inside the visible window are drawn, at most one per pixel
+// column and lane, so 100k steps stay cheap. The playhead and the current block are DOM elements moved per step.
+import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { usePlayhead } from '../../store/playhead.ts';
+import { agentColors } from './agent-colors.ts';
+import type { RunView } from './run-view-model.ts';
+import { formatDuration } from './step-inspector.tsx';
+import { compact } from './step-list.tsx';
+import { nearestMarker, stepAt, timelineGeometry, type TimelineGeometry, type TimelineMode } from './timeline-geometry.ts';
+
+const LANE_H = 22;
+const MARK_LANE_H = 18;
+const AXIS_H = 18;
+const LABEL_W = 150;
+
+type Window = [number, number];
+
+export function Timeline({ view }: { view: RunView }) {
+  const [mode, setMode] = useState<TimelineMode>(view.time.hasTime ? 'time' : 'order');
+  const geometry = timelineGeometry(view, mode);
+  const [win, setWin] = useState<Window>(geometry.domain);
+  useEffect(() => setWin(geometry.domain), [geometry]);
+  const [width, setWidth] = useState(0);
+  const area = useRef<HTMLDivElement>(null);
+  useLayoutEffect(() => {
+    const el = area.current;
+    if (!el) return;
+    setWidth(el.clientWidth);
+    const observer = new ResizeObserver(() => setWidth(el.clientWidth));
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, []);
+  const height = view.lanes.length * LANE_H + 2 * MARK_LANE_H + AXIS_H;
+  const modes: { id: TimelineMode; label: string; disabled: boolean; title: string }[] = [
+    { id: 'time', label: 'time', disabled: !view.time.hasTime, title: view.time.hasTime ? 'Blocks as long as the step took' : 'This run has no timing for every step' },
+    { id: 'tokens', label: 'tokens', disabled: view.tokens.cumulative[view.steps.length - 1] <= 0, title: 'Blocks as wide as the step’s tokens' },
+    { id: 'order', label: 'order', disabled: false, title: 'One unit per step' },
+  ];
+  return (
+    <section aria-label="Timeline" data-testid="timeline-panel" className="rounded border border-slate-200 bg-white">
+      <header className="flex items-center gap-2 border-b border-slate-200 px-2 py-1">
+        <h2 className="text-xs font-semibold tracking-wide text-slate-500 uppercase">Timeline</h2>
+        <div role="group" aria-label="Block size" className="flex overflow-hidden rounded border border-slate-300 text-xs">
+          {modes.map((m) => (
+            <button
+              key={m.id}
+              type="button"
+              disabled={m.disabled}
+              title={m.title}
+              aria-pressed={mode === m.id}
+              onClick={() => setMode(m.id)}
+              className={`px-2 py-0.5 disabled:opacity-40 ${mode === m.id ? 'bg-indigo-600 text-white' : 'bg-white text-slate-700 hover:bg-slate-50'}`}
+            >
+              {m.label}
+            </button>
+          ))}
+        </div>
+        <p className="ml-auto text-[11px] text-slate-400">wheel: zoom · drag: pan · double-click: fit</p>
+      </header>
+      <div className="max-h-[22rem] overflow-y-auto">
+        <div className="relative flex" style={{ height }}>
+          <LaneLabels view={view} />
+          <div ref={area} className="relative min-w-0 flex-1">
+            {width > 0 && (
+              <>
+                <TimelineCanvas view={view} geometry={geometry} win={win} setWin={setWin} width={width} height={height} />
+                <TimelinePlayhead view={view} geometry={geometry} win={win} setWin={setWin} width={width} height={height} />
+              </>
+            )}
+          </div>
+        </div>
+      </div>
+    </section>
+  );
+}
+
+const LaneLabels = memo(function LaneLabels({ view }: { view: RunView }) {
+  const colors = agentColors(view);
+  return (
+    <div className="shrink-0 border-r border-slate-200 text-[11px]" style={{ width: LABEL_W }}>
+      {view.lanes.map((lane) => (
+        <div key={lane.agentId} className="flex items-center gap-1 truncate pr-1" style={{ height: LANE_H, paddingLeft: 6 + lane.depth * 12 }} title={lane.name}>
+          {lane.depth > 0 && <span className="text-slate-300">└</span>}
+          <span className="h-2.5 w-2.5 shrink-0 rounded-sm" style={{ background: colors.get(lane.agentId) }} />
+          <span className="truncate text-slate-800">{lane.name}</span>
+        </div>
+      ))}
+      <div className="flex items-center truncate border-t border-slate-200 pl-1.5 text-violet-800" style={{ height: MARK_LANE_H }}>
+        annotations ({view.annotationPositions.length})
+      </div>
+      <div className="flex items-center truncate pl-1.5 text-emerald-800" style={{ height: MARK_LANE_H }}>
+        interventions ({view.interventionPositions.length})
+      </div>
+    </div>
+  );
+});
+
+interface CanvasProps {
+  view: RunView;
+  geometry: TimelineGeometry;
+  win: Window;
+  setWin: (w: Window) => void;
+  width: number;
+  height: number;
+}
+
+const TimelineCanvas = memo(function TimelineCanvas({ view, geometry, win, setWin, width, height }: CanvasProps) {
+  const canvas = useRef<HTMLCanvasElement>(null);
+  const moveTo = usePlayhead((s) => s.moveTo);
+  const [hover, setHover] = useState<{ x: number; y: number; position: number } | undefined>();
+  const colors = useMemo(() => {
+    const byAgent = agentColors(view);
+    return view.lanes.map((l) => byAgent.get(l.agentId) ?? '#64748b');
+  }, [view]);
+
+  useEffect(() => {
+    const el = canvas.current;
+    const ctx = el?.getContext('2d');
+    if (!el || !ctx) return;
+    const dpr = window.devicePixelRatio || 1;
+    el.width = Math.round(width * dpr);
+    el.height = Math.round(height * dpr);
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    drawTimeline(ctx, view, geometry, win, width, colors);
+  }, [view, geometry, win, width, height, colors]);
+
+  const toDomain = (px: number) => win[0] + (px / width) * (win[1] - win[0]);
+  const hitTest = (px: number, py: number): number | undefined => {
+    const x = toDomain(px);
+    const tolerance = (4 / width) * (win[1] - win[0]);
+    const lane = Math.floor(py / LANE_H);
+    if (lane < view.lanes.length) return stepAt(geometry, lane, x, tolerance);
+    const markLane = Math.floor((py - view.lanes.length * LANE_H) / MARK_LANE_H);
+    if (markLane === 0) return nearestMarker(geometry, view.annotationPositions, x, tolerance * 2);
+    if (markLane === 1) return nearestMarker(geometry, view.interventionPositions, x, tolerance * 2);
+    return undefined;
+  };
+
+  const drag = useRef<{ startX: number; win: Window; moved: boolean } | undefined>(undefined);
+  const onWheel = (e: React.WheelEvent) => {
+    const rect = e.currentTarget.getBoundingClientRect();
+    const at = toDomain(e.clientX - rect.left);
+    const factor = e.deltaY > 0 ? 1.25 : 0.8;
+    setWin(clampWindow([at - (at - win[0]) * factor, at + (win[1] - at) * factor], geometry.domain));
+  };
+  return (
+    <>
+      <canvas
+        ref={canvas}
+        data-testid="timeline-canvas"
+        style={{ width, height, display: 'block', cursor: drag.current?.moved ? 'grabbing' : 'pointer' }}
+        onWheel={onWheel}
+        onDoubleClick={() => setWin(geometry.domain)}
+        onMouseDown={(e) => {
+          drag.current = { startX: e.clientX, win, moved: false };
+        }}
+        onMouseMove={(e) => {
+          const rect = e.currentTarget.getBoundingClientRect();
+          const d = drag.current;
+          if (d && (e.buttons & 1) === 1 && Math.abs(e.clientX - d.startX) > 3) {
+            d.moved = true;
+            const shift = ((d.startX - e.clientX) / width) * (d.win[1] - d.win[0]);
+            setWin(clampWindow([d.win[0] + shift, d.win[1] + shift], geometry.domain));
+            setHover(undefined);
+            return;
+          }
+          const position = hitTest(e.clientX - rect.left, e.clientY - rect.top);
+          setHover(position === undefined ? undefined : { x: e.clientX - rect.left, y: e.clientY - rect.top, position });
+        }}
+        onMouseLeave={() => setHover(undefined)}
+        onMouseUp={(e) => {
+          const d = drag.current;
+          drag.current = undefined;
+          if (d?.moved) return;
+          const rect = e.currentTarget.getBoundingClientRect();
+          const position = hitTest(e.clientX - rect.left, e.clientY - rect.top);
+          if (position !== undefined) moveTo(position);
+        }}
+      />
+      {hover && <BlockTooltip view={view} hover={hover} width={width} />}
+    </>
+  );
+});
+
+function BlockTooltip({ view, hover, width }: { view: RunView; hover: { x: number; y: number; position: number }; width: number }) {
+  const step = view.steps[hover.position];
+  const tokens = view.tokens.input[hover.position] + view.tokens.output[hover.position];
+  const duration = view.time.hasTime ? view.time.end[hover.position] - view.time.start[hover.position] : undefined;
+  return (
+    <div
+      className="pointer-events-none absolute z-10 max-w-xs rounded bg-slate-900 px-2 py-1 text-[11px] text-white shadow"
+      style={{ left: Math.min(hover.x + 12, width - 220), top: hover.y + 12 }}
+    >
+      <p className="font-semibold">
+        #{hover.position + 1} {view.index.agentById.get(step.agentId)?.name ?? step.agentId} · {step.kind}
+        {step.name ? ` · ${step.name}` : ''}
+      </p>
+      <p>
+        {tokens.toLocaleString()} tokens{duration !== undefined ? ` · ${formatDuration(duration)}` : ''}
+        {view.errorAt[hover.position] ? ' · error' : ''}
+        {view.loopAt[hover.position] >= 0 ? ' · repeated call' : ''}
+      </p>
+    </div>
+  );
+}
+
+function clampWindow([a, b]: Window, [d0, d1]: Window): Window {
+  const span = Math.min(d1 - d0, Math.max(b - a, (d1 - d0) / 1e6, 1e-9));
+  let lo = Math.max(d0, a);
+  if (lo + span > d1) lo = d1 - span;
+  return [lo, lo + span];
+}
+
+function drawTimeline(ctx: CanvasRenderingContext2D, view: RunView, g: TimelineGeometry, win: Window, width: number, colors: string[]) {
+  const lanesH = view.lanes.length * LANE_H;
+  const totalH = lanesH + 2 * MARK_LANE_H + AXIS_H;
+  ctx.clearRect(0, 0, width, totalH);
+  const scale = width / (win[1] - win[0]);
+  const px = (x: number) => (x - win[0]) * scale;
+  for (let l = 0; l < view.lanes.length; l++) {
+    ctx.fillStyle = l % 2 === 0 ? '#f8fafc' : '#ffffff';
+    ctx.fillRect(0, l * LANE_H, width, LANE_H);
+  }
+  // Agent runs: a thin bracket under the lane's blocks, alternating shade per run.
+  view.bands.forEach((band, i) => {
+    const a = px(g.x0[band.first]);
+    const b = px(g.x1[band.last]);
+    if (b < 0 || a > width) return;
+    ctx.fillStyle = i % 2 === 0 ? '#c7d2fe' : '#a5b4fc';
+    ctx.fillRect(Math.max(0, a), band.lane * LANE_H + LANE_H - 4, Math.max(1, Math.min(width, b) - Math.max(0, a)), 2);
+  });
+  const { x0, x1 } = g;
+  const lastPx = new Float64Array(view.lanes.length).fill(-Infinity);
+  const errors: number[] = [];
+  const loops: number[] = [];
+  for (let p = 0; p < x0.length; p++) {
+    const a = px(x0[p]);
+    const b = px(x1[p]);
+    if (b < 0 || a > width) continue;
+    const lane = view.laneAt[p];
+    if (view.errorAt[p]) errors.push(p);
+    if (view.loopAt[p] >= 0) loops.push(p);
+    const left = Math.floor(Math.max(0, a));
+    const w = Math.max(1, b - a - (b - a > 3 ? 1 : 0));
+    if (w <= 1 && left <= lastPx[lane]) continue; // this pixel column of the lane is already drawn
+    lastPx[lane] = left;
+    ctx.fillStyle = colors[lane];
+    ctx.fillRect(a, lane * LANE_H + 4, w, LANE_H - 10);
+  }
+  ctx.fillStyle = '#f59e0b';
+  for (const p of loops) ctx.fillRect(px(x0[p]), view.laneAt[p] * LANE_H + LANE_H - 6, Math.max(2, px(x1[p]) - px(x0[p]) - 1), 3);
+  ctx.fillStyle = '#dc2626';
+  ctx.strokeStyle = '#dc2626';
+  for (const p of errors) {
+    const a = px(x0[p]);
+    const y = view.laneAt[p] * LANE_H;
+    ctx.strokeRect(a - 0.5, y + 3.5, Math.max(2, px(x1[p]) - a), LANE_H - 9);
+    ctx.beginPath();
+    ctx.moveTo(a - 3, y);
+    ctx.lineTo(a + 3, y);
+    ctx.lineTo(a, y + 5);
+    ctx.fill();
+  }
+  // Marker lanes.
+  ctx.fillStyle = '#f1f5f9';
+  ctx.fillRect(0, lanesH, width, 2 * MARK_LANE_H);
+  const marks = (positions: Int32Array, y: number, color: string) => {
+    ctx.fillStyle = color;
+    let last = -Infinity;
+    for (const p of positions) {
+      const c = px((x0[p] + x1[p]) / 2);
+      if (c < -4 || c > width + 4 || c - last < 1) continue;
+      last = c;
+      ctx.beginPath();
+      ctx.moveTo(c, y + 3);
+      ctx.lineTo(c + 5, y + MARK_LANE_H / 2);
+      ctx.lineTo(c, y + MARK_LANE_H - 3);
+      ctx.lineTo(c - 5, y + MARK_LANE_H / 2);
+      ctx.fill();
+    }
+  };
+  marks(view.annotationPositions, lanesH, '#7c3aed');
+  marks(view.interventionPositions, lanesH + MARK_LANE_H, '#059669');
+  if (view.interventionPositions.length === 0) {
+    ctx.fillStyle = '#94a3b8';
+    ctx.font = '10px system-ui, sans-serif';
+    ctx.fillText('no interventions on this run yet (engines add them)', 6, lanesH + MARK_LANE_H + 12);
+  }
+  drawAxis(ctx, g.mode, win, width, lanesH + 2 * MARK_LANE_H);
+}
+
+function drawAxis(ctx: CanvasRenderingContext2D, mode: TimelineMode, win: Window, width: number, y: number) {
+  ctx.fillStyle = '#64748b';
+  ctx.strokeStyle = '#cbd5e1';
+  ctx.font = '10px system-ui, sans-serif';
+  ctx.beginPath();
+  ctx.moveTo(0, y + 0.5);
+  ctx.lineTo(width, y + 0.5);
+  ctx.stroke();
+  const span = win[1] - win[0];
+  const rough = span / Math.max(1, width / 90);
+  const magnitude = 10 ** Math.floor(Math.log10(rough));
+  const step = [1, 2, 5, 10].map((m) => m * magnitude).find((s) => s >= rough) ?? rough;
+  const origin = mode === 'time' ? win[0] : 0;
+  for (let t = Math.ceil((win[0] - origin) / step) * step + origin; t <= win[1]; t += step) {
+    const x = ((t - win[0]) / span) * width;
+    ctx.fillRect(x, y, 1, 4);
+    const label = mode === 'time' ? `+${formatDuration(t - origin)}` : mode === 'tokens' ? compact(t) : `#${Math.round(t) + 1}`;
+    ctx.fillText(label, x + 2, y + 13);
+  }
+}
+
+/** The playhead line and the outline of the current block: two DOM elements moved per playhead step. */
+function TimelinePlayhead({ view, geometry, win, setWin, width, height }: CanvasProps) {
+  const position = usePlayhead((s) => s.position);
+  const step = view.steps[position];
+  const a = geometry.x0[position];
+  const b = geometry.x1[position];
+  // Keep the current step in view when the playhead leaves the window.
+  useEffect(() => {
+    if (b < win[0] || a > win[1]) {
+      const span = win[1] - win[0];
+      setWin(clampWindow([a - span / 2, a + span / 2], geometry.domain));
+    }
+  }, [a, b, win, setWin, geometry]);
+  const scale = width / (win[1] - win[0]);
+  const left = (a - win[0]) * scale;
+  const right = (b - win[0]) * scale;
+  const lane = view.laneAt[position];
+  return (
+    <div data-testid="timeline" data-current-step={step?.id} data-position={position} className="pointer-events-none absolute inset-0">
+      <div
+        data-testid="timeline-playhead"
+        data-step-id={step?.id}
+        className="absolute top-0 w-0.5 bg-indigo-600"
+        style={{ left: Math.max(0, Math.min(width - 2, left)), height: height - AXIS_H }}
+      />
+      <div
+        data-current="true"
+        data-step-id={step?.id}
+        className="absolute rounded-sm ring-2 ring-indigo-600 ring-offset-1"
+        style={{ left: left - 1, top: lane * LANE_H + 3, width: Math.max(3, right - left + 1), height: LANE_H - 8 }}
+      />
+    </div>
+  );
+}
