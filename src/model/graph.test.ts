@@ -80,6 +80,21 @@ describe('deriveGraph', () => {
     expect(g.edgesAt[1].map((e) => g.edges[e].target)).toEqual(['tool:a']);
   });
 
+  it('counts a tool step answering an earlier call once, and leaves agent-run spans to the delegation handoff', () => {
+    const agents = [{ id: 'asst', name: 'assistant' }, { id: 'tools', name: 'tools' }];
+    const g = graphOf(
+      makeRun(
+        [
+          { id: '1', kind: 'message', agentId: 'asst', toolCalls: [{ name: 'get_order', arguments: '{}' }, { name: 'ToolCallingAgent.run', arguments: 'x' }] },
+          { id: '2', kind: 'tool', agentId: 'tools', name: 'get_order', output: '{}' },
+          { id: '3', kind: 'tool', agentId: 'tools', name: 'lookup', output: '{}' },
+        ],
+        { agents },
+      ),
+    );
+    expect(g.edges.map((e) => `${e.id}:${e.messages}`)).toEqual(['agent:asst->tool:get_order:1', 'agent:tools->tool:lookup:1']);
+  });
+
   it('places handoffs at their step, resolving agents by id or name', () => {
     const run = makeRun(
       [

@@ -59,6 +59,9 @@ function callTargetNode(name: string, agentByName: Map<string, string>): { id: s
   return { id: `tool:${name}`, kind: 'tool' };
 }
 
+/** smolagents names an agent run's span `<Class>.run` (CodeAgent.run, ToolCallingAgent.run…). */
+const AGENT_RUN_SPAN = /^\w*Agent\.run$/;
+
 const NO_EDGES: readonly number[] = Object.freeze([]);
 
 function stepTokens(step: Step, children: readonly Step[] | undefined): number {
@@ -149,6 +152,8 @@ export function deriveGraph(
 
   const hasExplicitRouting = run.handoffs.length > 0 || run.steps.some((s) => s.recipients && s.recipients.length > 0);
   let previousSpeaker: string | undefined;
+  /** Tool calls issued and not yet answered by a tool step, by tool name. */
+  const pendingCalls = new Map<string, number>();
   for (let position = 0; position < replaySteps.length; position++) {
     const step = replaySteps[position];
     const source = agentNodeId(step.agentId);
@@ -169,29 +174,31 @@ export function deriveGraph(
       previousSpeaker = step.agentId;
     }
     const children = childrenOf.get(step.id);
-    const called = new Map<string, number>();
     const addCall = (name: string, agentId: string) => {
+      pendingCalls.set(name, (pendingCalls.get(name) ?? 0) + 1);
+      // A managed agent called through its run span (smolagents `ToolCallingAgent.run`): the delegation handoff
+      // already draws that edge.
+      if (AGENT_RUN_SPAN.test(name) && !agentByName.has(name)) return;
       const target = callTargetNode(name, agentByName);
       if (target.id === agentNodeId(agentId)) return;
       if (target.kind !== 'agent') addNode(target.id, target.kind, name);
       out.push({ source: agentNodeId(agentId), target: target.id, kind: target.kind === 'agent' ? 'delegation' : target.kind });
     };
-    for (const call of step.toolCalls ?? []) {
-      called.set(call.name, (called.get(call.name) ?? 0) + 1);
-      addCall(call.name, step.agentId);
-    }
-    if (step.kind === 'tool' && step.name && !step.toolCalls?.length) addCall(step.name, step.agentId);
+    // A tool step that answers a call recorded earlier is the same interaction; one without is a call of its own.
+    const addToolStep = (tool: Step) => {
+      const name = tool.name!;
+      const pending = pendingCalls.get(name) ?? 0;
+      if (pending > 0) pendingCalls.set(name, pending - 1);
+      else {
+        addCall(name, tool.agentId);
+        pendingCalls.set(name, pendingCalls.get(name)! - 1);
+      }
+    };
+    for (const call of step.toolCalls ?? []) addCall(call.name, step.agentId);
+    if (step.kind === 'tool' && step.name) addToolStep(step);
     for (const child of children ?? []) {
-      for (const call of child.toolCalls ?? []) {
-        called.set(call.name, (called.get(call.name) ?? 0) + 1);
-        addCall(call.name, child.agentId);
-      }
-      if (child.kind === 'tool' && child.name) {
-        // Already counted from the tool calls that produced it.
-        const left = called.get(child.name) ?? 0;
-        if (left > 0) called.set(child.name, left - 1);
-        else if (child.agentId === step.agentId) addCall(child.name, child.agentId);
-      }
+      for (const call of child.toolCalls ?? []) addCall(call.name, child.agentId);
+      if (child.kind === 'tool' && child.name) addToolStep(child);
     }
     const tokens = stepTokens(step, children);
     nodes[nodeAt[position]].activity++;
