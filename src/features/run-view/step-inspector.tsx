@@ -18,7 +18,7 @@ const InspectorBody = memo(function InspectorBody({ view, step, position }: { vi
   const loop = view.loopAt[position] >= 0 ? view.loops[view.loopAt[position]] : undefined;
   const children = view.index.childrenOf.get(step.id) ?? [];
   return (
-    <section data-testid="inspector" data-step-id={step.id} data-position={position} aria-label="Step inspector" className="space-y-3 p-3 text-sm">
+    <section data-testid="inspector" data-step-id={step.id} data-agent-id={step.agentId} data-position={position} aria-label="Step inspector" className="space-y-3 p-3 text-sm">
       <header>
         <p className="text-xs text-slate-500">
           Step {position + 1} of {view.steps.length}
