@@ -6,6 +6,7 @@ import { FormatProblem, ImportError } from './errors.ts';
 import type { AnnotationSet, FormatId, FormatImporter, ImportResult } from './format.ts';
 import { agentRxGroundTruthImporter } from './agentrx-ground-truth.ts';
 import { chatLogImporter } from './chat-log.ts';
+import { langfuseImporter } from './langfuse.ts';
 import { messageBusImporter } from './message-bus.ts';
 import { nativeImporter } from './native.ts';
 import { openAiChatImporter } from './openai-chat.ts';
@@ -23,6 +24,7 @@ export const IMPORTERS: FormatImporter[] = [
   spanTreeImporter,
   trailAnnotationsImporter,
   otlpImporter,
+  langfuseImporter,
   chatLogImporter,
   openAiChatImporter,
   agentRxGroundTruthImporter,
