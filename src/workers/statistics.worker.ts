@@ -1,0 +1,14 @@
+// Corpus statistics off the main thread (SPEC §8: violins for 10k runs in < 200 ms without blocking the page).
+// The page sends the small per-run records, never whole runs.
+import * as Comlink from 'comlink';
+import { corpusStatistics, type CorpusStatistics, type RunMetrics, type ViolinOptions } from '../model/statistics.ts';
+
+const api = {
+  corpusStatistics(runs: RunMetrics[], groupBy: string, options?: ViolinOptions): CorpusStatistics {
+    return corpusStatistics(runs, groupBy, options);
+  },
+};
+
+export type StatisticsWorkerApi = typeof api;
+
+Comlink.expose(api);
