@@ -1,3 +1,188 @@
+// The first studio screen (SPEC §4 Library): open traces by picker, drag-and-drop, paste or `?src=`, list the files
+// and runs in the library, load the bundled samples.
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useRef, useState, type DragEvent } from 'react';
+import { useLibrary } from '../../store/library.ts';
+import { useUrl } from '../../store/url.ts';
+import { Button } from '../../ui/button.tsx';
+import { ErrorBanner } from '../../ui/error-banner.tsx';
+import { callsOfRuns, downloadText, sessionText } from './download.ts';
+import { FileCard } from './file-card.tsx';
+import { FailureList, ImportProgressList, PersistenceNote } from './import-status.tsx';
+import { fetchSource, openSources, textSource } from './open-files.ts';
+import { PastePanel } from './paste-panel.tsx';
+import { loadSamples, takeFirstVisit } from './samples.ts';
+
+/** Keys typed into a text field are the field's, not the page's. */
+function isEditable(target: EventTarget | null): boolean {
+  return target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
+}
+
+/** `?src=<url>`: fetched once per URL (TanStack Query keeps it), then opened like any file. */
+function SourceFromUrl({ url }: { url: string }) {
+  const query = useQuery({
+    queryKey: ['src', url],
+    queryFn: ({ signal }) => fetchSource(url, signal),
+    staleTime: Infinity,
+    gcTime: Infinity,
+  });
+  const opened = useRef<unknown>(undefined);
+  useEffect(() => {
+    if (!query.data || opened.current === query.data) return;
+    opened.current = query.data;
+    // The worker takes ownership of the bytes it is given; the cached copy stays usable.
+    void openSources([{ name: query.data.name, bytes: query.data.bytes.slice(0) }]);
+  }, [query.data]);
+  if (query.isPending) return <p className="text-sm text-slate-600">Fetching {url}…</p>;
+  if (query.isError) {
+    return (
+      <ErrorBanner title={`Could not fetch ${url}`}>
+        <span>{query.error.message}</span>{' '}
+        <Button size="sm" variant="ghost" onClick={() => void query.refetch()}>
+          Try again
+        </Button>
+      </ErrorBanner>
+    );
+  }
+  return null;
+}
+
+function useSamplesOnStart(setSampleError: (e: string | undefined) => void) {
+  const hydrated = useLibrary((s) => s.hydrated);
+  const asked = useUrl((s) => s.params.samples === '1');
+  const started = useRef(false);
+  useEffect(() => {
+    if (!hydrated || started.current) return;
+    started.current = true;
+    const firstVisit = takeFirstVisit();
+    const empty = useLibrary.getState().files.length === 0;
+    if (asked || (firstVisit && empty)) {
+      loadSamples().catch((e: unknown) => setSampleError(e instanceof Error ? e.message : String(e)));
+    }
+  }, [hydrated, asked, setSampleError]);
+}
+
 export function LibraryPage() {
-  return <p className="p-4">Library</p>;
+  const files = useLibrary((s) => s.files);
+  const hydrated = useLibrary((s) => s.hydrated);
+  const src = useUrl((s) => s.params.src);
+  const inputRef = useRef<HTMLInputElement>(null);
+  const [pasting, setPasting] = useState(false);
+  const [dragging, setDragging] = useState(false);
+  const [sampleError, setSampleError] = useState<string>();
+  useSamplesOnStart(setSampleError);
+
+  // Ctrl+V anywhere on the page (outside text fields) opens what is on the clipboard.
+  useEffect(() => {
+    const onPaste = (e: ClipboardEvent) => {
+      if (isEditable(e.target) || !e.clipboardData) return;
+      const pastedFiles = [...e.clipboardData.files];
+      const text = e.clipboardData.getData('text/plain');
+      if (pastedFiles.length > 0) void openSources(pastedFiles);
+      else if (text.trim() !== '') void openSources([textSource(text)]);
+      else return;
+      e.preventDefault();
+    };
+    document.addEventListener('paste', onPaste);
+    return () => document.removeEventListener('paste', onPaste);
+  }, []);
+
+  const onDrop = (e: DragEvent) => {
+    e.preventDefault();
+    setDragging(false);
+    void openSources([...e.dataTransfer.files]);
+  };
+  const onDragOver = (e: DragEvent) => {
+    if (![...e.dataTransfer.types].includes('Files')) return;
+    e.preventDefault();
+    e.dataTransfer.dropEffect = 'copy';
+    setDragging(true);
+  };
+
+  const exportAll = () => {
+    const { runs, llmCalls } = useLibrary.getState();
+    const all = Object.values(runs);
+    downloadText(sessionText(all, callsOfRuns(all, llmCalls), 'MAS Replay library'), 'library.session.json');
+  };
+  const sampleLoad = () => {
+    setSampleError(undefined);
+    loadSamples().catch((e: unknown) => setSampleError(e instanceof Error ? e.message : String(e)));
+  };
+  const runCount = files.reduce((n, f) => n + f.runIds.length, 0);
+
+  return (
+    <div
+      className="relative min-h-full p-4"
+      onDragOver={onDragOver}
+      onDragLeave={(e) => {
+        if (e.currentTarget === e.target || !e.currentTarget.contains(e.relatedTarget as Node | null)) setDragging(false);
+      }}
+      onDrop={onDrop}
+      data-testid="library-page"
+    >
+      <div className="mx-auto flex max-w-6xl flex-col gap-3">
+        <div className="flex flex-wrap items-center gap-2">
+          <h2 className="mr-2 text-lg font-semibold">Library</h2>
+          <Button variant="primary" onClick={() => inputRef.current?.click()}>
+            Open files…
+          </Button>
+          <input
+            ref={inputRef}
+            type="file"
+            multiple
+            accept=".json,.jsonl,.gz,application/json"
+            className="hidden"
+            data-testid="open-file-input"
+            onChange={(e) => {
+              const picked = [...(e.target.files ?? [])];
+              e.target.value = '';
+              void openSources(picked);
+            }}
+          />
+          <Button onClick={() => setPasting(!pasting)} aria-expanded={pasting}>
+            Paste…
+          </Button>
+          <Button onClick={sampleLoad}>Load samples</Button>
+          <Button onClick={exportAll} disabled={runCount === 0}>
+            Export all
+          </Button>
+          <span className="flex-1" />
+          <PersistenceNote />
+        </div>
+        <p className="text-sm text-slate-600">
+          Drop trace files anywhere on this page, pick them, or paste one (Ctrl+V). Native sessions, OTLP/JSON, TRAIL span
+          trees and annotations, Langfuse exports, AG2 / Who&amp;When / Magentic-One chat logs, tau-bench trajectories and
+          smolagents message buses are read here, in your browser; nothing is uploaded.
+        </p>
+        {pasting && <PastePanel onClose={() => setPasting(false)} />}
+        {src && <SourceFromUrl url={src} />}
+        {sampleError && (
+          <ErrorBanner title="Could not load the bundled samples" onDismiss={() => setSampleError(undefined)}>
+            {sampleError}
+          </ErrorBanner>
+        )}
+        <ImportProgressList />
+        <FailureList />
+        {hydrated && files.length === 0 && (
+          <div className="rounded-lg border-2 border-dashed border-slate-300 p-10 text-center text-slate-600">
+            <p className="font-medium">The library is empty.</p>
+            <p className="text-sm">Open a trace file, or load the bundled samples (simulated runs made by this project).</p>
+          </div>
+        )}
+        {files.length > 0 && (
+          <p className="text-sm text-slate-600" data-testid="library-counts">
+            {files.length} file{files.length === 1 ? '' : 's'}, {runCount} run{runCount === 1 ? '' : 's'}
+          </p>
+        )}
+        {[...files].reverse().map((f) => (
+          <FileCard key={f.id} file={f} />
+        ))}
+      </div>
+      {dragging && (
+        <div className="pointer-events-none absolute inset-2 flex items-center justify-center rounded-xl border-4 border-dashed border-indigo-400 bg-indigo-50/80 text-lg font-semibold text-indigo-800">
+          Drop trace files to open them
+        </div>
+      )}
+    </div>
+  );
 }

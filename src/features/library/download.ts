@@ -1,0 +1,36 @@
+// Export runs as a native session file and hand it to the browser as a download.
+import { exportSession } from '../../export/native.ts';
+import type { LlmCallRecord, Run } from '../../model/types.ts';
+
+/** A file name from an id: only safe characters, so trace content can never shape a path. */
+export function safeFileName(base: string): string {
+  const cleaned = base.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 80);
+  return cleaned || 'session';
+}
+
+/** The recorded LLM calls a run's interventions refer to. */
+export function callsOfRuns(runs: Run[], calls: Record<string, LlmCallRecord>): LlmCallRecord[] {
+  const ids = new Set(runs.flatMap((r) => r.interventions.flatMap((i) => i.llmCallIds ?? [])));
+  return [...ids].flatMap((id) => (calls[id] ? [calls[id]] : []));
+}
+
+export function sessionText(runs: Run[], llmCalls: LlmCallRecord[], title?: string): string {
+  return exportSession({
+    runs,
+    llmCalls,
+    title,
+    simulated: runs.length > 0 && runs.every((r) => r.simulated === true),
+    createdAt: Date.now(),
+  });
+}
+
+export function downloadText(text: string, fileName: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = fileName;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}

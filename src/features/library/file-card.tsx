@@ -1,0 +1,50 @@
+// One opened file: its format, what came with it, and its runs.
+import { useShallow } from 'zustand/shallow';
+import type { Run } from '../../model/types.ts';
+import { runsOfFile, useLibrary, type LibraryFile } from '../../store/library.ts';
+import { Badge, SimulatedBadge } from '../../ui/badge.tsx';
+import { Button } from '../../ui/button.tsx';
+import { callsOfRuns, downloadText, safeFileName, sessionText } from './download.ts';
+import { RunTable } from './run-table.tsx';
+
+export function FileCard({ file }: { file: LibraryFile }) {
+  const runs = useLibrary(useShallow((s) => runsOfFile(file, s.runs)));
+  const removeFile = useLibrary((s) => s.removeFile);
+  const exportRun = (run: Run) => {
+    const calls = callsOfRuns([run], useLibrary.getState().llmCalls);
+    downloadText(sessionText([run], calls, run.title), `${safeFileName(run.id)}.session.json`);
+  };
+  const sets = file.annotationSets ?? [];
+  const annotated = sets.filter((s) => useLibrary.getState().runs[s.runId]).length;
+  return (
+    <section className="rounded-lg border border-slate-200 bg-white p-3 shadow-sm" aria-label={`File ${file.name}`} data-testid="library-file">
+      <header className="mb-2 flex flex-wrap items-center gap-2">
+        <h3 className="font-mono text-sm font-semibold break-all text-slate-900">{file.name}</h3>
+        <Badge>{file.formatLabel}</Badge>
+        {file.simulated && <SimulatedBadge />}
+        <span className="text-xs text-slate-500">
+          {runs.length} run{runs.length === 1 ? '' : 's'} · opened {new Date(file.addedAt).toLocaleString('en')}
+        </span>
+        <span className="ml-auto flex gap-1">
+          <Button size="sm" variant="danger" onClick={() => removeFile(file.id)} aria-label={`Remove ${file.name} from the library`}>
+            Remove
+          </Button>
+        </span>
+      </header>
+      {sets.length > 0 && (
+        <p className="mb-2 text-sm text-slate-700">
+          Annotations for {sets.length} run{sets.length === 1 ? '' : 's'} ({sets.reduce((n, s) => n + s.annotations.length, 0)} labels);{' '}
+          {annotated === sets.length ? 'all attached' : `${annotated} attached, the rest attach when their trace is opened`}.
+        </p>
+      )}
+      {file.warnings.length > 0 && (
+        <ul className="mb-2 list-disc pl-5 text-xs text-amber-800">
+          {file.warnings.map((w, i) => (
+            <li key={i}>{w}</li>
+          ))}
+        </ul>
+      )}
+      {runs.length > 0 && <RunTable runs={runs} onExport={exportRun} />}
+    </section>
+  );
+}

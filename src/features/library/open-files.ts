@@ -1,0 +1,112 @@
+// Opening files from any entry point (picker, drop, paste, `?src=`, samples): import in the worker, add the results
+// to the library, report failures. The import in progress (for the progress bar and Cancel) lives here.
+import { create } from 'zustand';
+import { useLibrary } from '../../store/library.ts';
+import { ImportCancelled, importInWorker, type ImportBatchResult, type ImportProgress, type ImportSource } from '../../workers/import-client.ts';
+
+export interface ImportJob {
+  id: number;
+  label: string;
+  progress?: ImportProgress;
+  cancel(): void;
+}
+
+interface ImportJobs {
+  jobs: ImportJob[];
+  /** A short account of the last finished import, announced to screen readers. */
+  lastResult?: string;
+}
+
+export const useImportJobs = create<ImportJobs>(() => ({ jobs: [] }));
+
+let nextJobId = 1;
+
+export type Importer = typeof importInWorker;
+
+/** Add a batch result to the library; returns a one-line account of it. */
+export function addBatchToLibrary(result: ImportBatchResult): string {
+  const library = useLibrary.getState();
+  let runs = 0;
+  for (const loaded of result.loaded) {
+    library.addLoaded(loaded);
+    runs += loaded.runs.length;
+  }
+  for (const failure of result.failures) library.addFailure(failure);
+  const parts = [`Opened ${result.loaded.length} file${result.loaded.length === 1 ? '' : 's'} with ${runs} run${runs === 1 ? '' : 's'}`];
+  if (result.failures.length > 0) parts.push(`${result.failures.length} could not be read`);
+  return parts.join('; ');
+}
+
+/**
+ * Import and add to the library. Never throws: failures are in the library's `failures`, a cancel leaves the library
+ * as it was. Resolves to the batch result, or undefined when cancelled.
+ */
+export async function openSources(sources: ImportSource[], label?: string, importer: Importer = importInWorker): Promise<ImportBatchResult | undefined> {
+  if (sources.length === 0) return undefined;
+  const controller = new AbortController();
+  const id = nextJobId++;
+  const job: ImportJob = {
+    id,
+    label: label ?? (sources.length === 1 ? sources[0].name : `${sources.length} files`),
+    cancel: () => controller.abort(),
+  };
+  const update = (patch: Partial<ImportJob>) =>
+    useImportJobs.setState((s) => ({ jobs: s.jobs.map((j) => (j.id === id ? { ...j, ...patch } : j)) }));
+  useImportJobs.setState((s) => ({ jobs: [...s.jobs, job] }));
+  try {
+    const result = await importer(sources, { signal: controller.signal, onProgress: (progress) => update({ progress }) });
+    useImportJobs.setState({ lastResult: addBatchToLibrary(result) });
+    return result;
+  } catch (error) {
+    if (error instanceof ImportCancelled) {
+      useImportJobs.setState({ lastResult: `Cancelled opening ${job.label}` });
+      return undefined;
+    }
+    // The worker itself failed (it could not start, or crashed): still a readable message, never a crash.
+    const detail = error instanceof Error ? error.message : String(error);
+    for (const s of sources) useLibrary.getState().addFailure({ file: s.name, format: 'unknown', location: '', detail: `the import worker failed: ${detail}` });
+    return undefined;
+  } finally {
+    useImportJobs.setState((s) => ({ jobs: s.jobs.filter((j) => j.id !== id) }));
+  }
+}
+
+/** Text typed or pasted by the user, imported like a file of that name. */
+export function textSource(text: string, name = 'pasted.json'): ImportSource {
+  const bytes = new TextEncoder().encode(text);
+  return { name, bytes: bytes.buffer };
+}
+
+/** The file name a URL's content is shown under: its last path segment. */
+export function nameFromUrl(url: string): string {
+  try {
+    const { pathname, hostname } = new URL(url, location.href);
+    const last = decodeURIComponent(pathname.split('/').filter(Boolean).pop() ?? '');
+    return last || hostname || url;
+  } catch {
+    return url;
+  }
+}
+
+export class FetchProblem extends Error {
+  constructor(
+    readonly url: string,
+    detail: string,
+  ) {
+    super(detail);
+    this.name = 'FetchProblem';
+  }
+}
+
+/** Fetch a URL's bytes; an HTTP error or a refused request (network, CORS, CSP) becomes a FetchProblem. */
+export async function fetchSource(url: string, signal?: AbortSignal): Promise<{ name: string; bytes: ArrayBuffer }> {
+  let response: Response;
+  try {
+    response = await fetch(url, { signal, credentials: 'same-origin' });
+  } catch (e) {
+    const why = e instanceof Error ? e.message : String(e);
+    throw new FetchProblem(url, `the request failed (${why}); the server may be down, or the address may not allow loading from this page (CORS or the Content-Security-Policy)`);
+  }
+  if (!response.ok) throw new FetchProblem(url, `the server answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
+  return { name: nameFromUrl(url), bytes: await response.arrayBuffer() };
+}
