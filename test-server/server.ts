@@ -159,7 +159,7 @@ export async function startTestServer(options: { port?: number; script?: Script 
     if (answer.delayMs) {
       // A client that hangs up during the delay ends the wait, so abandoned requests do not count as in flight.
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, Math.min(MAX_DELAY_MS, answer.delayMs));
+        const timer = setTimeout(done, Math.min(MAX_DELAY_MS, answer.delayMs ?? 0));
         res.once('close', done);
         function done() {
           clearTimeout(timer);
