@@ -78,13 +78,13 @@ export function normaliseId(text: string, bytes: 8 | 16): string {
   return text;
 }
 
-function idAt(o: JsonObject, camel: string, snake: string, bytes: 8 | 16, path: string, required: boolean): string | undefined {
+function idAt(o: JsonObject, camel: string, snake: string, bytes: 8 | 16, where: SpanLocation, required: boolean): string | undefined {
   const v = field(o, camel, snake);
   if (v === undefined || v === null || v === '') {
-    if (required) throw new FormatProblem(`${path}.${camel}`, 'missing');
+    if (required) throw new FormatProblem(`${pathOf(where)}.${camel}`, 'missing');
     return undefined;
   }
-  if (typeof v !== 'string') throw new FormatProblem(`${path}.${camel}`, `expected a string, found ${describe(v)}`);
+  if (typeof v !== 'string') throw new FormatProblem(`${pathOf(where)}.${camel}`, `expected a string, found ${describe(v)}`);
   return normaliseId(v, bytes);
 }
 
@@ -124,23 +124,35 @@ function anyValue(v: unknown, path: string, depth = 0): unknown {
   return null;
 }
 
-function readKeyValues(list: unknown[], into: Attributes, path: string, depth = 0): void {
+/** Where a span is: its JSON path is built only when a problem is found (these loops run once per span). */
+interface SpanLocation {
+  scopePath: string;
+  index: number;
+}
+
+function pathOf(where: string | SpanLocation): string {
+  return typeof where === 'string' ? where : `${where.scopePath}.spans[${where.index}]`;
+}
+
+function readKeyValues(list: unknown[], into: Attributes, path: string, depth = 0, where?: SpanLocation): void {
   for (let i = 0; i < list.length; i++) {
     const kv = list[i];
-    if (!isObject(kv) || typeof kv.key !== 'string') throw new FormatProblem(`${path}[${i}]`, 'expected {key, value}');
-    const value = anyValue(kv.value, `${path}[${i}].value`, depth);
+    if (!isObject(kv) || typeof kv.key !== 'string') throw new FormatProblem(`${where ? `${pathOf(where)}.attributes` : path}[${i}]`, 'expected {key, value}');
+    const raw = kv.value;
+    const value = isObject(raw) && typeof raw.stringValue === 'string' ? raw.stringValue : anyValue(raw, `${where ? `${pathOf(where)}.attributes` : path}[${i}].value`, depth);
     // A key named __proto__ would otherwise replace the object's prototype instead of being stored.
     if (kv.key === '__proto__') Object.defineProperty(into, kv.key, { value, enumerable: true, writable: true, configurable: true });
     else into[kv.key] = value;
   }
 }
 
-function attributesAt(o: JsonObject, path: string): Attributes {
+function attributesAt(o: JsonObject, where: string | SpanLocation): Attributes {
   const attrs: Attributes = {};
   const list = o.attributes;
   if (list === undefined || list === null) return attrs;
-  if (!Array.isArray(list)) throw new FormatProblem(`${path}.attributes`, `expected an array, found ${describe(list)}`);
-  readKeyValues(list, attrs, `${path}.attributes`);
+  if (!Array.isArray(list)) throw new FormatProblem(`${pathOf(where)}.attributes`, `expected an array, found ${describe(list)}`);
+  if (typeof where === 'string') readKeyValues(list, attrs, `${where}.attributes`);
+  else readKeyValues(list, attrs, '', 0, where);
   return attrs;
 }
 
@@ -166,9 +178,11 @@ function statusAt(o: JsonObject): { status: SpanRecord['status']; message?: stri
   return message !== undefined ? { status: result, message } : { status: result };
 }
 
-function eventsAt(o: JsonObject, path: string): SpanEvent[] {
+function eventsAt(o: JsonObject, where: SpanLocation): SpanEvent[] {
+  const events = o.events;
+  if (events === undefined || events === null || (Array.isArray(events) && events.length === 0)) return [];
+  const path = pathOf(where);
   const list = arrayAt(o, 'events', 'events', path);
-  if (list.length === 0) return [];
   return list.map((e, i) => {
     const p = `${path}.events[${i}]`;
     const event = objectAt(e, p);
@@ -213,8 +227,10 @@ function readDocument(value: unknown, path: string, into: SpanRecord[], resource
       const scope = isObject(scopeObj) && typeof scopeObj.name === 'string' ? scopeObj.name : undefined;
       const spans = arrayAt(ss, 'spans', 'spans', sPath);
       for (let i = 0; i < spans.length; i++) {
-        const p = `${sPath}.spans[${i}]`;
-        const span = objectAt(spans[i], p);
+        const p: SpanLocation = { scopePath: sPath, index: i };
+        const raw = spans[i];
+        if (!isObject(raw)) throw new FormatProblem(pathOf(p), `expected an object, found ${describe(raw)}`);
+        const span = raw;
         const { status, message } = statusAt(span);
         const record: SpanRecord = {
           id: idAt(span, 'spanId', 'span_id', 8, p, true)!,

@@ -166,7 +166,7 @@ class SmolagentsAssembler {
         const name = textAttr(child.span.attributes, 'tool.name') ?? child.span.name;
         toolCalls.push({ name, arguments: textAttr(child.span.attributes, 'input.value') ?? '' });
       } else if (child.category === 'llm' && modelOutput === undefined) {
-        modelOutput = child.standard.outputText(child.span.attributes);
+        modelOutput = child.standard.output(child.span.attributes).text;
       }
     }
     const fields: StepFields = {

@@ -133,6 +133,8 @@ export interface AttributeStandard {
   /** Model output text (LLM spans) or the span's output (others). */
   outputText(attrs: Attributes): string | undefined;
   outputToolCalls(attrs: Attributes): ToolCall[] | undefined;
+  /** Both of the above from one reading of the attributes. */
+  output(attrs: Attributes): { text?: string; toolCalls?: ToolCall[] };
   inputText(attrs: Attributes): string | undefined;
   toolName(attrs: Attributes): string | undefined;
   agentName(attrs: Attributes): string | undefined;
@@ -213,10 +215,56 @@ function openInferenceMessage(group: Map<string, unknown>): ChatMessage {
   return message;
 }
 
+/**
+ * Messages from flattened attributes in one pass over the keys. The common keys (role, content, name,
+ * tool_call_id) are read directly; content parts and tool calls, rarer, go through the grouped reader.
+ */
 function openInferenceMessages(attrs: Attributes, prefix: string): ChatMessage[] | undefined {
-  const groups = indexedGroups(attrs, prefix);
-  if (groups.size === 0) return undefined;
-  return [...groups.values()].map(openInferenceMessage);
+  let messages: ChatMessage[] | undefined;
+  let nested: Map<number, Map<string, unknown>> | undefined;
+  for (const key in attrs) {
+    if (!key.startsWith(prefix)) continue;
+    let i = prefix.length;
+    let n = 0;
+    const digitsStart = i;
+    for (; i < key.length; i++) {
+      const c = key.charCodeAt(i);
+      if (c < 48 || c > 57) break;
+      n = n * 10 + (c - 48);
+    }
+    if (i === digitsStart || key.charCodeAt(i) !== 46 /* . */ || n > 100_000) continue;
+    messages ??= [];
+    const message = (messages[n] ??= { role: 'unknown', content: '' });
+    const restStart = i + 1;
+    const restLength = key.length - restStart;
+    const value = attrs[key];
+    // Compared in place: slicing the key would allocate a string per attribute of every model call.
+    if (restLength === 15 && key.startsWith('message.content', restStart)) message.content = textOf(value) ?? '';
+    else if (restLength === 12 && key.startsWith('message.role', restStart)) message.role = textOf(value) ?? 'unknown';
+    else if (restLength === 12 && key.startsWith('message.name', restStart)) {
+      const name = textOf(value);
+      if (name !== undefined) message.name = name;
+    } else if (restLength === 20 && key.startsWith('message.tool_call_id', restStart)) {
+      const id = textOf(value);
+      if (id !== undefined) message.toolCallId = id;
+    } else if (key.startsWith('message.contents.', restStart) || key.startsWith('message.tool_calls.', restStart)) {
+      nested ??= new Map();
+      let group = nested.get(n);
+      if (!group) nested.set(n, (group = new Map()));
+      group.set(key.slice(restStart), value);
+    }
+  }
+  if (!messages) return undefined;
+  if (nested) {
+    for (const [n, group] of nested) {
+      const message = messages[n];
+      const full = openInferenceMessage(group);
+      if (message.content === '' && full.content !== '') message.content = full.content;
+      if (full.toolCalls) message.toolCalls = full.toolCalls;
+    }
+  }
+  // Indices may have gaps in a sloppy export: the messages keep their order, the holes go.
+  return messages.filter((m) => m !== undefined);
 }
 
 /** The text inside a recorded output value: `{"content": …}` / `{"text": …}` JSON, else the value as it is. */
@@ -246,12 +294,18 @@ const openInference: AttributeStandard = {
   },
   model: (attrs) => textAttr(attrs, 'llm.model_name'),
   inputMessages: (attrs) => openInferenceMessages(attrs, 'llm.input_messages.'),
-  outputText(attrs) {
-    const first = openInferenceMessages(attrs, 'llm.output_messages.')?.[0];
-    if (first && first.content !== '') return first.content;
-    return unwrapOutputValue(textAttr(attrs, 'output.value'));
+  outputText: (attrs) => openInference.output(attrs).text,
+  outputToolCalls: (attrs) => openInference.output(attrs).toolCalls,
+  output(attrs) {
+    const messages = openInferenceMessages(attrs, 'llm.output_messages.');
+    const first = messages?.[0];
+    const text = first && first.content !== '' ? first.content : unwrapOutputValue(textAttr(attrs, 'output.value'));
+    const toolCalls = messages?.flatMap((m) => m.toolCalls ?? []);
+    const out: { text?: string; toolCalls?: ToolCall[] } = {};
+    if (text !== undefined) out.text = text;
+    if (toolCalls && toolCalls.length) out.toolCalls = toolCalls;
+    return out;
   },
-  outputToolCalls: (attrs) => openInferenceMessages(attrs, 'llm.output_messages.')?.flatMap((m) => m.toolCalls ?? []),
   inputText: (attrs) => textAttr(attrs, 'input.value'),
   toolName: (attrs) => textAttr(attrs, 'tool.name') ?? textAttr(attrs, 'tool_call.function.name'),
   agentName: (attrs) => textAttr(attrs, 'agent.name') ?? textAttr(attrs, 'graph.node.name') ?? textAttr(attrs, 'graph.node.id'),
@@ -342,6 +396,14 @@ const genAi: AttributeStandard = {
     );
   },
   outputToolCalls: (attrs) => genAiMessages(jsonValueAttr(attrs, 'gen_ai.output.messages'))?.flatMap((m) => m.toolCalls ?? []),
+  output(attrs) {
+    const out: { text?: string; toolCalls?: ToolCall[] } = {};
+    const text = genAi.outputText(attrs);
+    if (text !== undefined) out.text = text;
+    const toolCalls = genAi.outputToolCalls(attrs);
+    if (toolCalls && toolCalls.length) out.toolCalls = toolCalls;
+    return out;
+  },
   inputText: (attrs) => textAttr(attrs, 'gen_ai.tool.call.arguments') ?? textAttr(attrs, 'input.value') ?? textAttr(attrs, 'input'),
   toolName: (attrs) => textAttr(attrs, 'gen_ai.tool.name'),
   agentName: (attrs) => textAttr(attrs, 'gen_ai.agent.name'),
@@ -356,6 +418,10 @@ const noStandard: AttributeStandard = {
   inputMessages: () => undefined,
   outputText: (attrs) => textAttr(attrs, 'output.value'),
   outputToolCalls: () => undefined,
+  output(attrs) {
+    const text = textAttr(attrs, 'output.value');
+    return text !== undefined ? { text } : {};
+  },
   inputText: (attrs) => textAttr(attrs, 'input.value'),
   toolName: () => undefined,
   agentName: () => undefined,
@@ -568,7 +634,11 @@ export class RunAssembler {
     let id = stepIdOfSpan(node.span.id);
     if (this.usedStepIds.has(id)) id = `${id}-${this.steps.length}`;
     this.usedStepIds.add(id);
-    const step: Step = { ...fields, id, index: 0, agentId: owner?.agentId ?? SYSTEM_AGENT_ID };
+    // The fields object becomes the step (no copy: this runs once per span).
+    const step = fields as Step;
+    step.id = id;
+    step.index = 0;
+    step.agentId = owner?.agentId ?? SYSTEM_AGENT_ID;
     if (owner) step.agentRunId = owner.id;
     else this.unowned.push({ step });
     this.steps.push(step);
@@ -590,7 +660,7 @@ export class RunAssembler {
     const attrs = node.span.attributes;
     const std = node.standard;
     const input = std.inputMessages(attrs);
-    const output = std.outputText(attrs);
+    const { text: output, toolCalls: calls } = std.output(attrs);
     const fields: StepFields = { kind, ...this.spanFields(node) };
     if (parentStepId) fields.parentStepId = parentStepId;
     if (input) fields.input = input;
@@ -599,8 +669,7 @@ export class RunAssembler {
       if (inputText !== undefined) fields.inputText = inputText;
     }
     if (output !== undefined) fields.output = output;
-    const calls = std.outputToolCalls(attrs);
-    if (calls && calls.length) fields.toolCalls = calls;
+    if (calls) fields.toolCalls = calls;
     const model = std.model(attrs);
     if (model !== undefined) {
       fields.model = model;
