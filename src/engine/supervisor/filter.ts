@@ -229,11 +229,10 @@ export class AdaptiveFilter {
   check(step: Step, stepIndex: number): Trigger | undefined {
     if (step.kind !== 'action') return undefined;
     const key = step.agentRunId ?? step.agentId;
-    let state: RunState | undefined;
-    if (key === this.lastKey) state = this.lastState;
-    else {
+    let state = this.lastState;
+    if (key !== this.lastKey || state === undefined) {
       state = this.runs.get(key);
-      if (!state) {
+      if (state === undefined) {
         state = new RunState();
         this.runs.set(key, state);
       }
