@@ -1,0 +1,133 @@
+// The registry's contract: detection by content, precise typed errors, gzip, and the native round trip.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'fflate';
+import { describe, expect, it } from 'vitest';
+import { exportSession } from '../export/native.ts';
+import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from './fixture-kit.ts';
+import { IMPORTERS, ImportError, importBytes, importText } from './index.ts';
+
+function importError(run: () => unknown): ImportError {
+  try {
+    run();
+  } catch (e) {
+    expect(e).toBeInstanceOf(ImportError);
+    return e as ImportError;
+  }
+  throw new Error('expected an ImportError, but the import succeeded');
+}
+
+const REAL = {
+  'chat-log': 'who-and-when/hand-crafted/6.json',
+  'chat-log (AG2)': 'who-and-when/algorithm-generated/2.json',
+  langfuse: 'langfuse/ag2-2026-03-09.json',
+  'openai-chat': 'tau-bench/tau_dataset_failed.json',
+  'agentrx-ground-truth': 'tau-bench/tau_ground_truth.json',
+  'message-bus': 'smolagents-bus/decentralized-LiteLLMModel-gpt-4o__decentralized-consensus__gaia__2025-08-27.jsonl',
+};
+const read = (p: string) => readFileSync(join(SHARED_TRACES, p));
+
+describe('registry: bad input gives precise ImportErrors', () => {
+  it('keeps native first', () => {
+    expect(IMPORTERS[0].id).toBe('native');
+  });
+
+  it('an empty or blank file', () => {
+    for (const text of ['', '  \n\t\n']) {
+      const e = importError(() => importText('empty.json', text));
+      expect(e.detail).toBe('the file is empty');
+      expect(e.message).toContain('empty.json');
+    }
+  });
+
+  it('binary garbage: the byte offset of the first NUL', () => {
+    const bytes = new Uint8Array([0x7b, 0x22, 0x61, 0x00, 0xff, 0xfe, 0x01]);
+    const e = importError(() => importBytes('garbage.bin', bytes));
+    expect(e.location).toBe('byte 3');
+    expect(e.detail).toMatch(/binary/);
+  });
+
+  it('text that is not JSON at all', () => {
+    const e = importError(() => importText('notes.txt', 'hello world'));
+    expect(e.location).toBe('line 1, column 1');
+  });
+
+  it('truncated single-line JSON: line and column of the cut', () => {
+    const text = JSON.stringify({ question: 'q', history: [{ role: 'user', content: 'a long message that gets cut' }] });
+    const e = importError(() => importText('cut.json', text.slice(0, 60)));
+    expect(e.format).toBe('json');
+    expect(e.location).toMatch(/^line 1, column (\d+)/);
+    expect(Number(/column (\d+)/.exec(e.location)![1])).toBeGreaterThanOrEqual(55);
+  });
+
+  // parse-input.ts retries a multi-line document as JSON Lines and reports the first line's failure
+  // (`jsonl: line 1, column 2`) instead of the real cut at the end. Flip to `it` once that is fixed.
+  it.fails('truncated pretty-printed JSON: the location is at the cut, not on line 1', () => {
+    const text = JSON.stringify({ question: 'q', history: [{ role: 'user', content: 'message' }] }, null, 2);
+    const lines = text.split('\n');
+    const e = importError(() => importText('cut.json', lines.slice(0, 5).join('\n')));
+    expect(e.location).toMatch(/^line 5, column \d+/);
+  });
+
+  it('valid JSON of no known format names every format tried', () => {
+    const e = importError(() => importText('mystery.json', JSON.stringify({ hello: 'world', items: [1, 2, 3] })));
+    expect(e.format).toBe('unknown');
+    for (const id of ['langfuse', 'chat-log', 'openai-chat', 'agentrx-ground-truth', 'message-bus']) expect(e.detail).toContain(id);
+  });
+
+  it('a forced format that does not fit says so with a path', () => {
+    for (const format of ['langfuse', 'openai-chat', 'agentrx-ground-truth']) {
+      const e = importError(() => importText('x.json', '{"a":1}', { format }));
+      expect(e.format).toBe(format);
+      expect(e.location).toBe('$');
+    }
+  });
+});
+
+describe.skipIf(!HAVE_SHARED)(`registry on real files (${HAVE_SHARED ? 'real traces' : SKIP_REASON})`, () => {
+  it('wrong types deep inside a real file: the JSON path of the value', () => {
+    const who = JSON.parse(read(REAL['chat-log']).toString());
+    who.history[3].role = { speaker: 'Orchestrator' };
+    let e = importError(() => importText('who.json', JSON.stringify(who)));
+    expect([e.format, e.location]).toEqual(['chat-log', '$.history[3].role']);
+    expect(e.detail).toBe('expected a string, found an object');
+
+    const tau = JSON.parse(read(REAL['openai-chat']).toString());
+    tau[2].traj[4].tool_calls = 'list_all_product_types';
+    e = importError(() => importText('tau.json', JSON.stringify(tau)));
+    expect([e.format, e.location]).toEqual(['openai-chat', '$[2].traj[4].tool_calls']);
+
+    const lf = JSON.parse(read(REAL.langfuse).toString());
+    lf.observations[2].usageDetails.output = [24];
+    e = importError(() => importText('lf.json', JSON.stringify(lf)));
+    expect([e.format, e.location]).toEqual(['langfuse', '$.observations[2].usageDetails.output']);
+
+    const lines = read(REAL['message-bus']).toString().trim().split('\n');
+    lines[4] = JSON.stringify({ ...JSON.parse(lines[4]), duration: 'long' });
+    e = importError(() => importText('bus.jsonl', lines.join('\n')));
+    expect([e.format, e.location]).toEqual(['message-bus', '$[line 5].duration']);
+  });
+
+  for (const [label, path] of Object.entries(REAL)) {
+    it(`${label}: gzip imports the same as the plain file`, () => {
+      const plain = importBytes('trace.json', read(path));
+      const zipped = importBytes('trace.json.gz', gzipSync(read(path)));
+      expect({ ...zipped, file: plain.file }).toEqual(plain);
+    });
+
+    it(`${label}: a misleading file name does not change the result`, () => {
+      const honest = importBytes('x', read(path));
+      for (const name of ['run.langfuse.json', 'who-and-when.json', 'tau_ground_truth.json', 'decentralized.jsonl', 'trail.json']) {
+        expect({ ...importBytes(name, read(path)), file: 'x' }).toEqual(honest);
+      }
+    });
+
+    it(`${label}: native session round trip keeps the runs`, () => {
+      const imported = importBytes(path, read(path));
+      const text = exportSession({ runs: imported.runs });
+      const again = importText('unknown-name', text);
+      expect(again.format).toBe('native');
+      expect(again.runs).toEqual(imported.runs);
+    });
+  }
+});
