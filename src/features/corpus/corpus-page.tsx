@@ -1,0 +1,148 @@
+// The corpus view (SPEC §4 Corpus, §1 job 2): every run in the library as a table and as distributions, baseline vs
+// supervised, grouped by any tag. Filters and grouping live in the URL, so a link reproduces the view.
+import { useMemo, useState } from 'react';
+import { runMetricsCsv } from '../../export/csv.ts';
+import { runMetrics, tagNames, type RunMetrics } from '../../model/statistics.ts';
+import type { Run } from '../../model/types.ts';
+import { useLibrary } from '../../store/library.ts';
+import { useUrl } from '../../store/url.ts';
+import { Button } from '../../ui/button.tsx';
+import { BubbleChart } from './bubble-chart.tsx';
+import { downloadBlob } from './chart-export.ts';
+import { CorpusTable } from './corpus-table.tsx';
+import { filterRuns, SORT_KEYS, type CorpusQuery, type SortKey } from './corpus-filter.ts';
+import { GroupTable } from './group-table.tsx';
+import { useCorpusStatistics } from './statistics-client.ts';
+import { VarianceChart } from './variance-chart.tsx';
+import { ViolinChart } from './violin-chart.tsx';
+
+const metricsCache = new WeakMap<Run, RunMetrics>();
+
+/** Runs are replaced, never mutated, in the store: one computation per run object. */
+function metricsOf(run: Run): RunMetrics {
+  let m = metricsCache.get(run);
+  if (!m) metricsCache.set(run, (m = runMetrics(run)));
+  return m;
+}
+
+function defaultGroupBy(tags: string[]): string {
+  return ['level', 'dataset'].find((t) => tags.includes(t)) ?? tags.find((t) => t !== 'arm') ?? 'dataset';
+}
+
+const select = 'rounded border border-slate-300 bg-white px-1.5 py-1 text-sm';
+
+export function CorpusPage() {
+  const storeRuns = useLibrary((s) => s.runs);
+  const hydrated = useLibrary((s) => s.hydrated);
+  const params = useUrl((s) => s.params);
+  const setParams = useUrl((s) => s.setParams);
+  const navigate = useUrl((s) => s.navigate);
+  const [selected, setSelected] = useState<string[]>([]);
+
+  const all = useMemo(() => Object.values(storeRuns).map(metricsOf), [storeRuns]);
+  const tags = useMemo(() => tagNames(all), [all]);
+  const groupBy = params.group || defaultGroupBy(tags);
+  const query: CorpusQuery = {
+    groupBy,
+    text: params.q ?? '',
+    arm: (params.arm ?? '') as CorpusQuery['arm'],
+    outcome: (params.outcome ?? '') as CorpusQuery['outcome'],
+    group: params.value ?? '',
+    sort: SORT_KEYS.includes(params.sort as SortKey) ? (params.sort as SortKey) : 'tokens',
+    descending: params.dir !== 'asc',
+  };
+  const rows = useMemo(
+    () => filterRuns(all, query),
+    [all, query.groupBy, query.text, query.arm, query.outcome, query.group, query.sort, query.descending],
+  );
+  const stats = useCorpusStatistics(rows, groupBy);
+  const groupValues = useMemo(() => [...new Set(all.map((r) => r.tags[groupBy] ?? ''))].filter(Boolean).sort(), [all, groupBy]);
+  const simulated = rows.filter((r) => r.simulated).length;
+
+  const sortBy = (key: SortKey) =>
+    setParams({ sort: key, dir: query.sort === key ? (query.descending ? 'asc' : undefined) : key === 'title' || key === 'task' ? 'asc' : undefined });
+  const toggle = (id: string) => setSelected((s) => (s.includes(id) ? s.filter((x) => x !== id) : [...s.slice(-1), id]));
+
+  if (all.length === 0)
+    return (
+      <div className="p-6 text-sm text-slate-600" data-testid="corpus-empty">
+        {hydrated ? 'No runs in the library yet. Open trace files or load the samples in the Library, then come back here.' : 'Reading the library…'}
+      </div>
+    );
+
+  return (
+    <div className="mx-auto flex max-w-[1400px] flex-col gap-3 p-4" data-testid="corpus-page">
+      <header className="flex flex-wrap items-end gap-3">
+        <div>
+          <h2 className="text-lg font-semibold text-slate-900">Corpus</h2>
+          <p className="text-xs text-slate-600" data-testid="corpus-count">
+            {rows.length.toLocaleString('en')} of {all.length.toLocaleString('en')} runs
+            {simulated > 0 && ` · ${simulated.toLocaleString('en')} simulated (made by the sample generator, not recorded)`}
+            {stats.stats && stats.stats.otherArm > 0 && ` · ${stats.stats.otherArm} with another arm tag left out of the charts`}
+          </p>
+        </div>
+        <label className="flex flex-col text-xs text-slate-600">
+          Group by
+          <select className={select} value={groupBy} onChange={(e) => setParams({ group: e.target.value, value: undefined })} aria-label="Group by tag">
+            {[...new Set([groupBy, ...tags])].map((t) => <option key={t} value={t}>{t}</option>)}
+          </select>
+        </label>
+        <label className="flex flex-col text-xs text-slate-600">
+          {groupBy}
+          <select className={select} value={query.group} onChange={(e) => setParams({ value: e.target.value || undefined })} aria-label={`Only this ${groupBy}`}>
+            <option value="">all</option>
+            {groupValues.map((v) => <option key={v} value={v}>{v}</option>)}
+          </select>
+        </label>
+        <label className="flex flex-col text-xs text-slate-600">
+          Arm
+          <select className={select} value={query.arm} onChange={(e) => setParams({ arm: e.target.value || undefined })} aria-label="Arm">
+            <option value="">both</option>
+            <option value="baseline">baseline</option>
+            <option value="supervised">supervised</option>
+            <option value="other">other</option>
+          </select>
+        </label>
+        <label className="flex flex-col text-xs text-slate-600">
+          Outcome
+          <select className={select} value={query.outcome} onChange={(e) => setParams({ outcome: e.target.value || undefined })} aria-label="Outcome">
+            <option value="">any</option>
+            <option value="success">success</option>
+            <option value="failure">failure</option>
+            <option value="unknown">unknown</option>
+          </select>
+        </label>
+        <label className="flex flex-col text-xs text-slate-600">
+          Search
+          <input type="search" className={`${select} w-56`} value={query.text} onChange={(e) => setParams({ q: e.target.value || undefined })} placeholder="title, task or id" aria-label="Search runs" />
+        </label>
+        <span className="ml-auto flex items-center gap-2">
+          <Button
+            variant="primary"
+            disabled={selected.length !== 2}
+            onClick={() => navigate('compare', { a: selected[0], b: selected[1] })}
+            title="Tick two runs to compare them side by side"
+          >
+            Compare {selected.length}/2
+          </Button>
+          <Button onClick={() => downloadBlob(new Blob([runMetricsCsv(rows)], { type: 'text/csv' }), `corpus-runs.csv`)}>Runs CSV</Button>
+        </span>
+      </header>
+      <p className="text-xs text-slate-500">
+        Runs without an <code>arm</code> tag count as baseline. Tokens are each run's own model calls; overhead is what the supervisor spent on it.
+      </p>
+      <CorpusTable runs={rows} query={query} onSort={sortBy} selected={selected} onToggle={toggle} onOpen={(id) => navigate('run', { run: id })} />
+      {stats.error && <p className="text-sm text-red-700">The statistics could not be computed: {stats.error}</p>}
+      {stats.stats && (
+        <section className="grid gap-3 xl:grid-cols-2" aria-label="Corpus charts" aria-busy={stats.computing} data-testid="corpus-charts" data-ms={stats.ms?.toFixed(1)}>
+          <ViolinChart stats={stats.stats} />
+          <VarianceChart stats={stats.stats} />
+          <div className="xl:col-span-2">
+            <GroupTable stats={stats.stats} />
+          </div>
+          <BubbleChart stats={stats.stats} />
+        </section>
+      )}
+    </div>
+  );
+}
