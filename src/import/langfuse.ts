@@ -315,13 +315,16 @@ interface Obs {
   attributes: JsonObject;
   children: Obs[];
   parent?: Obs;
+  /** Some descendant is a GENERATION / a GENERATION with recorded usage (computed once, bottom-up). */
+  generationBelow: boolean;
+  usageBelow: boolean;
 }
 
 function readObservation(value: unknown, path: string, order: number): Obs {
   const o = expectObject(value, path);
   const id = optString(o.id, `${path}.id`) ?? `#${order}`;
   const type = (optString(o.type, `${path}.type`) ?? 'SPAN').toUpperCase();
-  const obs: Obs = { id, type, name: optString(o.name, `${path}.name`) ?? '', order, raw: o, path, attributes: attributesOf(o.metadata), children: [] };
+  const obs: Obs = { id, type, name: optString(o.name, `${path}.name`) ?? '', order, raw: o, path, attributes: attributesOf(o.metadata), children: [], generationBelow: false, usageBelow: false };
   const parentId = optString(o.parentObservationId, `${path}.parentObservationId`);
   if (parentId !== undefined && parentId !== '') obs.parentId = parentId;
   const start = parseTime(o.startTime);
@@ -336,10 +339,6 @@ function stringAttr(obs: Obs, ...keys: string[]): string | undefined {
   return undefined;
 }
 
-function hasGeneration(obs: Obs): boolean {
-  return obs.children.some((c) => c.type === 'GENERATION' || hasGeneration(c));
-}
-
 /** The agent an observation stands for, or undefined when it is not an agent invocation. */
 function agentNameOf(obs: Obs): string | undefined {
   if (obs.type === 'GENERATION' || TOOL_TYPES.has(obs.type)) return undefined;
@@ -348,7 +347,7 @@ function agentNameOf(obs: Obs): string | undefined {
   if (obs.type === 'AGENT' || invoke || named || obs.attributes['gen_ai.operation.name'] === 'invoke_agent') {
     return named ?? invoke?.[1] ?? /^agent_run \[(.+)\]$/.exec(obs.name)?.[1] ?? (obs.name || obs.id);
   }
-  if (typeof obs.attributes.langgraph_node === 'string' && obs.attributes.langgraph_node === obs.name && hasGeneration(obs)) return obs.name;
+  if (typeof obs.attributes.langgraph_node === 'string' && obs.attributes.langgraph_node === obs.name && obs.generationBelow) return obs.name;
   return undefined;
 }
 
@@ -356,7 +355,7 @@ function agentNameOf(obs: Obs): string | undefined {
  *  model called (LangGraph's ToolNode records `Web-Search` as a SPAN) that make no model call themselves. */
 function isToolObservation(obs: Obs, calledTools: ReadonlySet<string>): boolean {
   if (TOOL_TYPES.has(obs.type) || /^execute_tool\b/.test(obs.name) || obs.attributes['gen_ai.operation.name'] === 'execute_tool') return true;
-  return obs.type === 'SPAN' && calledTools.has(obs.name) && !hasGeneration(obs);
+  return obs.type === 'SPAN' && calledTools.has(obs.name) && !obs.generationBelow;
 }
 
 function toolNameOf(obs: Obs): string {
@@ -413,23 +412,32 @@ function importTrace(td: TraceDoc, runId: string, warnings: string[]): Run {
     }
   }
 
+  // Pre-order puts every child after its parent, so one reverse pass settles the subtree flags without recursion.
+  for (let i = ordered.length - 1; i >= 0; i--) {
+    const o = ordered[i];
+    const p = o.parent;
+    if (!p) continue;
+    const isGen = o.type === 'GENERATION';
+    if (isGen || o.generationBelow) p.generationBelow = true;
+    if ((isGen && recordedUsage(o.raw, o.path) !== undefined) || o.usageBelow) p.usageBelow = true;
+  }
+
   const traceName = optString(td.trace.name, `${td.path}.name`);
   const defaultAgent = traceName || 'agent';
   const agents = new Map<string, Agent>();
   const agentRuns: AgentRun[] = [];
   const runOfObs = new Map<Obs, AgentRun>();
-  const nearestRun = (o: Obs | undefined): AgentRun | undefined => {
-    for (let p = o; p; p = p.parent) {
-      const r = runOfObs.get(p);
-      if (r) return r;
-    }
-    return undefined;
-  };
+  /** The agent run of the observation or its nearest ancestor; filled in pre-order, so a parent is always known. */
+  const runAbove = new Map<Obs, AgentRun>();
+  const nearestRun = (o: Obs | undefined): AgentRun | undefined => (o ? runAbove.get(o) : undefined);
 
   for (const o of ordered) {
     const name = agentNameOf(o);
-    if (name === undefined) continue;
     const parentRun = nearestRun(o.parent);
+    if (name === undefined) {
+      if (parentRun) runAbove.set(o, parentRun);
+      continue;
+    }
     if (!agents.has(name)) {
       const agent: Agent = { id: name, name };
       if (parentRun && parentRun.agentId !== name) agent.parentId = parentRun.agentId;
@@ -447,6 +455,7 @@ function importTrace(td: TraceDoc, runId: string, warnings: string[]): Run {
     if (o.start !== undefined) run.startTime = o.start;
     if (o.end !== undefined) run.endTime = o.end;
     runOfObs.set(o, run);
+    runAbove.set(o, run);
     agentRuns.push(run);
   }
 
@@ -463,21 +472,19 @@ function importTrace(td: TraceDoc, runId: string, warnings: string[]): Run {
   };
 
   // A tool run outside every agent (LangGraph's ToolNode) belongs to the agent whose latest earlier model call asked for it.
-  const requesterRun = (tool: Obs): AgentRun | undefined => {
-    const name = toolNameOf(tool);
-    for (let i = steps.length - 1; i >= 0; i--) {
-      if (steps[i].kind === 'llm' && steps[i].toolCalls?.some((c) => c.name === name)) return agentRuns.find((r) => r.id === steps[i].agentRunId);
-    }
-    return undefined;
-  };
+  const lastCaller = new Map<string, AgentRun>();
   const calledTools = new Set(all.filter((o) => o.type === 'GENERATION').flatMap((o) => toolCallsIn(o.raw.output).map((c) => c.name)));
   const steps: Step[] = [];
   const stepOfObs = new Map<Obs, Step>();
+  /** The step of the observation or its nearest ancestor, filled in pre-order like runAbove. */
+  const stepAbove = new Map<Obs, Step>();
   const structure: JsonObject[] = [];
   for (const o of ordered) {
     const isLlm = o.type === 'GENERATION';
     const isTool = !isLlm && !runOfObs.has(o) && isToolObservation(o, calledTools);
     if (!isLlm && !isTool) {
+      const above = o.parent ? stepAbove.get(o.parent) : undefined;
+      if (above) stepAbove.set(o, above);
       if (!runOfObs.has(o)) {
         const entry: JsonObject = { id: o.id, type: o.type, name: o.name };
         if (o.parentId !== undefined) entry.parentObservationId = o.parentId;
@@ -486,7 +493,7 @@ function importTrace(td: TraceDoc, runId: string, warnings: string[]): Run {
       }
       continue;
     }
-    const agentRun = (isTool && !nearestRun(o) ? requesterRun(o) : undefined) ?? runFor(o);
+    const agentRun = (isTool && !nearestRun(o) ? lastCaller.get(toolNameOf(o)) : undefined) ?? runFor(o);
     const step: Step = {
       id: `${runId}:${o.id}`,
       index: steps.length,
@@ -496,13 +503,8 @@ function importTrace(td: TraceDoc, runId: string, warnings: string[]): Run {
       name: isTool ? toolNameOf(o) : o.name,
       spanId: o.id,
     };
-    for (let p = o.parent; p; p = p.parent) {
-      const ps = stepOfObs.get(p);
-      if (ps) {
-        step.parentStepId = ps.id;
-        break;
-      }
-    }
+    const parentStep = o.parent ? stepAbove.get(o.parent) : undefined;
+    if (parentStep) step.parentStepId = parentStep.id;
     if (o.parentId !== undefined) step.parentSpanId = o.parentId;
     if (o.start !== undefined) step.startTime = o.start;
     if (o.end !== undefined) step.endTime = o.end;
@@ -521,10 +523,7 @@ function importTrace(td: TraceDoc, runId: string, warnings: string[]): Run {
       const model = optString(o.raw.model, `${o.path}.model`);
       if (model) step.model = model;
       const usage = recordedUsage(o.raw, o.path);
-      const aggregate = o.children.some(function recorded(c: Obs): boolean {
-        return (c.type === 'GENERATION' && recordedUsage(c.raw, c.path) !== undefined) || c.children.some(recorded);
-      });
-      if (usage && !aggregate) step.usage = usage;
+      if (usage && !o.usageBelow) step.usage = usage;
     } else {
       if (input !== undefined && input !== null) step.inputText = asText(input);
       if (output !== undefined && output !== null) step.observation = asText(output);
@@ -534,14 +533,15 @@ function importTrace(td: TraceDoc, runId: string, warnings: string[]): Run {
     if (raw) step.raw = raw;
     if (isLlm && !step.usage && recordedUsage(o.raw, o.path)) step.raw = { ...step.raw, usageDetails: o.raw.usageDetails, aggregateUsage: true };
     stepOfObs.set(o, step);
+    stepAbove.set(o, step);
     steps.push(step);
+    for (const c of step.toolCalls ?? []) lastCaller.set(c.name, agentRun);
   }
 
   // Errors recorded on structure observations land on the nearest step above, else the first step below.
   for (const o of ordered) {
     if (o.raw.level !== 'ERROR' || stepOfObs.has(o)) continue;
-    let target: Step | undefined;
-    for (let p = o.parent; p && !target; p = p.parent) target = stepOfObs.get(p);
+    let target = o.parent ? stepAbove.get(o.parent) : undefined;
     if (!target) {
       const below = ordered.slice(ordered.indexOf(o) + 1).find((d) => stepOfObs.has(d) && isDescendant(d, o));
       if (below) target = stepOfObs.get(below);
