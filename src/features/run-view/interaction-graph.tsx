@@ -110,7 +110,7 @@ export function InteractionGraphView({ view }: { view: RunView }) {
     const xs = points.map((p) => p[0]);
     const ys = points.map((p) => p[1]);
     const [x0, x1, y0, y1] = [Math.min(...xs) - 40, Math.max(...xs) + 40, Math.min(...ys) - 40, Math.max(...ys) + 50];
-    const scale = Math.min(2, width / (x1 - x0), HEIGHT / (y1 - y0));
+    const scale = Math.min(1.25, width / (x1 - x0), HEIGHT / (y1 - y0));
     const t = zoomIdentity.translate(width / 2 - ((x0 + x1) / 2) * scale, HEIGHT / 2 - ((y0 + y1) / 2) * scale).scale(scale);
     select(svg.current).call(zoomer.current.transform, t);
   }, [positions, width]);
@@ -173,11 +173,11 @@ function GraphDefs() {
   return (
     <defs>
       {Object.entries(EDGE_COLORS).map(([kind, color]) => (
-        <marker key={kind} id={`arrow-${kind}`} viewBox="0 0 10 10" refX="9" refY="5" markerWidth="5" markerHeight="5" orient="auto-start-reverse">
+        <marker key={kind} id={`arrow-${kind}`} viewBox="0 0 10 10" refX="8" refY="5" markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" orient="auto">
           <path d="M0,0 L10,5 L0,10 z" fill={color} />
         </marker>
       ))}
-      <marker id="arrow-current" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="4" markerHeight="4" orient="auto-start-reverse">
+      <marker id="arrow-current" viewBox="0 0 10 10" refX="8" refY="5" markerUnits="userSpaceOnUse" markerWidth="11" markerHeight="11" orient="auto">
         <path d="M0,0 L10,5 L0,10 z" fill="#e11d48" />
       </marker>
     </defs>

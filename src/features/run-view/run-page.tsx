@@ -58,7 +58,7 @@ function RunScreen({ run }: { run: Run }) {
         <p className="p-6 text-sm text-slate-600">This run has no steps to replay.</p>
       ) : (
         ready && (
-          <div className="grid min-h-0 flex-1 grid-cols-[minmax(16rem,22rem)_minmax(0,1fr)_minmax(20rem,28rem)] gap-2 p-2">
+          <div className="grid min-h-0 flex-1 grid-cols-[minmax(16rem,24rem)_minmax(0,1fr)_minmax(20rem,28rem)] gap-2 p-2">
             <StepList view={view} />
             <div className="flex min-h-0 flex-col gap-2 overflow-y-auto pr-1">
               <InteractionGraphView view={view} />
@@ -103,10 +103,10 @@ function Toolbar({ view, onHelp }: { view: RunView; onHelp: () => void }) {
       </div>
       <div className="flex items-center gap-1" role="group" aria-label="Playback">
         <button type="button" className={button} onClick={() => applyAction('first', view)} title="First step (Home)" aria-label="First step">
-          ⏮
+          <Icon d="M3 2v12M13 2 6 8l7 6z" />
         </button>
         <button type="button" className={button} onClick={() => applyAction('prev', view)} title="Previous step (← or k)" aria-label="Previous step">
-          ◀
+          <Icon d="M12 2 4 8l8 6z" />
         </button>
         <button
           type="button"
@@ -118,10 +118,10 @@ function Toolbar({ view, onHelp }: { view: RunView; onHelp: () => void }) {
           {playing ? 'Pause' : 'Play'}
         </button>
         <button type="button" className={button} onClick={() => applyAction('next', view)} title="Next step (→ or j)" aria-label="Next step">
-          ▶
+          <Icon d="M4 2l8 6-8 6z" />
         </button>
         <button type="button" className={button} onClick={() => applyAction('last', view)} title="Last step (End)" aria-label="Last step">
-          ⏭
+          <Icon d="M13 2v12M3 2l7 6-7 6z" />
         </button>
         <label className="ml-2 flex items-center gap-1 text-xs text-slate-600">
           speed
@@ -152,5 +152,13 @@ function Toolbar({ view, onHelp }: { view: RunView; onHelp: () => void }) {
         </button>
       </div>
     </div>
+  );
+}
+
+function Icon({ d }: { d: string }) {
+  return (
+    <svg width="12" height="12" viewBox="0 0 16 16" aria-hidden className="inline-block align-[-1px]">
+      <path d={d} fill="currentColor" stroke="currentColor" strokeWidth="1.5" strokeLinejoin="round" />
+    </svg>
   );
 }

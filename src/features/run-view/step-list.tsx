@@ -6,7 +6,7 @@ import { usePlayhead } from '../../store/playhead.ts';
 import { agentColors } from './agent-colors.ts';
 import type { RunView } from './run-view-model.ts';
 
-const ROW_HEIGHT = 30;
+const ROW_HEIGHT = 40;
 
 /** One line saying what the step did. */
 export function stepSummary(step: Step): string {
@@ -73,25 +73,26 @@ const StepRow = memo(function StepRow(props: {
       aria-current={current ? 'step' : undefined}
       data-current={current ? 'true' : undefined}
       onClick={() => onSelect(index)}
-      className={`absolute inset-x-0 flex cursor-pointer items-center gap-2 border-b border-slate-100 px-2 text-xs ${
+      title={step.name}
+      className={`absolute inset-x-0 flex cursor-pointer items-start gap-2 border-b border-slate-100 px-2 py-1 text-xs ${
         current ? 'bg-indigo-100 ring-1 ring-indigo-400 ring-inset' : 'hover:bg-slate-50'
       }`}
       style={{ top, height: ROW_HEIGHT }}
     >
-      <span className="w-10 shrink-0 text-right text-slate-400 tabular-nums">{index + 1}</span>
-      <span className="h-3 w-1.5 shrink-0 rounded-sm" style={{ background: color }} aria-hidden />
-      <span className="w-24 shrink-0 truncate font-medium text-slate-800" title={agent}>
-        {agent}
+      <span className="w-9 shrink-0 pt-px text-right text-slate-400 tabular-nums">{index + 1}</span>
+      <span className="mt-1 h-6 w-1 shrink-0 rounded-sm" style={{ background: color }} aria-hidden />
+      <span className="min-w-0 flex-1">
+        <span className="flex items-center gap-1.5">
+          <span className="truncate font-medium text-slate-800">{agent}</span>
+          <span className="shrink-0 text-slate-500">{step.kind === 'tool' && step.name ? `tool ${step.name}` : step.kind}</span>
+          {view.errorAt[index] === 1 && <span className="shrink-0 rounded bg-red-100 px-1 text-[10px] text-red-800">error</span>}
+          {view.loopAt[index] >= 0 && <span className="shrink-0 rounded bg-amber-100 px-1 text-[10px] text-amber-900">loop</span>}
+          {view.annotationsAt.has(index) && <span className="shrink-0 rounded bg-violet-100 px-1 text-[10px] text-violet-800">label</span>}
+          {view.interventionsAt.has(index) && <span className="shrink-0 rounded bg-emerald-100 px-1 text-[10px] text-emerald-800">intervention</span>}
+          {tokens > 0 && <span className="ml-auto shrink-0 text-slate-400 tabular-nums">{compact(tokens)}</span>}
+        </span>
+        <span className="block truncate text-slate-600">{stepSummary(step) || <span className="text-slate-400">{step.name ?? '—'}</span>}</span>
       </span>
-      <span className="w-14 shrink-0 text-slate-500">{step.kind}</span>
-      <span className="min-w-0 flex-1 truncate text-slate-700" title={step.name}>
-        {step.name && step.kind !== 'message' ? <span className="mr-1 text-slate-500">{step.name}</span> : null}
-        {stepSummary(step)}
-      </span>
-      {view.errorAt[index] === 1 && <span className="shrink-0 rounded bg-red-100 px-1 text-[10px] text-red-800">error</span>}
-      {view.loopAt[index] >= 0 && <span className="shrink-0 rounded bg-amber-100 px-1 text-[10px] text-amber-900">loop</span>}
-      {view.annotationsAt.has(index) && <span className="shrink-0 rounded bg-violet-100 px-1 text-[10px] text-violet-800">label</span>}
-      {tokens > 0 && <span className="w-12 shrink-0 text-right text-slate-400 tabular-nums">{compact(tokens)}</span>}
     </li>
   );
 });
