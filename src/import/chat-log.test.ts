@@ -115,6 +115,15 @@ describe('chat-log importer on small inputs', () => {
     }
   });
 
+  it('reads an AG2 ChatResult `chat_history` like a history', () => {
+    const history = JSON.parse(log()).history;
+    const r = importText('result.json', JSON.stringify({ chat_history: history, summary: 'done' }));
+    expect(r.format).toBe('chat-log');
+    expect(r.runs[0].steps.map((s) => s.agentId)).toEqual(['Planner', 'Solver']);
+    expect(r.runs[0].raw).toEqual({ summary: 'done' });
+    expect(() => importText('result.json', JSON.stringify({ chat_history: [history[0], 'oops'] }))).toThrow(/\$\.chat_history\[1\]/);
+  });
+
   it('gives identical documents in one file distinct run ids', () => {
     const one = JSON.parse(log());
     const r = importText('two.json', JSON.stringify([one, one]));

@@ -1,4 +1,5 @@
-// Chat logs: AG2/AutoGen group chats, Who&When (AG2 CaptainAgent runs) and Magentic-One logs (SPEC §3).
+// Chat logs: AG2/AutoGen group chats (`history` or a ChatResult's `chat_history`), Who&When (AG2 CaptainAgent runs)
+// and Magentic-One logs (SPEC §3).
 //
 // Mapping decisions (other modules and engines rely on them):
 // - One `message` step per history entry; step id `<runId>:s<i>`, `number` = i, the 0-based index into `history`,
@@ -93,6 +94,7 @@ export function uniqueIds(ids: string[]): string[] {
 
 const RUN_FIELDS = new Set([
   'history',
+  'chat_history',
   'question',
   'ground_truth',
   'mistake_agent',
@@ -113,9 +115,17 @@ function parseRole(role: string): { speaker: string; qualifier?: string; target?
   return arrow ? { speaker: m[1], target: arrow[1].trim() } : { speaker: m[1], qualifier };
 }
 
+/** Who&When and our own logs say `history`; AG2's ChatResult says `chat_history`. */
+function historyOf(obj: JsonObject): { key: string; list: unknown[] } | undefined {
+  if (Array.isArray(obj.history)) return { key: 'history', list: obj.history };
+  if (Array.isArray(obj.chat_history)) return { key: 'chat_history', list: obj.chat_history };
+  return undefined;
+}
+
 function isChatLogDocument(v: unknown): boolean {
-  if (!isObject(v) || !Array.isArray(v.history)) return false;
-  const first = v.history[0];
+  const history = isObject(v) ? historyOf(v) : undefined;
+  if (!isObject(v) || !history) return false;
+  const first = history.list[0];
   if (first === undefined) return 'question' in v;
   return isObject(first) && 'content' in first && ('role' in first || 'name' in first) && !('tool_call_id' in first);
 }
@@ -136,7 +146,8 @@ function finalAnswerOf(history: Step[]): string | undefined {
 }
 
 function importRun(obj: JsonObject, path: string, runId: string, warnings: string[]): Run {
-  const history = expectArray(obj.history, `${path}.history`);
+  const key = historyOf(obj)?.key ?? 'history';
+  const history = expectArray(obj[key], `${path}.${key}`);
   const task = optString(obj.question, `${path}.question`);
   const prompts = obj.system_prompt === undefined || obj.system_prompt === null ? {} : expectObject(obj.system_prompt, `${path}.system_prompt`);
 
@@ -154,7 +165,7 @@ function importRun(obj: JsonObject, path: string, runId: string, warnings: strin
   const steps: Step[] = [];
   const targets: (string | undefined)[] = [];
   history.forEach((entryValue, i) => {
-    const at = `${path}.history[${i}]`;
+    const at = `${path}.${key}[${i}]`;
     const entry = expectObject(entryValue, at);
     const role = optString(entry.role, `${at}.role`);
     const name = optString(entry.name, `${at}.name`);
