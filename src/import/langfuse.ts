@@ -555,6 +555,8 @@ function importTrace(td: TraceDoc, runId: string, warnings: string[]): Run {
   const annotations = td.scores.map((s) => scoreAnnotation(s.value, s.path, runId, byId, stepOfObs));
 
   const task = userText(td.trace.input) ?? (roots[0] ? userText(roots[0].raw.input) : undefined);
+  const mainRun = agentRuns.find((r) => r.spanId === undefined);
+  if (mainRun && task !== undefined) mainRun.task = task;
   const finalAnswer = answerText(td.trace.output) ?? (roots[0] ? answerText(roots[0].raw.output) : undefined);
   const models = [...new Set(steps.map((s) => s.model).filter((m): m is string => m !== undefined))];
   const run: Run = {
