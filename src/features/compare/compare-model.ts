@@ -1,0 +1,221 @@
+// What the compare view shows of a run, and how two runs line up (SPEC §4 Compare). Pure; tested directly.
+// The replay units are the steps `inspect` counts (smolagents action steps, chat turns, else model and tool calls).
+// Tokens and interventions recorded on nested steps (a model call inside an action step) belong to the enclosing
+// unit; usage outside any unit (a planning call between steps) goes to the next unit, so a run's curve ends at the
+// same total the library shows.
+import { countedSteps } from '../../model/summary.ts';
+import type { Intervention, Run, Step } from '../../model/types.ts';
+
+export interface CompareStep {
+  /** 0-based position among the run's replay units. */
+  position: number;
+  step: Step;
+  agentName: string;
+  /** Agent + action signature, the key LCS matching uses. */
+  signature: string;
+  /** Short human label of the action. */
+  action: string;
+  tokens: number;
+  cumulative: number;
+  interventions: Intervention[];
+  /** What the step said or saw: observation, else output/message text. */
+  text: string;
+}
+
+export interface CompareRun {
+  run: Run;
+  steps: CompareStep[];
+  total: number;
+  agents: number;
+  overhead: number;
+}
+
+const FIRST_CODE_BLOCK = /```(?:[a-zA-Z0-9_+-]*)\n?([\s\S]*?)```/;
+
+/** SPEC §5.1's action signature: the ordered tool calls, else the first code block of the output, else its kind. */
+export function actionSignature(step: Step): string {
+  if (step.toolCalls && step.toolCalls.length > 0) return step.toolCalls.map((c) => `${c.name}(${c.arguments.trim()})`).join(' ; ');
+  const output = step.output ?? '';
+  const code = FIRST_CODE_BLOCK.exec(output)?.[1];
+  if (code !== undefined) return `python_interpreter(${code.trim()})`;
+  if (step.kind === 'action') return `python_interpreter(${output.trim()})`;
+  return step.kind;
+}
+
+function actionLabel(step: Step): string {
+  if (step.toolCalls && step.toolCalls.length > 0) return step.toolCalls.map((c) => c.name).join(', ');
+  if (step.kind === 'message') return 'message';
+  return step.name ?? step.kind;
+}
+
+export function compareRun(run: Run): CompareRun {
+  const counted = countedSteps(run);
+  const agentName = new Map(run.agents.map((a) => [a.id, a.name]));
+  const byId = new Map(run.steps.map((s) => [s.id, s]));
+  const unitOf = new Map<string, number>();
+  const units: CompareStep[] = [];
+  for (const step of run.steps) {
+    if (!counted(step)) continue;
+    unitOf.set(step.id, units.length);
+    const name = agentName.get(step.agentId) ?? step.agentId;
+    units.push({
+      position: units.length,
+      step,
+      agentName: name,
+      signature: `${name}::${actionSignature(step)}`,
+      action: actionLabel(step),
+      tokens: 0,
+      cumulative: 0,
+      interventions: [],
+      text: step.observation ?? step.output ?? step.inputText ?? '',
+    });
+  }
+  /** The unit a step belongs to: its own, an ancestor's, else the next unit in replay order (or the last one). */
+  const resolve = (step: Step): number | undefined => {
+    for (let s: Step | undefined = step, guard = 0; s && guard < 64; s = s.parentStepId ? byId.get(s.parentStepId) : undefined, guard++) {
+      const u = unitOf.get(s.id);
+      if (u !== undefined) return u;
+    }
+    return undefined;
+  };
+  let pending = 0;
+  for (const step of run.steps) {
+    const own = unitOf.get(step.id);
+    if (own !== undefined) {
+      units[own].tokens += pending;
+      pending = 0;
+    }
+    const total = step.usage?.total ?? 0;
+    if (total === 0) continue;
+    const u = resolve(step);
+    if (u !== undefined) units[u].tokens += total;
+    else pending += total;
+  }
+  if (units.length > 0) units[units.length - 1].tokens += pending;
+  const stepUnit = new Map<string, number>();
+  for (const s of run.steps) {
+    const u = resolve(s);
+    if (u !== undefined) stepUnit.set(s.id, u);
+  }
+  let overhead = 0;
+  for (const i of run.interventions) {
+    overhead += i.tokens?.total ?? 0;
+    const u = i.stepId !== undefined ? stepUnit.get(i.stepId) : undefined;
+    if (u !== undefined) units[u].interventions.push(i);
+  }
+  let cumulative = 0;
+  for (const u of units) u.cumulative = cumulative += u.tokens;
+  return { run, steps: units, total: cumulative, agents: run.agents.length, overhead };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Alignment
+
+export interface AlignedRow {
+  a: number | null;
+  b: number | null;
+  /** Both sides present with the same signature. */
+  matched: boolean;
+}
+
+export type AlignMode = 'index' | 'lcs';
+
+/** Step i of A beside step i of B. */
+export function alignByIndex(a: readonly string[], b: readonly string[]): AlignedRow[] {
+  const rows: AlignedRow[] = [];
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const ai = i < a.length ? i : null;
+    const bi = i < b.length ? i : null;
+    rows.push({ a: ai, b: bi, matched: ai !== null && bi !== null && a[ai] === b[bi] });
+  }
+  return rows;
+}
+
+/** Largest DP table (cells) the LCS fills; beyond it, after trimming the common ends, the caller is told. */
+export const LCS_MAX_CELLS = 16_000_000;
+
+/**
+ * Longest common subsequence of the two signature lists (classic dynamic programme after trimming the common prefix
+ * and suffix). Unmatched steps between two matches are listed A's first, then B's. Returns null when the part left
+ * after trimming needs more than LCS_MAX_CELLS cells.
+ */
+export function alignByLcs(a: readonly string[], b: readonly string[]): AlignedRow[] | null {
+  let start = 0;
+  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
+    endA--;
+    endB--;
+  }
+  const n = endA - start;
+  const m = endB - start;
+  if ((n + 1) * (m + 1) > LCS_MAX_CELLS) return null;
+  // Signatures to small integers so the inner loop compares numbers.
+  const ids = new Map<string, number>();
+  const code = (s: string) => ids.get(s) ?? (ids.set(s, ids.size), ids.size - 1);
+  const ca = Int32Array.from({ length: n }, (_, i) => code(a[start + i]));
+  const cb = Int32Array.from({ length: m }, (_, j) => code(b[start + j]));
+  // table[i][j] = LCS length of A[i..] and B[j..], filled from the ends so the walk below goes forwards.
+  const width = m + 1;
+  const table = new Uint32Array((n + 1) * width);
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--)
+      table[i * width + j] = ca[i] === cb[j] ? table[(i + 1) * width + j + 1] + 1 : Math.max(table[(i + 1) * width + j], table[i * width + j + 1]);
+
+  const rows: AlignedRow[] = [];
+  for (let k = 0; k < start; k++) rows.push({ a: k, b: k, matched: true });
+  let i = 0;
+  let j = 0;
+  const gapA: number[] = [];
+  const gapB: number[] = [];
+  const flush = () => {
+    for (const x of gapA) rows.push({ a: start + x, b: null, matched: false });
+    for (const y of gapB) rows.push({ a: null, b: start + y, matched: false });
+    gapA.length = 0;
+    gapB.length = 0;
+  };
+  while (i < n && j < m) {
+    if (ca[i] === cb[j]) {
+      flush();
+      rows.push({ a: start + i, b: start + j, matched: true });
+      i++;
+      j++;
+    } else if (table[(i + 1) * width + j] >= table[i * width + j + 1]) gapA.push(i++);
+    else gapB.push(j++);
+  }
+  while (i < n) gapA.push(i++);
+  while (j < m) gapB.push(j++);
+  flush();
+  for (let k = endA; k < a.length; k++) rows.push({ a: k, b: endB + (k - endA), matched: true });
+  return rows;
+}
+
+export interface Alignment {
+  mode: AlignMode;
+  rows: AlignedRow[];
+  matched: number;
+  /** Set when LCS was asked for but the runs were too long for it (index alignment shown instead). */
+  fallback?: string;
+}
+
+export function align(a: CompareRun, b: CompareRun, mode: AlignMode): Alignment {
+  const sa = a.steps.map((s) => s.signature);
+  const sb = b.steps.map((s) => s.signature);
+  let rows = mode === 'lcs' ? alignByLcs(sa, sb) : alignByIndex(sa, sb);
+  let fallback: string | undefined;
+  if (!rows) {
+    rows = alignByIndex(sa, sb);
+    fallback = `These runs are too long to match step by step (${sa.length.toLocaleString('en')} × ${sb.length.toLocaleString('en')} steps); aligned by step index instead.`;
+  }
+  return { mode: fallback ? 'index' : mode, rows, matched: rows.filter((r) => r.matched).length, fallback };
+}
+
+/** The latest step of one side at or before a row (a side with a gap at that row stays on its previous step). */
+export function sideAt(rows: readonly AlignedRow[], row: number, side: 'a' | 'b'): number | null {
+  for (let r = Math.min(row, rows.length - 1); r >= 0; r--) {
+    const v = rows[r][side];
+    if (v !== null) return v;
+  }
+  return null;
+}

@@ -1,0 +1,185 @@
+// The compare view (SPEC §4 Compare, §1 job 2): two runs side by side under one playhead. Deep link:
+// ?view=compare&a=<runId>&b=<runId>&step=<n>&align=index|lcs — `step` is the 0-based aligned row.
+import { useEffect, useMemo } from 'react';
+import type { Run } from '../../model/types.ts';
+import { useLibrary } from '../../store/library.ts';
+import { useUrl } from '../../store/url.ts';
+import { OutcomeBadge, SimulatedBadge } from '../../ui/badge.tsx';
+import { Button } from '../../ui/button.tsx';
+import { AlignedList } from './aligned-list.tsx';
+import { AlignmentStrip } from './alignment-strip.tsx';
+import { align, compareRun, type AlignMode, type CompareRun } from './compare-model.ts';
+import { count, RUN_COLOR } from './compare-colors.ts';
+import { StepDiff } from './step-diff.tsx';
+import { TokenOverlay } from './token-overlay.tsx';
+
+const compared = new WeakMap<Run, CompareRun>();
+function compareOf(run: Run): CompareRun {
+  let c = compared.get(run);
+  if (!c) compared.set(run, (c = compareRun(run)));
+  return c;
+}
+
+/** The same task's run in the other arm (by the `task` tag, else the task text), for a one-click pair. */
+export function counterpart(run: Run, runs: Run[]): Run | undefined {
+  const key = (r: Run) => r.tags.task ?? r.task;
+  const k = key(run);
+  if (!k) return undefined;
+  return runs.find((r) => r.id !== run.id && key(r) === k && (r.tags.arm ?? 'baseline') !== (run.tags.arm ?? 'baseline'));
+}
+
+function signedCount(n: number): string {
+  return `${n > 0 ? '+' : n < 0 ? '−' : '±'}${count(Math.abs(n))}`;
+}
+function signedPercent(from: number, to: number): string {
+  if (from === 0) return '';
+  const p = ((to - from) / from) * 100;
+  return ` (${p > 0 ? '+' : p < 0 ? '−' : '±'}${Math.abs(p).toFixed(1)}%)`;
+}
+
+function Delta({ label, a, b, testId, percent }: { label: string; a: number; b: number; testId: string; percent?: boolean }) {
+  const d = b - a;
+  return (
+    <div className="rounded border border-slate-200 bg-white px-2 py-1" data-testid={testId}>
+      <div className="text-[11px] text-slate-500 uppercase">{label}</div>
+      <div className="text-sm tabular-nums">
+        <span style={{ color: RUN_COLOR.a }}>{count(a)}</span> → <span style={{ color: RUN_COLOR.b }}>{count(b)}</span>{' '}
+        <span className={d < 0 ? 'text-emerald-700' : d > 0 ? 'text-red-700' : 'text-slate-500'}>
+          {signedCount(d)}
+          {percent && signedPercent(a, b)}
+        </span>
+      </div>
+    </div>
+  );
+}
+
+function RunPicker({ side, value, runs, onChange }: { side: 'a' | 'b'; value: string; runs: Run[]; onChange(id: string): void }) {
+  return (
+    <label className="flex min-w-0 flex-1 flex-col text-xs font-semibold" style={{ color: RUN_COLOR[side] }}>
+      Run {side.toUpperCase()}
+      <select className="mt-0.5 w-full rounded border border-slate-300 bg-white px-1.5 py-1 text-sm font-normal text-slate-900" value={value} onChange={(e) => onChange(e.target.value)} aria-label={`Run ${side.toUpperCase()}`}>
+        <option value="">choose a run…</option>
+        {runs.map((r) => (
+          <option key={r.id} value={r.id}>{r.title || r.id}{r.tags.arm ? ` [${r.tags.arm}]` : ''}</option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
+export function ComparePage() {
+  const storeRuns = useLibrary((s) => s.runs);
+  const hydrated = useLibrary((s) => s.hydrated);
+  const params = useUrl((s) => s.params);
+  const setParams = useUrl((s) => s.setParams);
+  const runs = useMemo(() => Object.values(storeRuns).sort((x, y) => (x.title || x.id).localeCompare(y.title || y.id, 'en', { numeric: true })), [storeRuns]);
+  const runA = params.a ? storeRuns[params.a] : undefined;
+  const runB = params.b ? storeRuns[params.b] : undefined;
+  const mode: AlignMode = params.align === 'index' ? 'index' : 'lcs';
+  const a = runA && compareOf(runA);
+  const b = runB && compareOf(runB);
+  const alignment = useMemo(() => (a && b ? align(a, b, mode) : null), [a, b, mode]);
+  const last = alignment ? Math.max(0, alignment.rows.length - 1) : 0;
+  const requested = Number.parseInt(params.step ?? '0', 10);
+  const row = Number.isFinite(requested) ? Math.max(0, Math.min(last, requested)) : 0;
+  const setRow = (r: number) => setParams({ step: String(Math.max(0, Math.min(last, r))) });
+
+  useEffect(() => {
+    if (!alignment) return;
+    const onKey = (e: KeyboardEvent) => {
+      const target = e.target as HTMLElement | null;
+      if (target && (target.tagName === 'INPUT' || target.tagName === 'SELECT' || target.tagName === 'TEXTAREA' || target.isContentEditable)) return;
+      const moves: Record<string, number> = { ArrowRight: row + 1, j: row + 1, ArrowLeft: row - 1, k: row - 1, Home: 0, End: last };
+      if (e.key in moves) {
+        e.preventDefault();
+        setParams({ step: String(Math.max(0, Math.min(last, moves[e.key]))) });
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [alignment, row, last, setParams]);
+
+  const missing = [params.a && !runA ? params.a : null, params.b && !runB ? params.b : null].filter(Boolean);
+  const pair = runA && !params.b ? counterpart(runA, runs) : undefined;
+  const current = alignment?.rows[row];
+
+  return (
+    <div className="mx-auto flex max-w-[1400px] flex-col gap-3 p-4" data-testid="compare-page">
+      <div className="flex flex-wrap items-end gap-3">
+        <RunPicker side="a" value={runA ? runA.id : ''} runs={runs} onChange={(id) => setParams({ a: id || undefined, step: '0' })} />
+        <Button onClick={() => setParams({ a: params.b, b: params.a, step: '0' })} disabled={!params.a && !params.b} aria-label="Swap A and B">⇄</Button>
+        <RunPicker side="b" value={runB ? runB.id : ''} runs={runs} onChange={(id) => setParams({ b: id || undefined, step: '0' })} />
+        <label className="flex flex-col text-xs text-slate-600">
+          Align
+          <select className="rounded border border-slate-300 bg-white px-1.5 py-1 text-sm" value={mode} onChange={(e) => setParams({ align: e.target.value, step: '0' })} aria-label="Alignment">
+            <option value="lcs">by matching steps (agent + action)</option>
+            <option value="index">by step index</option>
+          </select>
+        </label>
+      </div>
+      {pair && (
+        <p className="text-sm">
+          <Button size="sm" onClick={() => setParams({ b: pair.id, step: '0' })}>Compare with its {pair.tags.arm ?? 'baseline'} run</Button>
+        </p>
+      )}
+      {missing.length > 0 && hydrated && (
+        <p className="rounded border border-amber-200 bg-amber-50 p-2 text-sm text-amber-900" role="alert">
+          The link names {missing.map((m) => `“${m}”`).join(' and ')}, which the library does not hold. Open the file that contains it, or choose another run.
+        </p>
+      )}
+      {runs.length === 0 && <p className="text-sm text-slate-600">{hydrated ? 'No runs in the library yet: open trace files in the Library first.' : 'Reading the library…'}</p>}
+      {a && b && alignment && (
+        <>
+          <header className="flex flex-wrap gap-2" data-testid="compare-deltas">
+            <div className="flex min-w-0 flex-col gap-1 text-xs">
+              {([['a', a], ['b', b]] as const).map(([side, c]) => (
+                <div key={side} className="flex items-center gap-1">
+                  <span className="font-semibold" style={{ color: RUN_COLOR[side] }}>{side.toUpperCase()}</span>
+                  <span className="max-w-[28rem] truncate" title={c.run.title}>{c.run.title || c.run.id}</span>
+                  {c.run.simulated && <SimulatedBadge />}
+                  <OutcomeBadge outcome={c.run.outcome.status} />
+                </div>
+              ))}
+            </div>
+            <Delta label="Tokens" a={a.total} b={b.total} testId="delta-tokens" percent />
+            <Delta label="Tokens + overhead" a={a.total + a.overhead} b={b.total + b.overhead} testId="delta-net" percent />
+            <Delta label="Steps" a={a.steps.length} b={b.steps.length} testId="delta-steps" />
+            <Delta label="Agents" a={a.agents} b={b.agents} testId="delta-agents" />
+            <Delta label="Interventions" a={a.run.interventions.length} b={b.run.interventions.length} testId="delta-interventions" />
+            <div className="rounded border border-slate-200 bg-white px-2 py-1" data-testid="delta-outcome">
+              <div className="text-[11px] text-slate-500 uppercase">Outcome</div>
+              <div className="text-sm">
+                {a.run.outcome.status} → {b.run.outcome.status}
+                {a.run.outcome.status !== b.run.outcome.status && <span className="ml-1 font-semibold text-amber-700">changed</span>}
+              </div>
+            </div>
+          </header>
+          {alignment.fallback && <p className="text-sm text-amber-800">{alignment.fallback}</p>}
+          <div className="flex items-center gap-2 text-sm">
+            <Button size="sm" onClick={() => setRow(0)} aria-label="First row">⏮</Button>
+            <Button size="sm" onClick={() => setRow(row - 1)} aria-label="Previous row" title="Previous (← or k)">◀</Button>
+            <input type="range" min={0} max={last} value={row} onChange={(e) => setRow(Number(e.target.value))} className="w-64" aria-label="Playhead" />
+            <Button size="sm" onClick={() => setRow(row + 1)} aria-label="Next row" title="Next (→ or j)">▶</Button>
+            <Button size="sm" onClick={() => setRow(last)} aria-label="Last row">⏭</Button>
+            <span className="tabular-nums text-slate-700" data-testid="compare-position">
+              row {row + 1} / {alignment.rows.length} · A step {current?.a !== null && current?.a !== undefined ? current.a + 1 : '—'} · B step{' '}
+              {current?.b !== null && current?.b !== undefined ? current.b + 1 : '—'}
+            </span>
+            <span className="text-xs text-slate-500">{alignment.matched} matched steps</span>
+          </div>
+          <AlignmentStrip a={a} b={b} alignment={alignment} row={row} onRow={setRow} />
+          <TokenOverlay a={a} b={b} alignment={alignment} row={row} onRow={setRow} />
+          <div className="grid gap-3 xl:grid-cols-2">
+            <AlignedList a={a} b={b} alignment={alignment} row={row} onRow={setRow} />
+            <StepDiff
+              a={current?.a != null ? a.steps[current.a] : null}
+              b={current?.b != null ? b.steps[current.b] : null}
+              aLabel={`A · ${a.run.title || a.run.id}`}
+              bLabel={`B · ${b.run.title || b.run.id}`}
+            />
+          </div>
+        </>
+      )}
+    </div>
+  );
+}

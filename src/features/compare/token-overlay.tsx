@@ -1,0 +1,98 @@
+// Cumulative tokens of both runs over the aligned rows, one playhead line, intervention markers on each curve.
+// Clicking the chart moves the playhead. The x axis is the alignment row, so matched steps sit at the same x.
+import { line, scaleLinear } from 'd3';
+import { useState } from 'react';
+import type { Alignment, CompareRun } from './compare-model.ts';
+import { sideAt } from './compare-model.ts';
+import { AXIS, count, FONT, GRID, INTERVENTION_COLOR, RUN_COLOR } from './compare-colors.ts';
+
+const W = 900;
+const H = 220;
+const M = { top: 14, right: 20, bottom: 36, left: 64 };
+
+export function TokenOverlay({ a, b, alignment, row, onRow }: { a: CompareRun; b: CompareRun; alignment: Alignment; row: number; onRow(row: number): void }) {
+  const [hover, setHover] = useState<number | null>(null);
+  const rows = alignment.rows;
+  const n = rows.length;
+  const x = scaleLinear().domain([0, Math.max(1, n - 1)]).range([M.left, W - M.right]);
+  const y = scaleLinear().domain([0, Math.max(1, a.total, b.total)]).nice().range([H - M.bottom, M.top]);
+  // Cumulative of each side at each row (a side in a gap holds its previous value), sampled to ≤ 1 point per pixel.
+  const stride = Math.max(1, Math.ceil(n / (W - M.left - M.right)));
+  const series = (side: 'a' | 'b', run: CompareRun) => {
+    const points: [number, number][] = [];
+    let last = 0;
+    for (let r = 0; r < n; r++) {
+      const p = rows[r][side];
+      if (p !== null) last = run.steps[p].cumulative;
+      if (r % stride === 0 || r === n - 1) points.push([r, last]);
+    }
+    return line<[number, number]>().x((d) => x(d[0])).y((d) => y(d[1]))(points) ?? '';
+  };
+  const markers = (side: 'a' | 'b', run: CompareRun) =>
+    rows.flatMap((r, i) => {
+      const p = r[side];
+      if (p === null || run.steps[p].interventions.length === 0) return [];
+      return [{ row: i, cumulative: run.steps[p].cumulative, count: run.steps[p].interventions.length, step: p }];
+    });
+  const rowFromEvent = (e: React.MouseEvent<SVGRectElement>) => {
+    const box = e.currentTarget.getBoundingClientRect();
+    const vx = M.left + ((e.clientX - box.left) / box.width) * (W - M.left - M.right);
+    return Math.max(0, Math.min(n - 1, Math.round(x.invert(vx))));
+  };
+  const readoutRow = hover ?? row;
+  const pa = sideAt(rows, readoutRow, 'a');
+  const pb = sideAt(rows, readoutRow, 'b');
+  const ca = pa === null ? 0 : a.steps[pa].cumulative;
+  const cb = pb === null ? 0 : b.steps[pb].cumulative;
+  return (
+    <section className="rounded border border-slate-200 bg-white" aria-label="Cumulative tokens" data-testid="token-overlay">
+      <header className="flex flex-wrap items-center gap-3 border-b border-slate-200 px-3 py-1.5 text-xs">
+        <h3 className="text-sm font-semibold text-slate-800">Cumulative tokens</h3>
+        <span className="flex items-center gap-1"><span className="inline-block h-0.5 w-5" style={{ background: RUN_COLOR.a }} /> A</span>
+        <span className="flex items-center gap-1"><span className="inline-block h-0.5 w-5" style={{ background: RUN_COLOR.b }} /> B</span>
+        <span className="flex items-center gap-1"><span style={{ color: INTERVENTION_COLOR }}>▼</span> intervention</span>
+        <span className="ml-auto tabular-nums text-slate-700" data-testid="overlay-readout">
+          row {readoutRow + 1}: A {count(ca)} · B {count(cb)} tokens · B − A {cb - ca >= 0 ? '+' : '−'}{count(Math.abs(cb - ca))}
+        </span>
+      </header>
+      <svg viewBox={`0 0 ${W} ${H}`} className="h-auto w-full" role="img" aria-label="Cumulative tokens of run A and run B by aligned step" fontFamily={FONT}>
+        {y.ticks(5).map((t) => (
+          <g key={t}>
+            <line x1={M.left} x2={W - M.right} y1={y(t)} y2={y(t)} stroke={GRID} />
+            <text x={M.left - 6} y={y(t)} dy="0.32em" textAnchor="end" fontSize={11} fill={AXIS}>{count(t)}</text>
+          </g>
+        ))}
+        {x.ticks(8).filter((t) => Number.isInteger(t)).map((t) => (
+          <text key={t} x={x(t)} y={H - M.bottom + 14} textAnchor="middle" fontSize={11} fill={AXIS}>{t + 1}</text>
+        ))}
+        <text x={(M.left + W - M.right) / 2} y={H - 6} textAnchor="middle" fontSize={12} fill={AXIS}>
+          Aligned step ({alignment.mode === 'lcs' ? 'matched steps share a row' : 'step index'})
+        </text>
+        <text transform={`translate(14 ${(M.top + H - M.bottom) / 2}) rotate(-90)`} textAnchor="middle" fontSize={12} fill={AXIS}>Tokens (cumulative)</text>
+        <line x1={M.left} x2={W - M.right} y1={H - M.bottom} y2={H - M.bottom} stroke={AXIS} />
+        <path d={series('a', a)} fill="none" stroke={RUN_COLOR.a} strokeWidth={2} />
+        <path d={series('b', b)} fill="none" stroke={RUN_COLOR.b} strokeWidth={2} strokeDasharray="6 3" />
+        {(['a', 'b'] as const).map((side) =>
+          markers(side, side === 'a' ? a : b).map((m) => (
+            <path key={`${side}${m.row}`} d={`M${x(m.row) - 5},${y(m.cumulative) - 11} h10 l-5,8 z`} fill={INTERVENTION_COLOR} stroke={RUN_COLOR[side]} data-testid="intervention-marker">
+              <title>{`${side.toUpperCase()} step ${m.step + 1}: ${m.count} intervention${m.count === 1 ? '' : 's'}`}</title>
+            </path>
+          )),
+        )}
+        <line x1={x(row)} x2={x(row)} y1={M.top} y2={H - M.bottom} stroke="#0f172a" strokeWidth={1.5} data-testid="overlay-playhead" />
+        <rect
+          x={M.left}
+          y={M.top}
+          width={W - M.left - M.right}
+          height={H - M.top - M.bottom}
+          fill="transparent"
+          style={{ cursor: 'pointer' }}
+          onMouseMove={(e) => setHover(rowFromEvent(e))}
+          onMouseLeave={() => setHover(null)}
+          onClick={(e) => onRow(rowFromEvent(e))}
+          data-export="skip"
+        />
+      </svg>
+    </section>
+  );
+}
