@@ -21,7 +21,7 @@ const file = (id: string, runIds: string[]) => ({ id, name: `${id}.json`, format
 
 beforeEach(() => {
   useLibrary.setState({ hydrated: false, files: [], runs: {}, llmCalls: {}, failures: [] });
-  usePersistence.setState({ status: 'loading', problem: undefined });
+  usePersistence.setState({ status: 'loading', problem: undefined, writes: 0 });
 });
 
 describe('library database', () => {
@@ -107,6 +107,7 @@ describe('library database', () => {
     await persistence.flush();
     off();
     expect(statuses.filter((s) => s === 'saving')).toHaveLength(1);
+    expect(usePersistence.getState().writes).toBe(1);
     persistence.stop();
     const db = await openLibraryDb({ name });
     expect(await db.count('runs')).toBe(5);

@@ -193,9 +193,11 @@ interface PersistenceStore {
   status: PersistenceStatus;
   /** Why the library is not being saved, when it is not. */
   problem?: string;
+  /** Writes committed since the page loaded (lets a test or a view wait for a change to be on disk). */
+  writes: number;
 }
 
-export const usePersistence = create<PersistenceStore>(() => ({ status: 'loading' }));
+export const usePersistence = create<PersistenceStore>(() => ({ status: 'loading', writes: 0 }));
 
 export interface Persistence {
   /** Write pending changes now; resolves when they have committed. */
@@ -262,7 +264,8 @@ export async function startLibraryPersistence({ debounceMs = 250, ...options }: 
       try {
         await writeChanges(db, written, next);
         written = next;
-        if (timer === undefined) usePersistence.setState({ status: 'saved', problem: undefined });
+        const writes = usePersistence.getState().writes + 1;
+        usePersistence.setState(timer === undefined ? { status: 'saved', problem: undefined, writes } : { writes });
       } catch (e) {
         usePersistence.setState({ status: 'failed', problem: `the last change was not saved: ${describeError(e)}` });
       }

@@ -1,5 +1,5 @@
-// Export runs as a native session file and hand it to the browser as a download.
-import { exportSession } from '../../export/native.ts';
+// Export runs as a native session file and hand it to the browser as a download. The exporter (and zod with it) is
+// loaded on first use, keeping it out of the JS shipped before first paint (SPEC §8).
 import type { LlmCallRecord, Run } from '../../model/types.ts';
 
 /** A file name from an id: only safe characters, so trace content can never shape a path. */
@@ -14,7 +14,8 @@ export function callsOfRuns(runs: Run[], calls: Record<string, LlmCallRecord>): 
   return [...ids].flatMap((id) => (calls[id] ? [calls[id]] : []));
 }
 
-export function sessionText(runs: Run[], llmCalls: LlmCallRecord[], title?: string): string {
+export async function sessionText(runs: Run[], llmCalls: LlmCallRecord[], title?: string): Promise<string> {
+  const { exportSession } = await import('../../export/native.ts');
   return exportSession({
     runs,
     llmCalls,

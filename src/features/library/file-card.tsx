@@ -10,9 +10,9 @@ import { RunTable } from './run-table.tsx';
 export function FileCard({ file }: { file: LibraryFile }) {
   const runs = useLibrary(useShallow((s) => runsOfFile(file, s.runs)));
   const removeFile = useLibrary((s) => s.removeFile);
-  const exportRun = (run: Run) => {
+  const exportRun = async (run: Run) => {
     const calls = callsOfRuns([run], useLibrary.getState().llmCalls);
-    downloadText(sessionText([run], calls, run.title), `${safeFileName(run.id)}.session.json`);
+    downloadText(await sessionText([run], calls, run.title), `${safeFileName(run.id)}.session.json`);
   };
   const sets = file.annotationSets ?? [];
   const annotated = sets.filter((s) => useLibrary.getState().runs[s.runId]).length;
@@ -44,7 +44,7 @@ export function FileCard({ file }: { file: LibraryFile }) {
           ))}
         </ul>
       )}
-      {runs.length > 0 && <RunTable runs={runs} onExport={exportRun} />}
+      {runs.length > 0 && <RunTable runs={runs} onExport={(run) => void exportRun(run)} />}
     </section>
   );
 }

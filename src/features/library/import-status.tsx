@@ -72,7 +72,7 @@ export function FailureList() {
 }
 
 export function PersistenceNote() {
-  const { status, problem } = usePersistence();
+  const { status, problem, writes } = usePersistence();
   if (status === 'unavailable' || status === 'failed') {
     return (
       <ErrorBanner tone="warning" title="The library is not being saved">
@@ -82,7 +82,7 @@ export function PersistenceNote() {
   }
   const text = status === 'loading' ? 'Loading the saved library…' : status === 'saving' ? 'Saving…' : 'Saved in this browser';
   return (
-    <span className="text-xs text-slate-500" data-testid="persistence-status" data-status={status}>
+    <span className="text-xs text-slate-500" data-testid="persistence-status" data-status={status} data-writes={writes}>
       {text}
     </span>
   );

@@ -99,10 +99,10 @@ export function LibraryPage() {
     setDragging(true);
   };
 
-  const exportAll = () => {
+  const exportAll = async () => {
     const { runs, llmCalls } = useLibrary.getState();
     const all = Object.values(runs);
-    downloadText(sessionText(all, callsOfRuns(all, llmCalls), 'MAS Replay library'), 'library.session.json');
+    downloadText(await sessionText(all, callsOfRuns(all, llmCalls), 'MAS Replay library'), 'library.session.json');
   };
   const sampleLoad = () => {
     setSampleError(undefined);
@@ -143,7 +143,7 @@ export function LibraryPage() {
             Paste…
           </Button>
           <Button onClick={sampleLoad}>Load samples</Button>
-          <Button onClick={exportAll} disabled={runCount === 0}>
+          <Button onClick={() => void exportAll()} disabled={runCount === 0}>
             Export all
           </Button>
           <span className="flex-1" />

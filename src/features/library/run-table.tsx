@@ -65,7 +65,7 @@ export function RunTable({ runs, onExport }: { runs: Run[]; onExport(run: Run): 
                     {run.tags.arm && <Badge tone="info">{run.tags.arm}</Badge>}
                     {run.tags.level && <Badge>level {run.tags.level}</Badge>}
                     {run.tags.dataset && <Badge>{run.tags.dataset}</Badge>}
-                    {run.interventions.length > 0 && <Badge tone="info">{run.interventions.length} interventions</Badge>}
+                    {run.interventions.length > 0 && <Badge tone="info">{run.interventions.length} intervention{run.interventions.length === 1 ? '' : 's'}</Badge>}
                   </div>
                 </td>
                 <td className="py-1.5 pr-3 text-slate-700">{run.framework ?? '—'}</td>

@@ -1,0 +1,53 @@
+// Shared helpers for e2e tests: the real traces in ../shared/traces (skipped when absent) and opening files through
+// the library's real file input, as a person would.
+import { existsSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+
+export const SHARED_TRACES = resolve(import.meta.dirname, '../../shared/traces');
+
+/** Absolute path of a file under ../shared/traces (e.g. `trail/gaia/<id>.json`). */
+export function sharedTrace(relative: string): string {
+  return resolve(SHARED_TRACES, relative);
+}
+
+/** Skip the current test (call inside it) or the file (call at top level) when these shared traces are absent. */
+export function skipWithoutShared(...relatives: string[]): void {
+  const missing = relatives.filter((r) => !existsSync(sharedTrace(r)));
+  test.skip(missing.length > 0, `../shared/traces is absent here (missing ${missing.join(', ')}); real-trace test skipped`);
+}
+
+/**
+ * Open the studio at `path` without the first-visit sample load, so a test sees only what it opens itself.
+ * (On a person's very first visit with an empty library the bundled samples are loaded.)
+ */
+export async function openStudio(page: Page, path = '/'): Promise<void> {
+  await page.addInitScript(() => localStorage.setItem('mas-replay:visited', 'e2e'));
+  await page.goto(path);
+  await expect(page.getByRole('heading', { name: 'MAS Replay Studio' })).toBeVisible();
+}
+
+/** The library's card for an opened file. */
+export function fileCard(page: Page, fileName: string) {
+  return page.getByTestId('library-file').filter({ has: page.getByRole('heading', { name: fileName, exact: true }) });
+}
+
+/**
+ * Open trace files (absolute paths) through `<input data-testid="open-file-input">` on the library page and wait
+ * until the import has finished. Goes to the library first when another view is showing. Returns the cards of the
+ * files that opened (a file that failed shows in the error banners instead).
+ */
+export async function openTraceFiles(page: Page, ...paths: string[]) {
+  const input = page.getByTestId('open-file-input');
+  if ((await input.count()) === 0) await page.getByRole('button', { name: 'Library', exact: true }).click();
+  await input.setInputFiles(paths);
+  await expect(page.getByTestId('import-progress')).toHaveCount(0, { timeout: 30_000 });
+  return paths.map((p) => fileCard(page, basename(p)));
+}
+
+/** Open one trace file and click its (first) run: the run view of that trace. */
+export async function openTraceInRunView(page: Page, path: string): Promise<void> {
+  const [card] = await openTraceFiles(page, path);
+  await card.getByTestId('run-row').first().getByRole('button').first().click();
+  await expect(page).toHaveURL(/[?&]run=/);
+}

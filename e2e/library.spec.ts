@@ -1,0 +1,184 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { fileCard, openStudio, openTraceFiles, sharedTrace, skipWithoutShared } from './fixtures.ts';
+
+const TRAIL_TRACE = 'trail/gaia/3205fa0cb2135fe671bf7cd0e5a26151.json';
+const TRAIL_ANNOTATIONS = 'trail/annotations/3205fa0cb2135fe671bf7cd0e5a26151.json';
+const WHO_AND_WHEN = 'who-and-when/algorithm-generated/1.json';
+const GROUP_CHAT_SAMPLE = resolve(import.meta.dirname, '../public/samples/simulated-group-chat.session.json');
+
+function watchForErrors(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(m.text());
+  });
+  return problems;
+}
+
+test('a TRAIL GAIA trace opens through the file input, in the worker, with its agents and steps', async ({ page }) => {
+  skipWithoutShared(TRAIL_TRACE);
+  const problems = watchForErrors(page);
+  await openStudio(page);
+  const [card] = await openTraceFiles(page, sharedTrace(TRAIL_TRACE));
+  await expect(card).toBeVisible();
+  const row = card.getByTestId('run-row');
+  await expect(row).toHaveCount(1);
+  await expect(row.getByTestId('run-agents')).toHaveText('manager, search_agent');
+  // `Step N` spans of both agents (6 + 4), as `inspect` counts them (SPEC §7).
+  await expect(row.getByTestId('run-steps')).toHaveText('10');
+  await expect(card.getByText('smolagents', { exact: false }).first()).toBeVisible();
+  expect(problems).toEqual([]);
+});
+
+test('a TRAIL annotation file opened later attaches to the trace already in the library', async ({ page }) => {
+  skipWithoutShared(TRAIL_TRACE, TRAIL_ANNOTATIONS);
+  await openStudio(page);
+  const [trace] = await openTraceFiles(page, sharedTrace(TRAIL_TRACE));
+  const annotationsCell = trace.getByTestId('run-row').locator('td').nth(5);
+  const before = Number(await annotationsCell.textContent());
+  const expected = JSON.parse(readFileSync(sharedTrace(TRAIL_ANNOTATIONS), 'utf8')).errors.length as number;
+  expect(expected).toBeGreaterThan(0);
+  await page.getByTestId('open-file-input').setInputFiles({ name: 'annotations-3205.json', mimeType: 'application/json', buffer: readFileSync(sharedTrace(TRAIL_ANNOTATIONS)) });
+  await expect(fileCard(page, 'annotations-3205.json')).toContainText('all attached');
+  await expect(async () => expect(Number(await annotationsCell.textContent())).toBeGreaterThan(before)).toPass();
+});
+
+test('a Who&When chat log opens with its agents and estimated tokens marked', async ({ page }) => {
+  skipWithoutShared(WHO_AND_WHEN);
+  await openStudio(page);
+  const [card] = await openTraceFiles(page, sharedTrace(WHO_AND_WHEN));
+  const row = card.getByTestId('run-row');
+  await expect(row.getByTestId('run-agents')).toContainText('Excel_Expert');
+  await expect(row.getByTestId('run-agents')).toContainText('Computer_terminal');
+  await expect(row.getByTestId('run-steps')).toHaveText('6');
+  await expect(row.getByTestId('run-tokens')).toContainText('estimated');
+});
+
+test('a bad file gives a precise, dismissible error naming the file, the format and the location', async ({ page }) => {
+  const problems = watchForErrors(page);
+  await openStudio(page);
+  await page.getByTestId('open-file-input').setInputFiles([
+    { name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"trace_id": "x", "spans": [] "more": 1}') },
+    { name: 'not-a-trace.json', mimeType: 'application/json', buffer: Buffer.from('{"hello": "world"}') },
+  ]);
+  const alerts = page.getByRole('alert');
+  await expect(alerts).toHaveCount(2);
+  const broken = alerts.filter({ hasText: 'Could not open broken.json' });
+  await expect(broken).toContainText('line 1, column 31');
+  await expect(broken).toContainText('invalid JSON');
+  const unknown = alerts.filter({ hasText: 'Could not open not-a-trace.json' });
+  await expect(unknown).toContainText('not a recognised trace format');
+  await expect(unknown).toContainText('none matched');
+  await broken.getByRole('button', { name: /Dismiss/ }).click();
+  await expect(alerts).toHaveCount(1);
+  await expect(page.getByRole('heading', { name: 'MAS Replay Studio' })).toBeVisible();
+  expect(problems).toEqual([]);
+});
+
+test('JSON pasted into the paste panel, and pasted onto the page, opens', async ({ page }) => {
+  await openStudio(page);
+  const text = readFileSync(GROUP_CHAT_SAMPLE, 'utf8');
+  await page.getByRole('button', { name: 'Paste…' }).click();
+  await page.getByTestId('paste-text').fill(text);
+  await page.getByRole('button', { name: 'Open pasted text' }).click();
+  const card = fileCard(page, 'pasted.json');
+  await expect(card.getByTestId('run-row')).toHaveCount(1);
+  await expect(card).toContainText('Simulated group chat');
+
+  // Ctrl+V outside a text field: a paste event carrying the text.
+  const session = JSON.parse(text);
+  session.runs[0].id = 'pasted-copy';
+  await page.evaluate((json) => {
+    const data = new DataTransfer();
+    data.setData('text/plain', json);
+    document.body.dispatchEvent(new ClipboardEvent('paste', { clipboardData: data, bubbles: true }));
+  }, JSON.stringify(session));
+  await expect(page.getByTestId('library-file')).toHaveCount(2);
+});
+
+/** Run a change and wait until the library has written it to IndexedDB. */
+async function andSaved(page: Page, change: () => Promise<void>): Promise<void> {
+  const status = page.getByTestId('persistence-status');
+  await expect(status).toHaveAttribute('data-status', 'saved');
+  const before = Number(await status.getAttribute('data-writes'));
+  await change();
+  await expect(async () => expect(Number(await status.getAttribute('data-writes'))).toBeGreaterThan(before)).toPass();
+  await expect(status).toHaveAttribute('data-status', 'saved');
+}
+
+test('the library survives a reload', async ({ page }) => {
+  await openStudio(page);
+  const card = fileCard(page, 'simulated-group-chat.session.json');
+  await andSaved(page, async () => {
+    await page.getByTestId('open-file-input').setInputFiles(GROUP_CHAT_SAMPLE);
+    await expect(card).toBeVisible();
+  });
+  await page.reload();
+  await expect(card.getByTestId('run-row')).toHaveCount(1);
+  await expect(card.getByTestId('run-agents')).toHaveText('user_proxy, planner, researcher, calculator, critic');
+  await andSaved(page, () => card.getByRole('button', { name: /Remove/ }).click());
+  await page.reload();
+  await expect(page.getByText('The library is empty.')).toBeVisible();
+});
+
+test('the bundled samples load on ?samples=1, labelled simulated, and a run opens the run view', async ({ page }) => {
+  await openStudio(page, '/?samples=1');
+  const cards = page.getByTestId('library-file');
+  await expect(cards).toHaveCount(3, { timeout: 30_000 });
+  await expect(page.getByTestId('library-counts')).toHaveText('3 files, 63 runs');
+  for (const card of await cards.all()) await expect(card.getByText('simulated', { exact: true }).first()).toBeVisible();
+  const corpus = fileCard(page, 'simulated-gaia-corpus.session.json');
+  await expect(corpus.getByTestId('run-row')).toHaveCount(25);
+  await corpus.getByRole('button', { name: 'Show all 60 runs' }).click();
+  await expect(corpus.getByTestId('run-row')).toHaveCount(60);
+  const titles = await page.getByTestId('run-row').getByRole('button').filter({ hasNotText: 'Export' }).allTextContents();
+  expect(titles.length).toBe(63);
+  for (const t of titles) expect(t).toMatch(/^Simulated/);
+  await page.screenshot({ path: 'test-results/library-samples.png', fullPage: false });
+  // Keyboard: focus a run title and press Enter.
+  const showcase = fileCard(page, 'simulated-gaia-showcase.session.json');
+  await showcase.getByRole('button', { name: 'Simulated GAIA-style run: manager + search agent (baseline)', exact: true }).focus();
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(/[?&]run=sim-gaia-showcase-baseline/);
+});
+
+test('the first visit with an empty library loads the samples; later visits respect an emptied library', async ({ page }) => {
+  await page.goto('/');
+  const cards = page.getByTestId('library-file');
+  await expect(cards).toHaveCount(3, { timeout: 30_000 });
+  await andSaved(page, async () => {
+    for (let left = 3; left > 0; left--) {
+      await cards.first().getByRole('button', { name: /Remove/ }).click();
+      await expect(cards).toHaveCount(left - 1);
+    }
+  });
+  await page.reload();
+  await expect(page.getByText('The library is empty.')).toBeVisible();
+  await expect(cards).toHaveCount(0);
+  await page.getByRole('button', { name: 'Load samples' }).click();
+  await expect(cards).toHaveCount(3, { timeout: 30_000 });
+});
+
+test('?src= opens a same-origin URL; a URL that cannot be fetched or read says why', async ({ page }) => {
+  await openStudio(page, '/?src=/samples/simulated-group-chat.session.json');
+  await expect(fileCard(page, 'simulated-group-chat.session.json').getByTestId('run-row')).toHaveCount(1);
+  // Nothing listens on port 9: the request itself fails.
+  await page.goto('/?src=http://127.0.0.1:9/trace.json');
+  await expect(page.getByRole('alert').filter({ hasText: 'Could not fetch http://127.0.0.1:9/trace.json' })).toContainText('the request failed');
+  // The preview server answers unknown paths with the app's HTML: fetched, but not a trace.
+  await page.goto('/?src=/samples/missing.session.json');
+  await expect(page.getByRole('alert').filter({ hasText: 'Could not open missing.session.json' })).toContainText('not JSON');
+});
+
+test('screenshot: a real trace, samples and an error together', async ({ page }) => {
+  skipWithoutShared(TRAIL_TRACE, WHO_AND_WHEN);
+  await page.setViewportSize({ width: 1400, height: 1000 });
+  await openStudio(page, '/?samples=1');
+  await expect(page.getByTestId('library-file')).toHaveCount(3, { timeout: 30_000 });
+  await openTraceFiles(page, sharedTrace(TRAIL_TRACE), sharedTrace(WHO_AND_WHEN));
+  await page.getByTestId('open-file-input').setInputFiles({ name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{"a": 1 "b": 2}') });
+  await expect(page.getByRole('alert')).toHaveCount(1);
+  await page.screenshot({ path: 'test-results/library-overview.png', fullPage: false });
+});
