@@ -2,10 +2,14 @@
 import { useUrl, type View } from '../store/url.ts';
 import { LibraryPage } from '../features/library/library-page.tsx';
 import { RunPage } from '../features/run-view/run-page.tsx';
+import { ComparePage } from '../features/compare/compare-page.tsx';
+import { CorpusPage } from '../features/corpus/corpus-page.tsx';
 
 const NAV: { view: View; label: string }[] = [
   { view: 'library', label: 'Library' },
   { view: 'run', label: 'Run' },
+  { view: 'compare', label: 'Compare' },
+  { view: 'corpus', label: 'Corpus' },
 ];
 
 export function App() {
@@ -30,7 +34,7 @@ export function App() {
         </nav>
       </header>
       <main className="min-h-0 flex-1 overflow-auto">
-        {view === 'run' ? <RunPage /> : <LibraryPage />}
+        {view === 'run' ? <RunPage /> : view === 'compare' ? <ComparePage /> : view === 'corpus' ? <CorpusPage /> : <LibraryPage />}
       </main>
     </div>
   );
