@@ -5,7 +5,7 @@ import { gzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { exportSession } from '../export/native.ts';
 import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from './fixture-kit.ts';
-import { IMPORTERS, ImportError, importBytes, importText } from './index.ts';
+import { attachAnnotationSets, IMPORTERS, ImportError, importBytes, importText } from './index.ts';
 
 function importError(run: () => unknown): ImportError {
   try {
@@ -62,7 +62,7 @@ describe('registry: bad input gives precise ImportErrors', () => {
 
   // parse-input.ts retries a multi-line document as JSON Lines and reports the first line's failure
   // (`jsonl: line 1, column 2`) instead of the real cut at the end. Flip to `it` once that is fixed.
-  it.fails('truncated pretty-printed JSON: the location is at the cut, not on line 1', () => {
+  it('truncated pretty-printed JSON: the location is at the cut, not on line 1', () => {
     const text = JSON.stringify({ question: 'q', history: [{ role: 'user', content: 'message' }] }, null, 2);
     const lines = text.split('\n');
     const e = importError(() => importText('cut.json', lines.slice(0, 5).join('\n')));
@@ -130,4 +130,27 @@ describe.skipIf(!HAVE_SHARED)(`registry on real files (${HAVE_SHARED ? 'real tra
       expect(again.runs).toEqual(imported.runs);
     });
   }
+});
+
+describe('annotation sets without a run id', () => {
+  const step = (id: string) => ({ id, index: 0, kind: 'llm' as const, agentId: 'a' });
+  const run = (id: string, stepIds: string[]) => ({
+    id, title: id, sourceFormat: 'span-tree' as const, models: [], outcome: { status: 'unknown' as const }, tags: {},
+    agents: [], agentRuns: [], steps: stepIds.map(step), handoffs: [], annotations: [], interventions: [], orphanSpans: 0,
+  });
+  const note = (stepId: string) => ({ id: `n-${stepId}`, stepId, source: 'dataset' as const, taxonomy: 'TRAIL', code: 'x' });
+
+  it('attach to the one run that holds every step they point at', () => {
+    const runs = [run('r1', ['s1', 's2']), run('r2', ['s3'])];
+    const left = attachAnnotationSets(runs, [{ runId: '', annotations: [note('s1'), note('s2')] }]);
+    expect(left).toEqual([]);
+    expect(runs[0].annotations.map((a) => a.id)).toEqual(['n-s1', 'n-s2']);
+    expect(runs[1].annotations).toEqual([]);
+  });
+
+  it('stay unattached when no run, or more than one, holds them', () => {
+    const runs = [run('r1', ['s1']), run('r2', ['s1'])];
+    expect(attachAnnotationSets(runs, [{ runId: '', annotations: [note('s1')] }])).toHaveLength(1);
+    expect(attachAnnotationSets(runs, [{ runId: '', annotations: [note('s9')] }])).toHaveLength(1);
+  });
 });

@@ -91,6 +91,18 @@ export function importBytes(file: string, bytes: Uint8Array, options: ImportOpti
   return importText(file, decodeBytes(file, bytes), options);
 }
 
+/** An annotation file that does not name its run (one TRAIL file lacks `trace_id`) belongs to the one run that has
+ *  every step it points at. */
+function runHoldingAllTargets(runs: Run[], set: AnnotationSet): Run | undefined {
+  const targets = set.annotations.map((a) => a.stepId).filter((id): id is string => id !== undefined);
+  if (targets.length === 0) return undefined;
+  const holders = runs.filter((r) => {
+    const ids = new Set(r.steps.map((s) => s.id));
+    return targets.every((id) => ids.has(id));
+  });
+  return holders.length === 1 ? holders[0] : undefined;
+}
+
 /**
  * Attach annotation files (TRAIL annotations, AgentRx ground truth) to the runs they name. Returns the sets that
  * found no run, so the caller can say so.
@@ -99,7 +111,7 @@ export function attachAnnotationSets(runs: Run[], sets: AnnotationSet[]): Annota
   const byId = new Map(runs.map((r) => [r.id, r]));
   const unattached: AnnotationSet[] = [];
   for (const set of sets) {
-    const run = byId.get(set.runId);
+    const run = byId.get(set.runId) ?? (set.runId === '' ? runHoldingAllTargets(runs, set) : undefined);
     if (!run) {
       unattached.push(set);
       continue;

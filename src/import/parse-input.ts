@@ -58,6 +58,15 @@ function syntaxDetail(err: unknown): string {
   return `invalid JSON: ${msg.replace(/ in JSON at position \d+.*$/, '').replace(/, "[\s\S]*$/, '')}`;
 }
 
+function parsesAlone(line: string): boolean {
+  try {
+    JSON.parse(line);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function parseText(file: string, text: string): ParsedInput {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const trimmed = body.trim();
@@ -68,10 +77,12 @@ export function parseText(file: string, text: string): ParsedInput {
   try {
     return { kind: 'json', value: JSON.parse(body), text: body };
   } catch (wholeError) {
-    // JSON Lines: several documents, one per line.
+    // JSON Lines: several documents, one per line. Only when the first line is a document on its own — otherwise
+    // this is one (broken) JSON document and the error belongs where JSON.parse found it.
     const lines = body.split('\n');
     const values: unknown[] = [];
-    if (lines.filter((l) => l.trim() !== '').length < 2) {
+    const firstLine = lines.find((l) => l.trim() !== '') ?? '';
+    if (lines.filter((l) => l.trim() !== '').length < 2 || !parsesAlone(firstLine)) {
       throw new ImportError(file, 'json', syntaxLocation(body, wholeError), syntaxDetail(wholeError));
     }
     let offset = 0;

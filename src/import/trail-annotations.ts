@@ -96,7 +96,7 @@ export function importFromTrailAnnotations(doc: ParsedInput): ImportResult {
   const traceId = optString(value.trace_id, '$.trace_id');
   const runId = traceId ?? '';
   if (traceId === undefined) {
-    warnings.push('no trace_id: the annotations name their steps by span id only and attach to no run by themselves');
+    warnings.push('no trace_id: the annotations name their steps by span id only and attach to the one loaded run that holds every step they name');
   }
   const errors = expectArray(value.errors, '$.errors');
   const annotations: Annotation[] = errors.map((entry, i) => {
