@@ -2,16 +2,20 @@
 // Each command lives in its own module and registers here.
 import { inspectCommand } from './inspect.ts';
 import { CliError } from './io.ts';
+import { superviseCommand, SUPERVISE_USAGE } from './supervise.ts';
 
-type Command = (argv: string[]) => void | Promise<void>;
+/** A command may return its exit code (e.g. 1 when an endpoint failure stopped it after printing partial results). */
+type Command = (argv: string[]) => void | number | Promise<void | number>;
 
 const COMMANDS: Record<string, Command> = {
   inspect: inspectCommand,
+  supervise: superviseCommand,
 };
 
 const USAGE = `usage: mas-replay <command> [options]
 commands:
-  inspect <file…> [--format <id>] [--json]   list the runs, agents, steps and tokens in trace files`;
+  inspect <file…> [--format <id>] [--json]   list the runs, agents, steps and tokens in trace files
+  ${SUPERVISE_USAGE}`;
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
@@ -22,8 +26,8 @@ async function main(argv: string[]): Promise<number> {
   const command = COMMANDS[name];
   try {
     if (!command) throw new CliError('usage', `unknown command ${JSON.stringify(name)}; try --help`);
-    await command(rest);
-    return 0;
+    const code = await command(rest);
+    return typeof code === 'number' ? code : 0;
   } catch (e) {
     if (e instanceof CliError) {
       process.stderr.write(`error: ${e.file}: ${e.message.replace(/\s+/g, ' ')}\n`);

@@ -1,0 +1,216 @@
+// `supervise` as a user runs it: a subprocess, offline on the real TRAIL traces (expectations derived by hand from
+// the raw span trees), and against the project's test server for the endpoint path and its failures.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../../test-server/server.ts';
+import { ALLOWED_ACTIONS } from '../engine/supervisor/actions.ts';
+import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from '../import/fixture-kit.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
+
+interface Report {
+  runs: {
+    id: string;
+    triggers: { agent: string; step: number; context: keyof typeof ALLOWED_ACTIONS; action: string; reason: string }[];
+    tokens: { baseline: number; supervised_estimate: number; supervisor_overhead: number; net_saving_pct: number };
+  }[];
+}
+
+/** Async on purpose: the test server runs in this process and must keep answering while the CLI waits on it. */
+function runCli(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [TSX, join(ROOT, 'src/cli/main.ts'), 'supervise', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, MAS_REPLAY_RETRY_BASE_MS: '10', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('close', (status) => done({ status, stdout, stderr }));
+  });
+}
+
+const errorLines = (stderr: string) => stderr.split('\n').filter((l) => l.startsWith('error'));
+const TRAIL = join(SHARED_TRACES, 'trail');
+const gaia = (id: string) => join(TRAIL, 'gaia', `${id}.json`);
+const trailFiles = () =>
+  HAVE_SHARED ? ['gaia', 'swe'].flatMap((d) => readdirSync(join(TRAIL, d)).filter((f) => f.endsWith('.json')).map((f) => join(TRAIL, d, f))) : [];
+
+const tmp = mkdtempSync(join(tmpdir(), 'mas-supervise-'));
+
+describe('supervise usage errors', () => {
+  it('exit 2 with one line for bad usage and bad input', async () => {
+    const cases: [string[], string, RegExp][] = [
+      [[], 'usage', /exactly one file/],
+      [['x.json', '--preset', 'nope'], 'usage', /unknown preset "nope"/],
+      [['x.json', '--endpoint', 'http://127.0.0.1:1/v1'], 'usage', /--endpoint needs --model/],
+      [['x.json', '--offline', '--endpoint', 'http://h/v1', '--model', 'm'], 'usage', /exclude each other/],
+      [['x.json', '--tau-step', '0'], 'usage', /positive whole number/],
+    ];
+    for (const [args, file, re] of cases) {
+      const r = await runCli(args);
+      expect(r.status).toBe(2);
+      expect(errorLines(r.stderr)).toHaveLength(1);
+      expect(errorLines(r.stderr)[0]).toMatch(new RegExp(`^error: ${file}: `));
+      expect(errorLines(r.stderr)[0]).toMatch(re);
+    }
+    const bad = join(tmp, 'bad.json');
+    writeFileSync(bad, '{"hello": ');
+    const r = await runCli([bad, '--json']);
+    expect(r.status).toBe(2);
+    expect(errorLines(r.stderr)[0].startsWith(`error: ${bad}: `)).toBe(true);
+    expect(r.stdout).toBe('');
+  });
+});
+
+describe.skipIf(!HAVE_SHARED)(`supervise offline on the TRAIL traces (${HAVE_SHARED ? '' : SKIP_REASON})`, () => {
+  it('every TRAIL trace: exit 0, the exact SPEC §7 shape, heuristic actions within the allowed sets, no overhead', async () => {
+    const files = trailFiles();
+    expect(files.length).toBe(9);
+    for (const f of files) {
+      const r = await runCli([f, '--offline', '--json']);
+      expect(errorLines(r.stderr), f).toEqual([]);
+      expect(r.status).toBe(0);
+      const report = JSON.parse(r.stdout) as Report;
+      expect(Object.keys(report)).toEqual(['runs']);
+      for (const run of report.runs) {
+        expect(Object.keys(run)).toEqual(['id', 'triggers', 'tokens']);
+        expect(Object.keys(run.tokens)).toEqual(['baseline', 'supervised_estimate', 'supervisor_overhead', 'net_saving_pct']);
+        expect(run.tokens.supervisor_overhead).toBe(0);
+        expect(run.tokens.baseline).toBeGreaterThan(0);
+        for (const t of run.triggers) {
+          expect(Object.keys(t)).toEqual(['agent', 'step', 'context', 'action', 'reason']);
+          expect(ALLOWED_ACTIONS[t.context]).toContain(t.action);
+          expect(Number.isInteger(t.step)).toBe(true);
+        }
+      }
+    }
+  });
+
+  // Derived by walking the raw span trees (not through the importer): each `Step N` span, its agent from the
+  // enclosing `*.run` span's `named '<name>'`, output.value length in code points, status/exception events, and the
+  // tool/agent child spans; then Algorithm 1 applied by hand with the GAIA preset (8 / 5 / 3000).
+  it('41bbc898…: the manager gets the search agent report, the search agent fails once', async () => {
+    const r = await runCli([gaia('41bbc898aa7de0f31d2382ff57700a76'), '--json']);
+    const run = (JSON.parse(r.stdout) as Report).runs[0];
+    expect(run.triggers.map((t) => [t.agent, t.step, t.context])).toEqual([
+      ['manager', 1, 'subagent_completion'],
+      ['search_agent', 1, 'error'],
+    ]);
+  });
+
+  it('b1f9b9ba…: five long observations, an error run, and step 8 where the error wins over the periodic check', async () => {
+    const r = await runCli([gaia('b1f9b9baefa4c69d1d848e35c130e29d'), '--preset', 'gaia', '--json']);
+    const run = (JSON.parse(r.stdout) as Report).runs[0];
+    expect(run.triggers.map((t) => [t.agent, t.step, t.context])).toEqual([
+      ['manager', 1, 'subagent_completion'],
+      ['search_agent', 1, 'error'],
+      ['search_agent', 2, 'excessive'],
+      ['search_agent', 3, 'excessive'],
+      ['search_agent', 4, 'excessive'],
+      ['search_agent', 5, 'excessive'],
+      ['search_agent', 6, 'excessive'],
+      ['search_agent', 8, 'error'],
+      ['search_agent', 9, 'error'],
+      ['search_agent', 10, 'error'],
+      ['search_agent', 11, 'error'],
+      ['search_agent', 12, 'error'],
+      ['manager', 2, 'error'],
+    ]);
+    expect(run.triggers.find((t) => t.step === 4)?.reason).toMatch(/5621 characters/);
+    // Purifying five long observations of the search agent shrinks its later prompts: a positive, labelled estimate.
+    expect(run.tokens.supervised_estimate).toBeLessThan(run.tokens.baseline);
+  });
+
+  it('b1f9b9ba… with --tau-step 4 --tau-loop 3 --tau-len 5000: periodic at step 4, only observations over 5000', async () => {
+    const r = await runCli([gaia('b1f9b9baefa4c69d1d848e35c130e29d'), '--tau-step', '4', '--tau-loop', '3', '--tau-len', '5000', '--json']);
+    const run = (JSON.parse(r.stdout) as Report).runs[0];
+    expect(run.triggers.map((t) => [t.agent, t.step, t.context])).toEqual([
+      ['manager', 1, 'subagent_completion'],
+      ['search_agent', 1, 'error'],
+      ['search_agent', 4, 'inefficient'],
+      ['search_agent', 6, 'excessive'],
+      ['search_agent', 8, 'error'],
+      ['search_agent', 9, 'error'],
+      ['search_agent', 10, 'error'],
+      ['search_agent', 11, 'error'],
+      ['search_agent', 12, 'error'],
+      ['manager', 2, 'error'],
+    ]);
+  });
+});
+
+describe.skipIf(!HAVE_SHARED)(`supervise --endpoint against the test server (${HAVE_SHARED ? '' : SKIP_REASON})`, () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close());
+  beforeEach(() => server.reset());
+
+  const USAGE = { prompt_tokens: 100, completion_tokens: 20 };
+  const decision = (action: string, parameters: Record<string, string>) => JSON.stringify({ analysis: 'scripted', action, parameters });
+  const rules = [
+    { match: { contains: 'handed back its final report' }, content: decision('correct_observation', { new_observation: 'Short synthesis.' }), usage: USAGE },
+    { match: { contains: 'failed with an error' }, content: decision('provide_guidance', { guidance: 'Check the file path.' }), usage: USAGE },
+    { match: { contains: 'routine efficiency check' }, content: decision('approve', {}), usage: USAGE },
+    { match: { contains: 'shorten raw tool observations' }, content: 'Purified page.', usage: USAGE },
+  ];
+  const endpointArgs = (file: string) => [file, '--endpoint', server.baseUrl, '--model', 'test-model', '--json'];
+
+  it('each trigger makes its call; actions are allowed; overhead is the usage the server returned', async () => {
+    server.setScript({ rules });
+    const r = await runCli(endpointArgs(gaia('b1f9b9baefa4c69d1d848e35c130e29d')));
+    expect(errorLines(r.stderr)).toEqual([]);
+    expect(r.status).toBe(0);
+    const run = (JSON.parse(r.stdout) as Report).runs[0];
+    expect(run.triggers).toHaveLength(13);
+    const chats = server.log().filter((e) => e.path === '/v1/chat/completions');
+    expect(chats).toHaveLength(13);
+    for (const t of run.triggers) expect(ALLOWED_ACTIONS[t.context]).toContain(t.action);
+    expect(run.triggers.filter((t) => t.context === 'error').every((t) => t.action === 'provide_guidance')).toBe(true);
+    expect(run.tokens.supervisor_overhead).toBe(13 * 120);
+    const { baseline, supervised_estimate, supervisor_overhead, net_saving_pct } = run.tokens;
+    expect(net_saving_pct).toBeCloseTo((100 * (baseline - supervised_estimate - supervisor_overhead)) / baseline, 1);
+  });
+
+  it('a 429 with Retry-After, then success: the run finishes', async () => {
+    server.setScript({ queue: [{ status: 429, retryAfter: 1 }], rules });
+    const r = await runCli(endpointArgs(gaia('41bbc898aa7de0f31d2382ff57700a76')));
+    expect(r.status).toBe(0);
+    const run = (JSON.parse(r.stdout) as Report).runs[0];
+    expect(run.triggers.map((t) => t.action)).toEqual(['correct_observation', 'provide_guidance']);
+    expect(server.log().map((e) => e.status)).toEqual([429, 200, 200]);
+  });
+
+  it('500 forever: stops cleanly, says what failed, and keeps the interventions already made', async () => {
+    server.setScript({ queue: [{ content: decision('correct_observation', { new_observation: 'ok' }), usage: USAGE }], fallback: { status: 500 } });
+    const r = await runCli(endpointArgs(gaia('41bbc898aa7de0f31d2382ff57700a76')));
+    expect(r.status).toBe(1);
+    const lines = errorLines(r.stderr);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/search_agent step 1 \(error\) failed: HTTP 500/);
+    expect(lines[0]).toMatch(/stopped after 1 interventions/);
+    const run = (JSON.parse(r.stdout) as Report).runs[0];
+    expect(run.triggers.map((t) => [t.agent, t.step, t.action])).toEqual([['manager', 1, 'correct_observation']]);
+    expect(run.tokens.supervisor_overhead).toBe(120);
+  });
+
+  it('malformed answers: a broken body is retried, a non-JSON decision falls back to the heuristic', async () => {
+    server.setScript({ queue: [{ fault: 'malformed' }, { content: decision('correct_observation', { new_observation: 'ok' }), usage: USAGE }, { content: 'I would suggest checking the path', usage: USAGE }] });
+    const r = await runCli(endpointArgs(gaia('41bbc898aa7de0f31d2382ff57700a76')));
+    expect(errorLines(r.stderr)).toEqual([]);
+    expect(r.status).toBe(0);
+    const run = (JSON.parse(r.stdout) as Report).runs[0];
+    expect(run.triggers.map((t) => [t.context, t.action])).toEqual([
+      ['subagent_completion', 'correct_observation'],
+      ['error', 'provide_guidance'],
+    ]);
+    expect(run.tokens.supervisor_overhead).toBe(240);
+  });
+});

@@ -1,0 +1,123 @@
+// `supervise <file> [--offline | --endpoint URL --model M] [--preset …] [--tau-step N --tau-loop N --tau-len N] --json`
+// (SPEC §7): shadow-replay the runtime supervisor over every run in a trace file.
+import type { ImportedFile } from '../import/index.ts';
+import { CallRecorder, LlmClient, TokenBudget, withDefaults } from '../llm/index.ts';
+import {
+  DEFAULT_PRESET,
+  filterParams,
+  isPresetName,
+  PRESET_NAMES,
+  PRESETS,
+  shadowReplay,
+  type FilterParams,
+  type ShadowResult,
+} from '../engine/supervisor/index.ts';
+import { CliError, numberFlag, parseArgs, printJson, readTraceFiles, stringFlag, type ParsedArgs } from './io.ts';
+
+export const SUPERVISE_USAGE =
+  'supervise <file> [--offline | --endpoint URL --model M] [--preset gaia|humaneval|mbpp|aime|drop|gsm-hard|oagents] ' +
+  `[--tau-step N --tau-loop N --tau-len N] [--json]   shadow-replay the runtime supervisor (default preset ${DEFAULT_PRESET}, offline heuristics unless --endpoint)`;
+
+function positiveInt(args: ParsedArgs, name: string): number | undefined {
+  const n = numberFlag(args, name);
+  if (n !== undefined && (!Number.isInteger(n) || n < 1)) throw new CliError('usage', `--${name} must be a positive whole number, got ${n}`);
+  return n;
+}
+
+function thresholds(args: ParsedArgs): FilterParams {
+  const preset = stringFlag(args, 'preset') ?? DEFAULT_PRESET;
+  if (!isPresetName(preset)) throw new CliError('usage', `unknown preset ${JSON.stringify(preset)}; known: ${PRESET_NAMES.join(', ')}`);
+  const base = PRESETS[preset];
+  return filterParams({
+    tauStep: positiveInt(args, 'tau-step') ?? base.tauStep,
+    tauLoop: positiveInt(args, 'tau-loop') ?? base.tauLoop,
+    tauLen: positiveInt(args, 'tau-len') ?? base.tauLen,
+  });
+}
+
+function report(file: ImportedFile, results: ShadowResult[]) {
+  return results.map((r) => {
+    const run = file.runs.find((x) => x.id === r.runId)!;
+    const stepById = new Map(run.steps.map((s) => [s.id, s]));
+    const agentName = new Map(run.agents.map((a) => [a.id, a.name]));
+    return {
+      id: r.runId,
+      triggers: r.interventions.map((iv) => {
+        const step = stepById.get(iv.stepId ?? '');
+        return {
+          agent: step ? (agentName.get(step.agentId) ?? step.agentId) : '',
+          step: step?.number ?? null,
+          context: iv.context,
+          action: iv.action,
+          reason: iv.reason,
+        };
+      }),
+      tokens: {
+        baseline: r.tokens.baseline,
+        supervised_estimate: r.tokens.supervisedEstimate,
+        supervisor_overhead: r.tokens.supervisorOverhead,
+        net_saving_pct: r.tokens.netSavingPct,
+      },
+    };
+  });
+}
+
+/** Returns the exit code: 0, or 1 when an endpoint failure stopped a run (its finished part is still printed). */
+export async function superviseCommand(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, new Set(['json', 'offline']), new Set(['endpoint', 'model', 'preset', 'tau-step', 'tau-loop', 'tau-len']));
+  if (args.positional.length !== 1) throw new CliError('usage', `supervise needs exactly one file, got ${args.positional.length}`);
+  const endpoint = stringFlag(args, 'endpoint');
+  const model = stringFlag(args, 'model');
+  if (endpoint !== undefined && args.flags.has('offline')) throw new CliError('usage', '--offline and --endpoint exclude each other');
+  if (endpoint !== undefined && model === undefined) throw new CliError('usage', '--endpoint needs --model');
+  if (model !== undefined && endpoint === undefined) throw new CliError('usage', '--model needs --endpoint');
+  if (endpoint !== undefined && !/^https?:\/\/[^\s]+$/.test(endpoint)) throw new CliError('usage', `--endpoint must be an http(s) URL, got ${JSON.stringify(endpoint)}`);
+  const params = thresholds(args);
+  const [file] = readTraceFiles(args.positional);
+
+  const recorder = new CallRecorder();
+  const results: ShadowResult[] = [];
+  for (const run of file.runs) {
+    const client =
+      endpoint === undefined
+        ? undefined
+        : new LlmClient(
+            withDefaults({
+              baseUrl: endpoint,
+              models: { supervisor: model },
+              // The key comes from the environment so it never shows in a process list or shell history.
+              apiKey: process.env.MAS_REPLAY_API_KEY,
+              retryBaseMs: Number(process.env.MAS_REPLAY_RETRY_BASE_MS ?? 1000),
+            }),
+            { recorder, budget: new TokenBudget() },
+          );
+    const result = await shadowReplay(run, { params, client });
+    results.push(result);
+    if (result.status !== 'complete') break;
+  }
+
+  const runs = report(file, results);
+  if (args.flags.has('json')) printJson({ runs });
+  else {
+    for (const r of runs) {
+      const t = r.tokens;
+      process.stdout.write(
+        `${r.id}: ${r.triggers.length} interventions; tokens baseline ${t.baseline}, supervised (estimate) ${t.supervised_estimate}, ` +
+          `supervisor ${t.supervisor_overhead}, net saving ${t.net_saving_pct}% (estimate)${endpoint ? '' : ' [heuristic, offline]'}\n`,
+      );
+      for (const tr of r.triggers) process.stdout.write(`  ${tr.agent} step ${tr.step ?? '?'}: ${tr.context} → ${tr.action} (${tr.reason})\n`);
+    }
+  }
+  const failed = results.find((r) => r.status === 'failed');
+  if (failed?.failure) {
+    const f = failed.failure;
+    const left = file.runs.length - results.length;
+    process.stderr.write(
+      `error: ${file.file}: run ${failed.runId}: supervisor call for ${f.agent} step ${f.stepNumber ?? '?'} (${f.context}) failed: ` +
+        `${f.message.replace(/\s+/g, ' ')}; stopped after ${failed.interventions.length} interventions` +
+        `${left > 0 ? `, ${left} more runs not started` : ''}\n`,
+    );
+    return 1;
+  }
+  return 0;
+}

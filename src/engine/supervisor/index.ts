@@ -1,0 +1,20 @@
+// Public surface of the runtime supervisor engine (SPEC §5.1).
+export { AdaptiveFilter, filterParams, filterSteps, describeSignature, SUMMARY_MARKER, type FilterParams, type SupervisorContext, type Trigger, type FilterRule } from './filter.ts';
+export { PRESETS, PRESET_NAMES, DEFAULT_PRESET, isPresetName, type PresetName, type FilterThresholds } from './presets.ts';
+export { ALLOWED_ACTIONS, type SupervisorAction, type Decision } from './actions.ts';
+export { buildContextWindow, type ContextWindow } from './context-window.ts';
+export { parseDecision } from './decision.ts';
+export { purifyObservation, heuristicDecision } from './heuristics.ts';
+export { superviseTrigger, triggerReason, SupervisionFailed } from './supervisor.ts';
+export {
+  shadowReplay,
+  shadowReplaySteps,
+  accountTokens,
+  type ShadowOptions,
+  type ShadowCallbacks,
+  type ShadowResult,
+  type ShadowEvent,
+  type ShadowProgress,
+  type ShadowFailure,
+  type TokenSummary,
+} from './shadow.ts';
