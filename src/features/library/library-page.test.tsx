@@ -1,0 +1,132 @@
+// @vitest-environment jsdom
+import '@testing-library/jest-dom/vitest';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { cleanup, render, screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { useLibrary } from '../../store/library.ts';
+import { makeRun } from '../../store/test-runs.ts';
+import { useUrl } from '../../store/url.ts';
+import { TruncatedText } from '../../ui/truncated-text.tsx';
+import { ImportCancelled } from '../../workers/import-client.ts';
+import { LibraryPage } from './library-page.tsx';
+import { openSources, textSource, useImportJobs, type Importer } from './open-files.ts';
+
+function renderPage() {
+  const client = new QueryClient();
+  return render(
+    <QueryClientProvider client={client}>
+      <LibraryPage />
+    </QueryClientProvider>,
+  );
+}
+
+beforeEach(() => {
+  localStorage.setItem('mas-replay:visited', 'test');
+  useLibrary.setState({ hydrated: true, files: [], runs: {}, llmCalls: {}, failures: [] });
+  useImportJobs.setState({ jobs: [], lastResult: undefined });
+  useUrl.setState({ view: 'library', params: {} });
+});
+afterEach(cleanup);
+
+describe('library page', () => {
+  it('lists a file’s runs with their figures and opens a run on click', async () => {
+    const run = makeRun('r1', {
+      title: 'Simulated demo run',
+      framework: 'smolagents (simulated)',
+      simulated: true,
+      agents: [
+        { id: 'manager', name: 'manager' },
+        { id: 'search_agent', name: 'search_agent' },
+      ],
+      steps: [
+        { id: 's0', index: 0, kind: 'action', agentId: 'manager' },
+        { id: 's1', index: 1, kind: 'llm', agentId: 'manager', parentStepId: 's0', usage: { input: 1000, output: 234, total: 1234, estimated: true } },
+        { id: 's2', index: 2, kind: 'action', agentId: 'search_agent' },
+      ],
+      orphanSpans: 3,
+    });
+    useLibrary.getState().addLoaded({ file: 'demo.session.json', format: 'native', formatLabel: 'MAS Replay session', runs: [run], warnings: ['one span had no name'] });
+    renderPage();
+    const card = screen.getByTestId('library-file');
+    expect(within(card).getByRole('heading', { name: 'demo.session.json' })).toBeInTheDocument();
+    expect(within(card).getByText('one span had no name')).toBeInTheDocument();
+    const row = within(card).getByTestId('run-row');
+    expect(within(row).getByTestId('run-agents')).toHaveTextContent('manager, search_agent');
+    expect(within(row).getByTestId('run-steps')).toHaveTextContent('2');
+    expect(within(row).getByTestId('run-tokens')).toHaveTextContent('≈1,234estimated');
+    expect(within(row).getAllByText('simulated').length).toBeGreaterThan(0);
+    expect(within(row).getByText('3')).toHaveClass('text-amber-700');
+    history.replaceState(null, '', '/');
+    await userEvent.click(within(row).getByRole('button', { name: 'Simulated demo run' }));
+    expect(useUrl.getState()).toMatchObject({ view: 'run', params: { run: 'r1' } });
+  });
+
+  it('removes a file and shows the empty library', async () => {
+    useLibrary.getState().addLoaded({ file: 'a.json', format: 'native', formatLabel: 'x', runs: [makeRun('r1')], warnings: [] });
+    renderPage();
+    await userEvent.click(screen.getByRole('button', { name: 'Remove a.json from the library' }));
+    expect(useLibrary.getState().runs).toEqual({});
+    expect(screen.getByText('The library is empty.')).toBeInTheDocument();
+  });
+
+  it('shows an import failure with file, format and location, and dismisses it', async () => {
+    useLibrary.getState().addFailure({ file: 'bad.json', format: 'span-tree', location: '$.spans[3].child_spans', detail: 'expected an array, found a string' });
+    renderPage();
+    const alert = screen.getByRole('alert');
+    expect(alert).toHaveTextContent('Could not open bad.json');
+    expect(alert).toHaveTextContent('span-tree');
+    expect(alert).toHaveTextContent('$.spans[3].child_spans');
+    expect(alert).toHaveTextContent('expected an array, found a string');
+    await userEvent.click(within(alert).getByRole('button', { name: /Dismiss/ }));
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+});
+
+describe('openSources', () => {
+  it('adds what the worker returns and reports the failures', async () => {
+    const importer: Importer = async (sources, options) => {
+      options?.onProgress?.({ file: sources[0].name, fileIndex: 0, fileCount: 2, phase: 'parsing' });
+      expect(useImportJobs.getState().jobs[0].progress?.phase).toBe('parsing');
+      return {
+        loaded: [{ file: 'a.json', format: 'native', formatLabel: 'x', runs: [makeRun('r1')], warnings: [] }],
+        failures: [{ file: 'b.json', format: 'json', location: 'line 1, column 2', detail: 'invalid JSON' }],
+      };
+    };
+    await openSources([textSource('{}', 'a.json'), textSource('{', 'b.json')], undefined, importer);
+    expect(Object.keys(useLibrary.getState().runs)).toEqual(['r1']);
+    expect(useLibrary.getState().failures.map((f) => f.file)).toEqual(['b.json']);
+    expect(useImportJobs.getState()).toMatchObject({ jobs: [], lastResult: 'Opened 1 file with 1 run; 1 could not be read' });
+  });
+
+  it('a cancel leaves the library as it was; a crashed worker becomes a failure per file, never a throw', async () => {
+    let cancel!: () => void;
+    const slow: Importer = (_sources, options) =>
+      new Promise((_, reject) => {
+        cancel = () => useImportJobs.getState().jobs[0].cancel();
+        options?.signal?.addEventListener('abort', () => reject(new ImportCancelled()));
+      });
+    const pending = openSources([textSource('{}', 'big.json')], undefined, slow);
+    cancel();
+    expect(await pending).toBeUndefined();
+    expect(useLibrary.getState().files).toEqual([]);
+    expect(useLibrary.getState().failures).toEqual([]);
+
+    const crashed: Importer = async () => {
+      throw new Error('worker script failed to load');
+    };
+    await openSources([textSource('{}', 'x.json')], undefined, crashed);
+    expect(useLibrary.getState().failures).toMatchObject([{ file: 'x.json', detail: 'the import worker failed: worker script failed to load' }]);
+  });
+});
+
+describe('TruncatedText', () => {
+  it('shows long text truncated and all of it on request, as text', async () => {
+    const text = `<script>alert(1)</script>${'x'.repeat(100)}😀`;
+    render(<TruncatedText text={text} limit={30} />);
+    expect(screen.getByText(/^<script>alert\(1\)<\/script>x{5}…$/)).toBeInTheDocument();
+    await userEvent.click(screen.getByRole('button', { name: 'show all (126 characters)' }));
+    expect(screen.getByText(text)).toBeInTheDocument();
+    expect(document.querySelector('script')).toBeNull();
+  });
+});
