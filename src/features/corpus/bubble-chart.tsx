@@ -93,23 +93,41 @@ export function BubbleChart({ stats }: { stats: CorpusStatistics }) {
           Extra cost (% of baseline tokens)
         </text>
         <rect x={M.left} y={M.top} width={W - M.left - M.right} height={H - M.top - M.bottom} fill="none" stroke={AXIS} strokeWidth={0.5} />
-        {plotted.map((b) => {
+        {/* Every group's baseline sits at (100 %, its own overhead, normally 0): hollow rings, largest first so each
+            stays hoverable, and one label for all of them. */}
+        {[...plotted].sort((p, q) => radius(q.accuracy) - radius(p.accuracy)).map((b) => {
           const lines = [
             `${groupLabel(stats.groupBy, b.group)} · ${ARM_LABEL[b.arm]} · ${b.runs} runs`,
             `latency ${pct(b.latencyPct)} of baseline · extra cost ${pct(b.extraCostPct)} of baseline tokens`,
             `accuracy ${accuracy(b.accuracy)}`,
           ];
           const known = Number.isFinite(b.accuracy);
+          const baseline = b.arm === 'baseline';
           return (
-            <g key={`${b.group}-${b.arm}`} data-testid="bubble" onMouseEnter={() => setHover(lines)} onMouseLeave={() => setHover(null)}>
+            <g key={`${b.group}-${b.arm}`} data-testid="bubble" data-arm={b.arm} onMouseEnter={() => setHover(lines)} onMouseLeave={() => setHover(null)}>
               <title>{lines.join('\n')}</title>
-              <circle cx={x(b.latencyPct)} cy={y(b.extraCostPct)} r={radius(b.accuracy)} fill={known ? ARM_COLOR[b.arm] : 'none'} fillOpacity={0.35} stroke={ARM_COLOR[b.arm]} strokeWidth={1.5} />
-              <text x={x(b.latencyPct)} y={y(b.extraCostPct) - radius(b.accuracy) - 3} textAnchor="middle" fontSize={10} fill="#0f172a">
-                {groupLabel(stats.groupBy, b.group)}
-              </text>
+              <circle
+                cx={x(b.latencyPct)}
+                cy={y(b.extraCostPct)}
+                r={radius(b.accuracy)}
+                fill={known && !baseline ? ARM_COLOR[b.arm] : baseline ? '#ffffff' : 'none'}
+                fillOpacity={baseline ? 0.01 : 0.35}
+                stroke={ARM_COLOR[b.arm]}
+                strokeWidth={1.5}
+              />
+              {!baseline && (
+                <text x={x(b.latencyPct)} y={y(b.extraCostPct) - radius(b.accuracy) - 3} textAnchor="middle" fontSize={10} fill="#0f172a">
+                  {groupLabel(stats.groupBy, b.group)}
+                </text>
+              )}
             </g>
           );
         })}
+        {plotted.some((b) => b.arm === 'baseline') && (
+          <text x={x(100) + MAX_RADIUS + 4} y={y(0) - 4} fontSize={10} fill={ARM_COLOR.baseline}>
+            baselines (every {stats.groupBy})
+          </text>
+        )}
         <g transform={`translate(${W - M.right + 14} ${M.top + 6})`} fontSize={11} fill="#0f172a">
           {ARMS.map((arm, i) => (
             <g key={arm} transform={`translate(0 ${i * 18})`}>

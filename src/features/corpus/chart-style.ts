@@ -13,8 +13,8 @@ const one = new Intl.NumberFormat('en', { maximumFractionDigits: 1, minimumFract
 
 /** Tokens as a whole number with thousands separators. */
 export const tokens = (n: number) => (Number.isFinite(n) ? whole.format(n) : '—');
-/** Tokens in thousands for axes: 371.1K. */
-export const kTokens = (n: number) => (Number.isFinite(n) ? `${one.format(n / 1000)}K` : '—');
+/** Tokens in thousands for axes: 0, 2.5K, 80K. */
+export const kTokens = (n: number) => (!Number.isFinite(n) ? '—' : n === 0 ? '0' : `${Number((n / 1000).toFixed(1)).toLocaleString('en')}K`);
 export const pct = (n: number) => (Number.isFinite(n) ? `${one.format(n)}%` : '—');
 export const signedPct = (n: number) => (Number.isFinite(n) ? `${n > 0 ? '+' : n < 0 ? '−' : '±'}${one.format(Math.abs(n))}%` : '—');
 export const signedPp = (n: number) => (Number.isFinite(n) ? `${n > 0 ? '+' : n < 0 ? '−' : '±'}${one.format(Math.abs(n))} pp` : '—');
