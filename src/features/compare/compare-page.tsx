@@ -111,7 +111,7 @@ export function ComparePage() {
         <RunPicker side="b" value={runB ? runB.id : ''} runs={runs} onChange={(id) => setParams({ b: id || undefined, step: '0' })} />
         <label className="flex flex-col text-xs text-slate-600">
           Align
-          <select className="rounded border border-slate-300 bg-white px-1.5 py-1 text-sm" value={mode} onChange={(e) => setParams({ align: e.target.value, step: '0' })} aria-label="Alignment">
+          <select className="rounded border border-slate-300 bg-white px-1.5 py-1 text-sm" value={mode} onChange={(e) => setParams({ align: e.target.value, step: '0' })} aria-label="Alignment mode">
             <option value="lcs">by matching steps (agent + action)</option>
             <option value="index">by step index</option>
           </select>
@@ -156,11 +156,11 @@ export function ComparePage() {
           </header>
           {alignment.fallback && <p className="text-sm text-amber-800">{alignment.fallback}</p>}
           <div className="flex items-center gap-2 text-sm">
-            <Button size="sm" onClick={() => setRow(0)} aria-label="First row">⏮</Button>
+            <Button size="sm" onClick={() => setRow(0)} aria-label="First row">«</Button>
             <Button size="sm" onClick={() => setRow(row - 1)} aria-label="Previous row" title="Previous (← or k)">◀</Button>
             <input type="range" min={0} max={last} value={row} onChange={(e) => setRow(Number(e.target.value))} className="w-64" aria-label="Playhead" />
             <Button size="sm" onClick={() => setRow(row + 1)} aria-label="Next row" title="Next (→ or j)">▶</Button>
-            <Button size="sm" onClick={() => setRow(last)} aria-label="Last row">⏭</Button>
+            <Button size="sm" onClick={() => setRow(last)} aria-label="Last row">»</Button>
             <span className="tabular-nums text-slate-700" data-testid="compare-position">
               row {row + 1} / {alignment.rows.length} · A step {current?.a !== null && current?.a !== undefined ? current.a + 1 : '—'} · B step{' '}
               {current?.b !== null && current?.b !== undefined ? current.b + 1 : '—'}

@@ -55,7 +55,7 @@ export function TokenOverlay({ a, b, alignment, row, onRow }: { a: CompareRun; b
           row {readoutRow + 1}: A {count(ca)} · B {count(cb)} tokens · B − A {cb - ca >= 0 ? '+' : '−'}{count(Math.abs(cb - ca))}
         </span>
       </header>
-      <svg viewBox={`0 0 ${W} ${H}`} className="h-auto w-full" role="img" aria-label="Cumulative tokens of run A and run B by aligned step" fontFamily={FONT}>
+      <svg viewBox={`0 0 ${W} ${H}`} className="h-auto w-full max-w-[1100px]" role="img" aria-label="Cumulative tokens of run A and run B by aligned step" fontFamily={FONT}>
         {y.ticks(5).map((t) => (
           <g key={t}>
             <line x1={M.left} x2={W - M.right} y1={y(t)} y2={y(t)} stroke={GRID} />

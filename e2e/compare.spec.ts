@@ -1,0 +1,108 @@
+// The compare view: deep link, one playhead for both runs, alignment modes, intervention markers, deltas checked
+// against sums taken straight from the sample file; then two real Magentic-One runs. Screenshots: test-results/compare/.
+import { expect, test, type Page } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { openStudio, openTraceFiles, sharedTrace, skipWithoutShared } from './fixtures.ts';
+
+const SHOTS = 'test-results/compare';
+const SHOWCASE = fileURLToPath(new URL('../public/samples/simulated-gaia-showcase.session.json', import.meta.url));
+
+interface SampleRun {
+  id: string;
+  steps: { kind: string; usage?: { total: number } }[];
+  interventions: unknown[];
+}
+const showcase = JSON.parse(readFileSync(SHOWCASE, 'utf8')) as { runs: SampleRun[] };
+const [baseline, supervised] = ['sim-gaia-showcase-baseline', 'sim-gaia-showcase-supervised'].map((id) => showcase.runs.find((r) => r.id === id)!);
+const tokensOf = (r: SampleRun) => r.steps.reduce((a, s) => a + (s.usage?.total ?? 0), 0);
+const actionSteps = (r: SampleRun) => r.steps.filter((s) => s.kind === 'action').length;
+
+/** Open files and wait until the library has written them to IndexedDB, so a reload or a deep link finds them. */
+async function openAndSave(page: Page, ...paths: string[]) {
+  await openStudio(page);
+  const status = page.getByTestId('persistence-status');
+  const before = Number(await status.getAttribute('data-writes'));
+  await openTraceFiles(page, ...paths);
+  await expect(async () => expect(Number(await status.getAttribute('data-writes'))).toBeGreaterThan(before)).toPass();
+  await expect(status).toHaveAttribute('data-status', 'saved');
+}
+
+test('deep link opens both runs at one playhead; keys, clicks and modes move it', async ({ page }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await openAndSave(page, SHOWCASE);
+  await page.goto(`/?view=compare&a=${baseline.id}&b=${supervised.id}&step=3`);
+  await expect(page.getByTestId('compare-page')).toBeVisible();
+
+  // Deltas against the file: tokens and action steps.
+  const [ta, tb] = [tokensOf(baseline), tokensOf(supervised)];
+  const fmt = (n: number) => n.toLocaleString('en');
+  const d = tb - ta;
+  await expect(page.getByTestId('delta-tokens')).toContainText(`${fmt(ta)} → ${fmt(tb)} ${d < 0 ? '−' : '+'}${fmt(Math.abs(d))} (${d < 0 ? '−' : '+'}${Math.abs((d / ta) * 100).toFixed(1)}%)`);
+  await expect(page.getByTestId('delta-steps')).toContainText(`${actionSteps(baseline)} → ${actionSteps(supervised)}`);
+  await expect(page.getByTestId('delta-interventions')).toContainText(`0 → ${supervised.interventions.length}`);
+
+  // One playhead: row 4 of the alignment; both sides show the step of that row.
+  const position = page.getByTestId('compare-position');
+  await expect(position).toContainText('row 4 /');
+  await expect(page.locator('[data-testid="aligned-row"][aria-selected="true"]')).toHaveCount(1);
+  await page.keyboard.press('ArrowRight');
+  await expect(page).toHaveURL(/step=4/);
+  await expect(position).toContainText('row 5 /');
+  await page.getByRole('button', { name: 'Last row' }).click();
+  const rows = Number((await position.textContent())!.match(/row (\d+) \/ (\d+)/)![2]);
+  await expect(position).toContainText(`row ${rows} / ${rows}`);
+
+  // LCS alignment: matched steps joined by connectors; the supervised run's interventions are marked on its curve.
+  expect(await page.locator('[data-testid="aligned-row"][data-matched="true"]').count()).toBeGreaterThan(0);
+  expect(await page.getByTestId('connector').count()).toBeGreaterThan(3);
+  expect(await page.getByTestId('intervention-marker').count()).toBeGreaterThan(0);
+
+  // Click a row of the list: the playhead follows, and the diff shows both steps.
+  await page.getByTestId('aligned-row').nth(2).click();
+  await expect(page).toHaveURL(/step=2(&|$)/);
+  await expect(page.getByTestId('step-a')).toContainText('step');
+  await expect(page.getByTestId('step-b')).toContainText('step');
+  await page.setViewportSize({ width: 1400, height: 1800 });
+  await page.screenshot({ path: `${SHOTS}/showcase-lcs.png`, fullPage: true });
+
+  // Find the first row with an intervention on B and show its diff.
+  const withIntervention = page.locator('[data-testid="aligned-row"]', { hasText: '▼' }).first();
+  await withIntervention.click();
+  await expect(page.getByTestId('step-b').getByTestId('intervention').first()).toBeVisible();
+  await page.getByTestId('step-diff').screenshot({ path: `${SHOTS}/intervention-diff.png` });
+
+  // By index: rows = the longer run's step count.
+  await page.getByLabel('Alignment mode').selectOption('index');
+  await expect(page).toHaveURL(/align=index/);
+  await expect(position).toContainText(`/ ${Math.max(actionSteps(baseline), actionSteps(supervised))} `);
+  expect(errors).toEqual([]);
+});
+
+test('a link naming a run the library lacks says so', async ({ page }) => {
+  await openAndSave(page, SHOWCASE);
+  await page.goto(`/?view=compare&a=${baseline.id}&b=no-such-run`);
+  await expect(page.getByRole('alert')).toContainText('no-such-run');
+  // The picker offers the other arm of the same task.
+  await page.goto(`/?view=compare&a=${baseline.id}`);
+  await page.getByRole('button', { name: /Compare with its supervised run/ }).click();
+  await expect(page).toHaveURL(new RegExp(`b=${supervised.id}`));
+});
+
+test('two real Magentic-One runs side by side', async ({ page }) => {
+  const files = ['who-and-when/hand-crafted/1.json', 'who-and-when/hand-crafted/2.json'];
+  skipWithoutShared(...files);
+  await openStudio(page);
+  await openTraceFiles(page, ...files.map(sharedTrace));
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Compare' }).click();
+  await page.getByLabel('Run A').selectOption({ index: 1 });
+  await page.getByLabel('Run B').selectOption({ index: 2 });
+  await expect(page.getByTestId('compare-deltas')).toBeVisible();
+  // Chat turns align by speaker: two Magentic-One runs share the orchestrator's turns at least.
+  expect(await page.locator('[data-testid="aligned-row"][data-matched="true"]').count()).toBeGreaterThan(0);
+  await page.keyboard.press('End');
+  await expect(page.getByTestId('compare-position')).toContainText(/row (\d+) \/ \1 /);
+  await page.setViewportSize({ width: 1400, height: 1800 });
+  await page.screenshot({ path: `${SHOTS}/magentic-one.png`, fullPage: true });
+});
