@@ -47,7 +47,7 @@ class RunState {
   inefficient = 0;
   repeated = 0;
   previous: Step | undefined = undefined;
-  /** Code range of `previous` when it made no tool call, else -1. */
+  /** Code range of `previous` when already measured, else -1. */
   previousStart = -1;
   previousEnd = -1;
 }
@@ -135,27 +135,34 @@ export function sameSignature(a: Step, b: Step): boolean {
   return signatureMatches(a, b, -1, -1);
 }
 
+/** Whether the last signatureMatches() call measured b's code range (then rangeStart/rangeEnd hold it). */
+let bRangeKnown = false;
+
 /**
- * Whether b's signature equals a's. `aStart`/`aEnd` are a's code range when already known (-1 when not); on return
- * rangeStart/rangeEnd hold b's code range when b made no call, so the caller can keep it for the next comparison.
+ * Whether b's signature equals a's. `aStart`/`aEnd` are a's code range when already known (-1 when not). Code
+ * ranges are measured only when a comparison needs them; bRangeKnown says whether b's was, so the caller can keep
+ * it for the next comparison.
  */
 function signatureMatches(a: Step, b: Step, aStart: number, aEnd: number): boolean {
+  bRangeKnown = false;
   const ca = a.toolCalls;
   const cb = b.toolCalls;
   const la = ca ? ca.length : 0;
   const lb = cb ? cb.length : 0;
-  if (lb === 0) codeRange(b.output ?? '');
   if (la !== lb) {
     // A step without calls has the signature [("python_interpreter", code)], which a recorded call can equal.
     if (la + lb !== 1) return false;
-    if (la === 1) return ca![0].name === 'python_interpreter' && equalsRange(ca![0].arguments, b.output ?? '', rangeStart, rangeEnd);
-    const bStart = rangeStart;
-    const bEnd = rangeEnd;
-    if (aStart === -1) codeRange(a.output ?? '');
-    const ok = cb![0].name === 'python_interpreter' && equalsRange(cb![0].arguments, a.output ?? '', aStart === -1 ? rangeStart : aStart, aStart === -1 ? rangeEnd : aEnd);
-    rangeStart = bStart;
-    rangeEnd = bEnd;
-    return ok;
+    if (la === 1) {
+      if (ca![0].name !== 'python_interpreter') return false;
+      const ob = b.output ?? '';
+      codeRange(ob);
+      bRangeKnown = true;
+      return equalsRange(ca![0].arguments, ob, rangeStart, rangeEnd);
+    }
+    if (cb![0].name !== 'python_interpreter') return false;
+    const oa = a.output ?? '';
+    if (aStart === -1) codeRange(oa);
+    return equalsRange(cb![0].arguments, oa, aStart === -1 ? rangeStart : aStart, aStart === -1 ? rangeEnd : aEnd);
   }
   if (la > 0) {
     for (let i = 0; i < la; i++) {
@@ -168,19 +175,17 @@ function signatureMatches(a: Step, b: Step, aStart: number, aEnd: number): boole
   const oa = a.output ?? '';
   const ob = b.output ?? '';
   if (oa === ob) return true;
-  const bStart = rangeStart;
-  const bEnd = rangeEnd;
   let as = aStart;
   let ae = aEnd;
   if (as === -1) {
     codeRange(oa);
     as = rangeStart;
     ae = rangeEnd;
-    rangeStart = bStart;
-    rangeEnd = bEnd;
   }
-  if (ae - as !== bEnd - bStart) return false;
-  for (let i = 0, n = ae - as; i < n; i++) if (oa.charCodeAt(as + i) !== ob.charCodeAt(bStart + i)) return false;
+  codeRange(ob);
+  bRangeKnown = true;
+  if (ae - as !== rangeEnd - rangeStart) return false;
+  for (let i = 0, n = ae - as; i < n; i++) if (oa.charCodeAt(as + i) !== ob.charCodeAt(rangeStart + i)) return false;
   return true;
 }
 
@@ -245,15 +250,12 @@ export class AdaptiveFilter {
     // After the cap, rules 3-4 are off for this run, so the signature history no longer matters.
     if (!capped) {
       const previous = state.previous;
-      let same = false;
-      if (previous === undefined) {
-        if (!(step.toolCalls && step.toolCalls.length > 0)) codeRange(step.output ?? '');
-      } else same = signatureMatches(previous, step, state.previousStart, state.previousEnd);
+      const same = previous !== undefined && signatureMatches(previous, step, state.previousStart, state.previousEnd);
       state.repeated = same ? state.repeated + 1 : 1;
       state.previous = step;
-      const noCalls = !(step.toolCalls && step.toolCalls.length > 0);
-      state.previousStart = noCalls ? rangeStart : -1;
-      state.previousEnd = noCalls ? rangeEnd : -1;
+      // Keep this step's code range only if it was measured; otherwise the next comparison measures it if needed.
+      state.previousStart = previous !== undefined && bRangeKnown ? rangeStart : -1;
+      state.previousEnd = previous !== undefined && bRangeKnown ? rangeEnd : -1;
     }
 
     const observation = step.observation;
