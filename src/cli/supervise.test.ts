@@ -143,6 +143,14 @@ describe.skipIf(!HAVE_SHARED)(`supervise offline on the TRAIL traces (${HAVE_SHA
       ['manager', 2, 'error'],
     ]);
   });
+
+  // The SWE run is one manager with six code-only steps (no tool child spans), each running different code: with
+  // MBPP's τ_step 4 only the periodic check at step 4 fires, and offline, with no repeated action, it approves.
+  it('swe/72822db6… with --preset mbpp: one periodic check at step 4, approved', async () => {
+    const r = await runCli([join(TRAIL, 'swe', '72822db6e120878d916b515c2501246b.json'), '--preset', 'mbpp', '--json']);
+    const run = (JSON.parse(r.stdout) as Report).runs[0];
+    expect(run.triggers.map((t) => [t.agent, t.step, t.context, t.action])).toEqual([['manager', 4, 'inefficient', 'approve']]);
+  });
 });
 
 describe.skipIf(!HAVE_SHARED)(`supervise --endpoint against the test server (${HAVE_SHARED ? '' : SKIP_REASON})`, () => {

@@ -56,7 +56,7 @@ describe('adaptive filter matches the specification', () => {
     fc.assert(
       fc.property(fc.array(step, { maxLength: 60 }), fc.integer({ min: 1, max: 9 }), fc.integer({ min: 1, max: 4 }), fc.integer({ min: 0, max: 14 }), fc.boolean(), (raw, tauStep, tauLoop, tauLen, soft) => {
         const steps = raw.map((r, i) => {
-          const s: Step = { id: `s${i}`, index: i, kind: r.kind as Step['kind'], agentId: 'a', agentRunId: r.agentRunId, observation: r.observation, output: r.output, toolCalls: r.toolCalls };
+          const s: Step = { id: `s${i}`, index: i, kind: r.kind as Step['kind'], agentId: 'a', agentRunId: r.agentRunId, observation: r.observation, output: r.output, toolCalls: [...r.toolCalls] };
           if (r.error) s.error = r.error;
           return s;
         });
