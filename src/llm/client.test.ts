@@ -5,7 +5,7 @@ import { TokenBudget } from './budget.ts';
 import { LlmClient, parseRetryAfter } from './client.ts';
 import { BudgetExceeded, Cancelled, CassetteMiss, HttpError, MalformedResponse, NetworkError, TimeoutError } from './errors.ts';
 import { CallRecorder, Cassette } from './recorder.ts';
-import { withDefaults, type LlmSettings } from './settings.ts';
+import { settingsWithoutKey, withDefaults, type LlmSettings } from './settings.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -154,6 +154,15 @@ describe('LlmClient over HTTP', () => {
     const err = await ask(client).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(BudgetExceeded);
     expect(server.log()).toHaveLength(2);
+  });
+
+  it('takes the per-run budget from the settings, and never exports the key', async () => {
+    server.setScript({ fallback: { content: 'x', usage: { prompt_tokens: 60, completion_tokens: 10 } } });
+    const client = new LlmClient(settings({ tokenBudgetPerRun: 50, apiKey: 'sk-x' }));
+    await ask(client);
+    expect(client.tokensSpent).toBe(70);
+    await expect(ask(client)).rejects.toBeInstanceOf(BudgetExceeded);
+    expect(JSON.stringify(settingsWithoutKey(client.settings))).not.toContain('sk-x');
   });
 
   it('replays a session offline from its cassette with the same answers, usage and call ids', async () => {

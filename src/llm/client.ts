@@ -3,7 +3,7 @@
 // every call; in cassette mode it answers from recorded calls instead of the network.
 import { hashText } from '../model/hash.ts';
 import type { ChatMessage, LlmCallRecord, TokenUsage } from '../model/types.ts';
-import type { TokenBudget } from './budget.ts';
+import { TokenBudget } from './budget.ts';
 import {
   Cancelled,
   CassetteMiss,
@@ -94,6 +94,7 @@ export class LlmClient {
   private readonly limiter: ConcurrencyLimiter;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   private readonly random: () => number;
+  private readonly budget: TokenBudget | undefined;
   /** Set once a server refused `response_format`, so later calls do not pay for the refusal again. */
   private jsonModeRejected = false;
 
@@ -106,6 +107,13 @@ export class LlmClient {
     this.limiter = new ConcurrencyLimiter(settings.concurrency);
     this.sleep = options.sleep ?? sleepFor;
     this.random = options.random ?? Math.random;
+    // One client per run: the budget in the settings is a per-run limit.
+    this.budget = options.budget ?? (settings.tokenBudgetPerRun !== undefined ? new TokenBudget(settings.tokenBudgetPerRun) : undefined);
+  }
+
+  /** Tokens spent through this client against its budget (0 when it has none). */
+  get tokensSpent(): number {
+    return this.budget?.used ?? 0;
   }
 
   async chat(req: ChatRequest, signal?: AbortSignal): Promise<ChatResult> {
@@ -136,7 +144,7 @@ export class LlmClient {
       record.usage = usage;
       this.recorder.add(record);
     }
-    this.options.budget?.spend(usage.total);
+    this.budget?.spend(usage.total);
     return { text, usage, record, replayed };
   }
 
@@ -156,7 +164,7 @@ export class LlmClient {
       record.usage = usage;
       this.recorder.add(record);
     }
-    this.options.budget?.spend(usage.total);
+    this.budget?.spend(usage.total);
     return { vectors, usage, record, replayed };
   }
 
@@ -173,7 +181,7 @@ export class LlmClient {
     validate: (response: unknown) => unknown,
   ): Promise<{ response: unknown; record: LlmCallRecord; replayed: boolean }> {
     if (signal?.aborted) throw new Cancelled();
-    this.options.budget?.check(roughInput);
+    this.budget?.check(roughInput);
     if (this.options.cassette) {
       const hit = this.options.cassette.take(requestHash);
       if (!hit) throw new CassetteMiss(requestHash);

@@ -50,3 +50,10 @@ export function modelFor(settings: LlmSettings, role: LlmRole): string {
 export function normalizeBaseUrl(url: string): string {
   return url.replace(/\/+$/, '');
 }
+
+/** Settings as they may be stored in a session or exported: everything but the API key (SPEC §6). */
+export function settingsWithoutKey(settings: LlmSettings): Omit<LlmSettings, 'apiKey'> {
+  const { apiKey: _omitted, ...rest } = settings;
+  void _omitted;
+  return rest;
+}
