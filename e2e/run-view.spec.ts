@@ -2,6 +2,7 @@
 // it; deep links reopen the same step; loops are outlined. Screenshots of each view go to test-results/run-view/.
 import { expect, test, type Page } from '@playwright/test';
 import { existsSync } from 'node:fs';
+import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const TRACES = fileURLToPath(new URL('../../shared/traces/', import.meta.url));
@@ -13,7 +14,9 @@ const SHOTS = 'test-results/run-view';
 async function openRun(page: Page, files: string[]) {
   await page.goto('/');
   await page.getByTestId('open-file-input').setInputFiles(files);
-  const row = page.getByTestId('run-row').first();
+  // The library may also list its bundled samples: take the run of the file just opened.
+  const card = page.getByTestId('library-file').filter({ hasText: basename(files[0]) });
+  const row = card.getByTestId('run-row').first();
   await expect(row).toBeVisible();
   await row.getByRole('button').first().click();
   await expect(page.getByTestId('run-view')).toBeVisible();
@@ -193,7 +196,7 @@ test('trace text is shown as text, never run as HTML', async ({ page }) => {
   };
   await page.goto('/');
   await page.getByTestId('open-file-input').setInputFiles({ name: 'xss.session.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(session)) });
-  await page.getByTestId('run-row').first().getByRole('button').first().click();
+  await page.getByTestId('library-file').filter({ hasText: 'xss.session.json' }).getByTestId('run-row').first().getByRole('button').first().click();
   await expect(page.getByTestId('inspector-output')).toContainText('<img src=x');
   await page.keyboard.press('j');
   await expect(page.getByTestId('inspector-annotations')).toContainText('<script>');

@@ -65,15 +65,17 @@ describe('deriveGraph', () => {
       { id: '1.3', kind: 'tool', agentId: 'srch', parentStepId: '1', name: 'b' },
       { id: '2', kind: 'action', agentId: 'srch' },
       { id: '2.1', kind: 'tool', agentId: 'srch', parentStepId: '2', name: 'a' },
+      { id: '2.1.1', kind: 'llm', agentId: 'srch', parentStepId: '2.1', usage: { input: 7, output: 3, total: 10 } },
     ]);
     const g = graphOf(run);
     const a = g.edges.find((e) => e.target === 'tool:a')!;
     const b = g.edges.find((e) => e.target === 'tool:b')!;
     expect(a.messages).toBe(2);
     expect(b.messages).toBe(1);
-    expect(a.tokens).toBe(50);
     expect(b.tokens).toBe(50);
-    expect(g.nodes.find((n) => n.id === 'agent:srch')!.tokens).toBe(100);
+    // Tokens of steps nested at any depth count for their replay step.
+    expect(g.nodes.find((n) => n.id === 'agent:srch')!.tokens).toBe(110);
+    expect(a.tokens).toBe(60);
     // Per replay position: acting agent and the edges sent on.
     expect([...g.nodeAt]).toEqual([1, 1]);
     expect(g.edgesAt[0].map((e) => g.edges[e].target)).toEqual(['tool:a', 'tool:b']);

@@ -64,6 +64,20 @@ const AGENT_RUN_SPAN = /^\w*Agent\.run$/;
 
 const NO_EDGES: readonly number[] = Object.freeze([]);
 
+/** Every step nested in `stepId`, at any depth, parents before their children. */
+function descendants(stepId: string, childrenOf: ReadonlyMap<string, readonly Step[]>): Step[] {
+  const direct = childrenOf.get(stepId);
+  if (!direct) return [];
+  const out: Step[] = [];
+  const queue = [...direct];
+  for (let i = 0; i < queue.length && i < 100_000; i++) {
+    out.push(queue[i]);
+    const nested = childrenOf.get(queue[i].id);
+    if (nested) queue.push(...nested);
+  }
+  return out;
+}
+
 function stepTokens(step: Step, children: readonly Step[] | undefined): number {
   let total = step.usage?.total ?? 0;
   if (children) for (const c of children) total += c.usage?.total ?? 0;
@@ -173,7 +187,7 @@ export function deriveGraph(
       }
       previousSpeaker = step.agentId;
     }
-    const children = childrenOf.get(step.id);
+    const children = descendants(step.id, childrenOf);
     const addCall = (name: string, agentId: string) => {
       pendingCalls.set(name, (pendingCalls.get(name) ?? 0) + 1);
       // A managed agent called through its run span (smolagents `ToolCallingAgent.run`): the delegation handoff

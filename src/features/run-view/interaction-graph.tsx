@@ -91,13 +91,18 @@ export function InteractionGraphView({ view }: { view: RunView }) {
 
   const svg = useRef<SVGSVGElement>(null);
   const content = useRef<SVGGElement>(null);
+  const overlay = useRef<SVGGElement>(null);
   const zoomer = useRef<ZoomBehavior<SVGSVGElement, unknown> | undefined>(undefined);
   const positions = layout?.graph === graph ? layout.positions : undefined;
   useEffect(() => {
     if (!svg.current) return;
     const behaviour = zoom<SVGSVGElement, unknown>()
       .scaleExtent([0.1, 8])
-      .on('zoom', (event) => content.current?.setAttribute('transform', event.transform.toString()));
+      .on('zoom', (event) => {
+        const transform = event.transform.toString();
+        content.current?.setAttribute('transform', transform);
+        overlay.current?.setAttribute('transform', transform);
+      });
     zoomer.current = behaviour;
     select(svg.current).call(behaviour).on('dblclick.zoom', null);
     return () => {
@@ -141,18 +146,20 @@ export function InteractionGraphView({ view }: { view: RunView }) {
           fit
         </button>
       </header>
-      <div ref={box} className="relative" style={{ height: HEIGHT }}>
+      <div ref={box} className="relative [contain:strict]" style={{ height: HEIGHT }}>
         {!positions && <p className="absolute inset-0 flex items-center justify-center text-xs text-slate-500">{error ? `Layout failed: ${error}` : 'Laying out the graph…'}</p>}
         <svg ref={svg} data-testid="graph" width={width} height={HEIGHT} className="block cursor-grab select-none" role="img" aria-label="Agent interaction graph">
           <GraphDefs />
-          <g ref={content}>
-            {positions && (
-              <>
-                <GraphBase view={view} positions={positions} weight={weight} maxActivity={maxActivity} />
-                <GraphHighlight view={view} positions={positions} weight={weight} maxActivity={maxActivity} />
-              </>
-            )}
-          </g>
+          <g ref={content}>{positions && <GraphBase view={view} positions={positions} weight={weight} maxActivity={maxActivity} />}</g>
+        </svg>
+        {/* The highlight is a separate SVG on top, so a playhead move never repaints the graph underneath. */}
+        <svg width={width} height={HEIGHT} className="pointer-events-none absolute inset-0" aria-hidden>
+          <defs>
+            <marker id="arrow-current" viewBox="0 0 10 10" refX="8" refY="5" markerUnits="userSpaceOnUse" markerWidth="11" markerHeight="11" orient="auto">
+              <path d="M0,0 L10,5 L0,10 z" fill="#e11d48" />
+            </marker>
+          </defs>
+          <g ref={overlay}>{positions && <GraphHighlight view={view} positions={positions} weight={weight} maxActivity={maxActivity} />}</g>
         </svg>
         <Legend />
       </div>
@@ -177,9 +184,6 @@ function GraphDefs() {
           <path d="M0,0 L10,5 L0,10 z" fill={color} />
         </marker>
       ))}
-      <marker id="arrow-current" viewBox="0 0 10 10" refX="8" refY="5" markerUnits="userSpaceOnUse" markerWidth="11" markerHeight="11" orient="auto">
-        <path d="M0,0 L10,5 L0,10 z" fill="#e11d48" />
-      </marker>
     </defs>
   );
 }
@@ -231,6 +235,8 @@ const GraphBase = memo(function GraphBase({ view, positions, weight, maxActivity
   const byId = useMemo(() => new Map(graph.nodes.map((n) => [n.id, n])), [graph]);
   const edgeIds = useMemo(() => new Set(graph.edges.map((e) => `${e.source}->${e.target}`)), [graph]);
   const radius = (id: string) => nodeRadius(byId.get(id)!, maxActivity);
+  // Dense graphs (large teams) fade their edges so nodes and labels stay readable; the current step stays bright.
+  const edgeOpacity = graph.edges.length > 60 ? 0.22 : 0.55;
   return (
     <>
       <g aria-label="Manager hierarchy">
@@ -265,7 +271,7 @@ const GraphBase = memo(function GraphBase({ view, positions, weight, maxActivity
                 d={d}
                 fill="none"
                 stroke={EDGE_COLORS[edge.kind]}
-                strokeOpacity={0.55}
+                strokeOpacity={edgeOpacity}
                 strokeWidth={w}
                 strokeDasharray={managed && edge.kind !== 'delegation' ? '5 4' : undefined}
                 markerEnd={`url(#arrow-${edge.kind})`}

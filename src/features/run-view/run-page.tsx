@@ -65,7 +65,7 @@ function RunScreen({ run }: { run: Run }) {
               <Timeline view={view} />
               <TokenCharts view={view} />
             </div>
-            <div className="min-h-0 overflow-y-auto rounded border border-slate-200 bg-white">
+            <div className="min-h-0 overflow-y-auto rounded border border-slate-200 bg-white [contain:strict]">
               <StepInspector view={view} />
             </div>
           </div>
@@ -77,7 +77,6 @@ function RunScreen({ run }: { run: Run }) {
 }
 
 function Toolbar({ view, onHelp }: { view: RunView; onHelp: () => void }) {
-  const position = usePlayhead((s) => s.position);
   const playing = usePlayhead((s) => s.playing);
   const speed = usePlayhead((s) => s.speed);
   const setSpeed = usePlayhead((s) => s.setSpeed);
@@ -134,9 +133,7 @@ function Toolbar({ view, onHelp }: { view: RunView; onHelp: () => void }) {
           </select>
         </label>
       </div>
-      <p className="text-xs text-slate-700 tabular-nums" data-testid="playhead-position">
-        step {(position + 1).toLocaleString()} / {view.steps.length.toLocaleString()}
-      </p>
+      <PositionLabel length={view.steps.length} />
       <div className="flex items-center gap-1">
         <button type="button" className={button} onClick={() => applyAction('next-error', view)} disabled={view.errorPositions.length === 0} title="Next error (e)">
           error ›
@@ -160,5 +157,14 @@ function Icon({ d }: { d: string }) {
     <svg width="12" height="12" viewBox="0 0 16 16" aria-hidden className="inline-block align-[-1px]">
       <path d={d} fill="currentColor" stroke="currentColor" strokeWidth="1.5" strokeLinejoin="round" />
     </svg>
+  );
+}
+
+function PositionLabel({ length }: { length: number }) {
+  const position = usePlayhead((s) => s.position);
+  return (
+    <p className="text-xs text-slate-700 tabular-nums" data-testid="playhead-position">
+      step {(position + 1).toLocaleString()} / {length.toLocaleString()}
+    </p>
   );
 }

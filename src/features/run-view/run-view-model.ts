@@ -115,7 +115,7 @@ export function buildRunView(run: Run): RunView {
   let max = 0;
   for (let p = 0; p < n; p++) {
     const step = steps[p];
-    const parts = [step, ...(index.childrenOf.get(step.id) ?? [])];
+    const parts = withDescendants(step, index.childrenOf);
     let lo = Infinity;
     let hi = -Infinity;
     for (const s of parts) {
@@ -190,6 +190,21 @@ export function buildRunView(run: Run): RunView {
     laneAt,
     bands,
   };
+}
+
+/** The step and every step nested in it, at any depth. */
+function withDescendants(step: Step, childrenOf: ReadonlyMap<string, Step[]>): Step[] {
+  const children = childrenOf.get(step.id);
+  if (!children) return [step];
+  const out = [step];
+  const stack = [...children];
+  while (stack.length > 0) {
+    const s = stack.pop()!;
+    out.push(s);
+    const nested = childrenOf.get(s.id);
+    if (nested && out.length < 100_000) stack.push(...nested);
+  }
+  return out;
 }
 
 function pushAt<T>(map: Map<number, T[]>, key: number, value: T) {

@@ -10,7 +10,7 @@ export function StepInspector({ view }: { view: RunView }) {
   const position = usePlayhead((s) => s.position);
   const step = view.steps[position];
   if (!step) return <section data-testid="inspector" className="p-3 text-sm text-slate-500">No steps in this run.</section>;
-  return <InspectorBody key={step.id} view={view} step={step} position={position} />;
+  return <InspectorBody view={view} step={step} position={position} />;
 }
 
 const InspectorBody = memo(function InspectorBody({ view, step, position }: { view: RunView; step: Step; position: number }) {
@@ -66,8 +66,19 @@ const InspectorBody = memo(function InspectorBody({ view, step, position }: { vi
   );
 });
 
+/** Steps nested in `step` at any depth (a tool call's own model calls count for the step too). */
+function nestedSteps(view: RunView, step: Step): Step[] {
+  const out: Step[] = [];
+  const queue = [...(view.index.childrenOf.get(step.id) ?? [])];
+  for (let i = 0; i < queue.length && i < 10_000; i++) {
+    out.push(queue[i]);
+    queue.push(...(view.index.childrenOf.get(queue[i].id) ?? []));
+  }
+  return out;
+}
+
 function StepDetails({ view, step }: { view: RunView; step: Step }) {
-  const nested = view.index.childrenOf.get(step.id) ?? [];
+  const nested = nestedSteps(view, step);
   return (
     <>
       {step.thought && (

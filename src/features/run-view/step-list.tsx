@@ -1,5 +1,5 @@
 // The replay steps as a virtualised list: only the visible rows exist in the DOM, whatever the run's size.
-import { useVirtualizer } from '@tanstack/react-virtual';
+import { useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
 import { memo, useEffect, useRef } from 'react';
 import type { Step } from '../../model/types.ts';
 import { usePlayhead } from '../../store/playhead.ts';
@@ -16,8 +16,11 @@ export function stepSummary(step: Step): string {
   return line.length > 140 ? `${line.slice(0, 140)}…` : line;
 }
 
+/**
+ * The list itself does not follow the playhead (that would re-render it per step): each visible row watches whether
+ * it is current, and a follower scrolls when the current row leaves the window.
+ */
 export function StepList({ view }: { view: RunView }) {
-  const position = usePlayhead((s) => s.position);
   const moveTo = usePlayhead((s) => s.moveTo);
   const scroller = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({
@@ -26,16 +29,13 @@ export function StepList({ view }: { view: RunView }) {
     estimateSize: () => ROW_HEIGHT,
     overscan: 8,
   });
-  useEffect(() => {
-    virtualizer.scrollToIndex(position, { align: 'auto' });
-  }, [virtualizer, position]);
   const colors = agentColors(view);
   return (
     <section aria-label="Steps" className="flex min-h-0 flex-col rounded border border-slate-200 bg-white">
       <h2 className="border-b border-slate-200 px-2 py-1 text-xs font-semibold tracking-wide text-slate-500 uppercase">
         Steps ({view.steps.length.toLocaleString()})
       </h2>
-      <div ref={scroller} data-testid="step-list" className="min-h-0 flex-1 overflow-auto" tabIndex={-1}>
+      <div ref={scroller} data-testid="step-list" className="min-h-0 flex-1 overflow-auto [contain:strict]" tabIndex={-1}>
         <ol className="relative" style={{ height: virtualizer.getTotalSize() }}>
           {virtualizer.getVirtualItems().map((item) => (
             <StepRow
@@ -43,26 +43,35 @@ export function StepList({ view }: { view: RunView }) {
               view={view}
               index={item.index}
               top={item.start}
-              current={item.index === position}
               color={colors.get(view.steps[item.index].agentId) ?? '#64748b'}
               onSelect={moveTo}
             />
           ))}
         </ol>
       </div>
+      <FollowPlayhead virtualizer={virtualizer} />
     </section>
   );
 }
 
-const StepRow = memo(function StepRow(props: {
-  view: RunView;
-  index: number;
-  top: number;
-  current: boolean;
-  color: string;
-  onSelect: (index: number) => void;
-}) {
-  const { view, index, top, current, color, onSelect } = props;
+function FollowPlayhead({ virtualizer }: { virtualizer: Virtualizer<HTMLDivElement, Element> }) {
+  const position = usePlayhead((s) => s.position);
+  // Follow the playhead only when its row leaves the list's window, then centre it: stepping through a long run
+  // scrolls once per screenful rather than on every step. Uses the virtualizer's cached offsets, no layout reads.
+  useEffect(() => {
+    const top = position * ROW_HEIGHT;
+    const offset = virtualizer.scrollOffset ?? 0;
+    const height = virtualizer.scrollRect?.height ?? 0;
+    if (height === 0 || top < offset || top + ROW_HEIGHT > offset + height) {
+      virtualizer.scrollToIndex(position, { align: 'center' });
+    }
+  }, [virtualizer, position]);
+  return null;
+}
+
+const StepRow = memo(function StepRow(props: { view: RunView; index: number; top: number; color: string; onSelect: (index: number) => void }) {
+  const { view, index, top, color, onSelect } = props;
+  const current = usePlayhead((s) => s.position === index);
   const step = view.steps[index];
   const agent = view.index.agentById.get(step.agentId)?.name ?? step.agentId;
   const tokens = view.tokens.input[index] + view.tokens.output[index];

@@ -61,7 +61,7 @@ export function Timeline({ view }: { view: RunView }) {
       <div className="max-h-[22rem] overflow-y-auto">
         <div className="relative flex" style={{ height }}>
           <LaneLabels view={view} />
-          <div ref={area} className="relative min-w-0 flex-1">
+          <div ref={area} className="relative min-w-0 flex-1 [contain:content]">
             {width > 0 && (
               <>
                 <TimelineCanvas view={view} geometry={geometry} win={win} setWin={setWin} width={width} height={height} />
@@ -255,7 +255,8 @@ function drawTimeline(ctx: CanvasRenderingContext2D, view: RunView, g: TimelineG
   for (const p of errors) {
     const a = px(x0[p]);
     const y = view.laneAt[p] * LANE_H;
-    ctx.strokeRect(a - 0.5, y + 3.5, Math.max(2, px(x1[p]) - a), LANE_H - 9);
+    // Outline blocks wide enough to show it; on dense views the marker alone says "error".
+    if (px(x1[p]) - a >= 4) ctx.strokeRect(a - 0.5, y + 3.5, px(x1[p]) - a, LANE_H - 9);
     ctx.beginPath();
     ctx.moveTo(a - 3, y);
     ctx.lineTo(a + 3, y);
@@ -333,14 +334,14 @@ function TimelinePlayhead({ view, geometry, win, setWin, width, height }: Canvas
       <div
         data-testid="timeline-playhead"
         data-step-id={step?.id}
-        className="absolute top-0 w-0.5 bg-indigo-600"
-        style={{ left: Math.max(0, Math.min(width - 2, left)), height: height - AXIS_H }}
+        className="absolute top-0 left-0 w-0.5 bg-indigo-600 will-change-transform"
+        style={{ transform: `translateX(${Math.max(0, Math.min(width - 2, left))}px)`, height: height - AXIS_H }}
       />
       <div
         data-current="true"
         data-step-id={step?.id}
-        className="absolute rounded-sm ring-2 ring-indigo-600 ring-offset-1"
-        style={{ left: left - 1, top: lane * LANE_H + 3, width: Math.max(3, right - left + 1), height: LANE_H - 8 }}
+        className="absolute top-0 left-0 rounded-sm ring-2 ring-indigo-600 ring-offset-1 will-change-transform"
+        style={{ transform: `translate(${left - 1}px, ${lane * LANE_H + 3}px)`, width: Math.max(3, right - left + 1), height: LANE_H - 8 }}
       />
     </div>
   );

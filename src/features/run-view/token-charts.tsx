@@ -80,7 +80,7 @@ export function TokenCharts({ view }: { view: RunView }) {
         <p className="p-3 text-xs text-slate-500">This run records no token usage.</p>
       ) : (
         <div className="grid grid-cols-[minmax(0,2fr)_minmax(12rem,1fr)]">
-          <div ref={box} className="relative min-w-0">
+          <div ref={box} className="relative min-w-0 [contain:content]">
             {width > 0 && <StepChart view={view} width={width} />}
           </div>
           <AgentTotals view={view} />
@@ -134,11 +134,11 @@ function StepChart({ view, width }: { view: RunView; width: number }) {
         }}
       >
         <Bars view={view} scales={scales} />
-        <ChartPlayhead view={view} scales={scales} />
         {hover !== undefined && (
           <rect x={scales.x(hover)} y={MARGIN.top} width={Math.max(1, scales.barWidth)} height={HEIGHT - MARGIN.top - MARGIN.bottom} fill="#0f172a" fillOpacity={0.08} />
         )}
       </svg>
+      <ChartPlayhead view={view} scales={scales} />
       {hover !== undefined && <StepTooltip view={view} buckets={buckets} bucket={hover} left={Math.min(scales.x(hover) + 10, width - 200)} />}
     </>
   );
@@ -200,15 +200,24 @@ const Bars = memo(function Bars({ view, scales }: { view: RunView; scales: Scale
   );
 });
 
+/** An HTML marker over the chart (its own layer), so a playhead move never repaints the bars. */
 function ChartPlayhead({ view, scales }: { view: RunView; scales: Scales }) {
   const position = usePlayhead((s) => s.position);
   const bucket = Math.floor(position / scales.buckets.size);
   const cx = scales.x(bucket) + scales.barWidth / 2;
   return (
-    <g data-testid="token-charts" data-current-step={view.steps[position]?.id} data-position={position} pointerEvents="none">
-      <line x1={cx} x2={cx} y1={MARGIN.top - 4} y2={HEIGHT - MARGIN.bottom} stroke="#e11d48" strokeWidth={1.5} />
-      <path d={`M${cx - 4},${MARGIN.top - 8} h8 l-4,5 z`} fill="#e11d48" />
-    </g>
+    <div
+      data-testid="token-charts"
+      data-current-step={view.steps[position]?.id}
+      data-position={position}
+      className="pointer-events-none absolute top-0 left-0 will-change-transform"
+      style={{ transform: `translateX(${cx - 4}px)`, height: HEIGHT - MARGIN.bottom }}
+    >
+      <svg width="8" height={HEIGHT - MARGIN.bottom} aria-hidden className="block">
+        <path d="M0,2 h8 l-4,5 z" fill="#e11d48" />
+        <line x1="4" x2="4" y1={MARGIN.top - 4} y2={HEIGHT - MARGIN.bottom} stroke="#e11d48" strokeWidth={1.5} />
+      </svg>
+    </div>
   );
 }
 

@@ -18,7 +18,9 @@ export function prettyJson(text: string): string | undefined {
 }
 
 export function TraceText({ text, limit = DEFAULT_LIMIT, json = false, testId }: { text: string; limit?: number; json?: boolean; testId?: string }) {
-  const [all, setAll] = useState(false);
+  // "show all" applies to the text it was clicked for; the next step's text starts cut again.
+  const [allFor, setAllFor] = useState<string | undefined>();
+  const all = allFor === text;
   const shown = json ? (prettyJson(text) ?? text) : text;
   const cut = !all && shown.length > limit;
   return (
@@ -27,7 +29,7 @@ export function TraceText({ text, limit = DEFAULT_LIMIT, json = false, testId }:
         {cut ? `${shown.slice(0, limit)}…` : shown}
       </pre>
       {shown.length > limit && (
-        <button type="button" className="mt-1 text-xs text-indigo-700 hover:underline" onClick={() => setAll(!all)}>
+        <button type="button" className="mt-1 text-xs text-indigo-700 hover:underline" onClick={() => setAllFor(all ? undefined : text)}>
           {all ? 'show less' : `show all (${shown.length.toLocaleString()} characters)`}
         </button>
       )}

@@ -1,0 +1,183 @@
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { importBytes } from '../../import/index.ts';
+import type { Run, Step } from '../../model/types.ts';
+import { buildRunView, runViewOf } from './run-view-model.ts';
+import { stepAt, timelineGeometry } from './timeline-geometry.ts';
+import { bucketTokens } from './token-charts.tsx';
+
+type StepSpec = Partial<Step> & Pick<Step, 'id' | 'kind' | 'agentId'>;
+
+function makeRun(steps: StepSpec[], extra: Partial<Run> = {}): Run {
+  return {
+    id: 'r',
+    title: 'r',
+    sourceFormat: 'native',
+    models: [],
+    outcome: { status: 'unknown' },
+    tags: {},
+    agents: [
+      { id: 'mgr', name: 'manager' },
+      { id: 'w', name: 'worker', parentId: 'mgr' },
+      { id: 'idle', name: 'never acts' },
+    ],
+    agentRuns: [],
+    steps: steps.map((s, index) => ({ ...s, index }) as Step),
+    handoffs: [],
+    annotations: [],
+    interventions: [],
+    orphanSpans: 0,
+    ...extra,
+  };
+}
+
+const run = makeRun(
+  [
+    { id: 'a', kind: 'action', agentId: 'mgr', agentRunId: 'r1', startTime: 0, endTime: 10 },
+    { id: 'a.llm', kind: 'llm', agentId: 'mgr', parentStepId: 'a', usage: { input: 100, output: 10, total: 110 }, startTime: 1, endTime: 8 },
+    { id: 'a.tool', kind: 'tool', agentId: 'mgr', parentStepId: 'a', name: 't', error: { message: 'boom' } },
+    { id: 'a.tool.inner', kind: 'llm', agentId: 'mgr', parentStepId: 'a.tool', usage: { input: 5, output: 5, total: 10, estimated: true } },
+    { id: 'b', kind: 'message', agentId: 'w', agentRunId: 'r2', output: 'hi', startTime: 10, usage: { input: 0, output: 20, total: 20 } },
+    { id: 'c', kind: 'message', agentId: 'w', agentRunId: 'r2', output: 'bye', startTime: 30, endTime: 40 },
+  ],
+  {
+    agentRuns: [
+      { id: 'r1', agentId: 'mgr', task: 'plan' },
+      { id: 'r2', agentId: 'w', parentRunId: 'r1', task: 'do' },
+    ],
+    handoffs: [{ id: 'h', from: 'w', to: ['mgr'], kind: 'report', stepId: 'c', content: 'bye' }],
+    annotations: [
+      { id: 'n1', stepId: 'a.tool', source: 'dataset', taxonomy: 'TRAIL', code: 'Tool error' },
+      { id: 'n2', handoffId: 'h', source: 'human', taxonomy: 'AgentAsk', code: 'DG' },
+      { id: 'n3', source: 'dataset', taxonomy: 'WhoWhen', code: 'run' },
+    ],
+    interventions: [{ id: 'i', engine: 'supervisor', stepId: 'b', action: 'approve', reason: 'ok', heuristic: true }],
+  },
+);
+
+describe('buildRunView', () => {
+  const view = buildRunView(run);
+
+  it('maps nested steps (at any depth) to the replay step holding them', () => {
+    expect(view.steps.map((s) => s.id)).toEqual(['a', 'b', 'c']);
+    expect(view.positionOf.get('a.tool.inner')).toBe(0);
+    expect(view.positionOf.get('c')).toBe(2);
+  });
+
+  it('collects errors, usage and estimates from nested steps', () => {
+    expect([...view.errorPositions]).toEqual([0]);
+    expect([...view.tokens.input]).toEqual([105, 0, 0]);
+    expect([...view.tokens.output]).toEqual([15, 20, 0]);
+    expect([...view.tokens.cumulative]).toEqual([120, 140, 140]);
+    expect([...view.tokens.estimated]).toEqual([1, 0, 0]);
+    expect(view.tokens.perAgent.map((a) => `${a.name}:${a.input + a.output}`)).toEqual(['manager:120', 'worker:20', 'never acts:0']);
+  });
+
+  it('places annotations by step or handoff, keeps run-level ones apart, and places interventions', () => {
+    expect([...view.annotationPositions]).toEqual([0, 2]);
+    expect(view.runAnnotations.map((a) => a.id)).toEqual(['n3']);
+    expect([...view.interventionPositions]).toEqual([1]);
+  });
+
+  it('fills missing ends from the next start and uses time when every step has a start', () => {
+    expect(view.time.hasTime).toBe(true);
+    expect([...view.time.end]).toEqual([10, 30, 40]);
+    expect([view.time.min, view.time.max]).toEqual([0, 40]);
+    const untimed = buildRunView(makeRun([{ id: 'x', kind: 'message', agentId: 'w' }]));
+    expect(untimed.time.hasTime).toBe(false);
+  });
+
+  it('nests managed agents’ lanes under their manager, drops agents that never act, and bands agent runs', () => {
+    expect(view.lanes).toEqual([
+      { agentId: 'mgr', name: 'manager', depth: 0 },
+      { agentId: 'w', name: 'worker', depth: 1 },
+    ]);
+    expect([...view.laneAt]).toEqual([0, 1, 1]);
+    expect(view.bands).toEqual([
+      { lane: 0, first: 0, last: 0, task: 'plan' },
+      { lane: 1, first: 1, last: 2, task: 'do' },
+    ]);
+  });
+
+  it('is built once per run object', () => {
+    expect(runViewOf(run)).toBe(runViewOf(run));
+  });
+});
+
+describe('timeline geometry and token buckets', () => {
+  const view = buildRunView(run);
+
+  it('lays blocks out by time, tokens or order, and hit-tests within a lane', () => {
+    const time = timelineGeometry(view, 'time');
+    expect([...time.x0]).toEqual([0, 10, 30]);
+    expect(stepAt(time, 1, 35, 0)).toBe(2);
+    expect(stepAt(time, 1, 25, 0)).toBe(1);
+    expect(stepAt(time, 1, 45, 4)).toBeUndefined();
+    expect(stepAt(time, 1, 45, 6)).toBe(2);
+    expect(stepAt(time, 0, 5, 0)).toBe(0);
+    const tokens = timelineGeometry(view, 'tokens');
+    expect([...tokens.x0]).toEqual([0, 120, 140]);
+    expect(tokens.domain).toEqual([0, 140]);
+    const order = timelineGeometry(view, 'order');
+    expect([...order.x1]).toEqual([1, 2, 3]);
+    expect(order.byLane.map((l) => [...l])).toEqual([[0], [1, 2]]);
+  });
+
+  it('sums steps into at most the requested number of bars', () => {
+    const one = bucketTokens(view, 10);
+    expect(one.size).toBe(1);
+    expect([...one.cumulative]).toEqual([120, 140, 140]);
+    const two = bucketTokens(view, 2);
+    expect(two.size).toBe(2);
+    expect([...two.input]).toEqual([105, 0]);
+    expect([...two.output]).toEqual([35, 0]);
+    expect(two.max).toBe(140);
+  });
+});
+
+const TRACES = resolve(import.meta.dirname, '../../../../shared/traces');
+function files(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((name) => {
+    const p = join(dir, name);
+    return statSync(p).isDirectory() ? files(p) : /\.(json|jsonl)$/.test(name) ? [p] : [];
+  });
+}
+
+describe.skipIf(!existsSync(TRACES))('on every real trace in ../shared/traces', () => {
+  it('builds a consistent view of every run', () => {
+    let runs = 0;
+    for (const file of files(TRACES)) {
+      let imported;
+      try {
+        imported = importBytes(file, readFileSync(file));
+      } catch {
+        continue; // not a trace format (annotation files, ground truth, fixtures) or an importer still in progress
+      }
+      for (const r of imported.runs) {
+        const view = buildRunView(r);
+        runs++;
+        const n = view.steps.length;
+        for (let p = 0; p < n; p++) {
+          expect(view.graph.nodeAt[p], `${file} ${p}`).toBeGreaterThanOrEqual(0);
+          expect(view.graph.nodes[view.graph.nodeAt[p]].agentId).toBe(view.steps[p].agentId);
+          if (p > 0) expect(view.tokens.cumulative[p]).toBeGreaterThanOrEqual(view.tokens.cumulative[p - 1]);
+          expect(view.laneAt[p]).toBeLessThan(view.lanes.length);
+        }
+        for (const e of view.graph.edges) expect(e.messages, `${file} ${e.id}`).toBeGreaterThan(0);
+        for (const s of r.steps) expect(view.positionOf.has(s.id) || n === 0, `${file} ${s.id}`).toBe(true);
+      }
+    }
+    expect(runs).toBeGreaterThan(20);
+  });
+
+  it('finds the orchestrator loop in Who&When hand-crafted runs', () => {
+    const file = join(TRACES, 'who-and-when/hand-crafted/1.json');
+    const view = buildRunView(importBytes(file, readFileSync(file)).runs[0]);
+    const orchestrator = view.loops.find((l) => view.index.agentById.get(l.agentId)?.name === 'Orchestrator');
+    expect(orchestrator?.label).toBe('“Next speaker WebSurfer”');
+    expect(orchestrator?.positions.length).toBeGreaterThanOrEqual(3);
+    expect(view.graph.nodes.find((n) => n.label === 'Orchestrator')?.inLoop).toBe(true);
+  });
+});
