@@ -148,6 +148,8 @@ test('the first visit with an empty library loads the samples; later visits resp
   await page.goto('/');
   const cards = page.getByTestId('library-file');
   await expect(cards).toHaveCount(3, { timeout: 30_000 });
+  // The samples are written before they are removed (else the two changes cancel out in one debounced write).
+  await expect.poll(async () => Number(await page.getByTestId('persistence-status').getAttribute('data-writes'))).toBeGreaterThan(0);
   await andSaved(page, async () => {
     for (let left = 3; left > 0; left--) {
       await cards.first().getByRole('button', { name: /Remove/ }).click();

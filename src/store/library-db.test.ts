@@ -147,3 +147,23 @@ describe('library database', () => {
     v2.close();
   });
 });
+
+describe('write counter', () => {
+  it('counts only writes that changed records', async () => {
+    const name = freshName();
+    const first = await startLibraryPersistence({ name, debounceMs: 0 });
+    useLibrary.getState().addLoaded({ file: 'a.json', format: 'native', formatLabel: 'x', runs: [makeRun('r1')], warnings: [] });
+    await first.flush();
+    first.stop();
+    useLibrary.setState({ hydrated: false, files: [], runs: {}, llmCalls: {}, failures: [] });
+    usePersistence.setState({ status: 'loading', problem: undefined, writes: 0 });
+    // Hydration replaces the store's arrays without changing a record: nothing to write, nothing counted.
+    const second = await startLibraryPersistence({ name, debounceMs: 0 });
+    await second.flush();
+    expect(usePersistence.getState().writes).toBe(0);
+    useLibrary.getState().updateRun(makeRun('r1', { title: 'changed' }));
+    await second.flush();
+    expect(usePersistence.getState().writes).toBe(1);
+    second.stop();
+  });
+});

@@ -193,7 +193,7 @@ interface PersistenceStore {
   status: PersistenceStatus;
   /** Why the library is not being saved, when it is not. */
   problem?: string;
-  /** Writes committed since the page loaded (lets a test or a view wait for a change to be on disk). */
+  /** Writes that changed records, committed since the page loaded (lets a test or a view wait for a change to land). */
   writes: number;
 }
 
@@ -262,9 +262,11 @@ export async function startLibraryPersistence({ debounceMs = 250, ...options }: 
       }
       usePersistence.setState({ status: 'saving' });
       try {
-        await writeChanges(db, written, next);
+        const ops = await writeChanges(db, written, next);
         written = next;
-        const writes = usePersistence.getState().writes + 1;
+        // Only writes that changed something count: a test or a view waiting for its change must not be satisfied
+        // by an empty write (the store replaces its arrays on hydration without changing any record).
+        const writes = usePersistence.getState().writes + (ops > 0 ? 1 : 0);
         usePersistence.setState(timer === undefined ? { status: 'saved', problem: undefined, writes } : { writes });
       } catch (e) {
         usePersistence.setState({ status: 'failed', problem: `the last change was not saved: ${describeError(e)}` });

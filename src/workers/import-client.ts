@@ -2,7 +2,8 @@
 // buffers, and get plain results back. Cancelling terminates the worker, the only way to stop a synchronous parse;
 // the next import starts a fresh one.
 import * as Comlink from 'comlink';
-import type { ImportBatchResult, ImportProgress } from './import-files.ts';
+import { MAX_FILE_BYTES } from '../import/parse-input.ts';
+import type { ImportBatchResult, ImportFailureInfo, ImportProgress } from './import-files.ts';
 import type { ImportWorkerApi } from './import.worker.ts';
 
 export type { ImportBatchResult, ImportFailureInfo, ImportProgress } from './import-files.ts';
@@ -68,8 +69,13 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
   if (signal?.aborted) throw new ImportCancelled();
   const fileCount = sources.length;
   const inputs: { name: string; bytes: ArrayBuffer }[] = [];
+  // Too big to hold as one string: refused before reading a byte of it.
+  const refused: ImportFailureInfo[] = [];
   for (const [fileIndex, source] of sources.entries()) {
-    if (source instanceof File) {
+    if (source instanceof File && source.size > MAX_FILE_BYTES) {
+      const mb = (n: number) => `${Math.round(n / 1048576)} MB`;
+      refused.push({ file: source.name, format: 'unknown', location: '', detail: `file is ${mb(source.size)}; the limit is ${mb(MAX_FILE_BYTES)}` });
+    } else if (source instanceof File) {
       const bytes = await readFile(
         source,
         (bytesRead) => onProgress?.({ file: source.name, fileIndex, fileCount, phase: 'reading', bytesRead, bytesTotal: source.size }),
@@ -81,17 +87,27 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
     }
   }
   const api = connect();
-  const work = api.importFiles(
+  const imported = api.importFiles(
     Comlink.transfer(inputs, inputs.map((i) => i.bytes)),
     onProgress ? Comlink.proxy(onProgress) : undefined,
   );
-  if (!signal) return work;
+  const work = imported.then((r) => ({ loaded: r.loaded, failures: [...refused, ...r.failures] }));
+  const running = worker!;
   return new Promise<ImportBatchResult>((resolve, reject) => {
     const onAbort = () => {
       disconnect();
       reject(new ImportCancelled());
     };
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    // A worker that fails to load or dies (out of memory) never answers: fail the call instead of hanging.
+    const onError = (e: ErrorEvent) => {
+      disconnect();
+      reject(new Error(e.message || 'the import worker stopped unexpectedly'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    running.addEventListener('error', onError, { once: true });
+    work.then(resolve, reject).finally(() => {
+      signal?.removeEventListener('abort', onAbort);
+      running.removeEventListener('error', onError);
+    });
   });
 }
