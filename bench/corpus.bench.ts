@@ -23,6 +23,7 @@ function generateCorpus(count: number): RunMetrics[] {
       title: `generated run ${i}`,
       task: `task ${Math.floor(i / 6)}`,
       tags: { dataset: 'gaia', level: String(level), arm: supervised ? 'supervised' : 'baseline' },
+      format: 'native',
       arm: supervised ? 'supervised' : 'baseline',
       outcome: rnd() < 0.5 ? 'success' : 'failure',
       steps: 5 + Math.floor(rnd() * 40),

@@ -75,7 +75,7 @@ test('simulated corpus: table, filters, charts and numbers that match the sample
   const netChange = ((supNet - baseMean) / baseMean) * 100;
   const fmt = (n: number) => `${n > 0 ? '+' : '−'}${Math.abs(n).toFixed(1)}%`;
   await page.getByLabel('Only this level').selectOption('2');
-  await page.getByLabel('Search').fill('Simulated GAIA-style L');
+  await page.getByRole('searchbox', { name: 'Search runs' }).fill('Simulated GAIA-style L');
   const row = page.locator('[data-testid="group-row"][data-group="2"]');
   await expect(row.getByTestId('net-change')).toHaveText(fmt(netChange));
   const stdReduction = (1 - sd(sup.map(tokensOf)) / sd(base.map(tokensOf))) * 100;
@@ -145,4 +145,21 @@ test('at least 30 real recorded runs in the corpus table', async ({ page }) => {
   // Real runs carry no arm tag: all count as baseline, so the charts still draw.
   await expect(page.getByTestId('violin-chart').getByTestId('violin-half').first()).toBeVisible();
   await page.screenshot({ path: `${SHOTS}/real-traces.png`, fullPage: true });
+
+  // Shadow-supervised estimates (the supervisor engine replayed offline in the worker) become the supervised arm.
+  const shadowButton = page.getByRole('button', { name: /^Shadow-supervise \d+ baseline runs$/ });
+  await expect(shadowButton).toHaveText(`Shadow-supervise ${n} baseline runs`);
+  await shadowButton.click();
+  await expect(page.getByTestId('shadow-note')).toContainText(`${n} shadow-supervised estimates`, { timeout: 45_000 });
+  await expect(page.getByRole('button', { name: 'Shadow-supervise 0 baseline runs' })).toBeDisabled();
+  const all = page.locator('[data-testid="group-row"][data-group="all"]');
+  await expect(all.locator('td').first()).toHaveText(`${n} / ${n}`);
+  // TRAIL runs carry long raw observations: purification must make the estimate smaller than the recorded tokens.
+  await expect(all.getByTestId('net-change')).toHaveText(/^−\d+\.\d%$/);
+  await expect(page.getByText('estimate', { exact: true }).first()).toBeVisible();
+  await page.setViewportSize({ width: 1400, height: 2600 });
+  await page.screenshot({ path: `${SHOTS}/real-traces-shadow.png`, fullPage: true });
+  // Leaving the estimates out puts the supervised arm back to empty.
+  await page.getByRole('checkbox', { name: /include \d+ estimates/ }).uncheck();
+  await expect(all.locator('td').first()).toHaveText(`${n} / 0`);
 });

@@ -8,11 +8,11 @@ describe('CSV', () => {
   });
   it('writes one line per run with a column per tag', () => {
     const text = runMetricsCsv([
-      { id: 'r1', title: 'T', task: 'q', tags: { level: '2', arm: 'supervised' }, arm: 'supervised', outcome: 'success', steps: 4, agents: 2,
+      { id: 'r1', title: 'T', task: 'q', tags: { level: '2', arm: 'supervised' }, format: 'native', arm: 'supervised', outcome: 'success', steps: 4, agents: 2,
         tokens: 100, tokensEstimated: false, overhead: 7, interventions: 1, durationMs: null, simulated: true },
     ]);
     const [header, row] = text.trimEnd().split('\r\n');
     expect(header.split(',')).toContain('tag_level');
-    expect(row).toBe('r1,T,q,supervised,2,supervised,success,4,2,100,false,7,107,1,,true');
+    expect(row).toBe('r1,T,q,supervised,2,native,supervised,success,4,2,100,false,7,107,1,,true,');
   });
 });

@@ -25,6 +25,7 @@ export function runMetricsCsv(runs: readonly RunMetrics[]): string {
     'title',
     'task',
     ...tagColumns.map((t) => `tag_${t}`),
+    'format',
     'arm',
     'outcome',
     'steps',
@@ -36,12 +37,14 @@ export function runMetricsCsv(runs: readonly RunMetrics[]): string {
     'interventions',
     'duration_ms',
     'simulated',
+    'shadow_estimate_of',
   ];
   const rows = runs.map((r) => [
     r.id,
     r.title,
     r.task,
     ...tagColumns.map((t) => r.tags[t]),
+    r.format,
     r.arm ?? 'other',
     r.outcome,
     r.steps,
@@ -53,6 +56,7 @@ export function runMetricsCsv(runs: readonly RunMetrics[]): string {
     r.interventions,
     r.durationMs,
     r.simulated,
+    r.shadowOf ?? '',
   ]);
   return toCsv(header, rows);
 }

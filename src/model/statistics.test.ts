@@ -5,6 +5,7 @@ import { makeRun } from '../store/test-runs.ts';
 import {
   armOf,
   corpusStatistics,
+  defaultGroupBy,
   gaussianKde,
   linearGrid,
   mean,
@@ -14,6 +15,7 @@ import {
   reductionPercent,
   runMetrics,
   sampleVariance,
+  shadowRunMetrics,
   silvermanBandwidth,
   standardDeviation,
   tagNames,
@@ -135,6 +137,7 @@ function metrics(id: string, patch: Partial<RunMetrics>): RunMetrics {
     title: id,
     task: '',
     tags: {},
+    format: 'native',
     arm: 'baseline',
     outcome: 'success',
     steps: 1,
@@ -207,7 +210,14 @@ describe('corpus statistics per group', () => {
   });
 
   it('lists tag names, most common first', () => {
-    expect(tagNames([...others, ...level1])).toEqual(['level', 'arm']);
+    expect(tagNames([...others, ...level1])).toEqual(['level', 'arm', 'format']);
+  });
+
+  it('opens on level when half the runs carry it, else on the source format', () => {
+    expect(defaultGroupBy([...others, ...level1])).toBe('level');
+    const untagged = [metrics('u1', { format: 'otlp' }), metrics('u2', { format: 'chat-log' }), metrics('u3', { tags: { level: '1' } })];
+    expect(defaultGroupBy(untagged)).toBe('format');
+    expect(corpusStatistics(untagged, 'format').groups.map((g) => g.group)).toEqual(['chat-log', 'native', 'otlp']);
   });
 });
 
@@ -229,5 +239,14 @@ describe('per-run metrics', () => {
   it('treats a missing arm as baseline and an unknown one as outside the comparison', () => {
     expect(armOf({})).toBe('baseline');
     expect(armOf({ arm: 'ablation' })).toBeNull();
+  });
+});
+
+describe('shadow estimates', () => {
+  it('become a supervised run with unknown outcome and the estimated tokens', () => {
+    const recorded = runMetrics(makeRun('r', { tags: { level: '1' }, startTime: 0, endTime: 10 }));
+    const m = shadowRunMetrics(recorded, { runId: 'r', status: 'complete', baseline: 15, supervisedEstimate: 9, supervisorOverhead: 2, interventions: 1, triggers: 1, heuristic: true });
+    expect(m).toMatchObject({ id: 'r::shadow', arm: 'supervised', outcome: 'unknown', tokens: 9, overhead: 2, tokensEstimated: true, durationMs: null, shadowOf: 'r' });
+    expect(m.tags).toEqual({ level: '1', arm: 'supervised' });
   });
 });

@@ -173,6 +173,8 @@ export interface RunMetrics {
   title: string;
   task: string;
   tags: Record<string, string>;
+  /** The source format (otlp, span-tree, chat-log…): groups recorded runs that carry no tags. */
+  format: string;
   /** From the `arm` tag; runs without one count as baseline (a recorded run nobody supervised); other values: null. */
   arm: Arm | null;
   outcome: 'success' | 'failure' | 'unknown';
@@ -187,6 +189,8 @@ export interface RunMetrics {
   /** Wall-clock duration in ms, when the run records start and end times. */
   durationMs: number | null;
   simulated: boolean;
+  /** Set on a counterfactual made by shadow-replaying the supervisor on this recorded run: never a measurement. */
+  shadowOf?: string;
 }
 
 export function armOf(tags: Record<string, string>): Arm | null {
@@ -216,6 +220,7 @@ export function runMetrics(run: Run): RunMetrics {
     title: run.title,
     task: run.task ?? '',
     tags: run.tags,
+    format: run.sourceFormat,
     arm: armOf(run.tags),
     outcome: run.outcome.status,
     steps: summary.steps,
@@ -226,6 +231,42 @@ export function runMetrics(run: Run): RunMetrics {
     interventions: run.interventions.length,
     durationMs: runDuration(run),
     simulated: run.simulated === true,
+  };
+}
+
+/** What a shadow replay of the supervisor on one recorded run estimates (SPEC §5.1 token accounting). */
+export interface ShadowEstimate {
+  runId: string;
+  /** Replay finished, was cancelled or failed part-way (then the figures cover the steps done). */
+  status: 'complete' | 'cancelled' | 'failed';
+  baseline: number;
+  supervisedEstimate: number;
+  supervisorOverhead: number;
+  interventions: number;
+  triggers: number;
+  /** Every decision came from the LLM-free heuristics. */
+  heuristic: boolean;
+}
+
+/**
+ * The supervised counterpart of a recorded run as estimated by a shadow replay: tokens are the counterfactual
+ * estimate, overhead the supervisor's own; the outcome is unknown (a replay cannot tell whether the answer would
+ * have changed) and no duration is claimed.
+ */
+export function shadowRunMetrics(recorded: RunMetrics, estimate: ShadowEstimate): RunMetrics {
+  return {
+    ...recorded,
+    id: `${recorded.id}::shadow`,
+    title: `${recorded.title} (shadow-supervised estimate)`,
+    tags: { ...recorded.tags, arm: 'supervised' },
+    arm: 'supervised',
+    outcome: 'unknown',
+    tokens: estimate.supervisedEstimate,
+    tokensEstimated: true,
+    overhead: estimate.supervisorOverhead,
+    interventions: estimate.interventions,
+    durationMs: null,
+    shadowOf: recorded.id,
   };
 }
 
@@ -336,8 +377,11 @@ function groupStatistics(group: string, runs: RunMetrics[], options: ViolinOptio
 
 const naturalOrder = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
 
+/** A grouping every run has, whatever its tags: its source format (a tag of the same name wins). */
+export const FORMAT_GROUP = 'format';
+
 export function groupKey(run: RunMetrics, groupBy: string): string {
-  const value = run.tags[groupBy];
+  const value = run.tags[groupBy] ?? (groupBy === FORMAT_GROUP ? run.format : undefined);
   return value === undefined || value === '' ? NO_GROUP : value;
 }
 
@@ -367,9 +411,21 @@ export function corpusStatistics(runs: readonly RunMetrics[], groupBy: string, o
   };
 }
 
-/** Tag names present on any run, most common first (the choices for "group by"). */
+/** Tag names present on any run, most common first, then the source format (the choices for "group by"). */
 export function tagNames(runs: readonly RunMetrics[]): string[] {
   const counts = new Map<string, number>();
   for (const r of runs) for (const k of Object.keys(r.tags)) counts.set(k, (counts.get(k) ?? 0) + 1);
-  return [...counts.entries()].sort((a, b) => b[1] - a[1] || naturalOrder.compare(a[0], b[0])).map(([k]) => k);
+  const names = [...counts.entries()].sort((a, b) => b[1] - a[1] || naturalOrder.compare(a[0], b[0])).map(([k]) => k);
+  return counts.has(FORMAT_GROUP) ? names : [...names, FORMAT_GROUP];
+}
+
+/**
+ * The grouping a corpus opens with: level, then dataset, when at least half the runs carry it (the paper's views);
+ * else the most common other tag carried by half the runs; else the source format.
+ */
+export function defaultGroupBy(runs: readonly RunMetrics[]): string {
+  const half = runs.length / 2;
+  const carried = (tag: string) => runs.filter((r) => r.tags[tag] !== undefined && r.tags[tag] !== '').length >= half;
+  for (const tag of ['level', 'dataset']) if (carried(tag)) return tag;
+  return tagNames(runs).find((t) => t !== 'arm' && t !== FORMAT_GROUP && carried(t)) ?? FORMAT_GROUP;
 }

@@ -3,7 +3,7 @@ import type { RunMetrics } from '../../model/statistics.ts';
 import { filterRuns, type CorpusQuery } from './corpus-filter.ts';
 
 const run = (id: string, patch: Partial<RunMetrics>): RunMetrics => ({
-  id, title: id, task: '', tags: {}, arm: 'baseline', outcome: 'success', steps: 1, agents: 1, tokens: 0,
+  id, title: id, task: '', tags: {}, format: 'native', arm: 'baseline', outcome: 'success', steps: 1, agents: 1, tokens: 0,
   tokensEstimated: false, overhead: 0, interventions: 0, durationMs: null, simulated: false, ...patch,
 });
 const runs = [

@@ -2,7 +2,7 @@
 // supervised, grouped by any tag. Filters and grouping live in the URL, so a link reproduces the view.
 import { useMemo, useState } from 'react';
 import { runMetricsCsv } from '../../export/csv.ts';
-import { runMetrics, tagNames, type RunMetrics } from '../../model/statistics.ts';
+import { defaultGroupBy, groupKey, runMetrics, shadowRunMetrics, tagNames, type RunMetrics } from '../../model/statistics.ts';
 import type { Run } from '../../model/types.ts';
 import { useLibrary } from '../../store/library.ts';
 import { useUrl } from '../../store/url.ts';
@@ -12,6 +12,7 @@ import { downloadBlob } from './chart-export.ts';
 import { CorpusTable } from './corpus-table.tsx';
 import { filterRuns, SORT_KEYS, type CorpusQuery, type SortKey } from './corpus-filter.ts';
 import { GroupTable } from './group-table.tsx';
+import { SHADOW_PRESET, useShadowEstimates } from './shadow-store.ts';
 import { useCorpusStatistics } from './statistics-client.ts';
 import { VarianceChart } from './variance-chart.tsx';
 import { ViolinChart } from './violin-chart.tsx';
@@ -25,10 +26,6 @@ function metricsOf(run: Run): RunMetrics {
   return m;
 }
 
-function defaultGroupBy(tags: string[]): string {
-  return ['level', 'dataset'].find((t) => tags.includes(t)) ?? tags.find((t) => t !== 'arm') ?? 'dataset';
-}
-
 const select = 'rounded border border-slate-300 bg-white px-1.5 py-1 text-sm';
 
 export function CorpusPage() {
@@ -39,9 +36,18 @@ export function CorpusPage() {
   const navigate = useUrl((s) => s.navigate);
   const [selected, setSelected] = useState<string[]>([]);
 
-  const all = useMemo(() => Object.values(storeRuns).map(metricsOf), [storeRuns]);
+  const estimates = useShadowEstimates((s) => s.estimates);
+  const shadow = useShadowEstimates();
+  const includeShadow = params.shadow !== '0';
+  const recorded = useMemo(() => Object.values(storeRuns).map(metricsOf), [storeRuns]);
+  const shadowRows = useMemo(
+    () => recorded.flatMap((m) => (estimates[m.id] ? [shadowRunMetrics(m, estimates[m.id])] : [])),
+    [recorded, estimates],
+  );
+  const all = useMemo(() => (includeShadow ? [...recorded, ...shadowRows] : recorded), [recorded, shadowRows, includeShadow]);
   const tags = useMemo(() => tagNames(all), [all]);
-  const groupBy = params.group || defaultGroupBy(tags);
+  const fallbackGroup = useMemo(() => defaultGroupBy(recorded), [recorded]);
+  const groupBy = params.group || fallbackGroup;
   const query: CorpusQuery = {
     groupBy,
     text: params.q ?? '',
@@ -56,8 +62,11 @@ export function CorpusPage() {
     [all, query.groupBy, query.text, query.arm, query.outcome, query.group, query.sort, query.descending],
   );
   const stats = useCorpusStatistics(rows, groupBy);
-  const groupValues = useMemo(() => [...new Set(all.map((r) => r.tags[groupBy] ?? ''))].filter(Boolean).sort(), [all, groupBy]);
-  const simulated = rows.filter((r) => r.simulated).length;
+  const groupValues = useMemo(() => [...new Set(all.map((r) => groupKey(r, groupBy)))].sort(), [all, groupBy]);
+  const simulated = rows.filter((r) => r.simulated && !r.shadowOf).length;
+  const estimatedRows = rows.filter((r) => r.shadowOf).length;
+  // Recorded baseline runs on screen that have no estimate yet: what the shadow button would replay.
+  const candidates = rows.filter((r) => r.arm === 'baseline' && !r.shadowOf && !estimates[r.id]);
 
   const sortBy = (key: SortKey) =>
     setParams({ sort: key, dir: query.sort === key ? (query.descending ? 'asc' : undefined) : key === 'title' || key === 'task' ? 'asc' : undefined });
@@ -79,6 +88,12 @@ export function CorpusPage() {
             {rows.length.toLocaleString('en')} of {all.length.toLocaleString('en')} runs
             {simulated > 0 && ` · ${simulated.toLocaleString('en')} simulated (made by the sample generator, not recorded)`}
             {stats.stats && stats.stats.otherArm > 0 && ` · ${stats.stats.otherArm} with another arm tag left out of the charts`}
+            {estimatedRows > 0 && (
+              <span className="font-medium text-amber-800" data-testid="shadow-note">
+                {' '}· {estimatedRows.toLocaleString('en')} shadow-supervised estimates in the supervised arm (counterfactual token estimates from an
+                offline, heuristic replay with the {SHADOW_PRESET} preset; not measured; outcome unknown)
+              </span>
+            )}
           </p>
         </div>
         <label className="flex flex-col text-xs text-slate-600">
@@ -116,7 +131,20 @@ export function CorpusPage() {
           Search
           <input type="search" className={`${select} w-56`} value={query.text} onChange={(e) => setParams({ q: e.target.value || undefined })} placeholder="title, task or id" aria-label="Search runs" />
         </label>
-        <span className="ml-auto flex items-center gap-2">
+        <span className="ml-auto flex flex-wrap items-center gap-2">
+          <Button
+            onClick={() => void shadow.run(candidates.map((m) => storeRuns[m.id]).filter(Boolean))}
+            disabled={shadow.running || candidates.length === 0}
+            title="Replay the supervisor offline (LLM-free heuristics) on the baseline runs shown, and add its token estimate as their supervised counterpart"
+          >
+            {shadow.running ? `Shadow-supervising ${shadow.done}/${shadow.total}…` : `Shadow-supervise ${candidates.length} baseline runs`}
+          </Button>
+          {shadowRows.length > 0 && (
+            <label className="flex items-center gap-1 text-xs text-slate-700">
+              <input type="checkbox" checked={includeShadow} onChange={(e) => setParams({ shadow: e.target.checked ? undefined : '0' })} />
+              include {shadowRows.length} estimates
+            </label>
+          )}
           <Button
             variant="primary"
             disabled={selected.length !== 2}
@@ -131,7 +159,8 @@ export function CorpusPage() {
       <p className="text-xs text-slate-500">
         Runs without an <code>arm</code> tag count as baseline. Tokens are each run's own model calls; overhead is what the supervisor spent on it.
       </p>
-      <CorpusTable runs={rows} query={query} onSort={sortBy} selected={selected} onToggle={toggle} onOpen={(id) => navigate('run', { run: id })} />
+      <CorpusTable runs={rows} query={query} onSort={sortBy} selected={selected} onToggle={toggle} onOpen={(id) => navigate('run', { run: id.endsWith('::shadow') ? id.slice(0, -'::shadow'.length) : id })} />
+      {shadow.error && <p className="text-sm text-red-700">The shadow replay stopped: {shadow.error}</p>}
       {stats.error && <p className="text-sm text-red-700">The statistics could not be computed: {stats.error}</p>}
       {stats.stats && (
         <section className="grid gap-3 xl:grid-cols-2" aria-label="Corpus charts" aria-busy={stats.computing} data-testid="corpus-charts" data-ms={stats.ms?.toFixed(1)}>

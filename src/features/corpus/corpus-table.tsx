@@ -3,7 +3,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useRef } from 'react';
 import { groupKey, type RunMetrics } from '../../model/statistics.ts';
-import { OutcomeBadge, SimulatedBadge } from '../../ui/badge.tsx';
+import { Badge, OutcomeBadge, SimulatedBadge } from '../../ui/badge.tsx';
 import { tokens } from './chart-style.ts';
 import type { CorpusQuery, SortKey } from './corpus-filter.ts';
 
@@ -92,6 +92,11 @@ export function CorpusTable({
                     {r.title || r.id}
                   </button>
                   {r.simulated && <SimulatedBadge />}
+                  {r.shadowOf && (
+                    <Badge tone="warning" title="Counterfactual: the supervisor replayed offline on the recorded run; tokens are an estimate, the outcome is unknown">
+                      estimate
+                    </Badge>
+                  )}
                 </div>
                 <div role="cell" className="truncate px-2 text-slate-700" title={r.task}>{r.task || '—'}</div>
                 <div role="cell" className="truncate px-2 text-slate-700">{groupColumn ? groupKey(r, query.groupBy) : (r.tags.dataset ?? '—')}</div>

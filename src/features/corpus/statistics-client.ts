@@ -7,7 +7,8 @@ import type { StatisticsWorkerApi } from '../../workers/statistics.worker.ts';
 
 let remote: Comlink.Remote<StatisticsWorkerApi> | undefined;
 
-function connect(): Comlink.Remote<StatisticsWorkerApi> | undefined {
+/** The page's statistics worker, started on first use; undefined where Worker does not exist. */
+export function statisticsWorker(): Comlink.Remote<StatisticsWorkerApi> | undefined {
   if (typeof Worker === 'undefined') return undefined;
   remote ??= Comlink.wrap<StatisticsWorkerApi>(
     new Worker(new URL('../../workers/statistics.worker.ts', import.meta.url), { type: 'module', name: 'statistics' }),
@@ -29,7 +30,7 @@ export function useCorpusStatistics(runs: RunMetrics[], groupBy: string): Statis
     let current = true;
     setState((s) => ({ ...s, computing: true }));
     const started = performance.now();
-    const worker = connect();
+    const worker = statisticsWorker();
     const result = worker ? worker.corpusStatistics(runs, groupBy) : Promise.resolve(corpusStatistics(runs, groupBy));
     result.then(
       (stats) => current && setState({ stats, computing: false, ms: performance.now() - started, error: null }),
