@@ -42,12 +42,13 @@ async function expectViewsAgree(page: Page, position: number): Promise<string> {
 }
 
 async function screenshotViews(page: Page, name: string) {
+  await page.mouse.move(0, 0); // no hover tooltip in the pictures
   await page.screenshot({ path: `${SHOTS}/${name}-page.png` });
   for (const view of ['graph-panel', 'timeline-panel', 'token-charts-panel']) {
     await page.getByTestId(view).screenshot({ path: `${SHOTS}/${name}-${view}.png` });
   }
   await page.locator('section[aria-label="Steps"]').screenshot({ path: `${SHOTS}/${name}-step-list.png` });
-  await page.getByTestId('inspector').screenshot({ path: `${SHOTS}/${name}-inspector.png` });
+  await page.getByTestId('inspector-panel').screenshot({ path: `${SHOTS}/${name}-inspector.png` });
 }
 
 test.use({ viewport: { width: 1600, height: 1000 } });
@@ -82,6 +83,8 @@ test.describe('run view on real traces', () => {
     expect(errorPosition).toBeGreaterThan(0);
     await expectViewsAgree(page, errorPosition);
     await expect(page.getByTestId('inspector').getByText('error', { exact: true }).first()).toBeVisible();
+    await page.getByTestId('inspector-error').first().scrollIntoViewIfNeeded();
+    await page.getByTestId('inspector-panel').screenshot({ path: `${SHOTS}/trail-inspector-error-step.png` });
 
     if (existsSync(TRAIL_ANNOTATIONS)) {
       await page.keyboard.press('Home');

@@ -115,7 +115,7 @@ export function InteractionGraphView({ view }: { view: RunView }) {
     const xs = points.map((p) => p[0]);
     const ys = points.map((p) => p[1]);
     const [x0, x1, y0, y1] = [Math.min(...xs) - 40, Math.max(...xs) + 40, Math.min(...ys) - 40, Math.max(...ys) + 50];
-    const scale = Math.min(1.25, width / (x1 - x0), HEIGHT / (y1 - y0));
+    const scale = Math.min(2, width / (x1 - x0), HEIGHT / (y1 - y0));
     const t = zoomIdentity.translate(width / 2 - ((x0 + x1) / 2) * scale, HEIGHT / 2 - ((y0 + y1) / 2) * scale).scale(scale);
     select(svg.current).call(zoomer.current.transform, t);
   }, [positions, width]);
@@ -200,6 +200,14 @@ function edgeWidth(edge: GraphEdge, weight: Weight, max: { messages: number; tok
   return 1.2 + 7 * Math.sqrt(value);
 }
 
+/** The point halfway along edgePath's curve. */
+function edgeMidpoint(a: [number, number], b: [number, number]): [number, number] {
+  const [dx, dy] = [b[0] - a[0], b[1] - a[1]];
+  const length = Math.hypot(dx, dy) || 1;
+  const bend = Math.min(40, length * 0.15);
+  return [(a[0] + b[0]) / 2 - (dy / length) * bend * 0.5, (a[1] + b[1]) / 2 + (dx / length) * bend * 0.5];
+}
+
 /** A curved path from the rim of one node to the rim of the other; opposite edges bend to opposite sides. */
 function edgePath(a: [number, number], b: [number, number], ra: number, rb: number): string {
   const [dx, dy] = [b[0] - a[0], b[1] - a[1]];
@@ -237,6 +245,8 @@ const GraphBase = memo(function GraphBase({ view, positions, weight, maxActivity
   const radius = (id: string) => nodeRadius(byId.get(id)!, maxActivity);
   // Dense graphs (large teams) fade their edges so nodes and labels stay readable; the current step stays bright.
   const edgeOpacity = graph.edges.length > 60 ? 0.22 : 0.55;
+  // Counts on the edges while they stay readable.
+  const labelled = graph.edges.length <= 40;
   return (
     <>
       <g aria-label="Manager hierarchy">
@@ -280,6 +290,22 @@ const GraphBase = memo(function GraphBase({ view, positions, weight, maxActivity
                   edge.kind === 'tool' || edge.kind === 'memory' ? 'calls' : 'messages'
                 }, ${Math.round(edge.tokens).toLocaleString()} tokens${edge.inLoop ? ' · part of a loop (repeated identical calls)' : ''}`}</title>
               </path>
+              {labelled && (
+                <text
+                  x={edgeMidpoint(a, b)[0]}
+                  y={edgeMidpoint(a, b)[1]}
+                  dy="0.35em"
+                  textAnchor="middle"
+                  fontSize={9}
+                  fill={EDGE_COLORS[edge.kind]}
+                  stroke="#fff"
+                  strokeWidth={3}
+                  paintOrder="stroke"
+                  pointerEvents="none"
+                >
+                  {weight === 'messages' ? `×${compact(edge.messages)}` : compact(edge.tokens)}
+                </text>
+              )}
             </g>
           );
         })}

@@ -65,7 +65,7 @@ function RunScreen({ run }: { run: Run }) {
               <Timeline view={view} />
               <TokenCharts view={view} />
             </div>
-            <div className="min-h-0 overflow-y-auto rounded border border-slate-200 bg-white [contain:strict]">
+            <div data-testid="inspector-panel" className="min-h-0 overflow-y-auto rounded border border-slate-200 bg-white [contain:strict]">
               <StepInspector view={view} />
             </div>
           </div>

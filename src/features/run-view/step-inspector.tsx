@@ -113,7 +113,7 @@ function StepDetails({ view, step }: { view: RunView; step: Step }) {
       )}
       {step.error && (
         <Section title="Error">
-          <div className="rounded border border-red-200 bg-red-50 p-2 text-xs text-red-900">
+          <div className="rounded border border-red-200 bg-red-50 p-2 text-xs text-red-900" data-testid="inspector-error">
             {step.error.type && <p className="font-semibold">{step.error.type}</p>}
             <TraceText text={step.error.message} />
           </div>
