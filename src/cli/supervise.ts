@@ -1,7 +1,7 @@
 // `supervise <file> [--offline | --endpoint URL --model M] [--preset …] [--tau-step N --tau-loop N --tau-len N] --json`
 // (SPEC §7): shadow-replay the runtime supervisor over every run in a trace file.
 import type { ImportedFile } from '../import/index.ts';
-import { CallRecorder, LlmClient, TokenBudget, withDefaults } from '../llm/index.ts';
+import { CallRecorder, LlmClient, withDefaults } from '../llm/index.ts';
 import {
   DEFAULT_PRESET,
   filterParams,
@@ -75,22 +75,22 @@ export async function superviseCommand(argv: string[]): Promise<number> {
   const params = thresholds(args);
   const [file] = readTraceFiles(args.positional);
 
-  const recorder = new CallRecorder();
+  const endpointClient =
+    endpoint === undefined
+      ? undefined
+      : new LlmClient(
+          withDefaults({
+            baseUrl: endpoint,
+            models: { supervisor: model },
+            // The key comes from the environment so it never shows in a process list or shell history.
+            apiKey: process.env.MAS_REPLAY_API_KEY,
+            retryBaseMs: Number(process.env.MAS_REPLAY_RETRY_BASE_MS ?? 1000),
+          }),
+          { recorder: new CallRecorder() },
+        );
   const results: ShadowResult[] = [];
   for (const run of file.runs) {
-    const client =
-      endpoint === undefined
-        ? undefined
-        : new LlmClient(
-            withDefaults({
-              baseUrl: endpoint,
-              models: { supervisor: model },
-              // The key comes from the environment so it never shows in a process list or shell history.
-              apiKey: process.env.MAS_REPLAY_API_KEY,
-              retryBaseMs: Number(process.env.MAS_REPLAY_RETRY_BASE_MS ?? 1000),
-            }),
-            { recorder, budget: new TokenBudget() },
-          );
+    const client = endpointClient?.forRun();
     const result = await shadowReplay(run, { params, client });
     results.push(result);
     if (result.status !== 'complete') break;

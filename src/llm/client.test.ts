@@ -144,6 +144,16 @@ describe('LlmClient over HTTP', () => {
     expect(server.maxInFlight()).toBe(2);
   });
 
+  it('clients made for other runs share the concurrency limit and the recorder but not the budget', async () => {
+    server.setScript({ fallback: { delayMs: 150, content: 'x', usage: { prompt_tokens: 30, completion_tokens: 0 } } });
+    const base = new LlmClient(settings({ concurrency: 2, tokenBudgetPerRun: 1000 }));
+    const runs = [base.forRun(), base.forRun(), base.forRun()];
+    await Promise.all(runs.flatMap((c, i) => [ask(c, `a${i}`), ask(c, `b${i}`)]));
+    expect(server.maxInFlight()).toBe(2);
+    expect(base.recorder.records).toHaveLength(6);
+    expect(runs.map((c) => c.tokensSpent)).toEqual([60, 60, 60]);
+  });
+
   it('refuses calls once the per-run budget is spent', async () => {
     server.setScript({ fallback: { content: 'x', usage: { prompt_tokens: 60, completion_tokens: 10 } } });
     const budget = new TokenBudget(100);

@@ -47,6 +47,8 @@ export interface LlmClientOptions {
   /** Answer from these recorded calls; a request that was never recorded fails with CassetteMiss. */
   cassette?: Cassette;
   budget?: TokenBudget;
+  /** Share one limiter between the clients of several runs so `concurrency` holds across all of them. */
+  limiter?: ConcurrencyLimiter;
   /** Injected for tests that need a fake clock; defaults to real timers. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   random?: () => number;
@@ -104,11 +106,25 @@ export class LlmClient {
   ) {
     this.settings = { ...settings, baseUrl: normalizeBaseUrl(settings.baseUrl) };
     this.recorder = options.recorder ?? new CallRecorder();
-    this.limiter = new ConcurrencyLimiter(settings.concurrency);
+    this.limiter = options.limiter ?? new ConcurrencyLimiter(settings.concurrency);
     this.sleep = options.sleep ?? sleepFor;
     this.random = options.random ?? Math.random;
     // One client per run: the budget in the settings is a per-run limit.
     this.budget = options.budget ?? (settings.tokenBudgetPerRun !== undefined ? new TokenBudget(settings.tokenBudgetPerRun) : undefined);
+  }
+
+  /**
+   * A client for another run: same settings, recorder, cassette and concurrency limit, its own token budget (from the
+   * settings unless one is given).
+   */
+  forRun(budget?: TokenBudget): LlmClient {
+    const limit = this.settings.tokenBudgetPerRun;
+    return new LlmClient(this.settings, {
+      ...this.options,
+      recorder: this.recorder,
+      limiter: this.limiter,
+      budget: budget ?? (limit !== undefined ? new TokenBudget(limit) : undefined),
+    });
   }
 
   /** Tokens spent through this client against its budget (0 when it has none). */
