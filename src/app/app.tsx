@@ -4,12 +4,14 @@ import { LibraryPage } from '../features/library/library-page.tsx';
 import { RunPage } from '../features/run-view/run-page.tsx';
 import { ComparePage } from '../features/compare/compare-page.tsx';
 import { CorpusPage } from '../features/corpus/corpus-page.tsx';
+import { EnginesPage } from '../features/engines/engines-page.tsx';
 
 const NAV: { view: View; label: string }[] = [
   { view: 'library', label: 'Library' },
   { view: 'run', label: 'Run' },
   { view: 'compare', label: 'Compare' },
   { view: 'corpus', label: 'Corpus' },
+  { view: 'engines', label: 'Engines' },
 ];
 
 export function App() {
@@ -34,7 +36,7 @@ export function App() {
         </nav>
       </header>
       <main className="min-h-0 flex-1 overflow-auto">
-        {view === 'run' ? <RunPage /> : view === 'compare' ? <ComparePage /> : view === 'corpus' ? <CorpusPage /> : <LibraryPage />}
+        {view === 'run' ? <RunPage /> : view === 'compare' ? <ComparePage /> : view === 'corpus' ? <CorpusPage /> : view === 'engines' ? <EnginesPage /> : <LibraryPage />}
       </main>
     </div>
   );
