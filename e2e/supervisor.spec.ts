@@ -1,0 +1,191 @@
+// The runtime supervisor in the studio: on a real TRAIL GAIA trace, offline (heuristics) and against the project's
+// OpenAI-compatible test server (scripted decisions with usage, one failing call, resume). Checks the interventions
+// reach the run view's lane and survive a reload, the cards show the exchange and the observation diff, and the
+// overhead equals the scripted usage. Screenshots go to test-results/supervisor/.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { openStudio, openTraceInRunView, sharedTrace, skipWithoutShared } from './fixtures.ts';
+
+const TRACE = 'trail/gaia/3205fa0cb2135fe671bf7cd0e5a26151.json';
+const SHOTS = 'test-results/supervisor';
+const ROOT = resolve(import.meta.dirname, '..');
+const TSX = resolve(ROOT, 'node_modules/tsx/dist/cli.mjs');
+
+test.use({ viewport: { width: 1500, height: 1000 } });
+skipWithoutShared(TRACE);
+
+interface CliTrigger {
+  agent: string;
+  step: number | null;
+  context: string;
+  action: string;
+}
+
+/** What the command line's offline supervisor finds on the same file: the panel must agree with it. */
+function cliTriggers(): CliTrigger[] {
+  const out = execFileSync(process.execPath, [TSX, 'src/cli/main.ts', 'supervise', sharedTrace(TRACE), '--offline', '--json'], { cwd: ROOT, encoding: 'utf8' });
+  return (JSON.parse(out) as { runs: { triggers: CliTrigger[] }[] }).runs[0].triggers;
+}
+
+async function openEngines(page: Page) {
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Engines' }).click();
+  await expect(page.getByTestId('engines-page')).toBeVisible();
+}
+
+const lane = (page: Page) => page.getByTestId('timeline-panel').getByText(/^interventions \(\d+\)$/);
+
+test('offline: heuristic interventions on a real TRAIL trace reach the run view, show a diff, and survive a reload', async ({ page }) => {
+  const expected = cliTriggers();
+  expect(expected.length).toBeGreaterThan(0);
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+
+  await openStudio(page);
+  await openTraceInRunView(page, sharedTrace(TRACE));
+  await expect(lane(page)).toHaveText('interventions (0)');
+  const runId = new URL(page.url()).searchParams.get('run')!;
+
+  await openEngines(page);
+  await expect(page.getByTestId('supervisor-mode')).toContainText('Offline');
+  await expect(page.getByLabel('Run', { exact: true })).toHaveValue(runId);
+  await page.getByRole('button', { name: 'Run supervisor' }).click();
+  await expect(page.getByTestId('supervisor-progress')).toHaveAttribute('data-status', 'complete', { timeout: 30_000 });
+
+  const cards = page.getByTestId('intervention-card');
+  await expect(cards).toHaveCount(expected.length);
+  // Same agents, steps, contexts and actions as the command line, in step order.
+  for (const [i, t] of expected.entries()) {
+    const card = cards.nth(i);
+    await expect(card.getByRole('button').first()).toHaveText(`${t.agent} · step ${t.step} →`);
+    await expect(card).toContainText(t.action.replace(/_/g, ' '));
+    await expect(card.getByText('heuristic', { exact: true })).toBeVisible();
+  }
+  // Offline spends nothing; the figures are labelled as estimates.
+  await expect(page.getByTestId('summary-overhead')).toHaveAttribute('data-value', '0');
+  await expect(page.getByTestId('token-summary')).toContainText('Tokens (estimate)');
+  const baseline = Number(await page.getByTestId('summary-baseline').getAttribute('data-value'));
+  expect(baseline).toBeGreaterThan(0);
+
+  // A sub-agent's report, purified: the diff shows what was removed and what was kept, as text.
+  const purified = cards.filter({ hasText: 'sub-agent completion' }).first();
+  const diff = purified.getByTestId('observation-diff');
+  await expect(diff).toBeVisible();
+  await expect(diff.locator('[data-diff="same"]').first()).toBeAttached();
+  expect(await diff.locator('[data-diff="removed"], [data-diff="added"]').count()).toBeGreaterThan(0);
+  await page.screenshot({ path: `${SHOTS}/offline-engines.png`, fullPage: true });
+  await purified.screenshot({ path: `${SHOTS}/offline-card.png` });
+
+  // The card's title moves the run view's playhead to its step; the lane shows every intervention.
+  const stepId = await purified.getAttribute('data-step-id');
+  await purified.getByRole('button').first().click();
+  await expect(page.getByTestId('run-view')).toBeVisible();
+  await expect(page.getByTestId('inspector')).toHaveAttribute('data-step-id', stepId!);
+  await expect(lane(page)).toHaveText(`interventions (${expected.length})`);
+  await page.screenshot({ path: `${SHOTS}/offline-run-view.png` });
+
+  // Written into the run as they arrived, so the stored library has them after a reload.
+  await page.waitForTimeout(800);
+  await page.reload();
+  await expect(lane(page)).toHaveText(`interventions (${expected.length})`);
+  expect(problems).toEqual([]);
+});
+
+test.describe('against the test server', () => {
+  let server: ChildProcess | undefined;
+  let baseUrl = '';
+
+  test.beforeAll(async () => {
+    const child = spawn(process.execPath, [TSX, 'test-server/main.ts', '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    server = child;
+    const url = await new Promise<string>((resolveUrl, reject) => {
+      let out = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        const line = out.split('\n')[0];
+        if (out.includes('\n')) resolveUrl(line.trim());
+      });
+      child.once('exit', (code) => reject(new Error(`test server exited with ${code}`)));
+    });
+    baseUrl = `${url}/v1`;
+  });
+
+  test.afterAll(() => {
+    server?.kill('SIGTERM');
+  });
+
+  const admin = async (path: string, body: unknown) => {
+    const res = await fetch(`${baseUrl.replace(/\/v1$/, '')}${path}`, { method: 'POST', body: JSON.stringify(body) });
+    expect(res.ok).toBe(true);
+  };
+  const serverLog = async () => ((await (await fetch(`${baseUrl.replace(/\/v1$/, '')}/__log`)).json()) as { entries: { path: string; authorization?: string }[] }).entries;
+
+  test('LLM decisions: exchange in the cards, overhead equal to the scripted usage, a failed call kept apart and resumed', async ({ page }) => {
+    const expected = cliTriggers();
+    const USAGE = { prompt_tokens: 300, completion_tokens: 45 };
+    const answer = {
+      content: JSON.stringify({
+        analysis: 'Scripted analysis from the test model.',
+        action: 'correct_observation',
+        parameters: { new_observation: 'Scripted corrected observation: the file could not be read; read it with inspect_file_as_text instead.' },
+      }),
+      usage: USAGE,
+    };
+    await admin('/__reset', {});
+    // Two good answers, then a server error (retries are set to 0 below), then good answers for the rest.
+    await admin('/__script', { queue: [answer, answer, { status: 500 }], fallback: answer });
+
+    await openStudio(page);
+    await openTraceInRunView(page, sharedTrace(TRACE));
+    await openEngines(page);
+
+    await page.getByRole('radio', { name: /OpenAI-compatible endpoint/ }).check();
+    await page.getByLabel('Base URL').fill(baseUrl);
+    await page.getByLabel('Supervisor model').fill('test-model');
+    await page.getByLabel('API key').fill('sk-e2e-secret');
+    await page.getByLabel('Retries').fill('0');
+    await page.getByRole('button', { name: 'Test connection' }).click();
+    await expect(page.getByTestId('connection-result')).toContainText('Connected (GET /models');
+    await expect(page.getByTestId('connection-result')).toContainText('test-model');
+    await expect(page.getByTestId('supervisor-mode')).toContainText('“test-model”');
+    await page.getByTestId('endpoint-settings').screenshot({ path: `${SHOTS}/endpoint-settings.png` });
+
+    await page.getByRole('button', { name: 'Run supervisor' }).click();
+    await expect(page.getByTestId('supervisor-progress')).toHaveAttribute('data-status', 'failed', { timeout: 30_000 });
+    await expect(page.getByRole('alert').filter({ hasText: 'Supervisor call failed' })).toContainText('HTTP 500');
+    await expect(page.getByTestId('intervention-card')).toHaveCount(2);
+    await expect(page.getByTestId('tokens-spent')).toHaveText(String(2 * (USAGE.prompt_tokens + USAGE.completion_tokens)));
+    await page.screenshot({ path: `${SHOTS}/endpoint-failed.png`, fullPage: true });
+
+    await page.getByRole('button', { name: /^Resume/ }).click();
+    await expect(page.getByTestId('supervisor-progress')).toHaveAttribute('data-status', 'complete', { timeout: 30_000 });
+    const cards = page.getByTestId('intervention-card');
+    await expect(cards).toHaveCount(expected.length);
+    const perCall = USAGE.prompt_tokens + USAGE.completion_tokens;
+    await expect(page.getByTestId('summary-overhead')).toHaveAttribute('data-value', String(expected.length * perCall));
+    await expect(page.getByTestId('summary-overhead')).toContainText('usage reported by the endpoint');
+    await expect(page.getByTestId('tokens-spent')).toHaveText((expected.length * perCall).toLocaleString('en'));
+
+    // The supervisor's exchange: its prompt and the scripted answer, with the reported usage.
+    const first = cards.first();
+    await expect(first.getByText('LLM', { exact: true })).toBeVisible();
+    await first.getByText(/Supervisor’s LLM exchange/).click();
+    const exchange = first.getByTestId('llm-exchange');
+    await expect(exchange).toContainText('test-model · 300 in + 45 out tokens');
+    await expect(exchange).toContainText('Scripted analysis from the test model.');
+    await expect(exchange).toContainText('system');
+    await expect(first).toContainText('Analysis: Scripted analysis from the test model.');
+    await expect(first.getByTestId('observation-diff').locator('[data-diff="added"]').first()).toContainText('Scripted corrected observation');
+    await first.screenshot({ path: `${SHOTS}/endpoint-card.png` });
+    await page.screenshot({ path: `${SHOTS}/endpoint-engines.png`, fullPage: true });
+
+    // The key went to the endpoint as a bearer token, and nowhere into storage (not opted in).
+    const log = await serverLog();
+    const chats = log.filter((e) => e.path === '/v1/chat/completions');
+    expect(chats.length).toBe(expected.length + 1);
+    expect(chats.every((e) => e.authorization === 'Bearer sk-e2e-secret')).toBe(true);
+    const stored = await page.evaluate(() => JSON.stringify(Object.entries(localStorage)));
+    expect(stored).toContain(baseUrl);
+    expect(stored).not.toContain('sk-e2e-secret');
+  });
+});
