@@ -42,7 +42,10 @@ const api = {
     running.set(jobId, controller);
     try {
       const recorder = new CallRecorder((record) => void events.onCall(record));
-      const client = job.llm ? new LlmClient(job.llm, { recorder, budget: new TokenBudget(job.llm.tokenBudgetPerRun ?? Infinity) }) : undefined;
+      // The budget is per run: what earlier, interrupted replays of this run spent counts against it too.
+      const budget = new TokenBudget(job.llm?.tokenBudgetPerRun ?? Infinity);
+      budget.spend(job.previous.reduce((sum, iv) => sum + (iv.tokens?.total ?? 0), 0));
+      const client = job.llm ? new LlmClient(job.llm, { recorder, budget }) : undefined;
       const params = filterParams(job.thresholds, { nonCriticalErrors: job.nonCriticalErrors });
       const progressEvery = Math.max(1, Math.floor(job.run.steps.length / 200));
       const it = shadowReplaySteps(job.run, { params, client, signal: controller.signal, previous: job.previous, progressEvery });

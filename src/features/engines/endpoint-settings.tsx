@@ -83,7 +83,7 @@ export function EndpointSettings() {
           />
           <label className="flex items-center gap-2 text-xs text-slate-700">
             <input type="checkbox" checked={s.rememberKey} disabled={offline} onChange={(ev) => s.setRememberKey(ev.target.checked)} />
-            Remember the key on this device (stored in this browser’s localStorage; otherwise it is forgotten when the tab closes)
+            Remember the key on this device (stored in this browser’s localStorage; otherwise it lives only in this tab’s memory and is gone after a reload)
           </label>
         </div>
         <div className="grid grid-cols-3 gap-2">

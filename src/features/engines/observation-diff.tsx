@@ -64,7 +64,7 @@ export function ObservationDiff({ before, after, afterLabel = 'purified', limit 
     <div data-testid="observation-diff">
       <p className="mb-1 flex flex-wrap gap-x-3 text-[11px] text-slate-600">
         <span>
-          raw {before.length.toLocaleString('en')} → {afterLabel} {after.length.toLocaleString('en')} characters
+          {before === '' ? 'the step had no observation' : `raw ${before.length.toLocaleString('en')}`} → {afterLabel} {after.length.toLocaleString('en')} characters
         </span>
         <span className="text-red-800">− {stats.removed.toLocaleString('en')} removed</span>
         <span className="text-emerald-800">+ {stats.added.toLocaleString('en')} added</span>
