@@ -99,7 +99,7 @@ test('simulated corpus: table, filters, charts and numbers that match the sample
   };
   const svg = await download(/as SVG/);
   expect(svg.name).toBe('violins-tokens-by-level.svg');
-  expect(svg.bytes.toString('utf8')).toMatch(/^<\?xml[\s\S]*<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"[\s\S]*Tokens per run \(thousands\)/);
+  expect(svg.bytes.toString('utf8')).toMatch(/^<\?xml[\s\S]*<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"[\s\S]*Tokens per run \(K = thousand\)/);
   const png = await download(/as PNG/);
   expect(png.bytes.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
   expect(png.bytes.length).toBeGreaterThan(10_000);
@@ -144,6 +144,12 @@ test('at least 30 real recorded runs in the corpus table', async ({ page }) => {
   expect(await page.getByTestId('corpus-row').count()).toBeLessThan(n);
   // Real runs carry no arm tag: all count as baseline, so the charts still draw.
   await expect(page.getByTestId('violin-chart').getByTestId('violin-half').first()).toBeVisible();
+  // Heavy-tailed real token counts: the log scale re-estimates the density on log10 tokens.
+  await page.getByTestId('violin-chart').getByRole('checkbox', { name: 'log scale' }).check();
+  await expect(page).toHaveURL(/scale=log/);
+  await expect(page.getByTestId('violin-chart')).toContainText('Gaussian KDE of log10 tokens');
+  await page.getByTestId('violin-chart').getByTestId('violin-half').first().hover();
+  await expect(page.getByTestId('violin-chart').getByTestId('chart-readout')).toContainText('log10 units');
   await page.screenshot({ path: `${SHOTS}/real-traces.png`, fullPage: true });
 
   // Shadow-supervised estimates (the supervisor engine replayed offline in the worker) become the supervised arm.

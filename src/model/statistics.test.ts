@@ -114,11 +114,26 @@ describe('violin shape', () => {
     expect(v.density[0]).toBeCloseTo(v.density[4], 12);
     expect(v.density[2]).toBeGreaterThan(v.density[1]);
   });
+  it('estimates the density of log10(tokens) on request', () => {
+    // [1, 10, 100, 1000, 10000] → log10 = [0, 1, 2, 3, 4]: the same spread as [1..5], so h = 0.9735846 (log10 units).
+    // Grid in log space 0, 1, 2, 3, 4 → tokens 1, 10, 100, 1000, 10000. Density at log10 = 2:
+    // u = (2 − xᵢ)/h = ±2.0542642, ±1.0271321, 0; φ = 0.04836692, 0.23540716, 0.39894228;
+    // (1/(5·0.9735846))·(2·0.04836692 + 2·0.23540716 + 0.39894228) = 0.96649044/4.867923 = 0.19854267.
+    // Quartiles stay those of the raw values: Q1 = x[1] = 10, median 100, Q3 = 1000.
+    const v = violinShape([10000, 1, 100, 10, 1000], { gridSize: 5, logScale: true })!;
+    expect(v.bandwidth).toBeCloseTo(0.9735846, 6);
+    v.grid.forEach((g, i) => expect(g).toBeCloseTo([1, 10, 100, 1000, 10000][i], 9));
+    expect(v.density[2]).toBeCloseTo(0.19854267, 7);
+    expect([v.q1, v.median, v.q3]).toEqual([10, 100, 1000]);
+  });
   it('has no density for a single run and nothing for none', () => {
     const one = violinShape([42])!;
     expect(one.median).toBe(42);
     expect(one.density).toEqual([]);
     expect(violinShape([])).toBeNull();
+    // Three runs of 500 tokens: a point at 500, no shape.
+    const same = violinShape([500, 500, 500])!;
+    expect([same.median, same.density.length, same.grid]).toEqual([500, 0, [500]]);
   });
 });
 

@@ -112,12 +112,14 @@ export interface ViolinShape {
   median: number;
   q3: number;
   mean: number;
-  /** NaN below two values (no density is drawn; the chart shows the single value). */
+  /** NaN below two values. With fewer than two distinct values no density is drawn; the chart shows the value. */
   bandwidth: number;
   /** Token values where the density was evaluated. */
   grid: number[];
-  /** Density per token at each grid point. */
+  /** Density at each grid point: per token, or per unit of log10(tokens) when `logScale`. */
   density: number[];
+  /** The KDE ran on log10(max(tokens, 1)) (bandwidth in log10 units); quartiles are of the raw values either way. */
+  logScale: boolean;
 }
 
 export interface ViolinOptions {
@@ -128,13 +130,18 @@ export interface ViolinOptions {
    * largest value observed, so it never suggests token counts nobody spent, and never crosses zero).
    */
   cut?: number;
+  /** Estimate the density of log10(tokens) for a log axis: heavy-tailed corpora stay readable. */
+  logScale?: boolean;
 }
 
 export function violinShape(values: ArrayLike<number>, options: ViolinOptions = {}): ViolinShape | null {
   const sorted = sortedCopy(values);
   const n = sorted.length;
   if (n === 0) return null;
-  const bandwidth = silvermanBandwidth(sorted);
+  const logScale = options.logScale === true;
+  // The values the density is estimated on: tokens, or log10 of tokens (0 and 1 token both map to 0).
+  const support = logScale ? sorted.map((v) => Math.log10(Math.max(v, 1))) : sorted;
+  const bandwidth = silvermanBandwidth(support);
   const base = {
     n,
     min: sorted[0],
@@ -144,11 +151,14 @@ export function violinShape(values: ArrayLike<number>, options: ViolinOptions = 
     q3: quantileSorted(sorted, 0.75),
     mean: mean(sorted),
     bandwidth,
+    logScale,
   };
-  if (n < 2) return { ...base, grid: [sorted[0]], density: [] };
+  // One run, or runs that all spent the same: a point, not a shape (a KDE would draw a spike of made-up width).
+  if (n < 2 || sorted[0] === sorted[n - 1]) return { ...base, grid: [sorted[0]], density: [] };
   const cut = options.cut ?? 0;
-  const grid = linearGrid(sorted[0] - cut * bandwidth, sorted[n - 1] + cut * bandwidth, options.gridSize ?? 64);
-  return { ...base, grid, density: Array.from(gaussianKde(sorted, bandwidth, grid)) };
+  const grid = linearGrid(support[0] - cut * bandwidth, support[n - 1] + cut * bandwidth, options.gridSize ?? 64);
+  const density = Array.from(gaussianKde(support, bandwidth, grid));
+  return { ...base, grid: logScale ? grid.map((g) => 10 ** g) : grid, density };
 }
 
 /** (to − from) / from in percent; NaN when `from` is 0 or either is not a number. */

@@ -61,7 +61,8 @@ export function CorpusPage() {
     () => filterRuns(all, query),
     [all, query.groupBy, query.text, query.arm, query.outcome, query.group, query.sort, query.descending],
   );
-  const stats = useCorpusStatistics(rows, groupBy);
+  const logScale = params.scale === 'log';
+  const stats = useCorpusStatistics(rows, groupBy, logScale);
   const groupValues = useMemo(() => [...new Set(all.map((r) => groupKey(r, groupBy)))].sort(), [all, groupBy]);
   const simulated = rows.filter((r) => r.simulated && !r.shadowOf).length;
   const estimatedRows = rows.filter((r) => r.shadowOf).length;
@@ -164,7 +165,7 @@ export function CorpusPage() {
       {stats.error && <p className="text-sm text-red-700">The statistics could not be computed: {stats.error}</p>}
       {stats.stats && (
         <section className="grid gap-3 xl:grid-cols-2" aria-label="Corpus charts" aria-busy={stats.computing} data-testid="corpus-charts" data-ms={stats.ms?.toFixed(1)}>
-          <ViolinChart stats={stats.stats} />
+          <ViolinChart stats={stats.stats} onLogScale={(log) => setParams({ scale: log ? 'log' : undefined })} />
           <VarianceChart stats={stats.stats} />
           <div className="xl:col-span-2">
             <GroupTable stats={stats.stats} />

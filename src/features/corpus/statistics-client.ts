@@ -24,14 +24,15 @@ export interface StatisticsState {
   error: string | null;
 }
 
-export function useCorpusStatistics(runs: RunMetrics[], groupBy: string): StatisticsState {
+export function useCorpusStatistics(runs: RunMetrics[], groupBy: string, logScale: boolean): StatisticsState {
   const [state, setState] = useState<StatisticsState>({ stats: null, computing: true, ms: null, error: null });
   useEffect(() => {
     let current = true;
     setState((s) => ({ ...s, computing: true }));
     const started = performance.now();
     const worker = statisticsWorker();
-    const result = worker ? worker.corpusStatistics(runs, groupBy) : Promise.resolve(corpusStatistics(runs, groupBy));
+    const options = { logScale };
+    const result = worker ? worker.corpusStatistics(runs, groupBy, options) : Promise.resolve(corpusStatistics(runs, groupBy, options));
     result.then(
       (stats) => current && setState({ stats, computing: false, ms: performance.now() - started, error: null }),
       (e: unknown) => current && setState({ stats: null, computing: false, ms: null, error: e instanceof Error ? e.message : String(e) }),
@@ -39,6 +40,6 @@ export function useCorpusStatistics(runs: RunMetrics[], groupBy: string): Statis
     return () => {
       current = false;
     };
-  }, [runs, groupBy]);
+  }, [runs, groupBy, logScale]);
   return state;
 }

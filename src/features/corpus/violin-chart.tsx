@@ -1,7 +1,7 @@
 // Split violins of tokens per run by group, baseline on the left half and supervised on the right (the supervisor
 // paper's Figure 3a). Densities share one width scale across the chart, so a tall thin half is a spread-out arm and
 // a short wide one a concentrated arm. Median solid, quartiles dashed, drawn across the half at their height.
-import { area, curveMonotoneY, scaleBand, scaleLinear } from 'd3';
+import { area, curveMonotoneY, scaleBand, scaleLinear, scaleLog } from 'd3';
 import { ARMS, type Arm, type CorpusStatistics, type ViolinShape } from '../../model/statistics.ts';
 import { toCsv } from '../../export/csv.ts';
 import { ARM_COLOR, ARM_LABEL, AXIS, FONT, GRID, groupLabel, kTokens, tokens } from './chart-style.ts';
@@ -27,38 +27,60 @@ export function violinCsv(stats: CorpusStatistics): string {
     for (const arm of ARMS) {
       const v = g[arm].violin;
       if (!v) continue;
-      const summary = [g.group, arm, v.n, v.min, v.q1, v.median, v.q3, v.max, v.mean, v.bandwidth];
+      const summary = [g.group, arm, v.n, v.min, v.q1, v.median, v.q3, v.max, v.mean, v.bandwidth, v.logScale ? 'log10_tokens' : 'tokens'];
       if (v.density.length === 0) rows.push([...summary, v.median, '']);
       v.density.forEach((d, i) => rows.push([...summary, v.grid[i], d]));
     }
   return toCsv(
-    [stats.groupBy, 'arm', 'runs', 'min_tokens', 'q1_tokens', 'median_tokens', 'q3_tokens', 'max_tokens', 'mean_tokens', 'kde_bandwidth_tokens', 'tokens_at', 'density_per_token'],
+    [stats.groupBy, 'arm', 'runs', 'min_tokens', 'q1_tokens', 'median_tokens', 'q3_tokens', 'max_tokens', 'mean_tokens', 'kde_bandwidth', 'kde_scale', 'tokens_at', 'density'],
     rows,
   );
 }
 
-export function ViolinChart({ stats }: { stats: CorpusStatistics }) {
+/** Ticks for a log axis: 1, 2, 5 × powers of ten over up to three decades, powers of ten alone over more. */
+function logTicks(lo: number, hi: number): number[] {
+  const ticks: number[] = [];
+  const steps = Math.log10(hi / lo) > 3 ? [1] : [1, 2, 5];
+  for (let p = Math.floor(Math.log10(lo)); p <= Math.ceil(Math.log10(hi)); p++)
+    for (const m of steps) {
+      const t = m * 10 ** p;
+      if (t >= lo && t <= hi) ticks.push(t);
+    }
+  return ticks;
+}
+
+export function ViolinChart({ stats, onLogScale }: { stats: CorpusStatistics; onLogScale(log: boolean): void }) {
   const svgRef = useSvgRef();
   const [hover, setHover] = useHover();
   const groups = stats.groups.filter((g) => g.baseline.n + g.supervised.n > 0);
   const x = scaleBand<string>().domain(groups.map((g) => g.group)).range([M.left, W - M.right]).paddingInner(0.2).paddingOuter(0.1);
   let maxTokens = 0;
+  let minTokens = Infinity;
   let maxDensity = 0;
+  let logScale = false;
   for (const g of groups)
     for (const arm of ARMS) {
       const v = g[arm].violin;
       if (!v) continue;
       maxTokens = Math.max(maxTokens, v.max);
+      minTokens = Math.min(minTokens, v.min);
+      logScale ||= v.logScale;
       for (const d of v.density) maxDensity = Math.max(maxDensity, d);
     }
-  const y = scaleLinear().domain([0, maxTokens || 1]).nice().range([H - M.bottom, M.top]);
+  const range = [H - M.bottom, M.top];
+  const logY = scaleLog().domain([Math.max(1, minTokens === Infinity ? 1 : minTokens), Math.max(10, maxTokens)]).nice().range(range);
+  const linearY = scaleLinear().domain([0, maxTokens || 1]).nice().range(range);
+  const y = (t: number) => (logScale ? logY(Math.max(t, 1)) : linearY(t));
+  const ticks = logScale ? logTicks(logY.domain()[0], logY.domain()[1]) : linearY.ticks(6);
   const halfWidth = Math.min(x.bandwidth() / 2, 90);
   const width = scaleLinear().domain([0, maxDensity || 1]).range([0, halfWidth]);
 
   const readout = (group: string, arm: Arm, v: ViolinShape) => [
     `${groupLabel(stats.groupBy, group)} · ${ARM_LABEL[arm]} · ${v.n} run${v.n === 1 ? '' : 's'}`,
     `median ${tokens(v.median)} tokens · Q1 ${tokens(v.q1)} · Q3 ${tokens(v.q3)} · mean ${tokens(v.mean)}`,
-    `min ${tokens(v.min)} · max ${tokens(v.max)}${Number.isFinite(v.bandwidth) ? ` · KDE bandwidth ${tokens(v.bandwidth)} tokens` : ''}`,
+    `min ${tokens(v.min)} · max ${tokens(v.max)}${
+      !Number.isFinite(v.bandwidth) ? '' : v.logScale ? ` · KDE bandwidth ${v.bandwidth.toFixed(3)} log10 units` : ` · KDE bandwidth ${tokens(v.bandwidth)} tokens`
+    }`,
   ];
 
   return (
@@ -68,24 +90,31 @@ export function ViolinChart({ stats }: { stats: CorpusStatistics }) {
       exportName={`violins-tokens-by-${stats.groupBy}`}
       svgRef={svgRef}
       csv={() => violinCsv(stats)}
+      controls={
+        <label className="flex items-center gap-1 text-xs text-slate-600">
+          <input type="checkbox" checked={logScale} onChange={(e) => onLogScale(e.target.checked)} />
+          log scale
+        </label>
+      }
       caption={
         <>
-          Split violins of each run's own tokens (Gaussian KDE, Silverman bandwidth, cut at the observed range), baseline
-          left, supervised right; solid line median, dashed lines quartiles (type 7). Grouped by <b>{stats.groupBy}</b>.
+          Split violins of each run's own tokens (Gaussian KDE{logScale ? ' of log10 tokens' : ''}, Silverman bandwidth, cut at the
+          observed range), baseline left, supervised right; solid line median, dashed lines quartiles (type 7). Grouped by{' '}
+          <b>{stats.groupBy}</b>.
         </>
       }
     >
       <svg ref={svgRef} viewBox={`0 0 ${W} ${H}`} className="h-auto w-full max-w-[760px]" role="img" aria-label={`Violin plot of tokens per run by ${stats.groupBy}`} fontFamily={FONT}>
-        {y.ticks(6).map((t) => (
+        {ticks.map((t) => (
           <g key={t}>
             <line x1={M.left} x2={W - M.right} y1={y(t)} y2={y(t)} stroke={GRID} />
             <text x={M.left - 6} y={y(t)} dy="0.32em" textAnchor="end" fontSize={11} fill={AXIS}>
-              {kTokens(t)}
+              {t < 1000 ? String(t) : kTokens(t)}
             </text>
           </g>
         ))}
         <text transform={`translate(16 ${(M.top + H - M.bottom) / 2}) rotate(-90)`} textAnchor="middle" fontSize={12} fill={AXIS}>
-          Tokens per run (thousands)
+          Tokens per run (K = thousand){logScale ? ', log scale' : ''}
         </text>
         <line x1={M.left} x2={W - M.right} y1={H - M.bottom} y2={H - M.bottom} stroke={AXIS} />
         {groups.map((g) => {
