@@ -13,7 +13,7 @@ function diffTexts(a: string, b: string): ChangeObject<string>[] | undefined {
   return diffLines(a, b, { timeout: 300 });
 }
 
-function DiffField({ label, a, b }: { label: string; a: string; b: string }) {
+function DiffField({ label, a, b, legend = ['A only', 'B only'] }: { label: string; a: string; b: string; legend?: [string, string] }) {
   const [all, setAll] = useState(false);
   const changes = useMemo(() => (a === b ? null : diffTexts(a, b)), [a, b]);
   if (!a && !b) return null;
@@ -22,7 +22,7 @@ function DiffField({ label, a, b }: { label: string; a: string; b: string }) {
     <div className="border-t border-slate-100 py-1.5" data-testid="diff-field" data-field={label}>
       <div className="mb-0.5 flex items-center gap-2 text-xs font-semibold text-slate-600">
         {label}
-        {a === b ? <span className="font-normal text-emerald-700">identical</span> : <span className="font-normal text-slate-500"><span className="bg-red-100 px-0.5 line-through">A only</span> <span className="bg-emerald-100 px-0.5">B only</span></span>}
+        {a === b ? <span className="font-normal text-emerald-700">identical</span> : <span className="font-normal text-slate-500"><span className="bg-red-100 px-0.5 line-through">{legend[0]}</span> <span className="bg-emerald-100 px-0.5">{legend[1]}</span></span>}
       </div>
       <pre className="max-h-64 overflow-auto rounded bg-slate-50 p-1.5 text-xs whitespace-pre-wrap break-words" data-testid="diff-text">
         {a === b || !changes
@@ -60,6 +60,7 @@ function Side({ step, side, label }: { step: CompareStep | null; side: 'a' | 'b'
               <span style={{ color: INTERVENTION_COLOR }}>▼</span> {i.engine}: {i.context ? `${i.context} → ` : ''}{i.action}
               {i.heuristic ? ' (heuristic)' : ''} — {i.reason}
               {i.tokens ? ` · ${count(i.tokens.total)} overhead tokens` : ''}
+              {typeof i.details?.guidance === 'string' && <div className="ml-3 text-slate-600">guidance: {i.details.guidance}</div>}
             </div>
           ))}
         </div>
@@ -83,6 +84,16 @@ export function StepDiff({ a, b, aLabel, bLabel }: { a: CompareStep | null; b: C
       <DiffField label="Tool calls" a={args(a)} b={args(b)} />
       <DiffField label="Output / message" a={field(a, 'output')} b={field(b, 'output')} />
       <DiffField label="Observation" a={field(a, 'observation')} b={field(b, 'observation')} />
+      {([['A', a], ['B', b]] as const).flatMap(([name, s]) =>
+        (s?.interventions ?? []).flatMap((i) => {
+          const replaced = i.details?.newObservation;
+          if (typeof replaced !== 'string') return [];
+          const original = typeof i.details?.originalObservation === 'string' ? i.details.originalObservation : (s?.step.observation ?? '');
+          return [
+            <DiffField key={`${name}-${i.id}`} label={`${name}: observation the supervisor would hand on (${i.action}${i.heuristic ? ', heuristic' : ''})`} a={original} b={replaced} legend={['recorded only', 'supervised only']} />,
+          ];
+        }),
+      )}
     </section>
   );
 }
