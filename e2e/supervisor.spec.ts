@@ -188,4 +188,54 @@ test.describe('against the test server', () => {
     expect(stored).toContain(baseUrl);
     expect(stored).not.toContain('sk-e2e-secret');
   });
+
+  test('pause keeps what is done and resume finishes it; cancel keeps what is done too', async ({ page }) => {
+    const expected = cliTriggers();
+    expect(expected.length).toBeGreaterThan(2);
+    const USAGE = { prompt_tokens: 100, completion_tokens: 10 };
+    const decision = JSON.stringify({ analysis: 'slow answer', action: 'correct_observation', parameters: { new_observation: 'Corrected.' } });
+    await admin('/__reset', {});
+    await admin('/__script', { fallback: { content: decision, usage: USAGE, delayMs: 600 } });
+
+    await openStudio(page);
+    await openTraceInRunView(page, sharedTrace(TRACE));
+    await openEngines(page);
+    await page.getByRole('radio', { name: /OpenAI-compatible endpoint/ }).check();
+    await page.getByLabel('Base URL').fill(baseUrl);
+    await page.getByLabel('Supervisor model').fill('test-model');
+
+    await page.getByRole('button', { name: 'Run supervisor' }).click();
+    const cards = page.getByTestId('intervention-card');
+    await expect(cards).toHaveCount(1, { timeout: 10_000 });
+    await page.getByRole('button', { name: 'Pause' }).click();
+    const progress = page.getByTestId('supervisor-progress');
+    await expect(progress).toHaveAttribute('data-status', 'paused');
+    const kept = await cards.count();
+    expect(kept).toBeGreaterThanOrEqual(1);
+    expect(kept).toBeLessThan(expected.length);
+    await expect(page.getByRole('status').filter({ hasText: 'Paused' })).toContainText(`${kept} interventions are kept`);
+    await page.screenshot({ path: `${SHOTS}/paused.png` });
+
+    // Resume asks only about the steps not yet done.
+    const before = (await serverLog()).filter((e) => e.path === '/v1/chat/completions').length;
+    await admin('/__script', { fallback: { content: decision, usage: USAGE } });
+    await page.getByRole('button', { name: /^Resume/ }).click();
+    await expect(progress).toHaveAttribute('data-status', 'complete', { timeout: 30_000 });
+    await expect(cards).toHaveCount(expected.length);
+    const after = (await serverLog()).filter((e) => e.path === '/v1/chat/completions').length;
+    expect(after - before).toBe(expected.length - kept);
+    await expect(page.getByTestId('summary-overhead')).toHaveAttribute('data-value', String(expected.length * (USAGE.prompt_tokens + USAGE.completion_tokens)));
+
+    // Start over, then cancel: what was decided before the cancel stays in the run, and on the run view's lane.
+    await admin('/__script', { fallback: { content: decision, usage: USAGE, delayMs: 600 } });
+    await page.getByRole('button', { name: 'Start over' }).click();
+    await expect(cards).toHaveCount(0);
+    await expect(cards).toHaveCount(1, { timeout: 10_000 });
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await expect(progress).toHaveAttribute('data-status', 'cancelled');
+    const cancelledWith = await cards.count();
+    expect(cancelledWith).toBeLessThan(expected.length);
+    await cards.first().getByRole('button').first().click();
+    await expect(lane(page)).toHaveText(`interventions (${cancelledWith})`);
+  });
 });

@@ -5,6 +5,7 @@ import type { TokenSummary } from '../../engine/supervisor/index.ts';
 import type { Run } from '../../model/types.ts';
 import { effectiveMode, useEngineSettings } from '../../store/engine-settings.ts';
 import { useLibrary } from '../../store/library.ts';
+import { usePlayhead } from '../../store/playhead.ts';
 import { useUrl } from '../../store/url.ts';
 import { Badge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
@@ -22,8 +23,15 @@ export function SupervisorRun() {
   const urlRun = useUrl((s) => s.params.run);
   const setParams = useUrl((s) => s.setParams);
   const runList = useMemo(() => Object.values(runs), [runs]);
-  const runId = urlRun ?? runList[0]?.id;
+  // The run named in the URL, else the one last open in the run view, else the first in the library.
+  const lastViewed = usePlayhead((s) => s.runId);
+  const runId = urlRun ?? (lastViewed !== undefined && runs[lastViewed] ? lastViewed : runList[0]?.id);
   const run = runId !== undefined ? runs[runId] : undefined;
+
+  // Name the run in the URL, so the address reproduces what is shown.
+  useEffect(() => {
+    if (urlRun === undefined && runId !== undefined) setParams({ run: runId });
+  }, [urlRun, runId, setParams]);
 
   if (!hydrated) return <Card title="Run the supervisor">Loading the library…</Card>;
   if (runList.length === 0) {
