@@ -213,7 +213,7 @@ test.describe('against the test server', () => {
     const kept = await cards.count();
     expect(kept).toBeGreaterThanOrEqual(1);
     expect(kept).toBeLessThan(expected.length);
-    await expect(page.getByRole('status').filter({ hasText: 'Paused' })).toContainText(`${kept} interventions are kept`);
+    await expect(page.getByRole('status').filter({ hasText: 'Paused' })).toContainText(`${kept} intervention${kept === 1 ? '' : 's'} kept in the run`);
     await page.screenshot({ path: `${SHOTS}/paused.png` });
 
     // Resume asks only about the steps not yet done.

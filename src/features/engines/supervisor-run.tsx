@@ -17,6 +17,8 @@ import { supervisorInterventions, useSupervisorJob, type JobStatus } from './sup
 
 const ACTIVE: JobStatus[] = ['running', 'pausing', 'cancelling'];
 
+const plural = (n: number, word: string) => `${n.toLocaleString('en')} ${word}${n === 1 ? '' : 's'}`;
+
 export function SupervisorRun() {
   const runs = useLibrary((s) => s.runs);
   const hydrated = useLibrary((s) => s.hydrated);
@@ -101,7 +103,7 @@ function Controls({ run }: { run: Run }) {
         ) : (
           <>
             <Button variant="primary" disabled={busyElsewhere} onClick={() => void job.start(run.id)}>
-              {unfinished ? `Resume (${previous.length} interventions kept)` : previous.length > 0 ? 'Run again (reuses results)' : 'Run supervisor'}
+              {unfinished ? `Resume (${plural(previous.length, 'intervention')} kept)` : previous.length > 0 ? 'Run again (reuses results)' : 'Run supervisor'}
             </Button>
             {previous.length > 0 && (
               <Button variant="secondary" disabled={busyElsewhere} onClick={() => void job.start(run.id, { fresh: true })} title="Remove this run's supervisor interventions and replay from the start">
@@ -118,8 +120,8 @@ function Controls({ run }: { run: Run }) {
             <div className={`h-full ${job.status === 'failed' ? 'bg-red-500' : 'bg-indigo-500'}`} style={{ width: `${pct}%` }} />
           </div>
           <p className="mt-1 text-xs text-slate-700">
-            <StatusWord status={job.status} /> · {progress.done.toLocaleString('en')} / {progress.total.toLocaleString('en')} steps examined · {progress.triggers} triggers ·{' '}
-            {progress.interventions} interventions · <span data-testid="tokens-spent">{job.spent.toLocaleString('en')}</span> supervisor LLM tokens spent
+            <StatusWord status={job.status} /> · {progress.done.toLocaleString('en')} / {progress.total.toLocaleString('en')} steps examined · {plural(progress.triggers, 'trigger')} ·{' '}
+            {plural(progress.interventions, 'intervention')} · <span data-testid="tokens-spent">{job.spent.toLocaleString('en')}</span> supervisor LLM tokens spent
           </p>
         </div>
       )}
@@ -127,14 +129,14 @@ function Controls({ run }: { run: Run }) {
         <ErrorBanner title={job.failure ? `Supervisor call failed on ${job.failure.agent} step ${job.failure.stepNumber ?? '?'} (${job.failure.context})` : 'The supervisor stopped'}>
           <p data-testid="supervisor-failure">{job.failure?.message ?? job.error}</p>
           <p className="mt-1">
-            The {previous.length} interventions made before it are kept in the run. Fix the cause (endpoint, key, budget) and press Resume to continue from
+            {previous.length === 0 ? 'No intervention was made before it.' : `The ${plural(previous.length, 'intervention')} made before it ${previous.length === 1 ? 'is' : 'are'} kept in the run.`} Fix the cause (endpoint, key, budget) and press Resume to continue from
             that step.
           </p>
         </ErrorBanner>
       )}
       {mine && (job.status === 'paused' || job.status === 'cancelled') && (
         <p role="status" className="text-xs text-slate-700">
-          {job.status === 'paused' ? 'Paused' : 'Cancelled'}: {previous.length} interventions are kept in the run; Resume continues from where it stopped.
+          {job.status === 'paused' ? 'Paused' : 'Cancelled'}: {plural(previous.length, 'intervention')} kept in the run; Resume continues from where it stopped.
         </p>
       )}
     </div>
