@@ -260,7 +260,7 @@ describe('per-run metrics', () => {
 describe('shadow estimates', () => {
   it('become a supervised run with unknown outcome and the estimated tokens', () => {
     const recorded = runMetrics(makeRun('r', { tags: { level: '1' }, startTime: 0, endTime: 10 }));
-    const m = shadowRunMetrics(recorded, { runId: 'r', status: 'complete', baseline: 15, supervisedEstimate: 9, supervisorOverhead: 2, interventions: 1, triggers: 1, heuristic: true });
+    const m = shadowRunMetrics(recorded, { runId: 'r', status: 'complete', baseline: 15, supervisedEstimate: 9, supervisorOverhead: 2, interventions: 1, triggers: 1, heuristic: true, source: 'replay' });
     expect(m).toMatchObject({ id: 'r::shadow', arm: 'supervised', outcome: 'unknown', tokens: 9, overhead: 2, tokensEstimated: true, durationMs: null, shadowOf: 'r' });
     expect(m.tags).toEqual({ level: '1', arm: 'supervised' });
   });

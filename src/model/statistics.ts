@@ -256,6 +256,11 @@ export interface ShadowEstimate {
   triggers: number;
   /** Every decision came from the LLM-free heuristics. */
   heuristic: boolean;
+  /**
+   * `replay`: the supervisor was replayed offline for the corpus; `interventions`: the run already carried supervisor
+   * interventions (from the engines panel), and the estimate accounts for exactly those.
+   */
+  source: 'replay' | 'interventions';
 }
 
 /**

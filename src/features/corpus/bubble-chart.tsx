@@ -1,6 +1,6 @@
 // Latency × extra cost per group and arm, bubble area ∝ accuracy (the AgentAsk paper's Figure 4 left). Latency is
 // the arm's mean run duration as % of the group's baseline (baseline = 100); extra cost the engine's own tokens as %
-// of the baseline's mean tokens (baseline = 0). Groups whose runs record no timing are listed, not plotted.
+// of the baseline's mean tokens (baseline = 0, the reference). Groups whose runs record no timing are listed, not plotted.
 import { scaleLinear, scaleSqrt } from 'd3';
 import { ARMS, type Arm, type CorpusStatistics, type GroupStatistics } from '../../model/statistics.ts';
 import { toCsv } from '../../export/csv.ts';
@@ -33,10 +33,9 @@ export function bubbles(stats: CorpusStatistics): Bubble[] {
 
 function position(g: GroupStatistics, arm: Arm): { latencyPct: number; extraCostPct: number } {
   if (arm === 'supervised') return { latencyPct: g.latencyPct, extraCostPct: g.extraCostPct };
-  return {
-    latencyPct: Number.isFinite(g.baseline.meanDurationMs) ? 100 : NaN,
-    extraCostPct: (g.baseline.meanOverhead / g.baseline.meanTokens) * 100,
-  };
+  // The baseline is the reference: as fast as itself and no engine in the loop (supervisor interventions that the
+  // engines panel wrote into a baseline run are hypothetical and were not spent when it was recorded).
+  return { latencyPct: Number.isFinite(g.baseline.meanDurationMs) ? 100 : NaN, extraCostPct: 0 };
 }
 
 export function bubbleCsv(stats: CorpusStatistics): string {

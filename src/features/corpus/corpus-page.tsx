@@ -66,6 +66,7 @@ export function CorpusPage() {
   const groupValues = useMemo(() => [...new Set(all.map((r) => groupKey(r, groupBy)))].sort(), [all, groupBy]);
   const simulated = rows.filter((r) => r.simulated && !r.shadowOf).length;
   const estimatedRows = rows.filter((r) => r.shadowOf).length;
+  const fromInterventions = rows.filter((r) => r.shadowOf && estimates[r.shadowOf]?.source === 'interventions').length;
   // Recorded baseline runs on screen that have no estimate yet: what the shadow button would replay.
   const candidates = rows.filter((r) => r.arm === 'baseline' && !r.shadowOf && !estimates[r.id]);
 
@@ -91,8 +92,12 @@ export function CorpusPage() {
             {stats.stats && stats.stats.otherArm > 0 && ` · ${stats.stats.otherArm} with another arm tag left out of the charts`}
             {estimatedRows > 0 && (
               <span className="font-medium text-amber-800" data-testid="shadow-note">
-                {' '}· {estimatedRows.toLocaleString('en')} shadow-supervised estimates in the supervised arm (counterfactual token estimates from an
-                offline, heuristic replay with the {SHADOW_PRESET} preset; not measured; outcome unknown)
+                {' '}· {estimatedRows.toLocaleString('en')} shadow-supervised estimates in the supervised arm (counterfactual token estimates, not
+                measured; outcome unknown;{' '}
+                {fromInterventions === estimatedRows
+                  ? 'from the supervisor interventions recorded on the runs'
+                  : `${estimatedRows - fromInterventions} from an offline heuristic replay with the ${SHADOW_PRESET} preset${fromInterventions > 0 ? `, ${fromInterventions} from the supervisor interventions recorded on the runs` : ''}`}
+                )
               </span>
             )}
           </p>

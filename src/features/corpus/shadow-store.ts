@@ -1,5 +1,5 @@
-// Shadow-supervised estimates for the corpus: the supervisor replayed offline (LLM-free heuristics) on recorded
-// baseline runs, in the statistics worker. Kept for the session of the page, keyed by run id; the library's runs are
+// Shadow-supervised estimates for the corpus: for recorded baseline runs, the supervisor replayed offline (LLM-free
+// heuristics) in the statistics worker, or the interventions the engines panel already wrote into the run. Kept for the session of the page, keyed by run id; the library's runs are
 // not changed. Every figure derived from them is a counterfactual estimate and is labelled so.
 import * as Comlink from 'comlink';
 import { create } from 'zustand';
@@ -31,18 +31,8 @@ export const useShadowEstimates = create<ShadowStore>((set, get) => ({
     try {
       const worker = statisticsWorker();
       const progress = (done: number, total: number) => set({ done, total });
-      let results: ShadowEstimate[];
-      if (worker) results = await worker.shadowSupervise(runs, SHADOW_PRESET, Comlink.proxy(progress));
-      else {
-        // No Worker (jsdom): the same engine inline.
-        const { filterParams, PRESETS, shadowReplay } = await import('../../engine/supervisor/index.ts');
-        results = [];
-        for (const run of runs) {
-          const r = await shadowReplay(run, { params: filterParams(PRESETS[SHADOW_PRESET]) });
-          results.push({ runId: run.id, status: r.status, baseline: r.tokens.baseline, supervisedEstimate: r.tokens.supervisedEstimate, supervisorOverhead: r.tokens.supervisorOverhead, interventions: r.interventions.length, triggers: r.triggers.length, heuristic: r.interventions.every((i) => i.heuristic) });
-          progress(results.length, runs.length);
-        }
-      }
+      if (!worker) throw new Error('this browser cannot start workers, which the shadow replay runs in');
+      const results = await worker.shadowSupervise(runs, SHADOW_PRESET, Comlink.proxy(progress));
       const estimates = { ...get().estimates };
       for (const e of results) estimates[e.runId] = e;
       set({ estimates, running: false });
