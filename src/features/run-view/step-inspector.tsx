@@ -3,6 +3,7 @@
 import { memo, type ReactNode } from 'react';
 import type { Annotation, Intervention, Step } from '../../model/types.ts';
 import { usePlayhead } from '../../store/playhead.ts';
+import { InterventionBody } from '../engines/intervention-card.tsx';
 import type { RunView } from './run-view-model.ts';
 import { TraceText } from './trace-text.tsx';
 
@@ -224,13 +225,16 @@ function OnStep({ annotations, interventions }: { annotations?: Annotation[]; in
         <Section title={`Interventions (${interventions.length})`}>
           <ul className="space-y-2">
             {interventions.map((iv) => (
-              <li key={iv.id} className="rounded border border-emerald-200 bg-emerald-50 p-2 text-xs">
+              <li key={iv.id} className="rounded border border-emerald-200 bg-emerald-50 p-2 text-xs" data-testid="inspector-intervention">
                 <p className="font-semibold text-emerald-900">
                   {iv.engine} · {iv.action}
                   {iv.context && ` · ${iv.context}`}
                   {iv.heuristic && <span className="font-normal"> (heuristic)</span>}
                 </p>
-                <p className="mt-1 whitespace-pre-wrap">{iv.reason}</p>
+                {/* Trigger, decision, the supervisor's exchange and the raw vs changed observation diff. */}
+                <div className="mt-1">
+                  <InterventionBody iv={iv} />
+                </div>
               </li>
             ))}
           </ul>
