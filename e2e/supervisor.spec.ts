@@ -82,7 +82,14 @@ test('offline: heuristic interventions on a real TRAIL trace reach the run view,
   await expect(page.getByTestId('run-view')).toBeVisible();
   await expect(page.getByTestId('inspector')).toHaveAttribute('data-step-id', stepId!);
   await expect(lane(page)).toHaveText(`interventions (${expected.length})`);
+  // The step inspector shows the same intervention with its raw vs purified observation.
+  const inInspector = page.getByTestId('inspector').getByTestId('inspector-intervention');
+  await expect(inInspector).toHaveCount(1);
+  await expect(inInspector).toContainText('subagent_completion');
+  await expect(inInspector.getByTestId('observation-diff').locator('[data-diff="removed"]').first()).toBeAttached();
   await page.screenshot({ path: `${SHOTS}/offline-run-view.png` });
+  await inInspector.scrollIntoViewIfNeeded();
+  await inInspector.screenshot({ path: `${SHOTS}/offline-inspector-intervention.png` });
 
   // Written into the run as they arrived, so the stored library has them after a reload.
   await page.waitForTimeout(800);
