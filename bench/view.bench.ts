@@ -1,20 +1,23 @@
 // Run-view benchmark (SPEC §8): a generated 100k-step run opened in headless Chromium; prints the time to first
 // render and the p95 time per playhead move (target < 16.7 ms, one frame).
 //
-//   npm run bench:view                 uses dist/ (builds it when missing)
-//   npm run bench:view -- --build      rebuilds dist/ first
-//   npm run bench:view -- --steps 20000 --moves 400
+//   npm run bench:view                 builds the app into a private directory (a concurrent `vite build` of dist/
+//                                      cannot pull files from under it), then measures
+//   npm run bench:view -- --no-build   uses the existing dist/ instead
+//   npm run bench:view -- --steps 20000 --moves 400 --reference 1000 --agents 50
 //
+// The same measures are taken on a small reference run (1,000 steps) in the same browser, so the ratio says whether
+// a move's cost grows with the run even when a busy machine inflates the absolute times.
 // The bench serves dist/ and the generated session itself, and opens it through the library's `?src=` loader.
 // "Per move" is measured in the page: from the key event to React's commit, its effects and a forced style and
 // layout, which is the main-thread work a move costs; "frame interval" is the time between frames while moving
 // one step per frame, which adds paint.
-import { chromium } from '@playwright/test';
+import { chromium, type Browser } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cpus, loadavg } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { extname, join, normalize, resolve } from 'node:path';
 import { SESSION_FORMAT, SESSION_VERSION } from '../src/model/schema.ts';
 import type { Run, Session, Step } from '../src/model/types.ts';
@@ -27,14 +30,17 @@ const option = (name: string, fallback: number) => {
 const STEPS = option('steps', 100_000);
 const MOVES = option('moves', 300);
 const JUMPS = option('jumps', 30);
+const REFERENCE_STEPS = option('reference', 1000);
 /** 50 agents: the run view must stay legible on a team that large. */
 const AGENTS = option('agents', 50);
 const ROOT = resolve(import.meta.dirname, '..');
-const DIST = join(ROOT, 'dist');
+const PREBUILT = args.includes('--no-build');
+const DIST = PREBUILT ? join(ROOT, 'dist') : join(tmpdir(), 'mas-replay-bench-view');
 const RUN_ID = 'bench-generated';
 
 /** A deterministic synthetic run: a manager, managed agents, tools and memory, errors, labels and loops. */
 export function generateRun(steps: number): Run {
+  const runId = `${RUN_ID}-${steps}`;
   let seed = 42;
   const random = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff);
   const agents: Run['agents'] = [{ id: 'manager', name: 'manager', role: 'plans and delegates' }];
@@ -78,7 +84,7 @@ export function generateRun(steps: number): Run {
     clock += duration + Math.floor(random() * 100);
   }
   return {
-    id: RUN_ID,
+    id: runId,
     title: `Generated run with ${steps.toLocaleString()} steps (simulated)`,
     task: 'Synthetic benchmark run',
     sourceFormat: 'native',
@@ -112,29 +118,150 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-async function main() {
-  if (args.includes('--build') || !existsSync(join(DIST, 'index.html'))) {
-    console.log('building dist/ …');
-    const built = spawnSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
-    if (built.status !== 0) throw new Error('vite build failed');
-  }
-  const generatedAt = performance.now();
-  const session: Session = {
-    format: SESSION_FORMAT,
-    version: SESSION_VERSION,
-    id: 'bench-session',
-    title: 'run-view benchmark',
-    simulated: true,
-    runs: [generateRun(STEPS)],
-    engineSettings: {},
-    llmCalls: [],
+interface Measurement {
+  steps: number;
+  firstRender: { views: number; graph: number };
+  step: number[];
+  jump: number[];
+  intervals: number[];
+  position: string | null | undefined;
+  /** Main-thread CPU time per move (mean), including the frame each move renders. */
+  cpuPerStep: number;
+  cpuPerJump: number;
+  errors: string[];
+}
+
+/** Opens a generated run of `steps` steps in a fresh page and measures first render and playhead moves. */
+async function measure(browser: Browser, base: string, steps: number, screenshot?: string): Promise<Measurement> {
+  const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
+  const page = await context.newPage();
+  // tsx keeps function names with a `__name` helper that page.evaluate bodies would otherwise miss.
+  await page.addInitScript({ content: 'globalThis.__name = (f) => f;' });
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const runId = `${RUN_ID}-${steps}`;
+  const loadStart = performance.now();
+  await page.goto(`${base}/?src=${encodeURIComponent(`${base}/bench/run-${steps}.session.json`)}`);
+  // The library may also list its bundled samples: pick the generated run by id.
+  await page.locator(`[data-testid="run-row"][data-run-id="${runId}"]`).waitFor({ timeout: 300_000 });
+  console.log(`${steps.toLocaleString()} steps: library fetched, parsed and listed it in ${((performance.now() - loadStart) / 1000).toFixed(1)} s (context, not the run view)`);
+
+  // Time to first render: click → list, inspector, timeline and charts on screen; then the graph laid out.
+  const firstRender = await page.evaluate(async (id) => {
+    const frame = () => new Promise((r) => requestAnimationFrame(r));
+    const t0 = performance.now();
+    (document.querySelector(`[data-testid="run-row"][data-run-id="${id}"] button`) as HTMLButtonElement).click();
+    const ready = (...ids: string[]) => ids.every((testId) => document.querySelector(`[data-testid="${testId}"]`));
+    while (!ready('inspector', 'timeline', 'token-charts') || !document.querySelector('[data-testid="step-list"] [aria-current="step"]')) await frame();
+    const views = performance.now() - t0;
+    while (!ready('graph-current')) await frame();
+    return { views, graph: performance.now() - t0 };
+  }, runId);
+  const opened = await page.getByTestId('playhead-position').innerText();
+  if (!opened.includes(`/ ${steps.toLocaleString('en-US')}`)) throw new Error(`opened the wrong run: ${opened}`);
+
+  // Per-move cost: each key press, React's commit and effects, and a forced style/layout. Main-thread CPU time
+  // (Chromium's ThreadTime metric) is read around each phase as well: unlike wall time it hardly depends on how
+  // busy the machine is.
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const threadTime = async () => {
+    const { metrics } = await cdp.send('Performance.getMetrics');
+    return (metrics.find((m) => m.name === 'ThreadTime')?.value ?? NaN) * 1000;
   };
-  const body = Buffer.from(JSON.stringify(session));
-  console.log(`generated ${STEPS.toLocaleString()} steps (${(body.length / 1e6).toFixed(1)} MB) in ${(performance.now() - generatedAt).toFixed(0)} ms`);
+  const pressAll = (keys: string[]) =>
+    page.evaluate(async (list) => {
+      const settle = () =>
+        new Promise<void>((r) => {
+          const channel = new MessageChannel();
+          channel.port1.onmessage = () => r();
+          channel.port2.postMessage(0);
+        });
+      const times: number[] = [];
+      for (const key of list) {
+        const t0 = performance.now();
+        window.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true }));
+        await settle();
+        void document.body.offsetHeight;
+        times.push(performance.now() - t0);
+        await new Promise((r) => requestAnimationFrame(r));
+      }
+      return times;
+    }, keys);
+  const stepKeys = Array.from({ length: MOVES }, (_, i) => (i % 4 === 3 ? 'k' : 'j'));
+  const jumpKeys = Array.from({ length: JUMPS }, (_, i) => ['End', 'Home', 'e', 'l', 'a', 'E', 'L'][i % 7]);
+  const cpu0 = await threadTime();
+  const step = await pressAll(stepKeys);
+  const cpu1 = await threadTime();
+  const jump = await pressAll(jumpKeys);
+  const cpu2 = await threadTime();
+  // Frame intervals while moving one step per frame (includes paint).
+  const { intervals, position } = await page.evaluate(async (count) => {
+    const frame = () => new Promise((r) => requestAnimationFrame(r));
+    const out: number[] = [];
+    let last = performance.now();
+    for (let i = 0; i < count; i++) {
+      window.dispatchEvent(new KeyboardEvent('keydown', { key: 'j', bubbles: true }));
+      await frame();
+      const now = performance.now();
+      out.push(now - last);
+      last = now;
+    }
+    return { intervals: out, position: document.querySelector('[data-testid="inspector"]')?.getAttribute('data-position') };
+  }, MOVES);
+  const moves = { step, jump, intervals, position, cpuPerStep: (cpu1 - cpu0) / MOVES, cpuPerJump: (cpu2 - cpu1) / JUMPS };
+  if (screenshot) await page.screenshot({ path: screenshot });
+  await context.close();
+  return { steps, firstRender, ...moves, errors };
+}
+
+function report(m: Measurement) {
+  const all = [...m.step, ...m.jump];
+  const p95 = percentile(all, 95);
+  const f = (v: number) => v.toFixed(1);
+  console.log(`  ${m.steps.toLocaleString()} steps`);
+  console.log(`    time to first render:   ${m.firstRender.views.toFixed(0)} ms (list, inspector, timeline, charts); graph laid out at ${m.firstRender.graph.toFixed(0)} ms`);
+  console.log(`    playhead move p95:      ${f(p95)} ms over ${all.length} moves (${m.step.length} steps, ${m.jump.length} jumps)`);
+  console.log(`      steps p50/p95/max:    ${f(percentile(m.step, 50))} / ${f(percentile(m.step, 95))} / ${f(Math.max(...m.step))} ms`);
+  console.log(`      jumps p50/p95/max:    ${f(percentile(m.jump, 50))} / ${f(percentile(m.jump, 95))} / ${f(Math.max(...m.jump))} ms`);
+  console.log(`    main-thread CPU per move (mean, incl. its frame): steps ${f(m.cpuPerStep)} ms, jumps ${f(m.cpuPerJump)} ms`);
+  console.log(`    frame interval, one step per frame: p50 ${f(percentile(m.intervals, 50))} ms, p95 ${f(percentile(m.intervals, 95))} ms`);
+  console.log(`    final position ${m.position}; page errors: ${m.errors.length ? m.errors.join(' | ') : 'none'}`);
+  return p95;
+}
+
+async function main() {
+  if (!PREBUILT) {
+    console.log(`building the app into ${DIST} …`);
+    const built = spawnSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--logLevel', 'warn', '--outDir', DIST, '--emptyOutDir'], { cwd: ROOT, stdio: 'inherit' });
+    if (built.status !== 0) throw new Error('vite build failed');
+  } else if (!existsSync(join(DIST, 'index.html'))) {
+    throw new Error('--no-build: dist/ has no build; run `npx vite build` first');
+  }
+  // The reference run is small: its per-move cost is what a move costs with nothing scaling with the step count.
+  const sizes = [...new Set([REFERENCE_STEPS, STEPS])];
+  const bodies = new Map<number, Buffer>();
+  for (const size of sizes) {
+    const generatedAt = performance.now();
+    const session: Session = {
+      format: SESSION_FORMAT,
+      version: SESSION_VERSION,
+      id: `bench-session-${size}`,
+      title: 'run-view benchmark',
+      simulated: true,
+      runs: [generateRun(size)],
+      engineSettings: {},
+      llmCalls: [],
+    };
+    bodies.set(size, Buffer.from(JSON.stringify(session)));
+    console.log(`generated ${size.toLocaleString()} steps (${(bodies.get(size)!.length / 1e6).toFixed(1)} MB) in ${(performance.now() - generatedAt).toFixed(0)} ms`);
+  }
 
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-    if (path === '/bench/run.session.json') {
+    const session = /^\/bench\/run-(\d+)\.session\.json$/.exec(path);
+    const body = session ? bodies.get(Number(session[1])) : undefined;
+    if (body) {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
       res.end(body);
       return;
@@ -148,84 +275,21 @@ async function main() {
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1'] });
   try {
-    const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-    // tsx keeps function names with a `__name` helper that page.evaluate bodies would otherwise miss.
-    await page.addInitScript({ content: 'globalThis.__name = (f) => f;' });
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    const loadStart = performance.now();
-    await page.goto(`${base}/?src=${encodeURIComponent(`${base}/bench/run.session.json`)}`);
-    // The library may also list its bundled samples: pick the generated run by id.
-    await page.locator(`[data-testid="run-row"][data-run-id="${RUN_ID}"]`).waitFor({ timeout: 300_000 });
-    console.log(`library: fetched, parsed and listed in ${((performance.now() - loadStart) / 1000).toFixed(1)} s (not the run view; for context)`);
-
-    // Time to first render: click → list, inspector, timeline and charts on screen; then the graph laid out.
-    const firstRender = await page.evaluate(async (runId) => {
-      const frame = () => new Promise((r) => requestAnimationFrame(r));
-      const t0 = performance.now();
-      (document.querySelector(`[data-testid="run-row"][data-run-id="${runId}"] button`) as HTMLButtonElement).click();
-      const ready = (...ids: string[]) => ids.every((id) => document.querySelector(`[data-testid="${id}"]`));
-      while (!ready('inspector', 'timeline', 'token-charts') || !document.querySelector('[data-testid="step-list"] [aria-current="step"]')) await frame();
-      const views = performance.now() - t0;
-      while (!ready('graph-current')) await frame();
-      return { views, graph: performance.now() - t0 };
-    }, RUN_ID);
-    const opened = await page.getByTestId('playhead-position').innerText();
-    if (!opened.includes(STEPS.toLocaleString('en-US'))) throw new Error(`opened the wrong run: ${opened}`);
-
-    // Per-move cost: each key press, React's commit and effects, and a forced style/layout.
-    const perMove = await page.evaluate(
-      async ({ moves, jumps }) => {
-        const settle = () => new Promise<void>((r) => {
-          const channel = new MessageChannel();
-          channel.port1.onmessage = () => r();
-          channel.port2.postMessage(0);
-        });
-        const press = async (key: string) => {
-          const t0 = performance.now();
-          window.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true }));
-          await settle();
-          void document.body.offsetHeight;
-          return performance.now() - t0;
-        };
-        const frame = () => new Promise((r) => requestAnimationFrame(r));
-        const step: number[] = [];
-        const jump: number[] = [];
-        for (let i = 0; i < moves; i++) {
-          step.push(await press(i % 4 === 3 ? 'k' : 'j'));
-          await frame();
-        }
-        const jumpKeys = ['End', 'Home', 'e', 'l', 'a', 'E', 'L'];
-        for (let i = 0; i < jumps; i++) {
-          jump.push(await press(jumpKeys[i % jumpKeys.length]));
-          await frame();
-        }
-        // Frame intervals while moving one step per frame (includes paint).
-        const intervals: number[] = [];
-        let last = performance.now();
-        for (let i = 0; i < moves; i++) {
-          window.dispatchEvent(new KeyboardEvent('keydown', { key: 'j', bubbles: true }));
-          await frame();
-          const now = performance.now();
-          intervals.push(now - last);
-          last = now;
-        }
-        return { step, jump, intervals, position: document.querySelector('[data-testid="inspector"]')?.getAttribute('data-position') };
-      },
-      { moves: MOVES, jumps: JUMPS },
-    );
-    await page.screenshot({ path: join(ROOT, 'test-results', 'bench-view.png') });
-    const all = [...perMove.step, ...perMove.jump];
-    const p95 = percentile(all, 95);
+    const reference = sizes.length > 1 ? await measure(browser, base, REFERENCE_STEPS) : undefined;
+    mkdirSync(join(ROOT, 'test-results'), { recursive: true });
+    const main = await measure(browser, base, STEPS, join(ROOT, 'test-results', 'bench-view.png'));
     const load = loadavg()[0];
-    console.log(`\nrun view, ${STEPS.toLocaleString()} steps, ${AGENTS} agents (headless Chromium; ${cpus().length} cores, load average ${load.toFixed(1)}${load > cpus().length ? ' — machine busy, times inflated' : ''})`);
-    console.log(`  time to first render:        ${firstRender.views.toFixed(0)} ms (list, inspector, timeline, charts); graph laid out at ${firstRender.graph.toFixed(0)} ms`);
-    console.log(`  playhead move, p95:          ${p95.toFixed(2)} ms over ${all.length} moves (${perMove.step.length} steps, ${perMove.jump.length} jumps; target < 16.7 ms) ${p95 < 16.7 ? 'OK' : 'OVER TARGET'}`);
-    console.log(`    single steps p50/p95/max:  ${percentile(perMove.step, 50).toFixed(2)} / ${percentile(perMove.step, 95).toFixed(2)} / ${Math.max(...perMove.step).toFixed(2)} ms`);
-    console.log(`    jumps p50/p95/max:         ${percentile(perMove.jump, 50).toFixed(2)} / ${percentile(perMove.jump, 95).toFixed(2)} / ${Math.max(...perMove.jump).toFixed(2)} ms`);
-    console.log(`  frame interval while moving one step per frame, p95: ${percentile(perMove.intervals, 95).toFixed(1)} ms (p50 ${percentile(perMove.intervals, 50).toFixed(1)} ms)`);
-    console.log(`  screenshot: test-results/bench-view.png; final position ${perMove.position} of ${STEPS.toLocaleString()}; page errors: ${errors.length ? errors.join(' | ') : 'none'}`);
-    if (errors.length) process.exitCode = 1;
+    console.log(`\nrun view (headless Chromium, ${AGENTS} agents; ${cpus().length} cores, load average ${load.toFixed(1)}${load > cpus().length ? ' — machine busy, absolute times inflated' : ''})`);
+    const refP95 = reference ? report(reference) : undefined;
+    const p95 = report(main);
+    console.log(`\n  time to first render (${STEPS.toLocaleString()} steps): ${main.firstRender.views.toFixed(0)} ms`);
+    console.log(`  p95 per playhead move (${STEPS.toLocaleString()} steps): ${p95.toFixed(1)} ms — target < 16.7 ms: ${p95 < 16.7 ? 'met' : 'NOT met'}`);
+    console.log(`  main-thread CPU per move (${STEPS.toLocaleString()} steps): ${main.cpuPerStep.toFixed(1)} ms per step, ${main.cpuPerJump.toFixed(1)} ms per jump`);
+    if (refP95 !== undefined) {
+      console.log(`  same measure on ${REFERENCE_STEPS.toLocaleString()} steps: ${refP95.toFixed(1)} ms (ratio ${(p95 / refP95).toFixed(2)}: near 1 means the move cost does not grow with the run)`);
+    }
+    console.log('  screenshot: test-results/bench-view.png');
+    if (main.errors.length || reference?.errors.length) process.exitCode = 1;
   } finally {
     await browser.close();
     server.close();

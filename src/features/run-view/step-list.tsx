@@ -57,13 +57,17 @@ export function StepList({ view }: { view: RunView }) {
 function FollowPlayhead({ virtualizer }: { virtualizer: Virtualizer<HTMLDivElement, Element> }) {
   const position = usePlayhead((s) => s.position);
   // Follow the playhead only when its row leaves the list's window, then centre it: stepping through a long run
-  // scrolls once per screenful rather than on every step. Uses the virtualizer's cached offsets, no layout reads.
+  // scrolls once per screenful rather than on every step. Rows have one fixed height, so the offset is arithmetic:
+  // the virtualizer's cached offsets say whether to scroll, and a plain scrollTop write does it (no layout reads).
   useEffect(() => {
+    const element = virtualizer.scrollElement;
     const top = position * ROW_HEIGHT;
     const offset = virtualizer.scrollOffset ?? 0;
     const height = virtualizer.scrollRect?.height ?? 0;
-    if (height === 0 || top < offset || top + ROW_HEIGHT > offset + height) {
+    if (!element || height === 0) {
       virtualizer.scrollToIndex(position, { align: 'center' });
+    } else if (top < offset || top + ROW_HEIGHT > offset + height) {
+      element.scrollTop = Math.max(0, top - (height - ROW_HEIGHT) / 2);
     }
   }, [virtualizer, position]);
   return null;
