@@ -95,6 +95,16 @@ test('offline: heuristic interventions on a real TRAIL trace reach the run view,
   await page.waitForTimeout(800);
   await page.reload();
   await expect(lane(page)).toHaveText(`interventions (${expected.length})`);
+
+  // Parameters reach the filter: with the trace's tool failure listed as non-critical, no error context is left.
+  await openEngines(page);
+  await page.getByLabel('Known non-critical tool errors').fill('AgentExecutionError');
+  await page.getByRole('button', { name: 'Start over' }).click();
+  await expect(page.getByTestId('supervisor-progress')).toHaveAttribute('data-status', 'complete', { timeout: 30_000 });
+  const errorsExpected = expected.filter((t) => t.context === 'error').length;
+  expect(errorsExpected).toBeGreaterThan(0);
+  await expect(cards).toHaveCount(expected.length - errorsExpected);
+  await expect(page.getByTestId('intervention-list').getByText('error', { exact: true })).toHaveCount(0);
   expect(problems).toEqual([]);
 });
 

@@ -178,6 +178,7 @@ function useTokenSummary(run: Run): TokenSummary | undefined {
 
 function Results({ run }: { run: Run }) {
   const navigate = useUrl((s) => s.navigate);
+  const finishedHere = useSupervisorJob((s) => s.runId === run.id && s.status === 'complete');
   const tokens = useTokenSummary(run);
   const interventions = useMemo(() => {
     const position = new Map(run.steps.map((s, i) => [s.id, i]));
@@ -185,7 +186,13 @@ function Results({ run }: { run: Run }) {
   }, [run]);
   const stepById = useMemo(() => new Map(run.steps.map((s) => [s.id, s])), [run]);
   const agentName = useMemo(() => new Map(run.agents.map((a) => [a.id, a.name])), [run]);
-  if (interventions.length === 0) return null;
+  if (interventions.length === 0) {
+    return finishedHere ? (
+      <Card title="Interventions (0)" testId="intervention-list">
+        <p className="text-sm text-slate-600">The filter found no step to supervise on this run with these parameters.</p>
+      </Card>
+    ) : null;
+  }
   return (
     <>
       {tokens && <TokenSummaryView tokens={tokens} heuristicOnly={interventions.every((i) => i.heuristic)} />}
