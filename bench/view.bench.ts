@@ -19,6 +19,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { extname, join, normalize, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { SESSION_FORMAT, SESSION_VERSION } from '../src/model/schema.ts';
 import type { Run, Session, Step } from '../src/model/types.ts';
 
@@ -296,7 +297,10 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+// Runs when started as a script; importing the file (for generateRun) does nothing else.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}

@@ -129,14 +129,15 @@ export function deriveGraph(
   }
 
   const edges: GraphEdge[] = [];
-  const edgeIndex = new Map<string, number>();
+  const edgeIndex = new Map<string, Map<string, number>>();
   const edgesAt: (readonly number[])[] = new Array(replaySteps.length);
   const nodeAt = new Int32Array(replaySteps.length).fill(-1);
   const positionOf = new Map<string, number>();
   replaySteps.forEach((s, i) => positionOf.set(s.id, i));
 
   // Contributions are collected per position first, so a step's tokens can be shared between its edges.
-  const pending: { source: string; target: string; kind: GraphEdgeKind }[][] = Array.from({ length: replaySteps.length }, () => []);
+  type Contribution = { source: string; target: string; kind: GraphEdgeKind };
+  const pending: (Contribution[] | undefined)[] = new Array(replaySteps.length);
   let stepById: Map<string, Step> | undefined;
   const positionOfStepId = (stepId: string | undefined): number | undefined => {
     if (stepId === undefined) return undefined;
@@ -160,7 +161,7 @@ export function deriveGraph(
       ensureAgent(to);
       const contribution = { source: agentNodeId(from), target: agentNodeId(to), kind: h.kind };
       if (position === undefined) unplaced.push(contribution);
-      else pending[position].push(contribution);
+      else (pending[position] ??= []).push(contribution);
     }
   }
 
@@ -168,11 +169,35 @@ export function deriveGraph(
   let previousSpeaker: string | undefined;
   /** Tool calls issued and not yet answered by a tool step, by tool name. */
   const pendingCalls = new Map<string, number>();
+  // The contributions of the step being read; addCall appends to it.
+  let out: Contribution[] = [];
+  const targets = new Map<string, { id: string; kind: GraphNodeKind }>();
+  const addCall = (name: string, agentId: string) => {
+    pendingCalls.set(name, (pendingCalls.get(name) ?? 0) + 1);
+    // A managed agent called through its run span (smolagents `ToolCallingAgent.run`): the delegation handoff
+    // already draws that edge.
+    if (AGENT_RUN_SPAN.test(name) && !agentByName.has(name)) return;
+    let target = targets.get(name);
+    if (!target) targets.set(name, (target = callTargetNode(name, agentByName)));
+    if (target.id === agentNodeId(agentId)) return;
+    if (target.kind !== 'agent') addNode(target.id, target.kind, name);
+    out.push({ source: agentNodeId(agentId), target: target.id, kind: target.kind === 'agent' ? 'delegation' : target.kind });
+  };
+  // A tool step that answers a call recorded earlier is the same interaction; one without is a call of its own.
+  const addToolStep = (tool: Step) => {
+    const name = tool.name!;
+    const pending = pendingCalls.get(name) ?? 0;
+    if (pending > 0) pendingCalls.set(name, pending - 1);
+    else {
+      addCall(name, tool.agentId);
+      pendingCalls.set(name, pendingCalls.get(name)! - 1);
+    }
+  };
   for (let position = 0; position < replaySteps.length; position++) {
     const step = replaySteps[position];
     const source = agentNodeId(step.agentId);
     nodeAt[position] = ensureAgent(step.agentId);
-    const out = pending[position];
+    out = pending[position] ?? [];
     if (step.recipients && !handoffSteps.has(step.id)) {
       for (const r of step.recipients) {
         const to = resolveAgent(r) ?? r;
@@ -188,26 +213,6 @@ export function deriveGraph(
       previousSpeaker = step.agentId;
     }
     const children = descendants(step.id, childrenOf);
-    const addCall = (name: string, agentId: string) => {
-      pendingCalls.set(name, (pendingCalls.get(name) ?? 0) + 1);
-      // A managed agent called through its run span (smolagents `ToolCallingAgent.run`): the delegation handoff
-      // already draws that edge.
-      if (AGENT_RUN_SPAN.test(name) && !agentByName.has(name)) return;
-      const target = callTargetNode(name, agentByName);
-      if (target.id === agentNodeId(agentId)) return;
-      if (target.kind !== 'agent') addNode(target.id, target.kind, name);
-      out.push({ source: agentNodeId(agentId), target: target.id, kind: target.kind === 'agent' ? 'delegation' : target.kind });
-    };
-    // A tool step that answers a call recorded earlier is the same interaction; one without is a call of its own.
-    const addToolStep = (tool: Step) => {
-      const name = tool.name!;
-      const pending = pendingCalls.get(name) ?? 0;
-      if (pending > 0) pendingCalls.set(name, pending - 1);
-      else {
-        addCall(name, tool.agentId);
-        pendingCalls.set(name, pendingCalls.get(name)! - 1);
-      }
-    };
     for (const call of step.toolCalls ?? []) addCall(call.name, step.agentId);
     if (step.kind === 'tool' && step.name) addToolStep(step);
     for (const child of children ?? []) {
@@ -233,12 +238,14 @@ export function deriveGraph(
   for (const c of unplaced) edges[touchEdge(c.source, c.target, c.kind)].messages++;
 
   function touchEdge(source: string, target: string, kind: GraphEdgeKind): number {
-    const id = `${source}->${target}`;
-    let e = edgeIndex.get(id);
+    let bySource = edgeIndex.get(source);
+    if (!bySource) edgeIndex.set(source, (bySource = new Map()));
+    let e = bySource.get(target);
     if (e === undefined) {
+      const id = `${source}->${target}`;
       edges.push({ id, source, target, kind, messages: 0, tokens: 0, inLoop: false });
       e = edges.length - 1;
-      edgeIndex.set(id, e);
+      bySource.set(target, e);
       const targetNode = nodes[nodeIndex.get(target)!];
       if (targetNode.kind !== 'agent') {
         targetNode.depth = Math.max(targetNode.depth, nodes[nodeIndex.get(source)!].depth + 1);
