@@ -5,6 +5,7 @@ import { gzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { exportSession } from '../export/native.ts';
 import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from './fixture-kit.ts';
+import type { Run } from '../model/types.ts';
 import { attachAnnotationSets, IMPORTERS, ImportError, importBytes, importText } from './index.ts';
 
 function importError(run: () => unknown): ImportError {
@@ -134,7 +135,7 @@ describe.skipIf(!HAVE_SHARED)(`registry on real files (${HAVE_SHARED ? 'real tra
 
 describe('annotation sets without a run id', () => {
   const step = (id: string) => ({ id, index: 0, kind: 'llm' as const, agentId: 'a' });
-  const run = (id: string, stepIds: string[]) => ({
+  const run = (id: string, stepIds: string[]): Run => ({
     id, title: id, sourceFormat: 'span-tree' as const, models: [], outcome: { status: 'unknown' as const }, tags: {},
     agents: [], agentRuns: [], steps: stepIds.map(step), handoffs: [], annotations: [], interventions: [], orphanSpans: 0,
   });
