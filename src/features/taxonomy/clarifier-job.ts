@@ -1,0 +1,77 @@
+// The clarifier pass the Taxonomy view runs: one at a time, kept across view changes. Every intervention is written
+// into its run as it arrives, and every endpoint call into the library's call records, so IndexedDB keeps them.
+import { create } from 'zustand';
+import type { Intervention, LlmCallRecord, Run } from '../../model/types.ts';
+import { DEFAULT_WINDOW, type ClarifyFailure, type ClarifyProgress } from '../../engine/clarifier/index.ts';
+import { useLibrary } from '../../store/library.ts';
+import { effectiveMode, toLlmSettings, useEngineSettings } from '../../store/engine-settings.ts';
+import { runClarifierInWorker } from '../../workers/clarifier-client.ts';
+
+export type ClarifierStatus = 'idle' | 'running' | 'cancelling' | 'cancelled' | 'failed' | 'complete';
+
+interface ClarifierJobState {
+  status: ClarifierStatus;
+  runId?: string;
+  mode?: 'offline' | 'endpoint';
+  progress?: ClarifyProgress;
+  failure?: ClarifyFailure;
+  error?: string;
+  start(runId: string, options?: { fresh?: boolean; window?: number }): Promise<void>;
+  cancel(): void;
+}
+
+export const clarifierInterventions = (run: Run): Intervention[] => run.interventions.filter((i) => i.engine === 'clarifier');
+
+function withIntervention(run: Run, iv: Intervention): Run {
+  const at = run.interventions.findIndex((i) => i.id === iv.id);
+  return { ...run, interventions: at === -1 ? [...run.interventions, iv] : run.interventions.map((x, k) => (k === at ? iv : x)) };
+}
+
+let controller: AbortController | undefined;
+
+export const useClarifierJob = create<ClarifierJobState>((set) => ({
+  status: 'idle',
+  async start(runId, { fresh = false, window = DEFAULT_WINDOW } = {}) {
+    if (controller) return;
+    const library = useLibrary.getState();
+    let run = library.runs[runId];
+    if (!run) {
+      set({ status: 'failed', runId, error: `run “${runId}” is not in the library`, failure: undefined });
+      return;
+    }
+    if (fresh) {
+      run = { ...run, interventions: run.interventions.filter((i) => i.engine !== 'clarifier') };
+      library.updateRun(run);
+    }
+    const settings = useEngineSettings.getState();
+    const mode = effectiveMode(settings.endpoint);
+    const previous = clarifierInterventions(run);
+    controller = new AbortController();
+    set({ status: 'running', runId, mode, progress: { done: 0, total: run.handoffs.length, asked: 0 }, failure: undefined, error: undefined });
+    try {
+      const result = await runClarifierInWorker(
+        { run, window, llm: mode === 'endpoint' ? toLlmSettings(settings.endpoint, settings.apiKey) : undefined, previous },
+        {
+          onProgress: (progress) => set({ progress }),
+          onIntervention: (iv, resumed) => {
+            if (resumed) return;
+            const current = useLibrary.getState().runs[runId];
+            if (current) useLibrary.getState().updateRun(withIntervention(current, iv));
+          },
+          onCall: (record: LlmCallRecord) => useLibrary.setState((s) => ({ llmCalls: { ...s.llmCalls, [record.id]: record } })),
+        },
+        controller.signal,
+      );
+      set({ status: result.status, failure: result.failure });
+    } catch (e) {
+      set({ status: 'failed', error: e instanceof Error ? e.message : String(e) });
+    } finally {
+      controller = undefined;
+    }
+  },
+  cancel() {
+    if (!controller) return;
+    set({ status: 'cancelling' });
+    controller.abort();
+  },
+}));
