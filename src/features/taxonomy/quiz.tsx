@@ -1,6 +1,6 @@
 // Quiz mode: show a handoff, pick its type and whom to ask, see the explanation, keep score (a point for the type, a
 // point for the addressee). Keyboard: 1–5 pick the type, s / r / n the addressee, Enter checks and goes on.
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { create } from 'zustand';
 import { CLARIFIER_TYPES, TYPE_INFO, type Addressee, type ClarifierType } from '../../engine/clarifier/index.ts';
 import { Badge } from '../../ui/badge.tsx';
@@ -81,6 +81,10 @@ export function Quiz() {
   const done = q.index >= total;
   const c = done ? undefined : TEACHING_CASES.find((x) => x.id === q.order[q.index]);
   const score = q.answers.reduce((s, a) => s + (a.typeRight ? 1 : 0) + (a.whomRight ? 1 : 0), 0);
+  const root = useRef<HTMLDivElement>(null);
+
+  // Keys go to the quiz as soon as it opens (not to the tab that opened it).
+  useEffect(() => root.current?.focus(), []);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -94,7 +98,8 @@ export function Quiz() {
       else if (e.key === 'r') s.pickWhom('receiver');
       else if (e.key === 'n') s.pickWhom('nobody');
       else if (e.key === 'Enter') {
-        if (target?.tagName === 'BUTTON') return; // the focused button handles its own Enter
+        // A focused ordinary button (Next, Restart, a tab) handles its own Enter; the answer choices do not.
+        if (target?.tagName === 'BUTTON' && target.getAttribute('role') !== 'radio') return;
         if (s.checked) s.next();
         else s.check();
       } else return;
@@ -105,7 +110,7 @@ export function Quiz() {
   }, []);
 
   return (
-    <div className="space-y-3" data-testid="quiz">
+    <div className="space-y-3 focus:outline-none" data-testid="quiz" ref={root} tabIndex={-1}>
       <div className="flex flex-wrap items-center gap-3 text-sm">
         <span data-testid="quiz-progress">
           {done ? `Finished ${total} of ${total}` : `Handoff ${q.index + 1} of ${total}`}

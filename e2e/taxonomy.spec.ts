@@ -1,0 +1,152 @@
+// The Taxonomy view in the studio: every gallery case renders (screenshots of the gallery and of a case go to
+// test-results/taxonomy/), a person labels an edge of a real Who&When run and finds the label after a reload (with the
+// dataset's decisive-step label shown as unmapped, the offline flagger run, and the edge promoted to the gallery),
+// and the quiz is taken to the end with the keyboard, its score matching the feedback given on each item.
+import { expect, test, type Page } from '@playwright/test';
+import { openStudio, openTraceFiles, sharedTrace, skipWithoutShared } from './fixtures.ts';
+
+const SHOTS = 'test-results/taxonomy';
+const WHO_WHEN = 'who-and-when/hand-crafted/1.json';
+
+test.use({ viewport: { width: 1400, height: 950 } });
+
+async function openTaxonomy(page: Page, tab: 'Gallery' | 'Edges & labels' | 'Quiz' | 'Charts') {
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Taxonomy' }).click();
+  await expect(page.getByTestId('taxonomy-page')).toBeVisible();
+  await page.getByRole('tab', { name: tab }).click();
+}
+
+test('the gallery holds at least 12 cases, each renders with its handoff, question, addressee and revision', async ({ page }) => {
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  await openStudio(page);
+  await openTaxonomy(page, 'Gallery');
+  const cards = page.getByTestId('case-card');
+  const count = await cards.count();
+  expect(count).toBeGreaterThanOrEqual(12);
+  for (const t of ['DG', 'RD', 'SC', 'CG']) expect(await cards.filter({ has: page.locator(`[data-type="${t}"]`) }).count(), t).toBeGreaterThanOrEqual(3);
+  await page.screenshot({ path: `${SHOTS}/gallery.png`, fullPage: true });
+
+  const ids = await cards.evaluateAll((els) => els.map((e) => e.getAttribute('data-case-id')!));
+  for (const id of ids) {
+    await page.locator(`[data-testid="case-card"][data-case-id="${id}"]`).click();
+    const view = page.getByTestId('case-view');
+    await expect(view).toHaveAttribute('data-case-id', id);
+    await expect(view.getByTestId('case-message')).not.toBeEmpty();
+    await expect(view.getByTestId('case-explanation')).toContainText('Why');
+    if (!id.startsWith('none-')) {
+      await expect(view.getByTestId('case-question')).toContainText(/Clarifier asks .+ \((sender|receiver)\): .+\?/);
+      await expect(view.getByTestId('case-revised')).not.toBeEmpty();
+    }
+    if (id === 'sc-math-tank') await view.screenshot({ path: `${SHOTS}/case-sc-math-tank.png` });
+    await expect(page).toHaveURL(new RegExp(`case=${id}`));
+    await page.getByRole('button', { name: '← All cases' }).click();
+  }
+  // Filtering by type keeps only that type.
+  await page.getByRole('button', { name: 'CG · Capability Gap' }).click();
+  await expect(cards).toHaveCount(3);
+  expect(problems).toEqual([]);
+});
+
+test('labels an edge of a real Who&When run; the label survives a reload and joins the gallery', async ({ page }) => {
+  skipWithoutShared(WHO_WHEN);
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  await openStudio(page);
+  await openTraceFiles(page, sharedTrace(WHO_WHEN));
+  await openTaxonomy(page, 'Edges & labels');
+  const rows = page.getByTestId('edge-row');
+  expect(await rows.count()).toBeGreaterThan(5);
+
+  // The dataset's decisive step (WebSurfer, history index 12) sits on the edge it sent, shown as unmapped.
+  const decisive = rows.filter({ has: page.getByText('dataset', { exact: true }) });
+  await expect(decisive).toHaveCount(1);
+  await expect(decisive).toContainText('WebSurfer → Orchestrator');
+  await decisive.click();
+  const datasetLabel = page.getByTestId('dataset-label');
+  await expect(datasetLabel).toContainText('Who&When decisive error by WebSurfer');
+  await expect(datasetLabel).toContainText('unmapped');
+
+  // Label it with the keyboard (4 = CG) and a note, then save.
+  const edgeId = await decisive.getAttribute('data-edge-id');
+  const form = page.getByTestId('label-form');
+  await form.getByRole('radio', { name: /^DG/ }).focus();
+  await page.keyboard.press('3');
+  await expect(form.getByRole('radio', { name: /^SC/ })).toHaveAttribute('aria-checked', 'true');
+  await form.getByRole('radio', { name: /^RD/ }).click();
+  await form.getByLabel('Note').fill('the summary points at "the listings" without saying which site');
+  await form.getByRole('button', { name: 'Save label' }).click();
+  await expect(page.getByTestId('saved-label')).toContainText('Saved: RD');
+  await expect(decisive).toContainText('you:');
+  await form.getByLabel('Show in the gallery').check();
+
+  // The offline flagger over every edge, labelled heuristic.
+  await expect(page.getByTestId('clarifier-mode')).toContainText('Offline');
+  await page.getByRole('button', { name: 'Run clarifier on all edges' }).click();
+  const progress = page.getByTestId('clarifier-progress');
+  await expect(progress).toHaveAttribute('data-status', 'complete', { timeout: 30_000 });
+  expect(await progress.getAttribute('data-done')).toBe(String(await rows.count()));
+  await expect(page.getByTestId('clarification').getByText('heuristic', { exact: true })).toBeVisible();
+  await expect(page.getByTestId('extra-cost')).toContainText('0%');
+
+  // Agreement: your labels vs the heuristic flagger, over the one edge both labelled.
+  const agreementPanel = page.getByTestId('agreement');
+  await agreementPanel.getByLabel('Source B').selectOption('heuristic');
+  await expect(page.getByTestId('agreement-result')).toContainText('1 edges labelled by both');
+  await page.screenshot({ path: `${SHOTS}/edges.png`, fullPage: true });
+
+  // Reload: the label and the clarifier results come back from the stored library.
+  await page.waitForTimeout(800);
+  await page.reload();
+  await expect(page.getByTestId('edge-detail')).toBeVisible();
+  await expect(page).toHaveURL(new RegExp(`edge=${encodeURIComponent(edgeId!).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+  await expect(page.getByTestId('saved-label')).toContainText('Saved: RD');
+  await expect(page.getByTestId('label-form').getByLabel('Note')).toHaveValue('the summary points at "the listings" without saying which site');
+  await expect(page.getByTestId('clarifier-summary')).toBeVisible();
+
+  // The labelled edge is now a gallery case from a real trace.
+  await page.getByRole('tab', { name: 'Gallery' }).click();
+  const traceCard = page.getByTestId('trace-case-card');
+  await expect(traceCard).toHaveCount(1);
+  await traceCard.click();
+  await expect(page.getByTestId('trace-case-view')).toContainText('WebSurfer → Orchestrator');
+  await expect(page.getByTestId('trace-case-view')).toContainText('which site');
+  await page.getByTestId('trace-case-view').screenshot({ path: `${SHOTS}/trace-case.png` });
+
+  // The run view's inspector shows the label on the step that sent the message.
+  await page.getByRole('button', { name: 'Open the edge →' }).click();
+  await page.getByRole('button', { name: 'Open in run view →' }).click();
+  await expect(page.getByTestId('run-view')).toBeVisible();
+  await expect(page.getByTestId('inspector')).toContainText('AgentAsk');
+  expect(problems).toEqual([]);
+});
+
+test('the quiz runs to the end with the keyboard and keeps score', async ({ page }) => {
+  await openStudio(page);
+  await openTaxonomy(page, 'Quiz');
+  const progress = page.getByTestId('quiz-progress');
+  const total = Number((await progress.textContent())!.match(/of (\d+)/)![1]);
+  expect(total).toBeGreaterThanOrEqual(12);
+  let expected = 0;
+  for (let i = 0; i < total; i++) {
+    await expect(progress).toHaveText(`Handoff ${i + 1} of ${total}`);
+    // Alternate answers so some are right and some wrong: SC asked of the sender, or CG asked of the receiver.
+    await page.keyboard.press(i % 2 === 0 ? '3' : '4');
+    await page.keyboard.press(i % 2 === 0 ? 's' : 'r');
+    await page.keyboard.press('Enter');
+    const feedback = page.getByTestId('quiz-feedback');
+    await expect(feedback).toBeVisible();
+    const text = (await feedback.textContent()) ?? '';
+    expected += (text.includes('Type: right') ? 1 : 0) + (text.includes('Whom: right') ? 1 : 0);
+    await expect(page.getByTestId('quiz-score')).toHaveAttribute('data-score', String(expected));
+    if (i === 0) await page.screenshot({ path: `${SHOTS}/quiz-feedback.png` });
+    await page.keyboard.press('Enter');
+  }
+  await expect(page.getByTestId('quiz-result')).toContainText(`You scored ${expected} of ${total * 2}`);
+  expect(expected).toBeGreaterThan(0);
+  expect(expected).toBeLessThan(total * 2);
+  await page.screenshot({ path: `${SHOTS}/quiz-result.png` });
+  await page.getByRole('button', { name: 'Take it again' }).click();
+  await expect(progress).toHaveText(`Handoff 1 of ${total}`);
+  await expect(page.getByTestId('quiz-score')).toHaveAttribute('data-score', '0');
+});
