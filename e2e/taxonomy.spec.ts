@@ -2,11 +2,15 @@
 // test-results/taxonomy/), a person labels an edge of a real Who&When run and finds the label after a reload (with the
 // dataset's decisive-step label shown as unmapped, the offline flagger run, and the edge promoted to the gallery),
 // and the quiz is taken to the end with the keyboard, its score matching the feedback given on each item.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { openStudio, openTraceFiles, sharedTrace, skipWithoutShared } from './fixtures.ts';
 
 const SHOTS = 'test-results/taxonomy';
 const WHO_WHEN = 'who-and-when/hand-crafted/1.json';
+const ROOT = resolve(import.meta.dirname, '..');
+const TSX = resolve(ROOT, 'node_modules/tsx/dist/cli.mjs');
 
 test.use({ viewport: { width: 1400, height: 950 } });
 
@@ -149,4 +153,83 @@ test('the quiz runs to the end with the keyboard and keeps score', async ({ page
   await page.getByRole('button', { name: 'Take it again' }).click();
   await expect(progress).toHaveText(`Handoff 1 of ${total}`);
   await expect(page.getByTestId('quiz-score')).toHaveAttribute('data-score', '0');
+});
+
+test.describe('against the test server', () => {
+  let server: ChildProcess | undefined;
+  let baseUrl = '';
+
+  test.beforeAll(async () => {
+    const child = spawn(process.execPath, [TSX, 'test-server/main.ts', '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+    server = child;
+    const url = await new Promise<string>((resolveUrl, reject) => {
+      let out = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes('\n')) resolveUrl(out.split('\n')[0].trim());
+      });
+      child.once('exit', (code) => reject(new Error(`test server exited with ${code}`)));
+    });
+    baseUrl = `${url}/v1`;
+  });
+
+  test.afterAll(() => {
+    server?.kill('SIGTERM');
+  });
+
+  test('the clarifier asks, the addressee answers, original and revised side by side, extra cost of the run', async ({ page }) => {
+    skipWithoutShared(WHO_WHEN);
+    const none = { content: '{"type":"NONE","to_agent":null,"question":""}', usage: { prompt_tokens: 100, completion_tokens: 5 } };
+    const script = {
+      queue: [
+        { content: '{"type":"DG","to_agent":"sender","question":"Which weekdays count as after work?"}', usage: { prompt_tokens: 400, completion_tokens: 20 } },
+        { content: 'Monday to Friday, between 7 and 9 pm.', usage: { prompt_tokens: 200, completion_tokens: 10 } },
+        { ...none, usage: { prompt_tokens: 420, completion_tokens: 10 } },
+      ],
+      fallback: none,
+    };
+    const admin = (path: string, body: unknown) => fetch(`${baseUrl.replace(/\/v1$/, '')}${path}`, { method: 'POST', body: JSON.stringify(body) });
+    await admin('/__reset', {});
+    await admin('/__script', script);
+
+    await openStudio(page);
+    await openTraceFiles(page, sharedTrace(WHO_WHEN));
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Engines' }).click();
+    await page.getByRole('radio', { name: /OpenAI-compatible endpoint/ }).check();
+    await page.getByLabel('Base URL').fill(baseUrl);
+    await page.getByLabel('Supervisor model').fill('test-model');
+    await page.getByLabel('Clarifier model').fill('clarifier-model');
+    await openTaxonomy(page, 'Edges & labels');
+    await expect(page.getByTestId('clarifier-mode')).toContainText('Clarifier model “clarifier-model”');
+    const edges = await page.getByTestId('edge-row').count();
+    await page.getByRole('button', { name: 'Run clarifier on all edges' }).click();
+    await expect(page.getByTestId('clarifier-progress')).toHaveAttribute('data-status', 'complete', { timeout: 30_000 });
+
+    await page.getByTestId('edge-row').first().click();
+    const c = page.getByTestId('clarification');
+    await expect(c.getByText('heuristic', { exact: true })).toHaveCount(0);
+    await expect(c).toContainText('asked human (sender)');
+    await expect(c.getByTestId('clarifier-question')).toContainText('Which weekdays count as after work?');
+    await expect(c).toContainText('resolved in one shot: yes');
+    await expect(c).toContainText('extra tokens: 1,060');
+    const original = await c.getByTestId('original-message').textContent();
+    const revised = await c.getByTestId('revised-message').textContent();
+    expect(revised!.startsWith(original!)).toBe(true);
+    expect(revised).toContain('human answered: Monday to Friday, between 7 and 9 pm.');
+    await c.screenshot({ path: `${SHOTS}/clarification-endpoint.png` });
+
+    const extra = 1060 + 105 * (edges - 1);
+    const cost = page.getByTestId('extra-cost');
+    await expect(cost).toContainText(`${extra.toLocaleString('en')} tokens of`);
+    const runTokens = Number((await cost.textContent())!.match(/tokens of ([\d,]+)/)![1].replace(/,/g, ''));
+    await expect(cost).toContainText(`${Math.round((10000 * extra) / runTokens) / 100}%`);
+    await expect(page.getByTestId('clarifier-summary')).toContainText('100%');
+
+    // The charts count the clarifier's ask and its one-shot resolution beside the paper's figures.
+    await page.getByRole('tab', { name: 'Charts' }).click();
+    await expect(page.locator('[data-testid="distribution-svg"] rect[data-series="clarifier"][data-type="DG"]')).toHaveAttribute('data-value', '100');
+    await expect(page.locator('[data-testid="one-shot-svg"] rect[data-series="clarifier"][data-type="DG"]')).toHaveAttribute('data-value', '100');
+    await expect(page.locator('[data-testid="distribution-svg"] rect[data-series="paper"][data-type="SC"]')).toHaveAttribute('data-value', '36.8');
+    await page.screenshot({ path: `${SHOTS}/charts.png`, fullPage: true });
+  });
 });

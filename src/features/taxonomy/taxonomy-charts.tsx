@@ -17,13 +17,20 @@ interface Series {
   /** Per type: value in %, or null when there is nothing to show; n = the count behind it. */
   values: Record<ErrorType, { pct: number | null; n: number; of: number }>;
   reference?: boolean;
+  /** Its number in the legend (series without data are left out of the chart but keep their number). */
+  index?: number;
 }
 
 const W = 640;
 const H = 260;
 const M = { top: 16, right: 12, bottom: 44, left: 44 };
 
-function GroupedBars({ series, yLabel, testId, onHover, svgRef }: { series: Series[]; yLabel: string; testId: string; onHover: (lines: string[] | null) => void; svgRef: RefObject<SVGSVGElement | null> }) {
+/** Series with data (references always have it), numbered as in the legend. */
+const drawable = (series: Series[]): Series[] =>
+  series.map((s, i) => ({ ...s, index: i + 1 })).filter((s) => s.reference || ERROR_TYPES.some((t) => s.values[t].of > 0));
+
+function GroupedBars({ series: all, yLabel, testId, onHover, svgRef }: { series: Series[]; yLabel: string; testId: string; onHover: (lines: string[] | null) => void; svgRef: RefObject<SVGSVGElement | null> }) {
+  const series = drawable(all);
   const x = scaleBand<ErrorType>().domain([...ERROR_TYPES]).range([M.left, W - M.right]).padding(0.2);
   const inner = scaleBand<string>().domain(series.map((s) => s.key)).range([0, x.bandwidth()]).padding(0.08);
   const y = scaleLinear().domain([0, 100]).range([H - M.bottom, M.top]);
@@ -75,6 +82,15 @@ function GroupedBars({ series, yLabel, testId, onHover, svgRef }: { series: Seri
               </rect>
             );
           })}
+          {series.map((s, i) => {
+            const v = s.values[t];
+            if (v.pct === null) return null;
+            return (
+              <text key={`n-${s.key}`} x={inner(s.key)! + inner.bandwidth() / 2} y={y(v.pct) - 3} textAnchor="middle" fill={AXIS} fontSize={9}>
+                {s.index ?? i + 1}
+              </text>
+            );
+          })}
           <text x={x.bandwidth() / 2} y={H - M.bottom + 16} textAnchor="middle" fill={AXIS} fontWeight={600}>
             {t}
           </text>
@@ -95,9 +111,10 @@ function Legend({ series }: { series: Series[] }) {
         <li key={s.key} className="flex items-center gap-1">
           <span className="inline-block h-3 w-3 rounded-sm border border-slate-500" style={{ background: s.reference ? 'repeating-linear-gradient(45deg,#fff,#fff 2px,#cbd5e1 2px,#cbd5e1 4px)' : '#475569', opacity: s.reference ? 1 : 0.85 - i * 0.1 }} />
           {i + 1}. {s.label}
+          {!s.reference && ERROR_TYPES.every((t) => s.values[t].of === 0) && <span className="text-slate-400">: nothing yet, not drawn</span>}
         </li>
       ))}
-      <li className="text-slate-500">Bars in each group follow this order, left to right.</li>
+      <li className="text-slate-500">The number above a bar names its series.</li>
     </ul>
   );
 }
@@ -120,6 +137,7 @@ export function TaxonomyCharts() {
 
   const distribution: Series[] = [
     { key: 'paper', label: `AgentAsk paper, Figure 2a (N = ${PAPER_STATS.distributionN} logs; published reference)`, values: reference(PAPER_STATS.distribution), reference: true },
+    { key: 'paper-events', label: 'AgentAsk paper, §5.4 clarification events (published reference)', values: reference(PAPER_STATS.events), reference: true },
     { key: 'human', label: `your labels (${stats.human.total} error edges in ${stats.runsWithLabels} runs)`, values: shares(stats.human.counts) },
     { key: 'clarifier', label: `clarifier asks, endpoint (${stats.clarifier.total})`, values: shares(stats.clarifier.counts) },
     { key: 'heuristic', label: `heuristic flags, offline (${stats.heuristic.total})`, values: shares(stats.heuristic.counts) },
@@ -144,7 +162,7 @@ export function TaxonomyCharts() {
     <div className="space-y-3" data-testid="taxonomy-charts">
       <ChartFrame
         title="Error-type distribution"
-        caption="Share of each type among edges with an error (NONE left out), per source. The first bar of each group is the paper's published distribution, drawn for reference; the others are counted from the runs in your library."
+        caption="Share of each type among edges with an error (NONE left out), per source. The hatched bars are the paper's published figures (Figure 2a and the §5.4 event shares), drawn for reference; the solid ones are counted from the runs in your library."
         exportName="taxonomy-distribution"
         csv={csv(distribution)}
         svgRef={distRef}
