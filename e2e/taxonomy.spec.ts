@@ -122,6 +122,10 @@ test('labels an edge of a real Who&When run; the label survives a reload and joi
   await page.getByRole('button', { name: 'Open in run view →' }).click();
   await expect(page.getByTestId('run-view')).toBeVisible();
   await expect(page.getByTestId('inspector')).toContainText('AgentAsk');
+  // …and links back to the edge it sends.
+  await page.getByTestId('inspector-handoffs').getByRole('button', { name: 'Label this edge in Taxonomy →' }).click();
+  await expect(page.getByTestId('edge-row').and(page.locator('[aria-current="true"]'))).toHaveAttribute('data-edge-id', edgeId!);
+  await expect(page.getByTestId('saved-label')).toContainText('Saved: RD');
   expect(problems).toEqual([]);
 });
 
