@@ -220,6 +220,15 @@ test.describe('against the test server', () => {
     const revised = await c.getByTestId('revised-message').textContent();
     expect(revised!.startsWith(original!)).toBe(true);
     expect(revised).toContain('human answered: Monday to Friday, between 7 and 9 pm.');
+    // The three recorded calls: clarifier, the addressee played by the agents' model (falls back to the supervisor
+    // model here), the second check.
+    await c.getByText('Clarifier’s LLM exchange (3 calls)').click();
+    const exchange = c.getByTestId('llm-exchange');
+    await expect(exchange).toContainText('clarifier-model · 400 in + 20 out tokens');
+    await expect(exchange).toContainText('test-model · 200 in + 10 out tokens');
+    await expect(exchange).toContainText('Which weekdays count as after work?');
+    await expect(exchange).toContainText('You are the person (human) who gave a team of AI agents the task');
+    await c.getByText('Clarifier’s LLM exchange (3 calls)').click();
     await c.screenshot({ path: `${SHOTS}/clarification-endpoint.png` });
 
     const extra = 1060 + 105 * (edges - 1);

@@ -10,6 +10,8 @@ export interface EdgeAgent {
   role?: string;
   /** The agent's recorded system prompt, when the trace has one: the addressee's LLM plays the agent with it. */
   prompt?: string;
+  /** `human` for the person using the system (the addressee's LLM then answers as that user). */
+  kind?: 'agent' | 'human' | 'system';
 }
 
 export interface HistoryEntry {
@@ -59,6 +61,7 @@ function edgeAgent(ref: string, byId: Map<string, Agent>, byName: Map<string, Ag
   if (role) out.role = role;
   const prompt = prompts.get(agent.id);
   if (prompt) out.prompt = prompt;
+  if (agent.kind) out.kind = agent.kind;
   return out;
 }
 

@@ -84,7 +84,9 @@ export function addresseeMessages(state: EdgeState, who: 'sender' | 'receiver', 
   const other = who === 'sender' ? state.receiver : state.sender;
   const persona = agent.prompt
     ? `${clip(agent.prompt, PROMPT_CHARS)}\n\n(You are ${agent.name} in this team.)`
-    : `You are ${agent.name}, a member of a team of cooperating agents.${agent.role ? ` Your role: ${clip(agent.role, 500)}` : ''}`;
+    : agent.kind === 'human'
+      ? `You are the person (${agent.name}) who gave a team of AI agents the task below. Answer as that person would, from what the task says and what a reasonable user means by it.`
+      : `You are ${agent.name}, a member of a team of cooperating agents.${agent.role ? ` Your role: ${clip(agent.role, 500)}` : ''}`;
   const situation =
     who === 'sender'
       ? `You just wrote the message below for ${other.name}. Before it is delivered, a reviewer asks you one question about it.`

@@ -23,6 +23,7 @@ import { useUrl } from '../../store/url.ts';
 import { Badge, SimulatedBadge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
 import { ErrorBanner } from '../../ui/error-banner.tsx';
+import { LlmExchange } from '../engines/intervention-card.tsx';
 import { clarifierInterventions, useClarifierJob } from './clarifier-job.ts';
 import { edgeRows, isGalleryLabel, withGalleryMark, type EdgeRow } from './taxonomy-model.ts';
 import { Panel, TextBlock, TypeBadge } from './type-ui.tsx';
@@ -339,6 +340,8 @@ function ClarificationView({ row }: { row: EdgeRow }) {
             <dd className="inline">{c.resolved === null ? (c.type === 'NONE' ? 'n/a' : c.heuristic ? 'not checked (offline)' : 'not checked') : c.resolved ? 'yes' : `no (second check: ${c.secondType})`}</dd>
           </div>
         </dl>
+        {c.repairs.length > 0 && <p className="rounded bg-amber-50 px-2 py-1 text-amber-900">Answer repaired: {c.repairs.join('; ')}</p>}
+        {c.llmCallIds.length > 0 && <LlmExchange ids={c.llmCallIds} engine="clarifier" />}
         {c.changed ? (
           <div className="grid gap-2 md:grid-cols-2" data-testid="message-compare">
             <TextBlock label="Original message" tone="faulty" testId="original-message">{c.originalMessage}</TextBlock>
