@@ -98,6 +98,16 @@ function RunEdges({ run }: { run: Run }) {
     if (next) setParams({ edge: next.state.id });
   };
 
+  if (rows.length === 0) {
+    return (
+      <div className="space-y-3">
+        <Panel title="Edges (0)" testId="edge-list">
+          <p className="text-sm text-slate-600">This run records no handoff between agents (a single agent, or only tool calls), so it has no edge to label or clarify.</p>
+        </Panel>
+        <UnplacedDatasetLabels run={run} />
+      </div>
+    );
+  }
   return (
     <div className="space-y-3">
       <ClarifierControls run={run} />
