@@ -206,11 +206,14 @@ test.describe('against the test server', () => {
     await openTaxonomy(page, 'Edges & labels');
     await expect(page.getByTestId('clarifier-mode')).toContainText('Clarifier model “clarifier-model”');
     const edges = await page.getByTestId('edge-row').count();
-    await page.getByRole('button', { name: 'Run clarifier on all edges' }).click();
+    // First the one edge alone (the call a live runner makes per handoff), then the rest of the run.
+    await page.getByTestId('edge-row').first().click();
+    await page.getByTestId('clarification-none').getByRole('button', { name: 'Clarify this edge' }).click();
+    const c = page.getByTestId('clarification');
+    await expect(c).toContainText('asked human (sender)');
+    await page.getByRole('button', { name: `Resume (1 of ${edges} edges done)` }).click();
     await expect(page.getByTestId('clarifier-progress')).toHaveAttribute('data-status', 'complete', { timeout: 30_000 });
 
-    await page.getByTestId('edge-row').first().click();
-    const c = page.getByTestId('clarification');
     await expect(c.getByText('heuristic', { exact: true })).toHaveCount(0);
     await expect(c).toContainText('asked human (sender)');
     await expect(c.getByTestId('clarifier-question')).toContainText('Which weekdays count as after work?');

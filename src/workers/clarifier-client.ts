@@ -2,6 +2,7 @@
 // returns its partial result); a worker that dies rejects the call instead of hanging.
 import * as Comlink from 'comlink';
 import type { ClarifyResult } from '../engine/clarifier/index.ts';
+import type { Intervention } from '../model/types.ts';
 import type { ClarifierJob, ClarifierJobEvents, ClarifierWorkerApi } from './clarifier.worker.ts';
 
 export type { ClarifierJob, ClarifierJobEvents } from './clarifier.worker.ts';
@@ -37,6 +38,28 @@ export function runClarifierInWorker(job: ClarifierJob, events: ClarifierJobEven
     w.addEventListener('error', onError, { once: true });
     api
       .start(jobId, job, Comlink.proxy(events))
+      .then(resolve, reject)
+      .finally(() => {
+        signal.removeEventListener('abort', onAbort);
+        w.removeEventListener('error', onError);
+      });
+    if (signal.aborted) onAbort();
+  });
+}
+
+export function clarifyEdgeInWorker(job: ClarifierJob, handoffId: string, events: Pick<ClarifierJobEvents, 'onCall'>, signal: AbortSignal): Promise<Intervention> {
+  const { worker: w, remote: api } = connect();
+  const jobId = nextJobId++;
+  return new Promise<Intervention>((resolve, reject) => {
+    const onAbort = () => void api.stop(jobId);
+    const onError = (e: ErrorEvent) => {
+      disconnect();
+      reject(new Error(e.message || 'the clarifier worker stopped unexpectedly'));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    w.addEventListener('error', onError, { once: true });
+    api
+      .startOne(jobId, job, handoffId, Comlink.proxy(events))
       .then(resolve, reject)
       .finally(() => {
         signal.removeEventListener('abort', onAbort);

@@ -4,7 +4,7 @@
 import * as Comlink from 'comlink';
 import type { Intervention, LlmCallRecord, Run } from '../model/types.ts';
 import { CallRecorder, LlmClient, TokenBudget, type LlmSettings } from '../llm/index.ts';
-import { clarifyRunSteps, type ClarifyProgress, type ClarifyResult } from '../engine/clarifier/index.ts';
+import { ClarificationFailed, clarifyEdge, clarifyRunSteps, edgeStates, toIntervention, type ClarifyProgress, type ClarifyResult } from '../engine/clarifier/index.ts';
 
 export interface ClarifierJob {
   run: Run;
@@ -43,6 +43,27 @@ const api = {
           void events.onProgress(ev.progress);
           await breathe();
         } else void events.onIntervention(ev.intervention, ev.resumed);
+      }
+    } finally {
+      running.delete(jobId);
+    }
+  },
+
+  /** Clarify one edge of the run (the same engine call a live runner makes per handoff). */
+  async startOne(jobId: number, job: ClarifierJob, handoffId: string, events: Pick<ClarifierJobEvents, 'onCall'>): Promise<Intervention> {
+    const controller = new AbortController();
+    running.set(jobId, controller);
+    try {
+      const state = edgeStates(job.run, job.window).find((s) => s.id === handoffId);
+      if (!state) throw new Error(`handoff ${handoffId} is not in run ${job.run.id}`);
+      const recorder = new CallRecorder((record) => void events.onCall(record));
+      const budget = new TokenBudget(job.llm?.tokenBudgetPerRun ?? Infinity);
+      budget.spend(job.previous.reduce((sum, iv) => sum + (iv.tokens?.total ?? 0), 0));
+      const client = job.llm ? new LlmClient(job.llm, { recorder, budget }) : undefined;
+      try {
+        return toIntervention(await clarifyEdge(state, { client, signal: controller.signal }), state.stepId);
+      } catch (e) {
+        throw new Error(e instanceof ClarificationFailed ? e.message : e instanceof Error ? e.message : String(e));
       }
     } finally {
       running.delete(jobId);

@@ -5,7 +5,7 @@ import type { Intervention, LlmCallRecord, Run } from '../../model/types.ts';
 import { DEFAULT_WINDOW, type ClarifyFailure, type ClarifyProgress } from '../../engine/clarifier/index.ts';
 import { useLibrary } from '../../store/library.ts';
 import { effectiveMode, toLlmSettings, useEngineSettings } from '../../store/engine-settings.ts';
-import { runClarifierInWorker } from '../../workers/clarifier-client.ts';
+import { clarifyEdgeInWorker, runClarifierInWorker } from '../../workers/clarifier-client.ts';
 
 export type ClarifierStatus = 'idle' | 'running' | 'cancelling' | 'cancelled' | 'failed' | 'complete';
 
@@ -16,7 +16,11 @@ interface ClarifierJobState {
   progress?: ClarifyProgress;
   failure?: ClarifyFailure;
   error?: string;
+  /** The edge being clarified on its own (set while `startEdge` runs). */
+  edgeId?: string;
   start(runId: string, options?: { fresh?: boolean; window?: number }): Promise<void>;
+  /** Clarify (again) one edge only; its earlier result is replaced. */
+  startEdge(runId: string, handoffId: string, window?: number): Promise<void>;
   cancel(): void;
 }
 
@@ -65,6 +69,37 @@ export const useClarifierJob = create<ClarifierJobState>((set) => ({
       set({ status: result.status, failure: result.failure });
     } catch (e) {
       set({ status: 'failed', error: e instanceof Error ? e.message : String(e) });
+    } finally {
+      controller = undefined;
+    }
+  },
+  async startEdge(runId, handoffId, window = DEFAULT_WINDOW) {
+    if (controller) return;
+    const run = useLibrary.getState().runs[runId];
+    if (!run) return;
+    const settings = useEngineSettings.getState();
+    const mode = effectiveMode(settings.endpoint);
+    controller = new AbortController();
+    set({ status: 'running', runId, mode, edgeId: handoffId, progress: undefined, failure: undefined, error: undefined });
+    try {
+      const iv = await clarifyEdgeInWorker(
+        { run, window, llm: mode === 'endpoint' ? toLlmSettings(settings.endpoint, settings.apiKey) : undefined, previous: clarifierInterventions(run) },
+        handoffId,
+        { onCall: (record: LlmCallRecord) => useLibrary.setState((s) => ({ llmCalls: { ...s.llmCalls, [record.id]: record } })) },
+        controller.signal,
+      );
+      const current = useLibrary.getState().runs[runId];
+      if (current) useLibrary.getState().updateRun(withIntervention(current, iv));
+      set({ status: 'complete', edgeId: undefined });
+    } catch (e) {
+      const message = e instanceof Error ? e.message : String(e);
+      const h = run.handoffs.find((x) => x.id === handoffId);
+      set({
+        status: controller.signal.aborted ? 'cancelled' : 'failed',
+        edgeId: undefined,
+        error: message,
+        failure: h ? { edgeId: handoffId, position: run.handoffs.indexOf(h), sender: h.from, receiver: h.to.join(', '), message } : undefined,
+      });
     } finally {
       controller = undefined;
     }

@@ -210,7 +210,7 @@ function EdgeDetail({ run, row }: { run: Run; row: EdgeRow }) {
       </Panel>
       <LabelForm key={s.id} run={run} row={row} />
       <DatasetLabelsOnEdge row={row} />
-      <ClarificationView row={row} />
+      <ClarificationView run={run} row={row} />
     </>
   );
 }
@@ -313,9 +313,26 @@ function DatasetLabelLine({ label: d }: { label: ReturnType<typeof datasetLabels
   );
 }
 
-function ClarificationView({ row }: { row: EdgeRow }) {
+function ClarifyEdgeButton({ run, edgeId, again }: { run: Run; edgeId: string; again: boolean }) {
+  const job = useClarifierJob();
+  const active = job.status === 'running' || job.status === 'cancelling';
+  const busyHere = active && job.edgeId === edgeId;
+  return (
+    <Button size="sm" disabled={active} onClick={() => void job.startEdge(run.id, edgeId)}>
+      {busyHere ? 'Clarifying…' : again ? 'Clarify this edge again' : 'Clarify this edge'}
+    </Button>
+  );
+}
+
+function ClarificationView({ run, row }: { run: Run; row: EdgeRow }) {
   const c = row.clarification;
-  if (!c) return null;
+  if (!c) {
+    return (
+      <Panel title="Clarifier" testId="clarification-none" actions={<ClarifyEdgeButton run={run} edgeId={row.state.id} again={false} />}>
+        <p className="text-xs text-slate-600">Not run on this edge yet: run it on all edges above, or on this one alone.</p>
+      </Panel>
+    );
+  }
   return (
     <Panel
       title={
@@ -324,6 +341,7 @@ function ClarificationView({ row }: { row: EdgeRow }) {
         </span>
       }
       testId="clarification"
+      actions={<ClarifyEdgeButton run={run} edgeId={row.state.id} again />}
     >
       <div className="space-y-2 text-xs">
         {c.malformed && (
