@@ -96,8 +96,10 @@ test('labels an edge of a real Who&When run; the label survives a reload and joi
   // Agreement: your labels vs the heuristic flagger, over the one edge both labelled.
   const agreementPanel = page.getByTestId('agreement');
   await agreementPanel.getByLabel('Source B').selectOption('heuristic');
-  await expect(page.getByTestId('agreement-result')).toContainText('1 edges labelled by both');
+  await expect(page.getByTestId('agreement-result')).toContainText('1 edge labelled by both: 0 agree (0%)');
   await page.screenshot({ path: `${SHOTS}/edges.png`, fullPage: true });
+  await page.getByTestId('clarification').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${SHOTS}/edges-labels.png` });
 
   // Reload: the label and the clarifier results come back from the stored library.
   await page.waitForTimeout(800);

@@ -28,6 +28,8 @@ import { clarifierInterventions, useClarifierJob } from './clarifier-job.ts';
 import { edgeRows, isGalleryLabel, withGalleryMark, type EdgeRow } from './taxonomy-model.ts';
 import { Panel, TextBlock, TypeBadge } from './type-ui.tsx';
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 const oneLine = (text: string, n = 110) => {
   const t = text.replace(/\s+/g, ' ').trim();
   return t.length > n ? `${t.slice(0, n)}…` : t || '(empty message)';
@@ -503,8 +505,8 @@ function AgreementReport({ run }: { run: Run }) {
       <p className="mt-2 text-xs text-slate-700" data-testid="agreement-result">
         {result.n === 0
           ? 'No edge carries a label from both sources yet.'
-          : `${result.n} edges labelled by both: ${result.agree} agree (${result.agreementPct}%), Cohen's κ = ${result.kappa ?? 'n/a'}.`}{' '}
-        {result.onlyA} edges only in A, {result.onlyB} only in B. Dataset labels count only where they map to a type.
+          : `${plural(result.n, 'edge')} labelled by both: ${result.agree} agree (${result.agreementPct}%), Cohen's κ = ${result.kappa ?? 'n/a'}.`}{' '}
+        {plural(result.onlyA, 'edge')} only in A, {result.onlyB} only in B. Dataset labels count only where they map to a type.
       </p>
       {result.n > 0 && (
         <table className="mt-2 text-xs">
