@@ -119,6 +119,26 @@ test('labels an edge of a real Who&When run; the label survives a reload and joi
   await expect(page.getByTestId('trace-case-view')).toContainText('which site');
   await page.getByTestId('trace-case-view').screenshot({ path: `${SHOTS}/trace-case.png` });
 
+  // The quiz can include it: its type is the person's label; with no clarifier ask on it, only the type is scored.
+  await page.getByRole('tab', { name: 'Quiz' }).click();
+  await page.getByLabel('Include the edge from your traces in the gallery (restarts)').check();
+  const quizTotal = Number((await page.getByTestId('quiz-progress').textContent())!.match(/of (\d+)/)![1]);
+  let found = false;
+  for (let i = 0; i < quizTotal && !found; i++) {
+    found = (await page.getByTestId('quiz-item').getByText('real trace', { exact: true }).count()) > 0;
+    await page.keyboard.press(found ? '2' : '1');
+    await page.keyboard.press('s');
+    await page.keyboard.press('Enter');
+    if (!found) await page.keyboard.press('Enter');
+  }
+  expect(found).toBe(true);
+  await expect(page.getByTestId('quiz-feedback')).toContainText('Type: right');
+  await expect(page.getByTestId('quiz-feedback')).toContainText('Whom: not scored for this edge.');
+  await expect(page.getByTestId('quiz-feedback')).toContainText('which site');
+  await page.getByTestId('quiz-item').screenshot({ path: `${SHOTS}/quiz-trace-item.png` });
+  await page.getByRole('tab', { name: 'Gallery' }).click();
+  await page.getByTestId('trace-case-card').click();
+
   // The run view's inspector shows the label on the step that sent the message.
   await page.getByRole('button', { name: 'Open the edge →' }).click();
   await page.getByRole('button', { name: 'Open in run view →' }).click();

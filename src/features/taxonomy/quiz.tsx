@@ -1,14 +1,65 @@
 // Quiz mode: show a handoff, pick its type and whom to ask, see the explanation, keep score (a point for the type, a
 // point for the addressee). Keyboard: 1–5 pick the type, s / r / n the addressee, Enter checks and goes on.
-import { useEffect, useRef } from 'react';
+// Our teaching cases by default; edges a person labelled and put in the gallery can be added (their type is the
+// person's label; the addressee is scored only where the clarifier asked that edge with the same type).
+import { useEffect, useMemo, useRef } from 'react';
 import { create } from 'zustand';
 import { CLARIFIER_TYPES, TYPE_INFO, type Addressee, type ClarifierType } from '../../engine/clarifier/index.ts';
 import { Badge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
+import { useLibrary } from '../../store/library.ts';
 import { DOMAIN_LABEL, TEACHING_CASES, type TeachingCase } from './teaching-cases.ts';
+import { traceCases, type TraceCase } from './taxonomy-model.ts';
 import { Panel, TextBlock, TypeBadge } from './type-ui.tsx';
 
 type Whom = Addressee | 'nobody';
+
+/** One quiz item: one of our cases, or an edge from a loaded trace. */
+export interface QuizCase {
+  id: string;
+  type: ClarifierType;
+  toAgent: Addressee | null;
+  /** false when there is no reference addressee (a person's label on a trace edge the clarifier did not ask). */
+  whomScored: boolean;
+  label: string;
+  title: string;
+  task: string;
+  sender: string;
+  receiver: string;
+  receiverRole?: string;
+  earlier?: string;
+  message: string;
+  question?: string;
+  revised?: string;
+  explanation: string;
+}
+
+export function quizCaseFromTeaching(c: TeachingCase): QuizCase {
+  const { id, type, toAgent, title, task, sender, receiver, receiverRole, earlier, message, question, revised, explanation } = c;
+  return { id, type, toAgent, whomScored: true, label: DOMAIN_LABEL[c.domain], title, task, sender, receiver, receiverRole, earlier, message, question, revised, explanation };
+}
+
+export function quizCaseFromTrace(c: TraceCase): QuizCase {
+  const cl = c.clarification;
+  const asked = cl && !cl.heuristic && !cl.malformed && cl.type === c.type && c.type !== 'NONE' ? cl : undefined;
+  return {
+    id: `trace:${c.id}`,
+    type: c.type,
+    toAgent: asked ? asked.toAgent : null,
+    whomScored: c.type === 'NONE' || asked !== undefined,
+    label: 'real trace',
+    title: c.runTitle,
+    task: c.task || '(not recorded)',
+    sender: c.sender,
+    receiver: c.receiver,
+    message: c.message,
+    question: asked?.question,
+    revised: asked?.changed ? asked.revisedMessage : undefined,
+    explanation: `Labelled ${c.type} by a person on a loaded trace${c.note ? `: ${c.note.replace(/[.!?]?$/, (p) => p || '.')}` : '.'}${c.type !== 'NONE' && !asked ? ' There is no reference addressee for this edge, so only the type is scored.' : ''}`,
+  };
+}
+
+const OURS = TEACHING_CASES.map(quizCaseFromTeaching);
 
 interface QuizAnswer {
   caseId: string;
@@ -16,9 +67,11 @@ interface QuizAnswer {
   whom: Whom;
   typeRight: boolean;
   whomRight: boolean;
+  whomScored: boolean;
 }
 
 interface QuizState {
+  items: QuizCase[];
   order: string[];
   index: number;
   type?: ClarifierType;
@@ -26,7 +79,8 @@ interface QuizState {
   answers: QuizAnswer[];
   /** The current item has been checked and its explanation is showing. */
   checked: boolean;
-  restart(seed?: number): void;
+  /** Start again over these items (default: the same ones). */
+  restart(seed?: number, items?: QuizCase[]): void;
   pickType(t: ClarifierType): void;
   pickWhom(w: Whom): void;
   check(): void;
@@ -45,15 +99,19 @@ export function shuffled<T>(items: readonly T[], seed: number): T[] {
   return out;
 }
 
-const expectedWhom = (c: TeachingCase): Whom => c.toAgent ?? 'nobody';
+const expectedWhom = (c: QuizCase): Whom => c.toAgent ?? 'nobody';
+
+export const scoreOf = (answers: readonly QuizAnswer[]) => answers.reduce((s, a) => s + (a.typeRight ? 1 : 0) + (a.whomScored && a.whomRight ? 1 : 0), 0);
+export const maxScoreOf = (answers: readonly QuizAnswer[]) => answers.reduce((s, a) => s + 1 + (a.whomScored ? 1 : 0), 0);
 
 export const useQuiz = create<QuizState>((set, get) => ({
-  order: shuffled(TEACHING_CASES.map((c) => c.id), 7),
+  items: OURS,
+  order: shuffled(OURS.map((c) => c.id), 7),
   index: 0,
   answers: [],
   checked: false,
-  restart(seed = Date.now()) {
-    set({ order: shuffled(TEACHING_CASES.map((c) => c.id), seed), index: 0, answers: [], checked: false, type: undefined, whom: undefined });
+  restart(seed = Date.now(), items = get().items) {
+    set({ items, order: shuffled(items.map((c) => c.id), seed), index: 0, answers: [], checked: false, type: undefined, whom: undefined });
   },
   pickType(t) {
     if (get().checked) return;
@@ -64,10 +122,10 @@ export const useQuiz = create<QuizState>((set, get) => ({
     if (!get().checked) set({ whom: w });
   },
   check() {
-    const { order, index, type, whom, checked, answers } = get();
-    const c = TEACHING_CASES.find((x) => x.id === order[index]);
+    const { items, order, index, type, whom, checked, answers } = get();
+    const c = items.find((x) => x.id === order[index]);
     if (!c || checked || type === undefined || whom === undefined) return;
-    set({ checked: true, answers: [...answers, { caseId: c.id, type, whom, typeRight: type === c.type, whomRight: whom === expectedWhom(c) }] });
+    set({ checked: true, answers: [...answers, { caseId: c.id, type, whom, typeRight: type === c.type, whomRight: whom === expectedWhom(c), whomScored: c.whomScored }] });
   },
   next() {
     if (!get().checked) return;
@@ -77,10 +135,13 @@ export const useQuiz = create<QuizState>((set, get) => ({
 
 export function Quiz() {
   const q = useQuiz();
+  const runs = useLibrary((s) => s.runs);
+  const fromTraces = useMemo(() => traceCases(Object.values(runs)).map(quizCaseFromTrace), [runs]);
+  const includesTraces = q.items.length > OURS.length;
   const total = q.order.length;
   const done = q.index >= total;
-  const c = done ? undefined : TEACHING_CASES.find((x) => x.id === q.order[q.index]);
-  const score = q.answers.reduce((s, a) => s + (a.typeRight ? 1 : 0) + (a.whomRight ? 1 : 0), 0);
+  const c = done ? undefined : q.items.find((x) => x.id === q.order[q.index]);
+  const score = scoreOf(q.answers);
   const root = useRef<HTMLDivElement>(null);
 
   // Keys go to the quiz as soon as it opens (not to the tab that opened it).
@@ -115,12 +176,29 @@ export function Quiz() {
         <span data-testid="quiz-progress">
           {done ? `Finished ${total} of ${total}` : `Handoff ${q.index + 1} of ${total}`}
         </span>
-        <span className="font-semibold" data-testid="quiz-score" data-score={score} data-max={q.answers.length * 2}>
-          Score: {score} / {q.answers.length * 2}
+        <span className="font-semibold" data-testid="quiz-score" data-score={score} data-max={maxScoreOf(q.answers)}>
+          Score: {score} / {maxScoreOf(q.answers)}
         </span>
-        <Button size="sm" onClick={() => q.restart()}>
+        <Button
+          size="sm"
+          onClick={() => {
+            q.restart();
+            root.current?.focus();
+          }}
+        >
           Restart
         </Button>
+        {fromTraces.length > 0 && (
+          <label className="inline-flex items-center gap-1 text-xs text-slate-700">
+            <input type="checkbox" checked={includesTraces} onChange={(e) => {
+                q.restart(undefined, e.target.checked ? [...OURS, ...fromTraces] : OURS);
+                // Back to the quiz, so the answer keys work at once.
+                root.current?.focus();
+              }}
+            />
+            Include {fromTraces.length === 1 ? 'the edge' : `the ${fromTraces.length} edges`} from your traces in the gallery (restarts)
+          </label>
+        )}
         <span className="text-xs text-slate-500">Keys: 1–5 type · s / r / n whom · Enter check, then next</span>
       </div>
       {done ? <QuizResult /> : c && <QuizItem c={c} />}
@@ -128,7 +206,7 @@ export function Quiz() {
   );
 }
 
-function QuizItem({ c }: { c: TeachingCase }) {
+function QuizItem({ c }: { c: QuizCase }) {
   const q = useQuiz();
   const answer = q.checked ? q.answers[q.answers.length - 1] : undefined;
   const whoms: { id: Whom; label: string }[] = [
@@ -140,7 +218,7 @@ function QuizItem({ c }: { c: TeachingCase }) {
     <Panel
       title={
         <span className="flex items-center gap-2">
-          <Badge>{DOMAIN_LABEL[c.domain]}</Badge> What is wrong at this handoff, and whom would you ask?
+          <Badge tone={c.label === 'real trace' ? 'info' : 'neutral'}>{c.label}</Badge> What is wrong at this handoff, and whom would you ask?
         </span>
       }
       testId="quiz-item"
@@ -201,9 +279,13 @@ function QuizItem({ c }: { c: TeachingCase }) {
               <p className={answer.typeRight ? 'text-emerald-800' : 'text-red-800'}>
                 Type: {answer.typeRight ? 'right' : 'not quite'} — it is <TypeBadge type={c.type} full />.
               </p>
-              <p className={answer.whomRight ? 'text-emerald-800' : 'text-red-800'}>
-                Whom: {answer.whomRight ? 'right' : 'not quite'} — {c.toAgent === null ? 'nobody is asked' : `ask the ${c.toAgent} (${c.toAgent === 'sender' ? c.sender : c.receiver})`}.
-              </p>
+              {c.whomScored ? (
+                <p className={answer.whomRight ? 'text-emerald-800' : 'text-red-800'}>
+                  Whom: {answer.whomRight ? 'right' : 'not quite'} — {c.toAgent === null ? 'nobody is asked' : `ask the ${c.toAgent} (${c.toAgent === 'sender' ? c.sender : c.receiver})`}.
+                </p>
+              ) : (
+                <p className="text-slate-600">Whom: not scored for this edge.</p>
+              )}
               {c.question && <p className="rounded border border-indigo-200 bg-indigo-50 p-2">Question that fixes it: {c.question}</p>}
               {c.revised && <TextBlock label="Revised handoff" tone="fixed">{c.revised}</TextBlock>}
               <p className="rounded bg-slate-50 p-2 text-slate-700">{c.explanation}</p>
@@ -220,19 +302,20 @@ function QuizItem({ c }: { c: TeachingCase }) {
 
 function QuizResult() {
   const q = useQuiz();
-  const max = q.answers.length * 2;
-  const score = q.answers.reduce((s, a) => s + (a.typeRight ? 1 : 0) + (a.whomRight ? 1 : 0), 0);
-  const missed = q.answers.filter((a) => !a.typeRight || !a.whomRight);
+  const max = maxScoreOf(q.answers);
+  const score = scoreOf(q.answers);
+  const scoredWhom = q.answers.filter((a) => a.whomScored);
+  const missed = q.answers.filter((a) => !a.typeRight || (a.whomScored && !a.whomRight));
   return (
     <Panel title="Result" testId="quiz-result">
       <p className="text-sm">
         You scored <span className="font-semibold">{score}</span> of {max} ({max > 0 ? Math.round((100 * score) / max) : 0}%): {q.answers.filter((a) => a.typeRight).length} of {q.answers.length} types and{' '}
-        {q.answers.filter((a) => a.whomRight).length} of {q.answers.length} addressees right.
+        {scoredWhom.filter((a) => a.whomRight).length} of {scoredWhom.length} addressees right.
       </p>
       {missed.length > 0 && (
         <ul className="mt-2 space-y-1 text-xs">
           {missed.map((a) => {
-            const c = TEACHING_CASES.find((x) => x.id === a.caseId)!;
+            const c = q.items.find((x) => x.id === a.caseId)!;
             return (
               <li key={a.caseId}>
                 “{c.title}”: you said {a.type} / {a.whom}; it is {c.type} / {c.toAgent ?? 'nobody'}.
