@@ -7,6 +7,11 @@ import { agentColors } from './agent-colors.ts';
 import type { RunView } from './run-view-model.ts';
 
 const ROW_HEIGHT = 40;
+/**
+ * Rows are keyed by slot (index modulo a number larger than any window), not by step: after a long jump React
+ * updates the rows' text in place instead of unmounting and creating every one.
+ */
+const ROW_SLOTS = 256;
 
 /** One line saying what the step did. */
 export function stepSummary(step: Step): string {
@@ -27,7 +32,7 @@ export function StepList({ view }: { view: RunView }) {
     count: view.steps.length,
     getScrollElement: () => scroller.current,
     estimateSize: () => ROW_HEIGHT,
-    overscan: 8,
+    overscan: 4,
   });
   const colors = agentColors(view);
   return (
@@ -39,7 +44,7 @@ export function StepList({ view }: { view: RunView }) {
         <ol className="relative" style={{ height: virtualizer.getTotalSize() }}>
           {virtualizer.getVirtualItems().map((item) => (
             <StepRow
-              key={item.index}
+              key={item.index % ROW_SLOTS}
               view={view}
               index={item.index}
               top={item.start}
