@@ -1,6 +1,6 @@
 // The corpus view (SPEC §4 Corpus, §1 job 2): every run in the library as a table and as distributions, baseline vs
 // supervised, grouped by any tag. Filters and grouping live in the URL, so a link reproduces the view.
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { runMetricsCsv } from '../../export/csv.ts';
 import { defaultGroupBy, groupKey, runMetrics, shadowRunMetrics, tagNames, type RunMetrics } from '../../model/statistics.ts';
 import type { Run } from '../../model/types.ts';
@@ -38,6 +38,10 @@ export function CorpusPage() {
 
   const estimates = useShadowEstimates((s) => s.estimates);
   const shadow = useShadowEstimates();
+  // Estimates made on an earlier visit come back once the library is read.
+  useEffect(() => {
+    if (hydrated) void useShadowEstimates.getState().restore(storeRuns);
+  }, [hydrated, storeRuns]);
   const includeShadow = params.shadow !== '0';
   const recorded = useMemo(() => Object.values(storeRuns).map(metricsOf), [storeRuns]);
   const shadowRows = useMemo(
