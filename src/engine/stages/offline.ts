@@ -154,7 +154,7 @@ export const subtaskId = (index: number) => `t${index + 1}`;
 
 function summaryOf(items: Subtask[]): string {
   const done = items.filter((s) => s.status === 'DONE').map((s) => s.title);
-  return done.length === 0 ? 'Nothing completed yet.' : `Completed: ${done.join('; ')}`;
+  return done.length === 0 ? 'Nothing completed yet.' : `${done.length} done: ${done.join('; ')}`;
 }
 
 export function deriveOfflineStages(run: Run): StageDerivation {

@@ -74,7 +74,7 @@ describe('offline task state', () => {
     // No evaluator offline, so no confidence.
     expect(stages.some((s) => s.confidence !== undefined)).toBe(false);
     expect(stages[0].summary).toBe('Nothing completed yet.');
-    expect(stages[4].summary).toBe('Completed: Give the final answer');
+    expect(stages[4].summary).toBe('1 done: Give the final answer');
     expect(stages[0].plan).toEqual(['Search the web for the town.', 'Read the census page.', 'Answer.']);
     expect(stages[2].plan).toEqual(['Check the figure.', 'Answer.']);
     expect(stages[0].notes?.[0]).toMatch(/^Heuristic: a stage opens at each action step of the manager\. Manager: manager/);
