@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { deriveOfflineStages } from '../../engine/stages/index.ts';
 import { managerRun } from '../../engine/stages/test-run.ts';
 import type { Stage } from '../../model/types.ts';
+import { callsOfRuns } from '../library/download.ts';
 import { runViewOf } from '../run-view/run-view-model.ts';
 import { SelectionHeatmap } from './selection-heatmap.tsx';
 import { sourceOf, stageViewOf } from './stage-view-model.ts';
@@ -107,5 +108,11 @@ describe('stages on the run', () => {
     expect(llmStages(mixed)).toEqual([]);
     expect(sourceOf(mixed.stages)).toBe('mixed');
     expect(sourceOf(undefined)).toBe('none');
+  });
+
+  it('the calls of derived stages export with the run', () => {
+    const run = withStage(managerRun(), { id: 'stage-1', index: 0, subtasks: [], layers: [], derivedBy: 'llm', llmCallIds: ['h#1'] });
+    const record = { id: 'h#1', requestHash: 'h', model: 'm', request: {} };
+    expect(callsOfRuns([run], { 'h#1': record, 'other#1': { ...record, id: 'other#1' } })).toEqual([record]);
   });
 });
