@@ -3,9 +3,10 @@
 // reload and a deep link opens the stage of its step. Then the Planner → Evaluator → Updater pass against the
 // project's test server, with a failed call, the stages before it kept, and a resume. Screenshots: test-results/stages/.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { openStudio, openTraceInRunView, sharedTrace, skipWithoutShared } from './fixtures.ts';
+import { openStudio, openTraceFiles, openTraceInRunView, sharedTrace, skipWithoutShared } from './fixtures.ts';
 
 const TRACE = 'trail/gaia/3205fa0cb2135fe671bf7cd0e5a26151.json';
 const SHOTS = 'test-results/stages';
@@ -128,6 +129,70 @@ test('offline stages of a real TRAIL run: board, workflow and heatmap follow the
   await expect(page.getByTestId('run-view')).toBeVisible();
   await expect(page.getByTestId('playhead-position')).toHaveText(`step ${stage3Start + 1} / ${total}`);
   expect(problems).toEqual([]);
+});
+
+/** A native session whose run carries recorded stages (an EvoMAS-style recording), written by hand for this test. */
+function recordedSession(path: string): void {
+  const step = (id: string, index: number, agentId: string, number: number) => ({ id, index, kind: 'action', agentId, agentRunId: `r-${agentId}`, number, output: `${agentId} step ${number}` });
+  const run = {
+    id: 'recorded-stages-run',
+    title: 'Hand-made run with recorded stages',
+    task: 'Find the answer.',
+    sourceFormat: 'native',
+    models: [],
+    outcome: { status: 'success' },
+    tags: {},
+    agents: [
+      { id: 'coordinator', name: 'coordinator' },
+      { id: 'searcher', name: 'web searcher', parentId: 'coordinator' },
+      { id: 'exit', name: 'early exit', parentId: 'coordinator' },
+    ],
+    agentRuns: [{ id: 'r-coordinator', agentId: 'coordinator' }, { id: 'r-searcher', agentId: 'searcher', parentRunId: 'r-coordinator' }],
+    steps: [step('x1', 0, 'coordinator', 1), step('x2', 1, 'searcher', 1), step('x3', 2, 'coordinator', 2), step('x4', 3, 'coordinator', 3)],
+    handoffs: [],
+    annotations: [],
+    interventions: [],
+    orphanSpans: 0,
+    stages: [
+      {
+        id: 'evo-1', index: 0, startStepId: 'x1', endStepId: 'x2', nextSubtaskId: 'a', summary: 'Starting.',
+        subtasks: [{ id: 'a', title: 'Search the web', status: 'TODO' }, { id: 'b', title: 'Answer', status: 'TODO' }],
+        layers: [[{ agentId: 'coordinator', probability: 0.8, selected: true }, { agentId: 'searcher', probability: 0.2, selected: false }], [{ agentId: 'searcher', probability: 0.7, selected: true }, { agentId: 'exit', probability: 0.3, selected: false }]],
+      },
+      {
+        id: 'evo-2', index: 1, startStepId: 'x3', nextSubtaskId: 'b', verdict: 'success', confidence: 0.92, feedback: 'Found it.', summary: 'Search done.',
+        subtasks: [{ id: 'a', title: 'Search the web', status: 'DONE' }, { id: 'b', title: 'Answer', status: 'TODO' }],
+        layers: [[{ agentId: 'coordinator', probability: 0.35, selected: false }, { agentId: 'exit', probability: 0.65, selected: true }]],
+      },
+    ],
+  };
+  writeFileSync(path, JSON.stringify({ format: 'mas-replay-session', version: 1, id: 'recorded-stages', runs: [run], engineSettings: {}, llmCalls: [] }));
+}
+
+test('recorded stages from a native session: probabilities in the heatmap and the graph, derivation refused', async ({ page }) => {
+  mkdirSync(SHOTS, { recursive: true });
+  const file = resolve(SHOTS, 'recorded-stages.session.json');
+  recordedSession(file);
+  await openStudio(page);
+  const [card] = await openTraceFiles(page, file);
+  await expect(card).toBeVisible();
+  // Stored before the deep link reloads the page.
+  await expect.poll(async () => Number(await page.getByTestId('persistence-status').getAttribute('data-writes'))).toBeGreaterThan(0);
+  await page.goto('/?view=stages&run=recorded-stages-run&step=x3');
+  await expect(page.getByTestId('stage-source')).toHaveAttribute('data-source', 'recorded');
+  await expect(page.getByTestId('stage-position')).toHaveText('stage 2 / 2');
+  await expect(page.getByTestId('verdict-confidence')).toHaveText('confidence 0.92');
+  await expect(page.getByRole('button', { name: 'Derive offline (heuristic)' })).toBeDisabled();
+  await expect(page.getByTestId('selection-heatmap')).toHaveAttribute('data-measure', 'probability');
+  const exit = page.locator('[data-testid="workflow-node"][data-agent="exit"]');
+  await expect(exit).toHaveAttribute('data-selected', 'true');
+  await expect(exit).toContainText('p = 0.65');
+  await expect(page.locator('[data-testid="workflow-node"][data-agent="coordinator"]')).toHaveAttribute('data-selected', 'false');
+  await page.keyboard.press('Home');
+  await expect(page.getByTestId('stage-position')).toHaveText('stage 1 / 2');
+  await expect(page.getByTestId('workflow-graph')).toHaveAttribute('data-layers', '2');
+  await expect(page.locator('[data-testid="workflow-node"][data-agent="searcher"][data-layer="2"]')).toContainText('p = 0.70');
+  await page.screenshot({ path: `${SHOTS}/recorded-stage-1.png`, fullPage: true });
 });
 
 test.describe('against the test server', () => {

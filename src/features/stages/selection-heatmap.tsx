@@ -2,6 +2,7 @@
 // selection probability or, for derived stages, the observed frequency (labelled as such). Instantiated agents carry a
 // dot; the current stage's column is outlined. Clicking a column moves the playhead to that stage.
 import { interpolateBlues, scaleSequential } from 'd3';
+import { memo } from 'react';
 import type { StageViewModel } from './stage-view-model.ts';
 
 const CELL_W = 34;
@@ -9,7 +10,8 @@ const CELL_H = 18;
 const LABEL_W = 150;
 const TOP = 22;
 
-export function SelectionHeatmap({ model, current, onPick }: { model: StageViewModel; current: number; onPick: (column: number) => void }) {
+/** Memoised: the playhead moves every step, the stage only at its borders. */
+export const SelectionHeatmap = memo(function SelectionHeatmap({ model, current, onPick }: { model: StageViewModel; current: number; onPick: (column: number) => void }) {
   const { matrix, columns, agentName } = model;
   // Rows: per layer, the agents that appear in it in any stage.
   const rows: { layer: number; agent: number }[] = [];
@@ -61,6 +63,6 @@ export function SelectionHeatmap({ model, current, onPick }: { model: StageViewM
       )}
     </section>
   );
-}
+});
 
 const clip = (t: string, n: number) => (t.length > n ? `${t.slice(0, n - 1)}…` : t);

@@ -141,10 +141,15 @@ function StagesScreen({ run }: { run: Run }) {
           </p>
         )}
       </div>
-      {help && <HelpOverlay onClose={toggleHelp} />}
+      {help && <HelpOverlay onClose={toggleHelp} extra={STAGE_KEYS} />}
     </div>
   );
 }
+
+const STAGE_KEYS = [
+  { id: 'next-stage', keys: ['s'], label: 'Next stage (its first step)' },
+  { id: 'prev-stage', keys: ['S'], label: 'Previous stage (its first step)' },
+];
 
 /** `s` / `S`: the first step of the next / previous stage. */
 function useStageKeys(model: StageViewModel) {

@@ -1,7 +1,7 @@
 // The task state of one stage as a board: subtasks in four status columns, the active one marked, changes since the
 // previous stage highlighted; above it the evaluator's verdict, confidence and feedback, the summary, and the plan.
 // All trace-derived text is rendered as text.
-import { useMemo } from 'react';
+import { memo, useMemo } from 'react';
 import { boardChanges } from '../../engine/stages/index.ts';
 import type { Stage, SubtaskStatus } from '../../model/types.ts';
 import { Badge, type BadgeTone } from '../../ui/badge.tsx';
@@ -15,7 +15,8 @@ const COLUMNS: { status: SubtaskStatus; label: string; tone: string }[] = [
 
 const VERDICT_TONE: Record<string, BadgeTone> = { success: 'success', 'needs refinement': 'warning', failure: 'danger' };
 
-export function SubtaskBoard({ stage, previous, label }: { stage: Stage; previous: Stage | undefined; label: string }) {
+/** Memoised: the playhead moves every step, the stage only at its borders. */
+export const SubtaskBoard = memo(function SubtaskBoard({ stage, previous, label }: { stage: Stage; previous: Stage | undefined; label: string }) {
   const changes = useMemo(() => boardChanges(previous, stage), [previous, stage]);
   const offline = stage.derivedBy === 'offline';
   return (
@@ -116,4 +117,4 @@ export function SubtaskBoard({ stage, previous, label }: { stage: Stage; previou
       </div>
     </section>
   );
-}
+});

@@ -2,7 +2,7 @@
 // list the pool per layer with selection probabilities; the instantiated agents are solid, the others faded. Derived
 // stages show the agents observed in each layer with their share of the layer's turns (a frequency).
 import { linkHorizontal } from 'd3';
-import { useMemo } from 'react';
+import { memo, useMemo } from 'react';
 import type { Stage } from '../../model/types.ts';
 
 const COL_W = 150;
@@ -24,7 +24,8 @@ interface Node {
 
 const link = linkHorizontal<{ source: [number, number]; target: [number, number] }, [number, number]>();
 
-export function WorkflowGraph({ stage, agentName, colors }: { stage: Stage; agentName: (id: string) => string; colors: Map<string, string> }) {
+/** Memoised: the playhead moves every step, the stage only at its borders. */
+export const WorkflowGraph = memo(function WorkflowGraph({ stage, agentName, colors }: { stage: Stage; agentName: (id: string) => string; colors: Map<string, string> }) {
   const { nodes, edges, width, height } = useMemo(() => {
     const tallest = Math.max(1, ...stage.layers.map((l) => l.length));
     const height = TOP + tallest * (NODE_H + GAP) + 8;
@@ -109,6 +110,6 @@ export function WorkflowGraph({ stage, agentName, colors }: { stage: Stage; agen
       )}
     </section>
   );
-}
+});
 
 const clip = (t: string, n: number) => (t.length > n ? `${t.slice(0, n - 1)}…` : t);
