@@ -260,7 +260,17 @@ function DerivePanel({ run, model }: { run: Run; model: StageViewModel }) {
           </Button>
         ) : (
           <>
-            <Button variant="secondary" size="sm" disabled={disabled} onClick={() => void job.start(run.id, 'offline')} title="Segment at manager steps with fixed rules; no model, no tokens">
+            <Button
+              variant="secondary"
+              size="sm"
+              disabled={disabled}
+              onClick={() => {
+                // The LLM pass cost tokens: replacing its stages is asked first.
+                if (partial.length > 0 && !window.confirm(`Replace the ${plural(partial.length, 'stage')} derived by the LLM pass with offline ones?`)) return;
+                void job.start(run.id, 'offline');
+              }}
+              title="Segment at manager steps with fixed rules; no model, no tokens"
+            >
               Derive offline (heuristic)
             </Button>
             <Button
