@@ -92,7 +92,7 @@ describe.skipIf(!HAVE_SHARED)('stages on a real TRAIL trace', () => {
     expect(server.log()).toHaveLength(13);
     const back = importBytes('llm.session.json', readFileSync(out));
     expect(back.llmCalls).toHaveLength(13);
-    expect(back.runs[0].stages!.flatMap((s) => s.llmCallIds ?? []).sort()).toEqual(back.llmCalls.map((c) => c.id).sort());
+    expect(back.runs[0].stages!.flatMap((s) => s.llmCallIds ?? []).sort()).toEqual((back.llmCalls ?? []).map((c) => c.id).sort());
   });
 
   it('endpoint failure: exit 1, the finished stages printed, one error line naming the role and stage', async () => {
