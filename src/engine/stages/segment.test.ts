@@ -120,6 +120,12 @@ describe.skipIf(!HAVE_SHARED)('real traces', () => {
         const actions = seg.segments.map((s) => s.managerSteps.filter((m) => m.kind === 'action').length);
         expect(actions.every((n) => n === 1)).toBe(true);
       }
+      // A managed agent run never straddles a border: it belongs to the stage of the manager step that launched it.
+      const segmentAt = (p: number) => seg.segments.findIndex((s) => s.start <= p && p <= s.end);
+      for (const r of run.agentRuns.filter((x) => x.parentRunId !== undefined)) {
+        const at = new Set(replay.flatMap((s, p) => (s.agentRunId === r.id ? [segmentAt(p)] : [])));
+        expect(at.size).toBeLessThanOrEqual(1);
+      }
       expect(stages).toHaveLength(seg.segments.length + 1);
       stages.slice(0, -1).forEach((st, i) => {
         expect(st.subtasks).toHaveLength(i + 1);
