@@ -36,6 +36,11 @@ function report(run: Run, result: StagePassResult, mode: 'offline' | 'endpoint')
   };
 }
 
+function offlineResult(run: Run): StagePassResult {
+  const { stages } = deriveOfflineStages(run);
+  return { runId: run.id, status: 'complete', stages, tokens: { input: 0, output: 0, total: 0 }, calls: 0, total: stages.length };
+}
+
 /** Returns the exit code: 0, or 1 when an endpoint failure stopped a run (its finished part is still printed). */
 export async function stagesCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv, new Set(['json', 'offline']), new Set(['endpoint', 'model', 'out']));
@@ -67,7 +72,7 @@ export async function stagesCommand(argv: string[]): Promise<number> {
   for (const run of file.runs) {
     const result: StagePassResult = client
       ? await stagePass(run, { client: client.forRun() })
-      : { runId: run.id, status: 'complete', stages: deriveOfflineStages(run).stages, tokens: { input: 0, output: 0, total: 0 } };
+      : offlineResult(run);
     done.push({ run, result });
     if (result.status !== 'complete') break;
   }

@@ -27,7 +27,7 @@ const api = {
     if (!job.llm) {
       const { stages } = deriveOfflineStages(job.run);
       void events.onProgress({ done: stages.length, total: stages.length, calls: 0, tokens: 0 });
-      return { runId: job.run.id, status: 'complete', stages, tokens: { input: 0, output: 0, total: 0 } };
+      return { runId: job.run.id, status: 'complete', stages, tokens: { input: 0, output: 0, total: 0 }, calls: 0, total: stages.length };
     }
     const controller = new AbortController();
     running.set(jobId, controller);

@@ -65,6 +65,7 @@ describe('stage pass through the endpoint', () => {
     expect(roles).toEqual(['planner', ...Array(4).fill(['evaluator', 'updater']).flat()]);
     expect(recorder.records).toHaveLength(9);
     expect(result.tokens.total).toBe(120 + 4 * (60 + 100));
+    expect(result).toMatchObject({ calls: 9, total: 5 });
 
     const [first, second] = result.stages;
     expect(first).toMatchObject({ derivedBy: 'llm', heuristic: false, nextSubtaskId: 's1', summary: 'Nothing done yet.', startStepId: 'p1', endStepId: 'a1' });
@@ -137,6 +138,7 @@ describe('stage pass through the endpoint', () => {
     // Stages 3, 4 and the closing state: evaluator + updater each.
     expect(server.log()).toHaveLength(6);
     expect(result.tokens.total).toBe(3 * 160);
+    expect(result.calls).toBe(6);
   });
 
   it('previous stages that no longer line up with the segmentation are not reused', async () => {

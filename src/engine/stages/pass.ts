@@ -35,6 +35,9 @@ export interface StagePassResult {
   failure?: StagePassFailure;
   /** LLM tokens this pass spent (carried-over stages not counted). */
   tokens: TokenUsage;
+  /** Endpoint calls this pass made, and the stages a complete pass has (closing state included). */
+  calls: number;
+  total: number;
 }
 
 export type StagePassEvent = { type: 'progress'; progress: StagePassProgress } | { type: 'stage'; stage: Stage; resumed: boolean };
@@ -218,7 +221,7 @@ export async function* stagePassSteps(run: Run, options: StagePassOptions): Asyn
     yield { type: 'stage', stage, resumed: false };
     yield progress();
   }
-  return { runId: run.id, status, stages, failure, tokens: spent };
+  return { runId: run.id, status, stages, failure, tokens: spent, calls, total };
 }
 
 /** When the Updater's answer cannot be read: the list as it was, the active subtask judged by the verdict, the stage's work item next. */

@@ -63,12 +63,17 @@ export const useStagesJob = create<StagesJobState>((set, get) => ({
     const previous = mode === 'endpoint' && !fresh ? llmStages(run) : [];
     if (mode === 'endpoint') library.updateRun({ ...run, stages: previous });
     controller = new AbortController();
+    // Callbacks come over their own message channel and may arrive after the result: once the result is in, it is
+    // the authority on progress and tokens (late stages and call records are still stored).
+    let settled = false;
     set({ status: 'running', runId, mode, progress: undefined, spent: tokensOf(previous), failure: undefined, error: undefined });
     try {
       const result = await deriveStagesInWorker(
         { run, llm: mode === 'endpoint' ? toLlmSettings(settings.endpoint, settings.apiKey) : undefined, previous },
         {
-          onProgress: (progress) => set({ progress }),
+          onProgress: (progress) => {
+            if (!settled) set({ progress });
+          },
           onStage: (stage, resumed) => {
             if (resumed) return;
             const current = useLibrary.getState().runs[runId];
@@ -76,17 +81,24 @@ export const useStagesJob = create<StagesJobState>((set, get) => ({
           },
           onCall: (record: LlmCallRecord) => {
             useLibrary.setState((s) => ({ llmCalls: { ...s.llmCalls, [record.id]: record } }));
-            if (record.usage) set({ spent: get().spent + record.usage.total });
+            if (record.usage && !settled) set({ spent: get().spent + record.usage.total });
           },
         },
         controller.signal,
       );
+      settled = true;
       if (mode === 'offline') {
         const current = useLibrary.getState().runs[runId];
         if (current) useLibrary.getState().updateRun({ ...current, stages: result.stages });
       }
-      set({ status: result.status, failure: result.failure, spent: tokensOf(previous) + result.tokens.total });
+      set({
+        status: result.status,
+        failure: result.failure,
+        spent: tokensOf(previous) + result.tokens.total,
+        progress: { done: result.stages.length, total: result.total, calls: result.calls, tokens: result.tokens.total },
+      });
     } catch (e) {
+      settled = true;
       set({ status: 'failed', error: e instanceof Error ? e.message : String(e) });
     } finally {
       controller = undefined;
