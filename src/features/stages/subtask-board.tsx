@@ -111,7 +111,7 @@ export const SubtaskBoard = memo(function SubtaskBoard({ stage, previous, label 
         )}
         {stage.tokens && (
           <p className="text-slate-500">
-            Derivation cost of this stage: {stage.tokens.total.toLocaleString('en')} LLM tokens{stage.tokens.estimated ? ' (estimated)' : ''}, {stage.llmCallIds?.length ?? 0} recorded calls
+            Derivation cost of this stage: {stage.tokens.total.toLocaleString('en')} LLM tokens{stage.tokens.estimated ? ' (estimated)' : ''}, {stage.llmCallIds?.length ?? 0} recorded call{stage.llmCallIds?.length === 1 ? '' : 's'}
           </p>
         )}
       </div>
