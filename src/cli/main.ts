@@ -2,6 +2,7 @@
 // Each command lives in its own module and registers here.
 import { inspectCommand } from './inspect.ts';
 import { CliError } from './io.ts';
+import { rectifyCommand, RECTIFY_USAGE } from './rectify.ts';
 import { superviseCommand, SUPERVISE_USAGE } from './supervise.ts';
 
 /** A command may return its exit code (e.g. 1 when an endpoint failure stopped it after printing partial results). */
@@ -10,12 +11,14 @@ type Command = (argv: string[]) => void | number | Promise<void | number>;
 const COMMANDS: Record<string, Command> = {
   inspect: inspectCommand,
   supervise: superviseCommand,
+  rectify: rectifyCommand,
 };
 
 const USAGE = `usage: mas-replay <command> [options]
 commands:
   inspect <file…> [--format <id>] [--json]   list the runs, agents, steps and tokens in trace files
-  ${SUPERVISE_USAGE}`;
+  ${SUPERVISE_USAGE}
+  ${RECTIFY_USAGE}`;
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
