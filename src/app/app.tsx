@@ -5,6 +5,7 @@ import { RunPage } from '../features/run-view/run-page.tsx';
 import { ComparePage } from '../features/compare/compare-page.tsx';
 import { CorpusPage } from '../features/corpus/corpus-page.tsx';
 import { EnginesPage } from '../features/engines/engines-page.tsx';
+import { RectifyPage } from '../features/rectify/rectify-page.tsx';
 
 const NAV: { view: View; label: string }[] = [
   { view: 'library', label: 'Library' },
@@ -12,6 +13,7 @@ const NAV: { view: View; label: string }[] = [
   { view: 'compare', label: 'Compare' },
   { view: 'corpus', label: 'Corpus' },
   { view: 'engines', label: 'Engines' },
+  { view: 'rectify', label: 'Rectify' },
 ];
 
 export function App() {
@@ -36,7 +38,7 @@ export function App() {
         </nav>
       </header>
       <main className="min-h-0 flex-1 overflow-auto">
-        {view === 'run' ? <RunPage /> : view === 'compare' ? <ComparePage /> : view === 'corpus' ? <CorpusPage /> : view === 'engines' ? <EnginesPage /> : <LibraryPage />}
+        {view === 'run' ? <RunPage /> : view === 'compare' ? <ComparePage /> : view === 'corpus' ? <CorpusPage /> : view === 'engines' ? <EnginesPage /> : view === 'rectify' ? <RectifyPage /> : <LibraryPage />}
       </main>
     </div>
   );
