@@ -30,7 +30,7 @@ export function RectifyParamsCard({ disabled }: { disabled: boolean }) {
         <div className="grid grid-cols-3 gap-2">
           <NumberField label="K_act" value={params.k} min={1} max={50} disabled={disabled || params.zeroShot} hint="indicators per attempt" onChange={(k) => set({ k })} />
           <NumberField label="T_max" value={params.tMax} min={1} max={10} disabled={disabled} hint="attempts before reject" onChange={(tMax) => set({ tMax })} />
-          <NumberField label="γ" value={params.gamma} min={0} max={1000} disabled={disabled} hint="fallback below this many survivors" onChange={(gamma) => set({ gamma })} />
+          <NumberField label="γ (gamma)" value={params.gamma} min={0} max={1000} disabled={disabled} hint="fallback below this many survivors" onChange={(gamma) => set({ gamma })} />
         </div>
         <Field label="Domain" hint="Chooses the auditor’s wording (and the general indicator in zero-shot mode).">
           {(id) => (

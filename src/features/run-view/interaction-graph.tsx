@@ -393,7 +393,7 @@ function PrunedEdges({ view, positions, radius }: { view: RunView; positions: Re
             <path d={d} fill="none" stroke="#dc2626" strokeWidth={2.5} strokeDasharray="3 4" strokeOpacity={marks.fallback ? 0.35 : 0.9}>
               <title>{`${n} message${n === 1 ? '' : 's'} on this edge ${marks.fallback ? 'rejected by the rectifier (restored by the global fallback)' : 'pruned by the rectifier'}`}</title>
             </path>
-            <text x={mx} y={my + 14} textAnchor="middle" fontSize={10} fontWeight={600} fill="#dc2626" stroke="#fff" strokeWidth={3} paintOrder="stroke" pointerEvents="none">
+            <text x={mx} y={my - 12} textAnchor="middle" fontSize={10} fontWeight={600} fill="#dc2626" stroke="#fff" strokeWidth={3} paintOrder="stroke" pointerEvents="none">
               {`✕${n} pruned`}
             </text>
           </g>
