@@ -132,7 +132,13 @@ export async function rectifyCommand(argv: string[]): Promise<number> {
   else {
     for (const r of runs) {
       process.stdout.write(`${r.id}: ${r.messages.length} agent messages (${r.mode})${r.fallback.triggered ? '; global fallback: delivered as recorded' : ''}\n`);
-      for (const m of r.messages) process.stdout.write(`  ${m.agent} step ${m.step ?? '?'}: ${m.final_state} after ${m.attempts} attempt(s), ${m.llm_calls} LLM calls\n`);
+      for (const m of r.messages) {
+        const what =
+          r.mode === 'endpoint'
+            ? `${m.final_state} after ${m.attempts} attempt(s), ${m.llm_calls} LLM calls`
+            : `not audited (offline); would audit ${m.detail[0]?.retrieved.map((x) => x.name).join(', ') || 'nothing'}`;
+        process.stdout.write(`  ${m.agent} step ${m.step ?? '?'}: ${what}\n`);
+      }
     }
   }
   if (failed?.failure) {

@@ -303,4 +303,46 @@ describe('replaying a recorded chat run', () => {
     expect(resumed.interventions[0]).toBe(first.interventions[0]);
     expect(requests()).toHaveLength(3);
   });
+
+  it('native sessions: the recorded prompt is the input, minus rejected messages and with rectified ones replaced', async () => {
+    const run = chatRun();
+    run.steps[3] = {
+      ...run.steps[3],
+      input: [
+        { role: 'system', content: 'You are Bob, the checker.' },
+        { role: 'user', content: 'Please solve x^2 = 9.' },
+        { role: 'user', content: 'SECRET_A says x = 3' },
+      ],
+    };
+    script([{ match: { contains: 'Agent: Alice' }, content: FLAW }, { match: { contains: 'Agent: Bob' }, times: 1, content: FLAW }]);
+    const result = await rectifyRun(run, { pool, params: params({ k: 1, tMax: 2 }), client: client() });
+    expect(result.interventions.map((i) => i.action)).toEqual(['rejected', 'pass@2']);
+    const bobRegen = chatCalls().filter((e) => bodyText(e).includes('A reviewer checked your last message') && bodyText(e).includes('You are Bob, the checker.'));
+    expect(bobRegen).toHaveLength(1);
+    const msgs = (bobRegen[0].body as { messages: { role: string; content: string }[] }).messages;
+    expect(msgs.slice(0, 2)).toEqual([
+      { role: 'system', content: 'You are Bob, the checker.' },
+      { role: 'user', content: 'Please solve x^2 = 9.' },
+    ]);
+    expect(bodyText(bobRegen[0])).not.toContain('SECRET_A');
+  });
+
+  it('a cancel stops between calls and keeps what was finished', async () => {
+    script([{ match: { contains: 'Agent: Bob' }, delayMs: 2000, content: CLEAN }]);
+    const controller = new AbortController();
+    const seen: string[] = [];
+    const result = await rectifyRun(chatRun(), {
+      pool,
+      params: params({ k: 1 }),
+      client: client(),
+      signal: controller.signal,
+      onIntervention: (iv) => {
+        seen.push(iv.action);
+        controller.abort();
+      },
+    });
+    expect(result.status).toBe('cancelled');
+    expect(result.interventions.map((i) => i.action)).toEqual(['pass@1']);
+    expect(seen).toEqual(['pass@1']);
+  });
 });
