@@ -191,6 +191,31 @@ test.describe('against the test server', () => {
     await expect(page.getByTestId('graph-current')).toHaveAttribute('data-pruned', 'true');
     await expect(page.getByTestId('inspector-rectifier')).toContainText('rejected (pruned)');
     await page.screenshot({ path: `${SHOTS}/run-view-pruned.png`, fullPage: true });
+
+    // Mining (Algorithm 2) on the same failed run: one candidate per agent message from the teacher, the first is new,
+    // the later ones carry the same name and are not added; the pool grows by one.
+    const candidate = {
+      name: 'E2E_WRONG_COLUMN_FILTER',
+      domain_tag: 'Data Analysis',
+      detailed_definition: 'This error occurs when the agent filters a table on the wrong column, leading to a wrong count.',
+      evaluator_prompt: { trigger_condition: 'When the agent counts rows of a spreadsheet that match a condition.', risk_alert: 'Check the column used.' },
+    };
+    await admin('/__script', {
+      rules: [
+        { match: { contains: 'build a library of failure patterns' }, content: JSON.stringify([candidate]) },
+        { match: { contains: 'free of duplicates' }, content: '{"is_novel": true, "reason": "no spreadsheet filtering pattern yet", "duplicate_of": null}' },
+      ],
+    });
+    await page.getByRole('button', { name: 'Rectify' }).click();
+    await page.getByRole('tab', { name: 'Mining' }).click();
+    const mining = page.getByTestId('mining-panel');
+    await mining.getByRole('checkbox').first().check();
+    await mining.getByRole('button', { name: 'Mine 1 run(s)' }).click();
+    await expect(mining.getByTestId('mining-result')).toContainText('4 candidates from 1 run(s); 1 new', { timeout: 60_000 });
+    await mining.screenshot({ path: `${SHOTS}/mining.png` });
+    await mining.getByRole('button', { name: 'Use the pool with 1 new indicator(s)' }).click();
+    await expect(page.getByTestId('pool-summary')).toHaveAttribute('data-size', '2001');
+    await expect(page.getByTestId('pool-summary')).toContainText('mined 1');
     expect(problems).toEqual([]);
   });
 });
