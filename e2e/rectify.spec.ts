@@ -192,6 +192,10 @@ test.describe('against the test server', () => {
     await expect(page.getByTestId('inspector-rectifier')).toContainText('rejected (pruned)');
     await page.screenshot({ path: `${SHOTS}/run-view-pruned.png`, fullPage: true });
 
+    // The Corpus view carries the same charts once some run is rectified.
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Corpus' }).click();
+    await expect(page.getByTestId('round-distribution').getByTestId('round-segment')).toHaveCount(3);
+
     // Mining (Algorithm 2) on the same failed run: one candidate per agent message from the teacher, the first is new,
     // the later ones carry the same name and are not added; the pool grows by one.
     const candidate = {
@@ -206,7 +210,7 @@ test.describe('against the test server', () => {
         { match: { contains: 'free of duplicates' }, content: '{"is_novel": true, "reason": "no spreadsheet filtering pattern yet", "duplicate_of": null}' },
       ],
     });
-    await page.getByRole('button', { name: 'Rectify' }).click();
+    await openRectify(page);
     await page.getByRole('tab', { name: 'Mining' }).click();
     const mining = page.getByTestId('mining-panel');
     await mining.getByRole('checkbox').first().check();

@@ -6,7 +6,8 @@ import { statisticsInWorker } from '../../workers/rectifier-client.ts';
 import { Card } from '../engines/fields.tsx';
 import { OverlapHeatmap, RoundDistributionChart } from './rectifier-charts.tsx';
 
-export function RectifierStatisticsCard() {
+/** `hideWhenEmpty`: in the Corpus view the section appears only once some run has been rectified with an endpoint. */
+export function RectifierStatisticsCard({ hideWhenEmpty = false }: { hideWhenEmpty?: boolean } = {}) {
   const runs = useLibrary((s) => s.runs);
   const messages = useMemo(() => Object.values(runs).flatMap(summarizeRun), [runs]);
   const [stats, setStats] = useState<{ for: typeof messages; stats: RectifierStatistics }>();
@@ -23,6 +24,7 @@ export function RectifierStatisticsCard() {
     };
   }, [messages]);
   if (messages.length === 0) {
+    if (hideWhenEmpty) return null;
     return (
       <Card title="Corpus statistics" testId="rectifier-statistics">
         <p className="text-sm text-slate-600">No audited message in the library yet. Rectify runs with an endpoint to see the round distribution and indicator overlap per dataset.</p>
@@ -33,7 +35,7 @@ export function RectifierStatisticsCard() {
   return (
     <div className="space-y-3" data-testid="rectifier-statistics">
       <h2 className="text-sm font-semibold text-slate-900">
-        Corpus statistics ({messages.length} audited messages in {new Set(messages.map((m) => m.dataset)).size} dataset(s))
+        Rectify-or-reject ({messages.length} audited messages in {new Set(messages.map((m) => m.dataset)).size} dataset(s), every rectified run in the library)
       </h2>
       {error && <p className="text-xs text-red-700">{error}</p>}
       {!s ? (
