@@ -54,6 +54,7 @@ test('offline: retrieval only over the 2000-indicator pool, labelled, and the po
   await expect(messages.first().getByTestId('retrieved-indicators').locator('li')).toHaveCount(5);
   await expect(messages.first()).toContainText('Nothing was audited');
   await expect(page.getByTestId('verdict')).toHaveCount(0);
+  await page.screenshot({ path: `${SHOTS}/offline.png`, fullPage: true });
 
   // Pool browser: search, add, edit, delete.
   await page.getByRole('tab', { name: 'Pool browser' }).click();
@@ -70,6 +71,7 @@ test('offline: retrieval only over the 2000-indicator pool, labelled, and the po
   await editor.getByLabel('Domain tag').fill('E2E');
   await editor.getByRole('button', { name: 'Add' }).click();
   await expect(page.getByTestId('pool-summary')).toHaveAttribute('data-size', '2001');
+  await page.getByTestId('pool-browser').screenshot({ path: `${SHOTS}/pool-browser.png` });
   await page.getByLabel('Source').selectOption('manual');
   await expect(page.getByTestId('pool-row')).toHaveCount(1);
   await page.getByTestId('pool-row').getByRole('button').first().click();

@@ -77,6 +77,17 @@ describe.skipIf(!HAVE)(`rectify on a Who&When trace (${HAVE ? '' : SKIP_REASON})
     for (const m of run.messages) expect(m.detail[0].retrieved).toHaveLength(5);
   });
 
+  it('tau-bench chat trajectories: only the assistant’s turns (tool calls included) are agent messages', async () => {
+    const r = await runCli([join(SHARED_TRACES, 'tau-bench/tau_dataset_failed.json'), '--pool', POOL, '--json']);
+    expect(r.status).toBe(0);
+    const report = JSON.parse(r.stdout) as Report;
+    expect(report.runs.length).toBeGreaterThan(1);
+    for (const run of report.runs) {
+      expect(run.messages.length).toBeGreaterThan(0);
+      expect(new Set(run.messages.map((m) => m.agent))).toEqual(new Set(['assistant']));
+    }
+  });
+
   it('against the test server: pass after feedback, rejected after T_max, pass at once; exact calls per message', async () => {
     const verdict = (flawed: boolean) =>
       JSON.stringify(

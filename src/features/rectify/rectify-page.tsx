@@ -1,7 +1,7 @@
 // The Rectify view (SPEC §5.2): the indicator pool and its browser, the rectifier's parameters, rectify-or-reject on a
 // library run with per-message results, corpus statistics, and mining new indicators. Endpoint settings are shared
 // with the Engines view.
-import { useState } from 'react';
+import { useUrl } from '../../store/url.ts';
 import { EndpointSettings } from '../engines/endpoint-settings.tsx';
 import { MiningPanel } from './mining-panel.tsx';
 import { PoolBrowser } from './pool-browser.tsx';
@@ -19,7 +19,11 @@ const TABS = [
 
 export function RectifyPage() {
   const busy = useRectifyJob((s) => s.status === 'preparing' || s.status === 'running' || s.status === 'cancelling');
-  const [tab, setTab] = useState<(typeof TABS)[number]['id']>('run');
+  // The tab is part of the address (`?view=rectify&tab=stats`), so a link reopens it.
+  const requested = useUrl((s) => s.params.tab);
+  const setParams = useUrl((s) => s.setParams);
+  const tab = TABS.find((t) => t.id === requested)?.id ?? 'run';
+  const setTab = (id: (typeof TABS)[number]['id']) => setParams({ tab: id === 'run' ? undefined : id });
   return (
     <div data-testid="rectify-page" className="min-h-full bg-slate-100 p-4">
       <div className="mx-auto grid max-w-7xl gap-4 lg:grid-cols-[minmax(0,26rem)_minmax(0,1fr)]">
