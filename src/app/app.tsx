@@ -1,11 +1,14 @@
 // The studio's frame: a header with the views and the current view below it.
+import { lazy, Suspense } from 'react';
 import { useUrl, type View } from '../store/url.ts';
 import { LibraryPage } from '../features/library/library-page.tsx';
 import { RunPage } from '../features/run-view/run-page.tsx';
 import { ComparePage } from '../features/compare/compare-page.tsx';
 import { CorpusPage } from '../features/corpus/corpus-page.tsx';
 import { EnginesPage } from '../features/engines/engines-page.tsx';
-import { RectifyPage } from '../features/rectify/rectify-page.tsx';
+
+// Loaded on first visit: the Rectify view is not needed for first paint.
+const RectifyPage = lazy(() => import('../features/rectify/rectify-page.tsx').then((m) => ({ default: m.RectifyPage })));
 
 const NAV: { view: View; label: string }[] = [
   { view: 'library', label: 'Library' },
@@ -38,7 +41,11 @@ export function App() {
         </nav>
       </header>
       <main className="min-h-0 flex-1 overflow-auto">
-        {view === 'run' ? <RunPage /> : view === 'compare' ? <ComparePage /> : view === 'corpus' ? <CorpusPage /> : view === 'engines' ? <EnginesPage /> : view === 'rectify' ? <RectifyPage /> : <LibraryPage />}
+        {view === 'run' ? <RunPage /> : view === 'compare' ? <ComparePage /> : view === 'corpus' ? <CorpusPage /> : view === 'engines' ? <EnginesPage /> : view === 'rectify' ? (
+          <Suspense fallback={<p className="p-4 text-sm text-slate-600">Loading the Rectify view…</p>}>
+            <RectifyPage />
+          </Suspense>
+        ) : <LibraryPage />}
       </main>
     </div>
   );
