@@ -197,6 +197,16 @@ describe('gating one message', () => {
     expect(requests()).toHaveLength(8);
   });
 
+  it('an unreadable keyword answer: the query falls back to the texts themselves, said so, same number of calls', async () => {
+    server.setScript({ rules: [{ match: { contains: 'index agent messages' }, content: 'quadratics, I guess' }], fallback: { content: CLEAN } });
+    const g = await gateMessage(MSG, { pool, params: params({ k: 2 }), client: client() });
+    expect(g.state).toBe('pass');
+    expect(g.attempts[0].keywords).toBeUndefined();
+    expect(g.attempts[0].keywordProblem).toMatch(/could not be read/);
+    expect(g.attempts[0].query).toBe('Problem Scenario: Solve x^2 = 9. Agent Action: x = 3');
+    expect(requests()).toHaveLength(1 + 1 + 2);
+  });
+
   it('zero-shot: one audit per attempt against the general indicator, no retrieval calls', async () => {
     script([]);
     const g = await gateMessage(MSG, { pool, params: params({ zeroShot: true }), client: client() });
