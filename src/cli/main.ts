@@ -3,6 +3,7 @@
 import { inspectCommand } from './inspect.ts';
 import { CliError } from './io.ts';
 import { stagesCommand, STAGES_USAGE } from './stages.ts';
+import { rectifyCommand, RECTIFY_USAGE } from './rectify.ts';
 import { superviseCommand, SUPERVISE_USAGE } from './supervise.ts';
 
 /** A command may return its exit code (e.g. 1 when an endpoint failure stopped it after printing partial results). */
@@ -12,13 +13,15 @@ const COMMANDS: Record<string, Command> = {
   inspect: inspectCommand,
   supervise: superviseCommand,
   stages: stagesCommand,
+  rectify: rectifyCommand,
 };
 
 const USAGE = `usage: mas-replay <command> [options]
 commands:
   inspect <file…> [--format <id>] [--json]   list the runs, agents, steps and tokens in trace files
   ${SUPERVISE_USAGE}
-  ${STAGES_USAGE}`;
+  ${STAGES_USAGE}
+  ${RECTIFY_USAGE}`;
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;

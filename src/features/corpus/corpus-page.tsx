@@ -16,6 +16,7 @@ import { SHADOW_PRESET, useShadowEstimates } from './shadow-store.ts';
 import { useCorpusStatistics } from './statistics-client.ts';
 import { VarianceChart } from './variance-chart.tsx';
 import { ViolinChart } from './violin-chart.tsx';
+import { RectifierStatisticsCard } from '../rectify/rectifier-statistics.tsx';
 
 const metricsCache = new WeakMap<Run, RunMetrics>();
 
@@ -182,6 +183,7 @@ export function CorpusPage() {
           <BubbleChart stats={stats.stats} />
         </section>
       )}
+      <RectifierStatisticsCard hideWhenEmpty />
     </div>
   );
 }
