@@ -1,6 +1,7 @@
 // A synthetic OTLP/JSON trace file shaped like smolagents' OpenInference export (manager CodeAgent with planning
 // calls, `Step N` chain spans, model calls with recorded token counts and flattened messages, tool calls, a managed
-// agent run), for the import benchmark (SPEC §8). Deterministic for a given span count.
+// agent run), for the import benchmark (SPEC §8). Deterministic for a given span count. Text lengths are set so
+// that 100k spans make ~100 MB (SPEC §8: 100 MiB, about 1 KB per span, most of it attribute keys and JSON framing).
 // Run alone: npx tsx bench/gen-otlp.ts <out.json> [spans]
 import { createWriteStream } from 'node:fs';
 
@@ -77,10 +78,10 @@ function llmAttrs(salt: number, messages: number): Record<string, Value> {
   const attrs: Record<string, Value> = { 'openinference.span.kind': 'LLM', 'llm.model_name': 'o3-mini', 'llm.invocation_parameters': '{"max_completion_tokens": 8192}' };
   for (let m = 0; m < messages; m++) {
     attrs[`llm.input_messages.${m}.message.role`] = m === 0 ? 'system' : m % 2 ? 'user' : 'assistant';
-    attrs[`llm.input_messages.${m}.message.content`] = text(m === 0 ? 180 : 90, salt + m);
+    attrs[`llm.input_messages.${m}.message.content`] = text(m === 0 ? 90 : 40, salt + m);
   }
   attrs['llm.output_messages.0.message.role'] = 'assistant';
-  attrs['llm.output_messages.0.message.content'] = `Thought: ${text(90, salt)}\nCode:\n\`\`\`py\nresult = web_search(query="q${salt}")\nprint(result)\n\`\`\``;
+  attrs['llm.output_messages.0.message.content'] = `Thought: ${text(40, salt)}\nCode:\n\`\`\`py\nresult = web_search(query="q${salt}")\nprint(result)\n\`\`\``;
   attrs['llm.token_count.prompt'] = prompt;
   attrs['llm.token_count.completion'] = completion;
   attrs['llm.token_count.total'] = prompt + completion;
@@ -95,7 +96,7 @@ function writeTrace(trace: TraceWriter, spanBudget: number): void {
   trace.add({ id: trace.id(), parent: root, name: 'LiteLLMModel.__call__', attrs: llmAttrs(root + 1, 3) });
   for (let n = 1; trace.size + 3 <= spanBudget; n++) {
     const step = trace.id();
-    trace.add({ id: step, parent: root, name: `Step ${n}`, attrs: { 'openinference.span.kind': 'CHAIN', 'input.value': `{"memory_step": "ActionStep(step_number=${n})"}`, 'output.value': `Execution logs:\n${text(180 + (n % 7) * 40, n)}` } });
+    trace.add({ id: step, parent: root, name: `Step ${n}`, attrs: { 'openinference.span.kind': 'CHAIN', 'input.value': `{"memory_step": "ActionStep(step_number=${n})"}`, 'output.value': `Execution logs:\n${text(60 + (n % 7) * 20, n)}` } });
     trace.add({ id: trace.id(), parent: step, name: 'LiteLLMModel.__call__', attrs: llmAttrs(step, 3 + (n % 4)) });
     if (n === 2 && trace.size + 4 <= spanBudget) {
       const managed = trace.id();
@@ -104,7 +105,7 @@ function writeTrace(trace: TraceWriter, spanBudget: number): void {
       trace.add({ id: inner, parent: managed, name: 'Step 1', attrs: { 'openinference.span.kind': 'CHAIN', 'output.value': 'found' } });
       trace.add({ id: trace.id(), parent: inner, name: 'LiteLLMModel.__call__', attrs: llmAttrs(inner, 3) });
     } else {
-      trace.add({ id: trace.id(), parent: step, name: 'SearchInformationTool', attrs: { 'openinference.span.kind': 'TOOL', 'tool.name': 'web_search', 'input.value': `{"args": [], "kwargs": {"query": "q${step}"}}`, 'output.value': text(200, step) } });
+      trace.add({ id: trace.id(), parent: step, name: 'SearchInformationTool', attrs: { 'openinference.span.kind': 'TOOL', 'tool.name': 'web_search', 'input.value': `{"args": [], "kwargs": {"query": "q${step}"}}`, 'output.value': text(60, step) } });
     }
   }
 }

@@ -165,6 +165,13 @@ test('at least 30 real recorded runs in the corpus table', async ({ page }) => {
   await expect(page.getByText('estimate', { exact: true }).first()).toBeVisible();
   await page.setViewportSize({ width: 1400, height: 2600 });
   await page.screenshot({ path: `${SHOTS}/real-traces-shadow.png`, fullPage: true });
+  // The estimates are kept in IndexedDB: after a reload they are back without replaying anything.
+  const netBefore = await all.getByTestId('net-change').textContent();
+  await page.reload();
+  await expect(page.getByTestId('shadow-note')).toContainText(`${n} shadow-supervised estimates`);
+  await expect(all.locator('td').first()).toHaveText(`${n} / ${n}`);
+  await expect(all.getByTestId('net-change')).toHaveText(netBefore!);
+  await expect(page.getByRole('button', { name: 'Shadow-supervise 0 baseline runs' })).toBeDisabled();
   // Leaving the estimates out puts the supervised arm back to empty.
   await page.getByRole('checkbox', { name: /include \d+ estimates/ }).uncheck();
   await expect(all.locator('td').first()).toHaveText(`${n} / 0`);

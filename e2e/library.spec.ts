@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { fileCard, openStudio, openTraceFiles, sharedTrace, skipWithoutShared } from './fixtures.ts';
 
@@ -30,6 +31,36 @@ test('a TRAIL GAIA trace opens through the file input, in the worker, with its a
   await expect(row.getByTestId('run-steps')).toHaveText('10');
   await expect(card.getByText('smolagents', { exact: false }).first()).toBeVisible();
   expect(problems).toEqual([]);
+});
+
+test('a folder of traces opens at once, subfolders included; files that are not traces are named and left out', async ({ page }) => {
+  skipWithoutShared(TRAIL_TRACE, TRAIL_ANNOTATIONS, WHO_AND_WHEN);
+  // A corpus folder as a person keeps one, made in the OS temp dir for the test (never in the repository).
+  const root = mkdtempSync(join(tmpdir(), 'mas-folder-'));
+  const folder = join(root, 'my-corpus');
+  mkdirSync(join(folder, 'trail', 'annotations'), { recursive: true });
+  copyFileSync(sharedTrace(WHO_AND_WHEN), join(folder, 'who-and-when-1.json'));
+  copyFileSync(sharedTrace(TRAIL_TRACE), join(folder, 'trail', 'trace.json'));
+  copyFileSync(sharedTrace(TRAIL_ANNOTATIONS), join(folder, 'trail', 'annotations', '3205fa0cb2135fe671bf7cd0e5a26151.json'));
+  writeFileSync(join(folder, 'README.md'), '# notes about these runs\n');
+  try {
+    const problems = watchForErrors(page);
+    await openStudio(page);
+    await page.getByTestId('open-folder-input').setInputFiles(folder);
+    await expect(page.getByTestId('import-progress')).toHaveCount(0, { timeout: 30_000 });
+    await expect(page.getByTestId('folder-note')).toContainText('Opening 3 trace files from my-corpus; 1 other file left out (my-corpus/README.md)');
+    await expect(page.getByTestId('library-file')).toHaveCount(3);
+    await expect(page.getByTestId('library-counts')).toHaveText('3 files, 2 runs');
+    // The annotation file found its trace in the same folder: the TRAIL run carries the human error labels.
+    const trail = fileCard(page, 'trace.json').getByTestId('run-row');
+    await expect(trail.getByTestId('run-steps')).toHaveText('10');
+    const labels = JSON.parse(readFileSync(sharedTrace(TRAIL_ANNOTATIONS), 'utf8')).errors.length as number;
+    expect(labels).toBeGreaterThan(0);
+    await expect(async () => expect(Number(await trail.getByTestId('run-annotations').textContent())).toBeGreaterThanOrEqual(labels)).toPass();
+    expect(problems).toEqual([]);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });
 
 test('a TRAIL annotation file opened later attaches to the trace already in the library', async ({ page }) => {

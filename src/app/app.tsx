@@ -1,30 +1,39 @@
 // The studio's frame: a header with the views and the current view below it.
+import { lazy, Suspense, type ComponentType } from 'react';
 import { useUrl, type View } from '../store/url.ts';
 import { LibraryPage } from '../features/library/library-page.tsx';
 import { RunPage } from '../features/run-view/run-page.tsx';
 import { ComparePage } from '../features/compare/compare-page.tsx';
 import { CorpusPage } from '../features/corpus/corpus-page.tsx';
 import { EnginesPage } from '../features/engines/engines-page.tsx';
-import { TaxonomyPage } from '../features/taxonomy/taxonomy-page.tsx';
 
-const NAV: { view: View; label: string }[] = [
-  { view: 'library', label: 'Library' },
-  { view: 'run', label: 'Run' },
-  { view: 'compare', label: 'Compare' },
-  { view: 'corpus', label: 'Corpus' },
-  { view: 'engines', label: 'Engines' },
-  { view: 'taxonomy', label: 'Taxonomy' },
+// Views beyond the replay itself load on first visit: they are not needed for first paint (SPEC §8).
+const RectifyPage = lazy(() => import('../features/rectify/rectify-page.tsx').then((m) => ({ default: m.RectifyPage })));
+const StagesPage = lazy(() => import('../features/stages/stages-page.tsx').then((m) => ({ default: m.StagesPage })));
+const TaxonomyPage = lazy(() => import('../features/taxonomy/taxonomy-page.tsx').then((m) => ({ default: m.TaxonomyPage })));
+
+/** The views in the order of the navigation; one row per view. */
+const PAGES: { view: View; label: string; Page: ComponentType }[] = [
+  { view: 'library', label: 'Library', Page: LibraryPage },
+  { view: 'run', label: 'Run', Page: RunPage },
+  { view: 'compare', label: 'Compare', Page: ComparePage },
+  { view: 'corpus', label: 'Corpus', Page: CorpusPage },
+  { view: 'engines', label: 'Engines', Page: EnginesPage },
+  { view: 'rectify', label: 'Rectify', Page: RectifyPage },
+  { view: 'stages', label: 'Stages', Page: StagesPage },
+  { view: 'taxonomy', label: 'Taxonomy', Page: TaxonomyPage },
 ];
 
 export function App() {
   const view = useUrl((s) => s.view);
   const navigate = useUrl((s) => s.navigate);
+  const current = PAGES.find((p) => p.view === view) ?? PAGES[0];
   return (
     <div className="flex h-screen flex-col">
       <header className="flex items-center gap-4 border-b border-slate-200 bg-white px-4 py-2">
         <h1 className="text-base font-semibold text-indigo-700">MAS Replay Studio</h1>
         <nav className="flex gap-1" aria-label="Views">
-          {NAV.map((item) => (
+          {PAGES.map((item) => (
             <button
               key={item.view}
               type="button"
@@ -38,7 +47,9 @@ export function App() {
         </nav>
       </header>
       <main className="min-h-0 flex-1 overflow-auto">
-        {view === 'run' ? <RunPage /> : view === 'compare' ? <ComparePage /> : view === 'corpus' ? <CorpusPage /> : view === 'engines' ? <EnginesPage /> : view === 'taxonomy' ? <TaxonomyPage /> : <LibraryPage />}
+        <Suspense fallback={<p className="p-4 text-sm text-slate-600">Loading the {current.label} view…</p>}>
+          <current.Page />
+        </Suspense>
       </main>
     </div>
   );

@@ -69,7 +69,7 @@ function allSharedTraceFiles(): string[] {
     for (const name of readdirSync(d).sort()) {
       const p = join(d, name);
       if (statSync(p).isDirectory()) walk(p);
-      else if (/\.(json|jsonl)$/.test(name) && !d.includes('format-fixtures')) out.push(p);
+      else if (/\.(json|jsonl)$/.test(name)) out.push(p);
     }
   };
   walk(SHARED_TRACES);

@@ -3,6 +3,8 @@
 import { clarifyCommand, CLARIFY_USAGE } from './clarify.ts';
 import { inspectCommand } from './inspect.ts';
 import { CliError } from './io.ts';
+import { stagesCommand, STAGES_USAGE } from './stages.ts';
+import { rectifyCommand, RECTIFY_USAGE } from './rectify.ts';
 import { superviseCommand, SUPERVISE_USAGE } from './supervise.ts';
 
 /** A command may return its exit code (e.g. 1 when an endpoint failure stopped it after printing partial results). */
@@ -11,6 +13,8 @@ type Command = (argv: string[]) => void | number | Promise<void | number>;
 const COMMANDS: Record<string, Command> = {
   inspect: inspectCommand,
   supervise: superviseCommand,
+  stages: stagesCommand,
+  rectify: rectifyCommand,
   clarify: clarifyCommand,
 };
 
@@ -18,6 +22,8 @@ const USAGE = `usage: mas-replay <command> [options]
 commands:
   inspect <file…> [--format <id>] [--json]   list the runs, agents, steps and tokens in trace files
   ${SUPERVISE_USAGE}
+  ${STAGES_USAGE}
+  ${RECTIFY_USAGE}
   ${CLARIFY_USAGE}`;
 
 async function main(argv: string[]): Promise<number> {

@@ -11,7 +11,8 @@ export type FormatId =
   | 'chat-log'
   | 'openai-chat'
   | 'agentrx-ground-truth'
-  | 'message-bus';
+  | 'message-bus'
+  | 'span-attributes';
 
 /** Annotations that arrive in a file of their own and attach to a run loaded from another file. */
 export interface AnnotationSet {

@@ -12,6 +12,7 @@ import { nativeImporter } from './native.ts';
 import { openAiChatImporter } from './openai-chat.ts';
 import { otlpImporter } from './otlp.ts';
 import { decodeBytes, parseText, type ParsedInput } from './parse-input.ts';
+import { spanAttributesImporter } from './span-attributes.ts';
 import { spanTreeImporter } from './span-tree.ts';
 import { trailAnnotationsImporter } from './trail-annotations.ts';
 
@@ -29,6 +30,8 @@ export const IMPORTERS: FormatImporter[] = [
   openAiChatImporter,
   agentRxGroundTruthImporter,
   messageBusImporter,
+  // Last: a bare attribute map is the least specific shape.
+  spanAttributesImporter,
 ];
 
 export interface ImportedFile extends ImportResult {

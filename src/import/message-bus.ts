@@ -201,6 +201,12 @@ export const messageBusImporter: FormatImporter = {
     if (classify(doc) === 'messages') return { runs: [runFromMessages(docs, doc.text)], annotationSets: [], warnings: [] };
     const objs = docs.map((d) => ({ ...d, obj: expectObject(d.value, d.path) }));
     const ids = uniqueIds(objs.map((d) => `bus-${hashText(JSON.stringify(d.obj))}`));
-    return { runs: objs.map((d, i) => runFromLine(d.obj, d.path, ids[i])), annotationSets: [], warnings: [] };
+    const runs = objs.map((d, i) => runFromLine(d.obj, d.path, ids[i]));
+    const silent = runs.filter((r) => r.steps.length === 0).length;
+    // Result files of the benchmark keep only question, answer and timing: say why such runs show no steps or tokens.
+    const warnings = silent
+      ? [`${silent} of ${runs.length} run(s) carry no messages (the file records only the question, the answer and timing): they have no steps or tokens to show`]
+      : [];
+    return { runs, annotationSets: [], warnings };
   },
 };

@@ -38,12 +38,16 @@ BASE64_VALUE['-'.charCodeAt(0)] = 62; // base64url
 BASE64_VALUE['_'.charCodeAt(0)] = 63;
 const HEX = '0123456789abcdef';
 
-function isHex(text: string): boolean {
+/** 0: not hex; 1: lowercase hex; 2: hex with an uppercase digit. */
+function hexCase(text: string): 0 | 1 | 2 {
+  let upper = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70))) return false;
+    if ((c >= 48 && c <= 57) || (c >= 97 && c <= 102)) continue;
+    if (c >= 65 && c <= 70) upper = true;
+    else return 0;
   }
-  return true;
+  return upper ? 2 : 1;
 }
 
 function base64ToHex(text: string): string | undefined {
@@ -72,7 +76,12 @@ function base64ToHex(text: string): string | undefined {
  * decodes as base64 (protobuf-JSON exporters) is decoded. Other strings are kept as written.
  */
 export function normaliseId(text: string, bytes: 8 | 16): string {
-  if (text.length === bytes * 2 && isHex(text)) return text.toLowerCase();
+  if (text.length === bytes * 2) {
+    // Lowercase hex (the usual form) is returned as it is: no new string per id.
+    const hex = hexCase(text);
+    if (hex === 1) return text;
+    if (hex === 2) return text.toLowerCase();
+  }
   const hex = base64ToHex(text);
   if (hex !== undefined && hex.length > 0 && (text.length % 4 === 0 || text.indexOf('=') === -1)) return hex;
   return text;
@@ -134,15 +143,38 @@ function pathOf(where: string | SpanLocation): string {
   return typeof where === 'string' ? where : `${where.scopePath}.spans[${where.index}]`;
 }
 
+function listPathOf(path: string, where: SpanLocation | undefined): string {
+  return where ? `${pathOf(where)}.attributes` : path;
+}
+
+/** `intValue` written as a string (int64 in JSON): read as a number when it is one. */
+function intFromString(text: string): unknown {
+  const n = Number(text);
+  return Number.isFinite(n) ? n : text;
+}
+
+/**
+ * Copies an OTLP `[{key, value}]` list into a plain record in one pass. The common scalar forms (`stringValue`,
+ * `intValue` as a string) are read inline; a path is built only for a problem or for the rarer value forms.
+ */
 function readKeyValues(list: unknown[], into: Attributes, path: string, depth = 0, where?: SpanLocation): void {
   for (let i = 0; i < list.length; i++) {
     const kv = list[i];
-    if (!isObject(kv) || typeof kv.key !== 'string') throw new FormatProblem(`${where ? `${pathOf(where)}.attributes` : path}[${i}]`, 'expected {key, value}');
+    if (!isObject(kv) || typeof kv.key !== 'string') throw new FormatProblem(`${listPathOf(path, where)}[${i}]`, 'expected {key, value}');
+    const key = kv.key;
     const raw = kv.value;
-    const value = isObject(raw) && typeof raw.stringValue === 'string' ? raw.stringValue : anyValue(raw, `${where ? `${pathOf(where)}.attributes` : path}[${i}].value`, depth);
+    let value: unknown;
+    if (isObject(raw)) {
+      const s = raw.stringValue;
+      if (typeof s === 'string') value = s;
+      else if (s === undefined && depth <= 32 && typeof raw.intValue === 'string') value = intFromString(raw.intValue);
+      else value = anyValue(raw, `${listPathOf(path, where)}[${i}].value`, depth);
+    } else {
+      value = anyValue(raw, `${listPathOf(path, where)}[${i}].value`, depth);
+    }
     // A key named __proto__ would otherwise replace the object's prototype instead of being stored.
-    if (kv.key === '__proto__') Object.defineProperty(into, kv.key, { value, enumerable: true, writable: true, configurable: true });
-    else into[kv.key] = value;
+    if (key === '__proto__') Object.defineProperty(into, key, { value, enumerable: true, writable: true, configurable: true });
+    else into[key] = value;
   }
 }
 
@@ -162,20 +194,26 @@ function nanosToMs(v: unknown): number | undefined {
   return Number.isFinite(n) ? n / 1e6 : undefined;
 }
 
-function statusAt(o: JsonObject): { status: SpanRecord['status']; message?: string } {
-  const status = o.status;
-  if (!isObject(status)) return { status: 'unset' };
+function statusOf(status: unknown): SpanRecord['status'] {
+  if (!isObject(status)) return 'unset';
   const code = status.code;
-  const message = typeof status.message === 'string' && status.message !== '' ? status.message : undefined;
-  let result: SpanRecord['status'] = 'unset';
-  if (code === 2 || code === '2') result = 'error';
-  else if (code === 1 || code === '1') result = 'ok';
-  else if (typeof code === 'string') {
+  if (code === 2 || code === '2') return 'error';
+  if (code === 1 || code === '1') return 'ok';
+  // The exact enum names first: no uppercased copy per span.
+  if (code === 'STATUS_CODE_OK') return 'ok';
+  if (code === 'STATUS_CODE_ERROR') return 'error';
+  if (code === 'STATUS_CODE_UNSET' || code === undefined) return 'unset';
+  if (typeof code === 'string') {
     const c = code.toUpperCase();
-    if (c === 'STATUS_CODE_ERROR' || c === 'ERROR') result = 'error';
-    else if (c === 'STATUS_CODE_OK' || c === 'OK') result = 'ok';
+    if (c === 'STATUS_CODE_ERROR' || c === 'ERROR') return 'error';
+    if (c === 'STATUS_CODE_OK' || c === 'OK') return 'ok';
   }
-  return message !== undefined ? { status: result, message } : { status: result };
+  return 'unset';
+}
+
+function statusMessageOf(status: unknown): string | undefined {
+  if (!isObject(status)) return undefined;
+  return typeof status.message === 'string' && status.message !== '' ? status.message : undefined;
 }
 
 function eventsAt(o: JsonObject, where: SpanLocation): SpanEvent[] {
@@ -226,29 +264,37 @@ function readDocument(value: unknown, path: string, into: SpanRecord[], resource
       const scopeObj = ss.scope ?? field(ss, 'instrumentationLibrary', 'instrumentation_library');
       const scope = isObject(scopeObj) && typeof scopeObj.name === 'string' ? scopeObj.name : undefined;
       const spans = arrayAt(ss, 'spans', 'spans', sPath);
+      // One location per scope, moved along: errors read it at once, so no object is made per span.
+      const p: SpanLocation = { scopePath: sPath, index: 0 };
       for (let i = 0; i < spans.length; i++) {
-        const p: SpanLocation = { scopePath: sPath, index: i };
+        p.index = i;
         const raw = spans[i];
         if (!isObject(raw)) throw new FormatProblem(pathOf(p), `expected an object, found ${describe(raw)}`);
         const span = raw;
-        const { status, message } = statusAt(span);
+        const id = idAt(span, 'spanId', 'span_id', 8, p, true)!;
+        const traceId = idAt(span, 'traceId', 'trace_id', 16, p, true)!;
+        const attributes = attributesAt(span, p);
+        const events = eventsAt(span, p);
+        const parentId = idAt(span, 'parentSpanId', 'parent_span_id', 8, p, false);
+        const start = nanosToMs(field(span, 'startTimeUnixNano', 'start_time_unix_nano'));
+        const end = nanosToMs(field(span, 'endTimeUnixNano', 'end_time_unix_nano'));
+        const status = span.status;
+        const message = statusMessageOf(status);
+        // Every field in the literal, in one order: one shape for all records, no property store grown per span.
         const record: SpanRecord = {
-          id: idAt(span, 'spanId', 'span_id', 8, p, true)!,
-          traceId: idAt(span, 'traceId', 'trace_id', 16, p, true)!,
+          id,
+          parentId,
+          traceId,
           name: typeof span.name === 'string' ? span.name : '',
-          attributes: attributesAt(span, p),
-          status,
-          events: eventsAt(span, p),
+          start,
+          end,
+          attributes,
+          status: statusOf(status),
+          statusMessage: message,
+          events,
+          scope,
           order: into.length,
         };
-        const parentId = idAt(span, 'parentSpanId', 'parent_span_id', 8, p, false);
-        if (parentId !== undefined) record.parentId = parentId;
-        if (message !== undefined) record.statusMessage = message;
-        if (scope !== undefined) record.scope = scope;
-        const start = nanosToMs(field(span, 'startTimeUnixNano', 'start_time_unix_nano'));
-        if (start !== undefined) record.start = start;
-        const end = nanosToMs(field(span, 'endTimeUnixNano', 'end_time_unix_nano'));
-        if (end !== undefined) record.end = end;
         into.push(record);
       }
     }

@@ -14,9 +14,7 @@ import {
   taskFromInput,
   textAttr,
   titleFromTask,
-  walkForest,
   type SpanForest,
-  type StepFields,
   type SpanNode,
 } from './spans.ts';
 
@@ -45,7 +43,8 @@ function isActionStepSpan(node: SpanNode): boolean {
 
 /** smolagents' instrumentation scope, or its span shapes (`XAgent.run` agent spans, `Step N` chain spans). */
 export function looksLikeSmolagents(forest: SpanForest): boolean {
-  for (const node of walkForest(forest.roots)) {
+  // Any span decides, so the forest's flat node list will do (no tree walk).
+  for (const node of forest.nodes) {
     if (node.span.scope?.includes('smolagents')) return true;
     if (isAgentRunSpan(node) && node.span.name.endsWith(`Agent${RUN_SUFFIX}`)) return true;
     if (node.category === 'chain' && actionStepNumber(node.span.name) !== undefined) return true;
@@ -82,12 +81,21 @@ class SmolagentsAssembler {
   private readonly syntheticRuns = new Map<string, { run: AgentRun; firstStepNode: SpanNode }>();
 
   walk(roots: SpanNode[]): void {
-    const stack: Array<{ node: SpanNode; ctx: Context }> = [];
-    for (let i = roots.length - 1; i >= 0; i--) stack.push({ node: roots[i], ctx: {} });
-    while (stack.length) {
-      const { node, ctx } = stack.pop()!;
-      const childCtx = this.visit(node, ctx);
-      for (let i = node.children.length - 1; i >= 0; i--) stack.push({ node: node.children[i], ctx: childCtx });
+    // Two parallel stacks: no object per visited span.
+    const nodes: SpanNode[] = [];
+    const contexts: Context[] = [];
+    const top: Context = {};
+    for (let i = roots.length - 1; i >= 0; i--) {
+      nodes.push(roots[i]);
+      contexts.push(top);
+    }
+    while (nodes.length) {
+      const node = nodes.pop()!;
+      const childCtx = this.visit(node, contexts.pop()!);
+      for (let i = node.children.length - 1; i >= 0; i--) {
+        nodes.push(node.children[i]);
+        contexts.push(childCtx);
+      }
     }
   }
 
@@ -166,15 +174,13 @@ class SmolagentsAssembler {
         const name = textAttr(child.span.attributes, 'tool.name') ?? child.span.name;
         toolCalls.push({ name, arguments: textAttr(child.span.attributes, 'input.value') ?? '' });
       } else if (child.category === 'llm' && modelOutput === undefined) {
-        modelOutput = child.standard.output(child.span.attributes).text;
+        // Read once: the model call's own step (visited next) takes the same reading.
+        modelOutput = this.asm.modelCall(child).text;
       }
     }
-    const fields: StepFields = {
-      kind: 'action',
-      ...this.asm.spanFields(node),
-      number: actionStepNumber(node.span.name),
-      toolCalls,
-    };
+    const fields = this.asm.newFields('action', node);
+    fields.number = actionStepNumber(node.span.name);
+    fields.toolCalls = toolCalls;
     const observation = textAttr(attrs, 'output.value');
     if (observation !== undefined) fields.observation = observation;
     if (modelOutput !== undefined) fields.output = modelOutput;

@@ -47,6 +47,8 @@ export interface SpanNode {
   standard: AttributeStandard;
   parent?: SpanNode;
   children: SpanNode[];
+  /** A model call's reading of its attributes, kept for the second reader (smolagents' action step and the call). */
+  io?: ModelCallIo;
 }
 
 export interface SpanForest {
@@ -57,6 +59,8 @@ export interface SpanForest {
   /** Spans repeated under the same id (an exporter artefact): the first copy is kept. */
   duplicates: number;
   size: number;
+  /** Every node of the forest, in file order (for the readers whose result does not depend on the order). */
+  nodes: SpanNode[];
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -135,9 +139,23 @@ export interface AttributeStandard {
   outputToolCalls(attrs: Attributes): ToolCall[] | undefined;
   /** Both of the above from one reading of the attributes. */
   output(attrs: Attributes): { text?: string; toolCalls?: ToolCall[] };
+  /** What a model call read and wrote (inputMessages + output) from one reading of the attributes. */
+  modelCall(attrs: Attributes): ModelCallIo;
   inputText(attrs: Attributes): string | undefined;
   toolName(attrs: Attributes): string | undefined;
   agentName(attrs: Attributes): string | undefined;
+}
+
+export interface ModelCallIo {
+  input: ChatMessage[] | undefined;
+  text: string | undefined;
+  toolCalls: ToolCall[] | undefined;
+}
+
+/** modelCall for standards whose messages are not worth reading in one pass. */
+function modelCallOf(std: AttributeStandard, attrs: Attributes): ModelCallIo {
+  const { text, toolCalls } = std.output(attrs);
+  return { input: std.inputMessages(attrs), text, toolCalls };
 }
 
 const OPENINFERENCE_KINDS: Record<string, SpanCategory> = {
@@ -215,48 +233,123 @@ function openInferenceMessage(group: Map<string, unknown>): ChatMessage {
   return message;
 }
 
+const INPUT_MESSAGES = 'llm.input_messages.';
+const OUTPUT_MESSAGES = 'llm.output_messages.';
+
+/** Messages being read from flattened `<prefix>N.message.*` attributes. */
+interface MessageReader {
+  messages: ChatMessage[] | undefined;
+  /** Distinct indices seen: fewer than `messages.length` means the export left holes. */
+  count: number;
+  nested: Map<number, Map<string, unknown>> | undefined;
+}
+
+function messageReader(): MessageReader {
+  return { messages: undefined, count: 0, nested: undefined };
+}
+
+/** Which message field a key sets (plain numbers: this runs once per message attribute). */
+const MessageField = {
+  Content: 0,
+  Role: 1,
+  Name: 2,
+  ToolCallId: 3,
+  /** `message.contents.*` / `message.tool_calls.*`: grouped for openInferenceMessage. */
+  Nested: 4,
+  Other: 5,
+} as const;
+type MessageField = (typeof MessageField)[keyof typeof MessageField];
+
+/** A `<prefix>N.<rest>` key taken apart once. */
+interface MessageKey {
+  n: number;
+  field: MessageField;
+  /** `<rest>`, kept for nested fields only. */
+  rest: string | undefined;
+}
+
+/** `key` (its prefix ends at `from`) taken apart; undefined when it is not `<prefix>N.<rest>`. */
+function parseMessageKey(key: string, from: number): MessageKey | undefined {
+  let i = from;
+  let n = 0;
+  for (; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c < 48 || c > 57) break;
+    n = n * 10 + (c - 48);
+  }
+  if (i === from || key.charCodeAt(i) !== 46 /* . */ || n > 100_000) return undefined;
+  const restStart = i + 1;
+  const restLength = key.length - restStart;
+  let field: MessageField = MessageField.Other;
+  if (restLength === 15 && key.startsWith('message.content', restStart)) field = MessageField.Content;
+  else if (restLength === 12 && key.startsWith('message.role', restStart)) field = MessageField.Role;
+  else if (restLength === 12 && key.startsWith('message.name', restStart)) field = MessageField.Name;
+  else if (restLength === 20 && key.startsWith('message.tool_call_id', restStart)) field = MessageField.ToolCallId;
+  else if (key.startsWith('message.contents.', restStart) || key.startsWith('message.tool_calls.', restStart)) field = MessageField.Nested;
+  return { n, field, rest: field === MessageField.Nested ? key.slice(restStart) : undefined };
+}
+
 /**
- * Messages from flattened attributes in one pass over the keys. The common keys (role, content, name,
- * tool_call_id) are read directly; content parts and tool calls, rarer, go through the grouped reader.
+ * Message keys taken apart, by key and prefix length. A file repeats the same few dozen keys on every model call, so
+ * each is parsed once (a map hit, its hash kept in the key, instead of a prefix compare and digits per attribute).
+ * Bounded: cleared when a file with very many distinct keys fills it.
  */
-function openInferenceMessages(attrs: Attributes, prefix: string): ChatMessage[] | undefined {
-  let messages: ChatMessage[] | undefined;
-  let nested: Map<number, Map<string, unknown>> | undefined;
-  for (const key in attrs) {
-    if (!key.startsWith(prefix)) continue;
-    let i = prefix.length;
-    let n = 0;
-    const digitsStart = i;
-    for (; i < key.length; i++) {
-      const c = key.charCodeAt(i);
-      if (c < 48 || c > 57) break;
-      n = n * 10 + (c - 48);
-    }
-    if (i === digitsStart || key.charCodeAt(i) !== 46 /* . */ || n > 100_000) continue;
-    messages ??= [];
-    const message = (messages[n] ??= { role: 'unknown', content: '' });
-    const restStart = i + 1;
-    const restLength = key.length - restStart;
-    const value = attrs[key];
-    // Compared in place: slicing the key would allocate a string per attribute of every model call.
-    if (restLength === 15 && key.startsWith('message.content', restStart)) message.content = textOf(value) ?? '';
-    else if (restLength === 12 && key.startsWith('message.role', restStart)) message.role = textOf(value) ?? 'unknown';
-    else if (restLength === 12 && key.startsWith('message.name', restStart)) {
+const messageKeys = [new Map<string, MessageKey | null>(), new Map<string, MessageKey | null>()];
+
+function messageKeyOf(key: string, output: 0 | 1, from: number): MessageKey | undefined {
+  const cache = messageKeys[output];
+  let parsed = cache.get(key);
+  if (parsed === undefined) {
+    if (cache.size >= 20_000) cache.clear();
+    parsed = parseMessageKey(key, from) ?? null;
+    cache.set(key, parsed);
+  }
+  return parsed ?? undefined;
+}
+
+/** One attribute (its key taken apart) into the reader. */
+function readMessageAttr(reader: MessageReader, parsed: MessageKey, value: unknown): void {
+  const n = parsed.n;
+  const messages = (reader.messages ??= []);
+  let message = messages[n];
+  if (message === undefined) {
+    message = messages[n] = { role: 'unknown', content: '' };
+    reader.count++;
+  }
+  switch (parsed.field) {
+    case MessageField.Content:
+      message.content = textOf(value) ?? '';
+      break;
+    case MessageField.Role:
+      message.role = textOf(value) ?? 'unknown';
+      break;
+    case MessageField.Name: {
       const name = textOf(value);
       if (name !== undefined) message.name = name;
-    } else if (restLength === 20 && key.startsWith('message.tool_call_id', restStart)) {
+      break;
+    }
+    case MessageField.ToolCallId: {
       const id = textOf(value);
       if (id !== undefined) message.toolCallId = id;
-    } else if (key.startsWith('message.contents.', restStart) || key.startsWith('message.tool_calls.', restStart)) {
-      nested ??= new Map();
+      break;
+    }
+    case MessageField.Nested: {
+      const nested = (reader.nested ??= new Map());
       let group = nested.get(n);
       if (!group) nested.set(n, (group = new Map()));
-      group.set(key.slice(restStart), value);
+      group.set(parsed.rest!, value);
+      break;
     }
+    default:
+      break;
   }
+}
+
+function finishMessages(reader: MessageReader): ChatMessage[] | undefined {
+  const messages = reader.messages;
   if (!messages) return undefined;
-  if (nested) {
-    for (const [n, group] of nested) {
+  if (reader.nested) {
+    for (const [n, group] of reader.nested) {
       const message = messages[n];
       const full = openInferenceMessage(group);
       if (message.content === '' && full.content !== '') message.content = full.content;
@@ -264,7 +357,39 @@ function openInferenceMessages(attrs: Attributes, prefix: string): ChatMessage[]
     }
   }
   // Indices may have gaps in a sloppy export: the messages keep their order, the holes go.
-  return messages.filter((m) => m !== undefined);
+  return reader.count === messages.length ? messages : messages.filter((m) => m !== undefined);
+}
+
+/** Messages from flattened attributes (`<prefix>N.message.*`) in one pass over the keys. */
+function openInferenceMessages(attrs: Attributes, prefix: string): ChatMessage[] | undefined {
+  const reader = messageReader();
+  const output = prefix === OUTPUT_MESSAGES ? 1 : 0;
+  for (const key in attrs) {
+    if (!key.startsWith(prefix)) continue;
+    const parsed = prefix === INPUT_MESSAGES || prefix === OUTPUT_MESSAGES ? messageKeyOf(key, output, prefix.length) : parseMessageKey(key, prefix.length);
+    if (parsed) readMessageAttr(reader, parsed, attrs[key]);
+  }
+  return finishMessages(reader);
+}
+
+
+/** Input and output messages of a model call from one pass over its keys (a model call has many). */
+function openInferenceMessagePair(attrs: Attributes): { input: ChatMessage[] | undefined; output: ChatMessage[] | undefined } {
+  let input: MessageReader | undefined;
+  let output: MessageReader | undefined;
+  for (const key in attrs) {
+    // Both prefixes start with `llm.`; the character after it tells them apart.
+    if (key.charCodeAt(3) !== 46 /* . */ || !key.startsWith('llm.')) continue;
+    const c = key.charCodeAt(4);
+    if (c === 105 /* i */ && key.startsWith(INPUT_MESSAGES)) {
+      const parsed = messageKeyOf(key, 0, INPUT_MESSAGES.length);
+      if (parsed) readMessageAttr((input ??= messageReader()), parsed, attrs[key]);
+    } else if (c === 111 /* o */ && key.startsWith(OUTPUT_MESSAGES)) {
+      const parsed = messageKeyOf(key, 1, OUTPUT_MESSAGES.length);
+      if (parsed) readMessageAttr((output ??= messageReader()), parsed, attrs[key]);
+    }
+  }
+  return { input: input && finishMessages(input), output: output && finishMessages(output) };
 }
 
 /** The text inside a recorded output value: `{"content": …}` / `{"text": …}` JSON, else the value as it is. */
@@ -272,6 +397,15 @@ function unwrapOutputValue(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   const parsed = parseJsonLoose(value);
   return stringField(parsed, 'content') ?? stringField(parsed, 'text') ?? stringField(parsed, 'output') ?? value;
+}
+
+/** Output text (first output message, else `output.value`) and the tool calls of all output messages. */
+function openInferenceOutput(attrs: Attributes, messages: ChatMessage[] | undefined): { text: string | undefined; toolCalls: ToolCall[] | undefined } {
+  const first = messages?.[0];
+  const text = first && first.content !== '' ? first.content : unwrapOutputValue(textAttr(attrs, 'output.value'));
+  let toolCalls: ToolCall[] | undefined;
+  if (messages) for (const m of messages) if (m.toolCalls && m.toolCalls.length) (toolCalls ??= []).push(...m.toolCalls);
+  return { text, toolCalls };
 }
 
 const openInference: AttributeStandard = {
@@ -293,18 +427,20 @@ const openInference: AttributeStandard = {
     return usage;
   },
   model: (attrs) => textAttr(attrs, 'llm.model_name'),
-  inputMessages: (attrs) => openInferenceMessages(attrs, 'llm.input_messages.'),
+  inputMessages: (attrs) => openInferenceMessages(attrs, INPUT_MESSAGES),
   outputText: (attrs) => openInference.output(attrs).text,
   outputToolCalls: (attrs) => openInference.output(attrs).toolCalls,
   output(attrs) {
-    const messages = openInferenceMessages(attrs, 'llm.output_messages.');
-    const first = messages?.[0];
-    const text = first && first.content !== '' ? first.content : unwrapOutputValue(textAttr(attrs, 'output.value'));
-    const toolCalls = messages?.flatMap((m) => m.toolCalls ?? []);
-    const out: { text?: string; toolCalls?: ToolCall[] } = {};
-    if (text !== undefined) out.text = text;
-    if (toolCalls && toolCalls.length) out.toolCalls = toolCalls;
-    return out;
+    const out = openInferenceOutput(attrs, openInferenceMessages(attrs, OUTPUT_MESSAGES));
+    const result: { text?: string; toolCalls?: ToolCall[] } = {};
+    if (out.text !== undefined) result.text = out.text;
+    if (out.toolCalls !== undefined) result.toolCalls = out.toolCalls;
+    return result;
+  },
+  modelCall(attrs) {
+    const { input, output } = openInferenceMessagePair(attrs);
+    const out = openInferenceOutput(attrs, output);
+    return { input, text: out.text, toolCalls: out.toolCalls };
   },
   inputText: (attrs) => textAttr(attrs, 'input.value'),
   toolName: (attrs) => textAttr(attrs, 'tool.name') ?? textAttr(attrs, 'tool_call.function.name'),
@@ -404,6 +540,7 @@ const genAi: AttributeStandard = {
     if (toolCalls && toolCalls.length) out.toolCalls = toolCalls;
     return out;
   },
+  modelCall: (attrs) => modelCallOf(genAi, attrs),
   inputText: (attrs) => textAttr(attrs, 'gen_ai.tool.call.arguments') ?? textAttr(attrs, 'input.value') ?? textAttr(attrs, 'input'),
   toolName: (attrs) => textAttr(attrs, 'gen_ai.tool.name'),
   agentName: (attrs) => textAttr(attrs, 'gen_ai.agent.name'),
@@ -422,6 +559,7 @@ const noStandard: AttributeStandard = {
     const text = textAttr(attrs, 'output.value');
     return text !== undefined ? { text } : {};
   },
+  modelCall: (attrs) => modelCallOf(noStandard, attrs),
   inputText: (attrs) => textAttr(attrs, 'input.value'),
   toolName: () => undefined,
   agentName: () => undefined,
@@ -464,7 +602,7 @@ export function buildForest(traceId: string, spans: SpanRecord[]): SpanForest {
       continue;
     }
     const standard = standardOf(span.attributes);
-    const node: SpanNode = { span, category: standard.category(span.attributes), standard, children: [] };
+    const node: SpanNode = { span, category: standard.category(span.attributes), standard, parent: undefined, children: [], io: undefined };
     nodes.set(span.id, node);
     kept.push(node);
   }
@@ -482,9 +620,15 @@ export function buildForest(traceId: string, spans: SpanRecord[]): SpanForest {
     }
   }
   breakCycles(kept, roots);
-  for (const node of kept) if (node.children.length > 1) node.children.sort(byStart);
+  for (const node of kept) {
+    const children = node.children;
+    if (children.length === 2) {
+      // The common case (a step's model call and tool call), without the allocations of a sort call.
+      if (byStart(children[0], children[1]) > 0) children.reverse();
+    } else if (children.length > 2) children.sort(byStart);
+  }
   roots.sort(byStart);
-  return { traceId, roots, orphans, duplicates, size: kept.length };
+  return { traceId, roots, orphans, duplicates, size: kept.length, nodes: kept };
 }
 
 /**
@@ -492,6 +636,15 @@ export function buildForest(traceId: string, spans: SpanRecord[]): SpanForest {
  * each loop is cut at one span, which becomes a root. Linear in the number of spans.
  */
 function breakCycles(nodes: SpanNode[], roots: SpanNode[]): void {
+  // Without a loop every node is reached from the roots exactly once (each has one parent): count before keeping a set.
+  let count = 0;
+  const stack = roots.slice();
+  while (stack.length) {
+    const node = stack.pop()!;
+    count++;
+    for (const child of node.children) stack.push(child);
+  }
+  if (count === nodes.length) return;
   const reached = new Set<SpanNode>();
   const mark = (from: SpanNode) => {
     for (const n of walkForest([from])) reached.add(n);
@@ -645,6 +798,21 @@ export class RunAssembler {
     return step;
   }
 
+  /** A new step's fields: its kind and the common span fields, in this key order. */
+  newFields(kind: Step['kind'], node: SpanNode): StepFields {
+    const s = node.span;
+    const fields: StepFields = { kind, spanId: s.id, name: s.name, raw: s.attributes };
+    if (s.parentId !== undefined) fields.parentSpanId = s.parentId;
+    if (s.start !== undefined) fields.startTime = s.start;
+    if (s.end !== undefined) fields.endTime = s.end;
+    return fields;
+  }
+
+  /** What a model call read and wrote; read once per span even when two steps need it. */
+  modelCall(node: SpanNode): ModelCallIo {
+    return (node.io ??= node.standard.modelCall(node.span.attributes));
+  }
+
   /** Common span fields of a step. */
   spanFields(node: SpanNode): Pick<Step, 'spanId' | 'parentSpanId' | 'startTime' | 'endTime' | 'raw' | 'name'> {
     const s = node.span;
@@ -659,9 +827,8 @@ export class RunAssembler {
   addModelCall(node: SpanNode, kind: 'llm' | 'planning', owner: AgentRun | undefined, parentStepId: string | undefined): Step {
     const attrs = node.span.attributes;
     const std = node.standard;
-    const input = std.inputMessages(attrs);
-    const { text: output, toolCalls: calls } = std.output(attrs);
-    const fields: StepFields = { kind, ...this.spanFields(node) };
+    const { input, text: output, toolCalls: calls } = this.modelCall(node);
+    const fields = this.newFields(kind, node);
     if (parentStepId) fields.parentStepId = parentStepId;
     if (input) fields.input = input;
     else {
@@ -694,7 +861,10 @@ export class RunAssembler {
     const std = node.standard;
     const name = std.toolName(attrs) ?? node.span.name;
     const args = std.inputText(attrs) ?? '';
-    const fields: StepFields = { kind: 'tool', ...this.spanFields(node), name, toolCalls: [{ name, arguments: args }] };
+    // Same keys and order as `{ kind, ...spanFields, name, toolCalls }`: `name` keeps its place, with the tool's name.
+    const fields = this.newFields('tool', node);
+    fields.name = name;
+    fields.toolCalls = [{ name, arguments: args }];
     if (args !== '') fields.inputText = args;
     if (parentStepId) fields.parentStepId = parentStepId;
     const output = std.outputText(attrs);
@@ -730,7 +900,7 @@ export class RunAssembler {
     });
     let start: number | undefined;
     let end: number | undefined;
-    for (const node of walkForest(base.forest.roots)) {
+    for (const node of base.forest.nodes) {
       const s = node.span;
       if (s.start !== undefined && (start === undefined || s.start < start)) start = s.start;
       const e = s.end ?? s.start;
@@ -762,11 +932,14 @@ export class RunAssembler {
 
 /** The framework named by the instrumentation scope (`openinference.instrumentation.langchain` → langchain). */
 export function frameworkOf(forest: SpanForest): string | undefined {
-  const found = new Set<string>();
-  for (const node of walkForest(forest.roots)) {
+  // Distinct scopes first (one string per scope block, shared by its spans): one slice per scope, not per span.
+  const scopes = new Set<string>();
+  for (const node of forest.nodes) {
     const scope = node.span.scope;
-    if (scope && scope.startsWith('openinference.instrumentation.')) found.add(scope.slice('openinference.instrumentation.'.length));
+    if (scope) scopes.add(scope);
   }
+  const found = new Set<string>();
+  for (const scope of scopes) if (scope.startsWith('openinference.instrumentation.')) found.add(scope.slice('openinference.instrumentation.'.length));
   return found.size ? [...found].sort().join('+') : undefined;
 }
 
@@ -799,11 +972,18 @@ function startsAgentRun(node: SpanNode, ctx: GenericContext): boolean {
 
 export function genericSpansToRun(forest: SpanForest, sourceFormat: SourceFormat): Run {
   const asm = new RunAssembler();
-  const stack: Array<{ node: SpanNode; ctx: GenericContext }> = [];
-  for (let i = forest.roots.length - 1; i >= 0; i--) stack.push({ node: forest.roots[i], ctx: {} });
+  // Two parallel stacks: no object per visited span.
+  const nodes: SpanNode[] = [];
+  const contexts: GenericContext[] = [];
+  const top: GenericContext = {};
+  for (let i = forest.roots.length - 1; i >= 0; i--) {
+    nodes.push(forest.roots[i]);
+    contexts.push(top);
+  }
   let firstTask: string | undefined;
-  while (stack.length) {
-    const { node, ctx } = stack.pop()!;
+  while (nodes.length) {
+    const node = nodes.pop()!;
+    const ctx = contexts.pop()!;
     const attrs = node.span.attributes;
     let childCtx = ctx;
     if (startsAgentRun(node, ctx)) {
@@ -832,7 +1012,10 @@ export function genericSpansToRun(forest: SpanForest, sourceFormat: SourceFormat
       const step = asm.addToolCall(node, ctx.run, ctx.parentStepId);
       childCtx = { run: ctx.run, parentStepId: step.id };
     }
-    for (let i = node.children.length - 1; i >= 0; i--) stack.push({ node: node.children[i], ctx: childCtx });
+    for (let i = node.children.length - 1; i >= 0; i--) {
+      nodes.push(node.children[i]);
+      contexts.push(childCtx);
+    }
   }
   const task = firstTask ?? firstUserMessage(asm.steps);
   const root = forest.roots[0];

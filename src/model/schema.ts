@@ -194,22 +194,63 @@ export const Outcome = z
 
 export const SubtaskStatus = z.enum(['TODO', 'DONE', 'FAILED', 'NEED-REFINE']);
 
-/** EvoMAS stage: task state and the layered workflow used in it (SPEC §5.4). */
+/** A subtask of the task state. Status as of the stage that carries it. */
+export const Subtask = z
+  .object({
+    id: z.string(),
+    title: z.string(),
+    status: SubtaskStatus,
+    /** Longer wording or the evidence the status rests on. */
+    detail: z.string().optional(),
+  })
+  .loose();
+
+/** One agent of the pool in one layer of a stage's workflow. */
+export const LayerAgent = z
+  .object({
+    agentId: z.string(),
+    /** Selection probability as the workflow adapter recorded it. */
+    probability: z.number().optional(),
+    /** Whether the agent was instantiated in this layer; absent means it was (every listed agent ran). */
+    selected: z.boolean().optional(),
+    /** Derived stages: observed share of this layer's turns taken by the agent (a frequency, never a probability). */
+    frequency: z.number().optional(),
+    /** Derived stages: turns (consecutive steps of one agent run) the agent took in this layer. */
+    turns: z.number().optional(),
+  })
+  .loose();
+
+/**
+ * EvoMAS stage: task state and the layered workflow used in it (SPEC §5.4). The task state is the one the stage starts
+ * from: subtasks as evaluated after the previous stage, the next active subtask (what this stage works on), and the
+ * evaluator's verdict and confidence on the previous stage's outcome. A `closing` stage (no steps) holds the state
+ * after the last stage.
+ */
 export const Stage = z
   .object({
     id: z.string(),
     index: z.number(),
     startStepId: z.string().optional(),
     endStepId: z.string().optional(),
-    subtasks: z.array(z.object({ id: z.string(), title: z.string(), status: SubtaskStatus }).loose()),
+    subtasks: z.array(Subtask),
     nextSubtaskId: z.string().optional(),
     summary: z.string().optional(),
     verdict: z.string().optional(),
     confidence: z.number().optional(),
-    layers: z.array(
-      z.array(z.object({ agentId: z.string(), probability: z.number().optional() }).loose()),
-    ),
+    /** The evaluator's feedback in words. */
+    feedback: z.string().optional(),
+    layers: z.array(z.array(LayerAgent)),
     heuristic: z.boolean().optional(),
+    /** Absent: recorded by the system that ran; `offline`: segmentation heuristic; `llm`: Planner-Evaluator-Updater pass. */
+    derivedBy: z.enum(['offline', 'llm']).optional(),
+    /** The state after the last stage; covers no steps. */
+    closing: z.boolean().optional(),
+    /** Plan items the manager wrote during this stage, as written. */
+    plan: z.array(z.string()).optional(),
+    /** What had to be repaired or fell back while deriving this stage. */
+    notes: z.array(z.string()).optional(),
+    llmCallIds: z.array(z.string()).optional(),
+    tokens: TokenUsage.optional(),
   })
   .loose();
 

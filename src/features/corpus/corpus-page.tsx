@@ -1,6 +1,6 @@
 // The corpus view (SPEC §4 Corpus, §1 job 2): every run in the library as a table and as distributions, baseline vs
 // supervised, grouped by any tag. Filters and grouping live in the URL, so a link reproduces the view.
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { runMetricsCsv } from '../../export/csv.ts';
 import { defaultGroupBy, groupKey, runMetrics, shadowRunMetrics, tagNames, type RunMetrics } from '../../model/statistics.ts';
 import type { Run } from '../../model/types.ts';
@@ -16,6 +16,7 @@ import { SHADOW_PRESET, useShadowEstimates } from './shadow-store.ts';
 import { useCorpusStatistics } from './statistics-client.ts';
 import { VarianceChart } from './variance-chart.tsx';
 import { ViolinChart } from './violin-chart.tsx';
+import { RectifierStatisticsCard } from '../rectify/rectifier-statistics.tsx';
 
 const metricsCache = new WeakMap<Run, RunMetrics>();
 
@@ -38,6 +39,10 @@ export function CorpusPage() {
 
   const estimates = useShadowEstimates((s) => s.estimates);
   const shadow = useShadowEstimates();
+  // Estimates made on an earlier visit come back once the library is read.
+  useEffect(() => {
+    if (hydrated) void useShadowEstimates.getState().restore(storeRuns);
+  }, [hydrated, storeRuns]);
   const includeShadow = params.shadow !== '0';
   const recorded = useMemo(() => Object.values(storeRuns).map(metricsOf), [storeRuns]);
   const shadowRows = useMemo(
@@ -178,6 +183,7 @@ export function CorpusPage() {
           <BubbleChart stats={stats.stats} />
         </section>
       )}
+      <RectifierStatisticsCard hideWhenEmpty />
     </div>
   );
 }

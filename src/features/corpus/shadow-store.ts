@@ -1,10 +1,13 @@
 // Shadow-supervised estimates for the corpus: for recorded baseline runs, the supervisor replayed offline (LLM-free
-// heuristics) in the statistics worker, or the interventions the engines panel already wrote into the run. Kept for the session of the page, keyed by run id; the library's runs are
-// not changed. Every figure derived from them is a counterfactual estimate and is labelled so.
+// heuristics) in the statistics worker, or the interventions the engines panel already wrote into the run. Keyed by
+// run id and kept in IndexedDB (../../store/shadow-db.ts) so a reload keeps them; the library's runs are not changed.
+// Every figure derived from them is a counterfactual estimate and is labelled so.
 import * as Comlink from 'comlink';
 import { create } from 'zustand';
 import type { ShadowEstimate } from '../../model/statistics.ts';
 import type { Run } from '../../model/types.ts';
+import { useLibrary } from '../../store/library.ts';
+import { clearEstimates, loadEstimates, saveEstimates } from '../../store/shadow-db.ts';
 import { statisticsWorker } from './statistics-client.ts';
 
 export const SHADOW_PRESET = 'gaia' as const;
@@ -16,6 +19,8 @@ interface ShadowStore {
   total: number;
   error: string | null;
   run(runs: Run[]): Promise<void>;
+  /** Bring back the stored estimates that still fit the library's runs. */
+  restore(runs: Record<string, Run>): Promise<void>;
   clear(): void;
 }
 
@@ -36,11 +41,19 @@ export const useShadowEstimates = create<ShadowStore>((set, get) => ({
       const estimates = { ...get().estimates };
       for (const e of results) estimates[e.runId] = e;
       set({ estimates, running: false });
+      await saveEstimates(useLibrary.getState().runs, results, SHADOW_PRESET).catch((e: unknown) =>
+        set({ error: `the estimates are shown but could not be saved for the next visit: ${e instanceof Error ? e.message : String(e)}` }),
+      );
     } catch (e) {
       set({ running: false, error: e instanceof Error ? e.message : String(e) });
     }
   },
+  async restore(runs) {
+    const stored = await loadEstimates(runs, SHADOW_PRESET).catch(() => ({}));
+    if (Object.keys(stored).length > 0 && !get().running) set({ estimates: { ...stored, ...get().estimates } });
+  },
   clear() {
+    void clearEstimates();
     set({ estimates: {}, done: 0, total: 0, error: null });
   },
 }));

@@ -8,9 +8,9 @@ export function safeFileName(base: string): string {
   return cleaned || 'session';
 }
 
-/** The recorded LLM calls a run's interventions refer to. */
+/** The recorded LLM calls a run's interventions and derived stages refer to. */
 export function callsOfRuns(runs: Run[], calls: Record<string, LlmCallRecord>): LlmCallRecord[] {
-  const ids = new Set(runs.flatMap((r) => r.interventions.flatMap((i) => i.llmCallIds ?? [])));
+  const ids = new Set(runs.flatMap((r) => [...r.interventions.flatMap((i) => i.llmCallIds ?? []), ...(r.stages ?? []).flatMap((s) => s.llmCallIds ?? [])]));
   return [...ids].flatMap((id) => (calls[id] ? [calls[id]] : []));
 }
 

@@ -9,7 +9,7 @@ import { ErrorBanner } from '../../ui/error-banner.tsx';
 import { callsOfRuns, downloadText, sessionText } from './download.ts';
 import { FileCard } from './file-card.tsx';
 import { FailureList, ImportProgressList, PersistenceNote } from './import-status.tsx';
-import { fetchSource, openSources, textSource } from './open-files.ts';
+import { fetchSource, openSources, textSource, traceFilesOf } from './open-files.ts';
 import { PastePanel } from './paste-panel.tsx';
 import { loadSamples, takeFirstVisit } from './samples.ts';
 
@@ -67,6 +67,8 @@ export function LibraryPage() {
   const hydrated = useLibrary((s) => s.hydrated);
   const src = useUrl((s) => s.params.src);
   const inputRef = useRef<HTMLInputElement>(null);
+  const folderRef = useRef<HTMLInputElement>(null);
+  const [folderNote, setFolderNote] = useState<string>();
   const [pasting, setPasting] = useState(false);
   const [dragging, setDragging] = useState(false);
   const [sampleError, setSampleError] = useState<string>();
@@ -139,6 +141,29 @@ export function LibraryPage() {
               void openSources(picked);
             }}
           />
+          <Button onClick={() => folderRef.current?.click()}>Open folder…</Button>
+          <input
+            ref={folderRef}
+            type="file"
+            multiple
+            // A folder and all its subfolders (a corpus of traces). Not in React's attribute types, hence the spread.
+            {...{ webkitdirectory: '' }}
+            className="hidden"
+            data-testid="open-folder-input"
+            onChange={(e) => {
+              const { traces, skipped } = traceFilesOf([...(e.target.files ?? [])]);
+              e.target.value = '';
+              const folder = traces[0]?.webkitRelativePath.split('/')[0] || 'the folder';
+              setFolderNote(
+                traces.length === 0
+                  ? `No trace files (.json, .jsonl, .gz) in ${folder}.`
+                  : skipped.length > 0
+                    ? `Opening ${traces.length} trace file${traces.length === 1 ? '' : 's'} from ${folder}; ${skipped.length} other file${skipped.length === 1 ? '' : 's'} left out (${skipped.slice(0, 3).join(', ')}${skipped.length > 3 ? ', …' : ''}).`
+                    : undefined,
+              );
+              void openSources(traces, `${traces.length} files from ${folder}`);
+            }}
+          />
           <Button onClick={() => setPasting(!pasting)} aria-expanded={pasting}>
             Paste…
           </Button>
@@ -150,10 +175,18 @@ export function LibraryPage() {
           <PersistenceNote />
         </div>
         <p className="text-sm text-slate-600">
-          Drop trace files anywhere on this page, pick them, or paste one (Ctrl+V). Native sessions, OTLP/JSON, TRAIL span
+          Drop trace files anywhere on this page, pick them or a whole folder of them, or paste one (Ctrl+V). Native sessions, OTLP/JSON, TRAIL span
           trees and annotations, Langfuse exports, AG2 / Who&amp;When / Magentic-One chat logs, tau-bench trajectories and
           smolagents message buses are read here, in your browser; nothing is uploaded.
         </p>
+        {folderNote && (
+          <p className="flex items-center gap-2 text-sm text-slate-700" data-testid="folder-note" role="status">
+            {folderNote}
+            <button type="button" className="text-indigo-700 underline" onClick={() => setFolderNote(undefined)}>
+              dismiss
+            </button>
+          </p>
+        )}
         {pasting && <PastePanel onClose={() => setPasting(false)} />}
         {src && <SourceFromUrl url={src} />}
         {sampleError && (

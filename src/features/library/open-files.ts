@@ -110,3 +110,16 @@ export async function fetchSource(url: string, signal?: AbortSignal): Promise<{ 
   if (!response.ok) throw new FetchProblem(url, `the server answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
   return { name: nameFromUrl(url), bytes: await response.arrayBuffer() };
 }
+
+/** Endings a trace file may have; other files in a picked folder (READMEs, images, scripts) are left out. */
+const TRACE_FILE = /\.(json|jsonl|ndjson|gz)$/i;
+
+/** Of the files in a picked folder (all of its subfolders too), those a trace can be in; the rest are named. */
+export function traceFilesOf(files: File[]): { traces: File[]; skipped: string[] } {
+  const path = (f: File) => f.webkitRelativePath || f.name;
+  const traces = files.filter((f) => TRACE_FILE.test(f.name));
+  const skipped = files.filter((f) => !TRACE_FILE.test(f.name)).map(path);
+  // Stable order (by path inside the folder), so a corpus opens the same way every time.
+  traces.sort((a, b) => (path(a) < path(b) ? -1 : path(a) > path(b) ? 1 : 0));
+  return { traces, skipped };
+}

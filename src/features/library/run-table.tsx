@@ -84,7 +84,9 @@ export function RunTable({ runs, onExport }: { runs: Run[]; onExport(run: Run): 
                     </div>
                   )}
                 </td>
-                <td className="py-1.5 pr-3 text-right tabular-nums">{formatCount(s.annotations)}</td>
+                <td className="py-1.5 pr-3 text-right tabular-nums" data-testid="run-annotations">
+                  {formatCount(s.annotations)}
+                </td>
                 <td className="py-1.5 pr-3">
                   <OutcomeBadge outcome={s.outcome} />
                 </td>

@@ -4,7 +4,8 @@ import { KEY_BINDINGS } from './keymap.ts';
 
 const KEY_NAMES: Record<string, string> = { ' ': 'Space', ArrowRight: '→', ArrowLeft: '←' };
 
-export function HelpOverlay({ onClose }: { onClose: () => void }) {
+/** `extra`: bindings a view adds on top of the run view's own (the stage view's stage keys). */
+export function HelpOverlay({ onClose, extra = [] }: { onClose: () => void; extra?: { id: string; keys: string[]; label: string }[] }) {
   const dialog = useRef<HTMLDivElement>(null);
   useEffect(() => {
     dialog.current?.focus();
@@ -29,8 +30,8 @@ export function HelpOverlay({ onClose }: { onClose: () => void }) {
         <h2 className="mb-2 text-sm font-semibold text-slate-900">Keyboard shortcuts</h2>
         <table className="w-full text-sm">
           <tbody>
-            {KEY_BINDINGS.map((b) => (
-              <tr key={b.action} className="border-t border-slate-100">
+            {[...KEY_BINDINGS.map((b) => ({ id: b.action as string, keys: b.keys, label: b.label })), ...extra].map((b) => (
+              <tr key={b.id} className="border-t border-slate-100">
                 <td className="py-1 pr-3 whitespace-nowrap">
                   {b.keys.map((k) => (
                     <kbd key={k} className="mr-1 rounded border border-slate-300 bg-slate-50 px-1.5 font-mono text-xs">

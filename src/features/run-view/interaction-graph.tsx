@@ -4,6 +4,7 @@
 import { select, zoom, zoomIdentity, type ZoomBehavior } from 'd3';
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { GraphEdge, GraphNode } from '../../model/graph.ts';
+import { rectifierMarks } from './rectifier-marks.ts';
 import { usePlayhead } from '../../store/playhead.ts';
 import type { LayoutInput, LayoutOutput } from '../../workers/graph-layout.ts';
 import { agentColors } from './agent-colors.ts';
@@ -310,6 +311,7 @@ const GraphBase = memo(function GraphBase({ view, positions, weight, maxActivity
           );
         })}
       </g>
+      <PrunedEdges view={view} positions={positions} radius={radius} />
       <g aria-label="Nodes">
         {graph.nodes.map((node) => {
           const p = positions[node.id];
@@ -368,6 +370,39 @@ function MemoryShape({ r }: { r: number }) {
   );
 }
 
+/** Edges that carried messages the rectifier pruned: a dashed red overlay with the count, so pruning is visible at a glance. */
+function PrunedEdges({ view, positions, radius }: { view: RunView; positions: Record<string, [number, number]>; radius: (id: string) => number }) {
+  const marks = rectifierMarks(view);
+  const counts = useMemo(() => {
+    const c = new Map<number, number>();
+    for (const p of marks.pruned) for (const e of view.graph.edgesAt[p] ?? []) c.set(e, (c.get(e) ?? 0) + 1);
+    return c;
+  }, [marks, view]);
+  if (counts.size === 0) return null;
+  return (
+    <g aria-label="Pruned messages" data-testid="graph-pruned">
+      {[...counts].map(([e, n]) => {
+        const edge = view.graph.edges[e];
+        const a = positions[edge.source];
+        const b = positions[edge.target];
+        if (!a || !b) return null;
+        const d = edgePath(a, b, radius(edge.source), radius(edge.target));
+        const [mx, my] = edgeMidpoint(a, b);
+        return (
+          <g key={edge.id} data-testid="graph-pruned-edge" data-edge-id={edge.id} data-pruned={n}>
+            <path d={d} fill="none" stroke="#dc2626" strokeWidth={2.5} strokeDasharray="3 4" strokeOpacity={marks.fallback ? 0.35 : 0.9}>
+              <title>{`${n} message${n === 1 ? '' : 's'} on this edge ${marks.fallback ? 'rejected by the rectifier (restored by the global fallback)' : 'pruned by the rectifier'}`}</title>
+            </path>
+            <text x={mx} y={my - 12} textAnchor="middle" fontSize={10} fontWeight={600} fill="#dc2626" stroke="#fff" strokeWidth={3} paintOrder="stroke" pointerEvents="none">
+              {`✕${n} pruned`}
+            </text>
+          </g>
+        );
+      })}
+    </g>
+  );
+}
+
 /** The current step: its agent ringed, the edges it sends on drawn over the rest. */
 function GraphHighlight({ view, positions, weight, maxActivity }: LayerProps) {
   const position = usePlayhead((s) => s.position);
@@ -377,6 +412,8 @@ function GraphHighlight({ view, positions, weight, maxActivity }: LayerProps) {
   const node = nodeIndex >= 0 ? graph.nodes[nodeIndex] : undefined;
   const edges = graph.edgesAt[position] ?? [];
   const at = node ? positions[node.id] : undefined;
+  const marks = rectifierMarks(view);
+  const pruned = marks.pruned.has(position) && !marks.fallback;
   const byId = useMemo(() => new Map(graph.nodes.map((n) => [n.id, n])), [graph]);
   return (
     <g
@@ -385,6 +422,7 @@ function GraphHighlight({ view, positions, weight, maxActivity }: LayerProps) {
       data-node-id={node?.id}
       data-agent-id={node?.agentId}
       data-edge-ids={edges.map((e) => graph.edges[e].id).join(' ')}
+      data-pruned={pruned ? 'true' : undefined}
       pointerEvents="none"
     >
       {edges.map((e) => {
@@ -397,7 +435,8 @@ function GraphHighlight({ view, positions, weight, maxActivity }: LayerProps) {
             key={edge.id}
             d={edgePath(a, b, nodeRadius(byId.get(edge.source)!, maxActivity), nodeRadius(byId.get(edge.target)!, maxActivity))}
             fill="none"
-            stroke="#e11d48"
+            stroke={pruned ? '#94a3b8' : '#e11d48'}
+            strokeDasharray={pruned ? '4 4' : undefined}
             strokeWidth={Math.max(2.5, edgeWidth(edge, weight, max))}
             markerEnd="url(#arrow-current)"
           />

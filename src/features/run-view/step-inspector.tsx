@@ -5,6 +5,7 @@ import type { Annotation, Intervention, Step } from '../../model/types.ts';
 import { usePlayhead } from '../../store/playhead.ts';
 import { InterventionBody } from '../engines/intervention-card.tsx';
 import { HandoffLinks } from '../taxonomy/handoff-links.tsx';
+import { RectifierDetails, RectifierStateBadge } from '../rectify/message-card.tsx';
 import type { RunView } from './run-view-model.ts';
 import { TraceText } from './trace-text.tsx';
 
@@ -235,7 +236,15 @@ function OnStep({ annotations, interventions }: { annotations?: Annotation[]; in
                 </p>
                 {/* Trigger, decision, the supervisor's exchange and the raw vs changed observation diff. */}
                 <div className="mt-1">
-                  <InterventionBody iv={iv} />
+                  {iv.engine === 'rectifier' ? (
+                    <div className="space-y-1" data-testid="inspector-rectifier">
+                      <RectifierStateBadge iv={iv} />
+                      <p className="text-slate-700">{iv.reason}</p>
+                      <RectifierDetails iv={iv} />
+                    </div>
+                  ) : (
+                    <InterventionBody iv={iv} />
+                  )}
                 </div>
               </li>
             ))}

@@ -4,9 +4,15 @@ import { memo, useEffect, useRef } from 'react';
 import type { Step } from '../../model/types.ts';
 import { usePlayhead } from '../../store/playhead.ts';
 import { agentColors } from './agent-colors.ts';
+import { rectifierMarks } from './rectifier-marks.ts';
 import type { RunView } from './run-view-model.ts';
 
 const ROW_HEIGHT = 40;
+/**
+ * Rows are keyed by slot (index modulo a number larger than any window), not by step: after a long jump React
+ * updates the rows' text in place instead of unmounting and creating every one.
+ */
+const ROW_SLOTS = 256;
 
 /** One line saying what the step did. */
 export function stepSummary(step: Step): string {
@@ -27,7 +33,7 @@ export function StepList({ view }: { view: RunView }) {
     count: view.steps.length,
     getScrollElement: () => scroller.current,
     estimateSize: () => ROW_HEIGHT,
-    overscan: 8,
+    overscan: 4,
   });
   const colors = agentColors(view);
   return (
@@ -39,7 +45,7 @@ export function StepList({ view }: { view: RunView }) {
         <ol className="relative" style={{ height: virtualizer.getTotalSize() }}>
           {virtualizer.getVirtualItems().map((item) => (
             <StepRow
-              key={item.index}
+              key={item.index % ROW_SLOTS}
               view={view}
               index={item.index}
               top={item.start}
@@ -79,6 +85,7 @@ const StepRow = memo(function StepRow(props: { view: RunView; index: number; top
   const step = view.steps[index];
   const agent = view.index.agentById.get(step.agentId)?.name ?? step.agentId;
   const tokens = view.tokens.input[index] + view.tokens.output[index];
+  const marks = rectifierMarks(view);
   return (
     <li
       data-step-id={step.id}
@@ -102,9 +109,15 @@ const StepRow = memo(function StepRow(props: { view: RunView; index: number; top
           {view.loopAt[index] >= 0 && <span className="shrink-0 rounded bg-amber-100 px-1 text-[10px] text-amber-900">loop</span>}
           {view.annotationsAt.has(index) && <span className="shrink-0 rounded bg-violet-100 px-1 text-[10px] text-violet-800">label</span>}
           {view.interventionsAt.has(index) && <span className="shrink-0 rounded bg-emerald-100 px-1 text-[10px] text-emerald-800">intervention</span>}
+          {marks.pruned.has(index) && (
+            <span data-testid="step-pruned" title={marks.fallback ? 'Rejected by the rectifier, restored by the global fallback' : 'Rejected by the rectifier: hidden from the agents after it'} className="shrink-0 rounded bg-red-600 px-1 text-[10px] text-white">
+              {marks.fallback ? 'rejected · restored' : 'pruned'}
+            </span>
+          )}
+          {marks.rewritten.has(index) && <span data-testid="step-rectified" className="shrink-0 rounded bg-amber-100 px-1 text-[10px] text-amber-900">rectified</span>}
           {tokens > 0 && <span className="ml-auto shrink-0 text-slate-400 tabular-nums">{compact(tokens)}</span>}
         </span>
-        <span className="block truncate text-slate-600">{stepSummary(step) || <span className="text-slate-400">{step.name ?? '—'}</span>}</span>
+        <span className={`block truncate text-slate-600 ${marks.pruned.has(index) && !marks.fallback ? 'line-through decoration-red-500' : ''}`}>{stepSummary(step) || <span className="text-slate-400">{step.name ?? '—'}</span>}</span>
       </span>
     </li>
   );

@@ -1,0 +1,107 @@
+// `stages <file> [--offline | --endpoint URL --model M] [--out <session.json>] [--json]` (SPEC §5.4): the stages of
+// every run in a trace file: segmented at manager steps offline (heuristic), or with the Planner → Evaluator →
+// Updater pass against an endpoint. `--out` writes a native session with the stages (and the recorded calls) attached.
+import { writeFileSync } from 'node:fs';
+import { exportSession } from '../export/native.ts';
+import type { ImportedFile } from '../import/index.ts';
+import { CallRecorder, LlmClient, withDefaults } from '../llm/index.ts';
+import type { Run } from '../model/types.ts';
+import { deriveOfflineStages, stagePass, type StagePassResult } from '../engine/stages/index.ts';
+import { CliError, parseArgs, printJson, readTraceFiles, stringFlag } from './io.ts';
+
+export const STAGES_USAGE =
+  'stages <file> [--offline | --endpoint URL --model M] [--out <file>] [--json]   stages per run: task state and layered workflow (offline segmentation heuristic unless --endpoint)';
+
+function report(run: Run, result: StagePassResult, mode: 'offline' | 'endpoint') {
+  const position = new Map(run.steps.filter((s) => s.parentStepId === undefined).map((s, i) => [s.id, i]));
+  const agentName = new Map(run.agents.map((a) => [a.id, a.name]));
+  return {
+    id: run.id,
+    mode,
+    heuristic: result.stages.some((s) => s.heuristic === true),
+    status: result.status,
+    stages: result.stages.map((s) => ({
+      id: s.id,
+      /** 0-based replay positions of the stage's first and last step; null for the closing state. */
+      steps: s.closing ? null : [position.get(s.startStepId ?? '') ?? null, position.get(s.endStepId ?? '') ?? null],
+      active: s.nextSubtaskId ?? null,
+      subtasks: s.subtasks.map((t) => ({ id: t.id, title: t.title, status: t.status })),
+      verdict: s.verdict ?? null,
+      confidence: s.confidence ?? null,
+      layers: s.layers.map((layer) =>
+        layer.map((e) => ({ agent: agentName.get(e.agentId) ?? e.agentId, ...(e.probability !== undefined ? { probability: e.probability } : {}), ...(e.frequency !== undefined ? { frequency: e.frequency } : {}) })),
+      ),
+    })),
+    tokens: result.tokens.total,
+  };
+}
+
+function offlineResult(run: Run): StagePassResult {
+  const { stages } = deriveOfflineStages(run);
+  return { runId: run.id, status: 'complete', stages, tokens: { input: 0, output: 0, total: 0 }, calls: 0, total: stages.length };
+}
+
+/** Returns the exit code: 0, or 1 when an endpoint failure stopped a run (its finished part is still printed). */
+export async function stagesCommand(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, new Set(['json', 'offline']), new Set(['endpoint', 'model', 'out']));
+  if (args.positional.length !== 1) throw new CliError('usage', `stages needs exactly one file, got ${args.positional.length}`);
+  const endpoint = stringFlag(args, 'endpoint');
+  const model = stringFlag(args, 'model');
+  if (endpoint !== undefined && args.flags.has('offline')) throw new CliError('usage', '--offline and --endpoint exclude each other');
+  if (endpoint !== undefined && model === undefined) throw new CliError('usage', '--endpoint needs --model');
+  if (model !== undefined && endpoint === undefined) throw new CliError('usage', '--model needs --endpoint');
+  if (endpoint !== undefined && !/^https?:\/\/[^\s]+$/.test(endpoint)) throw new CliError('usage', `--endpoint must be an http(s) URL, got ${JSON.stringify(endpoint)}`);
+  const [file]: ImportedFile[] = readTraceFiles(args.positional);
+
+  const recorder = new CallRecorder();
+  const client =
+    endpoint === undefined
+      ? undefined
+      : new LlmClient(
+          withDefaults({
+            baseUrl: endpoint,
+            models: { supervisor: model },
+            // The key comes from the environment so it never shows in a process list or shell history.
+            apiKey: process.env.MAS_REPLAY_API_KEY,
+            retryBaseMs: Number(process.env.MAS_REPLAY_RETRY_BASE_MS ?? 1000),
+          }),
+          { recorder },
+        );
+  const mode = client ? 'endpoint' : 'offline';
+  const done: { run: Run; result: StagePassResult }[] = [];
+  for (const run of file.runs) {
+    const result: StagePassResult = client
+      ? await stagePass(run, { client: client.forRun() })
+      : offlineResult(run);
+    done.push({ run, result });
+    if (result.status !== 'complete') break;
+  }
+
+  const runs = done.map(({ run, result }) => report(run, result, mode));
+  if (args.flags.has('json')) printJson({ runs });
+  else {
+    for (const r of runs) {
+      const placed = r.stages.filter((s) => s.steps !== null).length;
+      process.stdout.write(`${r.id}: ${placed} stages${mode === 'offline' ? ' [heuristic, offline]' : `, ${r.tokens} LLM tokens`}\n`);
+      for (const s of r.stages) {
+        const active = s.subtasks.find((t) => t.id === s.active);
+        process.stdout.write(`  ${s.id}${s.steps ? ` steps ${s.steps[0]}–${s.steps[1]}` : ''}: ${s.verdict ?? '-'}${active ? ` · next: ${active.title}` : ''}\n`);
+      }
+    }
+  }
+  const out = stringFlag(args, 'out');
+  if (out !== undefined) {
+    const withStages = done.map(({ run, result }) => ({ ...run, stages: result.stages }));
+    writeFileSync(out, exportSession({ runs: withStages, llmCalls: recorder.records }));
+  }
+  const failed = done.find((d) => d.result.status === 'failed');
+  if (failed?.result.failure) {
+    const f = failed.result.failure;
+    process.stderr.write(
+      `error: ${file.file}: run ${failed.run.id}: the ${f.role} call for stage ${f.stage + 1} failed: ${f.message.replace(/\s+/g, ' ')}; ` +
+        `stopped after ${failed.result.stages.length} stages\n`,
+    );
+    return 1;
+  }
+  return 0;
+}

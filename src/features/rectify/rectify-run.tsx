@@ -1,0 +1,229 @@
+// Rectify-or-reject on one library run: parameters (K_act, T_max, γ, domain, zero-shot), run / cancel with progress,
+// and one card per agent message with its attempts, verdicts, feedback and final state.
+import { useEffect, useMemo } from 'react';
+import { DOMAINS, isAuditable, RECTIFIER_ENGINE, rectifierEffects, type Domain } from '../../engine/rectifier/index.ts';
+import type { Intervention, Run } from '../../model/types.ts';
+import { effectiveMode, useEngineSettings } from '../../store/engine-settings.ts';
+import { usePool } from '../../store/indicator-pool.ts';
+import { useLibrary } from '../../store/library.ts';
+import { useUrl } from '../../store/url.ts';
+import { Badge } from '../../ui/badge.tsx';
+import { Button } from '../../ui/button.tsx';
+import { ErrorBanner } from '../../ui/error-banner.tsx';
+import { TruncatedText } from '../../ui/truncated-text.tsx';
+import { Card, Field, NumberField } from '../engines/fields.tsx';
+import { RectifierDetails, RectifierStateBadge } from './message-card.tsx';
+import { useRectifyJob, useRectifyParams, type RectifyJobStatus } from './rectify-job.ts';
+
+const ACTIVE: RectifyJobStatus[] = ['preparing', 'running', 'cancelling'];
+
+export function auditableCount(run: Run): number {
+  const agents = new Map(run.agents.map((a) => [a.id, a]));
+  return run.steps.filter((s) => isAuditable(s, agents.get(s.agentId))).length;
+}
+
+export function RectifyParamsCard({ disabled }: { disabled: boolean }) {
+  const { params, set } = useRectifyParams();
+  return (
+    <Card title="Rectifier parameters" testId="rectify-params">
+      <div className="space-y-3">
+        <div className="grid grid-cols-3 gap-2">
+          <NumberField label="K_act" value={params.k} min={1} max={50} disabled={disabled || params.zeroShot} hint="indicators per attempt" onChange={(k) => set({ k })} />
+          <NumberField label="T_max" value={params.tMax} min={1} max={10} disabled={disabled} hint="attempts before reject" onChange={(tMax) => set({ tMax })} />
+          <NumberField label="γ (gamma)" value={params.gamma} min={0} max={1000} disabled={disabled} hint="fallback below this many survivors" onChange={(gamma) => set({ gamma })} />
+        </div>
+        <Field label="Domain" hint="Chooses the auditor’s wording (and the general indicator in zero-shot mode).">
+          {(id) => (
+            <select id={id} className="w-full rounded border border-slate-300 px-2 py-1 text-sm" value={params.domain} disabled={disabled} onChange={(e) => set({ domain: e.target.value as Domain })}>
+              {DOMAINS.map((d) => (
+                <option key={d}>{d}</option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <label className="flex items-center gap-2 text-sm">
+          <input type="checkbox" checked={params.zeroShot} disabled={disabled} onChange={(e) => set({ zeroShot: e.target.checked })} />
+          Zero-shot: audit against one general {params.domain} indicator (no pool, no retrieval)
+        </label>
+        <p className="text-[11px] text-slate-500">Paper defaults: K_act 5, T_max 3, γ 1; audits at temperature 0; an unreadable audit is retried {params.auditRetries} time(s), then dropped.</p>
+      </div>
+    </Card>
+  );
+}
+
+export function RectifyRun() {
+  const runs = useLibrary((s) => s.runs);
+  const hydrated = useLibrary((s) => s.hydrated);
+  const urlRun = useUrl((s) => s.params.run);
+  const setParams = useUrl((s) => s.setParams);
+  const candidates = useMemo(() => Object.values(runs).filter((r) => auditableCount(r) > 0), [runs]);
+  const runId = urlRun ?? candidates[0]?.id;
+  const run = runId !== undefined ? runs[runId] : undefined;
+  useEffect(() => {
+    if (urlRun === undefined && runId !== undefined) setParams({ run: runId });
+  }, [urlRun, runId, setParams]);
+
+  if (!hydrated) return <Card title="Rectify a run">Loading the library…</Card>;
+  if (candidates.length === 0) {
+    return (
+      <Card title="Rectify a run" testId="rectify-run">
+        <p className="text-sm text-slate-600">No chat-style run with agent messages in the library: open a Who&amp;When, tau-bench or native session first.</p>
+      </Card>
+    );
+  }
+  return (
+    <div className="space-y-4">
+      <Card title="Rectify a run" testId="rectify-run">
+        <Field label="Run">
+          {(id) => (
+            <select id={id} className="w-full rounded border border-slate-300 px-2 py-1 text-sm" value={runId ?? ''} onChange={(e) => setParams({ run: e.target.value })}>
+              {run === undefined && <option value={runId}>not in the library: {runId}</option>}
+              {candidates.map((r) => (
+                <option key={r.id} value={r.id}>
+                  {r.title ?? r.id} ({auditableCount(r)} agent messages{r.simulated ? ', simulated' : ''})
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+        {run ? <Controls run={run} /> : <p className="mt-2 text-sm text-red-800">Run “{runId}” is not in the library.</p>}
+      </Card>
+      {run && <Messages run={run} />}
+    </div>
+  );
+}
+
+function Controls({ run }: { run: Run }) {
+  const job = useRectifyJob();
+  const endpoint = useEngineSettings((s) => s.endpoint);
+  const pool = usePool((s) => s.pool);
+  const params = useRectifyParams((s) => s.params);
+  const mode = effectiveMode(endpoint);
+  const mine = job.runId === run.id;
+  const active = ACTIVE.includes(job.status);
+  const existing = run.interventions.filter((i) => i.engine === RECTIFIER_ENGINE && i.stepId).length;
+  const total = auditableCount(run);
+  const unfinished = existing > 0 && existing < total;
+  const noPool = !pool && !params.zeroShot;
+  const progress = mine ? job.progress : undefined;
+  return (
+    <div className="mt-3 space-y-3">
+      <p className="text-xs text-slate-600" data-testid="rectify-mode">
+        {mode === 'offline' ? (
+          <>
+            <Badge tone="warning">offline</Badge> No endpoint: retrieval only (BM25), showing which indicators would be audited; no verdicts are made up.
+          </>
+        ) : (
+          <>
+            <Badge tone="info">endpoint</Badge> Rectifier “{endpoint.models.rectifier ?? endpoint.models.supervisor}”, embeddings “{endpoint.models.embeddings ?? endpoint.models.supervisor}”, agents “
+            {endpoint.models.agents ?? endpoint.models.supervisor}” at {endpoint.baseUrl}
+          </>
+        )}
+      </p>
+      <div className="flex flex-wrap gap-2">
+        {active && mine ? (
+          <Button variant="danger" onClick={job.cancel} disabled={job.status === 'cancelling'}>
+            {job.status === 'cancelling' ? 'Cancelling…' : 'Cancel'}
+          </Button>
+        ) : (
+          <>
+            <Button variant="primary" disabled={active || noPool} onClick={() => void job.start(run.id)}>
+              {existing > 0 ? 'Rectify again' : 'Rectify run'}
+            </Button>
+            {unfinished && (
+              <Button variant="secondary" disabled={active || noPool} onClick={() => void job.start(run.id, { resume: true })}>
+                Resume ({existing} of {total} kept)
+              </Button>
+            )}
+          </>
+        )}
+      </div>
+      {noPool && <p className="text-xs text-slate-600">Open an indicator pool first, or tick zero-shot mode.</p>}
+      {active && !mine && <p className="text-xs text-slate-600">The rectifier is busy with another run.</p>}
+      {mine && job.status === 'preparing' && (
+        <p className="text-xs text-slate-700" data-testid="rectify-preparing">
+          Embedding the pool’s trigger conditions{job.poolProgress ? ` (${job.poolProgress.done} / ${job.poolProgress.total})` : ''}…
+        </p>
+      )}
+      {progress && (
+        <div data-testid="rectify-progress" data-status={job.status} data-done={progress.done} data-total={progress.total}>
+          <div className="h-2 overflow-hidden rounded bg-slate-200" role="progressbar" aria-label="Messages gated" aria-valuemin={0} aria-valuemax={progress.total} aria-valuenow={progress.done}>
+            <div className={`h-full ${job.status === 'failed' ? 'bg-red-500' : 'bg-indigo-500'}`} style={{ width: `${progress.total ? (100 * progress.done) / progress.total : 100}%` }} />
+          </div>
+          <p className="mt-1 text-xs text-slate-700">
+            <span className="font-medium">{job.status}</span> · {progress.done} / {progress.total} messages · {progress.passed} passed · {progress.retried} retried · {progress.rejected} rejected ·{' '}
+            <span data-testid="rectify-tokens">{job.spent.toLocaleString('en')}</span> rectifier LLM tokens
+          </p>
+        </div>
+      )}
+      {mine && job.status === 'failed' && (
+        <ErrorBanner title={job.result?.failure ? `Rectifier call failed on ${job.result.failure.agent} step ${job.result.failure.stepNumber ?? '?'}` : 'The rectifier stopped'}>
+          <p data-testid="rectify-failure">{job.error}</p>
+          <p className="mt-1">Messages finished before it are kept in the run; fix the cause and press Resume.</p>
+        </ErrorBanner>
+      )}
+      {mine && job.status === 'cancelled' && <p role="status" className="text-xs text-slate-700">Cancelled: finished messages are kept; Resume continues.</p>}
+    </div>
+  );
+}
+
+function Messages({ run }: { run: Run }) {
+  const navigate = useUrl((s) => s.navigate);
+  const effects = useMemo(() => rectifierEffects(run), [run]);
+  const position = useMemo(() => new Map(run.steps.map((s, i) => [s.id, i])), [run]);
+  const mine = useMemo(
+    () => run.interventions.filter((i) => i.engine === RECTIFIER_ENGINE && i.stepId).sort((a, b) => (position.get(a.stepId!) ?? 0) - (position.get(b.stepId!) ?? 0)),
+    [run, position],
+  );
+  const fallback = run.interventions.find((i) => i.engine === RECTIFIER_ENGINE && i.action === 'global-fallback');
+  if (mine.length === 0) return null;
+  return (
+    <Card title={`Agent messages (${mine.length})`} testId="rectify-messages">
+      {fallback && (
+        <div className="mb-3">
+          <ErrorBanner title="Global fallback" tone="warning">
+            <p data-testid="rectify-fallback">{fallback.reason}</p>
+          </ErrorBanner>
+        </div>
+      )}
+      <p className="mb-2 text-xs text-slate-600">
+        {effects.pruned.size} pruned · {effects.rewritten.size} rewritten after feedback. Pruned messages are hidden from the agents that speak after them; the run view marks them.
+      </p>
+      <ol className="space-y-3">
+        {mine.map((iv) => (
+          <MessageItem key={iv.id} iv={iv} run={run} fallback={!!fallback} onOpen={() => navigate('run', { run: run.id, step: iv.stepId! })} />
+        ))}
+      </ol>
+    </Card>
+  );
+}
+
+function MessageItem({ iv, run, fallback, onOpen }: { iv: Intervention; run: Run; fallback: boolean; onOpen: () => void }) {
+  const step = run.steps.find((s) => s.id === iv.stepId);
+  const d = iv.details ?? {};
+  const final = typeof d.finalOutput === 'string' && d.finalOutput !== d.originalOutput ? d.finalOutput : undefined;
+  return (
+    <li className={`rounded border p-3 ${iv.action === 'rejected' ? 'border-red-200 bg-red-50/40' : 'border-slate-200'}`} data-testid="rectify-message" data-state={iv.action} data-step={iv.stepId}>
+      <header className="mb-1 flex flex-wrap items-center gap-2 text-sm">
+        <span className="font-medium">{String(d.agent ?? step?.agentId ?? '')}</span>
+        <span className="text-xs text-slate-500">step {step?.number ?? '?'}</span>
+        <RectifierStateBadge iv={iv} fallback={fallback} />
+        <span className="text-xs text-slate-500">
+          {Array.isArray(d.attempts) ? d.attempts.length : 0} attempt(s) · {String(d.calls ?? 0)} LLM calls{iv.tokens ? ` · ${iv.tokens.total.toLocaleString('en')} tokens` : ''}
+          {typeof d.droppedAudits === 'number' && d.droppedAudits > 0 ? ` · ${d.droppedAudits} audit(s) dropped` : ''}
+        </span>
+        <Button size="sm" variant="ghost" className="ml-auto" onClick={onOpen}>
+          Open in run view
+        </Button>
+      </header>
+      <p className="mb-2 text-xs text-slate-600">{iv.reason}</p>
+      {final && (
+        <details className="mb-2 text-xs" data-testid="rectified-text">
+          <summary className="cursor-pointer text-indigo-700">Delivered text (after feedback)</summary>
+          <TruncatedText text={final} pre limit={1500} className="mt-1 rounded bg-emerald-50 p-1" />
+        </details>
+      )}
+      <RectifierDetails iv={iv} />
+    </li>
+  );
+}

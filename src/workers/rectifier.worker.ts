@@ -1,0 +1,121 @@
+// Rectify-or-reject off the main thread (SPEC §5.2): embedding the pool (cached in IndexedDB), replaying a run
+// message by message, corpus statistics and mining. Each intervention and each endpoint call of a replay is reported
+// as soon as it exists, so the page persists it before the next one.
+import * as Comlink from 'comlink';
+import type { Intervention, LlmCallRecord, Run } from '../model/types.ts';
+import { CallRecorder, LlmClient, modelFor, TokenBudget, type LlmSettings } from '../llm/index.ts';
+import {
+  embeddingKey,
+  mineIndicators,
+  preparePool,
+  rectifierStatistics,
+  rectifyRunSteps,
+  triggerText,
+  type Domain,
+  type IndicatorPool,
+  type MessageSummary,
+  type MiningProgress,
+  type MiningResult,
+  type PreparedPool,
+  type RectifierStatistics,
+  type RectifyParams,
+  type RectifyProgress,
+  type RectifyRunResult,
+} from '../engine/rectifier/index.ts';
+import { idbEmbeddingCache } from '../store/pool-db.ts';
+
+export interface RectifyJob {
+  run: Run;
+  pool: IndicatorPool;
+  params: RectifyParams;
+  /** Absent: offline, retrieval only. Carries the API key, which LlmClient sends only to its base URL. */
+  llm?: LlmSettings;
+  previous: Intervention[];
+}
+
+export interface RectifyJobEvents {
+  onProgress(progress: RectifyProgress): void;
+  onPoolProgress(done: number, total: number): void;
+  onIntervention(intervention: Intervention, resumed: boolean): void;
+  onCall(record: LlmCallRecord): void;
+}
+
+export interface PoolEmbeddingStatus {
+  count: number;
+  model: string;
+  fromCache: boolean;
+  tokens: number;
+}
+
+const running = new Map<number, AbortController>();
+/** The last prepared pool, so consecutive replays with the same pool and model do not even read the cache again. */
+let lastPrepared: { key: string; pool: PreparedPool } | undefined;
+
+async function prepared(pool: IndicatorPool, llm: LlmSettings | undefined, signal: AbortSignal | undefined, onProgress?: (d: number, t: number) => void): Promise<PreparedPool> {
+  if (!llm) return preparePool(pool);
+  // Pool embeddings are not part of any run's record: they are shared by every run and cached apart.
+  const client = new LlmClient(llm, { recorder: new CallRecorder() });
+  const key = embeddingKey('trigger', pool.indicators.map(triggerText), modelFor(llm, 'embeddings'));
+  if (lastPrepared?.key === key && lastPrepared.pool.name === pool.name) return lastPrepared.pool;
+  const p = await preparePool(pool, { client, cache: idbEmbeddingCache, signal, onProgress });
+  lastPrepared = { key, pool: p };
+  return p;
+}
+
+const api = {
+  async embedPool(jobId: number, pool: IndicatorPool, llm: LlmSettings, onProgress: (done: number, total: number) => void): Promise<PoolEmbeddingStatus> {
+    const controller = new AbortController();
+    running.set(jobId, controller);
+    try {
+      const p = await prepared(pool, llm, controller.signal, (d, t) => void onProgress(d, t));
+      return { count: p.vectors?.length ?? 0, model: p.embedModel ?? '', fromCache: p.fromCache === true, tokens: p.usage?.total ?? 0 };
+    } finally {
+      running.delete(jobId);
+    }
+  },
+
+  async start(jobId: number, job: RectifyJob, events: RectifyJobEvents): Promise<RectifyRunResult> {
+    const controller = new AbortController();
+    running.set(jobId, controller);
+    try {
+      const pool = await prepared(job.pool, job.params.zeroShot ? undefined : job.llm, controller.signal, (d, t) => void events.onPoolProgress(d, t));
+      const recorder = new CallRecorder((record) => void events.onCall(record));
+      const budget = new TokenBudget(job.llm?.tokenBudgetPerRun ?? Infinity);
+      budget.spend(job.previous.reduce((sum, iv) => sum + (iv.tokens?.total ?? 0), 0));
+      const client = job.llm ? new LlmClient(job.llm, { recorder, budget }) : undefined;
+      const it = rectifyRunSteps(job.run, { pool, params: job.params, client, signal: controller.signal, previous: job.previous });
+      for (;;) {
+        const next = await it.next();
+        if (next.done) return next.value;
+        const ev = next.value;
+        if (ev.type === 'progress') void events.onProgress(ev.progress);
+        else void events.onIntervention(ev.intervention, ev.resumed);
+      }
+    } finally {
+      running.delete(jobId);
+    }
+  },
+
+  stop(jobId: number): void {
+    running.get(jobId)?.abort();
+  },
+
+  statistics(messages: MessageSummary[]): RectifierStatistics {
+    return rectifierStatistics(messages);
+  },
+
+  async mine(jobId: number, runs: Run[], pool: IndicatorPool, llm: LlmSettings, domain: Domain, kDedup: number, onProgress: (p: MiningProgress) => void): Promise<MiningResult> {
+    const controller = new AbortController();
+    running.set(jobId, controller);
+    try {
+      const client = new LlmClient(llm, { recorder: new CallRecorder() });
+      return await mineIndicators(runs, pool, { client, domain, kDedup, cache: idbEmbeddingCache, signal: controller.signal, onProgress: (p) => void onProgress(p) });
+    } finally {
+      running.delete(jobId);
+    }
+  },
+};
+
+export type RectifierWorkerApi = typeof api;
+
+Comlink.expose(api);
