@@ -220,6 +220,10 @@ test.describe('against the test server', () => {
 
     await openStudio(page);
     await openTraceFiles(page, sharedTrace(WHO_WHEN));
+    // An offline pass first: once the endpoint is set, its heuristic verdicts are asked again, not reused.
+    await openTaxonomy(page, 'Edges & labels');
+    await page.getByRole('button', { name: 'Run clarifier on all edges' }).click();
+    await expect(page.getByTestId('clarifier-progress')).toHaveAttribute('data-status', 'complete', { timeout: 30_000 });
     await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Engines' }).click();
     await page.getByRole('radio', { name: /OpenAI-compatible endpoint/ }).check();
     await page.getByLabel('Base URL').fill(baseUrl);
@@ -228,10 +232,13 @@ test.describe('against the test server', () => {
     await openTaxonomy(page, 'Edges & labels');
     await expect(page.getByTestId('clarifier-mode')).toContainText('Clarifier model “clarifier-model”');
     const edges = await page.getByTestId('edge-row').count();
+    await expect(page.getByTestId('clarifier-redo')).toHaveText(`${edges} edges checked offline by the flagger will be asked again through the endpoint.`);
+    await expect(page.getByRole('button', { name: 'Run clarifier on all edges' })).toBeVisible();
     // First the one edge alone (the call a live runner makes per handoff), then the rest of the run.
     await page.getByTestId('edge-row').first().click();
-    await page.getByTestId('clarification-none').getByRole('button', { name: 'Clarify this edge' }).click();
     const c = page.getByTestId('clarification');
+    await expect(c.getByText('heuristic', { exact: true })).toBeVisible();
+    await c.getByRole('button', { name: 'Clarify this edge again' }).click();
     await expect(c).toContainText('asked human (sender)');
     await page.getByRole('button', { name: `Resume (1 of ${edges} edges done)` }).click();
     await expect(page.getByTestId('clarifier-progress')).toHaveAttribute('data-status', 'complete', { timeout: 30_000 });

@@ -26,6 +26,10 @@ interface ClarifierJobState {
 
 export const clarifierInterventions = (run: Run): Intervention[] => run.interventions.filter((i) => i.engine === 'clarifier');
 
+/** Results a pass in this mode keeps: with the endpoint, the offline flagger's verdicts are asked again. */
+export const reusableResults = (run: Run, mode: 'offline' | 'endpoint'): Intervention[] =>
+  clarifierInterventions(run).filter((i) => mode === 'offline' || !i.heuristic);
+
 function withIntervention(run: Run, iv: Intervention): Run {
   const at = run.interventions.findIndex((i) => i.id === iv.id);
   return { ...run, interventions: at === -1 ? [...run.interventions, iv] : run.interventions.map((x, k) => (k === at ? iv : x)) };
@@ -49,7 +53,7 @@ export const useClarifierJob = create<ClarifierJobState>((set) => ({
     }
     const settings = useEngineSettings.getState();
     const mode = effectiveMode(settings.endpoint);
-    const previous = clarifierInterventions(run);
+    const previous = reusableResults(run, mode);
     controller = new AbortController();
     set({ status: 'running', runId, mode, progress: { done: 0, total: run.handoffs.length, asked: 0 }, failure: undefined, error: undefined });
     try {

@@ -24,7 +24,7 @@ import { Badge, SimulatedBadge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
 import { ErrorBanner } from '../../ui/error-banner.tsx';
 import { LlmExchange } from '../engines/intervention-card.tsx';
-import { clarifierInterventions, useClarifierJob } from './clarifier-job.ts';
+import { clarifierInterventions, reusableResults, useClarifierJob } from './clarifier-job.ts';
 import { edgeRows, isGalleryLabel, withGalleryMark, type EdgeRow } from './taxonomy-model.ts';
 import { Panel, TextBlock, TypeBadge } from './type-ui.tsx';
 
@@ -396,7 +396,9 @@ function ClarifierControls({ run }: { run: Run }) {
   const active = job.status === 'running' || job.status === 'cancelling';
   const progress = mine ? job.progress : undefined;
   const pct = progress && progress.total > 0 ? Math.round((100 * progress.done) / progress.total) : 0;
-  const unfinished = previous.length > 0 && previous.length < run.handoffs.length;
+  const reusable = reusableResults(run, mode);
+  const redo = previous.length - reusable.length;
+  const unfinished = reusable.length > 0 && reusable.length < run.handoffs.length;
   return (
     <Panel title="Edge clarifier" testId="clarifier-controls">
       <p className="text-xs text-slate-600" data-testid="clarifier-mode">
@@ -423,7 +425,11 @@ function ClarifierControls({ run }: { run: Run }) {
         ) : (
           <>
             <Button variant="primary" disabled={active} onClick={() => void job.start(run.id)}>
-              {unfinished ? `Resume (${previous.length} of ${run.handoffs.length} edges done)` : previous.length > 0 ? 'Run again (reuses results)' : 'Run clarifier on all edges'}
+              {unfinished
+                ? `Resume (${reusable.length} of ${run.handoffs.length} edges done)`
+                : reusable.length > 0
+                  ? 'Run again (reuses results)'
+                  : 'Run clarifier on all edges'}
             </Button>
             {previous.length > 0 && (
               <Button disabled={active} onClick={() => void job.start(run.id, { fresh: true })} title="Remove this run's clarifier results and start from the first edge">
@@ -434,6 +440,11 @@ function ClarifierControls({ run }: { run: Run }) {
         )}
       </div>
       {active && !mine && <p className="mt-1 text-xs text-slate-600">The clarifier is busy with another run.</p>}
+      {redo > 0 && !active && (
+        <p className="mt-1 text-xs text-slate-600" data-testid="clarifier-redo">
+          {plural(redo, 'edge')} checked offline by the flagger will be asked again through the endpoint.
+        </p>
+      )}
       {progress && (
         <div className="mt-2" data-testid="clarifier-progress" data-status={job.status} data-done={progress.done} data-total={progress.total}>
           <div className="h-2 overflow-hidden rounded bg-slate-200" role="progressbar" aria-label="Edges checked" aria-valuemin={0} aria-valuemax={progress.total} aria-valuenow={progress.done}>
