@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { ERROR_TYPES, flagEdge, type EdgeState } from '../../engine/clarifier/index.ts';
 import { TEACHING_CASES } from './teaching-cases.ts';
-import { shuffled } from './quiz.tsx';
+import { maxScoreOf, quizCaseFromTrace, scoreOf, shuffled } from './quiz.tsx';
 
 const asEdge = (message: string): EdgeState => ({ id: 'x', task: '', sender: { id: 's', name: 's' }, receiver: { id: 'r', name: 'r' }, receivers: [{ id: 'r', name: 'r' }], message, history: [] });
 
@@ -46,5 +46,28 @@ describe('teaching cases', () => {
     const a = shuffled(ids, 1);
     expect([...a].sort()).toEqual([...ids].sort());
     expect(shuffled(ids, 2)).not.toEqual(a);
+  });
+});
+
+describe('quiz items from traces and scoring', () => {
+  const base = { id: 'r::h', runId: 'r', runTitle: 'run', simulated: false, handoffId: 'h', task: 't', sender: 'A', receiver: 'B', message: 'm' };
+  const asked = { edgeId: 'h', toAgent: 'receiver' as const, question: 'Can you compute it?', originalMessage: 'm', revisedMessage: 'm+', changed: true, tokens: { input: 1, output: 1, total: 2 }, latencyMs: 1, resolved: true, heuristic: false, repairs: [], llmCallIds: [] };
+
+  it('scores the addressee only where the endpoint clarifier asked the same type (or for NONE)', () => {
+    expect(quizCaseFromTrace({ ...base, type: 'CG', clarification: { ...asked, type: 'CG' } })).toMatchObject({ toAgent: 'receiver', whomScored: true, question: 'Can you compute it?', revised: 'm+' });
+    expect(quizCaseFromTrace({ ...base, type: 'CG', clarification: { ...asked, type: 'DG' } })).toMatchObject({ toAgent: null, whomScored: false });
+    expect(quizCaseFromTrace({ ...base, type: 'CG', clarification: { ...asked, type: 'CG', heuristic: true } }).whomScored).toBe(false);
+    expect(quizCaseFromTrace({ ...base, type: 'NONE' })).toMatchObject({ toAgent: null, whomScored: true });
+    expect(quizCaseFromTrace({ ...base, type: 'RD', note: 'which one' }).explanation).toMatch(/: which one\. There is no reference addressee/);
+  });
+
+  it('a point for the type, a point for a scored addressee', () => {
+    const answers = [
+      { caseId: 'a', type: 'DG' as const, whom: 'sender' as const, typeRight: true, whomRight: true, whomScored: true },
+      { caseId: 'b', type: 'SC' as const, whom: 'sender' as const, typeRight: true, whomRight: false, whomScored: false },
+      { caseId: 'c', type: 'RD' as const, whom: 'receiver' as const, typeRight: false, whomRight: true, whomScored: true },
+    ];
+    expect(scoreOf(answers)).toBe(4);
+    expect(maxScoreOf(answers)).toBe(5);
   });
 });
