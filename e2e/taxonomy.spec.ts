@@ -71,7 +71,14 @@ test('labels an edge of a real Who&When run; the label survives a reload and joi
   await expect(datasetLabel).toContainText('Who&When decisive error by WebSurfer');
   await expect(datasetLabel).toContainText('unmapped');
 
-  // Label it with the keyboard (4 = CG) and a note, then save.
+  // The history window H is in the URL and changes the local history shown (and sent to the clarifier).
+  await expect(page.getByTestId('edge-detail')).toContainText('Local history (the last 3 related handoffs)');
+  await page.getByLabel('History window H').selectOption('1');
+  await expect(page).toHaveURL(/[?&]h=1/);
+  await expect(page.getByTestId('edge-detail')).toContainText('Local history (the last 1 related handoff)');
+  await page.getByLabel('History window H').selectOption('3');
+
+  // Label it with the keyboard (3 = SC), then by click (RD), with a note, then save.
   const edgeId = await decisive.getAttribute('data-edge-id');
   const form = page.getByTestId('label-form');
   await form.getByRole('radio', { name: /^DG/ }).focus();

@@ -28,6 +28,13 @@ import { clarifierInterventions, reusableResults, useClarifierJob } from './clar
 import { edgeRows, isGalleryLabel, withGalleryMark, type EdgeRow } from './taxonomy-model.ts';
 import { Panel, TextBlock, TypeBadge } from './type-ui.tsx';
 
+/** History window H from the URL (`h`), 0–10, default 3 (the paper's default). */
+function useWindow(): number {
+  const h = useUrl((s) => s.params.h);
+  const n = h === undefined ? NaN : Number(h);
+  return Number.isInteger(n) && n >= 0 && n <= 10 ? n : DEFAULT_WINDOW;
+}
+
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 const oneLine = (text: string, n = 110) => {
@@ -85,7 +92,8 @@ export function EdgesPanel() {
 function RunEdges({ run }: { run: Run }) {
   const params = useUrl((s) => s.params);
   const setParams = useUrl((s) => s.setParams);
-  const rows = useMemo(() => edgeRows(run), [run]);
+  const historyWindow = useWindow();
+  const rows = useMemo(() => edgeRows(run, historyWindow), [run, historyWindow]);
   const selectedId = params.edge && rows.some((r) => r.state.id === params.edge) ? params.edge : rows[0]?.state.id;
   const selected = rows.find((r) => r.state.id === selectedId);
   const listRef = useRef<HTMLOListElement>(null);
@@ -198,7 +206,7 @@ function EdgeDetail({ run, row }: { run: Run; row: EdgeRow }) {
           <TextBlock label="Message" testId="edge-message">{s.message || '(empty message)'}</TextBlock>
           {s.history.length > 0 && (
             <details>
-              <summary className="cursor-pointer text-slate-600">Local history (last {s.history.length} related handoffs, H = {DEFAULT_WINDOW})</summary>
+              <summary className="cursor-pointer text-slate-600">Local history (the last {plural(s.history.length, 'related handoff')})</summary>
               <ol className="mt-1 space-y-1">
                 {s.history.map((h, i) => (
                   <li key={i} className="text-slate-600">
@@ -317,10 +325,11 @@ function DatasetLabelLine({ label: d }: { label: ReturnType<typeof datasetLabels
 
 function ClarifyEdgeButton({ run, edgeId, again }: { run: Run; edgeId: string; again: boolean }) {
   const job = useClarifierJob();
+  const historyWindow = useWindow();
   const active = job.status === 'running' || job.status === 'cancelling';
   const busyHere = active && job.edgeId === edgeId;
   return (
-    <Button size="sm" disabled={active} onClick={() => void job.startEdge(run.id, edgeId)}>
+    <Button size="sm" disabled={active} onClick={() => void job.startEdge(run.id, edgeId, historyWindow)}>
       {busyHere ? 'Clarifying…' : again ? 'Clarify this edge again' : 'Clarify this edge'}
     </Button>
   );
@@ -387,6 +396,8 @@ function ClarificationView({ run, row }: { run: Run; row: EdgeRow }) {
 
 function ClarifierControls({ run }: { run: Run }) {
   const job = useClarifierJob();
+  const historyWindow = useWindow();
+  const setParams = useUrl((s) => s.setParams);
   const endpoint = useEngineSettings((s) => s.endpoint);
   const navigate = useUrl((s) => s.navigate);
   const mode = effectiveMode(endpoint);
@@ -417,14 +428,31 @@ function ClarifierControls({ run }: { run: Run }) {
           </>
         )}
       </p>
-      <div className="mt-2 flex flex-wrap gap-2">
+      <div className="mt-2 flex flex-wrap items-center gap-2">
+        <label className="text-xs font-medium text-slate-700">
+          History window H{' '}
+          <select
+            className="rounded border border-slate-300 px-1 py-0.5 text-xs"
+            value={historyWindow}
+            disabled={active}
+            onChange={(e) => setParams({ h: Number(e.target.value) === DEFAULT_WINDOW ? undefined : e.target.value })}
+            title="How many earlier handoffs of the sender or receiver the clarifier sees (the paper's default is 3)"
+          >
+            {[0, 1, 2, 3, 4, 5].map((n) => (
+              <option key={n} value={n}>
+                {n}
+                {n === DEFAULT_WINDOW ? ' (default)' : ''}
+              </option>
+            ))}
+          </select>
+        </label>
         {active && mine ? (
           <Button variant="danger" onClick={job.cancel} disabled={job.status !== 'running'}>
             {job.status === 'cancelling' ? 'Cancelling…' : 'Cancel'}
           </Button>
         ) : (
           <>
-            <Button variant="primary" disabled={active} onClick={() => void job.start(run.id)}>
+            <Button variant="primary" disabled={active} onClick={() => void job.start(run.id, { window: historyWindow })}>
               {unfinished
                 ? `Resume (${reusable.length} of ${run.handoffs.length} edges done)`
                 : reusable.length > 0
@@ -432,7 +460,7 @@ function ClarifierControls({ run }: { run: Run }) {
                   : 'Run clarifier on all edges'}
             </Button>
             {previous.length > 0 && (
-              <Button disabled={active} onClick={() => void job.start(run.id, { fresh: true })} title="Remove this run's clarifier results and start from the first edge">
+              <Button disabled={active} onClick={() => void job.start(run.id, { fresh: true, window: historyWindow })} title="Remove this run's clarifier results and start from the first edge">
                 Start over
               </Button>
             )}
