@@ -20,6 +20,7 @@ import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { extname, join, normalize, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { writeResults } from './results.ts';
 import { SESSION_FORMAT, SESSION_VERSION } from '../src/model/schema.ts';
 import type { Run, Session, Step } from '../src/model/types.ts';
 
@@ -35,8 +36,9 @@ const REFERENCE_STEPS = option('reference', 1000);
 /** 50 agents: the run view must stay legible on a team that large. */
 const AGENTS = option('agents', 50);
 const ROOT = resolve(import.meta.dirname, '..');
-const PREBUILT = args.includes('--no-build');
-const DIST = PREBUILT ? join(ROOT, 'dist') : join(tmpdir(), 'mas-replay-bench-view');
+// BENCH_DIST: a build made by the caller (npm run bench builds once for every browser benchmark).
+const PREBUILT = args.includes('--no-build') || process.env.BENCH_DIST !== undefined;
+const DIST = process.env.BENCH_DIST ?? (PREBUILT ? join(ROOT, 'dist') : join(tmpdir(), 'mas-replay-bench-view'));
 const RUN_ID = 'bench-generated';
 
 /** A deterministic synthetic run: a manager, managed agents, tools and memory, errors, labels and loops. */
@@ -290,6 +292,12 @@ async function main() {
       console.log(`  same measure on ${REFERENCE_STEPS.toLocaleString()} steps: ${refP95.toFixed(1)} ms (ratio ${(p95 / refP95).toFixed(2)}: near 1 means the move cost does not grow with the run)`);
     }
     console.log('  screenshot: test-results/bench-view.png');
+    writeResults('view', [
+      { name: `playhead move p95 on ${STEPS.toLocaleString('en')} steps in headless Chromium`, value: p95, unit: 'ms', target: '< 16.7 ms (one frame)', pass: p95 < 16.7, note: `first render ${main.firstRender.views.toFixed(0)} ms` },
+      ...(refP95 !== undefined
+        ? [{ name: `move cost ${STEPS.toLocaleString('en')} vs ${REFERENCE_STEPS.toLocaleString('en')} steps (nothing scales with the step count)`, value: p95 / refP95, unit: '×', target: '≈ 1 (≤ 1.5, our bound)', pass: p95 / refP95 <= 1.5 }]
+        : []),
+    ]);
     if (main.errors.length || reference?.errors.length) process.exitCode = 1;
   } finally {
     await browser.close();
