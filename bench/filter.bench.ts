@@ -1,5 +1,6 @@
 // SPEC §8: the adaptive filter over 1M action steps must cost at most 2× a bare loop that reads the same fields.
 // Run: npm run bench:filter
+import { writeResults } from './results.ts';
 import type { Step } from '../src/model/types.ts';
 import { filterParams, filterSteps } from '../src/engine/supervisor/filter.ts';
 import { PRESETS } from '../src/engine/supervisor/presets.ts';
@@ -80,3 +81,6 @@ console.log(`filter bench: ${STEPS} action steps, ${triggers} triggers (gaia pre
 console.log(`  bare loop  ${best(bare).toFixed(1)} ms`);
 console.log(`  filter     ${best(filtered).toFixed(1)} ms`);
 console.log(`  ratio      ${ratio.toFixed(2)} (target ≤ 2) ${ratio <= 2 ? 'OK' : 'OVER'}${sink < 0 ? '' : ''}`);
+writeResults('filter', [
+  { name: `filter over ${STEPS.toLocaleString('en')} steps vs a bare loop over the same fields`, value: ratio, unit: '×', target: '≤ 2 × bare loop', pass: ratio <= 2, note: `best of ${RUNS}: ${best(filtered).toFixed(1)} ms vs ${best(bare).toFixed(1)} ms` },
+]);

@@ -20,6 +20,7 @@ import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { extname, join, normalize, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { writeResults } from './results.ts';
 import { SESSION_FORMAT, SESSION_VERSION } from '../src/model/schema.ts';
 import type { Run, Session, Step } from '../src/model/types.ts';
 
@@ -35,8 +36,9 @@ const REFERENCE_STEPS = option('reference', 1000);
 /** 50 agents: the run view must stay legible on a team that large. */
 const AGENTS = option('agents', 50);
 const ROOT = resolve(import.meta.dirname, '..');
-const PREBUILT = args.includes('--no-build');
-const DIST = PREBUILT ? join(ROOT, 'dist') : join(tmpdir(), 'mas-replay-bench-view');
+// BENCH_DIST: a build made by the caller (npm run bench builds once for every browser benchmark).
+const PREBUILT = args.includes('--no-build') || process.env.BENCH_DIST !== undefined;
+const DIST = process.env.BENCH_DIST ?? (PREBUILT ? join(ROOT, 'dist') : join(tmpdir(), 'mas-replay-bench-view'));
 const RUN_ID = 'bench-generated';
 
 /** A deterministic synthetic run: a manager, managed agents, tools and memory, errors, labels and loops. */
@@ -129,6 +131,9 @@ interface Measurement {
   /** Main-thread CPU time per move (mean), including the frame each move renders. */
   cpuPerStep: number;
   cpuPerJump: number;
+  /** JS heap after a full GC: with the run open, and after all the moves (bounded memory: moving must not grow it). */
+  heapOpenMb: number;
+  heapAfterMovesMb: number;
   errors: string[];
 }
 
@@ -191,6 +196,12 @@ async function measure(browser: Browser, base: string, steps: number, screenshot
     }, keys);
   const stepKeys = Array.from({ length: MOVES }, (_, i) => (i % 4 === 3 ? 'k' : 'j'));
   const jumpKeys = Array.from({ length: JUMPS }, (_, i) => ['End', 'Home', 'e', 'l', 'a', 'E', 'L'][i % 7]);
+  const heapMb = async () => {
+    await cdp.send('HeapProfiler.collectGarbage');
+    const { metrics } = await cdp.send('Performance.getMetrics');
+    return (metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? NaN) / 1048576;
+  };
+  const heapOpenMb = await heapMb();
   const cpu0 = await threadTime();
   const step = await pressAll(stepKeys);
   const cpu1 = await threadTime();
@@ -210,7 +221,8 @@ async function measure(browser: Browser, base: string, steps: number, screenshot
     }
     return { intervals: out, position: document.querySelector('[data-testid="inspector"]')?.getAttribute('data-position') };
   }, MOVES);
-  const moves = { step, jump, intervals, position, cpuPerStep: (cpu1 - cpu0) / MOVES, cpuPerJump: (cpu2 - cpu1) / JUMPS };
+  const heapAfterMovesMb = await heapMb();
+  const moves = { step, jump, intervals, position, cpuPerStep: (cpu1 - cpu0) / MOVES, cpuPerJump: (cpu2 - cpu1) / JUMPS, heapOpenMb, heapAfterMovesMb };
   if (screenshot) await page.screenshot({ path: screenshot });
   await context.close();
   return { steps, firstRender, ...moves, errors };
@@ -289,7 +301,24 @@ async function main() {
     if (refP95 !== undefined) {
       console.log(`  same measure on ${REFERENCE_STEPS.toLocaleString()} steps: ${refP95.toFixed(1)} ms (ratio ${(p95 / refP95).toFixed(2)}: near 1 means the move cost does not grow with the run)`);
     }
+    const sessionMb = bodies.get(STEPS)!.length / 1048576;
+    const heapRatio = main.heapAfterMovesMb / sessionMb;
+    console.log(`  JS heap (after GC): ${main.heapOpenMb.toFixed(0)} MB with the run open, ${main.heapAfterMovesMb.toFixed(0)} MB after ${MOVES + JUMPS + MOVES} moves; the session file is ${sessionMb.toFixed(0)} MB (${heapRatio.toFixed(2)}×)`);
     console.log('  screenshot: test-results/bench-view.png');
+    writeResults('view', [
+      { name: `playhead move p95 on ${STEPS.toLocaleString('en')} steps in headless Chromium`, value: p95, unit: 'ms', target: '< 16.7 ms (one frame)', pass: p95 < 16.7, note: `first render ${main.firstRender.views.toFixed(0)} ms` },
+      ...(refP95 !== undefined
+        ? [{ name: `move cost ${STEPS.toLocaleString('en')} vs ${REFERENCE_STEPS.toLocaleString('en')} steps (nothing scales with the step count)`, value: p95 / refP95, unit: '×', target: '≈ 1 (≤ 1.5, our bound)', pass: p95 / refP95 <= 1.5 }]
+        : []),
+      {
+        name: `JS heap with ${STEPS.toLocaleString('en')} steps open after scrubbing, vs the session file`,
+        value: heapRatio,
+        unit: '×',
+        target: '≤ 3 × file size (our bound, as for import)',
+        pass: heapRatio <= 3,
+        note: `${main.heapAfterMovesMb.toFixed(0)} MB after the moves, ${main.heapOpenMb.toFixed(0)} MB when opened; session ${sessionMb.toFixed(0)} MB`,
+      },
+    ]);
     if (main.errors.length || reference?.errors.length) process.exitCode = 1;
   } finally {
     await browser.close();

@@ -1,13 +1,14 @@
 // The studio's frame: a header with the views and the current view below it.
+// The library is the first screen and ships with the frame; every other view (d3 charts, the graph, the engines)
+// is loaded when first shown, keeping the JS before first paint small (SPEC §8; bench/bundle.bench.ts).
 import { lazy, Suspense, type ComponentType } from 'react';
 import { useUrl, type View } from '../store/url.ts';
 import { LibraryPage } from '../features/library/library-page.tsx';
-import { RunPage } from '../features/run-view/run-page.tsx';
-import { ComparePage } from '../features/compare/compare-page.tsx';
-import { CorpusPage } from '../features/corpus/corpus-page.tsx';
-import { EnginesPage } from '../features/engines/engines-page.tsx';
 
-// Views beyond the replay itself load on first visit: they are not needed for first paint (SPEC §8).
+const RunPage = lazy(() => import('../features/run-view/run-page.tsx').then((m) => ({ default: m.RunPage })));
+const ComparePage = lazy(() => import('../features/compare/compare-page.tsx').then((m) => ({ default: m.ComparePage })));
+const CorpusPage = lazy(() => import('../features/corpus/corpus-page.tsx').then((m) => ({ default: m.CorpusPage })));
+const EnginesPage = lazy(() => import('../features/engines/engines-page.tsx').then((m) => ({ default: m.EnginesPage })));
 const RectifyPage = lazy(() => import('../features/rectify/rectify-page.tsx').then((m) => ({ default: m.RectifyPage })));
 const StagesPage = lazy(() => import('../features/stages/stages-page.tsx').then((m) => ({ default: m.StagesPage })));
 const TaxonomyPage = lazy(() => import('../features/taxonomy/taxonomy-page.tsx').then((m) => ({ default: m.TaxonomyPage })));
@@ -47,7 +48,13 @@ export function App() {
         </nav>
       </header>
       <main className="min-h-0 flex-1 overflow-auto">
-        <Suspense fallback={<p className="p-4 text-sm text-slate-600">Loading the {current.label} view…</p>}>
+        <Suspense
+          fallback={
+            <p role="status" className="p-6 text-sm text-slate-600">
+              Loading the {current.label} view…
+            </p>
+          }
+        >
           <current.Page />
         </Suspense>
       </main>

@@ -1,5 +1,6 @@
 // Zod schemas of the canonical model and of the native session file (SPEC §2).
 // Objects are `loose`: fields we do not know are kept, so a session written by a newer version round-trips.
+import './zod-config.ts'; // before any schema is made
 import { z } from 'zod';
 
 export const SESSION_FORMAT = 'mas-replay-session';

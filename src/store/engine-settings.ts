@@ -169,6 +169,13 @@ interface EngineSettingsStore extends StoredPreferences {
   choosePreset(preset: PresetName): void;
   setThreshold(name: 'tauStep' | 'tauLoop' | 'tauLen', value: number): void;
   setNonCriticalErrors(list: string[]): void;
+  /** Take endpoint and supervisor preferences from a saved settings object (an exported library). */
+  applyPreferences(raw: unknown): void;
+}
+
+/** The preferences as an export carries them: everything but the key (and not whether to remember one). */
+export function exportablePreferences(s: StoredPreferences): Record<string, unknown> {
+  return { version: s.version, endpoint: s.endpoint, supervisor: s.supervisor };
 }
 
 function browserStorage(): StorageLike | undefined {
@@ -202,6 +209,11 @@ export function createEngineSettings(storage: StorageLike | undefined) {
       set({ supervisor: next });
     },
     setNonCriticalErrors: (list) => set({ supervisor: { ...get().supervisor, nonCriticalErrors: list } }),
+    applyPreferences: (raw) => {
+      // Field by field, like stored preferences; the key in memory stays as it is (a file never carries one).
+      const prefs = parsePreferences(JSON.stringify(raw));
+      set({ endpoint: prefs.endpoint, supervisor: prefs.supervisor });
+    },
   }));
   if (storage) {
     store.subscribe((s) => {

@@ -213,6 +213,17 @@ function describeError(e: unknown): string {
   return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
 }
 
+/** The running persistence, so work that must not wait for the debounce (engine results) can write at once. */
+let active: Persistence | undefined;
+
+/**
+ * Write pending library changes now, without waiting for the debounce. Engines call it after each result so that a
+ * reload or a crash loses at most the call in flight. Resolves when written (at once when nothing persists).
+ */
+export function flushLibrary(): Promise<void> {
+  return active?.flush() ?? Promise.resolve();
+}
+
 /**
  * Read the stored library into the store, then keep writing the store's changes back. Without IndexedDB (disabled,
  * private mode) the library still works for the session; the status says it is not saved.
@@ -293,7 +304,7 @@ export async function startLibraryPersistence({ debounceMs = 250, ...options }: 
     }
   };
   if (typeof window !== 'undefined') window.addEventListener('pagehide', onHide);
-  return {
+  const persistence: Persistence = {
     async flush() {
       if (timer !== undefined) clearTimeout(timer);
       await write();
@@ -302,7 +313,10 @@ export async function startLibraryPersistence({ debounceMs = 250, ...options }: 
       if (timer !== undefined) clearTimeout(timer);
       unsubscribe();
       if (typeof window !== 'undefined') window.removeEventListener('pagehide', onHide);
+      if (active === persistence) active = undefined;
       void writing.then(() => db.close());
     },
   };
+  active = persistence;
+  return persistence;
 }

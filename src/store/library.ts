@@ -19,6 +19,11 @@ export interface LibraryFile {
   annotationSets?: AnnotationSet[];
   /** Recorded LLM calls that came with this file (native sessions). */
   llmCallIds?: string[];
+  /**
+   * Engine settings saved in this file (a native session from "Export all"). Never applied on open: a file from
+   * someone else could name their own endpoint; the person applies them from the file's card.
+   */
+  engineSettings?: Record<string, unknown>;
 }
 
 export interface ImportFailure {
@@ -39,6 +44,7 @@ export interface LoadedFile {
   warnings: string[];
   llmCalls?: LlmCallRecord[];
   annotationSets?: AnnotationSet[];
+  engineSettings?: Record<string, unknown>;
 }
 
 export interface StoredLibrary {
@@ -106,6 +112,7 @@ export const useLibrary = create<LibraryStore>((set, get) => ({
     };
     if (loaded.annotationSets && loaded.annotationSets.length > 0) file.annotationSets = loaded.annotationSets;
     if (loaded.llmCalls && loaded.llmCalls.length > 0) file.llmCallIds = loaded.llmCalls.map((c) => c.id);
+    if (loaded.engineSettings) file.engineSettings = loaded.engineSettings;
     const state = get();
     const runs = { ...state.runs };
     for (const run of loaded.runs) runs[run.id] = run;

@@ -67,6 +67,7 @@ export function importFiles(inputs: FileInput[], onProgress?: (p: ImportProgress
         annotationSets: result.annotationSets,
       };
       if (result.llmCalls && result.llmCalls.length > 0) file.llmCalls = result.llmCalls;
+      if (result.engineSettings && Object.keys(result.engineSettings).length > 0) file.engineSettings = result.engineSettings;
       loaded.push(file);
     } catch (error) {
       failures.push(failureOf(input.name, error));

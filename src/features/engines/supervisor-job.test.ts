@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Intervention, Run } from '../../model/types.ts';
-import { supervisorInterventions, tokensOf, withIntervention } from './supervisor-job.ts';
+import { readRunningMarker, RUNNING_JOB_KEY, supervisorInterventions, tokensOf, withIntervention } from './supervisor-job.ts';
 
 const iv = (id: string, engine: Intervention['engine'], total?: number): Intervention => ({
   id,
@@ -30,5 +30,18 @@ describe('supervisor job bookkeeping', () => {
     const mine = supervisorInterventions(r);
     expect(mine.map((i) => i.id)).toEqual(['a', 'b', 'c']);
     expect(tokensOf(mine)).toBe(13);
+  });
+});
+
+describe('the running-replay marker (what a reload finds)', () => {
+  const store = (value: string | null) => ({ getItem: (k: string) => (k === RUNNING_JOB_KEY ? value : null), setItem() {}, removeItem() {} });
+  it('reads the run that was being supervised', () => {
+    expect(readRunningMarker(store(JSON.stringify({ runId: 'r1', mode: 'endpoint', startedAt: 5 })))).toEqual({ runId: 'r1', mode: 'endpoint', startedAt: 5 });
+  });
+  it('says nothing when absent, corrupt or of the wrong shape', () => {
+    expect(readRunningMarker(store(null))).toBeUndefined();
+    expect(readRunningMarker(store('{not json'))).toBeUndefined();
+    expect(readRunningMarker(store(JSON.stringify({ runId: 3 })))).toBeUndefined();
+    expect(readRunningMarker(undefined)).toBeUndefined();
   });
 });

@@ -134,6 +134,14 @@ function Controls({ run }: { run: Run }) {
           </p>
         </ErrorBanner>
       )}
+      {mine && job.status === 'interrupted' && (
+        <p role="status" className="rounded border border-amber-200 bg-amber-50 px-2 py-1 text-xs text-amber-900" data-testid="supervisor-interrupted">
+          The page was closed or reloaded while the supervisor was working on this run
+          {job.interruptedAt ? ` (started ${new Date(job.interruptedAt).toLocaleTimeString('en-GB')})` : ''}. {plural(previous.length, 'intervention')}{' '}
+          {previous.length === 1 ? 'was' : 'were'} saved as {previous.length === 1 ? 'it was' : 'they were'} made; at most the call in flight was lost. Resume
+          continues from there without asking the finished steps again.
+        </p>
+      )}
       {mine && (job.status === 'paused' || job.status === 'cancelled') && (
         <p role="status" className="text-xs text-slate-700">
           {job.status === 'paused' ? 'Paused' : 'Cancelled'}: {plural(previous.length, 'intervention')} kept in the run; Resume continues from where it stopped.
@@ -153,6 +161,7 @@ function StatusWord({ status }: { status: JobStatus }) {
     cancelled: 'cancelled',
     failed: 'failed',
     complete: 'complete',
+    interrupted: 'interrupted by a reload',
   };
   return <span className="font-medium">{words[status]}</span>;
 }

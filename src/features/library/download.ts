@@ -14,12 +14,13 @@ export function callsOfRuns(runs: Run[], calls: Record<string, LlmCallRecord>): 
   return [...ids].flatMap((id) => (calls[id] ? [calls[id]] : []));
 }
 
-export async function sessionText(runs: Run[], llmCalls: LlmCallRecord[], title?: string): Promise<string> {
+export async function sessionText(runs: Run[], llmCalls: LlmCallRecord[], title?: string, engineSettings?: Record<string, unknown>): Promise<string> {
   const { exportSession } = await import('../../export/native.ts');
   return exportSession({
     runs,
     llmCalls,
     title,
+    engineSettings,
     simulated: runs.length > 0 && runs.every((r) => r.simulated === true),
     createdAt: Date.now(),
   });

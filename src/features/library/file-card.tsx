@@ -1,6 +1,7 @@
 // One opened file: its format, what came with it, and its runs.
 import { useShallow } from 'zustand/shallow';
 import type { Run } from '../../model/types.ts';
+import { parsePreferences, useEngineSettings } from '../../store/engine-settings.ts';
 import { runsOfFile, useLibrary, type LibraryFile } from '../../store/library.ts';
 import { Badge, SimulatedBadge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
@@ -37,6 +38,7 @@ export function FileCard({ file }: { file: LibraryFile }) {
           {annotated === sets.length ? 'all attached' : `${annotated} attached, the rest attach when their trace is opened`}.
         </p>
       )}
+      {file.engineSettings && <SavedSettings settings={file.engineSettings} />}
       {file.warnings.length > 0 && (
         <ul className="mb-2 list-disc pl-5 text-xs text-amber-800">
           {file.warnings.map((w, i) => (
@@ -46,5 +48,26 @@ export function FileCard({ file }: { file: LibraryFile }) {
       )}
       {runs.length > 0 && <RunTable runs={runs} onExport={(run) => void exportRun(run)} />}
     </section>
+  );
+}
+
+/** Engine settings saved in the file: shown, and applied only when the person asks (they name an endpoint). */
+function SavedSettings({ settings }: { settings: Record<string, unknown> }) {
+  const apply = useEngineSettings((s) => s.applyPreferences);
+  const endpoint = useEngineSettings((s) => s.endpoint);
+  const supervisor = useEngineSettings((s) => s.supervisor);
+  const saved = parsePreferences(JSON.stringify(settings));
+  const same = JSON.stringify([saved.endpoint, saved.supervisor]) === JSON.stringify([endpoint, supervisor]);
+  const where = saved.endpoint.mode === 'endpoint' && saved.endpoint.baseUrl ? `endpoint ${saved.endpoint.baseUrl}` : 'offline heuristics';
+  return (
+    <p className="mb-2 flex flex-wrap items-center gap-2 text-sm text-slate-700" data-testid="saved-settings">
+      <span>
+        Engine settings saved in this file: {where}
+        {saved.endpoint.models.supervisor ? `, supervisor model “${saved.endpoint.models.supervisor}”` : ''}, preset {saved.supervisor.preset} (no API key).
+      </span>
+      <Button size="sm" disabled={same} onClick={() => apply(settings)} title="Replace the engines panel's endpoint and supervisor settings with these">
+        {same ? 'In use' : 'Use these settings'}
+      </Button>
+    </p>
   );
 }

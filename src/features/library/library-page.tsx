@@ -2,11 +2,12 @@
 // and runs in the library, load the bundled samples.
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type DragEvent } from 'react';
+import { exportablePreferences, useEngineSettings } from '../../store/engine-settings.ts';
 import { useLibrary } from '../../store/library.ts';
 import { useUrl } from '../../store/url.ts';
 import { Button } from '../../ui/button.tsx';
 import { ErrorBanner } from '../../ui/error-banner.tsx';
-import { callsOfRuns, downloadText, sessionText } from './download.ts';
+import { downloadText, sessionText } from './download.ts';
 import { FileCard } from './file-card.tsx';
 import { FailureList, ImportProgressList, PersistenceNote } from './import-status.tsx';
 import { fetchSource, openSources, textSource, traceFilesOf } from './open-files.ts';
@@ -104,7 +105,10 @@ export function LibraryPage() {
   const exportAll = async () => {
     const { runs, llmCalls } = useLibrary.getState();
     const all = Object.values(runs);
-    downloadText(await sessionText(all, callsOfRuns(all, llmCalls), 'MAS Replay library'), 'library.session.json');
+    // Everything: every run with its labels and interventions, the LLM calls they made, and the engine settings
+    // (never the API key).
+    const settings = exportablePreferences(useEngineSettings.getState());
+    downloadText(await sessionText(all, Object.values(llmCalls), 'MAS Replay library', settings), 'library.session.json');
   };
   const sampleLoad = () => {
     setSampleError(undefined);
