@@ -4,6 +4,7 @@ import { create } from 'zustand';
 import type { Intervention, LlmCallRecord, Run } from '../../model/types.ts';
 import { DEFAULT_WINDOW, type ClarifyFailure, type ClarifyProgress } from '../../engine/clarifier/index.ts';
 import { useLibrary } from '../../store/library.ts';
+import { flushLibrary } from '../../store/library-db.ts';
 import { effectiveMode, toLlmSettings, useEngineSettings } from '../../store/engine-settings.ts';
 import { clarifyEdgeInWorker, runClarifierInWorker } from '../../workers/clarifier-client.ts';
 
@@ -65,8 +66,13 @@ export const useClarifierJob = create<ClarifierJobState>((set) => ({
             if (resumed) return;
             const current = useLibrary.getState().runs[runId];
             if (current) useLibrary.getState().updateRun(withIntervention(current, iv));
+            // Written at once, so a reload or a crash loses at most the edge in flight.
+            void flushLibrary();
           },
-          onCall: (record: LlmCallRecord) => useLibrary.setState((s) => ({ llmCalls: { ...s.llmCalls, [record.id]: record } })),
+          onCall: (record: LlmCallRecord) => {
+            useLibrary.setState((s) => ({ llmCalls: { ...s.llmCalls, [record.id]: record } }));
+            void flushLibrary();
+          },
         },
         controller.signal,
       );
@@ -89,11 +95,17 @@ export const useClarifierJob = create<ClarifierJobState>((set) => ({
       const iv = await clarifyEdgeInWorker(
         { run, window, llm: mode === 'endpoint' ? toLlmSettings(settings.endpoint, settings.apiKey) : undefined, previous: clarifierInterventions(run) },
         handoffId,
-        { onCall: (record: LlmCallRecord) => useLibrary.setState((s) => ({ llmCalls: { ...s.llmCalls, [record.id]: record } })) },
+        {
+          onCall: (record: LlmCallRecord) => {
+            useLibrary.setState((s) => ({ llmCalls: { ...s.llmCalls, [record.id]: record } }));
+            void flushLibrary();
+          },
+        },
         controller.signal,
       );
       const current = useLibrary.getState().runs[runId];
       if (current) useLibrary.getState().updateRun(withIntervention(current, iv));
+      void flushLibrary();
       set({ status: 'complete', edgeId: undefined });
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
