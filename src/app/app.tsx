@@ -1,4 +1,5 @@
 // The studio's frame: a header with the views and the current view below it.
+import { lazy, Suspense } from 'react';
 import { useUrl, type View } from '../store/url.ts';
 import { LibraryPage } from '../features/library/library-page.tsx';
 import { RunPage } from '../features/run-view/run-page.tsx';
@@ -6,12 +7,16 @@ import { ComparePage } from '../features/compare/compare-page.tsx';
 import { CorpusPage } from '../features/corpus/corpus-page.tsx';
 import { EnginesPage } from '../features/engines/engines-page.tsx';
 
+// The Live page (runner, batches, forks) loads on first visit: it is not needed to read a trace.
+const LivePage = lazy(() => import('../features/live/live-page.tsx').then((m) => ({ default: m.LivePage })));
+
 const NAV: { view: View; label: string }[] = [
   { view: 'library', label: 'Library' },
   { view: 'run', label: 'Run' },
   { view: 'compare', label: 'Compare' },
   { view: 'corpus', label: 'Corpus' },
   { view: 'engines', label: 'Engines' },
+  { view: 'live', label: 'Live' },
 ];
 
 export function App() {
@@ -36,7 +41,11 @@ export function App() {
         </nav>
       </header>
       <main className="min-h-0 flex-1 overflow-auto">
-        {view === 'run' ? <RunPage /> : view === 'compare' ? <ComparePage /> : view === 'corpus' ? <CorpusPage /> : view === 'engines' ? <EnginesPage /> : <LibraryPage />}
+        {view === 'run' ? <RunPage /> : view === 'compare' ? <ComparePage /> : view === 'corpus' ? <CorpusPage /> : view === 'engines' ? <EnginesPage /> : view === 'live' ? (
+          <Suspense fallback={<p className="p-4 text-sm text-slate-500">Loading…</p>}>
+            <LivePage />
+          </Suspense>
+        ) : <LibraryPage />}
       </main>
     </div>
   );

@@ -13,6 +13,9 @@ import { ANSWER_LINE, recordedAgentPrompt } from './prompts.ts';
 import { applyGates, RunBuilder, type RunStatus } from './run-builder.ts';
 import { scoreOutcome } from './runner.ts';
 import { answersMatch } from './scoring.ts';
+import { forkProblem } from './forkable.ts';
+
+export { forkProblem };
 
 export type TurnTreatment = 'model' | 'tool' | 'scripted';
 
@@ -54,20 +57,6 @@ export interface ForkResult {
   /** Why the fork stopped early, in words. */
   reason?: string;
   stats: ForkStats;
-}
-
-const FORKABLE_KINDS = new Set<Step['kind']>(['message', 'final', 'tool']);
-
-/** Why a run cannot be forked, or undefined when it can. */
-export function forkProblem(run: Run): string | undefined {
-  const top = run.steps.filter((s) => s.parentStepId === undefined);
-  if (top.length === 0) return 'the run has no steps';
-  const other = top.find((s) => !FORKABLE_KINDS.has(s.kind));
-  if (other) {
-    return `forks need a chat-style run (message turns); step ${other.index} is a${other.kind === 'action' ? 'n' : ''} ${other.kind} step, whose tool calls and prompts the studio cannot re-run`;
-  }
-  if (!top.some((s) => s.kind === 'message' || s.kind === 'final')) return 'the run has no message turns';
-  return undefined;
 }
 
 /** Agents that act on the world (code executors, browsers, tools) are tools; humans are replayed; the rest are models. */
