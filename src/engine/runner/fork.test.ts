@@ -101,6 +101,8 @@ describe.skipIf(!HAVE_SHARED)(`forkRun on a real Who&When run${HAVE_SHARED ? '' 
     const fork = await forkRun(parent, { stepId: parent.steps[1].id, edit: { kind: 'replace', text: 'Plan: search only for Brazilian jiu-jitsu gyms near 11 Wall Street.' }, client: client() });
     expect(fork.status).toBe('stopped');
     expect(fork.reason).toMatch(/step 4 \(WebSurfer\).*cannot run in the browser/);
+    expect(fork.run.title).toMatch(/\(stopped at step 4\)$/);
+    expect(fork.run.steps[1].usage).toBeUndefined();
     expect(fork.stats).toMatchObject({ copied: 1, edited: 1, live: 2 });
     expect(chatCalls()).toHaveLength(2);
     const first = chatCalls()[0].body as { messages: { role: string; content: string }[] };

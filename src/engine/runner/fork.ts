@@ -189,6 +189,7 @@ export async function forkRun(parent: Run, options: ForkOptions): Promise<ForkRe
 
   let status: RunStatus = 'complete';
   let reason: string | undefined;
+  let stoppedAt: number | undefined;
   try {
     for (let p = 0; p < top.length; p++) {
       if (options.signal?.aborted) throw new Cancelled();
@@ -205,7 +206,8 @@ export async function forkRun(parent: Run, options: ForkOptions): Promise<ForkRe
         const original = s.output ?? '';
         const edit = options.edit;
         const text = edit.kind === 'replace' ? edit.text : edit.kind === 'append' ? `${original}${edit.text}` : original;
-        const step = builder.addStep(s.agentId, text, { origin: 'edited', usage: s.usage, model: s.model }, copyFields(s));
+        // A hand edit costs no model tokens: the recorded usage belonged to the text it replaced.
+        const step = builder.addStep(s.agentId, text, { origin: 'edited' }, copyFields(s));
         step.raw = { ...step.raw, editedFrom: original, edit: edit.kind };
         const iv: Intervention = options.fromIntervention
           ? { ...options.fromIntervention, id: `${options.fromIntervention.id}@fork`, stepId: step.id }
@@ -237,6 +239,7 @@ export async function forkRun(parent: Run, options: ForkOptions): Promise<ForkRe
         const hit = fromRecording(key);
         if (!hit) {
           status = 'stopped';
+          stoppedAt = s.number ?? p;
           reason = `${label}: ${s.agentId} acts through tools the studio cannot run in the browser, and the message that asks it to act has changed; the fork stops here`;
           break;
         }
@@ -258,6 +261,7 @@ export async function forkRun(parent: Run, options: ForkOptions): Promise<ForkRe
       } else {
         if (!options.client) {
           status = 'stopped';
+          stoppedAt = s.number ?? p;
           reason = `${label}: its input changed, so it needs a live call, and no endpoint is configured`;
           break;
         }
@@ -282,6 +286,8 @@ export async function forkRun(parent: Run, options: ForkOptions): Promise<ForkRe
     reason = cancelled ? 'cancelled' : e instanceof Error ? e.message : String(e);
   }
   const run = builder.build(finalOutcome(parent, builder.steps), status, reason, { parentRunId: parent.id, forkStepId: forkStep.id });
+  // The title says when a fork ended early, so every view that lists it (compare's pickers, the corpus) shows it.
+  if (status !== 'complete') run.title += status === 'stopped' ? ` (stopped at step ${stoppedAt})` : ` (${status})`;
   run.raw = { ...run.raw, forkStats: stats };
   return { run, status, reason, stats };
 }

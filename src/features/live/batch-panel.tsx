@@ -174,7 +174,7 @@ function BatchCard({ state }: { state: BatchState }) {
                   <td className="max-w-40 truncate font-mono" title={it.finalAnswer}>{it.finalAnswer ?? ''}</td>
                   <td>{it.score === undefined ? '' : it.score === 1 ? '✓' : '✗'}</td>
                   <td>{it.tokens ?? ''}</td>
-                  <td>{it.runId && <Button size="sm" variant="ghost" onClick={() => navigate('run', { run: it.runId!, step: '0' })}>open</Button>}</td>
+                  <td>{it.runId && <Button size="sm" variant="ghost" onClick={() => navigate('run', { run: it.runId! })}>open</Button>}</td>
                 </tr>
               ))}
             </tbody>

@@ -145,7 +145,7 @@ export function RunnerPanel() {
                 <p>
                   <Badge>{result.status}</Badge> <OutcomeBadge outcome={result.outcome} /> {result.answer !== undefined && <span className="font-mono text-xs">answer: {result.answer}</span>}
                 </p>
-                <Button size="sm" onClick={() => navigate('run', { run: result.runId, step: '0' })}>Open in run view</Button>
+                <Button size="sm" onClick={() => navigate('run', { run: result.runId })}>Open in run view</Button>
               </div>
             )}
           </div>
