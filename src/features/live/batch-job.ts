@@ -65,7 +65,7 @@ export const useBatchJobs = create<BatchJobs>((set, get) => ({
             set({ batches: { ...get().batches, [id]: s } });
           },
           onRun: async (run) => {
-            addBatchRunToLibrary(state.spec.name, id, run, takeCallsOf(run, calls));
+            await addBatchRunToLibrary(state.spec.name, id, run, takeCallsOf(run, calls));
           },
         },
         controller.signal,

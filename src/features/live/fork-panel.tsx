@@ -15,7 +15,7 @@ import { Card } from '../engines/fields.tsx';
 import { EngineToggles } from './engine-toggles.tsx';
 import { cachedForkProblem } from './fork-here.tsx';
 import { useEngineSwitches, useLiveEndpoint } from './live-endpoint.ts';
-import { addForkToLibrary } from './live-library.ts';
+import { addLiveRunToLibrary } from './live-library.ts';
 import { takeCallsOf } from './run-calls.ts';
 
 type ChangeKind = 'none' | 'edit' | 'prune' | `iv:${string}`;
@@ -75,7 +75,7 @@ export function ForkPanel() {
         { onCall: (r) => void calls.set(r.id, r), onTurn: setProgress },
         controller.signal,
       );
-      addForkToLibrary(result.run, takeCallsOf(result.run, calls));
+      await addLiveRunToLibrary(result.run, takeCallsOf(result.run, calls));
       useLastFork.setState({ last: { parentId: parent.id, forkId: result.run.id, status: result.status, reason: result.reason, stats: result.stats } });
       navigate('compare', { a: parent.id, b: result.run.id, step: '0' });
     } catch (e) {

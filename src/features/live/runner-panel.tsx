@@ -13,7 +13,7 @@ import { runTeamInWorker } from '../../workers/live-client.ts';
 import { Card, NumberField, TextField } from '../engines/fields.tsx';
 import { EngineToggles } from './engine-toggles.tsx';
 import { useEngineSwitches, useLiveEndpoint } from './live-endpoint.ts';
-import { addForkToLibrary } from './live-library.ts';
+import { addLiveRunToLibrary } from './live-library.ts';
 import { takeCallsOf } from './run-calls.ts';
 
 const TEXTAREA = 'w-full rounded border border-slate-300 px-2 py-1 font-mono text-xs focus:border-indigo-500 focus:outline-none';
@@ -92,7 +92,7 @@ export function RunnerPanel() {
       const task = { id: runId, question, domain, ...(answer.trim() ? { answer: answer.trim() } : {}) };
       const tags: Record<string, string> = { dataset: 'runner', arm: engines.supervisor ? 'supervised' : 'baseline', domain };
       const res = await runTeamInWorker({ task, team: { ...team, domain }, llm: endpoint.settings, engines, runId, tags }, { onCall: (r) => void calls.set(r.id, r), onTurn: setProgress }, controller.signal);
-      addForkToLibrary(res.run, takeCallsOf(res.run, calls));
+      await addLiveRunToLibrary(res.run, takeCallsOf(res.run, calls));
       setResult({ runId: res.run.id, status: res.status, outcome: res.run.outcome.status, answer: res.run.outcome.finalAnswer });
       if (res.status === 'failed') setError(res.error);
     } catch (e) {
