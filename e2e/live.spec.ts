@@ -146,3 +146,30 @@ test('a GSM8K batch of 3 tasks × {baseline, supervised} finishes, scores and op
   await expect(page.getByText('gsm8k 0 · baseline')).toBeVisible();
   await page.screenshot({ path: `${SHOTS}/batch-corpus.png`, fullPage: true });
 });
+
+test('runner: a math chain with the supervisor on runs in the worker, scores, and opens in the run view', async ({ page }) => {
+  await admin('/__reset', {});
+  const long = `${'<div class="noise">carry the one</div>\n'.repeat(120)}FINAL ANSWER: 15`;
+  await admin('/__script', { queue: [{ content: long }], fallback: { content: '5 pens at 3 dollars: FINAL ANSWER: 15' } });
+  await openStudio(page);
+  await setEndpoint(page);
+  await page.goto('/?view=live&tab=runner');
+  await page.getByLabel('Task', { exact: true }).fill('A pen costs 3 dollars. How much do 5 pens cost?');
+  await page.getByLabel('Reference answer (optional, for scoring)').fill('15');
+  await page.getByLabel('Runtime supervisor').check();
+  await page.getByRole('button', { name: 'Run team' }).click();
+  const result = page.getByTestId('runner-result');
+  await expect(result).toContainText('complete', { timeout: 30_000 });
+  await expect(result).toContainText('success');
+  await expect(result).toContainText('answer: 15');
+  await page.screenshot({ path: `${SHOTS}/runner.png`, fullPage: true });
+  // Solver, Checker, Critic and the decision agent called the endpoint; the over-long message was purified before
+  // the Checker saw it (the supervisor fired on τ_len and decided with the endpoint's supervisor model).
+  const calls = await chatLog();
+  expect(calls.length).toBeGreaterThanOrEqual(4);
+  await result.getByRole('button', { name: 'Open in run view' }).click();
+  await expect(page.getByTestId('inspector-agent')).toHaveText('Solver');
+  await expect(page.getByTestId('inspector')).toContainText('live call');
+  await expect(page.getByTestId('timeline-panel').getByText(/^interventions \(1\)$/)).toBeVisible();
+  await expect(page.getByTestId('inspector-intervention')).toContainText(/correct_observation · excessive/);
+});
