@@ -1,5 +1,6 @@
 // The command line: the same importers and engines as the studio, for batches and checks (SPEC §7).
 // Each command lives in its own module and registers here.
+import { batchCommand, BATCH_USAGE } from './batch.ts';
 import { inspectCommand } from './inspect.ts';
 import { CliError } from './io.ts';
 import { superviseCommand, SUPERVISE_USAGE } from './supervise.ts';
@@ -10,12 +11,14 @@ type Command = (argv: string[]) => void | number | Promise<void | number>;
 const COMMANDS: Record<string, Command> = {
   inspect: inspectCommand,
   supervise: superviseCommand,
+  batch: batchCommand,
 };
 
 const USAGE = `usage: mas-replay <command> [options]
 commands:
   inspect <file…> [--format <id>] [--json]   list the runs, agents, steps and tokens in trace files
-  ${SUPERVISE_USAGE}`;
+  ${SUPERVISE_USAGE}
+  ${BATCH_USAGE}`;
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;

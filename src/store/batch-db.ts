@@ -2,7 +2,7 @@
 // before it goes on, so a reload, a pause or a failing endpoint leaves a batch that resumes where it was.
 // A stored record of the wrong shape is skipped and reported, never deleted.
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
-import type { BatchState } from '../engine/runner/batch.ts';
+import { isBatchState, type BatchState } from '../engine/runner/batch.ts';
 
 export const BATCH_DB_NAME = 'mas-replay-live';
 
@@ -19,11 +19,6 @@ function db(name = BATCH_DB_NAME): Promise<IDBPDatabase<BatchSchema>> {
     },
   });
   return opened;
-}
-
-export function isBatchState(v: unknown): v is BatchState {
-  const s = v as BatchState | null;
-  return !!s && typeof s === 'object' && !!s.spec && typeof s.spec.id === 'string' && Array.isArray(s.items) && Array.isArray(s.spec.tasks) && typeof s.status === 'string';
 }
 
 export async function saveBatch(state: BatchState): Promise<void> {

@@ -52,6 +52,12 @@ export interface BatchState {
   updatedAt: number;
 }
 
+/** A stored value that has the shape of a batch state (read back from IndexedDB or a state file). */
+export function isBatchState(v: unknown): v is BatchState {
+  const s = v as BatchState | null;
+  return !!s && typeof s === 'object' && !!s.spec && typeof s.spec.id === 'string' && Array.isArray(s.items) && Array.isArray(s.spec.tasks) && typeof s.status === 'string';
+}
+
 export function newBatch(spec: BatchSpec): BatchState {
   const items: BatchItem[] = [];
   for (const task of spec.tasks) {

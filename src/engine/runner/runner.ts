@@ -125,6 +125,9 @@ export async function runTeam(task: LiveTask, team: TeamConfig, options: TeamRun
   if (problem) throw new Error(`team: ${problem}`);
   const { client, signal } = options;
   const runId = options.runId ?? `live-${hashText(`${task.id}\n${task.question}\n${Date.now()}`)}`;
+  const turns = team.mode === 'chain' ? Math.min(team.maxTurns, team.roles.length) : team.maxTurns;
+  // A chain cut short by max turns has only the roles that speak.
+  if (team.mode === 'chain') team = { ...team, roles: team.roles.slice(0, turns) };
   const builder = new RunBuilder(runId, task.question, teamAgents(team), {
     title: options.title ?? task.question.split('\n')[0].slice(0, 80),
     sourceFormat: 'runner',
@@ -133,7 +136,6 @@ export async function runTeam(task: LiveTask, team: TeamConfig, options: TeamRun
   });
   const speakers = new Map<string, Speaker>([...team.roles.map((r) => [r.id, { id: r.id, prompt: r.prompt }] as const), [DECIDER_ID, { id: DECIDER_ID, prompt: team.decider }]]);
   const gateOptions = { gates: options.gates ?? [], client: options.gateClient ?? client, signal, speakerOf: (id: string) => speakers.get(id) };
-  const turns = team.mode === 'chain' ? Math.min(team.maxTurns, team.roles.length) : team.maxTurns;
   let finalText: string | undefined;
   try {
     for (let t = 0; t < turns; t++) {
