@@ -43,7 +43,14 @@ export function callKey(agentId: string, input: readonly CallMessage[]): string 
   return hashText(canonicalJson({ agent: agentId, messages: input.map((m) => ({ role: m.role, content: m.content })) }));
 }
 
-/** Cache key of a tool turn: the tool agent and the message that asked it to act. */
-export function toolKey(agentId: string, request: VisibleTurn | undefined): string {
-  return hashText(canonicalJson({ tool: agentId, request: request ?? null }));
+/** The messages a tool agent has not acted on yet: everything visible since its own last turn. */
+export function pendingFor(agentId: string, visible: readonly VisibleTurn[]): VisibleTurn[] {
+  let i = visible.length;
+  while (i > 0 && visible[i - 1].speaker !== agentId) i--;
+  return visible.slice(i);
+}
+
+/** Cache key of a tool turn: the tool agent and the requests it acts on (the messages since its last turn). */
+export function toolKey(agentId: string, pending: readonly VisibleTurn[]): string {
+  return hashText(canonicalJson({ tool: agentId, pending }));
 }

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../../test-server/server.ts';
-import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON, importShared } from '../../import/fixture-kit.ts';
+import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON, importShared, sharedFiles } from '../../import/fixture-kit.ts';
 import { CallRecorder, LlmClient, withDefaults } from '../../llm/index.ts';
 import type { Run } from '../../model/types.ts';
 import { editFromIntervention, forkProblem, forkRun } from './fork.ts';
@@ -108,6 +108,20 @@ describe.skipIf(!HAVE_SHARED)(`forkRun on a real Who&When run${HAVE_SHARED ? '' 
     const first = chatCalls()[0].body as { messages: { role: string; content: string }[] };
     expect(first.messages[0].content).toContain('You are Orchestrator');
     expect(first.messages.at(-1)?.content).toBe('Continue, as Orchestrator.');
+  });
+
+  it('every Who&When run, forked without a change at its middle step, is reproduced without an endpoint', async () => {
+    const files = sharedFiles('who-and-when');
+    expect(files.length).toBeGreaterThan(0);
+    for (const file of files) {
+      for (const parent of importShared(file).runs) {
+        const top = parent.steps.filter((s) => s.parentStepId === undefined);
+        const fork = await forkRun(parent, { stepId: top[Math.floor(top.length / 2)].id, edit: { kind: 'none' } });
+        expect(fork.status, file).toBe('complete');
+        expect(texts(fork.run), file).toEqual(texts(parent));
+        expect(fork.stats.live).toBe(0);
+      }
+    }
   });
 
   it('refuses runs that are not chat-style, with the reason', () => {

@@ -7,7 +7,7 @@ import type { LlmClient } from '../../llm/client.ts';
 import { Cancelled } from '../../llm/errors.ts';
 import { hashText } from '../../model/hash.ts';
 import type { Agent, Intervention, Outcome, Run, Step } from '../../model/types.ts';
-import { callKey, toolKey, turnInput, type Speaker, type VisibleTurn } from './conversation.ts';
+import { callKey, pendingFor, toolKey, turnInput, type Speaker, type VisibleTurn } from './conversation.ts';
 import type { MessageGate } from './gates.ts';
 import { ANSWER_LINE, recordedAgentPrompt } from './prompts.ts';
 import { applyGates, RunBuilder, type RunStatus } from './run-builder.ts';
@@ -130,24 +130,26 @@ export async function forkRun(parent: Run, options: ForkOptions): Promise<ForkRe
   const speaker = (id: string) => speakerFor(agentById.get(id), id);
   const task = taskOf(parent, top);
 
-  // The recording: each model turn's answer under the key of the input it was given, tool turns under their request.
-  const recorded = new Map<string, Step[]>();
+  // The recording: each model turn's answer under the key of the input it was given, tool turns under their requests.
+  const recorded = new Map<string, number[]>();
   const parentVisible: VisibleTurn[] = [];
   const keyAt: string[] = [];
-  for (const s of top) {
+  for (const [p, s] of top.entries()) {
     const t = treat(s);
-    const key = t === 'model' ? callKey(s.agentId, turnInput(speaker(s.agentId), task, parentVisible)) : t === 'tool' ? toolKey(s.agentId, parentVisible[parentVisible.length - 1]) : '';
+    const key = t === 'model' ? callKey(s.agentId, turnInput(speaker(s.agentId), task, parentVisible)) : t === 'tool' ? toolKey(s.agentId, pendingFor(s.agentId, parentVisible)) : '';
     keyAt.push(key);
-    if (key) recorded.set(key, [...(recorded.get(key) ?? []), s]);
+    if (key) recorded.set(key, [...(recorded.get(key) ?? []), p]);
     if (s.raw?.pruned !== true) parentVisible.push({ speaker: s.agentId, content: s.output ?? '' });
   }
-  const cursor = new Map<string, number>();
-  const fromRecording = (key: string): Step | undefined => {
-    const list = recorded.get(key);
-    if (!list) return undefined;
-    const i = cursor.get(key) ?? 0;
-    cursor.set(key, i + 1);
-    return list[Math.min(i, list.length - 1)];
+  /**
+   * The recorded answer for a key at position p: the parent's own turn at p when its key matches (the usual case),
+   * else the first recorded turn with that key at or after p, else the last one before it.
+   */
+  const fromRecording = (key: string, p: number): Step | undefined => {
+    if (keyAt[p] === key) return top[p];
+    const at = recorded.get(key);
+    if (!at) return undefined;
+    return top[at.find((q) => q >= p) ?? at[at.length - 1]];
   };
 
   const forkId = options.forkId ?? `fork-${hashText(`${parent.id}\n${options.stepId}\n${JSON.stringify(options.edit)}\n${Date.now()}`)}`;
@@ -235,12 +237,12 @@ export async function forkRun(parent: Run, options: ForkOptions): Promise<ForkRe
         continue;
       }
       if (t === 'tool') {
-        const key = toolKey(s.agentId, builder.visible[builder.visible.length - 1]);
-        const hit = fromRecording(key);
+        const key = toolKey(s.agentId, pendingFor(s.agentId, builder.visible));
+        const hit = fromRecording(key, p);
         if (!hit) {
           status = 'stopped';
           stoppedAt = s.number ?? p;
-          reason = `${label}: ${s.agentId} acts through tools the studio cannot run in the browser, and the message that asks it to act has changed; the fork stops here`;
+          reason = `${label}: ${s.agentId} acts through tools the studio cannot run in the browser, and what it was asked since its last turn has changed; the fork stops here`;
           break;
         }
         builder.deliver(builder.addStep(s.agentId, hit.output ?? '', recordedSource(hit, 'tool-replay', key), copyFields(s)), hit.output ?? '');
@@ -250,7 +252,7 @@ export async function forkRun(parent: Run, options: ForkOptions): Promise<ForkRe
       }
       const input = turnInput(speaker(s.agentId), task, builder.visible);
       const key = callKey(s.agentId, input);
-      const hit = fromRecording(key);
+      const hit = fromRecording(key, p);
       let step: Step;
       if (hit) {
         // The recorded answer, with what the parent's engines did to it: replayed turns reproduce the parent exactly.
