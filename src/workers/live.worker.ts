@@ -18,6 +18,7 @@ import {
   type MessageGate,
   type TeamConfig,
   type TeamRunResult,
+  type TurnTreatment,
 } from '../engine/runner/index.ts';
 
 export interface EngineSwitches {
@@ -39,6 +40,8 @@ export interface ForkJob {
   stepId: string;
   edit: ForkEdit;
   fromIntervention?: Intervention;
+  /** How each agent's turns are treated (model / tool / scripted), where the person changed the default. */
+  treatments?: Record<string, TurnTreatment>;
   /** Absent: replay only; the fork stops at the first call whose input changed. */
   llm?: LlmSettings;
   engines: EngineSwitches;
@@ -96,6 +99,7 @@ const api = {
         stepId: job.stepId,
         edit: job.edit,
         fromIntervention: job.fromIntervention,
+        treatments: job.treatments,
         client,
         gates: gatesFor(job.engines),
         signal,

@@ -3,7 +3,7 @@
 // opens in the compare view against it.
 import { useMemo, useRef, useState } from 'react';
 import { create } from 'zustand';
-import { editFromIntervention, type ForkEdit, type ForkResult } from '../../engine/runner/fork.ts';
+import { defaultTreatment, editFromIntervention, type ForkEdit, type ForkResult, type TurnTreatment } from '../../engine/runner/fork.ts';
 import type { LlmCallRecord, Run } from '../../model/types.ts';
 import { useLibrary } from '../../store/library.ts';
 import { useUrl } from '../../store/url.ts';
@@ -48,6 +48,14 @@ export function ForkPanel() {
   const step = top.find((s) => s.id === params.at) ?? top[0];
   const interventions = useMemo(() => (parent && step ? parent.interventions.filter((iv) => iv.stepId === step.id && editFromIntervention(iv)) : []), [parent, step]);
   const [change, setChange] = useState<ChangeKind>('edit');
+  const [overrides, setOverrides] = useState<{ runId: string; map: Record<string, TurnTreatment> }>();
+  /** Each speaking agent with the default treatment of its turns (from its kind and name). */
+  const speakers = useMemo(() => {
+    const seen = new Map<string, TurnTreatment>();
+    for (const s of top) if (!seen.has(s.agentId)) seen.set(s.agentId, defaultTreatment(parent?.agents.find((a) => a.id === s.agentId), s));
+    return [...seen];
+  }, [top, parent]);
+  const treatments = overrides && parent && overrides.runId === parent.id ? overrides.map : {};
   const [text, setText] = useState<{ stepId: string; value: string }>();
   const [busy, setBusy] = useState(false);
   const [progress, setProgress] = useState('');
@@ -71,7 +79,7 @@ export function ForkPanel() {
     const calls = new Map<string, LlmCallRecord>();
     try {
       const result = await forkInWorker(
-        { parent, stepId: step.id, edit, fromIntervention: iv, llm: endpoint.settings, engines },
+        { parent, stepId: step.id, edit, fromIntervention: iv, treatments, llm: endpoint.settings, engines },
         { onCall: (r) => void calls.set(r.id, r), onTurn: setProgress },
         controller.signal,
       );
@@ -129,6 +137,28 @@ export function ForkPanel() {
                   </label>
                 ))}
               </fieldset>
+              <details className="rounded border border-slate-200 p-2 text-xs">
+                <summary className="cursor-pointer font-medium text-slate-700">How each agent's turns are replayed</summary>
+                <p className="mt-1 text-slate-500">model: called again when its input changed; tool: acts on the world, replayed only when asked the same thing, else the fork stops; scripted: replayed as recorded (people).</p>
+                <div className="mt-1 grid grid-cols-[auto_auto] gap-x-3 gap-y-1">
+                  {speakers.map(([id, fallback]) => (
+                    <label key={id} className="contents">
+                      <span className="font-mono">{id}</span>
+                      <select
+                        aria-label={`Treatment of ${id}`}
+                        className="rounded border border-slate-300 px-1"
+                        value={treatments[id] ?? fallback}
+                        disabled={busy}
+                        onChange={(e) => setOverrides({ runId: parent.id, map: { ...treatments, [id]: e.target.value as TurnTreatment } })}
+                      >
+                        <option value="model">model</option>
+                        <option value="tool">tool</option>
+                        <option value="scripted">scripted</option>
+                      </select>
+                    </label>
+                  ))}
+                </div>
+              </details>
               {change === 'edit' && (
                 <div>
                   <label htmlFor="fork-text" className="block text-xs font-medium text-slate-700">Message at step #{step.number ?? step.index} ({step.agentId})</label>
