@@ -108,17 +108,11 @@ test('fork a real Who&When run at a step, edit the message, continue against the
   expect(problems).toEqual([]);
 });
 
-test('a GSM8K batch of 3 tasks × {baseline, supervised} finishes, scores and opens in the corpus', async ({ page }) => {
+test('a GSM8K batch of 3 tasks × {baseline, supervised} survives a server failure, resumes, scores and opens in the corpus', async ({ page }) => {
   test.skip(!existsSync(TASKS), `${TASKS} is absent; batch test skipped`);
   await admin('/__reset', {});
-  // The first three GSM8K answers are 18, 3 and 70000: the team gets the first two right.
-  await admin('/__script', {
-    rules: [
-      { match: { contains: 'Janet’s ducks' }, content: 'FINAL ANSWER: 18' },
-      { match: { contains: 'A robe takes' }, content: 'FINAL ANSWER: 3' },
-    ],
-    fallback: { content: 'FINAL ANSWER: 12' },
-  });
+  // The first item (3 calls: two roles and the decision agent) gets answers; then the server fails.
+  await admin('/__script', { queue: [1, 2, 3].map(() => ({ content: 'FINAL ANSWER: 18' })), fallback: { status: 500 } });
   await openStudio(page);
   await setEndpoint(page);
   await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Live' }).click();
@@ -127,13 +121,31 @@ test('a GSM8K batch of 3 tasks × {baseline, supervised} finishes, scores and op
   await expect(page.getByTestId('batch-new')).toContainText('1319 tasks read');
   await page.getByLabel('Tasks (first N)').fill('3');
   await page.getByLabel('Max turns').fill('2');
+  await page.getByLabel('Concurrency').fill('1');
   await page.getByRole('button', { name: 'Create batch' }).click();
   const card = page.getByTestId('batch-card').first();
   await card.getByRole('button', { name: 'Start' }).click();
+  await expect(card).toHaveAttribute('data-status', 'stopped', { timeout: 30_000 });
+  await expect(card).toContainText(/the endpoint failed on task .*HTTP 500.*resume/);
+  await expect(card.getByTestId('batch-progress')).toContainText('1 of 6 done, 1 failed');
+  await page.screenshot({ path: `${SHOTS}/batch-stopped.png`, fullPage: true });
+
+  // The first three GSM8K answers are 18, 3 and 70000: the team gets the first two right.
+  await admin('/__reset', {});
+  await admin('/__script', {
+    rules: [
+      { match: { contains: 'Janet’s ducks' }, content: 'FINAL ANSWER: 18' },
+      { match: { contains: 'A robe takes' }, content: 'FINAL ANSWER: 3' },
+    ],
+    fallback: { content: 'FINAL ANSWER: 12' },
+  });
+  await card.getByRole('button', { name: 'Resume' }).click();
   await expect(card).toHaveAttribute('data-status', 'complete', { timeout: 60_000 });
   await expect(card.getByTestId('batch-progress')).toContainText('6 of 6 done');
   await expect(card.getByTestId('accuracy-baseline')).toContainText('2 / 3 correct');
   await expect(card.getByTestId('accuracy-supervised')).toContainText('2 / 3 correct');
+  // The finished item was not asked again: 5 items × 3 calls after the resume.
+  expect(await chatLog()).toHaveLength(15);
   await card.getByRole('button', { name: 'Tasks' }).click();
   await page.screenshot({ path: `${SHOTS}/batch.png`, fullPage: true });
 
@@ -144,6 +156,7 @@ test('a GSM8K batch of 3 tasks × {baseline, supervised} finishes, scores and op
   await page.getByTestId('batch-card').first().getByRole('button', { name: 'Open in corpus' }).click();
   await expect(page).toHaveURL(/view=corpus/);
   await expect(page.getByText('gsm8k 0 · baseline')).toBeVisible();
+  await expect(page.getByText('gsm8k 2 · supervised')).toBeVisible();
   await page.screenshot({ path: `${SHOTS}/batch-corpus.png`, fullPage: true });
 });
 

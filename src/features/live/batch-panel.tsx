@@ -85,6 +85,9 @@ function NewBatch({ disabled }: { disabled: boolean }) {
               <option value="group-chat">group chat (round-robin)</option>
             </select>
           </label>
+        </div>
+        <div className="flex flex-wrap items-center gap-3" role="group" aria-label="Arms">
+          <span className="text-xs font-medium text-slate-700">Arms</span>
           {(['baseline', 'supervised'] as const).map((a) => (
             <label key={a} className="flex items-center gap-1">
               <input type="checkbox" checked={arms[a]} onChange={(e) => setArms({ ...arms, [a]: e.target.checked })} /> {a}
