@@ -40,6 +40,7 @@ export function ForkPanel() {
   const setParams = useUrl((s) => s.setParams);
   const navigate = useUrl((s) => s.navigate);
   const runs = useLibrary((s) => s.runs);
+  const hydrated = useLibrary((s) => s.hydrated);
   const endpoint = useLiveEndpoint();
   const engines = useEngineSwitches(!!endpoint.settings);
   const forkable = useMemo(() => Object.values(runs).filter((r) => cachedForkProblem(r) === undefined), [runs]);
@@ -108,6 +109,9 @@ export function ForkPanel() {
               ))}
             </select>
           </label>
+          {params.forkOf && !parent && hydrated && (
+            <ErrorBanner title="Run not found" tone="warning">{`No run “${params.forkOf}” in the library; it may have been removed.`}</ErrorBanner>
+          )}
           {parent && problem !== undefined && <ErrorBanner title="This run cannot be forked">{problem}</ErrorBanner>}
           {parent && problem === undefined && step && (
             <>
