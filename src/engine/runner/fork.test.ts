@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../../test-server/server.ts';
 import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON, importShared, sharedFiles } from '../../import/fixture-kit.ts';
 import { CallRecorder, LlmClient, withDefaults } from '../../llm/index.ts';
-import type { Run } from '../../model/types.ts';
+import type { Run, Step } from '../../model/types.ts';
 import { editFromIntervention, forkProblem, forkRun } from './fork.ts';
 import { defaultTeam, runTeam } from './runner.ts';
 import type { LiveTask } from './tasks.ts';
@@ -126,6 +126,52 @@ describe.skipIf(!HAVE_SHARED)(`forkRun on a real Who&When run${HAVE_SHARED ? '' 
 
   it('refuses runs that are not chat-style, with the reason', () => {
     const trail = importShared(join(SHARED_TRACES, 'trail/gaia/0ebe673d64647ec44c370638b82d3c78.json')).runs[0];
-    expect(forkProblem(trail)).toMatch(/chat-style/);
+    expect(forkProblem(trail)).toMatch(/^forks need chat turns, or model calls with recorded prompts and tool calls/);
+  });
+});
+
+describe('forkRun through recorded prompts (model calls and tool calls)', () => {
+  const llm = (id: string, prompt: string, output: string): Step => ({ id, index: 0, kind: 'llm', agentId: 'pipeline', input: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: prompt }], output, usage: { input: 5, output: 5, total: 10 } });
+  const pipeline = (): Run => {
+    const steps: Step[] = [
+      llm('a', 'Summarise: the sky is blue.', 'Blue sky.'),
+      llm('b', 'Translate to French: Blue sky.', 'Ciel bleu.'),
+      llm('c', 'Unrelated question: 2+2?', '4'),
+      { id: 't', index: 0, kind: 'tool' as const, agentId: 'pipeline', name: 'search', inputText: 'Ciel bleu.', output: '3 results' },
+      llm('d', 'Results: 3 results. Answer with FINAL ANSWER.', 'FINAL ANSWER: done'),
+    ].map((s, i) => ({ ...s, index: i }));
+    return { id: 'p', title: 'pipeline', sourceFormat: 'otlp', models: [], outcome: { status: 'unknown' }, tags: {}, agents: [{ id: 'pipeline', name: 'pipeline' }], agentRuns: [], steps, handoffs: [], annotations: [], interventions: [], orphanSpans: 0 };
+  };
+
+  it('with no change replays every call; with an edit only prompts that contained the changed text go live, and a later tool call stops it', async () => {
+    const parent = pipeline();
+    expect(forkProblem(parent)).toBeUndefined();
+    const same = await forkRun(parent, { stepId: 'a', edit: { kind: 'none' }, client: client() });
+    expect(same.status).toBe('complete');
+    expect(same.stats).toMatchObject({ replayed: 5 - 1, toolReplayed: 1, live: 0 });
+    expect(same.run.steps.map((s) => s.output)).toEqual(parent.steps.map((s) => s.output));
+    expect(chatCalls()).toHaveLength(0);
+
+    server.setScript({ fallback: { content: 'Ciel gris.' } });
+    const fork = await forkRun(parent, { stepId: 'a', edit: { kind: 'replace', text: 'Grey sky.' }, client: client() });
+    // b's prompt contained "Blue sky." → live; c's did not → replayed; the search after the changed b → stop.
+    expect(fork.stats).toMatchObject({ edited: 1, live: 1, replayed: 1 });
+    expect(fork.status).toBe('stopped');
+    expect(fork.reason).toMatch(/step 3 \(search\): its input contains text that changed/);
+    const calls = chatCalls();
+    expect(calls).toHaveLength(1);
+    expect((calls[0].body as { messages: { content: string }[] }).messages[1].content).toBe('Translate to French: Grey sky.');
+    expect(fork.run.steps[1]).toMatchObject({ output: 'Ciel gris.', raw: expect.objectContaining({ origin: 'live', recordedOutput: 'Ciel bleu.' }) });
+    expect(fork.run.steps[2].raw?.origin).toBe('recorded');
+  });
+
+  it.skipIf(!HAVE_SHARED)('a real OTLP agent trace forks without a change with no live call', async () => {
+    const parent = importShared(join(SHARED_TRACES, 'otlp/quo_tav_agent.json')).runs[0];
+    expect(forkProblem(parent)).toBeUndefined();
+    const top = parent.steps.filter((s) => s.parentStepId === undefined);
+    const fork = await forkRun(parent, { stepId: top[0].id, edit: { kind: 'none' } });
+    expect(fork.status).toBe('complete');
+    expect(fork.stats.live).toBe(0);
+    expect(fork.run.steps.map((s) => s.output ?? s.observation)).toEqual(top.map((s) => s.output ?? s.observation));
   });
 });

@@ -13,7 +13,8 @@ import { ANSWER_LINE, recordedAgentPrompt } from './prompts.ts';
 import { applyGates, RunBuilder, type RunStatus } from './run-builder.ts';
 import { scoreOutcome } from './runner.ts';
 import { answersMatch } from './scoring.ts';
-import { forkProblem } from './forkable.ts';
+import { chatForkProblem, forkProblem, promptForkProblem } from './forkable.ts';
+import { forkRecordedPrompts } from './prompt-fork.ts';
 
 export { forkProblem };
 
@@ -125,6 +126,10 @@ export async function forkRun(parent: Run, options: ForkOptions): Promise<ForkRe
   const top = parent.steps.filter((s) => s.parentStepId === undefined);
   const k = top.findIndex((s) => s.id === options.stepId);
   if (k === -1) throw new Error(`cannot fork ${parent.title}: step ${options.stepId} is not a top-level step of the run`);
+  const newForkId = () => `fork-${hashText(`${parent.id}\n${options.stepId}\n${JSON.stringify(options.edit)}\n${Date.now()}`)}`;
+  if (chatForkProblem(parent) !== undefined && promptForkProblem(parent) === undefined) {
+    return forkRecordedPrompts(parent, top, k, { ...options, forkId: options.forkId ?? newForkId() });
+  }
   const agentById = new Map(parent.agents.map((a) => [a.id, a]));
   const treat = (s: Step) => options.treatments?.[s.agentId] ?? defaultTreatment(agentById.get(s.agentId), s);
   const speaker = (id: string) => speakerFor(agentById.get(id), id);
@@ -152,7 +157,7 @@ export async function forkRun(parent: Run, options: ForkOptions): Promise<ForkRe
     return top[at.find((q) => q >= p) ?? at[at.length - 1]];
   };
 
-  const forkId = options.forkId ?? `fork-${hashText(`${parent.id}\n${options.stepId}\n${JSON.stringify(options.edit)}\n${Date.now()}`)}`;
+  const forkId = options.forkId ?? newForkId();
   const forkStep = top[k];
   const builder = new RunBuilder(forkId, task, parent.agents, {
     title: `Fork of ${parent.title} at step ${forkStep.number ?? k}`,

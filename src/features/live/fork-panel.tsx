@@ -13,6 +13,7 @@ import { ErrorBanner } from '../../ui/error-banner.tsx';
 import { forkInWorker } from '../../workers/live-client.ts';
 import { Card } from '../engines/fields.tsx';
 import { EngineToggles } from './engine-toggles.tsx';
+import { forkStyle } from '../../engine/runner/forkable.ts';
 import { cachedForkProblem } from './fork-here.tsx';
 import { useEngineSwitches, useLiveEndpoint } from './live-endpoint.ts';
 import { addLiveRunToLibrary } from './live-library.ts';
@@ -63,8 +64,9 @@ export function ForkPanel() {
   const [error, setError] = useState<string>();
   const last = useLastFork((s) => s.last);
   const stop = useRef<AbortController | undefined>(undefined);
-  const edited = text && step && text.stepId === step.id ? text.value : (step?.output ?? '');
+  const edited = text && step && text.stepId === step.id ? text.value : (step?.output ?? step?.observation ?? '');
   const problem = parent ? cachedForkProblem(parent) : undefined;
+  const style = useMemo(() => (parent ? forkStyle(parent) : undefined), [parent]);
 
   const start = async () => {
     if (!parent || !step) return;
@@ -141,7 +143,12 @@ export function ForkPanel() {
                   </label>
                 ))}
               </fieldset>
-              <details className="rounded border border-slate-200 p-2 text-xs">
+              {style === 'prompts' && (
+                <p className="text-xs text-slate-600">
+                  This run is made of model calls with recorded prompts: a changed output is carried into every later prompt that contains it, by text. Prompts left identical are answered from the recording; a tool call after a change stops the fork.
+                </p>
+              )}
+              {style === 'chat' && <details className="rounded border border-slate-200 p-2 text-xs">
                 <summary className="cursor-pointer font-medium text-slate-700">How each agent's turns are replayed</summary>
                 <p className="mt-1 text-slate-500">model: called again when its input changed; tool: acts on the world, replayed only when asked the same thing, else the fork stops; scripted: replayed as recorded (people).</p>
                 <div className="mt-1 grid grid-cols-[auto_auto] gap-x-3 gap-y-1">
@@ -162,7 +169,7 @@ export function ForkPanel() {
                     </label>
                   ))}
                 </div>
-              </details>
+              </details>}
               {change === 'edit' && (
                 <div>
                   <label htmlFor="fork-text" className="block text-xs font-medium text-slate-700">Message at step #{step.number ?? step.index} ({step.agentId})</label>
