@@ -1,7 +1,7 @@
 // `batch` as a user runs it: a subprocess against the project's test server. A failure mid-batch exits 1 with the
 // state kept; the same command with the same --state finishes the rest without repeating a finished task.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,6 +57,11 @@ describe('batch command', () => {
     const stopped = JSON.parse(first.stdout) as { status: string; summary: { done: number; total: number } };
     expect(stopped).toMatchObject({ status: 'stopped', summary: { done: 3, total: 8 } });
     expect(existsSync(state)).toBe(true);
+    // The state is a journal: the spec once, then what changed, appended; a line torn by a crash is ignored.
+    const journal = readFileSync(state, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string });
+    expect(journal[0].kind).toBe('spec');
+    expect(journal.filter((l) => l.kind === 'spec')).toHaveLength(1);
+    appendFileSync(state, '{"kind":"item","item":{"key":"0:base');
 
     server.reset();
     server.setScript({ fallback: ok });
@@ -65,6 +70,7 @@ describe('batch command', () => {
     expect(second.status).toBe(0);
     const done = JSON.parse(second.stdout) as { status: string; summary: { done: number; perArm: Record<string, { correct: number; scored: number }> } };
     expect(done).toMatchObject({ status: 'complete', summary: { done: 8, perArm: { baseline: { correct: 4, scored: 4 }, supervised: { correct: 4, scored: 4 } } } });
+    expect(readFileSync(state, 'utf8').trim().split('\n').every((l) => JSON.parse(l))).toBe(true);
     // Only the 5 unfinished items were asked, 2 calls each.
     expect(server.log().filter((e) => e.path === '/v1/chat/completions')).toHaveLength(10);
     const session = JSON.parse(readFileSync(out, 'utf8')) as { format: string; runs: { tags: Record<string, string> }[]; llmCalls: unknown[] };

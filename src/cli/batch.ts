@@ -2,9 +2,9 @@
 //   [--budget N] [--mode chain|group-chat] [--max-turns N] [--preset P] [--state FILE] [--out FILE] [--json]`
 // (SPEC §5.5): the studio's batch runner headless. With --state the batch resumes where an earlier run of the same
 // command stopped (finished tasks are never repeated); --out writes every finished run as a native session.
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { isBatchState, newBatch, runBatch, runBatchItem, summarizeBatch, type Arm, type BatchState } from '../engine/runner/batch.ts';
+import { isBatchState, newBatch, runBatch, runBatchItem, sameItem, summarizeBatch, type Arm, type BatchItem, type BatchState } from '../engine/runner/batch.ts';
 import { defaultTeam, type TeamConfig } from '../engine/runner/runner.ts';
 import { parseTaskSet, TaskSetError } from '../engine/runner/tasks.ts';
 import { DEFAULT_PRESET, isPresetName, PRESET_NAMES, PRESETS } from '../engine/supervisor/presets.ts';
@@ -39,6 +39,61 @@ function readJson(file: string): unknown {
   }
 }
 
+type JournalLine =
+  | { kind: 'spec'; spec: BatchState['spec'] }
+  | { kind: 'header'; status: BatchState['status']; tokensUsed: number; message?: string; updatedAt: number }
+  | { kind: 'item'; item: BatchItem };
+
+/**
+ * The state file is a journal (JSON Lines): the spec once, then a header and the items that changed at every save,
+ * appended, so a batch of thousands of tasks never rewrites its whole state. Reading folds the lines; a torn last
+ * line (the process died mid-write) is ignored.
+ */
+export function readJournal(file: string): BatchState {
+  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '');
+  let spec: BatchState['spec'] | undefined;
+  let header: Extract<JournalLine, { kind: 'header' }> | undefined;
+  const items = new Map<string, BatchItem>();
+  lines.forEach((text, i) => {
+    let line: JournalLine;
+    try {
+      line = JSON.parse(text) as JournalLine;
+    } catch {
+      if (i === lines.length - 1) return;
+      throw new CliError(file, `line ${i + 1} is not JSON`);
+    }
+    if (line.kind === 'spec') spec = line.spec;
+    else if (line.kind === 'header') header = line;
+    else if (line.kind === 'item') items.set(line.item.key, line.item);
+  });
+  if (!spec || !header) throw new CliError(file, 'not a batch state journal');
+  const ordered = spec.tasks.flatMap((t) => spec!.arms.flatMap((arm) => items.get(`${t.id}:${arm}`) ?? []));
+  const state = { spec, items: ordered, status: header.status, tokensUsed: header.tokensUsed, message: header.message, updatedAt: header.updatedAt };
+  if (!isBatchState(state) || ordered.length !== spec.tasks.length * spec.arms.length) throw new CliError(file, 'the batch state journal is incomplete');
+  return state;
+}
+
+/** The first save writes the whole state afresh (dropping any torn line a crash left); later saves append. */
+function journalWriter(file: string) {
+  const written = new Map<string, BatchItem>();
+  let started = false;
+  return (s: BatchState) => {
+    const header: JournalLine = { kind: 'header', status: s.status, tokensUsed: s.tokensUsed, message: s.message, updatedAt: s.updatedAt };
+    const lines: JournalLine[] = [];
+    if (!started) lines.push({ kind: 'spec', spec: s.spec });
+    for (const item of s.items) {
+      if (sameItem(written.get(item.key), item)) continue;
+      lines.push({ kind: 'item', item });
+      written.set(item.key, item);
+    }
+    lines.push(header);
+    const text = lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
+    if (started) appendFileSync(file, text);
+    else writeAtomic(file, text);
+    started = true;
+  };
+}
+
 /** Returns 0 when the batch completed, 1 when it stopped (endpoint failure, budget) with the rest resumable. */
 export async function batchCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv, new Set(['json']), new Set(['endpoint', 'model', 'limit', 'arms', 'concurrency', 'budget', 'mode', 'max-turns', 'preset', 'state', 'out']));
@@ -70,11 +125,9 @@ export async function batchCommand(argv: string[]): Promise<number> {
   tasks = tasks.slice(0, limit ?? tasks.length);
 
   let state: BatchState;
-  if (statePath && existsSync(statePath)) {
-    const stored = readJson(statePath);
-    if (!isBatchState(stored)) throw new CliError(statePath, 'not a batch state');
-    state = stored;
-  } else {
+  const resumed = statePath && existsSync(statePath) ? readJournal(statePath) : undefined;
+  if (resumed) state = resumed;
+  else {
     const dataset = basename(file).replace(/\.jsonl?$/i, '');
     const team: TeamConfig = defaultTeam(tasks[0].domain, mode);
     const maxTurns = wholeFlag(args, 'max-turns', 1);
@@ -113,9 +166,7 @@ export async function batchCommand(argv: string[]): Promise<number> {
   );
   const final = await runBatch(state, {
     runItem: (item, task, signal) => runBatchItem(item, task, signal, { spec: state.spec, client: client.forRun() }),
-    save: (s) => {
-      if (statePath) writeAtomic(statePath, JSON.stringify(s));
-    },
+    save: statePath ? journalWriter(statePath) : () => {},
     onRun: (run) => {
       runs.push(run);
       if (outPath) writeAtomic(outPath, exportSession({ runs, llmCalls: calls, title: state.spec.name }));

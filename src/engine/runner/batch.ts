@@ -58,6 +58,14 @@ export function isBatchState(v: unknown): v is BatchState {
   return !!s && typeof s === 'object' && !!s.spec && typeof s.spec.id === 'string' && Array.isArray(s.items) && Array.isArray(s.spec.tasks) && typeof s.status === 'string';
 }
 
+/** Field by field (items are flat records; states often arrive as copies, so identity says nothing). */
+export function sameItem(a: BatchItem | undefined, b: BatchItem): boolean {
+  if (!a) return false;
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]) as Set<keyof BatchItem>;
+  for (const k of keys) if (a[k] !== b[k]) return false;
+  return true;
+}
+
 export function newBatch(spec: BatchSpec): BatchState {
   const items: BatchItem[] = [];
   for (const task of spec.tasks) {
