@@ -24,7 +24,7 @@ function NewBatch({ disabled }: { disabled: boolean }) {
   const [arms, setArms] = useState<Record<Arm, boolean>>({ baseline: true, supervised: true });
   const [concurrency, setConcurrency] = useState(2);
   const [budget, setBudget] = useState(0);
-  const [mode, setMode] = useState<TeamConfig['mode']>('chain');
+  const [mode, setMode] = useState<TeamConfig['mode'] | 'group-chat-llm'>('chain');
   const [maxTurns, setMaxTurns] = useState(3);
 
   const onFile = async (file: File | undefined) => {
@@ -45,7 +45,7 @@ function NewBatch({ disabled }: { disabled: boolean }) {
   const submit = async () => {
     if (!tasks) return;
     const domain = picked[0].domain;
-    const team = { ...defaultTeam(domain, mode), maxTurns };
+    const team: TeamConfig = mode === 'group-chat-llm' ? { ...defaultTeam(domain, 'group-chat'), selector: 'llm', maxTurns } : { ...defaultTeam(domain, mode), maxTurns };
     const createdAt = Date.now();
     await create({
       id: `batch-${hashText(`${dataset}\n${createdAt}`)}`,
@@ -80,9 +80,10 @@ function NewBatch({ disabled }: { disabled: boolean }) {
         <div className="flex flex-wrap items-center gap-3">
           <label className="flex items-center gap-1">
             Team
-            <select aria-label="Batch team mode" className="rounded border border-slate-300 px-1 py-0.5" value={mode} onChange={(e) => setMode(e.target.value as TeamConfig['mode'])}>
+            <select aria-label="Batch team mode" className="rounded border border-slate-300 px-1 py-0.5" value={mode} onChange={(e) => setMode(e.target.value as TeamConfig['mode'] | 'group-chat-llm')}>
               <option value="chain">sequential chain</option>
               <option value="group-chat">group chat (round-robin)</option>
+              <option value="group-chat-llm">group chat (LLM selector)</option>
             </select>
           </label>
         </div>
@@ -122,7 +123,7 @@ function BatchCard({ state }: { state: BatchState }) {
         <h3 className="font-semibold">{state.spec.name}</h3>
         <Badge tone={finished ? 'success' : label === 'stopped' || interrupted ? 'warning' : 'info'}>{label}</Badge>
         <span className="text-xs text-slate-500">
-          {state.spec.arms.join(' vs ')} · {state.spec.team.mode} · concurrency {state.spec.concurrency}
+          {state.spec.arms.join(' vs ')} · {state.spec.team.mode === 'chain' ? 'chain' : `group chat (${state.spec.team.selector})`} · concurrency {state.spec.concurrency}
           {state.spec.tokenBudget > 0 && ` · budget ${state.spec.tokenBudget}`}
         </span>
         <div className="ml-auto flex gap-1">
