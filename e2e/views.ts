@@ -97,4 +97,5 @@ export const STUDIO_VIEWS: StudioView[] = [
   { view: 'corpus', nav: 'Corpus', ready: 'corpus-page' },
   { view: 'rectify', nav: 'Rectify', ready: 'rectify-page' },
   { view: 'stages', nav: 'Stages', ready: 'stages-view', walk: walkStages },
+  { view: 'live', nav: 'Live', ready: 'live-page' },
 ];

@@ -11,6 +11,7 @@ const CorpusPage = lazy(() => import('../features/corpus/corpus-page.tsx').then(
 const EnginesPage = lazy(() => import('../features/engines/engines-page.tsx').then((m) => ({ default: m.EnginesPage })));
 const RectifyPage = lazy(() => import('../features/rectify/rectify-page.tsx').then((m) => ({ default: m.RectifyPage })));
 const StagesPage = lazy(() => import('../features/stages/stages-page.tsx').then((m) => ({ default: m.StagesPage })));
+const LivePage = lazy(() => import('../features/live/live-page.tsx').then((m) => ({ default: m.LivePage })));
 
 /** The views in the order of the navigation; one row per view. */
 const PAGES: { view: View; label: string; Page: ComponentType }[] = [
@@ -21,6 +22,7 @@ const PAGES: { view: View; label: string; Page: ComponentType }[] = [
   { view: 'engines', label: 'Engines', Page: EnginesPage },
   { view: 'rectify', label: 'Rectify', Page: RectifyPage },
   { view: 'stages', label: 'Stages', Page: StagesPage },
+  { view: 'live', label: 'Live', Page: LivePage },
 ];
 
 export function App() {

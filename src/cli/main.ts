@@ -1,5 +1,6 @@
 // The command line: the same importers and engines as the studio, for batches and checks (SPEC §7).
 // Each command lives in its own module and registers here.
+import { batchCommand, BATCH_USAGE } from './batch.ts';
 import { inspectCommand } from './inspect.ts';
 import { CliError } from './io.ts';
 import { stagesCommand, STAGES_USAGE } from './stages.ts';
@@ -14,6 +15,7 @@ const COMMANDS: Record<string, Command> = {
   supervise: superviseCommand,
   stages: stagesCommand,
   rectify: rectifyCommand,
+  batch: batchCommand,
 };
 
 const USAGE = `usage: mas-replay <command> [options]
@@ -21,7 +23,8 @@ commands:
   inspect <file…> [--format <id>] [--json]   list the runs, agents, steps and tokens in trace files
   ${SUPERVISE_USAGE}
   ${STAGES_USAGE}
-  ${RECTIFY_USAGE}`;
+  ${RECTIFY_USAGE}
+  ${BATCH_USAGE}`;
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
