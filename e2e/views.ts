@@ -81,6 +81,8 @@ async function walkStages(page: Page, runIds: readonly string[], { stepsPerRun }
     const derive = page.getByRole('button', { name: 'Derive offline (heuristic)' });
     // A run without steps, or with recorded stages, offers no derivation: it is shown as it is.
     if (!(await derive.isEnabled().catch(() => false))) continue;
+    // A run without steps (a results-only bus line) has nothing to segment.
+    if ((await page.getByText(/^\d+ agents · 0 replay steps/).count()) > 0) continue;
     await derive.click();
     await expect(page.getByTestId('stage-source')).toHaveAttribute('data-source', 'offline');
     await stepThrough(page, 's', Math.min(stepsPerRun, (await page.getByTestId('stage-chip').count()) - 1));
@@ -121,5 +123,6 @@ export const STUDIO_VIEWS: StudioView[] = [
   { view: 'corpus', nav: 'Corpus', ready: 'corpus-page' },
   { view: 'rectify', nav: 'Rectify', ready: 'rectify-page' },
   { view: 'stages', nav: 'Stages', ready: 'stages-view', walk: walkStages },
+  { view: 'live', nav: 'Live', ready: 'live-page' },
   { view: 'taxonomy', nav: 'Taxonomy', ready: 'taxonomy-page', walk: walkTaxonomy },
 ];

@@ -1,5 +1,6 @@
 // The command line: the same importers and engines as the studio, for batches and checks (SPEC §7).
 // Each command lives in its own module and registers here.
+import { batchCommand, BATCH_USAGE } from './batch.ts';
 import { clarifyCommand, CLARIFY_USAGE } from './clarify.ts';
 import { inspectCommand } from './inspect.ts';
 import { CliError } from './io.ts';
@@ -15,6 +16,7 @@ const COMMANDS: Record<string, Command> = {
   supervise: superviseCommand,
   stages: stagesCommand,
   rectify: rectifyCommand,
+  batch: batchCommand,
   clarify: clarifyCommand,
 };
 
@@ -24,6 +26,7 @@ commands:
   ${SUPERVISE_USAGE}
   ${STAGES_USAGE}
   ${RECTIFY_USAGE}
+  ${BATCH_USAGE}
   ${CLARIFY_USAGE}`;
 
 async function main(argv: string[]): Promise<number> {

@@ -2,7 +2,7 @@
 // string: views read from it and write through `navigate`, which keeps the address bar and history in step.
 import { create } from 'zustand';
 
-export const VIEWS = ['library', 'run', 'compare', 'corpus', 'engines', 'rectify', 'taxonomy', 'stages'] as const;
+export const VIEWS = ['library', 'run', 'compare', 'corpus', 'engines', 'rectify', 'taxonomy', 'stages', 'live'] as const;
 export type View = (typeof VIEWS)[number];
 
 export interface UrlState {

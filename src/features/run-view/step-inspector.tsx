@@ -6,6 +6,7 @@ import { usePlayhead } from '../../store/playhead.ts';
 import { InterventionBody } from '../engines/intervention-card.tsx';
 import { HandoffLinks } from '../taxonomy/handoff-links.tsx';
 import { RectifierDetails, RectifierStateBadge } from '../rectify/message-card.tsx';
+import { ForkHereButton } from '../live/fork-here.tsx';
 import type { RunView } from './run-view-model.ts';
 import { TraceText } from './trace-text.tsx';
 
@@ -15,6 +16,15 @@ export function StepInspector({ view }: { view: RunView }) {
   if (!step) return <section data-testid="inspector" className="p-3 text-sm text-slate-500">No steps in this run.</section>;
   return <InspectorBody view={view} step={step} position={position} />;
 }
+
+/** Where a live run's turn came from (runner and forks set `raw.origin`). */
+const ORIGIN_LABELS: Record<string, string> = {
+  live: 'live call',
+  recorded: 'from the recording',
+  edited: 'edited at the fork',
+  scripted: 'replayed (human)',
+  'tool-replay': 'tool turn replayed',
+};
 
 const InspectorBody = memo(function InspectorBody({ view, step, position }: { view: RunView; step: Step; position: number }) {
   const agent = view.index.agentById.get(step.agentId);
@@ -40,6 +50,10 @@ const InspectorBody = memo(function InspectorBody({ view, step, position }: { vi
             </Badge>
           )}
           {step.usage?.estimated && <Badge tone="slate">tokens estimated</Badge>}
+          {typeof step.raw?.origin === 'string' && <Badge tone="violet">{ORIGIN_LABELS[step.raw.origin] ?? step.raw.origin}</Badge>}
+          <span className="ml-auto">
+            <ForkHereButton run={view.run} step={step} />
+          </span>
         </div>
       </header>
       {loop && <p className="text-xs text-amber-800">Repeats {loop.label}</p>}

@@ -1,0 +1,188 @@
+// Live runs in the studio against the project's test server: fork a real Who&When run at a step from the run view's
+// inspector, edit the message, continue (live calls from the next step, the fork stops at the browser agent whose
+// request changed) and land in the compare view against the parent; and a small GSM8K batch in two arms that
+// finishes, scores and opens in the corpus. Screenshots go to test-results/live/.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { openStudio, openTraceInRunView, sharedTrace, skipWithoutShared } from './fixtures.ts';
+
+const TRACE = 'who-and-when/hand-crafted/1.json';
+const TASKS = resolve(import.meta.dirname, '../../shared/tasks/gsm8k.jsonl');
+const SHOTS = 'test-results/live';
+const ROOT = resolve(import.meta.dirname, '..');
+const TSX = resolve(ROOT, 'node_modules/tsx/dist/cli.mjs');
+
+test.use({ viewport: { width: 1500, height: 1000 } });
+
+let server: ChildProcess | undefined;
+let baseUrl = '';
+
+test.beforeAll(async () => {
+  const child = spawn(process.execPath, [TSX, 'test-server/main.ts', '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  server = child;
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    let out = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('\n')) resolveUrl(out.split('\n')[0].trim());
+    });
+    child.once('exit', (code) => reject(new Error(`test server exited with ${code}`)));
+  });
+  baseUrl = `${url}/v1`;
+});
+
+test.afterAll(() => {
+  server?.kill('SIGTERM');
+});
+
+const admin = async (path: string, body: unknown) => {
+  const res = await fetch(`${baseUrl.replace(/\/v1$/, '')}${path}`, { method: 'POST', body: JSON.stringify(body) });
+  expect(res.ok).toBe(true);
+};
+const chatLog = async () =>
+  ((await (await fetch(`${baseUrl.replace(/\/v1$/, '')}/__log`)).json()) as { entries: { path: string; body: { messages: { content: string }[] } }[] }).entries.filter(
+    (e) => e.path === '/v1/chat/completions',
+  );
+
+async function setEndpoint(page: Page) {
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Engines' }).click();
+  await page.getByRole('radio', { name: /OpenAI-compatible endpoint/ }).check();
+  await page.getByLabel('Base URL').fill(baseUrl);
+  await page.getByLabel('Supervisor model').fill('test-model');
+  await page.getByLabel('Retries').fill('0');
+}
+
+test('fork a real Who&When run at a step, edit the message, continue against the test server, see the fork in compare', async ({ page }) => {
+  skipWithoutShared(TRACE);
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  await admin('/__reset', {});
+  await admin('/__script', { fallback: { content: 'Please find Brazilian jiu-jitsu gyms within five minutes of 11 Wall Street with evening classes.' } });
+
+  await openStudio(page);
+  await setEndpoint(page);
+  await openTraceInRunView(page, sharedTrace(TRACE));
+  const parentId = new URL(page.url()).searchParams.get('run')!;
+  // Step 1: the Orchestrator's initial plan.
+  await page.keyboard.press('ArrowRight');
+  await expect(page.getByTestId('inspector')).toHaveAttribute('data-position', '1');
+  await expect(page.getByTestId('inspector-agent')).toHaveText('Orchestrator');
+  await page.getByTestId('inspector').screenshot({ path: `${SHOTS}/inspector-fork-here.png` });
+  await page.getByTestId('inspector').getByRole('button', { name: 'Fork here' }).click();
+
+  await expect(page.getByTestId('fork-panel')).toBeVisible();
+  await expect(page.getByLabel('Run to fork')).toHaveValue(parentId);
+  await expect(page.getByLabel('Fork step')).toHaveValue(`${parentId}:s1`);
+  const box = page.getByLabel(/Message at step #1/);
+  await expect(box).toHaveValue(/Initial plan/);
+  await box.fill('Initial plan: search only for Brazilian jiu-jitsu gyms near 11 Wall Street, then check their evening hours.');
+  await page.screenshot({ path: `${SHOTS}/fork-panel.png`, fullPage: true });
+  await page.getByRole('button', { name: 'Fork and continue' }).click();
+
+  // The compare view opens with the parent as A and the fork as B.
+  await expect(page.getByTestId('compare-page')).toBeVisible({ timeout: 30_000 });
+  const url = new URL(page.url());
+  expect(url.searchParams.get('view')).toBe('compare');
+  expect(url.searchParams.get('a')).toBe(parentId);
+  const forkId = url.searchParams.get('b')!;
+  expect(forkId).toMatch(/^fork-/);
+  await expect(page.getByLabel('Run B').locator('option:checked')).toHaveText(/^Fork of .* at step 1 \(stopped at step 4\)/);
+  await expect(page.getByTestId('compare-deltas')).toBeVisible();
+  await page.screenshot({ path: `${SHOTS}/compare-fork.png`, fullPage: true });
+
+  // Live calls only after the edited step: the Orchestrator's two next turns; then the WebSurfer's request changed.
+  const calls = await chatLog();
+  expect(calls).toHaveLength(2);
+  expect(JSON.stringify(calls[0].body.messages)).toContain('search only for Brazilian jiu-jitsu');
+
+  // The fork is a library run linked to its parent, stored like any other; its inspector says where each turn came from.
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Library' }).click();
+  await expect(page.getByTestId('persistence-status')).toHaveAttribute('data-status', 'saved');
+  await expect(page.getByText(/^live: Fork of /)).toBeVisible();
+  await page.goto(`/?run=${encodeURIComponent(forkId)}&step=${encodeURIComponent(`${forkId}:s2`)}`);
+  await expect(page.getByTestId('inspector')).toContainText('live call');
+  await page.goto(`/?run=${encodeURIComponent(forkId)}&step=${encodeURIComponent(`${forkId}:s0`)}`);
+  await expect(page.getByTestId('inspector')).toContainText('from the recording');
+  expect(problems).toEqual([]);
+});
+
+test('a GSM8K batch of 3 tasks × {baseline, supervised} survives a server failure, resumes, scores and opens in the corpus', async ({ page }) => {
+  test.skip(!existsSync(TASKS), `${TASKS} is absent; batch test skipped`);
+  await admin('/__reset', {});
+  // The first item (3 calls: two roles and the decision agent) gets answers; then the server fails.
+  await admin('/__script', { queue: [1, 2, 3].map(() => ({ content: 'FINAL ANSWER: 18' })), fallback: { status: 500 } });
+  await openStudio(page);
+  await setEndpoint(page);
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Live' }).click();
+  await page.getByRole('tab', { name: 'Batch' }).click();
+  await page.getByLabel('Task set (.jsonl)').setInputFiles(TASKS);
+  await expect(page.getByTestId('batch-new')).toContainText('1319 tasks read');
+  await page.getByLabel('Tasks (first N)').fill('3');
+  await page.getByLabel('Max turns').fill('2');
+  await page.getByLabel('Concurrency').fill('1');
+  await page.getByRole('button', { name: 'Create batch' }).click();
+  const card = page.getByTestId('batch-card').first();
+  await card.getByRole('button', { name: 'Start' }).click();
+  await expect(card).toHaveAttribute('data-status', 'stopped', { timeout: 30_000 });
+  await expect(card).toContainText(/the endpoint failed on task .*HTTP 500.*resume/);
+  await expect(card.getByTestId('batch-progress')).toContainText('1 of 6 done, 1 failed');
+  await page.screenshot({ path: `${SHOTS}/batch-stopped.png`, fullPage: true });
+
+  // The first three GSM8K answers are 18, 3 and 70000: the team gets the first two right.
+  await admin('/__reset', {});
+  await admin('/__script', {
+    rules: [
+      { match: { contains: 'Janet’s ducks' }, content: 'FINAL ANSWER: 18' },
+      { match: { contains: 'A robe takes' }, content: 'FINAL ANSWER: 3' },
+    ],
+    fallback: { content: 'FINAL ANSWER: 12' },
+  });
+  await card.getByRole('button', { name: 'Resume' }).click();
+  await expect(card).toHaveAttribute('data-status', 'complete', { timeout: 60_000 });
+  await expect(card.getByTestId('batch-progress')).toContainText('6 of 6 done');
+  await expect(card.getByTestId('accuracy-baseline')).toContainText('2 / 3 correct');
+  await expect(card.getByTestId('accuracy-supervised')).toContainText('2 / 3 correct');
+  // The finished item was not asked again: 5 items × 3 calls after the resume.
+  expect(await chatLog()).toHaveLength(15);
+  await card.getByRole('button', { name: 'Tasks' }).click();
+  await page.screenshot({ path: `${SHOTS}/batch.png`, fullPage: true });
+
+  // A reload keeps the batch (IndexedDB) and its runs (library).
+  await page.reload();
+  await page.getByRole('tab', { name: 'Batch' }).click();
+  await expect(page.getByTestId('batch-card').first()).toHaveAttribute('data-status', 'complete');
+  await page.getByTestId('batch-card').first().getByRole('button', { name: 'Open in corpus' }).click();
+  await expect(page).toHaveURL(/view=corpus/);
+  await expect(page.getByText('gsm8k 0 · baseline')).toBeVisible();
+  await expect(page.getByText('gsm8k 2 · supervised')).toBeVisible();
+  await page.screenshot({ path: `${SHOTS}/batch-corpus.png`, fullPage: true });
+});
+
+test('runner: a math chain with the supervisor on runs in the worker, scores, and opens in the run view', async ({ page }) => {
+  await admin('/__reset', {});
+  const long = `${'<div class="noise">carry the one</div>\n'.repeat(120)}FINAL ANSWER: 15`;
+  await admin('/__script', { queue: [{ content: long }], fallback: { content: '5 pens at 3 dollars: FINAL ANSWER: 15' } });
+  await openStudio(page);
+  await setEndpoint(page);
+  await page.goto('/?view=live&tab=runner');
+  await page.getByLabel('Task', { exact: true }).fill('A pen costs 3 dollars. How much do 5 pens cost?');
+  await page.getByLabel('Reference answer (optional, for scoring)').fill('15');
+  await page.getByLabel('Runtime supervisor').check();
+  await page.getByRole('button', { name: 'Run team' }).click();
+  const result = page.getByTestId('runner-result');
+  await expect(result).toContainText('complete', { timeout: 30_000 });
+  await expect(result).toContainText('success');
+  await expect(result).toContainText('answer: 15');
+  await page.screenshot({ path: `${SHOTS}/runner.png`, fullPage: true });
+  // Solver, Checker, Critic and the decision agent called the endpoint; the over-long message was purified before
+  // the Checker saw it (the supervisor fired on τ_len and decided with the endpoint's supervisor model).
+  const calls = await chatLog();
+  expect(calls.length).toBeGreaterThanOrEqual(4);
+  await result.getByRole('button', { name: 'Open in run view' }).click();
+  await expect(page.getByTestId('inspector-agent')).toHaveText('Solver');
+  await expect(page.getByTestId('inspector')).toContainText('live call');
+  await expect(page.getByTestId('timeline-panel').getByText(/^interventions \(1\)$/)).toBeVisible();
+  await expect(page.getByTestId('inspector-intervention')).toContainText(/correct_observation · excessive/);
+});

@@ -1,0 +1,45 @@
+// Whether a run can be forked, and how (SPEC §5.5, ADR 0010): kept apart from the fork itself so the run view can ask
+// without loading the runner.
+import type { Run, Step } from '../../model/types.ts';
+
+const CHAT_KINDS = new Set<Step['kind']>(['message', 'final', 'tool']);
+const PROMPT_KINDS = new Set<Step['kind']>(['llm', 'tool']);
+
+export type ForkStyle = 'chat' | 'prompts';
+
+/** Why a run cannot be forked as a chat (message turns), or undefined when it can. */
+export function chatForkProblem(run: Run): string | undefined {
+  const top = run.steps.filter((s) => s.parentStepId === undefined);
+  if (top.length === 0) return 'the run has no steps';
+  const other = top.find((s) => !CHAT_KINDS.has(s.kind));
+  if (other) return `step ${other.index} is a${other.kind === 'action' ? 'n' : ''} ${other.kind} step, not a chat turn`;
+  if (!top.some((s) => s.kind === 'message' || s.kind === 'final')) return 'the run has no message turns';
+  return undefined;
+}
+
+/** Why a run cannot be forked through its recorded prompts (model calls and tool calls only), or undefined. */
+export function promptForkProblem(run: Run): string | undefined {
+  const top = run.steps.filter((s) => s.parentStepId === undefined);
+  if (top.length === 0) return 'the run has no steps';
+  const other = top.find((s) => !PROMPT_KINDS.has(s.kind));
+  if (other) return `step ${other.index} is a${other.kind === 'action' ? 'n' : ''} ${other.kind} step`;
+  if (!top.some((s) => s.kind === 'llm' && s.input && s.input.length > 0)) return 'no model call has a recorded prompt';
+  return undefined;
+}
+
+export function forkStyle(run: Run): ForkStyle | undefined {
+  if (chatForkProblem(run) === undefined) return 'chat';
+  if (promptForkProblem(run) === undefined) return 'prompts';
+  return undefined;
+}
+
+/** Why a run cannot be forked, or undefined when it can. */
+export function forkProblem(run: Run): string | undefined {
+  if (forkStyle(run) !== undefined) return undefined;
+  const top = run.steps.filter((s) => s.parentStepId === undefined);
+  if (top.length === 0) return 'the run has no steps';
+  return (
+    `forks need chat turns, or model calls with recorded prompts and tool calls (${chatForkProblem(run)}; ${promptForkProblem(run)}); ` +
+    'agent steps with tool calls and framework-built prompts cannot be re-run in the studio'
+  );
+}

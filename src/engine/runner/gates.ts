@@ -1,0 +1,91 @@
+// Engine hooks of the runner and of forks (ADR 0011). Every message an agent produces passes through the enabled
+// gates, in order, before the other agents see it. A gate may let it pass, revise it (the revised text is what the
+// others see) or prune it (nobody sees it, the final decision included). Gates record what they did as
+// Interventions on the run; their LLM calls go through the client they are given, so they are recorded too.
+import type { LlmClient } from '../../llm/client.ts';
+import { indexRun } from '../../model/run-index.ts';
+import type { Intervention, Run, Step } from '../../model/types.ts';
+import { AdaptiveFilter, type FilterParams } from '../supervisor/filter.ts';
+import { superviseTrigger } from '../supervisor/supervisor.ts';
+import type { VisibleTurn } from './conversation.ts';
+
+export type EngineName = 'supervisor' | 'rectifier' | 'clarifier';
+
+export interface GateContext {
+  /** The run so far, the produced message's step included (as the last step). Read only. */
+  run: Run;
+  step: Step;
+  /** The message as produced (or as revised by an earlier gate). */
+  text: string;
+  task: string;
+  /** What the other agents have seen so far (pruned messages left out), before this message. */
+  visible: readonly VisibleTurn[];
+  /** Agents of the team that an engine may address (ids), the speaker included. */
+  members: readonly string[];
+  client?: LlmClient;
+  signal?: AbortSignal;
+  /** Ask the producing agent again, from its original input plus this feedback; returns its new message. */
+  regenerate(feedback: string): Promise<string>;
+  /** Put a question to an agent, playing it with its own role prompt and the conversation so far; returns its reply. */
+  ask(agentId: string, question: string): Promise<string>;
+}
+
+export type GateVerdict =
+  | { action: 'pass'; interventions?: Intervention[] }
+  | { action: 'revise'; text: string; interventions?: Intervention[] }
+  | { action: 'prune'; interventions?: Intervention[] };
+
+export interface MessageGate {
+  engine: EngineName;
+  review(ctx: GateContext): Promise<GateVerdict>;
+}
+
+/** What a UI shows per engine: whether this build can switch it on. */
+export interface EngineAvailability {
+  engine: EngineName;
+  label: string;
+  available: boolean;
+  note: string;
+}
+
+export const ENGINE_AVAILABILITY: readonly EngineAvailability[] = [
+  { engine: 'supervisor', label: 'Runtime supervisor', available: true, note: 'adaptive filter on every message; guidance or a purified message when it fires' },
+  { engine: 'rectifier', label: 'Rectify-or-reject', available: false, note: 'not in this build yet: plugs in as a message gate (ADR 0011)' },
+  { engine: 'clarifier', label: 'Edge clarifier', available: false, note: 'not in this build yet: plugs in as a message gate (ADR 0011)' },
+];
+
+/**
+ * A message step as the supervisor's filter sees it: an action whose observation is the message the others receive
+ * (in an LLM-only team a teammate's message is what plays the part of a tool's observation).
+ */
+export function asActionStep(step: Step, text = step.output ?? ''): Step {
+  return { ...step, kind: 'action', output: text, observation: text, toolCalls: undefined };
+}
+
+/**
+ * The runtime supervisor as a gate: the adaptive filter checks every message in order; when it fires, the supervisor
+ * decides (through the endpoint, or with its LLM-free heuristics when `heuristic` is set or there is no client),
+ * and a corrected or guided observation becomes the revised message.
+ */
+export function supervisorGate(params: FilterParams, options: { heuristic?: boolean } = {}): MessageGate {
+  const filter = new AdaptiveFilter(params);
+  let checked = 0;
+  return {
+    engine: 'supervisor',
+    async review(ctx) {
+      const action = asActionStep(ctx.step, ctx.text);
+      const trigger = filter.check(action, checked++);
+      if (!trigger) return { action: 'pass' };
+      const steps = ctx.run.steps.map((s) => (s.id === ctx.step.id ? action : s.kind === 'message' || s.kind === 'final' ? asActionStep(s) : s));
+      const at = steps.findIndex((s) => s.id === ctx.step.id);
+      const index = indexRun({ ...ctx.run, steps });
+      const intervention = await superviseTrigger(
+        { ...trigger, stepIndex: at },
+        { index, params, client: options.heuristic ? undefined : ctx.client, signal: ctx.signal },
+      );
+      const revised = intervention.details?.newObservation;
+      if (typeof revised === 'string' && revised !== ctx.text) return { action: 'revise', text: revised, interventions: [intervention] };
+      return { action: 'pass', interventions: [intervention] };
+    },
+  };
+}

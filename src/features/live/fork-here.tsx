@@ -1,0 +1,23 @@
+// "Fork here" in the run view's step inspector: opens the Live page's fork tab at this step.
+import { forkProblem } from '../../engine/runner/forkable.ts';
+import type { Run, Step } from '../../model/types.ts';
+import { useUrl } from '../../store/url.ts';
+import { Button } from '../../ui/button.tsx';
+
+const problems = new WeakMap<Run, string | undefined>();
+
+/** forkProblem scans the run; runs are immutable values, so once per run object is enough. */
+export function cachedForkProblem(run: Run): string | undefined {
+  if (!problems.has(run)) problems.set(run, forkProblem(run));
+  return problems.get(run);
+}
+
+export function ForkHereButton({ run, step }: { run: Run; step: Step }) {
+  const navigate = useUrl((s) => s.navigate);
+  const problem = cachedForkProblem(run) ?? (step.parentStepId !== undefined ? 'fork at the turn that holds this call' : undefined);
+  return (
+    <Button size="sm" disabled={problem !== undefined} title={problem ?? 'Copy the run up to this step, change it, and continue against the endpoint'} onClick={() => navigate('live', { tab: 'fork', forkOf: run.id, at: step.id })}>
+      Fork here
+    </Button>
+  );
+}

@@ -1,0 +1,131 @@
+// Live runs off the main thread (SPEC §5.5): the built-in runner, forks and batches. Every recorded endpoint call,
+// finished run and batch state is reported as soon as it exists, and the batch waits until the page has stored each
+// state, so a pause, a failure or a closed tab never loses a finished task.
+import * as Comlink from 'comlink';
+import type { Intervention, LlmCallRecord, Run } from '../model/types.ts';
+import { CallRecorder, LlmClient, type LlmSettings } from '../llm/index.ts';
+import { filterParams, type FilterThresholds } from '../engine/supervisor/index.ts';
+import {
+  forkRun,
+  runBatch,
+  runBatchItem,
+  runTeam,
+  supervisorGate,
+  type BatchState,
+  type ForkEdit,
+  type ForkResult,
+  type LiveTask,
+  type MessageGate,
+  type TeamConfig,
+  type TeamRunResult,
+  type TurnTreatment,
+} from '../engine/runner/index.ts';
+
+export interface EngineSwitches {
+  /** Supervisor thresholds when the supervisor is on; `heuristic` decides without the endpoint. */
+  supervisor?: FilterThresholds & { heuristic: boolean };
+}
+
+export interface TeamJob {
+  task: LiveTask;
+  team: TeamConfig;
+  llm: LlmSettings;
+  engines: EngineSwitches;
+  runId: string;
+  tags: Record<string, string>;
+}
+
+export interface ForkJob {
+  parent: Run;
+  stepId: string;
+  edit: ForkEdit;
+  fromIntervention?: Intervention;
+  /** How each agent's turns are treated (model / tool / scripted), where the person changed the default. */
+  treatments?: Record<string, TurnTreatment>;
+  /** Absent: replay only; the fork stops at the first call whose input changed. */
+  llm?: LlmSettings;
+  engines: EngineSwitches;
+}
+
+export interface LiveEvents {
+  onCall(record: LlmCallRecord): void;
+  onTurn(text: string): void;
+}
+
+export interface BatchEvents {
+  onCall(record: LlmCallRecord): void;
+  /** Awaited: the batch goes on once the page has stored the state. */
+  onState(state: BatchState): Promise<void>;
+  onRun(run: Run): Promise<void>;
+}
+
+const running = new Map<number, AbortController>();
+
+function gatesFor(engines: EngineSwitches): MessageGate[] {
+  const gates: MessageGate[] = [];
+  if (engines.supervisor) gates.push(supervisorGate(filterParams(engines.supervisor), { heuristic: engines.supervisor.heuristic }));
+  return gates;
+}
+
+async function withJob<T>(jobId: number, body: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  running.set(jobId, controller);
+  try {
+    return await body(controller.signal);
+  } finally {
+    running.delete(jobId);
+  }
+}
+
+const api = {
+  runTeam(jobId: number, job: TeamJob, events: LiveEvents): Promise<TeamRunResult> {
+    return withJob(jobId, (signal) => {
+      const client = new LlmClient(job.llm, { recorder: new CallRecorder((r) => void events.onCall(r)) });
+      return runTeam(job.task, job.team, {
+        client,
+        gates: gatesFor(job.engines),
+        signal,
+        runId: job.runId,
+        tags: job.tags,
+        onEvent: (e) => void events.onTurn(`turn ${e.step + 1}: ${e.agent}`),
+      });
+    });
+  },
+
+  fork(jobId: number, job: ForkJob, events: LiveEvents): Promise<ForkResult> {
+    return withJob(jobId, (signal) => {
+      const client = job.llm ? new LlmClient(job.llm, { recorder: new CallRecorder((r) => void events.onCall(r)) }) : undefined;
+      return forkRun(job.parent, {
+        stepId: job.stepId,
+        edit: job.edit,
+        fromIntervention: job.fromIntervention,
+        treatments: job.treatments,
+        client,
+        gates: gatesFor(job.engines),
+        signal,
+        onTurn: (p, total, origin) => void events.onTurn(`step ${p + 1} of ${total}: ${origin}`),
+      });
+    });
+  },
+
+  runBatch(jobId: number, state: BatchState, llm: LlmSettings, events: BatchEvents): Promise<BatchState> {
+    return withJob(jobId, (signal) => {
+      const base = new LlmClient(llm, { recorder: new CallRecorder((r) => void events.onCall(r)) });
+      return runBatch(state, {
+        signal,
+        runItem: (item, task, itemSignal) => runBatchItem(item, task, itemSignal, { spec: state.spec, client: base.forRun() }),
+        save: (s) => events.onState(s),
+        onRun: (run) => events.onRun(run),
+      });
+    });
+  },
+
+  /** Stop a job after the call in flight (which is aborted); its partial result comes back from the job's call. */
+  stop(jobId: number): void {
+    running.get(jobId)?.abort();
+  },
+};
+
+export type LiveWorkerApi = typeof api;
+
+Comlink.expose(api);
