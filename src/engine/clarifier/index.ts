@@ -16,6 +16,7 @@ export {
   summarize,
   toIntervention,
   clarificationOf,
+  clarificationsByHandoff,
   clarifierInterventionId,
   type ClarifyResult,
   type ClarifySummary,
@@ -39,3 +40,4 @@ export {
   type Agreement,
   type Mapping,
 } from './labels.ts';
+export { clarifierGate, gateEdgeState, type ClarifierGateOptions } from './gate.ts';

@@ -3,7 +3,7 @@
 // mapped to the four types only where the categories mean the same thing at a handoff, "unmapped" otherwise.
 // Agreement between two sources: raw agreement and Cohen's kappa over the edges both labelled.
 import type { Annotation, Run, Step } from '../../model/types.ts';
-import { clarificationOf } from './pass.ts';
+import { clarificationsByHandoff } from './pass.ts';
 import { CLARIFIER_TYPES, isClarifierType, type ClarifierType, type ErrorType } from './taxonomy.ts';
 
 export const AGENTASK_TAXONOMY = 'AgentAsk';
@@ -107,10 +107,9 @@ export function labelsBySource(run: Run, source: LabelSource): Map<string, Clari
   } else if (source === 'dataset') {
     for (const d of datasetLabels(run)) if (d.handoffId !== undefined && d.mapping.type && !out.has(d.handoffId)) out.set(d.handoffId, d.mapping.type);
   } else {
-    for (const iv of run.interventions) {
-      const c = clarificationOf(iv);
-      if (!c || c.malformed || c.heuristic !== (source === 'heuristic')) continue;
-      out.set(c.edgeId, c.type);
+    for (const [handoff, c] of clarificationsByHandoff(run)) {
+      if (c.malformed || c.heuristic !== (source === 'heuristic')) continue;
+      out.set(handoff, c.type);
     }
   }
   return out;

@@ -39,6 +39,23 @@ export function clarificationOf(iv: Intervention): EdgeClarification | undefined
   return d as EdgeClarification;
 }
 
+/**
+ * Each handoff's clarification. Interventions made on a recorded run name their handoff; those a live-run gate made
+ * before the message was delivered name the sending step, whose handoff is found here.
+ */
+export function clarificationsByHandoff(run: Run): Map<string, EdgeClarification> {
+  const handoffOfStep = new Map<string, string>();
+  for (const h of run.handoffs) if (h.stepId !== undefined && !handoffOfStep.has(h.stepId)) handoffOfStep.set(h.stepId, h.id);
+  const out = new Map<string, EdgeClarification>();
+  for (const iv of run.interventions) {
+    const c = clarificationOf(iv);
+    if (!c) continue;
+    const handoff = iv.handoffId ?? (iv.stepId !== undefined ? handoffOfStep.get(iv.stepId) : undefined);
+    if (handoff !== undefined) out.set(handoff, c);
+  }
+  return out;
+}
+
 export interface ClarifyProgress {
   done: number;
   total: number;

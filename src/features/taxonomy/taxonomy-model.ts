@@ -2,6 +2,7 @@
 // traces into the gallery, and the statistics the charts draw (type distribution, one-shot resolution).
 import {
   clarificationOf,
+  clarificationsByHandoff,
   datasetLabels,
   edgeStates,
   ERROR_TYPES,
@@ -23,11 +24,7 @@ export interface EdgeRow {
 
 export function edgeRows(run: Run, window?: number): EdgeRow[] {
   const human = humanLabels(run);
-  const clar = new Map<string, EdgeClarification>();
-  for (const iv of run.interventions) {
-    const c = clarificationOf(iv);
-    if (c) clar.set(c.edgeId, c);
-  }
+  const clar = clarificationsByHandoff(run);
   const dataset = new Map<string, DatasetLabel[]>();
   for (const d of datasetLabels(run)) {
     if (d.handoffId === undefined) continue;
