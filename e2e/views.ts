@@ -89,6 +89,32 @@ async function walkStages(page: Page, runIds: readonly string[], { stepsPerRun }
   }
 }
 
+/**
+ * The Taxonomy view: the gallery, then the offline clarifier over every run with handoffs and a walk through its edges
+ * with j (each edge's message, history, dataset labels and verdict); it ends on the first such run's edges.
+ */
+async function walkTaxonomy(page: Page, runIds: readonly string[], { stepsPerRun }: WalkOptions): Promise<void> {
+  await goTo(page, '?view=taxonomy&tab=gallery');
+  await expect(page.getByTestId('gallery')).toBeVisible();
+  let first: string | undefined;
+  for (const id of runIds) {
+    await goTo(page, `?view=taxonomy&tab=edges&run=${encodeURIComponent(id)}`);
+    await expect(page.getByTestId('edges-panel')).toBeVisible();
+    const start = page.getByRole('button', { name: /^(Run clarifier on all edges|Resume|Run again)/ });
+    if ((await start.count()) === 0) continue; // a run without handoffs says so instead
+    first ??= id;
+    await start.click();
+    await expect(page.getByTestId('clarifier-progress')).toHaveAttribute('data-status', 'complete', { timeout: 30_000 });
+    const rows = await page.getByTestId('edge-row').count();
+    await page.getByRole('list', { name: 'Edges of the run' }).focus();
+    for (let i = 0; i < Math.min(rows - 1, stepsPerRun); i++) await page.keyboard.press('j');
+  }
+  if (first !== undefined) {
+    await goTo(page, `?view=taxonomy&tab=edges&run=${encodeURIComponent(first)}`);
+    await expect(page.getByTestId('edge-detail')).toBeVisible();
+  }
+}
+
 export const STUDIO_VIEWS: StudioView[] = [
   { view: 'library', nav: 'Library', ready: 'library-page' },
   { view: 'engines', nav: 'Engines', ready: 'engines-page', walk: walkEngines },
@@ -98,4 +124,5 @@ export const STUDIO_VIEWS: StudioView[] = [
   { view: 'rectify', nav: 'Rectify', ready: 'rectify-page' },
   { view: 'stages', nav: 'Stages', ready: 'stages-view', walk: walkStages },
   { view: 'live', nav: 'Live', ready: 'live-page' },
+  { view: 'taxonomy', nav: 'Taxonomy', ready: 'taxonomy-page', walk: walkTaxonomy },
 ];

@@ -12,6 +12,7 @@ const EnginesPage = lazy(() => import('../features/engines/engines-page.tsx').th
 const RectifyPage = lazy(() => import('../features/rectify/rectify-page.tsx').then((m) => ({ default: m.RectifyPage })));
 const StagesPage = lazy(() => import('../features/stages/stages-page.tsx').then((m) => ({ default: m.StagesPage })));
 const LivePage = lazy(() => import('../features/live/live-page.tsx').then((m) => ({ default: m.LivePage })));
+const TaxonomyPage = lazy(() => import('../features/taxonomy/taxonomy-page.tsx').then((m) => ({ default: m.TaxonomyPage })));
 
 /** The views in the order of the navigation; one row per view. */
 const PAGES: { view: View; label: string; Page: ComponentType }[] = [
@@ -23,6 +24,7 @@ const PAGES: { view: View; label: string; Page: ComponentType }[] = [
   { view: 'rectify', label: 'Rectify', Page: RectifyPage },
   { view: 'stages', label: 'Stages', Page: StagesPage },
   { view: 'live', label: 'Live', Page: LivePage },
+  { view: 'taxonomy', label: 'Taxonomy', Page: TaxonomyPage },
 ];
 
 export function App() {

@@ -1,6 +1,7 @@
 // The command line: the same importers and engines as the studio, for batches and checks (SPEC §7).
 // Each command lives in its own module and registers here.
 import { batchCommand, BATCH_USAGE } from './batch.ts';
+import { clarifyCommand, CLARIFY_USAGE } from './clarify.ts';
 import { inspectCommand } from './inspect.ts';
 import { CliError } from './io.ts';
 import { stagesCommand, STAGES_USAGE } from './stages.ts';
@@ -16,6 +17,7 @@ const COMMANDS: Record<string, Command> = {
   stages: stagesCommand,
   rectify: rectifyCommand,
   batch: batchCommand,
+  clarify: clarifyCommand,
 };
 
 const USAGE = `usage: mas-replay <command> [options]
@@ -24,7 +26,8 @@ commands:
   ${SUPERVISE_USAGE}
   ${STAGES_USAGE}
   ${RECTIFY_USAGE}
-  ${BATCH_USAGE}`;
+  ${BATCH_USAGE}
+  ${CLARIFY_USAGE}`;
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;

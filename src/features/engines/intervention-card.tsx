@@ -78,7 +78,7 @@ export function InterventionBody({ iv }: { iv: Intervention }) {
       {str(d.fallback) && <p className="rounded bg-amber-50 px-2 py-1 text-amber-900">Fell back: {str(d.fallback)}</p>}
       {repairs.length > 0 && <p className="rounded bg-amber-50 px-2 py-1 text-amber-900">Answer repaired: {repairs.join('; ')}</p>}
       {d.unchanged === true && <p className="text-slate-500">The correction left the observation unchanged, so it was not applied.</p>}
-      {iv.llmCallIds && iv.llmCallIds.length > 0 && <LlmExchange ids={iv.llmCallIds} />}
+      {iv.llmCallIds && iv.llmCallIds.length > 0 && <LlmExchange ids={iv.llmCallIds} engine={iv.engine} />}
       {original !== undefined && changed !== undefined && (
         <details open className="rounded border border-slate-200 p-2">
           <summary className="cursor-pointer font-semibold text-slate-600">Observation: raw vs {AFTER_LABEL[iv.action] ?? 'changed'}</summary>
@@ -102,12 +102,15 @@ function requestMessages(record: LlmCallRecord): { role: string; content: string
   return messages.map((m: { role?: unknown; content?: unknown }) => ({ role: String(m.role ?? ''), content: typeof m.content === 'string' ? m.content : JSON.stringify(m.content) }));
 }
 
-function LlmExchange({ ids }: { ids: string[] }) {
+const ENGINE_NAME: Record<Intervention['engine'], string> = { supervisor: 'Supervisor', rectifier: 'Rectifier', clarifier: 'Clarifier', stages: 'Stage planner', human: 'Human' };
+
+/** The engine's recorded endpoint calls for one intervention: prompts, answers, usage and latency. */
+export function LlmExchange({ ids, engine = 'supervisor' }: { ids: string[]; engine?: Intervention['engine'] }) {
   const calls = useLibrary((s) => s.llmCalls);
   return (
     <details className="rounded border border-slate-200 p-2" data-testid="llm-exchange">
       <summary className="cursor-pointer font-semibold text-slate-600">
-        Supervisor’s LLM exchange ({ids.length} call{ids.length === 1 ? '' : 's'})
+        {ENGINE_NAME[engine]}’s LLM exchange ({ids.length} call{ids.length === 1 ? '' : 's'})
       </summary>
       <ol className="mt-1 space-y-2">
         {ids.map((id, n) => {

@@ -4,6 +4,7 @@ import { memo, type ReactNode } from 'react';
 import type { Annotation, Intervention, Step } from '../../model/types.ts';
 import { usePlayhead } from '../../store/playhead.ts';
 import { InterventionBody } from '../engines/intervention-card.tsx';
+import { HandoffLinks } from '../taxonomy/handoff-links.tsx';
 import { RectifierDetails, RectifierStateBadge } from '../rectify/message-card.tsx';
 import { ForkHereButton } from '../live/fork-here.tsx';
 import type { RunView } from './run-view-model.ts';
@@ -57,6 +58,7 @@ const InspectorBody = memo(function InspectorBody({ view, step, position }: { vi
       </header>
       {loop && <p className="text-xs text-amber-800">Repeats {loop.label}</p>}
       <StepDetails view={view} step={step} />
+      <HandoffLinks run={view.index.run} stepId={step.id} agentName={(id) => view.index.agentById.get(id)?.name ?? id} />
       <OnStep annotations={view.annotationsAt.get(position)} interventions={view.interventionsAt.get(position)} />
       {children.length > 0 && (
         <Section title={`Nested calls (${children.length})`}>

@@ -1,0 +1,116 @@
+// `clarify <file> [--offline | --endpoint URL --model M] [--window H] --json` (SPEC §7): run the edge clarifier
+// (AgentAsk, SPEC §5.3) over every handoff of every run in a trace file. Offline, the heuristic flagger decides.
+import type { ImportedFile } from '../import/index.ts';
+import { CallRecorder, LlmClient, withDefaults } from '../llm/index.ts';
+import { clarificationOf, clarifyRun, DEFAULT_WINDOW, type ClarifyResult } from '../engine/clarifier/index.ts';
+import { CliError, numberFlag, parseArgs, printJson, readTraceFiles, stringFlag } from './io.ts';
+
+export const CLARIFY_USAGE =
+  `clarify <file> [--offline | --endpoint URL --model M] [--window H] [--json]   run the edge clarifier on every handoff ` +
+  `(history window H, default ${DEFAULT_WINDOW}; offline heuristic flagger unless --endpoint)`;
+
+function report(file: ImportedFile, results: ClarifyResult[]) {
+  return results.map((r) => {
+    const run = file.runs.find((x) => x.id === r.runId)!;
+    const name = new Map(run.agents.map((a) => [a.id, a.name]));
+    const handoff = new Map(run.handoffs.map((h) => [h.id, h]));
+    const s = r.summary;
+    return {
+      id: r.runId,
+      edges: r.interventions.flatMap((iv) => {
+        const c = clarificationOf(iv);
+        const h = handoff.get(iv.handoffId ?? '');
+        if (!c || !h) return [];
+        return [
+          {
+            id: h.id,
+            from: name.get(h.from) ?? h.from,
+            to: h.to.map((t) => name.get(t) ?? t),
+            type: c.type,
+            to_agent: c.toAgent,
+            question: c.question,
+            reply: c.reply ?? null,
+            resolved: c.resolved,
+            tokens: c.tokens.total,
+            latency_ms: c.latencyMs,
+            heuristic: c.heuristic,
+            ...(c.signal ? { signal: c.signal } : {}),
+            ...(c.malformed ? { malformed: c.malformed.problem } : {}),
+          },
+        ];
+      }),
+      summary: {
+        edges: s.edges,
+        checked: s.checked,
+        asked: s.asked,
+        by_type: s.byType,
+        one_shot_pct: s.oneShotPct,
+        malformed: s.malformed,
+        extra_tokens: s.extraTokens,
+        run_tokens: s.runTokens,
+        run_tokens_estimated: s.runTokensEstimated,
+        extra_cost_pct: s.extraCostPct,
+        latency_ms: s.latencyMs,
+        heuristic: s.heuristic,
+      },
+    };
+  });
+}
+
+/** Returns the exit code: 0, or 1 when an endpoint failure stopped a run (its finished part is still printed). */
+export async function clarifyCommand(argv: string[]): Promise<number> {
+  const args = parseArgs(argv, new Set(['json', 'offline']), new Set(['endpoint', 'model', 'window']));
+  if (args.positional.length !== 1) throw new CliError('usage', `clarify needs exactly one file, got ${args.positional.length}`);
+  const endpoint = stringFlag(args, 'endpoint');
+  const model = stringFlag(args, 'model');
+  if (endpoint !== undefined && args.flags.has('offline')) throw new CliError('usage', '--offline and --endpoint exclude each other');
+  if (endpoint !== undefined && model === undefined) throw new CliError('usage', '--endpoint needs --model');
+  if (model !== undefined && endpoint === undefined) throw new CliError('usage', '--model needs --endpoint');
+  if (endpoint !== undefined && !/^https?:\/\/[^\s]+$/.test(endpoint)) throw new CliError('usage', `--endpoint must be an http(s) URL, got ${JSON.stringify(endpoint)}`);
+  const window = numberFlag(args, 'window') ?? DEFAULT_WINDOW;
+  if (!Number.isInteger(window) || window < 0) throw new CliError('usage', `--window must be a whole number ≥ 0, got ${window}`);
+  const [file] = readTraceFiles(args.positional);
+
+  const endpointClient =
+    endpoint === undefined
+      ? undefined
+      : new LlmClient(
+          withDefaults({
+            baseUrl: endpoint,
+            // The addressee (an LLM playing the agent) uses the same model as the clarifier.
+            models: { clarifier: model, agents: model },
+            apiKey: process.env.MAS_REPLAY_API_KEY,
+            retryBaseMs: Number(process.env.MAS_REPLAY_RETRY_BASE_MS ?? 1000),
+          }),
+          { recorder: new CallRecorder() },
+        );
+  const results: ClarifyResult[] = [];
+  for (const run of file.runs) {
+    const result = await clarifyRun(run, { client: endpointClient?.forRun(), window });
+    results.push(result);
+    if (result.status !== 'complete') break;
+  }
+
+  const runs = report(file, results);
+  if (args.flags.has('json')) printJson({ runs });
+  else {
+    for (const r of runs) {
+      const s = r.summary;
+      process.stdout.write(
+        `${r.id}: ${s.edges} edges, ${s.asked} asked (DG ${s.by_type.DG}, RD ${s.by_type.RD}, SC ${s.by_type.SC}, CG ${s.by_type.CG}); ` +
+          `one-shot ${s.one_shot_pct ?? '–'}%; extra ${s.extra_tokens} tokens = ${s.extra_cost_pct ?? '–'}% of the run${s.heuristic ? ' [heuristic, offline]' : ''}\n`,
+      );
+      for (const e of r.edges) if (e.type !== 'NONE') process.stdout.write(`  ${e.id} ${e.from} → ${e.to.join(', ')}: ${e.type} ask ${e.to_agent}: ${e.question}\n`);
+    }
+  }
+  const failed = results.find((r) => r.status === 'failed');
+  if (failed?.failure) {
+    const f = failed.failure;
+    process.stderr.write(
+      `error: ${file.file}: run ${failed.runId}: clarifier call for edge ${f.edgeId} (${f.sender} → ${f.receiver}) failed: ${f.message.replace(/\s+/g, ' ')}; ` +
+        `stopped after ${failed.interventions.length} edges\n`,
+    );
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,96 @@
+// Edge states x_t = (task or subgoal, sender u, receiver v, message m, local history h) of a recorded run (SPEC §5.3).
+// One edge per handoff of the run, in the run's order. The state is self-contained (names, roles and recorded prompts
+// copied in), so a live runner can build one for a message that is not in any Run yet and clarify it alone.
+import type { Agent, Handoff, Run, Step } from '../../model/types.ts';
+
+export interface EdgeAgent {
+  id: string;
+  name: string;
+  /** Role or description, as recorded. */
+  role?: string;
+  /** The agent's recorded system prompt, when the trace has one: the addressee's LLM plays the agent with it. */
+  prompt?: string;
+  /** `human` for the person using the system (the addressee's LLM then answers as that user). */
+  kind?: 'agent' | 'human' | 'system';
+}
+
+export interface HistoryEntry {
+  from: string;
+  to: string;
+  message: string;
+}
+
+export interface EdgeState {
+  /** The handoff's id in its run (or any id a live runner gives the message). */
+  id: string;
+  /** The global task Q_g. */
+  task: string;
+  /** The sender's current subgoal (its agent run's local task) when it differs from the global task. */
+  subgoal?: string;
+  sender: EdgeAgent;
+  /** The first receiver; `receivers` lists all of them for broadcasts. */
+  receiver: EdgeAgent;
+  receivers: EdgeAgent[];
+  message: string;
+  /** The H most recent earlier handoffs on which the sender or the receiver took part, oldest first. */
+  history: HistoryEntry[];
+  kind?: Handoff['kind'];
+  /** Position of the handoff in the run (0-based), and the step that sent it. */
+  position?: number;
+  stepId?: string;
+}
+
+export const DEFAULT_WINDOW = 3;
+
+/** The first system message an agent's model calls were given, if the trace recorded prompts. */
+function recordedPrompts(run: Run): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const step of run.steps) {
+    if (out.has(step.agentId) || !step.input) continue;
+    const system = step.input.find((m) => m.role === 'system' && m.content.trim() !== '');
+    if (system) out.set(step.agentId, system.content);
+  }
+  return out;
+}
+
+function edgeAgent(ref: string, byId: Map<string, Agent>, byName: Map<string, Agent>, prompts: Map<string, string>): EdgeAgent {
+  const agent = byId.get(ref) ?? byName.get(ref);
+  if (!agent) return { id: ref, name: ref };
+  const out: EdgeAgent = { id: agent.id, name: agent.name };
+  const role = agent.role ?? agent.description;
+  if (role) out.role = role;
+  const prompt = prompts.get(agent.id);
+  if (prompt) out.prompt = prompt;
+  if (agent.kind) out.kind = agent.kind;
+  return out;
+}
+
+/** Every handoff of the run as an edge state, in run order; history window `window` (H, default 3). */
+export function edgeStates(run: Run, window = DEFAULT_WINDOW): EdgeState[] {
+  const byId = new Map(run.agents.map((a) => [a.id, a]));
+  const byName = new Map(run.agents.map((a) => [a.name, a]));
+  const prompts = recordedPrompts(run);
+  const stepById = new Map<string, Step>(run.steps.map((s) => [s.id, s]));
+  const agentRunTask = new Map(run.agentRuns.map((r) => [r.id, r.task]));
+  const task = run.task ?? '';
+  const states: EdgeState[] = [];
+  const past: { sender: string; receivers: string[]; entry: HistoryEntry }[] = [];
+  run.handoffs.forEach((h, position) => {
+    const sender = edgeAgent(h.from, byId, byName, prompts);
+    const receivers = (h.to.length > 0 ? h.to : ['?']).map((r) => edgeAgent(r, byId, byName, prompts));
+    const involved = new Set([sender.id, ...receivers.map((r) => r.id)]);
+    const history: HistoryEntry[] = [];
+    for (let i = past.length - 1; i >= 0 && history.length < window; i--) {
+      const p = past[i];
+      if (involved.has(p.sender) || p.receivers.some((r) => involved.has(r))) history.unshift(p.entry);
+    }
+    const step = h.stepId !== undefined ? stepById.get(h.stepId) : undefined;
+    const local = step?.agentRunId !== undefined ? agentRunTask.get(step.agentRunId) : undefined;
+    const state: EdgeState = { id: h.id, task, sender, receiver: receivers[0], receivers, message: h.content, history, kind: h.kind, position };
+    if (local && local.trim() !== task.trim()) state.subgoal = local;
+    if (h.stepId !== undefined) state.stepId = h.stepId;
+    states.push(state);
+    past.push({ sender: sender.id, receivers: receivers.map((r) => r.id), entry: { from: sender.name, to: receivers.map((r) => r.name).join(', '), message: h.content } });
+  });
+  return states;
+}

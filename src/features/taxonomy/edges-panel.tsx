@@ -1,0 +1,589 @@
+// The edges of one run (SPEC §5.3): every handoff with its labels, a person's labelling, the clarifier over the run
+// (progress, cancel, per-edge result with the original and revised message side by side), the dataset's own labels
+// with their mapping, and the agreement between two label sources.
+import { useEffect, useMemo, useRef, useState } from 'react';
+import {
+  agreement,
+  CLARIFIER_TYPES,
+  DEFAULT_WINDOW,
+  LABEL_SOURCES,
+  labelsBySource,
+  summarize,
+  TYPE_INFO,
+  withHumanLabel,
+  datasetLabels,
+  type ClarifierType,
+  type LabelSource,
+} from '../../engine/clarifier/index.ts';
+import type { Run } from '../../model/types.ts';
+import { effectiveMode, useEngineSettings } from '../../store/engine-settings.ts';
+import { useLibrary } from '../../store/library.ts';
+import { usePlayhead } from '../../store/playhead.ts';
+import { useUrl } from '../../store/url.ts';
+import { Badge, SimulatedBadge } from '../../ui/badge.tsx';
+import { Button } from '../../ui/button.tsx';
+import { ErrorBanner } from '../../ui/error-banner.tsx';
+import { LlmExchange } from '../engines/intervention-card.tsx';
+import { clarifierInterventions, reusableResults, useClarifierJob } from './clarifier-job.ts';
+import { edgeRows, isGalleryLabel, withGalleryMark, type EdgeRow } from './taxonomy-model.ts';
+import { Panel, TextBlock, TypeBadge } from './type-ui.tsx';
+
+/** History window H from the URL (`h`), 0–10, default 3 (the paper's default). */
+function useWindow(): number {
+  const h = useUrl((s) => s.params.h);
+  const n = h === undefined ? NaN : Number(h);
+  return Number.isInteger(n) && n >= 0 && n <= 10 ? n : DEFAULT_WINDOW;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+const oneLine = (text: string, n = 110) => {
+  const t = text.replace(/\s+/g, ' ').trim();
+  return t.length > n ? `${t.slice(0, n)}…` : t || '(empty message)';
+};
+
+export function EdgesPanel() {
+  const runs = useLibrary((s) => s.runs);
+  const hydrated = useLibrary((s) => s.hydrated);
+  const params = useUrl((s) => s.params);
+  const setParams = useUrl((s) => s.setParams);
+  const runList = useMemo(() => Object.values(runs).filter((r) => r.handoffs.length > 0), [runs]);
+  const lastViewed = usePlayhead((s) => s.runId);
+  const runId = params.run ?? (lastViewed !== undefined && runs[lastViewed]?.handoffs.length ? lastViewed : runList[0]?.id);
+  const run = runId !== undefined ? runs[runId] : undefined;
+
+  useEffect(() => {
+    if (params.run === undefined && runId !== undefined) setParams({ run: runId });
+  }, [params.run, runId, setParams]);
+
+  if (!hydrated) return <p className="p-4 text-sm text-slate-600">Loading the library…</p>;
+  if (runList.length === 0) {
+    return (
+      <Panel title="Edges" testId="edges-panel">
+        <p className="text-sm text-slate-600">No run in the library has handoffs between agents. Open a multi-agent trace (e.g. a Who&amp;When chat log) in the Library first.</p>
+      </Panel>
+    );
+  }
+  return (
+    <div className="space-y-3" data-testid="edges-panel">
+      <div className="flex flex-wrap items-end gap-3">
+        <label className="block min-w-0 flex-1 text-xs font-medium text-slate-700">
+          Run
+          <select
+            className="mt-0.5 block w-full rounded border border-slate-300 px-2 py-1 text-sm"
+            value={runId ?? ''}
+            onChange={(e) => setParams({ run: e.target.value, edge: undefined })}
+          >
+            {run === undefined && <option value={runId}>not in the library: {runId}</option>}
+            {runList.map((r) => (
+              <option key={r.id} value={r.id}>
+                {r.title} ({r.handoffs.length} handoffs{r.simulated ? ', simulated' : ''})
+              </option>
+            ))}
+          </select>
+        </label>
+        {run?.simulated && <SimulatedBadge />}
+      </div>
+      {run ? <RunEdges run={run} /> : <ErrorBanner title="Run not found">Run “{runId}” is not in the library.</ErrorBanner>}
+    </div>
+  );
+}
+
+function RunEdges({ run }: { run: Run }) {
+  const params = useUrl((s) => s.params);
+  const setParams = useUrl((s) => s.setParams);
+  const historyWindow = useWindow();
+  const rows = useMemo(() => edgeRows(run, historyWindow), [run, historyWindow]);
+  const selectedId = params.edge && rows.some((r) => r.state.id === params.edge) ? params.edge : rows[0]?.state.id;
+  const selected = rows.find((r) => r.state.id === selectedId);
+  const listRef = useRef<HTMLOListElement>(null);
+
+  useEffect(() => {
+    listRef.current?.querySelector('[aria-current="true"]')?.scrollIntoView({ block: 'nearest' });
+  }, [selectedId]);
+
+  const move = (delta: number) => {
+    const i = rows.findIndex((r) => r.state.id === selectedId);
+    const next = rows[Math.max(0, Math.min(rows.length - 1, i + delta))];
+    if (next) setParams({ edge: next.state.id });
+  };
+
+  if (rows.length === 0) {
+    return (
+      <div className="space-y-3">
+        <Panel title="Edges (0)" testId="edge-list">
+          <p className="text-sm text-slate-600">This run records no handoff between agents (a single agent, or only tool calls), so it has no edge to label or clarify.</p>
+        </Panel>
+        <UnplacedDatasetLabels run={run} />
+      </div>
+    );
+  }
+  return (
+    <div className="space-y-3">
+      <ClarifierControls run={run} />
+      <div className="grid gap-3 lg:grid-cols-[minmax(0,22rem)_minmax(0,1fr)]">
+        <Panel title={`Edges (${rows.length})`} testId="edge-list">
+          <p className="mb-1 text-[11px] text-slate-500">j / k or ↑ / ↓ move between edges.</p>
+          <ol
+            ref={listRef}
+            className="max-h-[70vh] space-y-1 overflow-auto pr-1"
+            tabIndex={0}
+            aria-label="Edges of the run"
+            onKeyDown={(e) => {
+              if (e.key === 'j' || e.key === 'ArrowDown') {
+                e.preventDefault();
+                move(1);
+              } else if (e.key === 'k' || e.key === 'ArrowUp') {
+                e.preventDefault();
+                move(-1);
+              }
+            }}
+          >
+            {rows.map((row) => (
+              <EdgeListItem key={row.state.id} row={row} current={row.state.id === selectedId} onSelect={() => setParams({ edge: row.state.id })} />
+            ))}
+          </ol>
+        </Panel>
+        <div className="min-w-0 space-y-3">{selected && <EdgeDetail run={run} row={selected} />}</div>
+      </div>
+      <AgreementReport run={run} />
+      <UnplacedDatasetLabels run={run} />
+    </div>
+  );
+}
+
+function EdgeListItem({ row, current, onSelect }: { row: EdgeRow; current: boolean; onSelect: () => void }) {
+  const s = row.state;
+  const c = row.clarification;
+  return (
+    <li>
+      <button
+        type="button"
+        data-testid="edge-row"
+        data-edge-id={s.id}
+        aria-current={current ? 'true' : undefined}
+        onClick={onSelect}
+        className={`block w-full rounded border px-2 py-1 text-left text-xs ${current ? 'border-indigo-400 bg-indigo-50' : 'border-slate-200 hover:bg-slate-50'}`}
+      >
+        <span className="flex flex-wrap items-center gap-1">
+          <span className="font-mono text-slate-500">#{(s.position ?? 0) + 1}</span>
+          <span className="font-medium text-slate-800">
+            {s.sender.name} → {s.receivers.map((r) => r.name).join(', ')}
+          </span>
+          {row.human && <TypeBadge type={row.human.code as ClarifierType} prefix="you:" />}
+          {c && c.type !== 'NONE' && <TypeBadge type={c.type} prefix={c.heuristic ? 'flag:' : 'ask:'} />}
+          {row.dataset.length > 0 && <Badge tone="info">dataset</Badge>}
+        </span>
+        <span className="mt-0.5 block text-slate-600">{oneLine(s.message)}</span>
+      </button>
+    </li>
+  );
+}
+
+function EdgeDetail({ run, row }: { run: Run; row: EdgeRow }) {
+  const navigate = useUrl((s) => s.navigate);
+  const s = row.state;
+  return (
+    <>
+      <Panel
+        title={
+          <span>
+            Edge #{(s.position ?? 0) + 1}: {s.sender.name} → {s.receivers.map((r) => r.name).join(', ')} <span className="font-normal text-slate-500">({s.kind})</span>
+          </span>
+        }
+        testId="edge-detail"
+        actions={
+          s.stepId ? (
+            <Button size="sm" onClick={() => navigate('run', { run: run.id, step: s.stepId! })}>
+              Open in run view →
+            </Button>
+          ) : undefined
+        }
+      >
+        <div className="space-y-2 text-xs">
+          {s.task && <p className="text-slate-600"><span className="font-medium text-slate-700">Task:</span> {oneLine(s.task, 300)}</p>}
+          {s.subgoal && <p className="text-slate-600"><span className="font-medium text-slate-700">Subgoal:</span> {oneLine(s.subgoal, 300)}</p>}
+          <TextBlock label="Message" testId="edge-message">{s.message || '(empty message)'}</TextBlock>
+          {s.history.length > 0 && (
+            <details>
+              <summary className="cursor-pointer text-slate-600">Local history (the last {plural(s.history.length, 'related handoff')})</summary>
+              <ol className="mt-1 space-y-1">
+                {s.history.map((h, i) => (
+                  <li key={i} className="text-slate-600">
+                    <span className="font-medium">{h.from} → {h.to}:</span> {oneLine(h.message, 240)}
+                  </li>
+                ))}
+              </ol>
+            </details>
+          )}
+        </div>
+      </Panel>
+      <LabelForm key={s.id} run={run} row={row} />
+      <DatasetLabelsOnEdge row={row} />
+      <ClarificationView run={run} row={row} />
+    </>
+  );
+}
+
+function LabelForm({ run, row }: { run: Run; row: EdgeRow }) {
+  const updateRun = useLibrary((s) => s.updateRun);
+  const [code, setCode] = useState<ClarifierType | undefined>(row.human?.code as ClarifierType | undefined);
+  const [note, setNote] = useState(row.human?.description ?? '');
+  const saved = row.human;
+  const dirty = code !== (saved?.code as ClarifierType | undefined) || note.trim() !== (saved?.description ?? '');
+  const save = () => {
+    if (code === undefined) return;
+    let next = withHumanLabel(run, row.state.id, code, note);
+    // A label already in the gallery stays there when it is edited.
+    if (saved && isGalleryLabel(saved)) next = withGalleryMark(next, row.state.id, true);
+    updateRun(next);
+  };
+  return (
+    <Panel title="Your label" testId="label-form">
+      <div
+        role="radiogroup"
+        aria-label="Error type"
+        className="flex flex-wrap gap-1"
+        onKeyDown={(e) => {
+          const n = Number(e.key);
+          if (n >= 1 && n <= CLARIFIER_TYPES.length) setCode(CLARIFIER_TYPES[n - 1]);
+        }}
+      >
+        {CLARIFIER_TYPES.map((t, i) => (
+          <button
+            key={t}
+            type="button"
+            role="radio"
+            aria-checked={code === t}
+            title={`${TYPE_INFO[t].definition} (key ${i + 1})`}
+            onClick={() => setCode(t)}
+            className={`rounded border px-2 py-1 text-xs ${code === t ? 'border-indigo-500 bg-indigo-600 text-white' : 'border-slate-300 bg-white text-slate-800 hover:bg-slate-50'}`}
+          >
+            {t} · {TYPE_INFO[t].name}
+          </button>
+        ))}
+      </div>
+      {code && <p className="mt-1 text-[11px] text-slate-600">{TYPE_INFO[code].definition}</p>}
+      <label className="mt-2 block text-xs font-medium text-slate-700">
+        Note
+        <textarea
+          className="mt-0.5 block w-full rounded border border-slate-300 px-2 py-1 text-sm"
+          rows={2}
+          value={note}
+          placeholder="What is wrong at this handoff, and what question would fix it?"
+          onChange={(e) => setNote(e.target.value)}
+        />
+      </label>
+      <div className="mt-2 flex flex-wrap items-center gap-2">
+        <Button variant="primary" size="sm" disabled={code === undefined || !dirty} onClick={save}>
+          Save label
+        </Button>
+        {saved && (
+          <>
+            <Button size="sm" variant="danger" onClick={() => { updateRun(withHumanLabel(run, row.state.id, undefined, '')); setCode(undefined); setNote(''); }}>
+              Remove label
+            </Button>
+            <label className="inline-flex items-center gap-1 text-xs text-slate-700">
+              <input type="checkbox" checked={isGalleryLabel(saved)} onChange={(e) => updateRun(withGalleryMark(run, row.state.id, e.target.checked))} />
+              Show in the gallery
+            </label>
+            <span role="status" data-testid="saved-label" className="text-xs text-emerald-800">
+              Saved: {saved.code}
+              {saved.description ? ` — ${oneLine(saved.description, 60)}` : ''}
+            </span>
+          </>
+        )}
+      </div>
+    </Panel>
+  );
+}
+
+function DatasetLabelsOnEdge({ row }: { row: EdgeRow }) {
+  if (row.dataset.length === 0) return null;
+  return (
+    <Panel title={`Dataset labels on this edge (${row.dataset.length})`} testId="dataset-labels">
+      <ul className="space-y-1 text-xs">
+        {row.dataset.map((d) => (
+          <DatasetLabelLine key={d.annotation.id} label={d} />
+        ))}
+      </ul>
+    </Panel>
+  );
+}
+
+function DatasetLabelLine({ label: d }: { label: ReturnType<typeof datasetLabels>[number] }) {
+  const a = d.annotation;
+  const what = a.taxonomy === 'WhoWhen' ? `Who&When decisive error${a.agentId ? ` by ${a.agentId}` : ''}` : `${a.taxonomy}: ${a.code}`;
+  return (
+    <li className="rounded bg-slate-50 p-1.5" data-testid="dataset-label">
+      <span className="font-medium text-slate-800">{what}</span>{' '}
+      {d.mapping.type ? <TypeBadge type={d.mapping.type} prefix="→" /> : <Badge tone="neutral">unmapped</Badge>} <span className="text-slate-500">({d.mapping.why})</span>
+      {a.description && <span className="mt-0.5 block text-slate-600">{oneLine(a.description, 400)}</span>}
+    </li>
+  );
+}
+
+function ClarifyEdgeButton({ run, edgeId, again }: { run: Run; edgeId: string; again: boolean }) {
+  const job = useClarifierJob();
+  const historyWindow = useWindow();
+  const active = job.status === 'running' || job.status === 'cancelling';
+  const busyHere = active && job.edgeId === edgeId;
+  return (
+    <Button size="sm" disabled={active} onClick={() => void job.startEdge(run.id, edgeId, historyWindow)}>
+      {busyHere ? 'Clarifying…' : again ? 'Clarify this edge again' : 'Clarify this edge'}
+    </Button>
+  );
+}
+
+function ClarificationView({ run, row }: { run: Run; row: EdgeRow }) {
+  const c = row.clarification;
+  if (!c) {
+    return (
+      <Panel title="Clarifier" testId="clarification-none" actions={<ClarifyEdgeButton run={run} edgeId={row.state.id} again={false} />}>
+        <p className="text-xs text-slate-600">Not run on this edge yet: run it on all edges above, or on this one alone.</p>
+      </Panel>
+    );
+  }
+  return (
+    <Panel
+      title={
+        <span className="flex items-center gap-2">
+          Clarifier {c.heuristic && <Badge tone="warning">heuristic</Badge>}
+        </span>
+      }
+      testId="clarification"
+      actions={<ClarifyEdgeButton run={run} edgeId={row.state.id} again />}
+    >
+      <div className="space-y-2 text-xs">
+        {c.malformed && (
+          <ErrorBanner title="The clarifier's answer could not be read">
+            {c.malformed.problem}; the message passed unchanged. Raw answer: {oneLine(c.malformed.rawAnswer, 300)}
+          </ErrorBanner>
+        )}
+        <p className="flex flex-wrap items-center gap-2">
+          <TypeBadge type={c.type} full />
+          {c.type !== 'NONE' && (
+            <span>
+              {c.heuristic ? 'would ask' : 'asked'} <span className="font-medium">{c.addressee?.name}</span> ({c.toAgent})
+            </span>
+          )}
+          {c.signal && <span className="text-slate-500">signal: {c.signal}</span>}
+        </p>
+        {c.question && <p data-testid="clarifier-question"><span className="font-medium">Question:</span> {c.question}</p>}
+        {c.reply !== undefined && <p><span className="font-medium">Answer:</span> {c.reply}</p>}
+        <dl className="flex flex-wrap gap-x-4 gap-y-1 text-slate-600">
+          <div><dt className="inline">extra tokens: </dt><dd className="inline tabular-nums">{c.tokens.total.toLocaleString('en')}{c.tokens.estimated ? ' (estimated)' : ''}</dd></div>
+          <div><dt className="inline">latency: </dt><dd className="inline tabular-nums">{c.latencyMs.toLocaleString('en')} ms</dd></div>
+          <div>
+            <dt className="inline">resolved in one shot: </dt>
+            <dd className="inline">{c.resolved === null ? (c.type === 'NONE' ? 'n/a' : c.heuristic ? 'not checked (offline)' : 'not checked') : c.resolved ? 'yes' : `no (second check: ${c.secondType})`}</dd>
+          </div>
+        </dl>
+        {c.repairs.length > 0 && <p className="rounded bg-amber-50 px-2 py-1 text-amber-900">Answer repaired: {c.repairs.join('; ')}</p>}
+        {c.llmCallIds.length > 0 && <LlmExchange ids={c.llmCallIds} engine="clarifier" />}
+        {c.changed ? (
+          <div className="grid gap-2 md:grid-cols-2" data-testid="message-compare">
+            <TextBlock label="Original message" tone="faulty" testId="original-message">{c.originalMessage}</TextBlock>
+            <TextBlock label="Revised message (delivered)" tone="fixed" testId="revised-message">{c.revisedMessage}</TextBlock>
+          </div>
+        ) : (
+          <p className="text-slate-500">The message {c.type === 'NONE' ? 'passed' : 'would pass'} unchanged{c.heuristic && c.type !== 'NONE' ? ' (offline: nobody is asked)' : ''}.</p>
+        )}
+      </div>
+    </Panel>
+  );
+}
+
+function ClarifierControls({ run }: { run: Run }) {
+  const job = useClarifierJob();
+  const historyWindow = useWindow();
+  const setParams = useUrl((s) => s.setParams);
+  const endpoint = useEngineSettings((s) => s.endpoint);
+  const navigate = useUrl((s) => s.navigate);
+  const mode = effectiveMode(endpoint);
+  const previous = useMemo(() => clarifierInterventions(run), [run]);
+  const summary = useMemo(() => (previous.length > 0 ? summarize(run, previous) : undefined), [run, previous]);
+  const mine = job.runId === run.id;
+  const active = job.status === 'running' || job.status === 'cancelling';
+  const progress = mine ? job.progress : undefined;
+  const pct = progress && progress.total > 0 ? Math.round((100 * progress.done) / progress.total) : 0;
+  const reusable = reusableResults(run, mode);
+  const redo = previous.length - reusable.length;
+  const unfinished = reusable.length > 0 && reusable.length < run.handoffs.length;
+  return (
+    <Panel title="Edge clarifier" testId="clarifier-controls">
+      <p className="text-xs text-slate-600" data-testid="clarifier-mode">
+        {mode === 'offline' ? (
+          <>
+            <Badge tone="warning">heuristic</Badge> Offline: an LLM-free flagger marks obvious Data Gap and Signal Corruption signals (placeholders, mixed units, broken JSON or tables); nobody is asked. Set an
+            endpoint in{' '}
+            <button type="button" className="text-indigo-700 underline" onClick={() => navigate('engines')}>
+              Engines
+            </button>{' '}
+            to run the clarifier model.
+          </>
+        ) : (
+          <>
+            <Badge tone="info">endpoint</Badge> Clarifier model “{endpoint.models.clarifier ?? endpoint.models.supervisor}”, addressees played by “{endpoint.models.agents ?? endpoint.models.supervisor}” at {endpoint.baseUrl}
+          </>
+        )}
+      </p>
+      <div className="mt-2 flex flex-wrap items-center gap-2">
+        <label className="text-xs font-medium text-slate-700">
+          History window H{' '}
+          <select
+            className="rounded border border-slate-300 px-1 py-0.5 text-xs"
+            value={historyWindow}
+            disabled={active}
+            onChange={(e) => setParams({ h: Number(e.target.value) === DEFAULT_WINDOW ? undefined : e.target.value })}
+            title="How many earlier handoffs of the sender or receiver the clarifier sees (the paper's default is 3)"
+          >
+            {[0, 1, 2, 3, 4, 5].map((n) => (
+              <option key={n} value={n}>
+                {n}
+                {n === DEFAULT_WINDOW ? ' (default)' : ''}
+              </option>
+            ))}
+          </select>
+        </label>
+        {active && mine ? (
+          <Button variant="danger" onClick={job.cancel} disabled={job.status !== 'running'}>
+            {job.status === 'cancelling' ? 'Cancelling…' : 'Cancel'}
+          </Button>
+        ) : (
+          <>
+            <Button variant="primary" disabled={active} onClick={() => void job.start(run.id, { window: historyWindow })}>
+              {unfinished
+                ? `Resume (${reusable.length} of ${run.handoffs.length} edges done)`
+                : reusable.length > 0
+                  ? 'Run again (reuses results)'
+                  : 'Run clarifier on all edges'}
+            </Button>
+            {previous.length > 0 && (
+              <Button disabled={active} onClick={() => void job.start(run.id, { fresh: true, window: historyWindow })} title="Remove this run's clarifier results and start from the first edge">
+                Start over
+              </Button>
+            )}
+          </>
+        )}
+      </div>
+      {active && !mine && <p className="mt-1 text-xs text-slate-600">The clarifier is busy with another run.</p>}
+      {redo > 0 && !active && (
+        <p className="mt-1 text-xs text-slate-600" data-testid="clarifier-redo">
+          {plural(redo, 'edge')} checked offline by the flagger will be asked again through the endpoint.
+        </p>
+      )}
+      {progress && (
+        <div className="mt-2" data-testid="clarifier-progress" data-status={job.status} data-done={progress.done} data-total={progress.total}>
+          <div className="h-2 overflow-hidden rounded bg-slate-200" role="progressbar" aria-label="Edges checked" aria-valuemin={0} aria-valuemax={progress.total} aria-valuenow={progress.done}>
+            <div className={`h-full ${job.status === 'failed' ? 'bg-red-500' : 'bg-indigo-500'}`} style={{ width: `${pct}%` }} />
+          </div>
+          <p className="mt-1 text-xs text-slate-700">
+            <span className="font-medium">{job.status}</span> · {progress.done} / {progress.total} edges checked · {progress.asked} asked
+          </p>
+        </div>
+      )}
+      {mine && job.status === 'failed' && (
+        <ErrorBanner title={job.failure ? `Clarifier call failed on edge ${job.failure.sender} → ${job.failure.receiver}` : 'The clarifier stopped'}>
+          <p data-testid="clarifier-failure">{job.failure?.message ?? job.error}</p>
+          <p className="mt-1">Edges finished before it are kept; fix the cause and press Resume.</p>
+        </ErrorBanner>
+      )}
+      {summary && (
+        <dl className="mt-3 grid grid-cols-2 gap-2 text-xs sm:grid-cols-5" data-testid="clarifier-summary">
+          <Stat label="Edges checked" value={`${summary.checked} / ${summary.edges}`} />
+          <Stat label="Asked" value={String(summary.asked)} note={(['DG', 'RD', 'SC', 'CG'] as const).map((t) => `${t} ${summary.byType[t]}`).join(' · ')} />
+          <Stat label="Resolved in one shot" value={summary.oneShotPct === null ? '–' : `${summary.oneShotPct}%`} note={summary.heuristic ? 'needs the endpoint (second check)' : 'second check said NONE'} />
+          <Stat
+            label="Extra cost"
+            value={summary.extraCostPct === null ? '–' : `${summary.extraCostPct}%`}
+            note={`${summary.extraTokens.toLocaleString('en')} tokens of ${summary.runTokens.toLocaleString('en')}${summary.runTokensEstimated ? ' (run tokens estimated)' : ''}`}
+            testId="extra-cost"
+          />
+          <Stat label="Added latency" value={`${(summary.latencyMs / 1000).toFixed(1)} s`} note={summary.extraLatencyPct === null ? 'run duration not recorded' : `${summary.extraLatencyPct}% of the run`} />
+        </dl>
+      )}
+      {summary && summary.malformed > 0 && <p className="mt-1 text-xs text-amber-800">{summary.malformed} clarifier answers could not be read; those messages passed unchanged.</p>}
+    </Panel>
+  );
+}
+
+function Stat({ label, value, note, testId }: { label: string; value: string; note?: string; testId?: string }) {
+  return (
+    <div className="rounded bg-slate-50 p-2" data-testid={testId}>
+      <dt className="text-slate-500">{label}</dt>
+      <dd className="text-base font-semibold tabular-nums text-slate-900">{value}</dd>
+      {note && <dd className="text-[11px] text-slate-500">{note}</dd>}
+    </div>
+  );
+}
+
+function AgreementReport({ run }: { run: Run }) {
+  const [a, setA] = useState<LabelSource>('human');
+  const [b, setB] = useState<LabelSource>('dataset');
+  const result = useMemo(() => agreement(labelsBySource(run, a), labelsBySource(run, b)), [run, a, b]);
+  const used = CLARIFIER_TYPES.filter((t) => CLARIFIER_TYPES.some((u) => result.confusion[t][u] > 0 || result.confusion[u][t] > 0));
+  const select = (value: LabelSource, set: (v: LabelSource) => void, label: string) => (
+    <label className="text-xs font-medium text-slate-700">
+      {label}{' '}
+      <select className="rounded border border-slate-300 px-1 py-0.5 text-xs" value={value} onChange={(e) => set(e.target.value as LabelSource)}>
+        {LABEL_SOURCES.map((s) => (
+          <option key={s.id} value={s.id}>
+            {s.label}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+  return (
+    <Panel title="Agreement between label sources" testId="agreement">
+      <div className="flex flex-wrap gap-3">
+        {select(a, setA, 'Source A')}
+        {select(b, setB, 'Source B')}
+      </div>
+      <p className="mt-2 text-xs text-slate-700" data-testid="agreement-result">
+        {result.n === 0
+          ? 'No edge carries a label from both sources yet.'
+          : `${plural(result.n, 'edge')} labelled by both: ${result.agree} agree (${result.agreementPct}%), Cohen's κ = ${result.kappa ?? 'n/a'}.`}{' '}
+        {plural(result.onlyA, 'edge')} only in A, {result.onlyB} only in B. Dataset labels count only where they map to a type.
+      </p>
+      {result.n > 0 && (
+        <table className="mt-2 text-xs">
+          <thead>
+            <tr>
+              <th className="px-2 text-left text-slate-500">A \ B</th>
+              {used.map((t) => (
+                <th key={t} className="px-2">{t}</th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {used.map((t) => (
+              <tr key={t}>
+                <th className="px-2 text-left">{t}</th>
+                {used.map((u) => (
+                  <td key={u} className={`px-2 text-center tabular-nums ${t === u ? 'font-semibold text-emerald-800' : ''}`}>{result.confusion[t][u]}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </Panel>
+  );
+}
+
+function UnplacedDatasetLabels({ run }: { run: Run }) {
+  const unplaced = useMemo(() => datasetLabels(run).filter((d) => d.handoffId === undefined), [run]);
+  if (unplaced.length === 0) return null;
+  return (
+    <Panel title={`Dataset labels not on a handoff (${unplaced.length})`} testId="unplaced-labels">
+      <p className="mb-1 text-xs text-slate-500">These point at steps that send no message to another agent (a tool call, a model call, the run as a whole).</p>
+      <ul className="space-y-1 text-xs">
+        {unplaced.slice(0, 50).map((d) => (
+          <DatasetLabelLine key={d.annotation.id} label={d} />
+        ))}
+      </ul>
+    </Panel>
+  );
+}
