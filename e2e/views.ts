@@ -115,6 +115,14 @@ async function walkTaxonomy(page: Page, runIds: readonly string[], { stepsPerRun
   }
 }
 
+/** Each run in the Live page's fork panel: its steps are offered by their text (or it says why it cannot fork). */
+async function walkLive(page: Page, runIds: readonly string[]): Promise<void> {
+  for (const id of runIds) {
+    await goTo(page, `?view=live&tab=fork&forkOf=${encodeURIComponent(id)}`);
+    await expect(page.getByTestId('fork-panel')).toBeVisible();
+  }
+}
+
 export const STUDIO_VIEWS: StudioView[] = [
   { view: 'library', nav: 'Library', ready: 'library-page' },
   { view: 'engines', nav: 'Engines', ready: 'engines-page', walk: walkEngines },
@@ -123,6 +131,6 @@ export const STUDIO_VIEWS: StudioView[] = [
   { view: 'corpus', nav: 'Corpus', ready: 'corpus-page' },
   { view: 'rectify', nav: 'Rectify', ready: 'rectify-page' },
   { view: 'stages', nav: 'Stages', ready: 'stages-view', walk: walkStages },
-  { view: 'live', nav: 'Live', ready: 'live-page' },
+  { view: 'live', nav: 'Live', ready: 'live-page', walk: walkLive },
   { view: 'taxonomy', nav: 'Taxonomy', ready: 'taxonomy-page', walk: walkTaxonomy },
 ];

@@ -22,9 +22,9 @@ const PAGES: { view: View; label: string; Page: ComponentType }[] = [
   { view: 'corpus', label: 'Corpus', Page: CorpusPage },
   { view: 'engines', label: 'Engines', Page: EnginesPage },
   { view: 'rectify', label: 'Rectify', Page: RectifyPage },
+  { view: 'taxonomy', label: 'Taxonomy', Page: TaxonomyPage },
   { view: 'stages', label: 'Stages', Page: StagesPage },
   { view: 'live', label: 'Live', Page: LivePage },
-  { view: 'taxonomy', label: 'Taxonomy', Page: TaxonomyPage },
 ];
 
 export function App() {
