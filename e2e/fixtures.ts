@@ -50,4 +50,6 @@ export async function openTraceInRunView(page: Page, path: string): Promise<void
   const [card] = await openTraceFiles(page, path);
   await card.getByTestId('run-row').first().getByRole('button').first().click();
   await expect(page).toHaveURL(/[?&]run=/);
+  // The run view is loaded on first visit: wait until it is on screen, so keys reach its handlers.
+  await expect(page.getByTestId('playhead-position')).toBeVisible();
 }
