@@ -2,6 +2,7 @@
 import react from '@vitejs/plugin-react';
 import tailwindcss from '@tailwindcss/vite';
 import { defineConfig, type Plugin } from 'vite';
+import { llmProxy } from './scripts/llm-proxy.ts';
 
 // The production page carries a strict Content-Security-Policy (SPEC §9): scripts only from our origin, no inline
 // script, no third-party anything. connect-src allows http(s) because the user configures their own LLM endpoint.
@@ -31,10 +32,10 @@ function contentSecurityPolicy(): Plugin {
 export default defineConfig({
   plugins: [react(), tailwindcss(), contentSecurityPolicy()],
   worker: { format: 'es' },
-  server: { host: '127.0.0.1' },
-  preview: { host: '127.0.0.1' },
+  server: { host: '127.0.0.1', proxy: llmProxy() },
+  preview: { host: '127.0.0.1', proxy: llmProxy() },
   test: {
-    include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'test-server/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'test-server/**/*.test.ts', 'scripts/**/*.test.ts'],
     environment: 'node',
     testTimeout: 30_000,
   },

@@ -164,8 +164,11 @@ function CorsHelp() {
             does not, put a small reverse proxy in front of it that adds the headers, or serve both from one origin.
           </li>
           <li>
-            A <b>reverse proxy</b> on the same origin as this page (for example under <code>/llm/</code>) avoids CORS
-            entirely: the browser then sees a same-origin request.
+            The <b>studio's own proxy</b> avoids CORS entirely: start the studio with the model server's address in{' '}
+            <code>MAS_REPLAY_LLM_PROXY</code> (for example <code>MAS_REPLAY_LLM_PROXY=http://127.0.0.1:11434 npm start</code>) and
+            use the base URL <code>{`${typeof location === 'undefined' ? 'http://127.0.0.1:5173' : location.origin}/llm/v1`}</code>: the
+            browser then sees a same-origin request, which the studio's server forwards. Any reverse proxy on this page's
+            origin does the same.
           </li>
         </ul>
         <p>
