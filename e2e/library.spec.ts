@@ -63,6 +63,25 @@ test('a folder of traces opens at once, subfolders included; files that are not 
   }
 });
 
+test('a run exported as OTLP/JSON downloads and opens again with the same tokens', async ({ page }, testInfo) => {
+  skipWithoutShared(TRAIL_TRACE);
+  const problems = watchForErrors(page);
+  await openStudio(page);
+  const [card] = await openTraceFiles(page, sharedTrace(TRAIL_TRACE));
+  const row = card.getByTestId('run-row');
+  const tokens = await row.getByTestId('run-tokens').textContent();
+  const [download] = await Promise.all([page.waitForEvent('download'), row.getByRole('button', { name: /as OTLP\/JSON$/ }).click()]);
+  expect(download.suggestedFilename()).toMatch(/\.otlp\.json$/);
+  const path = testInfo.outputPath(download.suggestedFilename());
+  await download.saveAs(path);
+  const doc = JSON.parse(readFileSync(path, 'utf8')) as { resourceSpans: { scopeSpans: { spans: { traceId: string }[] }[] }[] };
+  expect(doc.resourceSpans[0].scopeSpans[0].spans.length).toBeGreaterThan(20);
+  const [again] = await openTraceFiles(page, path);
+  await expect(again).toContainText('OTLP');
+  await expect(again.getByTestId('run-row').getByTestId('run-tokens')).toHaveText(tokens!);
+  expect(problems).toEqual([]);
+});
+
 test('a TRAIL annotation file opened later attaches to the trace already in the library', async ({ page }) => {
   skipWithoutShared(TRAIL_TRACE, TRAIL_ANNOTATIONS);
   await openStudio(page);

@@ -1,17 +1,10 @@
 // The command line as a user runs it: a real subprocess, exit codes and the one-line error contract (SPEC §7).
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from '../import/fixture-kit.ts';
-
-const ROOT = resolve(import.meta.dirname, '../..');
-
-export function runCli(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin/mas-replay.mjs'), ...args], { encoding: 'utf8', cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+import { runCli } from './run-cli.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'mas-cli-'));
 function tmpFile(name: string, content: string | Uint8Array): string {

@@ -2,6 +2,7 @@
 // Each command lives in its own module and registers here.
 import { batchCommand, BATCH_USAGE } from './batch.ts';
 import { clarifyCommand, CLARIFY_USAGE } from './clarify.ts';
+import { convertCommand, CONVERT_USAGE } from './convert.ts';
 import { inspectCommand } from './inspect.ts';
 import { CliError } from './io.ts';
 import { stagesCommand, STAGES_USAGE } from './stages.ts';
@@ -17,6 +18,7 @@ const COMMANDS: Record<string, Command> = {
   stages: stagesCommand,
   rectify: rectifyCommand,
   batch: batchCommand,
+  convert: convertCommand,
   clarify: clarifyCommand,
 };
 
@@ -27,7 +29,8 @@ commands:
   ${STAGES_USAGE}
   ${RECTIFY_USAGE}
   ${BATCH_USAGE}
-  ${CLARIFY_USAGE}`;
+  ${CLARIFY_USAGE}
+  ${CONVERT_USAGE}`;
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;

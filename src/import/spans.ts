@@ -842,7 +842,10 @@ export class RunAssembler {
       fields.model = model;
       this.models.add(model);
     }
-    const usage = std.usage(attrs) ?? this.estimate(fields);
+    const recorded = std.usage(attrs);
+    // Our own OTLP export flags counts a tokenizer made: they stay estimates (see src/export/otlp.ts).
+    const flag = (key: string) => attrs[key] === true || attrs[key] === 'true';
+    const usage = recorded ? (flag('mas_replay.usage.estimated') ? { ...recorded, estimated: true } : recorded) : flag('mas_replay.usage.none') ? undefined : this.estimate(fields);
     if (usage) fields.usage = usage;
     const error = spanError(node.span);
     if (error) fields.error = error;

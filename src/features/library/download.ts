@@ -36,3 +36,9 @@ export function downloadText(text: string, fileName: string): void {
   a.remove();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
+
+/** Runs as strict OTLP/JSON (lossy: see src/export/otlp.ts); the exporter loads on first use. */
+export async function otlpText(runs: Run[]): Promise<string> {
+  const { exportOtlp } = await import('../../export/otlp.ts');
+  return exportOtlp(runs, 2);
+}

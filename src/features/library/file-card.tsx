@@ -5,7 +5,7 @@ import { parsePreferences, useEngineSettings } from '../../store/engine-settings
 import { runsOfFile, useLibrary, type LibraryFile } from '../../store/library.ts';
 import { Badge, SimulatedBadge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
-import { callsOfRuns, downloadText, safeFileName, sessionText } from './download.ts';
+import { callsOfRuns, downloadText, otlpText, safeFileName, sessionText } from './download.ts';
 import { RunTable } from './run-table.tsx';
 
 export function FileCard({ file }: { file: LibraryFile }) {
@@ -15,6 +15,7 @@ export function FileCard({ file }: { file: LibraryFile }) {
     const calls = callsOfRuns([run], useLibrary.getState().llmCalls);
     downloadText(await sessionText([run], calls, run.title), `${safeFileName(run.id)}.session.json`);
   };
+  const exportRunOtlp = async (run: Run) => downloadText(await otlpText([run]), `${safeFileName(run.id)}.otlp.json`);
   const sets = file.annotationSets ?? [];
   const annotated = sets.filter((s) => useLibrary.getState().runs[s.runId]).length;
   return (
@@ -46,7 +47,7 @@ export function FileCard({ file }: { file: LibraryFile }) {
           ))}
         </ul>
       )}
-      {runs.length > 0 && <RunTable runs={runs} onExport={(run) => void exportRun(run)} />}
+      {runs.length > 0 && <RunTable runs={runs} onExport={(run) => void exportRun(run)} onExportOtlp={(run) => void exportRunOtlp(run)} />}
     </section>
   );
 }

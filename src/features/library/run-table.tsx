@@ -23,7 +23,7 @@ const formatCount = (n: number) => n.toLocaleString('en');
 /** Rows shown before "show all": a corpus file can hold thousands of runs. */
 const FIRST_ROWS = 25;
 
-export function RunTable({ runs, onExport }: { runs: Run[]; onExport(run: Run): void }) {
+export function RunTable({ runs, onExport, onExportOtlp }: { runs: Run[]; onExport(run: Run): void; onExportOtlp(run: Run): void }) {
   const navigate = useUrl((s) => s.navigate);
   const [showAll, setShowAll] = useState(false);
   const shown = showAll ? runs : runs.slice(0, FIRST_ROWS);
@@ -94,8 +94,11 @@ export function RunTable({ runs, onExport }: { runs: Run[]; onExport(run: Run): 
                   {formatCount(run.orphanSpans)}
                 </td>
                 <td className="py-1.5 text-right">
-                  <Button size="sm" variant="ghost" onClick={() => onExport(run)} aria-label={`Export ${run.title || run.id} as a session`}>
+                  <Button size="sm" variant="ghost" onClick={() => onExport(run)} aria-label={`Export ${run.title || run.id} as a session`} title="Native session: lossless">
                     Export
+                  </Button>
+                  <Button size="sm" variant="ghost" onClick={() => onExportOtlp(run)} aria-label={`Export ${run.title || run.id} as OTLP/JSON`} title="OTLP/JSON for other trace tools; interventions as evaluation events">
+                    OTLP
                   </Button>
                 </td>
               </tr>
