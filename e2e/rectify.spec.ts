@@ -2,17 +2,15 @@
 // once through the test server and still cached after a reload), a replay of a real Who&When trace against the test
 // server (a message passing after feedback, one pruned, the others passing at once), the round-distribution chart,
 // and the pruned message marked in the run view. Offline: retrieval only, labelled. Screenshots: test-results/rectify/.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { openStudio, openTraceFiles, SHARED_TRACES, sharedTrace, skipWithoutShared } from './fixtures.ts';
+import { startLlmServer, type LlmServer } from './llm-server.ts';
 
 const TRACE = 'who-and-when/algorithm-generated/1.json';
 const POOL = resolve(SHARED_TRACES, '../indicator-pool/agentdropoutv2-math-pool.json');
 const SHOTS = 'test-results/rectify';
-const ROOT = resolve(import.meta.dirname, '..');
-const TSX = resolve(ROOT, 'node_modules/tsx/dist/cli.mjs');
 
 test.use({ viewport: { width: 1500, height: 1000 } });
 skipWithoutShared(TRACE);
@@ -81,38 +79,23 @@ test('offline: retrieval only over the 2000-indicator pool, labelled, and the po
 });
 
 test.describe('against the test server', () => {
-  let server: ChildProcess | undefined;
+  let llm: LlmServer;
   let baseUrl = '';
 
   test.beforeAll(async () => {
-    const child = spawn(process.execPath, [TSX, 'test-server/main.ts', '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-    server = child;
-    const url = await new Promise<string>((resolveUrl, reject) => {
-      let out = '';
-      child.stdout!.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        if (out.includes('\n')) resolveUrl(out.split('\n')[0].trim());
-      });
-      child.once('exit', (code) => reject(new Error(`test server exited with ${code}`)));
-    });
-    baseUrl = `${url}/v1`;
+    llm = await startLlmServer();
+    baseUrl = llm.baseUrl;
   });
-  test.afterAll(() => {
-    server?.kill('SIGTERM');
-  });
+  test.afterAll(() => llm?.stop());
 
-  const admin = async (path: string, body: unknown) => {
-    const res = await fetch(`${baseUrl.replace(/\/v1$/, '')}${path}`, { method: 'POST', body: JSON.stringify(body) });
-    expect(res.ok).toBe(true);
-  };
-  const log = async () => ((await (await fetch(`${baseUrl.replace(/\/v1$/, '')}/__log`)).json()) as { entries: { path: string; body: unknown }[] }).entries;
+  const log = async () => ((await llm.log()) as unknown as { path: string; body: unknown }[]);
 
   test('pool embeddings cached across a reload; a Who&When replay with a retried and a pruned message, the chart, and the run view', async ({ page }) => {
     test.setTimeout(120_000);
     const problems: string[] = [];
     page.on('pageerror', (e) => problems.push(e.message));
-    await admin('/__reset', {});
-    await admin('/__script', {
+    await llm.reset();
+    await llm.script({
       rules: [
         { match: { contains: 'index agent messages' }, content: '{"scenario_keywords": ["spreadsheet counting"], "action_keywords": ["filtering rows"]}' },
         { match: { contains: 'A reviewer checked your last message' }, content: 'REVISED: read the Street Address column and count the even house numbers.' },
@@ -206,7 +189,7 @@ test.describe('against the test server', () => {
       detailed_definition: 'This error occurs when the agent filters a table on the wrong column, leading to a wrong count.',
       evaluator_prompt: { trigger_condition: 'When the agent counts rows of a spreadsheet that match a condition.', risk_alert: 'Check the column used.' },
     };
-    await admin('/__script', {
+    await llm.script({
       rules: [
         { match: { contains: 'build a library of failure patterns' }, content: JSON.stringify([candidate]) },
         { match: { contains: 'free of duplicates' }, content: '{"is_novel": true, "reason": "no spreadsheet filtering pattern yet", "duplicate_of": null}' },

@@ -2,16 +2,14 @@
 // with the keyboard, the subtask board, the workflow graph and the heatmap following the playhead; the stages survive a
 // reload and a deep link opens the stage of its step. Then the Planner → Evaluator → Updater pass against the
 // project's test server, with a failed call, the stages before it kept, and a resume. Screenshots: test-results/stages/.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { openStudio, openTraceFiles, openTraceInRunView, sharedTrace, skipWithoutShared } from './fixtures.ts';
+import { startLlmServer, type LlmServer } from './llm-server.ts';
 
 const TRACE = 'trail/gaia/3205fa0cb2135fe671bf7cd0e5a26151.json';
 const SHOTS = 'test-results/stages';
-const ROOT = resolve(import.meta.dirname, '..');
-const TSX = resolve(ROOT, 'node_modules/tsx/dist/cli.mjs');
 
 test.use({ viewport: { width: 1500, height: 1100 } });
 skipWithoutShared(TRACE);
@@ -196,33 +194,18 @@ test('recorded stages from a native session: probabilities in the heatmap and th
 });
 
 test.describe('against the test server', () => {
-  let server: ChildProcess | undefined;
+  let llm: LlmServer;
   let baseUrl = '';
 
   test.beforeAll(async () => {
-    const child = spawn(process.execPath, [TSX, 'test-server/main.ts', '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-    server = child;
-    const url = await new Promise<string>((resolveUrl, reject) => {
-      let out = '';
-      child.stdout!.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        if (out.includes('\n')) resolveUrl(out.split('\n')[0].trim());
-      });
-      child.once('exit', (code) => reject(new Error(`test server exited with ${code}`)));
-    });
-    baseUrl = `${url}/v1`;
+    llm = await startLlmServer();
+    baseUrl = llm.baseUrl;
   });
 
-  test.afterAll(() => {
-    server?.kill('SIGTERM');
-  });
+  test.afterAll(() => llm?.stop());
 
-  const admin = async (path: string, body: unknown) => {
-    const res = await fetch(`${baseUrl.replace(/\/v1$/, '')}${path}`, { method: 'POST', body: JSON.stringify(body) });
-    expect(res.ok).toBe(true);
-  };
   const chatCalls = async () =>
-    ((await (await fetch(`${baseUrl.replace(/\/v1$/, '')}/__log`)).json()) as { entries: { path: string }[] }).entries.filter((e) => e.path === '/v1/chat/completions').length;
+    ((await llm.log()) as unknown as { path: string }[]).filter((e) => e.path === '/v1/chat/completions').length;
 
   test('Planner → Evaluator → Updater: verdicts with confidence, tokens equal to the scripted usage, a failure kept apart and resumed', async ({ page }) => {
     const USAGE = { prompt_tokens: 200, completion_tokens: 40 };
@@ -249,9 +232,9 @@ test.describe('against the test server', () => {
       }),
       usage: USAGE,
     };
-    await admin('/__reset', {});
+    await llm.reset();
     // Planner, then stage 2's evaluator and updater, then a server error (retries 0): two stages are kept.
-    await admin('/__script', { queue: [plan, verdict, update, { status: 500 }], rules: [{ match: { contains: '[stage evaluator]' }, ...verdict }, { match: { contains: '[stage updater]' }, ...update }] });
+    await llm.script({ queue: [plan, verdict, update, { status: 500 }], rules: [{ match: { contains: '[stage evaluator]' }, ...verdict }, { match: { contains: '[stage updater]' }, ...update }] });
 
     await openStudio(page);
     await openTraceInRunView(page, sharedTrace(TRACE));

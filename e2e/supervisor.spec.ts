@@ -2,10 +2,11 @@
 // OpenAI-compatible test server (scripted decisions with usage, one failing call, resume). Checks the interventions
 // reach the run view's lane and survive a reload, the cards show the exchange and the observation diff, and the
 // overhead equals the scripted usage. Screenshots go to test-results/supervisor/.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { openStudio, openTraceInRunView, sharedTrace, skipWithoutShared } from './fixtures.ts';
+import { startLlmServer, type LlmServer } from './llm-server.ts';
 
 const TRACE = 'trail/gaia/3205fa0cb2135fe671bf7cd0e5a26151.json';
 const SHOTS = 'test-results/supervisor';
@@ -109,33 +110,17 @@ test('offline: heuristic interventions on a real TRAIL trace reach the run view,
 });
 
 test.describe('against the test server', () => {
-  let server: ChildProcess | undefined;
+  let llm: LlmServer;
   let baseUrl = '';
 
   test.beforeAll(async () => {
-    const child = spawn(process.execPath, [TSX, 'test-server/main.ts', '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-    server = child;
-    const url = await new Promise<string>((resolveUrl, reject) => {
-      let out = '';
-      child.stdout!.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        const line = out.split('\n')[0];
-        if (out.includes('\n')) resolveUrl(line.trim());
-      });
-      child.once('exit', (code) => reject(new Error(`test server exited with ${code}`)));
-    });
-    baseUrl = `${url}/v1`;
+    llm = await startLlmServer();
+    baseUrl = llm.baseUrl;
   });
 
-  test.afterAll(() => {
-    server?.kill('SIGTERM');
-  });
+  test.afterAll(() => llm?.stop());
 
-  const admin = async (path: string, body: unknown) => {
-    const res = await fetch(`${baseUrl.replace(/\/v1$/, '')}${path}`, { method: 'POST', body: JSON.stringify(body) });
-    expect(res.ok).toBe(true);
-  };
-  const serverLog = async () => ((await (await fetch(`${baseUrl.replace(/\/v1$/, '')}/__log`)).json()) as { entries: { path: string; authorization?: string }[] }).entries;
+  const serverLog = async () => ((await llm.log()) as unknown as { path: string; authorization?: string }[]);
 
   test('LLM decisions: exchange in the cards, overhead equal to the scripted usage, a failed call kept apart and resumed', async ({ page }) => {
     const expected = cliTriggers();
@@ -148,9 +133,9 @@ test.describe('against the test server', () => {
       }),
       usage: USAGE,
     };
-    await admin('/__reset', {});
+    await llm.reset();
     // Two good answers, then a server error (retries are set to 0 below), then good answers for the rest.
-    await admin('/__script', { queue: [answer, answer, { status: 500 }], fallback: answer });
+    await llm.script({ queue: [answer, answer, { status: 500 }], fallback: answer });
 
     await openStudio(page);
     await openTraceInRunView(page, sharedTrace(TRACE));
@@ -211,8 +196,8 @@ test.describe('against the test server', () => {
     expect(expected.length).toBeGreaterThan(2);
     const USAGE = { prompt_tokens: 100, completion_tokens: 10 };
     const decision = JSON.stringify({ analysis: 'slow answer', action: 'correct_observation', parameters: { new_observation: 'Corrected.' } });
-    await admin('/__reset', {});
-    await admin('/__script', { fallback: { content: decision, usage: USAGE, delayMs: 600 } });
+    await llm.reset();
+    await llm.script({ fallback: { content: decision, usage: USAGE, delayMs: 600 } });
 
     await openStudio(page);
     await openTraceInRunView(page, sharedTrace(TRACE));
@@ -235,7 +220,7 @@ test.describe('against the test server', () => {
 
     // Resume asks only about the steps not yet done.
     const before = (await serverLog()).filter((e) => e.path === '/v1/chat/completions').length;
-    await admin('/__script', { fallback: { content: decision, usage: USAGE } });
+    await llm.script({ fallback: { content: decision, usage: USAGE } });
     await page.getByRole('button', { name: /^Resume/ }).click();
     await expect(progress).toHaveAttribute('data-status', 'complete', { timeout: 30_000 });
     await expect(cards).toHaveCount(expected.length);
@@ -244,7 +229,7 @@ test.describe('against the test server', () => {
     await expect(page.getByTestId('summary-overhead')).toHaveAttribute('data-value', String(expected.length * (USAGE.prompt_tokens + USAGE.completion_tokens)));
 
     // Start over, then cancel: what was decided before the cancel stays in the run, and on the run view's lane.
-    await admin('/__script', { fallback: { content: decision, usage: USAGE, delayMs: 600 } });
+    await llm.script({ fallback: { content: decision, usage: USAGE, delayMs: 600 } });
     await page.getByRole('button', { name: 'Start over' }).click();
     await expect(cards).toHaveCount(0);
     await expect(cards).toHaveCount(1, { timeout: 10_000 });

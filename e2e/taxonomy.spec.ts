@@ -2,15 +2,12 @@
 // test-results/taxonomy/), a person labels an edge of a real Who&When run and finds the label after a reload (with the
 // dataset's decisive-step label shown as unmapped, the offline flagger run, and the edge promoted to the gallery),
 // and the quiz is taken to the end with the keyboard, its score matching the feedback given on each item.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { openStudio, openTraceFiles, sharedTrace, skipWithoutShared } from './fixtures.ts';
+import { startLlmServer, type LlmServer } from './llm-server.ts';
 
 const SHOTS = 'test-results/taxonomy';
 const WHO_WHEN = 'who-and-when/hand-crafted/1.json';
-const ROOT = resolve(import.meta.dirname, '..');
-const TSX = resolve(ROOT, 'node_modules/tsx/dist/cli.mjs');
 
 test.use({ viewport: { width: 1400, height: 950 } });
 
@@ -189,26 +186,15 @@ test('the quiz runs to the end with the keyboard and keeps score', async ({ page
 });
 
 test.describe('against the test server', () => {
-  let server: ChildProcess | undefined;
+  let llm: LlmServer;
   let baseUrl = '';
 
   test.beforeAll(async () => {
-    const child = spawn(process.execPath, [TSX, 'test-server/main.ts', '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-    server = child;
-    const url = await new Promise<string>((resolveUrl, reject) => {
-      let out = '';
-      child.stdout!.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-        if (out.includes('\n')) resolveUrl(out.split('\n')[0].trim());
-      });
-      child.once('exit', (code) => reject(new Error(`test server exited with ${code}`)));
-    });
-    baseUrl = `${url}/v1`;
+    llm = await startLlmServer();
+    baseUrl = llm.baseUrl;
   });
 
-  test.afterAll(() => {
-    server?.kill('SIGTERM');
-  });
+  test.afterAll(() => llm?.stop());
 
   test('the clarifier asks, the addressee answers, original and revised side by side, extra cost of the run', async ({ page }) => {
     skipWithoutShared(WHO_WHEN);
@@ -221,9 +207,8 @@ test.describe('against the test server', () => {
       ],
       fallback: none,
     };
-    const admin = (path: string, body: unknown) => fetch(`${baseUrl.replace(/\/v1$/, '')}${path}`, { method: 'POST', body: JSON.stringify(body) });
-    await admin('/__reset', {});
-    await admin('/__script', script);
+    await llm.reset();
+    await llm.script(script);
 
     await openStudio(page);
     await openTraceFiles(page, sharedTrace(WHO_WHEN));
