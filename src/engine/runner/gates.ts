@@ -48,6 +48,28 @@ export interface MessageGate {
   minSurvivors?: number;
 }
 
+/**
+ * Which engines are on, and their settings, as plain data (sent to the worker, stored in a batch's spec so a resumed
+ * batch uses the same settings). `src/engine/live-engines` turns it into gates.
+ */
+export interface EngineConfig {
+  /** Supervisor thresholds; `heuristic` decides without the endpoint. */
+  supervisor?: { tauStep: number; tauLoop: number; tauLen: number; heuristic: boolean };
+  /** Rectify-or-reject (needs an endpoint to audit); no pool (or `zeroShot`): the domain's general indicator alone. */
+  rectifier?: {
+    params: { k: number; tMax: number; gamma: number; domain: 'math' | 'code' | 'generic'; zeroShot: boolean; auditRetries: number };
+    pool?: { name: string; indicators: unknown[] };
+  };
+  /** The edge clarifier; `heuristic` flags with its LLM-free rules and asks nobody. */
+  clarifier?: { heuristic: boolean; window?: number };
+}
+
+/** The engines a config switches on, in the order their gates run. */
+export function enginesOn(config: EngineConfig | undefined): EngineName[] {
+  if (!config) return [];
+  return (['rectifier', 'clarifier', 'supervisor'] as const).filter((e) => config[e] !== undefined);
+}
+
 /** What a UI shows per engine: whether this build can switch it on. */
 export interface EngineAvailability {
   engine: EngineName;

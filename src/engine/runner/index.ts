@@ -4,7 +4,7 @@
 //   const fork = await forkRun(parent, { stepId, edit: { kind: 'replace', text }, client });   // fork.run.parentRunId === parent.id
 //   const final = await runBatch(newBatch(spec), { runItem: (item, task, signal) => runBatchItem(item, task, signal, { spec, client }), save });
 export { turnInput, callKey, toolKey, type VisibleTurn, type Speaker, type CallMessage } from './conversation.ts';
-export { supervisorGate, asActionStep, ENGINE_AVAILABILITY, type MessageGate, type GateContext, type GateVerdict, type EngineName, type EngineAvailability } from './gates.ts';
+export { supervisorGate, asActionStep, enginesOn, ENGINE_AVAILABILITY, type EngineConfig, type MessageGate, type GateContext, type GateVerdict, type EngineName, type EngineAvailability } from './gates.ts';
 export { RunBuilder, applyGates, type RunStatus, type TurnSource } from './run-builder.ts';
 export { runTeam, defaultTeam, teamProblem, scoreOutcome, DECIDER_ID, type TeamConfig, type TeamRole, type TeamRunOptions, type TeamRunResult } from './runner.ts';
 export { forkRun, forkProblem, defaultTreatment, editFromIntervention, speakerFor, type ForkEdit, type ForkOptions, type ForkResult, type ForkStats, type TurnTreatment } from './fork.ts';
