@@ -1,5 +1,5 @@
 // Public surface of the live-run engine (SPEC §5.5): the built-in runner, fork-and-continue, batches, and the
-// message gates through which engines (supervisor now; rectifier and clarifier per ADR 0011) act on messages.
+// message gates through which engines (supervisor, rectifier, clarifier; ADR 0011) act on messages.
 //   const { run } = await runTeam(task, defaultTeam('math'), { client, gates: [supervisorGate(filterParams(PRESETS.aime))] });
 //   const fork = await forkRun(parent, { stepId, edit: { kind: 'replace', text }, client });   // fork.run.parentRunId === parent.id
 //   const final = await runBatch(newBatch(spec), { runItem: (item, task, signal) => runBatchItem(item, task, signal, { spec, client }), save });
