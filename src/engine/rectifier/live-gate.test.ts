@@ -175,4 +175,14 @@ describe('rectifierGate in the runner (zero-shot: the general math indicator)', 
     expect(requests()).toHaveLength(3 + 2 + 4);
     expect(result.run.interventions.map((i) => `${i.engine}:${i.stepId === solver.id ? 'solver' : 'checker'}`)).toEqual(['rectifier:solver', 'clarifier:solver', 'rectifier:checker', 'clarifier:checker']);
   });
+
+  it('an endpoint failure while auditing ends the run as an endpoint failure (a batch stops on it)', async () => {
+    server.setScript({ rules: [{ match: { model: 'rect-model' }, status: 500, fault: 'status' }], fallback: { content: 'It is 42.' } });
+    const result = await runTeam(task, defaultTeam('math'), { client: client(), gates: [rectifierGate({ params: params() })] });
+    expect(result.status).toBe('failed');
+    expect(result.endpointFailure).toBe(true);
+    expect(result.error).toMatch(/500/);
+    // The Solver's turn and one audit; nothing after.
+    expect(requests()).toHaveLength(2);
+  });
 });

@@ -6,7 +6,7 @@
 // (fewer than γ survivors) is the runner's: the gate declares γ as `minSurvivors`.
 import type { GateContext, MessageGate } from '../runner/gates.ts';
 import type { Intervention } from '../../model/types.ts';
-import { gateMessage, type PreparedPool, type RectifyParams } from './gate.ts';
+import { GateFailed, gateMessage, type PreparedPool, type RectifyParams } from './gate.ts';
 import { GENERAL_INDICATORS, type Domain } from './indicators.ts';
 import { gateIntervention } from './replay.ts';
 
@@ -43,10 +43,16 @@ export function rectifierGate(options: RectifierGateOptions): MessageGate {
     async review(ctx) {
       const agent = ctx.run.agents.find((a) => a.id === ctx.step.agentId);
       const input = (ctx.step.input ?? []).map((m) => ({ role: m.role, content: m.content }));
-      const g = await gateMessage(
-        { task: ctx.task, agent: { name: agent?.name ?? ctx.step.agentId, role: agent?.role }, input, output: ctx.text },
-        { pool, params, client: ctx.client, signal: ctx.signal, regenerate: regenerateThroughRunner(ctx) },
-      );
+      let g;
+      try {
+        g = await gateMessage(
+          { task: ctx.task, agent: { name: agent?.name ?? ctx.step.agentId, role: agent?.role }, input, output: ctx.text },
+          { pool, params, client: ctx.client, signal: ctx.signal, regenerate: regenerateThroughRunner(ctx) },
+        );
+      } catch (e) {
+        // The runner tells endpoint failures (which stop a batch) and cancellation by the error itself.
+        throw e instanceof GateFailed ? e.cause : e;
+      }
       const iv: Intervention = gateIntervention(ctx.step, agent?.name ?? ctx.step.agentId, g, pool, params);
       const details = iv.details!;
       details.originalOutput = ctx.text;
