@@ -262,3 +262,41 @@ test('runner with rectify-or-reject and the clarifier on: a message rewritten, o
   await expect(page.getByTestId('step-pruned')).toHaveText('pruned');
   await page.screenshot({ path: `${SHOTS}/runner-rectified-run.png`, fullPage: true });
 });
+
+test('batch: the supervised arm with rectify-or-reject prunes every message and restarts the team without auditing', async ({ page }) => {
+  test.skip(!existsSync(TASKS), `${TASKS} is absent; batch test skipped`);
+  await admin('/__reset', {});
+  const flawed = JSON.stringify({ evidence_quote: 'x', analysis: 'the total is wrong', suggestion: 'Recompute', impact_assessment: 'YES', is_flawed: true });
+  await admin('/__script', {
+    rules: [
+      { match: { contains: 'Message to review:' }, content: flawed },
+      { match: { contains: 'A reviewer checked your last message' }, content: 'Still 17.' },
+      { match: { contains: 'You are the decision agent' }, content: 'FINAL ANSWER: 18' },
+    ],
+    fallback: { content: 'She sells 9 eggs at 2 dollars: FINAL ANSWER: 18' },
+  });
+  await openStudio(page);
+  await setEndpoint(page);
+  await page.goto('/?view=live&tab=batch');
+  await page.getByLabel('Task set (.jsonl)').setInputFiles(TASKS);
+  await page.getByLabel('Tasks (first N)').fill('1');
+  await page.getByLabel('Max turns').fill('1');
+  await page.getByLabel('Dataset name').fill('gsm8k-rect');
+  await page.getByRole('checkbox', { name: 'baseline' }).uncheck();
+  await page.getByTestId('batch-engines').getByLabel('Rectify-or-reject').check();
+  await page.getByRole('button', { name: 'Create batch' }).click();
+  const card = page.getByRole('region', { name: /Batch gsm8k-rect/ });
+  await expect(card).toContainText('supervised (engines: rectifier)');
+  await card.getByRole('button', { name: 'Start' }).click();
+  await expect(card).toHaveAttribute('data-status', 'complete', { timeout: 30_000 });
+  await expect(card.getByTestId('accuracy-supervised')).toContainText('1 / 1 correct');
+  // Solver; three flawed audits and two regenerations (T_max 3): pruned; γ = 1 → the Solver again, unaudited; decider.
+  const calls = await chatLog();
+  expect(calls).toHaveLength(1 + 3 + 2 + 1 + 1);
+  await card.getByRole('button', { name: 'Tasks' }).click();
+  await card.getByRole('button', { name: 'open', exact: true }).click();
+  await expect(page.getByTestId('step-pruned')).toHaveCount(1);
+  await expect(page.getByTestId('step-restart')).toHaveCount(1);
+  await expect(page.getByTestId('step-restart')).toHaveAttribute('title', /0 of 1 messages survived the audit, fewer than γ = 1/);
+  await page.screenshot({ path: `${SHOTS}/batch-rectifier-run.png`, fullPage: true });
+});
