@@ -122,7 +122,14 @@ test('a GSM8K batch of 3 tasks × {baseline, supervised} survives a server failu
   await page.getByLabel('Tasks (first N)').fill('3');
   await page.getByLabel('Max turns').fill('2');
   await page.getByLabel('Concurrency').fill('1');
+  // The supervised arm needs an engine: nothing is on yet, so the batch cannot be created; the supervisor is chosen.
+  await expect(page.getByRole('button', { name: 'Create batch' })).toBeDisabled();
+  const armEngines = page.getByTestId('batch-engines');
+  await expect(armEngines.getByLabel('Rectify-or-reject')).toBeEnabled();
+  await expect(armEngines.getByLabel('Edge clarifier')).toBeEnabled();
+  await armEngines.getByLabel('Runtime supervisor').check();
   await page.getByRole('button', { name: 'Create batch' }).click();
+  await expect(page.getByTestId('batch-card').first()).toContainText('baseline vs supervised (engines: supervisor)');
   const card = page.getByTestId('batch-card').first();
   await card.getByRole('button', { name: 'Start' }).click();
   await expect(card).toHaveAttribute('data-status', 'stopped', { timeout: 30_000 });
@@ -185,4 +192,111 @@ test('runner: a math chain with the supervisor on runs in the worker, scores, an
   await expect(page.getByTestId('inspector')).toContainText('live call');
   await expect(page.getByTestId('timeline-panel').getByText(/^interventions \(1\)$/)).toBeVisible();
   await expect(page.getByTestId('inspector-intervention')).toContainText(/correct_observation · excessive/);
+});
+
+test('runner with rectify-or-reject and the clarifier on: a message rewritten, one pruned, one question answered', async ({ page }) => {
+  await admin('/__reset', {});
+  const verdict = (flawed: boolean) =>
+    JSON.stringify(
+      flawed
+        ? { evidence_quote: '14', analysis: 'five threes are 15', suggestion: 'Recompute 5 × 3', impact_assessment: 'YES, the total changes', is_flawed: true }
+        : { evidence_quote: 'N/A', analysis: 'N/A', suggestion: 'N/A', impact_assessment: 'NO, nothing to change', is_flawed: false },
+    );
+  await admin('/__script', {
+    rules: [
+      // Rectifier audits (zero-shot: no pool loaded): the Checker's draft and every Critic attempt are flawed.
+      { match: { contains: 'Message to review:\nCHECKER-DRAFT' }, content: verdict(true) },
+      { match: { contains: 'Message to review:\nCRITIC-DRAFT' }, content: verdict(true) },
+      { match: { contains: 'Message to review:' }, content: verdict(false) },
+      // Clarifier: it asks the Solver once, then lets everything pass.
+      { match: { contains: 'You sit on the link between two agents' }, times: 1, content: '{"type":"SC","to_agent":"sender","question":"Is the price per pen 3 dollars?"}' },
+      { match: { contains: 'You sit on the link between two agents' }, content: '{"type":"NONE","to_agent":null,"question":""}' },
+      { match: { contains: 'A clarifying question for you' }, content: 'Yes, 3 dollars each.' },
+      // Regenerations after feedback, then the agents' turns.
+      { match: { contains: 'CRITIC-DRAFT' }, content: 'CRITIC-DRAFT again: about 14' },
+      { match: { contains: 'CHECKER-DRAFT' }, content: 'CHECKER-FIXED: 5 × 3 = 15\nFINAL ANSWER: 15' },
+      { match: { contains: 'You are the decision agent' }, content: 'FINAL ANSWER: 15' },
+      { match: { contains: 'You are the Solver' }, content: 'SOLVER: 5 × 3 = 15\nFINAL ANSWER: 15' },
+      { match: { contains: 'You are the Checker' }, content: 'CHECKER-DRAFT: 5 × 3 = 14\nFINAL ANSWER: 14' },
+      { match: { contains: 'You are the Critic' }, content: 'CRITIC-DRAFT: roughly 14' },
+    ],
+  });
+  await openStudio(page);
+  await page.goto('/?view=live&tab=runner');
+  // Offline the rectifier cannot audit, so it cannot be switched on; the clarifier can, with its LLM-free rules.
+  await expect(page.getByLabel('Rectify-or-reject')).toBeDisabled();
+  await expect(page.getByTestId('runner-run')).toContainText('needs an endpoint');
+  await page.getByLabel('Edge clarifier').check();
+  await expect(page.getByLabel(/flag with its LLM-free rules/)).toBeChecked();
+  await expect(page.getByLabel(/flag with its LLM-free rules/)).toBeDisabled();
+  await setEndpoint(page);
+  await page.goto('/?view=live&tab=runner');
+  await page.getByLabel('Task', { exact: true }).fill('A pen costs 3 dollars. How much do 5 pens cost?');
+  await page.getByLabel('Reference answer (optional, for scoring)').fill('15');
+  await page.getByLabel('Rectify-or-reject').check();
+  await expect(page.getByTestId('rectifier-pool-note')).toContainText('zero-shot');
+  const clarifier = page.getByLabel('Edge clarifier');
+  if (!(await clarifier.isChecked())) await clarifier.check();
+  await expect(page.getByLabel(/flag with its LLM-free rules/)).toBeEnabled();
+  await expect(page.getByLabel(/flag with its LLM-free rules/)).not.toBeChecked();
+  await page.screenshot({ path: `${SHOTS}/runner-engines.png`, fullPage: true });
+  await page.getByRole('button', { name: 'Run team' }).click();
+  const result = page.getByTestId('runner-result');
+  await expect(result).toContainText('complete', { timeout: 30_000 });
+  await expect(result).toContainText('success');
+  const effects = page.getByTestId('runner-effects');
+  await expect(effects).toContainText('Rectify-or-reject audited 3 messages (zero-shot, general indicator): 1 message rewritten after feedback, 1 message pruned');
+  await expect(effects).toContainText('Edge clarifier checked 2 messages: 1 flagged, answers delivered with the message');
+  await page.screenshot({ path: `${SHOTS}/runner-rectified.png`, fullPage: true });
+  // The decision agent saw the Checker's revision and the Solver's answer to the question, never the pruned Critic.
+  const calls = await chatLog();
+  const decider = calls.find((c) => c.body.messages[0].content.includes('You are the decision agent'))!;
+  const seen = decider.body.messages.map((m) => m.content).join('\n');
+  expect(seen).toContain('CHECKER-FIXED');
+  expect(seen).toContain('Yes, 3 dollars each.');
+  expect(seen).not.toContain('CRITIC');
+  // Agents 4 + audits (1 + 2 + 3) + regenerations (1 + 2) + clarifier (ask, answer, re-check; one check on the Checker).
+  expect(calls).toHaveLength(4 + 6 + 3 + 4);
+  await result.getByRole('button', { name: 'Open in run view' }).click();
+  await expect(page.getByTestId('step-pruned')).toHaveCount(1);
+  await expect(page.getByTestId('step-pruned')).toHaveText('pruned');
+  await page.screenshot({ path: `${SHOTS}/runner-rectified-run.png`, fullPage: true });
+});
+
+test('batch: the supervised arm with rectify-or-reject prunes every message and restarts the team without auditing', async ({ page }) => {
+  test.skip(!existsSync(TASKS), `${TASKS} is absent; batch test skipped`);
+  await admin('/__reset', {});
+  const flawed = JSON.stringify({ evidence_quote: 'x', analysis: 'the total is wrong', suggestion: 'Recompute', impact_assessment: 'YES', is_flawed: true });
+  await admin('/__script', {
+    rules: [
+      { match: { contains: 'Message to review:' }, content: flawed },
+      { match: { contains: 'A reviewer checked your last message' }, content: 'Still 17.' },
+      { match: { contains: 'You are the decision agent' }, content: 'FINAL ANSWER: 18' },
+    ],
+    fallback: { content: 'She sells 9 eggs at 2 dollars: FINAL ANSWER: 18' },
+  });
+  await openStudio(page);
+  await setEndpoint(page);
+  await page.goto('/?view=live&tab=batch');
+  await page.getByLabel('Task set (.jsonl)').setInputFiles(TASKS);
+  await page.getByLabel('Tasks (first N)').fill('1');
+  await page.getByLabel('Max turns').fill('1');
+  await page.getByLabel('Dataset name').fill('gsm8k-rect');
+  await page.getByRole('checkbox', { name: 'baseline' }).uncheck();
+  await page.getByTestId('batch-engines').getByLabel('Rectify-or-reject').check();
+  await page.getByRole('button', { name: 'Create batch' }).click();
+  const card = page.getByRole('region', { name: /Batch gsm8k-rect/ });
+  await expect(card).toContainText('supervised (engines: rectifier)');
+  await card.getByRole('button', { name: 'Start' }).click();
+  await expect(card).toHaveAttribute('data-status', 'complete', { timeout: 30_000 });
+  await expect(card.getByTestId('accuracy-supervised')).toContainText('1 / 1 correct');
+  // Solver; three flawed audits and two regenerations (T_max 3): pruned; γ = 1 → the Solver again, unaudited; decider.
+  const calls = await chatLog();
+  expect(calls).toHaveLength(1 + 3 + 2 + 1 + 1);
+  await card.getByRole('button', { name: 'Tasks' }).click();
+  await card.getByRole('button', { name: 'open', exact: true }).click();
+  await expect(page.getByTestId('step-pruned')).toHaveCount(1);
+  await expect(page.getByTestId('step-restart')).toHaveCount(1);
+  await expect(page.getByTestId('step-restart')).toHaveAttribute('title', /0 of 1 messages survived the audit, fewer than γ = 1/);
+  await page.screenshot({ path: `${SHOTS}/batch-rectifier-run.png`, fullPage: true });
 });

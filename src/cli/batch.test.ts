@@ -79,4 +79,29 @@ describe('batch command', () => {
     expect(session.llmCalls.length).toBeGreaterThanOrEqual(16);
     expect(new Set(session.runs.map((r) => `${r.tags.task}/${r.tags.arm}`)).size).toBe(8);
   });
+
+  it('--engines rectifier,clarifier: the supervised arm audits and clarifies every message, recorded on the runs', async () => {
+    const bad = await runCli([tasksFile, '--endpoint', server.baseUrl, '--model', 'm', '--engines', 'rectifier,wizard']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr.trim()).toBe('error: usage: --engines takes supervisor, rectifier and/or clarifier, got "wizard"');
+    const out = join(tmp, 'engines.json');
+    server.reset();
+    const clean = JSON.stringify({ evidence_quote: 'N/A', analysis: 'N/A', suggestion: 'N/A', impact_assessment: 'NO', is_flawed: false });
+    server.setScript({
+      rules: [
+        { match: { contains: 'Message to review:' }, content: clean },
+        { match: { contains: 'You sit on the link between two agents' }, content: '{"type":"NONE","to_agent":null,"question":""}' },
+      ],
+      fallback: { content: 'FINAL ANSWER: 7' },
+    });
+    const r = await runCli([tasksFile, '--endpoint', server.baseUrl, '--model', 'm', '--limit', '1', '--max-turns', '1', '--arms', 'supervised', '--engines', 'rectifier,clarifier', '--out', out, '--json']);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    // Solver, its audit (zero-shot: one general indicator), the clarifier's check, the decision agent.
+    expect(server.log().filter((e) => e.path === '/v1/chat/completions')).toHaveLength(4);
+    const session = JSON.parse(readFileSync(out, 'utf8')) as { runs: { interventions: { engine: string; action: string; details?: Record<string, unknown> }[] }[] };
+    const ivs = session.runs[0].interventions;
+    expect(ivs.map((i) => i.engine)).toEqual(['rectifier', 'clarifier']);
+    expect(ivs[0].details).toMatchObject({ finalState: 'pass@1', zeroShot: true });
+  });
 });

@@ -1,5 +1,8 @@
 // `batch <tasks.jsonl> --endpoint URL --model M [--limit N] [--arms baseline,supervised] [--concurrency N]
-//   [--budget N] [--mode chain|group-chat] [--max-turns N] [--preset P] [--state FILE] [--out FILE] [--json]`
+//   [--budget N] [--mode chain|group-chat] [--max-turns N] [--preset P] [--engines supervisor,rectifier,clarifier]
+//   [--pool FILE] [--embed-model M] [--state FILE] [--out FILE] [--json]`
+// The supervised arm runs the engines named by --engines (default: the supervisor); the rectifier audits against
+// --pool (embedded with --embed-model, else BM25 retrieval) or, without one, the general indicator (zero-shot).
 // (SPEC §5.5): the studio's batch runner headless. With --state the batch resumes where an earlier run of the same
 // command stopped (finished tasks are never repeated); --out writes every finished run as a native session.
 import { appendFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -7,6 +10,9 @@ import { basename } from 'node:path';
 import { isBatchState, newBatch, runBatch, runBatchItem, sameItem, summarizeBatch, type Arm, type BatchItem, type BatchState } from '../engine/runner/batch.ts';
 import { defaultTeam, type TeamConfig } from '../engine/runner/runner.ts';
 import { parseTaskSet, TaskSetError } from '../engine/runner/tasks.ts';
+import { prepareGates } from '../engine/live-engines/index.ts';
+import { DEFAULT_RECTIFY_PARAMS, parsePool } from '../engine/rectifier/index.ts';
+import type { EngineConfig } from '../engine/runner/gates.ts';
 import { DEFAULT_PRESET, isPresetName, PRESET_NAMES, PRESETS } from '../engine/supervisor/presets.ts';
 import { exportSession } from '../export/native.ts';
 import { CallRecorder, LlmClient, withDefaults } from '../llm/index.ts';
@@ -16,7 +22,8 @@ import { CliError, numberFlag, parseArgs, printJson, stringFlag, type ParsedArgs
 
 export const BATCH_USAGE =
   'batch <tasks.jsonl> --endpoint URL --model M [--limit N] [--arms baseline,supervised] [--concurrency N] [--budget N] ' +
-  '[--mode chain|group-chat] [--max-turns N] [--preset P] [--state FILE] [--out FILE] [--json]   run a task set through the built-in team in two arms';
+  '[--mode chain|group-chat] [--max-turns N] [--preset P] [--engines supervisor,rectifier,clarifier] [--pool FILE] [--embed-model M] ' +
+  '[--state FILE] [--out FILE] [--json]   run a task set through the built-in team in two arms';
 
 function wholeFlag(args: ParsedArgs, name: string, min: number): number | undefined {
   const n = numberFlag(args, name);
@@ -94,9 +101,27 @@ function journalWriter(file: string) {
   };
 }
 
+function engineConfig(names: string[], thresholds: { tauStep: number; tauLoop: number; tauLen: number }, domain: 'math' | 'code', poolPath: string | undefined): EngineConfig {
+  const config: EngineConfig = {};
+  if (names.includes('supervisor')) config.supervisor = { ...thresholds, heuristic: false };
+  if (names.includes('rectifier')) {
+    config.rectifier = { params: { ...DEFAULT_RECTIFY_PARAMS, domain } };
+    if (poolPath !== undefined) {
+      if (!existsSync(poolPath)) throw new CliError(poolPath, 'no such file');
+      try {
+        config.rectifier.pool = parsePool(readFileSync(poolPath, 'utf8'), basename(poolPath));
+      } catch (e) {
+        throw new CliError(poolPath, e instanceof Error ? e.message : String(e));
+      }
+    }
+  }
+  if (names.includes('clarifier')) config.clarifier = { heuristic: false };
+  return config;
+}
+
 /** Returns 0 when the batch completed, 1 when it stopped (endpoint failure, budget) with the rest resumable. */
 export async function batchCommand(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, new Set(['json']), new Set(['endpoint', 'model', 'limit', 'arms', 'concurrency', 'budget', 'mode', 'max-turns', 'preset', 'state', 'out']));
+  const args = parseArgs(argv, new Set(['json']), new Set(['endpoint', 'model', 'limit', 'arms', 'concurrency', 'budget', 'mode', 'max-turns', 'preset', 'engines', 'pool', 'embed-model', 'state', 'out']));
   if (args.positional.length !== 1) throw new CliError('usage', `batch needs exactly one task file, got ${args.positional.length}`);
   const endpoint = stringFlag(args, 'endpoint');
   const model = stringFlag(args, 'model');
@@ -108,6 +133,11 @@ export async function batchCommand(argv: string[]): Promise<number> {
   if (mode !== 'chain' && mode !== 'group-chat') throw new CliError('usage', `--mode is chain or group-chat, got ${JSON.stringify(mode)}`);
   const preset = stringFlag(args, 'preset') ?? DEFAULT_PRESET;
   if (!isPresetName(preset)) throw new CliError('usage', `unknown preset ${JSON.stringify(preset)}; known: ${PRESET_NAMES.join(', ')}`);
+  const engineNames = (stringFlag(args, 'engines') ?? 'supervisor').split(',').map((e) => e.trim());
+  for (const e of engineNames) if (e !== 'supervisor' && e !== 'rectifier' && e !== 'clarifier') throw new CliError('usage', `--engines takes supervisor, rectifier and/or clarifier, got ${JSON.stringify(e)}`);
+  const poolPath = stringFlag(args, 'pool');
+  if (poolPath !== undefined && !engineNames.includes('rectifier')) throw new CliError('usage', '--pool is for the rectifier: add it to --engines');
+  const embedModel = stringFlag(args, 'embed-model');
   const limit = wholeFlag(args, 'limit', 1);
   const statePath = stringFlag(args, 'state');
   const outPath = stringFlag(args, 'out');
@@ -143,6 +173,7 @@ export async function batchCommand(argv: string[]): Promise<number> {
       concurrency: wholeFlag(args, 'concurrency', 1) ?? 2,
       tokenBudget: wholeFlag(args, 'budget', 0) ?? 0,
       supervisor: { ...PRESETS[preset] },
+      engines: engineConfig(engineNames, PRESETS[preset], tasks[0].domain, poolPath),
       createdAt,
     });
   }
@@ -158,14 +189,17 @@ export async function batchCommand(argv: string[]): Promise<number> {
   const client = new LlmClient(
     withDefaults({
       baseUrl: endpoint,
-      models: { agents: model, supervisor: model },
+      models: { agents: model, supervisor: model, rectifier: model, clarifier: model, ...(embedModel ? { embeddings: embedModel } : {}) },
       apiKey: process.env.MAS_REPLAY_API_KEY,
       retryBaseMs: Number(process.env.MAS_REPLAY_RETRY_BASE_MS ?? 1000),
     }),
     { recorder: new CallRecorder((r) => void calls.push(r)) },
   );
+  // The pool's embeddings belong to no run: their own client, not recorded into the session.
+  const poolClient = embedModel ? new LlmClient(client.settings, { recorder: new CallRecorder() }) : undefined;
+  const gates = state.spec.engines ? await prepareGates(state.spec.engines, { client: poolClient }) : undefined;
   const final = await runBatch(state, {
-    runItem: (item, task, signal) => runBatchItem(item, task, signal, { spec: state.spec, client: client.forRun() }),
+    runItem: (item, task, signal) => runBatchItem(item, task, signal, { spec: state.spec, client: client.forRun(), gates }),
     save: statePath ? journalWriter(statePath) : () => {},
     onRun: (run) => {
       runs.push(run);

@@ -3,28 +3,26 @@
 // state, so a pause, a failure or a closed tab never loses a finished task.
 import * as Comlink from 'comlink';
 import type { Intervention, LlmCallRecord, Run } from '../model/types.ts';
+import { idbEmbeddingCache } from '../store/pool-db.ts';
 import { CallRecorder, LlmClient, type LlmSettings } from '../llm/index.ts';
-import { filterParams, type FilterThresholds } from '../engine/supervisor/index.ts';
+import { prepareGates } from '../engine/live-engines/index.ts';
 import {
   forkRun,
   runBatch,
   runBatchItem,
   runTeam,
-  supervisorGate,
   type BatchState,
+  type EngineConfig,
   type ForkEdit,
   type ForkResult,
   type LiveTask,
-  type MessageGate,
   type TeamConfig,
   type TeamRunResult,
   type TurnTreatment,
 } from '../engine/runner/index.ts';
 
-export interface EngineSwitches {
-  /** Supervisor thresholds when the supervisor is on; `heuristic` decides without the endpoint. */
-  supervisor?: FilterThresholds & { heuristic: boolean };
-}
+/** Which engines are on (supervisor, rectify-or-reject, clarifier) and their settings; see `EngineConfig`. */
+export type EngineSwitches = EngineConfig;
 
 export interface TeamJob {
   task: LiveTask;
@@ -61,10 +59,13 @@ export interface BatchEvents {
 
 const running = new Map<number, AbortController>();
 
-function gatesFor(engines: EngineSwitches): MessageGate[] {
-  const gates: MessageGate[] = [];
-  if (engines.supervisor) gates.push(supervisorGate(filterParams(engines.supervisor), { heuristic: engines.supervisor.heuristic }));
-  return gates;
+/**
+ * Gates for the switched-on engines. The rectifier's pool is embedded once per job through its own client (those
+ * calls belong to no run; cached in IndexedDB, as on the Rectify page); offline it is searched with BM25.
+ */
+async function gatesFor(engines: EngineSwitches | undefined, llm: LlmSettings | undefined, signal: AbortSignal) {
+  const client = llm && engines?.rectifier?.pool ? new LlmClient(llm, { recorder: new CallRecorder() }) : undefined;
+  return prepareGates(engines, { client, cache: client ? idbEmbeddingCache : undefined, signal });
 }
 
 async function withJob<T>(jobId: number, body: (signal: AbortSignal) => Promise<T>): Promise<T> {
@@ -79,11 +80,12 @@ async function withJob<T>(jobId: number, body: (signal: AbortSignal) => Promise<
 
 const api = {
   runTeam(jobId: number, job: TeamJob, events: LiveEvents): Promise<TeamRunResult> {
-    return withJob(jobId, (signal) => {
+    return withJob(jobId, async (signal) => {
       const client = new LlmClient(job.llm, { recorder: new CallRecorder((r) => void events.onCall(r)) });
+      const gates = await gatesFor(job.engines, job.llm, signal);
       return runTeam(job.task, job.team, {
         client,
-        gates: gatesFor(job.engines),
+        gates: gates(),
         signal,
         runId: job.runId,
         tags: job.tags,
@@ -93,15 +95,16 @@ const api = {
   },
 
   fork(jobId: number, job: ForkJob, events: LiveEvents): Promise<ForkResult> {
-    return withJob(jobId, (signal) => {
+    return withJob(jobId, async (signal) => {
       const client = job.llm ? new LlmClient(job.llm, { recorder: new CallRecorder((r) => void events.onCall(r)) }) : undefined;
+      const gates = await gatesFor(job.engines, job.llm, signal);
       return forkRun(job.parent, {
         stepId: job.stepId,
         edit: job.edit,
         fromIntervention: job.fromIntervention,
         treatments: job.treatments,
         client,
-        gates: gatesFor(job.engines),
+        gates: gates(),
         signal,
         onTurn: (p, total, origin) => void events.onTurn(`step ${p + 1} of ${total}: ${origin}`),
       });
@@ -109,11 +112,13 @@ const api = {
   },
 
   runBatch(jobId: number, state: BatchState, llm: LlmSettings, events: BatchEvents): Promise<BatchState> {
-    return withJob(jobId, (signal) => {
+    return withJob(jobId, async (signal) => {
       const base = new LlmClient(llm, { recorder: new CallRecorder((r) => void events.onCall(r)) });
+      // Batches made before the engine choice existed carry no `engines`: the supervisor alone, as then.
+      const gates = state.spec.engines ? await gatesFor(state.spec.engines, llm, signal) : undefined;
       return runBatch(state, {
         signal,
-        runItem: (item, task, itemSignal) => runBatchItem(item, task, itemSignal, { spec: state.spec, client: base.forRun() }),
+        runItem: (item, task, itemSignal) => runBatchItem(item, task, itemSignal, { spec: state.spec, client: base.forRun(), gates }),
         save: (s) => events.onState(s),
         onRun: (run) => events.onRun(run),
       });

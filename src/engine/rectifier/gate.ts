@@ -136,6 +136,11 @@ export interface GateOptions {
   client?: LlmClient;
   signal?: AbortSignal;
   onAttempt?: (attempt: Attempt) => void;
+  /**
+   * How the agent writes its message again after feedback (the live runner plays the agent itself); by default the
+   * agent's recorded input plus its previous output and the feedback go to the endpoint as role `agents`.
+   */
+  regenerate?: (previousOutput: string, feedback: string) => Promise<{ text: string; usage?: TokenUsage; llmCallId?: string }>;
 }
 
 /** An endpoint call failed while gating; carries what was spent so far. */
@@ -183,14 +188,16 @@ export async function gateMessage(msg: MessageToGate, options: GateOptions): Pro
   const tokens: TokenUsage = { input: 0, output: 0, total: 0 };
   const callIds: string[] = [];
   let calls = 0;
-  const spend = (r: ChatResult | EmbedResult) => {
+  const count = (usage: TokenUsage | undefined, id: string | undefined) => {
     calls++;
-    callIds.push(r.record.id);
-    tokens.input += r.usage.input;
-    tokens.output += r.usage.output;
-    tokens.total += r.usage.total;
-    if (r.usage.estimated) tokens.estimated = true;
+    if (id) callIds.push(id);
+    if (!usage) return;
+    tokens.input += usage.input;
+    tokens.output += usage.output;
+    tokens.total += usage.total;
+    if (usage.estimated) tokens.estimated = true;
   };
+  const spend = (r: ChatResult | EmbedResult) => count(r.usage, r.record.id);
   const attempts: Attempt[] = [];
   let dropped = 0;
 
@@ -285,9 +292,15 @@ export async function gateMessage(msg: MessageToGate, options: GateOptions): Pro
       const flaws = attempt.audits.filter((a) => a.flawed && a.verdict).map((a) => ({ indicator: a.indicator, suggestion: a.verdict!.suggestion, analysis: a.verdict!.analysis }));
       attempt.feedback = composeFeedback(flaws);
       options.onAttempt?.(attempt);
-      const regen = await client.chat({ role: 'agents', messages: regenerationMessages(msg.input, output, attempt.feedback) }, signal);
-      spend(regen);
-      output = regen.text;
+      if (options.regenerate) {
+        const regen = await options.regenerate(output, attempt.feedback);
+        count(regen.usage, regen.llmCallId);
+        output = regen.text;
+      } else {
+        const regen = await client.chat({ role: 'agents', messages: regenerationMessages(msg.input, output, attempt.feedback) }, signal);
+        spend(regen);
+        output = regen.text;
+      }
     }
     return { state: 'rejected', finalOutput: null, attempts, droppedAudits: dropped, tokens, llmCallIds: callIds, calls, offline: false };
   } catch (e) {

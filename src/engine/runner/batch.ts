@@ -5,7 +5,7 @@ import type { LlmClient } from '../../llm/client.ts';
 import { LlmError } from '../../llm/errors.ts';
 import type { Run } from '../../model/types.ts';
 import { filterParams } from '../supervisor/filter.ts';
-import { supervisorGate } from './gates.ts';
+import { supervisorGate, type EngineConfig, type MessageGate } from './gates.ts';
 import { runTeam, type TeamConfig } from './runner.ts';
 import type { LiveTask } from './tasks.ts';
 
@@ -37,6 +37,11 @@ export interface BatchSpec {
   tokenBudget: number;
   /** Supervisor thresholds for the supervised arm. */
   supervisor: { tauStep: number; tauLoop: number; tauLen: number };
+  /**
+   * The engines of the engine-on arm (`supervised`) and their settings. Absent (batches made before the rectifier
+   * and clarifier were wired): the supervisor alone, with `supervisor`.
+   */
+  engines?: EngineConfig;
   createdAt: number;
 }
 
@@ -240,12 +245,14 @@ export interface BatchItemOptions {
   client: LlmClient;
   /** Where the supervisor's calls go (the same endpoint, role `supervisor`); defaults to `client`. */
   supervisorClient?: LlmClient;
+  /** Fresh gates for one run of the engine-on arm (from `spec.engines`); default: the supervisor with `spec.supervisor`. */
+  gates?: () => MessageGate[];
 }
 
-/** One item of a batch: the team on the task, with the supervisor gate in the supervised arm. */
+/** One item of a batch: the team on the task, with the engines' gates in the engine-on (`supervised`) arm. */
 export async function runBatchItem(item: BatchItem, task: LiveTask, signal: AbortSignal, options: BatchItemOptions): Promise<ItemResult> {
   const { spec, client } = options;
-  const gates = item.arm === 'supervised' ? [supervisorGate(filterParams(spec.supervisor))] : [];
+  const gates = item.arm !== 'supervised' ? [] : options.gates ? options.gates() : [supervisorGate(filterParams(spec.supervisor))];
   const tags: Record<string, string> = { dataset: spec.dataset, arm: item.arm, task: `${spec.dataset}:${task.id}`, batch: spec.id, domain: task.domain };
   if (task.level !== undefined) tags.level = task.level;
   const result = await runTeam(task, { ...spec.team, domain: task.domain }, {

@@ -24,8 +24,11 @@ export interface GateContext {
   members: readonly string[];
   client?: LlmClient;
   signal?: AbortSignal;
-  /** Ask the producing agent again, from its original input plus this feedback; returns its new message. */
-  regenerate(feedback: string): Promise<string>;
+  /**
+   * Ask the producing agent again: its original input, its previous message (`previous`, default the current text)
+   * as the assistant's turn, then this feedback; returns its new message.
+   */
+  regenerate(feedback: string, previous?: string): Promise<string>;
   /** Put a question to an agent, playing it with its own role prompt and the conversation so far; returns its reply. */
   ask(agentId: string, question: string): Promise<string>;
 }
@@ -38,6 +41,33 @@ export type GateVerdict =
 export interface MessageGate {
   engine: EngineName;
   review(ctx: GateContext): Promise<GateVerdict>;
+  /**
+   * The global fallback (SPEC §5.2): when fewer of the roles' messages than this survive the gates, the runner
+   * restarts the conversation without any gate and records a `global-restart` intervention for this engine.
+   */
+  minSurvivors?: number;
+}
+
+/**
+ * Which engines are on, and their settings, as plain data (sent to the worker, stored in a batch's spec so a resumed
+ * batch uses the same settings). `src/engine/live-engines` turns it into gates.
+ */
+export interface EngineConfig {
+  /** Supervisor thresholds; `heuristic` decides without the endpoint. */
+  supervisor?: { tauStep: number; tauLoop: number; tauLen: number; heuristic: boolean };
+  /** Rectify-or-reject (needs an endpoint to audit); no pool (or `zeroShot`): the domain's general indicator alone. */
+  rectifier?: {
+    params: { k: number; tMax: number; gamma: number; domain: 'math' | 'code' | 'generic'; zeroShot: boolean; auditRetries: number };
+    pool?: { name: string; indicators: unknown[] };
+  };
+  /** The edge clarifier; `heuristic` flags with its LLM-free rules and asks nobody. */
+  clarifier?: { heuristic: boolean; window?: number };
+}
+
+/** The engines a config switches on, in the order their gates run. */
+export function enginesOn(config: EngineConfig | undefined): EngineName[] {
+  if (!config) return [];
+  return (['rectifier', 'clarifier', 'supervisor'] as const).filter((e) => config[e] !== undefined);
 }
 
 /** What a UI shows per engine: whether this build can switch it on. */
@@ -50,8 +80,8 @@ export interface EngineAvailability {
 
 export const ENGINE_AVAILABILITY: readonly EngineAvailability[] = [
   { engine: 'supervisor', label: 'Runtime supervisor', available: true, note: 'adaptive filter on every message; guidance or a purified message when it fires' },
-  { engine: 'rectifier', label: 'Rectify-or-reject', available: false, note: 'not in this build yet: plugs in as a message gate (ADR 0011)' },
-  { engine: 'clarifier', label: 'Edge clarifier', available: false, note: 'not in this build yet: plugs in as a message gate (ADR 0011)' },
+  { engine: 'rectifier', label: 'Rectify-or-reject', available: true, note: 'audits every message against retrieved indicators; feedback and a retry, or the message is pruned' },
+  { engine: 'clarifier', label: 'Edge clarifier', available: true, note: 'checks every message before it is handed on; asks the sender or the next member and delivers the answer with it' },
 ];
 
 /**

@@ -95,6 +95,20 @@ export class RunBuilder {
     step.raw = { ...step.raw, pruned: true };
   }
 
+  /** Messages of the roles delivered since the last restart. */
+  survivors(since = 0): number {
+    return this.steps.slice(since).filter((s) => s.kind === 'message' && s.parentStepId === undefined && s.raw?.pruned !== true).length;
+  }
+
+  /**
+   * Start the conversation over (the global fallback): what was delivered so far is forgotten by every agent; the
+   * earlier steps stay in the run, marked `superseded`, so the run shows both passes.
+   */
+  restart(): void {
+    for (const s of this.steps) s.raw = { ...s.raw, superseded: true };
+    this.visible.length = 0;
+  }
+
   snapshot(): Run {
     return this.build({ status: 'unknown' }, 'complete');
   }
@@ -151,10 +165,10 @@ export async function applyGates(builder: RunBuilder, step: Step, options: GateR
       members: builder.members,
       client: options.client,
       signal: options.signal,
-      regenerate: async (feedback) => {
+      regenerate: async (feedback, previous = text) => {
         const speaker = options.speakerOf(step.agentId);
         if (!speaker || !options.client) throw new Error('regenerate needs the speaker and an endpoint');
-        const input = [...turnInput(speaker, builder.task, visibleBefore), { role: 'assistant', content: text }, { role: 'user', content: feedback }];
+        const input = [...turnInput(speaker, builder.task, visibleBefore), { role: 'assistant', content: previous }, { role: 'user', content: feedback }];
         return (await options.client.chat({ role: 'agents', messages: input }, options.signal)).text;
       },
       ask: async (agentId, question) => {

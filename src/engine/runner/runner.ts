@@ -137,7 +137,7 @@ export async function runTeam(task: LiveTask, team: TeamConfig, options: TeamRun
   const speakers = new Map<string, Speaker>([...team.roles.map((r) => [r.id, { id: r.id, prompt: r.prompt }] as const), [DECIDER_ID, { id: DECIDER_ID, prompt: team.decider }]]);
   const gateOptions = { gates: options.gates ?? [], client: options.gateClient ?? client, signal, speakerOf: (id: string) => speakers.get(id) };
   let finalText: string | undefined;
-  try {
+  const roleTurns = async (gates: readonly MessageGate[], label: string) => {
     for (let t = 0; t < turns; t++) {
       if (signal?.aborted) throw new Cancelled();
       let role = team.roles[t % team.roles.length];
@@ -161,16 +161,38 @@ export async function runTeam(task: LiveTask, team: TeamConfig, options: TeamRun
         else fallback = true;
       }
       const speaker = speakers.get(role.id)!;
-      options.onEvent?.({ type: 'turn', step: t, agent: role.id });
+      options.onEvent?.({ type: 'turn', step: t, agent: `${role.id}${label}` });
       const { input, key, result, startTime, endTime } = await liveTurn(client, speaker, task.question, builder.visible, signal);
       const step = builder.addStep(role.id, result.text, { origin: 'live', input, key, usage: result.usage, model: result.record.model, llmCallId: result.record.id }, { startTime, endTime });
       if (selection) {
         builder.addNestedCall(step, SELECTOR_NAME, selection);
         step.raw = { ...step.raw, selector: fallback ? `the selector named no member (“${selection.text.slice(0, 80)}”); round-robin chose ${role.id}` : `chosen by the selector` };
       }
-      const delivered = await applyGates(builder, step, gateOptions);
+      const delivered = await applyGates(builder, step, { ...gateOptions, gates });
       if (delivered === undefined) builder.prune(step);
       else builder.deliver(step, delivered);
+    }
+  };
+  try {
+    await roleTurns(gateOptions.gates, '');
+    // The global fallback (SPEC §5.2): too few messages survived the audit → the team starts over without gates.
+    const fallbackGate = gateOptions.gates.filter((g) => g.minSurvivors !== undefined).sort((a, b) => b.minSurvivors! - a.minSurvivors!)[0];
+    const survived = builder.survivors();
+    if (fallbackGate && survived < fallbackGate.minSurvivors!) {
+      if (signal?.aborted) throw new Cancelled();
+      const firstPass = builder.steps.filter((s) => s.kind === 'message' && s.parentStepId === undefined).length;
+      const restartAt = builder.steps.length;
+      builder.interventions.push({
+        id: `${fallbackGate.engine}:restart:${runId}`,
+        engine: fallbackGate.engine,
+        context: 'run',
+        action: 'global-restart',
+        reason: `${survived} of ${firstPass} messages survived the audit, fewer than γ = ${fallbackGate.minSurvivors}: the team started over without auditing (the first pass stays in the run, hidden from the agents)`,
+        heuristic: false,
+        details: { valid: survived, gamma: fallbackGate.minSurvivors, audited: firstPass, restartStep: restartAt },
+      });
+      builder.restart();
+      await roleTurns([], ' (restart without auditing)');
     }
     if (signal?.aborted) throw new Cancelled();
     options.onEvent?.({ type: 'turn', step: turns, agent: DECIDER_ID });

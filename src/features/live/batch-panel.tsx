@@ -11,12 +11,15 @@ import { Badge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
 import { ErrorBanner } from '../../ui/error-banner.tsx';
 import { Card, NumberField, TextField } from '../engines/fields.tsx';
+import { enginesOn } from '../../engine/runner/gates.ts';
 import { useBatchJobs } from './batch-job.ts';
-import { useLiveEndpoint } from './live-endpoint.ts';
+import { EngineToggles } from './engine-toggles.tsx';
+import { useEngineSwitches, useLiveEndpoint } from './live-endpoint.ts';
 
 function NewBatch({ disabled }: { disabled: boolean }) {
   const create = useBatchJobs((s) => s.create);
   const thresholds = useEngineSettings((s) => s.supervisor);
+  const endpoint = useLiveEndpoint();
   const [tasks, setTasks] = useState<LiveTask[]>();
   const [fileError, setFileError] = useState<string>();
   const [dataset, setDataset] = useState('');
@@ -42,6 +45,8 @@ function NewBatch({ disabled }: { disabled: boolean }) {
   };
   const chosenArms = (Object.keys(arms) as Arm[]).filter((a) => arms[a]);
   const picked = tasks?.slice(0, limit) ?? [];
+  const engines = useEngineSwitches(!!endpoint.settings, picked[0]?.domain);
+  const engineProblem = arms.supervised && enginesOn(engines).length === 0 ? 'switch at least one engine on for the engines-on arm' : undefined;
   const submit = async () => {
     if (!tasks) return;
     const domain = picked[0].domain;
@@ -57,6 +62,7 @@ function NewBatch({ disabled }: { disabled: boolean }) {
       concurrency,
       tokenBudget: budget,
       supervisor: { tauStep: thresholds.tauStep, tauLoop: thresholds.tauLoop, tauLen: thresholds.tauLen },
+      ...(chosenArms.includes('supervised') ? { engines } : {}),
       createdAt,
     });
     setTasks(undefined);
@@ -91,12 +97,17 @@ function NewBatch({ disabled }: { disabled: boolean }) {
           <span className="text-xs font-medium text-slate-700">Arms</span>
           {(['baseline', 'supervised'] as const).map((a) => (
             <label key={a} className="flex items-center gap-1">
-              <input type="checkbox" checked={arms[a]} onChange={(e) => setArms({ ...arms, [a]: e.target.checked })} /> {a}
+              <input type="checkbox" checked={arms[a]} onChange={(e) => setArms({ ...arms, [a]: e.target.checked })} /> {a === 'supervised' ? 'supervised (engines on)' : a}
             </label>
           ))}
         </div>
-        <p className="text-[11px] text-slate-500">The supervised arm runs the runtime supervisor on every agent message with the thresholds set in Engines (τ_step {thresholds.tauStep}, τ_loop {thresholds.tauLoop}, τ_len {thresholds.tauLen}).</p>
-        <Button variant="primary" disabled={disabled || !tasks || chosenArms.length === 0 || dataset.trim() === ''} onClick={() => void submit()}>
+        {arms.supervised && (
+          <div className="rounded border border-slate-200 p-2" data-testid="batch-engines">
+            <EngineToggles disabled={disabled} hasEndpoint={!!endpoint.settings} domain={picked[0]?.domain} legend="Engines of the supervised arm (stored with the batch)" />
+          </div>
+        )}
+        {engineProblem && <p className="text-xs text-slate-500">To create: {engineProblem}.</p>}
+        <Button variant="primary" disabled={disabled || !tasks || chosenArms.length === 0 || dataset.trim() === '' || engineProblem !== undefined} onClick={() => void submit()}>
           Create batch
         </Button>
       </div>
@@ -123,7 +134,8 @@ function BatchCard({ state }: { state: BatchState }) {
         <h3 className="font-semibold">{state.spec.name}</h3>
         <Badge tone={finished ? 'success' : label === 'stopped' || interrupted ? 'warning' : 'info'}>{label}</Badge>
         <span className="text-xs text-slate-500">
-          {state.spec.arms.join(' vs ')} · {state.spec.team.mode === 'chain' ? 'chain' : `group chat (${state.spec.team.selector})`} · concurrency {state.spec.concurrency}
+          {state.spec.arms.join(' vs ')}
+          {state.spec.arms.includes('supervised') && ` (engines: ${state.spec.engines ? enginesOn(state.spec.engines).join(', ') : 'supervisor'})`} · {state.spec.team.mode === 'chain' ? 'chain' : `group chat (${state.spec.team.selector})`} · concurrency {state.spec.concurrency}
           {state.spec.tokenBudget > 0 && ` · budget ${state.spec.tokenBudget}`}
         </span>
         <div className="ml-auto flex gap-1">

@@ -5,6 +5,8 @@ import { create } from 'zustand';
 import { modelFor, type LlmSettings } from '../../llm/settings.ts';
 import { effectiveMode, endpointProblem, toLlmSettings, useEngineSettings } from '../../store/engine-settings.ts';
 import type { EngineSwitches } from '../../workers/live-client.ts';
+import { usePool } from '../../store/indicator-pool.ts';
+import { useRectifyParams } from '../rectify/rectify-job.ts';
 
 export interface LiveEndpoint {
   settings?: LlmSettings;
@@ -30,6 +32,11 @@ interface EngineChoice {
   supervisor: boolean;
   /** Decide with the LLM-free heuristics even when an endpoint is set. */
   supervisorHeuristic: boolean;
+  /** Rectify-or-reject; only with an endpoint (offline nothing can be audited). */
+  rectifier: boolean;
+  clarifier: boolean;
+  /** Flag with the clarifier's LLM-free rules (asks nobody) even when an endpoint is set. */
+  clarifierHeuristic: boolean;
   set(patch: Partial<Omit<EngineChoice, 'set'>>): void;
 }
 
@@ -37,17 +44,29 @@ interface EngineChoice {
 export const useEngineChoice = create<EngineChoice>((set) => ({
   supervisor: false,
   supervisorHeuristic: false,
+  rectifier: false,
+  clarifier: false,
+  clarifierHeuristic: false,
   set: (patch) => set(patch),
 }));
 
-export function useEngineSwitches(hasEndpoint: boolean): EngineSwitches {
+/**
+ * The switched-on engines with their settings: the supervisor's thresholds from Engines, the rectifier's parameters
+ * and indicator pool from the Rectify page (no pool: zero-shot with the general indicator of the task's kind).
+ */
+export function useEngineSwitches(hasEndpoint: boolean, domain?: 'math' | 'code'): EngineSwitches {
   const choice = useEngineChoice();
   const thresholds = useEngineSettings((s) => s.supervisor);
-  return useMemo(
-    () =>
-      choice.supervisor
-        ? { supervisor: { tauStep: thresholds.tauStep, tauLoop: thresholds.tauLoop, tauLen: thresholds.tauLen, heuristic: choice.supervisorHeuristic || !hasEndpoint } }
-        : {},
-    [choice.supervisor, choice.supervisorHeuristic, thresholds, hasEndpoint],
-  );
+  const params = useRectifyParams((s) => s.params);
+  const pool = usePool((s) => s.pool);
+  return useMemo(() => {
+    const out: EngineSwitches = {};
+    if (choice.supervisor) out.supervisor = { tauStep: thresholds.tauStep, tauLoop: thresholds.tauLoop, tauLen: thresholds.tauLen, heuristic: choice.supervisorHeuristic || !hasEndpoint };
+    if (choice.rectifier && hasEndpoint) {
+      out.rectifier = { params: { ...params, domain: domain ?? params.domain } };
+      if (pool && pool.indicators.length > 0 && !params.zeroShot) out.rectifier.pool = pool;
+    }
+    if (choice.clarifier) out.clarifier = { heuristic: choice.clarifierHeuristic || !hasEndpoint };
+    return out;
+  }, [choice.supervisor, choice.supervisorHeuristic, choice.rectifier, choice.clarifier, choice.clarifierHeuristic, thresholds, params, pool, hasEndpoint, domain]);
 }

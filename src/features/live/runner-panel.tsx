@@ -3,6 +3,7 @@
 import { useRef, useState } from 'react';
 import { defaultTeam, teamProblem, type TeamConfig } from '../../engine/runner/runner.ts';
 import type { TaskDomain } from '../../engine/runner/tasks.ts';
+import { enginesOn } from '../../engine/runner/gates.ts';
 import type { LlmCallRecord } from '../../model/types.ts';
 import { hashText } from '../../model/hash.ts';
 import { useUrl } from '../../store/url.ts';
@@ -13,6 +14,7 @@ import { runTeamInWorker } from '../../workers/live-client.ts';
 import { Card, NumberField, TextField } from '../engines/fields.tsx';
 import { EngineToggles } from './engine-toggles.tsx';
 import { useEngineSwitches, useLiveEndpoint } from './live-endpoint.ts';
+import { gateEffects } from './gate-effects.ts';
 import { addLiveRunToLibrary } from './live-library.ts';
 import { takeCallsOf } from './run-calls.ts';
 
@@ -66,16 +68,16 @@ export function TeamEditor({ team, onChange, disabled }: { team: TeamConfig; onC
 
 export function RunnerPanel() {
   const endpoint = useLiveEndpoint();
-  const engines = useEngineSwitches(!!endpoint.settings);
-  const navigate = useUrl((s) => s.navigate);
   const [domain, setDomain] = useState<TaskDomain>('math');
+  const engines = useEngineSwitches(!!endpoint.settings, domain);
+  const navigate = useUrl((s) => s.navigate);
   const [question, setQuestion] = useState('');
   const [answer, setAnswer] = useState('');
   const [team, setTeam] = useState<TeamConfig>(() => defaultTeam('math'));
   const [busy, setBusy] = useState(false);
   const [progress, setProgress] = useState('');
   const [error, setError] = useState<string>();
-  const [result, setResult] = useState<{ runId: string; status: string; outcome: 'success' | 'failure' | 'unknown'; answer?: string }>();
+  const [result, setResult] = useState<{ runId: string; status: string; outcome: 'success' | 'failure' | 'unknown'; answer?: string; effects: string[] }>();
   const stop = useRef<AbortController | undefined>(undefined);
   const problem = endpoint.problem ?? (question.trim() === '' ? 'write a task' : teamProblem(team));
 
@@ -90,10 +92,11 @@ export function RunnerPanel() {
     try {
       const runId = `live-${hashText(`${question}\n${Date.now()}`)}`;
       const task = { id: runId, question, domain, ...(answer.trim() ? { answer: answer.trim() } : {}) };
-      const tags: Record<string, string> = { dataset: 'runner', arm: engines.supervisor ? 'supervised' : 'baseline', domain };
+      const on = enginesOn(engines);
+      const tags: Record<string, string> = { dataset: 'runner', arm: on.length > 0 ? 'supervised' : 'baseline', domain, ...(on.length > 0 ? { engines: on.join('+') } : {}) };
       const res = await runTeamInWorker({ task, team: { ...team, domain }, llm: endpoint.settings, engines, runId, tags }, { onCall: (r) => void calls.set(r.id, r), onTurn: setProgress }, controller.signal);
       await addLiveRunToLibrary(res.run, takeCallsOf(res.run, calls));
-      setResult({ runId: res.run.id, status: res.status, outcome: res.run.outcome.status, answer: res.run.outcome.finalAnswer });
+      setResult({ runId: res.run.id, status: res.status, outcome: res.run.outcome.status, answer: res.run.outcome.finalAnswer, effects: gateEffects(res.run) });
       if (res.status === 'failed') setError(res.error);
     } catch (e) {
       setError(e instanceof Error ? e.message : String(e));
@@ -130,7 +133,7 @@ export function RunnerPanel() {
         <Card title="Run" testId="runner-run">
           <div className="space-y-3 text-sm">
             <p className="text-xs text-slate-600">{endpoint.settings ? <>Agents call <span className="font-mono">{endpoint.agentsModel}</span> at <span className="font-mono">{endpoint.settings.baseUrl}</span>.</> : endpoint.problem}</p>
-            <EngineToggles disabled={busy} hasEndpoint={!!endpoint.settings} />
+            <EngineToggles disabled={busy} hasEndpoint={!!endpoint.settings} domain={domain} />
             <div className="flex gap-2">
               <Button variant="primary" disabled={busy || problem !== undefined} onClick={() => void start()} title={problem}>
                 Run team
@@ -145,6 +148,13 @@ export function RunnerPanel() {
                 <p>
                   <Badge>{result.status}</Badge> <OutcomeBadge outcome={result.outcome} /> {result.answer !== undefined && <span className="font-mono text-xs">answer: {result.answer}</span>}
                 </p>
+                {result.effects.length > 0 && (
+                  <ul className="list-disc pl-5 text-xs text-slate-700" aria-label="What the engines did" data-testid="runner-effects">
+                    {result.effects.map((e) => (
+                      <li key={e}>{e}</li>
+                    ))}
+                  </ul>
+                )}
                 <Button size="sm" onClick={() => navigate('run', { run: result.runId })}>Open in run view</Button>
               </div>
             )}

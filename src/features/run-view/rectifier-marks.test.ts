@@ -35,5 +35,10 @@ describe('rectifier marks', () => {
     expect(withFallback.fallback).toBe(true);
     expect([...withFallback.pruned]).toEqual([0]);
     expect(rectifierMarks(buildRunView(chat([]))).pruned.size).toBe(0);
+    expect(marks.restart).toBeUndefined();
+    const restarted = rectifierMarks(buildRunView(chat([gate('c:s0', 'rejected', null), { id: 'rectifier:restart:c', engine: 'rectifier', context: 'run', action: 'global-restart', reason: 'why', heuristic: false, details: { restartStep: 1 } }])));
+    expect(restarted.restart).toEqual({ position: 1, reason: 'why' });
+    expect(restarted.fallback).toBe(false);
+    expect([...restarted.pruned]).toEqual([0]);
   });
 });

@@ -1,6 +1,7 @@
 // What rectify-or-reject did to the run on screen, by replay position: messages pruned (hidden from the agents after
 // them) and messages rewritten after feedback. A run-level global fallback restores every message, so then nothing
-// counts as pruned for the conversation (the marks still say what the audit decided).
+// counts as pruned for the conversation (the marks still say what the audit decided). A live run's global restart
+// (the team started over unaudited) is marked on its first restarted step.
 import { rectifierEffects } from '../../engine/rectifier/replay.ts';
 import type { RunView } from './run-view-model.ts';
 
@@ -8,6 +9,8 @@ export interface RectifierMarks {
   pruned: ReadonlySet<number>;
   rewritten: ReadonlySet<number>;
   fallback: boolean;
+  /** A live run restarted without auditing (the runner's global fallback): the first restarted step and why. */
+  restart?: { position: number; reason: string };
 }
 
 const cache = new WeakMap<RunView, RectifierMarks>();
@@ -27,6 +30,10 @@ export function rectifierMarks(view: RunView): RectifierMarks {
       if (effects.rewritten.has(s.id)) rewritten.add(i);
     });
     marks = { pruned, rewritten, fallback: effects.fallback };
+    const restart = run.interventions.find((i) => i.engine === 'rectifier' && i.action === 'global-restart');
+    const at = typeof restart?.details?.restartStep === 'number' ? run.steps[restart.details.restartStep]?.id : undefined;
+    const position = at === undefined ? -1 : view.steps.findIndex((s) => s.id === at);
+    if (restart && position >= 0) marks.restart = { position, reason: restart.reason };
   }
   cache.set(view, marks);
   return marks;

@@ -114,6 +114,11 @@ const StepRow = memo(function StepRow(props: { view: RunView; index: number; top
               {marks.fallback ? 'rejected · restored' : 'pruned'}
             </span>
           )}
+          {marks.restart?.position === index && (
+            <span data-testid="step-restart" title={marks.restart.reason} className="shrink-0 rounded bg-sky-100 px-1 text-[10px] text-sky-900">
+              restart · unaudited
+            </span>
+          )}
           {marks.rewritten.has(index) && <span data-testid="step-rectified" className="shrink-0 rounded bg-amber-100 px-1 text-[10px] text-amber-900">rectified</span>}
           {tokens > 0 && <span className="ml-auto shrink-0 text-slate-400 tabular-nums">{compact(tokens)}</span>}
         </span>
