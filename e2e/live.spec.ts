@@ -2,49 +2,30 @@
 // inspector, edit the message, continue (live calls from the next step, the fork stops at the browser agent whose
 // request changed) and land in the compare view against the parent; and a small GSM8K batch in two arms that
 // finishes, scores and opens in the corpus. Screenshots go to test-results/live/.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { openStudio, openTraceInRunView, sharedTrace, skipWithoutShared } from './fixtures.ts';
+import { startLlmServer, type LlmServer } from './llm-server.ts';
 
 const TRACE = 'who-and-when/hand-crafted/1.json';
 const TASKS = resolve(import.meta.dirname, '../../shared/tasks/gsm8k.jsonl');
 const SHOTS = 'test-results/live';
-const ROOT = resolve(import.meta.dirname, '..');
-const TSX = resolve(ROOT, 'node_modules/tsx/dist/cli.mjs');
 
 test.use({ viewport: { width: 1500, height: 1000 } });
 
-let server: ChildProcess | undefined;
+let llm: LlmServer;
 let baseUrl = '';
 
 test.beforeAll(async () => {
-  const child = spawn(process.execPath, [TSX, 'test-server/main.ts', '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-  server = child;
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('\n')) resolveUrl(out.split('\n')[0].trim());
-    });
-    child.once('exit', (code) => reject(new Error(`test server exited with ${code}`)));
-  });
-  baseUrl = `${url}/v1`;
+  llm = await startLlmServer();
+  baseUrl = llm.baseUrl;
 });
 
-test.afterAll(() => {
-  server?.kill('SIGTERM');
-});
+test.afterAll(() => llm?.stop());
 
-const admin = async (path: string, body: unknown) => {
-  const res = await fetch(`${baseUrl.replace(/\/v1$/, '')}${path}`, { method: 'POST', body: JSON.stringify(body) });
-  expect(res.ok).toBe(true);
-};
 const chatLog = async () =>
-  ((await (await fetch(`${baseUrl.replace(/\/v1$/, '')}/__log`)).json()) as { entries: { path: string; body: { messages: { content: string }[] } }[] }).entries.filter(
-    (e) => e.path === '/v1/chat/completions',
-  );
+  ((await llm.log()) as unknown as { path: string; body: { messages: { content: string }[] } }[]).filter((e) => e.path === '/v1/chat/completions');
 
 async function setEndpoint(page: Page) {
   await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Engines' }).click();
@@ -58,8 +39,8 @@ test('fork a real Who&When run at a step, edit the message, continue against the
   skipWithoutShared(TRACE);
   const problems: string[] = [];
   page.on('pageerror', (e) => problems.push(e.message));
-  await admin('/__reset', {});
-  await admin('/__script', { fallback: { content: 'Please find Brazilian jiu-jitsu gyms within five minutes of 11 Wall Street with evening classes.' } });
+  await llm.reset();
+  await llm.script({ fallback: { content: 'Please find Brazilian jiu-jitsu gyms within five minutes of 11 Wall Street with evening classes.' } });
 
   await openStudio(page);
   await setEndpoint(page);
@@ -110,9 +91,9 @@ test('fork a real Who&When run at a step, edit the message, continue against the
 
 test('a GSM8K batch of 3 tasks × {baseline, supervised} survives a server failure, resumes, scores and opens in the corpus', async ({ page }) => {
   test.skip(!existsSync(TASKS), `${TASKS} is absent; batch test skipped`);
-  await admin('/__reset', {});
+  await llm.reset();
   // The first item (3 calls: two roles and the decision agent) gets answers; then the server fails.
-  await admin('/__script', { queue: [1, 2, 3].map(() => ({ content: 'FINAL ANSWER: 18' })), fallback: { status: 500 } });
+  await llm.script({ queue: [1, 2, 3].map(() => ({ content: 'FINAL ANSWER: 18' })), fallback: { status: 500 } });
   await openStudio(page);
   await setEndpoint(page);
   await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Live' }).click();
@@ -138,8 +119,8 @@ test('a GSM8K batch of 3 tasks × {baseline, supervised} survives a server failu
   await page.screenshot({ path: `${SHOTS}/batch-stopped.png`, fullPage: true });
 
   // The first three GSM8K answers are 18, 3 and 70000: the team gets the first two right.
-  await admin('/__reset', {});
-  await admin('/__script', {
+  await llm.reset();
+  await llm.script({
     rules: [
       { match: { contains: 'Janet’s ducks' }, content: 'FINAL ANSWER: 18' },
       { match: { contains: 'A robe takes' }, content: 'FINAL ANSWER: 3' },
@@ -168,9 +149,9 @@ test('a GSM8K batch of 3 tasks × {baseline, supervised} survives a server failu
 });
 
 test('runner: a math chain with the supervisor on runs in the worker, scores, and opens in the run view', async ({ page }) => {
-  await admin('/__reset', {});
+  await llm.reset();
   const long = `${'<div class="noise">carry the one</div>\n'.repeat(120)}FINAL ANSWER: 15`;
-  await admin('/__script', { queue: [{ content: long }], fallback: { content: '5 pens at 3 dollars: FINAL ANSWER: 15' } });
+  await llm.script({ queue: [{ content: long }], fallback: { content: '5 pens at 3 dollars: FINAL ANSWER: 15' } });
   await openStudio(page);
   await setEndpoint(page);
   await page.goto('/?view=live&tab=runner');
@@ -195,14 +176,14 @@ test('runner: a math chain with the supervisor on runs in the worker, scores, an
 });
 
 test('runner with rectify-or-reject and the clarifier on: a message rewritten, one pruned, one question answered', async ({ page }) => {
-  await admin('/__reset', {});
+  await llm.reset();
   const verdict = (flawed: boolean) =>
     JSON.stringify(
       flawed
         ? { evidence_quote: '14', analysis: 'five threes are 15', suggestion: 'Recompute 5 × 3', impact_assessment: 'YES, the total changes', is_flawed: true }
         : { evidence_quote: 'N/A', analysis: 'N/A', suggestion: 'N/A', impact_assessment: 'NO, nothing to change', is_flawed: false },
     );
-  await admin('/__script', {
+  await llm.script({
     rules: [
       // Rectifier audits (zero-shot: no pool loaded): the Checker's draft and every Critic attempt are flawed.
       { match: { contains: 'Message to review:\nCHECKER-DRAFT' }, content: verdict(true) },
@@ -265,9 +246,9 @@ test('runner with rectify-or-reject and the clarifier on: a message rewritten, o
 
 test('batch: the supervised arm with rectify-or-reject prunes every message and restarts the team without auditing', async ({ page }) => {
   test.skip(!existsSync(TASKS), `${TASKS} is absent; batch test skipped`);
-  await admin('/__reset', {});
+  await llm.reset();
   const flawed = JSON.stringify({ evidence_quote: 'x', analysis: 'the total is wrong', suggestion: 'Recompute', impact_assessment: 'YES', is_flawed: true });
-  await admin('/__script', {
+  await llm.script({
     rules: [
       { match: { contains: 'Message to review:' }, content: flawed },
       { match: { contains: 'A reviewer checked your last message' }, content: 'Still 17.' },
