@@ -144,7 +144,9 @@ test('at least 30 real recorded runs in the corpus table', async ({ page }) => {
   expect(await page.getByTestId('corpus-row').count()).toBeLessThan(n);
   // Real runs carry no arm tag: all count as baseline, so the charts still draw.
   await expect(page.getByTestId('violin-chart').getByTestId('violin-half').first()).toBeVisible();
-  // Heavy-tailed real token counts: the log scale re-estimates the density on log10 tokens.
+  // Heavy-tailed real token counts: the log scale re-estimates the density on log10 tokens. (Once the statistics
+  // have settled: while the worker recomputes them the chart is redrawn.)
+  await expect(page.getByTestId('corpus-charts')).toHaveAttribute('aria-busy', 'false');
   await page.getByTestId('violin-chart').getByRole('checkbox', { name: 'log scale' }).check();
   await expect(page).toHaveURL(/scale=log/);
   await expect(page.getByTestId('violin-chart')).toContainText('Gaussian KDE of log10 tokens');
