@@ -112,14 +112,22 @@ export function InteractionGraphView({ view }: { view: RunView }) {
   }, [positions !== undefined]);
   const fit = useCallback(() => {
     if (!svg.current || !zoomer.current || !positions || width === 0) return;
-    const points = Object.values(positions);
-    const xs = points.map((p) => p[0]);
-    const ys = points.map((p) => p[1]);
-    const [x0, x1, y0, y1] = [Math.min(...xs) - 40, Math.max(...xs) + 40, Math.min(...ys) - 40, Math.max(...ys) + 50];
+    // Room for each node's label, which is wider than the node (a long name would be cut at the panel's edge).
+    let [x0, x1, y0, y1] = [Infinity, -Infinity, Infinity, -Infinity];
+    for (const node of graph.nodes) {
+      const p = positions[node.id];
+      if (!p) continue;
+      const half = Math.max(40, labelHalfWidth(node.label));
+      x0 = Math.min(x0, p[0] - half);
+      x1 = Math.max(x1, p[0] + half);
+      y0 = Math.min(y0, p[1] - 40);
+      y1 = Math.max(y1, p[1] + 50);
+    }
+    if (!Number.isFinite(x0)) return;
     const scale = Math.min(2, width / (x1 - x0), HEIGHT / (y1 - y0));
     const t = zoomIdentity.translate(width / 2 - ((x0 + x1) / 2) * scale, HEIGHT / 2 - ((y0 + y1) / 2) * scale).scale(scale);
     select(svg.current).call(zoomer.current.transform, t);
-  }, [positions, width]);
+  }, [positions, width, graph]);
   useEffect(fit, [fit]);
 
   const nodeTotals = `${graph.nodes.filter((n) => n.kind === 'agent').length} agents · ${graph.nodes.filter((n) => n.kind === 'tool').length} tools · ${
@@ -324,7 +332,7 @@ const GraphBase = memo(function GraphBase({ view, positions, weight, maxActivity
 });
 
 function NodeShape({ node, at, r, color }: { node: GraphNode; at: [number, number]; r: number; color?: string }) {
-  const label = node.label.length > 22 ? `${node.label.slice(0, 21)}…` : node.label;
+  const label = shortLabel(node.label);
   const title = `${node.label} (${node.kind}) · ${node.activity.toLocaleString()} ${node.kind === 'agent' ? 'steps' : 'calls'}${
     node.kind === 'agent' ? ` · ${node.tokens.toLocaleString()} tokens` : ''
   }${node.inLoop ? ' · repeats identical calls (loop)' : ''}`;
@@ -489,4 +497,16 @@ function Legend() {
       </span>
     </div>
   );
+}
+
+/** Node labels longer than this are cut with an ellipsis (the full name is in the node's tooltip). */
+const LABEL_CHARS = 22;
+
+function shortLabel(label: string): string {
+  return label.length > LABEL_CHARS ? `${label.slice(0, LABEL_CHARS - 1)}…` : label;
+}
+
+/** Half the drawn width of a node's label at 11 px (about 6.5 px a character), for fitting the view around it. */
+function labelHalfWidth(label: string): number {
+  return Math.min(label.length, LABEL_CHARS) * 3.3 + 6;
 }
