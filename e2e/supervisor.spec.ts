@@ -189,6 +189,16 @@ test.describe('against the test server', () => {
     const stored = await page.evaluate(() => JSON.stringify(Object.entries(localStorage)));
     expect(stored).toContain(baseUrl);
     expect(stored).not.toContain('sk-e2e-secret');
+
+    // The session replays offline exactly: every call answered from the recording, the same decisions, no request.
+    const replayCheck = page.getByTestId('replay-check');
+    await expect(replayCheck).toContainText(`${expected.length} recorded supervisor calls (model “test-model”)`);
+    await replayCheck.getByRole('button', { name: 'Replay recorded calls' }).click();
+    const result = page.getByTestId('replay-result');
+    await expect(result).toContainText(`Reproduced exactly: ${expected.length} decisions as recorded, ${expected.length} calls answered from the recording, none sent.`);
+    await expect(result).toHaveAttribute('data-different', '0');
+    await replayCheck.screenshot({ path: `${SHOTS}/replay-check.png` });
+    expect((await serverLog()).filter((e) => e.path === '/v1/chat/completions')).toHaveLength(chats.length);
   });
 
   test('pause keeps what is done and resume finishes it; cancel keeps what is done too', async ({ page }) => {

@@ -221,4 +221,34 @@ describe.skipIf(!HAVE_SHARED)(`supervise --endpoint against the test server (${H
     ]);
     expect(run.tokens.supervisor_overhead).toBe(240);
   });
+  it('--out keeps the decisions and every call; --replay reproduces them from the session with the server gone', async () => {
+    server.setScript({ rules });
+    const dir = mkdtempSync(join(tmpdir(), 'mas-supervise-replay-'));
+    const session = join(dir, 'supervised.session.json');
+    const live = await runCli([...endpointArgs(gaia('b1f9b9baefa4c69d1d848e35c130e29d')), '--out', session]);
+    expect(live.status, live.stderr).toBe(0);
+    const recorded = (JSON.parse(live.stdout) as Report).runs[0];
+    expect(server.log().filter((e) => e.path === '/v1/chat/completions')).toHaveLength(13);
+
+    // No endpoint at all now: every answer must come from the session's recorded calls.
+    await server.close();
+    const again = await runCli([session, '--replay', '--json']);
+    expect(errorLines(again.stderr)).toEqual([]);
+    expect(again.status).toBe(0);
+    const replayed = (JSON.parse(again.stdout) as { runs: (Report['runs'][number] & { replay: { same: number; differences: unknown[] } })[] }).runs[0];
+    expect(replayed.triggers).toEqual(recorded.triggers);
+    expect(replayed.tokens).toEqual(recorded.tokens);
+    expect(replayed.replay).toEqual({ same: 13, differences: [] });
+    server = await startTestServer();
+  });
+
+  it('--replay needs recorded calls and stands alone', async () => {
+    const r = await runCli([gaia('41bbc898aa7de0f31d2382ff57700a76'), '--replay', '--json']);
+    expect(r.status).toBe(2);
+    expect(errorLines(r.stderr)).toHaveLength(1);
+    expect(errorLines(r.stderr)[0]).toMatch(/no recorded supervisor calls to replay/);
+    const both = await runCli([gaia('41bbc898aa7de0f31d2382ff57700a76'), '--replay', '--offline']);
+    expect(both.status).toBe(2);
+    expect(errorLines(both.stderr)[0]).toMatch(/--replay answers from recorded calls/);
+  });
 });

@@ -1,7 +1,10 @@
 // `supervise <file> [--offline | --endpoint URL --model M] [--preset …] [--tau-step N --tau-loop N --tau-len N] --json`
 // (SPEC §7): shadow-replay the runtime supervisor over every run in a trace file.
 import type { ImportedFile } from '../import/index.ts';
-import { CallRecorder, LlmClient, withDefaults } from '../llm/index.ts';
+import { writeFileSync } from 'node:fs';
+import { exportSession } from '../export/native.ts';
+import { CallRecorder, Cassette, LlmClient, replaySettings, withDefaults } from '../llm/index.ts';
+import { compareReplay, type ReplayCheck } from '../engine/supervisor/replay-check.ts';
 import {
   DEFAULT_PRESET,
   filterParams,
@@ -16,7 +19,7 @@ import { CliError, numberFlag, parseArgs, printJson, readTraceFiles, stringFlag,
 
 export const SUPERVISE_USAGE =
   'supervise <file> [--offline | --endpoint URL --model M] [--preset gaia|humaneval|mbpp|aime|drop|gsm-hard|oagents] ' +
-  `[--tau-step N --tau-loop N --tau-len N] [--json]   shadow-replay the runtime supervisor (default preset ${DEFAULT_PRESET}, offline heuristics unless --endpoint)`;
+  `[--tau-step N --tau-loop N --tau-len N] [--replay] [--out <session.json>] [--json]   shadow-replay the runtime supervisor (default preset ${DEFAULT_PRESET}, offline heuristics unless --endpoint; --replay answers from the session's recorded calls)`;
 
 function positiveInt(args: ParsedArgs, name: string): number | undefined {
   const n = numberFlag(args, name);
@@ -64,19 +67,31 @@ function report(file: ImportedFile, results: ShadowResult[]) {
 
 /** Returns the exit code: 0, or 1 when an endpoint failure stopped a run (its finished part is still printed). */
 export async function superviseCommand(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, new Set(['json', 'offline']), new Set(['endpoint', 'model', 'preset', 'tau-step', 'tau-loop', 'tau-len']));
+  const args = parseArgs(argv, new Set(['json', 'offline', 'replay']), new Set(['endpoint', 'model', 'preset', 'tau-step', 'tau-loop', 'tau-len', 'out']));
   if (args.positional.length !== 1) throw new CliError('usage', `supervise needs exactly one file, got ${args.positional.length}`);
   const endpoint = stringFlag(args, 'endpoint');
   const model = stringFlag(args, 'model');
   if (endpoint !== undefined && args.flags.has('offline')) throw new CliError('usage', '--offline and --endpoint exclude each other');
+  const replay = args.flags.has('replay');
+  if (replay && (endpoint !== undefined || args.flags.has('offline'))) throw new CliError('usage', '--replay answers from recorded calls: it excludes --offline and --endpoint');
   if (endpoint !== undefined && model === undefined) throw new CliError('usage', '--endpoint needs --model');
   if (model !== undefined && endpoint === undefined) throw new CliError('usage', '--model needs --endpoint');
   if (endpoint !== undefined && !/^https?:\/\/[^\s]+$/.test(endpoint)) throw new CliError('usage', `--endpoint must be an http(s) URL, got ${JSON.stringify(endpoint)}`);
   const params = thresholds(args);
   const [file] = readTraceFiles(args.positional);
 
+  const recorder = new CallRecorder();
+  let replayClient: LlmClient | undefined;
+  if (replay) {
+    // A native session's recorded calls answer every request: nothing goes to the network.
+    const calls = file.llmCalls ?? [];
+    const settings = replaySettings(calls, 'supervisor');
+    if (!settings) throw new CliError(file.file, 'no recorded supervisor calls to replay (a native session saved after a run against an endpoint has them)');
+    replayClient = new LlmClient(settings, { recorder, cassette: new Cassette(calls) });
+  }
   const endpointClient =
-    endpoint === undefined
+    replayClient ??
+    (endpoint === undefined
       ? undefined
       : new LlmClient(
           withDefaults({
@@ -86,8 +101,8 @@ export async function superviseCommand(argv: string[]): Promise<number> {
             apiKey: process.env.MAS_REPLAY_API_KEY,
             retryBaseMs: Number(process.env.MAS_REPLAY_RETRY_BASE_MS ?? 1000),
           }),
-          { recorder: new CallRecorder() },
-        );
+          { recorder },
+        ));
   const results: ShadowResult[] = [];
   for (const run of file.runs) {
     const client = endpointClient?.forRun();
@@ -96,16 +111,44 @@ export async function superviseCommand(argv: string[]): Promise<number> {
     if (result.status !== 'complete') break;
   }
 
+  const out = stringFlag(args, 'out');
+  if (out !== undefined) {
+    // The runs with the supervisor's decisions and every recorded call: `--replay` on this file reproduces them.
+    const supervised = file.runs.map((run) => {
+      const result = results.find((r) => r.runId === run.id);
+      return result ? { ...run, interventions: [...run.interventions.filter((i) => i.engine !== 'supervisor'), ...result.interventions] } : run;
+    });
+    const llmCalls = [...(replay ? [] : (file.llmCalls ?? [])), ...recorder.records];
+    try {
+      writeFileSync(out, `${exportSession({ runs: supervised, llmCalls, title: file.file })}\n`);
+    } catch (e) {
+      throw new CliError(out, `cannot write: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
   const runs = report(file, results);
-  if (args.flags.has('json')) printJson({ runs });
+  // With --replay: the decisions the session recorded against those the replay made, run by run.
+  const checks: Record<string, ReplayCheck> = {};
+  if (replay) {
+    for (const r of results) {
+      const recorded = file.runs.find((x) => x.id === r.runId)?.interventions.filter((i) => i.engine === 'supervisor') ?? [];
+      checks[r.runId] = compareReplay(recorded, r.interventions);
+    }
+  }
+  if (args.flags.has('json')) printJson(replay ? { runs: runs.map((r) => ({ ...r, replay: checks[r.id] })) } : { runs });
   else {
     for (const r of runs) {
       const t = r.tokens;
       process.stdout.write(
         `${r.id}: ${r.triggers.length} interventions; tokens baseline ${t.baseline}, supervised (estimate) ${t.supervised_estimate}, ` +
-          `supervisor ${t.supervisor_overhead}, net saving ${t.net_saving_pct}% (estimate)${endpoint ? '' : ' [heuristic, offline]'}\n`,
+          `supervisor ${t.supervisor_overhead}, net saving ${t.net_saving_pct}% (estimate)${endpoint || replay ? '' : ' [heuristic, offline]'}\n`,
       );
       for (const tr of r.triggers) process.stdout.write(`  ${tr.agent} step ${tr.step ?? '?'}: ${tr.context} → ${tr.action} (${tr.reason})\n`);
+      const check = checks[r.id];
+      if (check) {
+        process.stdout.write(`  replay from recorded calls: ${check.same} decisions as recorded, ${check.differences.length} different\n`);
+        for (const d of check.differences) process.stdout.write(`    step ${d.stepId ?? '?'}: recorded ${d.recorded ?? 'nothing'}, replayed ${d.replayed ?? 'nothing'}\n`);
+      }
     }
   }
   const failed = results.find((r) => r.status === 'failed');

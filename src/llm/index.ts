@@ -2,7 +2,7 @@
 export * from './errors.ts';
 export * from './settings.ts';
 export { TokenBudget } from './budget.ts';
-export { CallRecorder, Cassette } from './recorder.ts';
+export { CallRecorder, Cassette, replaySettings, REPLAY_BASE_URL } from './recorder.ts';
 export { ConcurrencyLimiter } from './limiter.ts';
 export { LlmClient, canonicalJson, parseRetryAfter, type ChatRequest, type ChatResult, type EmbedResult, type LlmClientOptions } from './client.ts';
 export { estimateUsage, usageFromResponse } from './usage.ts';

@@ -1,6 +1,7 @@
 // Every endpoint call becomes an LlmCallRecord the caller owns (it goes into the session), and a cassette answers
 // from such records by request hash so a session replays offline exactly.
 import type { LlmCallRecord } from '../model/types.ts';
+import { DEFAULT_LLM_SETTINGS, type LlmRole, type LlmSettings } from './settings.ts';
 
 export class CallRecorder {
   readonly records: LlmCallRecord[] = [];
@@ -49,4 +50,26 @@ export class Cassette {
     for (const l of this.byHash.values()) n += l.length;
     return n;
   }
+}
+
+/** Where a replay's client points: never contacted, every answer comes from the cassette. */
+export const REPLAY_BASE_URL = 'replay://recorded-calls';
+
+/**
+ * Settings under which a client asks exactly what these records asked (the recorded model, temperature and maximum
+ * tokens go into each request's hash), for answering from a cassette of them. Undefined when no successful chat call
+ * was recorded.
+ */
+export function replaySettings(records: readonly LlmCallRecord[], role: LlmRole): LlmSettings | undefined {
+  const chat = records.find((r) => r.error === undefined && r.response !== undefined && typeof r.request === 'object' && r.request !== null && 'messages' in r.request);
+  if (!chat) return undefined;
+  const request = chat.request as { temperature?: unknown; max_tokens?: unknown };
+  return {
+    ...DEFAULT_LLM_SETTINGS,
+    baseUrl: REPLAY_BASE_URL,
+    models: { [role]: chat.model },
+    temperature: typeof request.temperature === 'number' ? request.temperature : DEFAULT_LLM_SETTINGS.temperature,
+    maxTokens: typeof request.max_tokens === 'number' ? request.max_tokens : undefined,
+    retries: 0,
+  };
 }

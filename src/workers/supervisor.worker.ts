@@ -3,7 +3,7 @@
 // cancel, a failure or a closed tab loses nothing already decided.
 import * as Comlink from 'comlink';
 import type { Intervention, LlmCallRecord, Run } from '../model/types.ts';
-import { CallRecorder, LlmClient, TokenBudget, type LlmSettings } from '../llm/index.ts';
+import { CallRecorder, Cassette, LlmClient, TokenBudget, type LlmSettings } from '../llm/index.ts';
 import { loadTokenCounter } from '../llm/usage.ts';
 import {
   accountTokens,
@@ -23,6 +23,8 @@ export interface SupervisorJob {
   llm?: LlmSettings;
   /** Supervisor interventions already made on this run: their steps are not asked again. */
   previous: Intervention[];
+  /** Answer every call from these recorded calls (a replay): nothing is sent anywhere. */
+  cassette?: LlmCallRecord[];
 }
 
 export interface SupervisorJobEvents {
@@ -45,7 +47,8 @@ const api = {
       // The budget is per run: what earlier, interrupted replays of this run spent counts against it too.
       const budget = new TokenBudget(job.llm?.tokenBudgetPerRun ?? Infinity);
       budget.spend(job.previous.reduce((sum, iv) => sum + (iv.tokens?.total ?? 0), 0));
-      const client = job.llm ? new LlmClient(job.llm, { recorder, budget }) : undefined;
+      const cassette = job.cassette ? new Cassette(job.cassette) : undefined;
+      const client = job.llm ? new LlmClient(job.llm, { recorder, budget, cassette }) : undefined;
       const params = filterParams(job.thresholds, { nonCriticalErrors: job.nonCriticalErrors });
       const progressEvery = Math.max(1, Math.floor(job.run.steps.length / 200));
       const it = shadowReplaySteps(job.run, { params, client, signal: controller.signal, previous: job.previous, progressEvery });

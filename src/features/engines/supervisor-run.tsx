@@ -13,6 +13,7 @@ import { ErrorBanner } from '../../ui/error-banner.tsx';
 import { accountInWorker } from '../../workers/supervisor-client.ts';
 import { Card, Field } from './fields.tsx';
 import { InterventionCard } from './intervention-card.tsx';
+import { ReplayCheckPanel } from './replay-check.tsx';
 import { supervisorInterventions, useSupervisorJob, type JobStatus } from './supervisor-job.ts';
 
 const ACTIVE: JobStatus[] = ['running', 'pausing', 'cancelling'];
@@ -187,6 +188,7 @@ function useTokenSummary(run: Run): TokenSummary | undefined {
 
 function Results({ run }: { run: Run }) {
   const navigate = useUrl((s) => s.navigate);
+  const busy = useSupervisorJob((s) => ACTIVE.includes(s.status));
   const finishedHere = useSupervisorJob((s) => s.runId === run.id && s.status === 'complete');
   const tokens = useTokenSummary(run);
   const interventions = useMemo(() => {
@@ -205,6 +207,7 @@ function Results({ run }: { run: Run }) {
   return (
     <>
       {tokens && <TokenSummaryView tokens={tokens} heuristicOnly={interventions.every((i) => i.heuristic)} />}
+      <ReplayCheckPanel run={run} disabled={busy} />
       <Card title={`Interventions (${interventions.length})`} testId="intervention-list">
         <ol className="space-y-3">
           {interventions.map((iv) => {
