@@ -15,10 +15,10 @@ import { DEFAULT_RECTIFY_PARAMS, parsePool } from '../engine/rectifier/index.ts'
 import type { EngineConfig } from '../engine/runner/gates.ts';
 import { DEFAULT_PRESET, isPresetName, PRESET_NAMES, PRESETS } from '../engine/supervisor/presets.ts';
 import { exportSession } from '../export/native.ts';
-import { CallRecorder, LlmClient, withDefaults } from '../llm/index.ts';
+import { CallRecorder, LlmClient } from '../llm/index.ts';
 import type { LlmCallRecord, Run, Session } from '../model/types.ts';
 import { hashText } from '../model/hash.ts';
-import { CliError, numberFlag, parseArgs, printJson, stringFlag, type ParsedArgs } from './io.ts';
+import { CliError, numberFlag, parseArgs, printJson, stringFlag, type ParsedArgs, endpointSettings } from './io.ts';
 
 export const BATCH_USAGE =
   'batch <tasks.jsonl> --endpoint URL --model M [--limit N] [--arms baseline,supervised] [--concurrency N] [--budget N] ' +
@@ -187,12 +187,7 @@ export async function batchCommand(argv: string[]): Promise<number> {
     calls.push(...(session.llmCalls ?? []));
   }
   const client = new LlmClient(
-    withDefaults({
-      baseUrl: endpoint,
-      models: { agents: model, supervisor: model, rectifier: model, clarifier: model, ...(embedModel ? { embeddings: embedModel } : {}) },
-      apiKey: process.env.MAS_REPLAY_API_KEY,
-      retryBaseMs: Number(process.env.MAS_REPLAY_RETRY_BASE_MS ?? 1000),
-    }),
+    endpointSettings(endpoint, { agents: model, supervisor: model, rectifier: model, clarifier: model, ...(embedModel ? { embeddings: embedModel } : {}) }),
     { recorder: new CallRecorder((r) => void calls.push(r)) },
   );
   // The pool's embeddings belong to no run: their own client, not recorded into the session.

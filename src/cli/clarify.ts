@@ -1,9 +1,9 @@
 // `clarify <file> [--offline | --endpoint URL --model M] [--window H] --json` (SPEC §7): run the edge clarifier
 // (AgentAsk, SPEC §5.3) over every handoff of every run in a trace file. Offline, the heuristic flagger decides.
 import type { ImportedFile } from '../import/index.ts';
-import { CallRecorder, LlmClient, withDefaults } from '../llm/index.ts';
+import { CallRecorder, LlmClient } from '../llm/index.ts';
 import { clarificationOf, clarifyRun, DEFAULT_WINDOW, type ClarifyResult } from '../engine/clarifier/index.ts';
-import { CliError, numberFlag, parseArgs, printJson, readTraceFiles, stringFlag } from './io.ts';
+import { CliError, numberFlag, parseArgs, printJson, readTraceFiles, endpointFlags, endpointSettings } from './io.ts';
 
 export const CLARIFY_USAGE =
   `clarify <file> [--offline | --endpoint URL --model M] [--window H] [--json]   run the edge clarifier on every handoff ` +
@@ -61,29 +61,13 @@ function report(file: ImportedFile, results: ClarifyResult[]) {
 export async function clarifyCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv, new Set(['json', 'offline']), new Set(['endpoint', 'model', 'window']));
   if (args.positional.length !== 1) throw new CliError('usage', `clarify needs exactly one file, got ${args.positional.length}`);
-  const endpoint = stringFlag(args, 'endpoint');
-  const model = stringFlag(args, 'model');
-  if (endpoint !== undefined && args.flags.has('offline')) throw new CliError('usage', '--offline and --endpoint exclude each other');
-  if (endpoint !== undefined && model === undefined) throw new CliError('usage', '--endpoint needs --model');
-  if (model !== undefined && endpoint === undefined) throw new CliError('usage', '--model needs --endpoint');
-  if (endpoint !== undefined && !/^https?:\/\/[^\s]+$/.test(endpoint)) throw new CliError('usage', `--endpoint must be an http(s) URL, got ${JSON.stringify(endpoint)}`);
+  const flags = endpointFlags(args);
   const window = numberFlag(args, 'window') ?? DEFAULT_WINDOW;
   if (!Number.isInteger(window) || window < 0) throw new CliError('usage', `--window must be a whole number ≥ 0, got ${window}`);
   const [file] = readTraceFiles(args.positional);
 
-  const endpointClient =
-    endpoint === undefined
-      ? undefined
-      : new LlmClient(
-          withDefaults({
-            baseUrl: endpoint,
-            // The addressee (an LLM playing the agent) uses the same model as the clarifier.
-            models: { clarifier: model, agents: model },
-            apiKey: process.env.MAS_REPLAY_API_KEY,
-            retryBaseMs: Number(process.env.MAS_REPLAY_RETRY_BASE_MS ?? 1000),
-          }),
-          { recorder: new CallRecorder() },
-        );
+  // The addressee (an LLM playing the agent) uses the same model as the clarifier.
+  const endpointClient = flags && new LlmClient(endpointSettings(flags.endpoint, { clarifier: flags.model, agents: flags.model }), { recorder: new CallRecorder() });
   const results: ClarifyResult[] = [];
   for (const run of file.runs) {
     const result = await clarifyRun(run, { client: endpointClient?.forRun(), window });

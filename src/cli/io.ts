@@ -3,6 +3,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { attachAnnotationSets, importBytes, ImportError, type ImportedFile } from '../import/index.ts';
 import { MAX_FILE_BYTES } from '../import/parse-input.ts';
+import { withDefaults, type LlmRole, type LlmSettings } from '../llm/index.ts';
 
 /** Bad input or usage: printed as `error: <file>: <what>` and exit code 2. */
 export class CliError extends Error {
@@ -110,4 +111,32 @@ export function readTraceFiles(files: string[], format?: string): ImportedFile[]
 
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/**
+ * `[--offline | --endpoint URL --model M]`, checked the same way by every command that can call a model: the endpoint
+ * and model, or undefined for offline. `alsoNeedEndpoint` names further flags that only make sense with an endpoint.
+ */
+export function endpointFlags(args: ParsedArgs, alsoNeedEndpoint: string[] = []): { endpoint: string; model: string } | undefined {
+  const endpoint = stringFlag(args, 'endpoint');
+  const model = stringFlag(args, 'model');
+  if (endpoint !== undefined && args.flags.has('offline')) throw new CliError('usage', '--offline and --endpoint exclude each other');
+  if (endpoint !== undefined && model === undefined) throw new CliError('usage', '--endpoint needs --model');
+  const orphans = ['model', ...alsoNeedEndpoint].filter((f) => stringFlag(args, f) !== undefined).map((f) => `--${f}`);
+  if (endpoint === undefined && orphans.length > 0) throw new CliError('usage', `${orphans.join(' and ')} need${orphans.length === 1 ? 's' : ''} --endpoint`);
+  if (endpoint !== undefined && !/^https?:\/\/[^\s]+$/.test(endpoint)) throw new CliError('usage', `--endpoint must be an http(s) URL, got ${JSON.stringify(endpoint)}`);
+  return endpoint === undefined ? undefined : { endpoint, model: model! };
+}
+
+/**
+ * Endpoint settings for a command. The API key comes from MAS_REPLAY_API_KEY, never from a flag, so it shows in no
+ * process list or shell history; MAS_REPLAY_RETRY_BASE_MS shortens the backoff (tests).
+ */
+export function endpointSettings(baseUrl: string, models: Partial<Record<LlmRole, string>>): LlmSettings {
+  return withDefaults({
+    baseUrl,
+    models,
+    apiKey: process.env.MAS_REPLAY_API_KEY,
+    retryBaseMs: Number(process.env.MAS_REPLAY_RETRY_BASE_MS ?? 1000),
+  });
 }

@@ -2,7 +2,7 @@
 // [--domain math|code|generic] [--zero-shot] --json` (SPEC §7): replay rectify-or-reject pruning over every chat-style
 // run in a trace file and report, per agent message, its attempts and final state.
 import { existsSync, readFileSync } from 'node:fs';
-import { CallRecorder, LlmClient, withDefaults } from '../llm/index.ts';
+import { CallRecorder, LlmClient } from '../llm/index.ts';
 import {
   DEFAULT_RECTIFY_PARAMS,
   DOMAINS,
@@ -17,7 +17,7 @@ import {
   type RectifyRunResult,
 } from '../engine/rectifier/index.ts';
 import type { Run } from '../model/types.ts';
-import { CliError, numberFlag, parseArgs, printJson, readTraceFiles, stringFlag, type ParsedArgs } from './io.ts';
+import { CliError, numberFlag, parseArgs, printJson, readTraceFiles, stringFlag, type ParsedArgs, endpointFlags, endpointSettings } from './io.ts';
 
 export const RECTIFY_USAGE =
   'rectify <file> --pool <file> [--offline | --endpoint URL --model M [--embed-model E]] [--k 5 --t-max 3 --gamma 1] ' +
@@ -78,13 +78,8 @@ export async function rectifyCommand(argv: string[]): Promise<number> {
   const poolFile = stringFlag(args, 'pool');
   const zeroShot = args.flags.has('zero-shot');
   if (poolFile === undefined && !zeroShot) throw new CliError('usage', 'rectify needs --pool <file> (or --zero-shot)');
-  const endpoint = stringFlag(args, 'endpoint');
-  const model = stringFlag(args, 'model');
+  const flags = endpointFlags(args, ['embed-model']);
   const embedModel = stringFlag(args, 'embed-model');
-  if (endpoint !== undefined && args.flags.has('offline')) throw new CliError('usage', '--offline and --endpoint exclude each other');
-  if (endpoint !== undefined && model === undefined) throw new CliError('usage', '--endpoint needs --model');
-  if ((model !== undefined || embedModel !== undefined) && endpoint === undefined) throw new CliError('usage', '--model and --embed-model need --endpoint');
-  if (endpoint !== undefined && !/^https?:\/\/[^\s]+$/.test(endpoint)) throw new CliError('usage', `--endpoint must be an http(s) URL, got ${JSON.stringify(endpoint)}`);
   const domain = stringFlag(args, 'domain') ?? 'generic';
   if (!(DOMAINS as readonly string[]).includes(domain)) throw new CliError('usage', `unknown domain ${JSON.stringify(domain)}; known: ${DOMAINS.join(', ')}`);
   const params: RectifyParams = {
@@ -99,17 +94,7 @@ export async function rectifyCommand(argv: string[]): Promise<number> {
   const [file] = readTraceFiles(args.positional);
 
   const client =
-    endpoint === undefined
-      ? undefined
-      : new LlmClient(
-          withDefaults({
-            baseUrl: endpoint,
-            models: { rectifier: model, agents: model, embeddings: embedModel ?? model },
-            apiKey: process.env.MAS_REPLAY_API_KEY,
-            retryBaseMs: Number(process.env.MAS_REPLAY_RETRY_BASE_MS ?? 1000),
-          }),
-          { recorder: new CallRecorder() },
-        );
+    flags && new LlmClient(endpointSettings(flags.endpoint, { rectifier: flags.model, agents: flags.model, embeddings: embedModel ?? flags.model }), { recorder: new CallRecorder() });
   let prepared;
   try {
     prepared = zeroShot ? await preparePool(pool) : await preparePool(pool, { client });

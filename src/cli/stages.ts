@@ -4,10 +4,10 @@
 import { writeFileSync } from 'node:fs';
 import { exportSession } from '../export/native.ts';
 import type { ImportedFile } from '../import/index.ts';
-import { CallRecorder, LlmClient, withDefaults } from '../llm/index.ts';
+import { CallRecorder, LlmClient } from '../llm/index.ts';
 import type { Run } from '../model/types.ts';
 import { deriveOfflineStages, stagePass, type StagePassResult } from '../engine/stages/index.ts';
-import { CliError, parseArgs, printJson, readTraceFiles, stringFlag } from './io.ts';
+import { CliError, parseArgs, printJson, readTraceFiles, stringFlag, endpointFlags, endpointSettings } from './io.ts';
 
 export const STAGES_USAGE =
   'stages <file> [--offline | --endpoint URL --model M] [--out <file>] [--json]   stages per run: task state and layered workflow (offline segmentation heuristic unless --endpoint)';
@@ -45,28 +45,11 @@ function offlineResult(run: Run): StagePassResult {
 export async function stagesCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv, new Set(['json', 'offline']), new Set(['endpoint', 'model', 'out']));
   if (args.positional.length !== 1) throw new CliError('usage', `stages needs exactly one file, got ${args.positional.length}`);
-  const endpoint = stringFlag(args, 'endpoint');
-  const model = stringFlag(args, 'model');
-  if (endpoint !== undefined && args.flags.has('offline')) throw new CliError('usage', '--offline and --endpoint exclude each other');
-  if (endpoint !== undefined && model === undefined) throw new CliError('usage', '--endpoint needs --model');
-  if (model !== undefined && endpoint === undefined) throw new CliError('usage', '--model needs --endpoint');
-  if (endpoint !== undefined && !/^https?:\/\/[^\s]+$/.test(endpoint)) throw new CliError('usage', `--endpoint must be an http(s) URL, got ${JSON.stringify(endpoint)}`);
+  const flags = endpointFlags(args);
   const [file]: ImportedFile[] = readTraceFiles(args.positional);
 
   const recorder = new CallRecorder();
-  const client =
-    endpoint === undefined
-      ? undefined
-      : new LlmClient(
-          withDefaults({
-            baseUrl: endpoint,
-            models: { supervisor: model },
-            // The key comes from the environment so it never shows in a process list or shell history.
-            apiKey: process.env.MAS_REPLAY_API_KEY,
-            retryBaseMs: Number(process.env.MAS_REPLAY_RETRY_BASE_MS ?? 1000),
-          }),
-          { recorder },
-        );
+  const client = flags && new LlmClient(endpointSettings(flags.endpoint, { supervisor: flags.model }), { recorder });
   const mode = client ? 'endpoint' : 'offline';
   const done: { run: Run; result: StagePassResult }[] = [];
   for (const run of file.runs) {

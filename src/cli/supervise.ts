@@ -3,7 +3,7 @@
 import type { ImportedFile } from '../import/index.ts';
 import { writeFileSync } from 'node:fs';
 import { exportSession } from '../export/native.ts';
-import { CallRecorder, Cassette, LlmClient, replaySettings, withDefaults } from '../llm/index.ts';
+import { CallRecorder, Cassette, LlmClient, replaySettings } from '../llm/index.ts';
 import { compareReplay, type ReplayCheck } from '../engine/supervisor/replay-check.ts';
 import {
   DEFAULT_PRESET,
@@ -15,7 +15,7 @@ import {
   type FilterParams,
   type ShadowResult,
 } from '../engine/supervisor/index.ts';
-import { CliError, numberFlag, parseArgs, printJson, readTraceFiles, stringFlag, type ParsedArgs } from './io.ts';
+import { CliError, numberFlag, parseArgs, printJson, readTraceFiles, stringFlag, type ParsedArgs, endpointFlags, endpointSettings } from './io.ts';
 
 export const SUPERVISE_USAGE =
   'supervise <file> [--offline | --endpoint URL --model M] [--preset gaia|humaneval|mbpp|aime|drop|gsm-hard|oagents] ' +
@@ -69,14 +69,10 @@ function report(file: ImportedFile, results: ShadowResult[]) {
 export async function superviseCommand(argv: string[]): Promise<number> {
   const args = parseArgs(argv, new Set(['json', 'offline', 'replay']), new Set(['endpoint', 'model', 'preset', 'tau-step', 'tau-loop', 'tau-len', 'out']));
   if (args.positional.length !== 1) throw new CliError('usage', `supervise needs exactly one file, got ${args.positional.length}`);
-  const endpoint = stringFlag(args, 'endpoint');
-  const model = stringFlag(args, 'model');
-  if (endpoint !== undefined && args.flags.has('offline')) throw new CliError('usage', '--offline and --endpoint exclude each other');
+  const flags = endpointFlags(args);
+  const endpoint = flags?.endpoint;
   const replay = args.flags.has('replay');
   if (replay && (endpoint !== undefined || args.flags.has('offline'))) throw new CliError('usage', '--replay answers from recorded calls: it excludes --offline and --endpoint');
-  if (endpoint !== undefined && model === undefined) throw new CliError('usage', '--endpoint needs --model');
-  if (model !== undefined && endpoint === undefined) throw new CliError('usage', '--model needs --endpoint');
-  if (endpoint !== undefined && !/^https?:\/\/[^\s]+$/.test(endpoint)) throw new CliError('usage', `--endpoint must be an http(s) URL, got ${JSON.stringify(endpoint)}`);
   const params = thresholds(args);
   const [file] = readTraceFiles(args.positional);
 
@@ -91,18 +87,7 @@ export async function superviseCommand(argv: string[]): Promise<number> {
   }
   const endpointClient =
     replayClient ??
-    (endpoint === undefined
-      ? undefined
-      : new LlmClient(
-          withDefaults({
-            baseUrl: endpoint,
-            models: { supervisor: model },
-            // The key comes from the environment so it never shows in a process list or shell history.
-            apiKey: process.env.MAS_REPLAY_API_KEY,
-            retryBaseMs: Number(process.env.MAS_REPLAY_RETRY_BASE_MS ?? 1000),
-          }),
-          { recorder },
-        ));
+    (flags && new LlmClient(endpointSettings(flags.endpoint, { supervisor: flags.model }), { recorder }));
   const results: ShadowResult[] = [];
   for (const run of file.runs) {
     const client = endpointClient?.forRun();
