@@ -1,7 +1,7 @@
 // Reading the clarifier's answer `{type, to_agent, question}`. Models spell types out ("Data Gap"), name the agent
 // instead of its side, wrap the JSON in fences or prose; each repair is noted. An answer that cannot be read at all is
 // reported as malformed and the message passes unchanged (the caller decides).
-import { extractJsonObject } from '../supervisor/decision.ts';
+import { readJsonAnswer } from '../../llm/json-answer.ts';
 import { isClarifierType, TYPE_INFO, type Addressee, type ClarifierType } from './taxonomy.ts';
 
 export interface ClarifierDecision {
@@ -51,32 +51,11 @@ function readAddressee(raw: unknown, names: { sender: string; receiver: string }
   return undefined;
 }
 
-function tryParse(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
 export function parseClarifierAnswer(answer: string, names: { sender: string; receiver: string }): ParsedClarifier {
-  const repairs: string[] = [];
-  const trimmed = answer.trim();
-  let value = tryParse(trimmed);
-  if (value === undefined) {
-    const fenced = /```(?:json)?\s*\n?([\s\S]*?)```/i.exec(trimmed);
-    const candidate = extractJsonObject(fenced ? fenced[1] : trimmed);
-    if (candidate === undefined) return { repairs, problem: 'the answer contains no JSON object' };
-    repairs.push(fenced ? 'took the JSON out of a code fence' : 'ignored text around the JSON object');
-    value = tryParse(candidate);
-    if (value === undefined) {
-      value = tryParse(candidate.replace(/,\s*([}\]])/g, '$1').replace(/[“”]/g, '"'));
-      if (value === undefined) return { repairs, problem: 'the JSON object in the answer does not parse' };
-      repairs.push('removed trailing commas or typographic quotes');
-    }
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { repairs, problem: 'the answer is not a JSON object' };
-  const obj = value as Record<string, unknown>;
+  const read = readJsonAnswer(answer);
+  const repairs = read.repairs;
+  if (!read.ok) return { repairs, problem: read.problem };
+  const obj = read.value;
   const rawType = obj.type ?? obj.error_type ?? obj.label;
   const type = readType(rawType);
   if (type === undefined) return { repairs, problem: rawType === undefined ? 'the answer has no type' : `unknown type ${JSON.stringify(rawType)}` };

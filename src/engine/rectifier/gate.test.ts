@@ -176,7 +176,7 @@ describe('gating one message', () => {
     expect(g.state).toBe('pass');
     expect(g.droppedAudits).toBe(1);
     const dropped = g.attempts[0].audits.find((a) => a.indicator === 'QUADRATIC_ROOT_SIGN')!;
-    expect(dropped).toMatchObject({ tries: 2, flawed: false, dropped: expect.stringMatching(/no readable JSON/) });
+    expect(dropped).toMatchObject({ tries: 2, flawed: false, dropped: expect.stringMatching(/contains no JSON object/) });
     expect(dropped.rawAnswer).toBe('I think it is fine, mostly.');
     // 1 keyword + 1 embedding + 5 audits + 1 retry of the unreadable one.
     expect(requests()).toHaveLength(8);

@@ -5,7 +5,7 @@ import type { ChatResult, EmbedResult, LlmClient } from '../../llm/client.ts';
 import { modelFor } from '../../llm/settings.ts';
 import { indexRun } from '../../model/run-index.ts';
 import type { Run, TokenUsage } from '../../model/types.ts';
-import { extractJsonObject } from '../supervisor/decision.ts';
+import { extractJsonObject } from '../../llm/json-answer.ts';
 import { dedupText, readIndicator, type Domain, type Indicator, type IndicatorPool } from './indicators.ts';
 import { noveltyMessages, teacherMessages } from './prompts.ts';
 import { isAuditable, messageText } from './replay.ts';

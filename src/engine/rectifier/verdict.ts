@@ -1,7 +1,7 @@
 // Reading an audit (SPEC §5.2 step 3): the five fields in order, and the three-part rule. A verdict is flawed only when
 // `is_flawed` is true AND the suggestion is a concrete fix AND the impact assessment says yes, so a model that sets
 // the flag but cannot say what to change, or admits the outcome would not change, does not prune a message.
-import { extractJsonObject } from '../supervisor/decision.ts';
+import { readJsonAnswer } from '../../llm/json-answer.ts';
 
 export const AUDIT_FIELDS = ['evidence_quote', 'analysis', 'suggestion', 'impact_assessment', 'is_flawed'] as const;
 
@@ -15,36 +15,10 @@ export interface Verdict {
 
 export type ParsedAudit = { ok: true; verdict: Verdict; repairs: string[] } | { ok: false; problem: string };
 
-function parseLoose(text: string): { value?: unknown; repairs: string[] } {
-  const repairs: string[] = [];
-  const trimmed = text.trim();
-  try {
-    return { value: JSON.parse(trimmed), repairs };
-  } catch {
-    // fall through to the repairs below
-  }
-  const fenced = /```(?:json)?\s*\n?([\s\S]*?)```/i.exec(trimmed);
-  const candidate = extractJsonObject(fenced ? fenced[1] : trimmed);
-  if (candidate === undefined) return { repairs };
-  repairs.push(fenced ? 'took the JSON out of a code fence' : 'ignored text around the JSON object');
-  try {
-    return { value: JSON.parse(candidate), repairs };
-  } catch {
-    const fixed = candidate.replace(/,\s*([}\]])/g, '$1').replace(/[“”]/g, '"');
-    try {
-      repairs.push('removed trailing commas or typographic quotes');
-      return { value: JSON.parse(fixed), repairs };
-    } catch {
-      return { repairs };
-    }
-  }
-}
-
 export function parseAudit(answer: string): ParsedAudit {
-  const { value, repairs } = parseLoose(answer);
-  if (value === undefined) return { ok: false, problem: 'the answer contains no readable JSON object' };
-  if (!value || typeof value !== 'object' || Array.isArray(value)) return { ok: false, problem: 'the answer is not a JSON object' };
-  const o = value as Record<string, unknown>;
+  const read = readJsonAnswer(answer);
+  if (!read.ok) return { ok: false, problem: read.problem };
+  const { value: o, repairs } = read;
   const missing = AUDIT_FIELDS.filter((f) => o[f] === undefined);
   if (missing.length > 0) return { ok: false, problem: `missing ${missing.join(', ')}` };
   let flag = o.is_flawed;

@@ -1,7 +1,7 @@
 // Reading the Planner / Updater / Evaluator answers. Models wrap JSON in fences, add prose, rename fields, spell
 // statuses their own way ("done", "needs refinement"); each repair is noted so the view can say what happened.
 import type { Subtask, SubtaskStatus } from '../../model/types.ts';
-import { extractJsonObject } from '../supervisor/decision.ts';
+import { readJsonAnswer } from '../../llm/json-answer.ts';
 
 export interface Parsed<T> {
   value?: T;
@@ -10,29 +10,9 @@ export interface Parsed<T> {
 }
 
 function readObject(answer: string, repairs: string[]): Record<string, unknown> | string {
-  const trimmed = answer.trim();
-  const attempt = (text: string): unknown => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      return undefined;
-    }
-  };
-  let value = attempt(trimmed);
-  if (value === undefined) {
-    const fenced = /```(?:json)?\s*\n?([\s\S]*?)```/i.exec(trimmed);
-    const candidate = extractJsonObject(fenced ? fenced[1] : trimmed);
-    if (candidate === undefined) return 'the answer contains no JSON object';
-    repairs.push(fenced ? 'took the JSON out of a code fence' : 'ignored text around the JSON object');
-    value = attempt(candidate);
-    if (value === undefined) {
-      value = attempt(candidate.replace(/,\s*([}\]])/g, '$1').replace(/[“”]/g, '"'));
-      if (value === undefined) return 'the JSON object in the answer does not parse';
-      repairs.push('removed trailing commas or typographic quotes');
-    }
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'the answer is not a JSON object';
-  return value as Record<string, unknown>;
+  const read = readJsonAnswer(answer);
+  repairs.push(...read.repairs);
+  return read.ok ? read.value : read.problem;
 }
 
 const STATUS_WORDS: Record<string, SubtaskStatus> = {

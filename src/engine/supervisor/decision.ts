@@ -1,5 +1,6 @@
 // Reading the supervisor model's answer. Models wrap JSON in fences, add prose around it, leave trailing commas,
 // or pick an action the context does not allow; each repair is noted so the UI can show what happened.
+import { readJsonAnswer } from '../../llm/json-answer.ts';
 import { ALL_ACTIONS, type Decision, type SupervisorAction } from './actions.ts';
 
 export interface ParsedDecision {
@@ -8,32 +9,6 @@ export interface ParsedDecision {
   repairs: string[];
   /** Why no usable decision came out (then the caller falls back). */
   problem?: string;
-}
-
-/** The first balanced `{…}` in the text, skipping braces inside strings. */
-export function extractJsonObject(text: string): string | undefined {
-  const start = text.indexOf('{');
-  if (start === -1) return undefined;
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === '{') depth++;
-    else if (c === '}' && --depth === 0) return text.slice(start, i + 1);
-  }
-  return undefined;
-}
-
-function tryParse(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 const ACTION_SYNONYMS: Record<string, SupervisorAction> = {
@@ -61,24 +36,10 @@ function normaliseAction(raw: unknown): SupervisorAction | undefined {
 const text = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
 
 export function parseDecision(answer: string, allowed: readonly SupervisorAction[]): ParsedDecision {
-  const repairs: string[] = [];
-  const trimmed = answer.trim();
-  let value = tryParse(trimmed);
-  if (value === undefined) {
-    const fenced = /```(?:json)?\s*\n?([\s\S]*?)```/i.exec(trimmed);
-    const candidate = extractJsonObject(fenced ? fenced[1] : trimmed);
-    if (candidate === undefined) return { repairs, problem: 'the answer contains no JSON object' };
-    repairs.push(fenced ? 'took the JSON out of a code fence' : 'ignored text around the JSON object');
-    value = tryParse(candidate);
-    if (value === undefined) {
-      const fixed = candidate.replace(/,\s*([}\]])/g, '$1').replace(/[“”]/g, '"');
-      value = tryParse(fixed);
-      if (value === undefined) return { repairs, problem: 'the JSON object in the answer does not parse' };
-      repairs.push('removed trailing commas or typographic quotes');
-    }
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { repairs, problem: 'the answer is not a JSON object' };
-  const obj = value as Record<string, unknown>;
+  const read = readJsonAnswer(answer);
+  const repairs = read.repairs;
+  if (!read.ok) return { repairs, problem: read.problem };
+  const obj = read.value;
   const params = (obj.parameters && typeof obj.parameters === 'object' ? obj.parameters : {}) as Record<string, unknown>;
   if (!(obj.parameters && typeof obj.parameters === 'object')) {
     // Some models put the parameters at the top level.
