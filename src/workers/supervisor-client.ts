@@ -3,50 +3,17 @@
 import * as Comlink from 'comlink';
 import type { Intervention, Run } from '../model/types.ts';
 import type { ShadowResult, TokenSummary } from '../engine/supervisor/index.ts';
+import { JobWorker } from './job-worker.ts';
 import type { SupervisorJob, SupervisorJobEvents, SupervisorWorkerApi } from './supervisor.worker.ts';
 
 export type { SupervisorJob, SupervisorJobEvents } from './supervisor.worker.ts';
 
-let worker: Worker | undefined;
-let remote: Comlink.Remote<SupervisorWorkerApi> | undefined;
-let nextJobId = 1;
-
-function connect(): { worker: Worker; remote: Comlink.Remote<SupervisorWorkerApi> } {
-  if (!worker || !remote) {
-    worker = new Worker(new URL('./supervisor.worker.ts', import.meta.url), { type: 'module', name: 'supervisor' });
-    remote = Comlink.wrap<SupervisorWorkerApi>(worker);
-  }
-  return { worker, remote };
-}
-
-function disconnect(): void {
-  worker?.terminate();
-  worker = undefined;
-  remote = undefined;
-}
+const supervisor = new JobWorker<SupervisorWorkerApi>(() => new Worker(new URL('./supervisor.worker.ts', import.meta.url), { type: 'module', name: 'supervisor' }), 'supervisor');
 
 export function runSupervisorInWorker(job: SupervisorJob, events: SupervisorJobEvents, signal: AbortSignal): Promise<ShadowResult> {
-  const { worker: w, remote: api } = connect();
-  const jobId = nextJobId++;
-  return new Promise<ShadowResult>((resolve, reject) => {
-    const onAbort = () => void api.stop(jobId);
-    const onError = (e: ErrorEvent) => {
-      disconnect();
-      reject(new Error(e.message || 'the supervisor worker stopped unexpectedly'));
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    w.addEventListener('error', onError, { once: true });
-    api
-      .start(jobId, job, Comlink.proxy(events))
-      .then(resolve, reject)
-      .finally(() => {
-        signal.removeEventListener('abort', onAbort);
-        w.removeEventListener('error', onError);
-      });
-    if (signal.aborted) onAbort();
-  });
+  return supervisor.job(signal, (api, id) => api.start(id, job, Comlink.proxy(events)));
 }
 
 export function accountInWorker(run: Run, interventions: Intervention[]): Promise<TokenSummary> {
-  return connect().remote.account(run, interventions);
+  return supervisor.remote().account(run, interventions);
 }

@@ -1,0 +1,64 @@
+// The page's side of an engine worker, shared by every client: one worker of its kind, started on first use; a job is
+// a call that a signal stops (the worker's `stop(jobId)` aborts it, and the job resolves with its partial result);
+// a worker that dies or fails to load rejects the jobs it holds instead of leaving them hanging, and the next job
+// starts a fresh one.
+import * as Comlink from 'comlink';
+
+export interface StoppableApi {
+  stop(jobId: number): void;
+}
+
+export class JobWorker<Api extends StoppableApi> {
+  private worker: Worker | undefined;
+  private remoteApi: Comlink.Remote<Api> | undefined;
+  private nextJobId = 1;
+
+  /**
+   * `create` must call `new Worker(new URL('./x.worker.ts', import.meta.url), …)` literally (that is how the bundler
+   * finds the worker); `label` names it in errors ("the supervisor worker stopped unexpectedly").
+   */
+  constructor(
+    private readonly create: () => Worker,
+    private readonly label: string,
+  ) {}
+
+  private connect(): { worker: Worker; remote: Comlink.Remote<Api> } {
+    if (!this.worker || !this.remoteApi) {
+      this.worker = this.create();
+      this.remoteApi = Comlink.wrap<Api>(this.worker);
+    }
+    return { worker: this.worker, remote: this.remoteApi };
+  }
+
+  private disconnect(): void {
+    this.worker?.terminate();
+    this.worker = undefined;
+    this.remoteApi = undefined;
+  }
+
+  /** For calls that are not jobs (quick questions, no stop). */
+  remote(): Comlink.Remote<Api> {
+    return this.connect().remote;
+  }
+
+  job<T>(signal: AbortSignal | undefined, start: (api: Comlink.Remote<Api>, jobId: number) => Promise<T>): Promise<T> {
+    const { worker, remote } = this.connect();
+    const jobId = this.nextJobId++;
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => void remote.stop(jobId);
+      const onError = (e: ErrorEvent) => {
+        this.disconnect();
+        reject(new Error(e.message || `the ${this.label} worker stopped unexpectedly`));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      worker.addEventListener('error', onError, { once: true });
+      start(remote, jobId)
+        .then(resolve, reject)
+        .finally(() => {
+          signal?.removeEventListener('abort', onAbort);
+          worker.removeEventListener('error', onError);
+        });
+      if (signal?.aborted) onAbort();
+    });
+  }
+}
