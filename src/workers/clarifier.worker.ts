@@ -3,8 +3,9 @@
 // tab loses nothing already decided.
 import * as Comlink from 'comlink';
 import type { Intervention, LlmCallRecord, Run } from '../model/types.ts';
-import { CallRecorder, LlmClient, TokenBudget, type LlmSettings } from '../llm/index.ts';
+import { CallRecorder, LlmClient, type LlmSettings } from '../llm/index.ts';
 import { ClarificationFailed, clarifyEdge, clarifyRunSteps, edgeStates, toIntervention, type ClarifyProgress, type ClarifyResult } from '../engine/clarifier/index.ts';
+import { RunningJobs, runBudget } from './running-jobs.ts';
 
 export interface ClarifierJob {
   run: Run;
@@ -21,20 +22,16 @@ export interface ClarifierJobEvents {
   onCall(record: LlmCallRecord): void;
 }
 
-const running = new Map<number, AbortController>();
+const jobs = new RunningJobs();
 const breathe = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 const api = {
   async start(jobId: number, job: ClarifierJob, events: ClarifierJobEvents): Promise<ClarifyResult> {
-    const controller = new AbortController();
-    running.set(jobId, controller);
-    try {
+    return jobs.run(jobId, async (signal) => {
       const recorder = new CallRecorder((record) => void events.onCall(record));
-      // The budget is per run: what earlier, interrupted passes over this run spent counts against it too.
-      const budget = new TokenBudget(job.llm?.tokenBudgetPerRun ?? Infinity);
-      budget.spend(job.previous.reduce((sum, iv) => sum + (iv.tokens?.total ?? 0), 0));
+      const budget = runBudget(job.llm, job.previous);
       const client = job.llm ? new LlmClient(job.llm, { recorder, budget }) : undefined;
-      const it = clarifyRunSteps(job.run, { client, signal: controller.signal, previous: job.previous, window: job.window });
+      const it = clarifyRunSteps(job.run, { client, signal, previous: job.previous, window: job.window });
       for (;;) {
         const next = await it.next();
         if (next.done) return next.value;
@@ -44,34 +41,27 @@ const api = {
           await breathe();
         } else void events.onIntervention(ev.intervention, ev.resumed);
       }
-    } finally {
-      running.delete(jobId);
-    }
+    });
   },
 
   /** Clarify one edge of the run (the same engine call a live runner makes per handoff). */
   async startOne(jobId: number, job: ClarifierJob, handoffId: string, events: Pick<ClarifierJobEvents, 'onCall'>): Promise<Intervention> {
-    const controller = new AbortController();
-    running.set(jobId, controller);
-    try {
+    return jobs.run(jobId, async (signal) => {
       const state = edgeStates(job.run, job.window).find((s) => s.id === handoffId);
       if (!state) throw new Error(`handoff ${handoffId} is not in run ${job.run.id}`);
       const recorder = new CallRecorder((record) => void events.onCall(record));
-      const budget = new TokenBudget(job.llm?.tokenBudgetPerRun ?? Infinity);
-      budget.spend(job.previous.reduce((sum, iv) => sum + (iv.tokens?.total ?? 0), 0));
+      const budget = runBudget(job.llm, job.previous);
       const client = job.llm ? new LlmClient(job.llm, { recorder, budget }) : undefined;
       try {
-        return toIntervention(await clarifyEdge(state, { client, signal: controller.signal }), state.stepId);
+        return toIntervention(await clarifyEdge(state, { client, signal }), state.stepId);
       } catch (e) {
         throw new Error(e instanceof ClarificationFailed ? e.message : e instanceof Error ? e.message : String(e));
       }
-    } finally {
-      running.delete(jobId);
-    }
+    });
   },
 
   stop(jobId: number): void {
-    running.get(jobId)?.abort();
+    jobs.stop(jobId);
   },
 };
 

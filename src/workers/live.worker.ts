@@ -20,6 +20,7 @@ import {
   type TeamRunResult,
   type TurnTreatment,
 } from '../engine/runner/index.ts';
+import { RunningJobs } from './running-jobs.ts';
 
 /** Which engines are on (supervisor, rectify-or-reject, clarifier) and their settings; see `EngineConfig`. */
 export type EngineSwitches = EngineConfig;
@@ -57,7 +58,7 @@ export interface BatchEvents {
   onRun(run: Run): Promise<void>;
 }
 
-const running = new Map<number, AbortController>();
+const jobs = new RunningJobs();
 
 /**
  * Gates for the switched-on engines. The rectifier's pool is embedded once per job through its own client (those
@@ -68,19 +69,9 @@ async function gatesFor(engines: EngineSwitches | undefined, llm: LlmSettings | 
   return prepareGates(engines, { client, cache: client ? idbEmbeddingCache : undefined, signal });
 }
 
-async function withJob<T>(jobId: number, body: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  running.set(jobId, controller);
-  try {
-    return await body(controller.signal);
-  } finally {
-    running.delete(jobId);
-  }
-}
-
 const api = {
   runTeam(jobId: number, job: TeamJob, events: LiveEvents): Promise<TeamRunResult> {
-    return withJob(jobId, async (signal) => {
+    return jobs.run(jobId, async (signal) => {
       const client = new LlmClient(job.llm, { recorder: new CallRecorder((r) => void events.onCall(r)) });
       const gates = await gatesFor(job.engines, job.llm, signal);
       return runTeam(job.task, job.team, {
@@ -95,7 +86,7 @@ const api = {
   },
 
   fork(jobId: number, job: ForkJob, events: LiveEvents): Promise<ForkResult> {
-    return withJob(jobId, async (signal) => {
+    return jobs.run(jobId, async (signal) => {
       const client = job.llm ? new LlmClient(job.llm, { recorder: new CallRecorder((r) => void events.onCall(r)) }) : undefined;
       const gates = await gatesFor(job.engines, job.llm, signal);
       return forkRun(job.parent, {
@@ -112,7 +103,7 @@ const api = {
   },
 
   runBatch(jobId: number, state: BatchState, llm: LlmSettings, events: BatchEvents): Promise<BatchState> {
-    return withJob(jobId, async (signal) => {
+    return jobs.run(jobId, async (signal) => {
       const base = new LlmClient(llm, { recorder: new CallRecorder((r) => void events.onCall(r)) });
       // Batches made before the engine choice existed carry no `engines`: the supervisor alone, as then.
       const gates = state.spec.engines ? await gatesFor(state.spec.engines, llm, signal) : undefined;
@@ -127,7 +118,7 @@ const api = {
 
   /** Stop a job after the call in flight (which is aborted); its partial result comes back from the job's call. */
   stop(jobId: number): void {
-    running.get(jobId)?.abort();
+    jobs.stop(jobId);
   },
 };
 

@@ -3,7 +3,7 @@
 // as soon as it exists, so the page persists it before the next one.
 import * as Comlink from 'comlink';
 import type { Intervention, LlmCallRecord, Run } from '../model/types.ts';
-import { CallRecorder, LlmClient, modelFor, TokenBudget, type LlmSettings } from '../llm/index.ts';
+import { CallRecorder, LlmClient, modelFor, type LlmSettings } from '../llm/index.ts';
 import {
   embeddingKey,
   mineIndicators,
@@ -23,6 +23,7 @@ import {
   type RectifyRunResult,
 } from '../engine/rectifier/index.ts';
 import { idbEmbeddingCache } from '../store/pool-db.ts';
+import { RunningJobs, runBudget } from './running-jobs.ts';
 
 export interface RectifyJob {
   run: Run;
@@ -47,7 +48,7 @@ export interface PoolEmbeddingStatus {
   tokens: number;
 }
 
-const running = new Map<number, AbortController>();
+const jobs = new RunningJobs();
 /** The last prepared pool, so consecutive replays with the same pool and model do not even read the cache again. */
 let lastPrepared: { key: string; pool: PreparedPool } | undefined;
 
@@ -64,26 +65,19 @@ async function prepared(pool: IndicatorPool, llm: LlmSettings | undefined, signa
 
 const api = {
   async embedPool(jobId: number, pool: IndicatorPool, llm: LlmSettings, onProgress: (done: number, total: number) => void): Promise<PoolEmbeddingStatus> {
-    const controller = new AbortController();
-    running.set(jobId, controller);
-    try {
-      const p = await prepared(pool, llm, controller.signal, (d, t) => void onProgress(d, t));
+    return jobs.run(jobId, async (signal) => {
+      const p = await prepared(pool, llm, signal, (d, t) => void onProgress(d, t));
       return { count: p.vectors?.length ?? 0, model: p.embedModel ?? '', fromCache: p.fromCache === true, tokens: p.usage?.total ?? 0 };
-    } finally {
-      running.delete(jobId);
-    }
+    });
   },
 
   async start(jobId: number, job: RectifyJob, events: RectifyJobEvents): Promise<RectifyRunResult> {
-    const controller = new AbortController();
-    running.set(jobId, controller);
-    try {
-      const pool = await prepared(job.pool, job.params.zeroShot ? undefined : job.llm, controller.signal, (d, t) => void events.onPoolProgress(d, t));
+    return jobs.run(jobId, async (signal) => {
+      const pool = await prepared(job.pool, job.params.zeroShot ? undefined : job.llm, signal, (d, t) => void events.onPoolProgress(d, t));
       const recorder = new CallRecorder((record) => void events.onCall(record));
-      const budget = new TokenBudget(job.llm?.tokenBudgetPerRun ?? Infinity);
-      budget.spend(job.previous.reduce((sum, iv) => sum + (iv.tokens?.total ?? 0), 0));
+      const budget = runBudget(job.llm, job.previous);
       const client = job.llm ? new LlmClient(job.llm, { recorder, budget }) : undefined;
-      const it = rectifyRunSteps(job.run, { pool, params: job.params, client, signal: controller.signal, previous: job.previous });
+      const it = rectifyRunSteps(job.run, { pool, params: job.params, client, signal, previous: job.previous });
       for (;;) {
         const next = await it.next();
         if (next.done) return next.value;
@@ -91,13 +85,11 @@ const api = {
         if (ev.type === 'progress') void events.onProgress(ev.progress);
         else void events.onIntervention(ev.intervention, ev.resumed);
       }
-    } finally {
-      running.delete(jobId);
-    }
+    });
   },
 
   stop(jobId: number): void {
-    running.get(jobId)?.abort();
+    jobs.stop(jobId);
   },
 
   statistics(messages: MessageSummary[]): RectifierStatistics {
@@ -105,14 +97,10 @@ const api = {
   },
 
   async mine(jobId: number, runs: Run[], pool: IndicatorPool, llm: LlmSettings, domain: Domain, kDedup: number, onProgress: (p: MiningProgress) => void): Promise<MiningResult> {
-    const controller = new AbortController();
-    running.set(jobId, controller);
-    try {
+    return jobs.run(jobId, async (signal) => {
       const client = new LlmClient(llm, { recorder: new CallRecorder() });
-      return await mineIndicators(runs, pool, { client, domain, kDedup, cache: idbEmbeddingCache, signal: controller.signal, onProgress: (p) => void onProgress(p) });
-    } finally {
-      running.delete(jobId);
-    }
+      return await mineIndicators(runs, pool, { client, domain, kDedup, cache: idbEmbeddingCache, signal, onProgress: (p) => void onProgress(p) });
+    });
   },
 };
 

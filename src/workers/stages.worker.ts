@@ -3,8 +3,9 @@
 // page can persist it: a cancel, a failure or a closed tab loses nothing already derived.
 import * as Comlink from 'comlink';
 import type { LlmCallRecord, Run, Stage } from '../model/types.ts';
-import { CallRecorder, LlmClient, TokenBudget, type LlmSettings } from '../llm/index.ts';
+import { CallRecorder, LlmClient, type LlmSettings } from '../llm/index.ts';
 import { deriveOfflineStages, stagePassSteps, type StagePassProgress, type StagePassResult } from '../engine/stages/index.ts';
+import { RunningJobs, runBudget } from './running-jobs.ts';
 
 export interface StagesJob {
   run: Run;
@@ -20,7 +21,7 @@ export interface StagesJobEvents {
   onCall(record: LlmCallRecord): void;
 }
 
-const running = new Map<number, AbortController>();
+const jobs = new RunningJobs();
 
 const api = {
   async derive(jobId: number, job: StagesJob, events: StagesJobEvents): Promise<StagePassResult> {
@@ -29,15 +30,11 @@ const api = {
       void events.onProgress({ done: stages.length, total: stages.length, calls: 0, tokens: 0 });
       return { runId: job.run.id, status: 'complete', stages, tokens: { input: 0, output: 0, total: 0 }, calls: 0, total: stages.length };
     }
-    const controller = new AbortController();
-    running.set(jobId, controller);
-    try {
+    const llm = job.llm;
+    return jobs.run(jobId, async (signal) => {
       const recorder = new CallRecorder((record) => void events.onCall(record));
-      // The budget is per run: what earlier, interrupted passes over this run spent counts against it too.
-      const budget = new TokenBudget(job.llm.tokenBudgetPerRun ?? Infinity);
-      budget.spend(job.previous.reduce((sum, s) => sum + (s.tokens?.total ?? 0), 0));
-      const client = new LlmClient(job.llm, { recorder, budget });
-      const it = stagePassSteps(job.run, { client, signal: controller.signal, previous: job.previous });
+      const client = new LlmClient(llm, { recorder, budget: runBudget(llm, job.previous) });
+      const it = stagePassSteps(job.run, { client, signal, previous: job.previous });
       for (;;) {
         const next = await it.next();
         if (next.done) return next.value;
@@ -45,14 +42,12 @@ const api = {
         if (ev.type === 'progress') void events.onProgress(ev.progress);
         else void events.onStage(ev.stage, ev.resumed);
       }
-    } finally {
-      running.delete(jobId);
-    }
+    });
   },
 
   /** Stop a pass after the call in flight (which is aborted); its result comes back from `derive` as cancelled. */
   stop(jobId: number): void {
-    running.get(jobId)?.abort();
+    jobs.stop(jobId);
   },
 };
 

@@ -3,7 +3,7 @@
 // cancel, a failure or a closed tab loses nothing already decided.
 import * as Comlink from 'comlink';
 import type { Intervention, LlmCallRecord, Run } from '../model/types.ts';
-import { CallRecorder, Cassette, LlmClient, TokenBudget, type LlmSettings } from '../llm/index.ts';
+import { CallRecorder, Cassette, LlmClient, type LlmSettings } from '../llm/index.ts';
 import { loadTokenCounter } from '../llm/usage.ts';
 import {
   accountTokens,
@@ -14,6 +14,7 @@ import {
   type ShadowResult,
   type TokenSummary,
 } from '../engine/supervisor/index.ts';
+import { RunningJobs, runBudget } from './running-jobs.ts';
 
 export interface SupervisorJob {
   run: Run;
@@ -33,25 +34,21 @@ export interface SupervisorJobEvents {
   onCall(record: LlmCallRecord): void;
 }
 
-const running = new Map<number, AbortController>();
+const jobs = new RunningJobs();
 
 /** Lets queued messages (a stop) in between steps of a replay that never waits on the network. */
 const breathe = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 const api = {
   async start(jobId: number, job: SupervisorJob, events: SupervisorJobEvents): Promise<ShadowResult> {
-    const controller = new AbortController();
-    running.set(jobId, controller);
-    try {
+    return jobs.run(jobId, async (signal) => {
       const recorder = new CallRecorder((record) => void events.onCall(record));
-      // The budget is per run: what earlier, interrupted replays of this run spent counts against it too.
-      const budget = new TokenBudget(job.llm?.tokenBudgetPerRun ?? Infinity);
-      budget.spend(job.previous.reduce((sum, iv) => sum + (iv.tokens?.total ?? 0), 0));
+      const budget = runBudget(job.llm, job.previous);
       const cassette = job.cassette ? new Cassette(job.cassette) : undefined;
       const client = job.llm ? new LlmClient(job.llm, { recorder, budget, cassette }) : undefined;
       const params = filterParams(job.thresholds, { nonCriticalErrors: job.nonCriticalErrors });
       const progressEvery = Math.max(1, Math.floor(job.run.steps.length / 200));
-      const it = shadowReplaySteps(job.run, { params, client, signal: controller.signal, previous: job.previous, progressEvery });
+      const it = shadowReplaySteps(job.run, { params, client, signal, previous: job.previous, progressEvery });
       for (;;) {
         const next = await it.next();
         if (next.done) return next.value;
@@ -61,14 +58,12 @@ const api = {
           await breathe();
         } else if (ev.type === 'intervention') void events.onIntervention(ev.intervention, ev.resumed);
       }
-    } finally {
-      running.delete(jobId);
-    }
+    });
   },
 
   /** Stop a replay after the call in flight (which is aborted); its result comes back from `start` as cancelled. */
   stop(jobId: number): void {
-    running.get(jobId)?.abort();
+    jobs.stop(jobId);
   },
 
   /** The token summary of interventions already on a run (after a reload, when the replay's result is gone). */
