@@ -1,25 +1,14 @@
 // `batch` as a user runs it: a subprocess against the project's test server. A failure mid-batch exits 1 with the
 // state kept; the same command with the same --state finishes the rest without repeating a finished task.
-import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test-server/server.ts';
+import { runCliAsync } from './run-cli.ts';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 
-function runCli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [TSX, join(ROOT, 'src/cli/main.ts'), 'batch', ...args], { cwd: ROOT, env: { ...process.env, MAS_REPLAY_RETRY_BASE_MS: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('close', (status) => done({ status, stdout, stderr }));
-  });
-}
+const runCli = (args: string[]) => runCliAsync('batch', args, { MAS_REPLAY_RETRY_BASE_MS: '1' });
 
 let server: TestServer;
 beforeAll(async () => {

@@ -1,12 +1,10 @@
 // `clarify` as a user runs it: a subprocess, offline on a real Who&When trace and against the project's test server.
-import { spawn } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test-server/server.ts';
 import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from '../import/fixture-kit.ts';
+import { runCliAsync } from './run-cli.ts';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 const TRACE = join(SHARED_TRACES, 'who-and-when/hand-crafted/1.json');
 
 interface Report {
@@ -17,16 +15,7 @@ interface Report {
   }[];
 }
 
-function runCli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [TSX, join(ROOT, 'src/cli/main.ts'), 'clarify', ...args], { cwd: ROOT, env: { ...process.env, MAS_REPLAY_RETRY_BASE_MS: '10' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('close', (status) => done({ status, stdout, stderr }));
-  });
-}
+const runCli = (args: string[]) => runCliAsync('clarify', args);
 
 describe('clarify usage errors', () => {
   it('exit 2 with one error line', async () => {

@@ -1,29 +1,18 @@
 // `rectify` as a user runs it: a subprocess on a real Who&When trace with the published 2000-indicator pool, offline
 // and against the project's test server (per message: attempts, final state, exact LLM calls).
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test-server/server.ts';
 import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from '../import/fixture-kit.ts';
+import { runCliAsync } from './run-cli.ts';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 const POOL = resolve(SHARED_TRACES, '../indicator-pool/agentdropoutv2-math-pool.json');
 const WHO = join(SHARED_TRACES, 'who-and-when/algorithm-generated/1.json');
 const HAVE = HAVE_SHARED && existsSync(POOL);
 
-function runCli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [TSX, join(ROOT, 'src/cli/main.ts'), 'rectify', ...args], { cwd: ROOT, env: { ...process.env, MAS_REPLAY_RETRY_BASE_MS: '10' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('close', (status) => done({ status, stdout, stderr }));
-  });
-}
+const runCli = (args: string[]) => runCliAsync('rectify', args);
 
 interface Report {
   pool: { size: number; retrieval: string };

@@ -1,5 +1,5 @@
 // For tests: the command line as a user runs it, a real subprocess through the package's bin.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -7,4 +7,22 @@ const ROOT = resolve(import.meta.dirname, '../..');
 export function runCli(args: string[]): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [join(ROOT, 'bin/mas-replay.mjs'), ...args], { encoding: 'utf8', cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/**
+ * `command …args` as a subprocess, asynchronously: a test server running in the test's own process keeps answering
+ * while the command waits on it. Backoff between retries is shortened to 10 ms.
+ */
+export function runCliAsync(command: string, args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'src/cli/main.ts'), command, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, MAS_REPLAY_RETRY_BASE_MS: '10', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('close', (status) => done({ status, stdout, stderr }));
+  });
 }

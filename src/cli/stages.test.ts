@@ -1,17 +1,15 @@
 // `stages` as a user runs it: a subprocess, offline on a real TRAIL trace (the same stages as the engine derives),
 // `--out` writing a native session the importer reads back, and the LLM pass against the project's test server.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test-server/server.ts';
 import { ROLE_MARKERS } from '../engine/stages/prompts.ts';
 import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from '../import/fixture-kit.ts';
 import { importBytes } from '../import/index.ts';
+import { runCliAsync } from './run-cli.ts';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 const TRACE = join(SHARED_TRACES, 'trail/gaia/3205fa0cb2135fe671bf7cd0e5a26151.json');
 const tmp = mkdtempSync(join(tmpdir(), 'mas-stages-'));
 
@@ -19,17 +17,7 @@ interface Report {
   runs: { id: string; mode: string; heuristic: boolean; status: string; stages: { id: string; steps: [number, number] | null; active: string | null; subtasks: { status: string }[]; verdict: string | null; confidence: number | null; layers: { agent: string; frequency?: number }[][] }[]; tokens: number }[];
 }
 
-/** Async on purpose: the test server runs in this process and must keep answering while the CLI waits on it. */
-function runCli(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [TSX, join(ROOT, 'src/cli/main.ts'), 'stages', ...args], { cwd: ROOT, env: { ...process.env, MAS_REPLAY_RETRY_BASE_MS: '10' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('close', (status) => done({ status, stdout, stderr }));
-  });
-}
+const runCli = (args: string[]) => runCliAsync('stages', args);
 
 describe('stages usage errors', () => {
   it('exit 2 with one error line', async () => {

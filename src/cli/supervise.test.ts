@@ -1,16 +1,14 @@
 // `supervise` as a user runs it: a subprocess, offline on the real TRAIL traces (expectations derived by hand from
 // the raw span trees), and against the project's test server for the endpoint path and its failures.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test-server/server.ts';
 import { ALLOWED_ACTIONS } from '../engine/supervisor/actions.ts';
 import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from '../import/fixture-kit.ts';
+import { runCliAsync } from './run-cli.ts';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const TSX = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 
 interface Report {
   runs: {
@@ -20,20 +18,7 @@ interface Report {
   }[];
 }
 
-/** Async on purpose: the test server runs in this process and must keep answering while the CLI waits on it. */
-function runCli(args: string[], env: Record<string, string> = {}): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [TSX, join(ROOT, 'src/cli/main.ts'), 'supervise', ...args], {
-      cwd: ROOT,
-      env: { ...process.env, MAS_REPLAY_RETRY_BASE_MS: '10', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('close', (status) => done({ status, stdout, stderr }));
-  });
-}
+const runCli = (args: string[], env: Record<string, string> = {}) => runCliAsync('supervise', args, env);
 
 const errorLines = (stderr: string) => stderr.split('\n').filter((l) => l.startsWith('error'));
 const TRAIL = join(SHARED_TRACES, 'trail');
