@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Intervention, Run } from '../../model/types.ts';
-import { readRunningMarker, RUNNING_JOB_KEY, supervisorInterventions, tokensOf, withIntervention } from './supervisor-job.ts';
+import { withIntervention } from '../../store/engine-results.ts';
+import { readRunningMarker, RUNNING_JOB_KEY, supervisorInterventions, tokensOf } from './supervisor-job.ts';
 
 const iv = (id: string, engine: Intervention['engine'], total?: number): Intervention => ({
   id,

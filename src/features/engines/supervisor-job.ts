@@ -7,7 +7,7 @@ import { create } from 'zustand';
 import type { Intervention, LlmCallRecord, Run } from '../../model/types.ts';
 import type { ShadowFailure, ShadowProgress, TokenSummary } from '../../engine/supervisor/index.ts';
 import { useLibrary } from '../../store/library.ts';
-import { flushLibrary } from '../../store/library-db.ts';
+import { keepIntervention, keepLlmCall } from '../../store/engine-results.ts';
 import { effectiveMode, toLlmSettings, useEngineSettings } from '../../store/engine-settings.ts';
 import { runSupervisorInWorker } from '../../workers/supervisor-client.ts';
 
@@ -73,13 +73,6 @@ export function supervisorInterventions(run: Run): Intervention[] {
   return run.interventions.filter((i) => i.engine === 'supervisor');
 }
 
-/** The run with `iv` added, or replacing the intervention with the same id. */
-export function withIntervention(run: Run, iv: Intervention): Run {
-  const at = run.interventions.findIndex((i) => i.id === iv.id);
-  const interventions = at === -1 ? [...run.interventions, iv] : run.interventions.map((i, k) => (k === at ? iv : i));
-  return { ...run, interventions };
-}
-
 export function tokensOf(interventions: readonly Intervention[]): number {
   return interventions.reduce((sum, i) => sum + (i.tokens?.total ?? 0), 0);
 }
@@ -132,14 +125,10 @@ export const useSupervisorJob = create<JobState>((set, get) => ({
         {
           onProgress: (progress) => set({ progress }),
           onIntervention: (iv, resumed) => {
-            if (resumed) return;
-            const current = useLibrary.getState().runs[runId];
-            if (current) useLibrary.getState().updateRun(withIntervention(current, iv));
-            void flushLibrary();
+            if (!resumed) keepIntervention(runId, iv);
           },
           onCall: (record: LlmCallRecord) => {
-            useLibrary.setState((s) => ({ llmCalls: { ...s.llmCalls, [record.id]: record } }));
-            void flushLibrary();
+            keepLlmCall(record);
             if (record.usage) set({ spent: get().spent + record.usage.total });
           },
         },

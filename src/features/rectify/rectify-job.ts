@@ -5,10 +5,10 @@ import { create } from 'zustand';
 import type { LlmCallRecord } from '../../model/types.ts';
 import { DEFAULT_RECTIFY_PARAMS, DOMAINS, RECTIFIER_ENGINE, type RectifyParams, type RectifyProgress, type RectifyRunResult } from '../../engine/rectifier/index.ts';
 import { useLibrary } from '../../store/library.ts';
+import { keepIntervention, keepLlmCall } from '../../store/engine-results.ts';
 import { usePool } from '../../store/indicator-pool.ts';
 import { effectiveMode, toLlmSettings, useEngineSettings } from '../../store/engine-settings.ts';
 import { rectifyInWorker } from '../../workers/rectifier-client.ts';
-import { withIntervention } from '../engines/supervisor-job.ts';
 
 const PARAMS_KEY = 'mas-replay:rectifier-params';
 
@@ -103,12 +103,10 @@ export const useRectifyJob = create<RectifyJobState>((set, get) => ({
           onPoolProgress: (done, total) => set({ poolProgress: { done, total } }),
           onProgress: (progress) => set({ progress, status: get().status === 'preparing' ? 'running' : get().status }),
           onIntervention: (iv, resumed) => {
-            if (resumed) return;
-            const current = useLibrary.getState().runs[runId];
-            if (current) useLibrary.getState().updateRun(withIntervention(current, iv));
+            if (!resumed) keepIntervention(runId, iv);
           },
           onCall: (record: LlmCallRecord) => {
-            useLibrary.setState((s) => ({ llmCalls: { ...s.llmCalls, [record.id]: record } }));
+            keepLlmCall(record);
             if (record.usage) set({ spent: get().spent + record.usage.total });
           },
         },

@@ -6,6 +6,7 @@ import { create } from 'zustand';
 import type { LlmCallRecord, Run, Stage } from '../../model/types.ts';
 import type { StagePassFailure, StagePassProgress } from '../../engine/stages/index.ts';
 import { useLibrary } from '../../store/library.ts';
+import { keepLlmCall, keepRunChange } from '../../store/engine-results.ts';
 import { toLlmSettings, useEngineSettings } from '../../store/engine-settings.ts';
 import { deriveStagesInWorker } from '../../workers/stages-client.ts';
 
@@ -75,12 +76,10 @@ export const useStagesJob = create<StagesJobState>((set, get) => ({
             if (!settled) set({ progress });
           },
           onStage: (stage, resumed) => {
-            if (resumed) return;
-            const current = useLibrary.getState().runs[runId];
-            if (current) useLibrary.getState().updateRun(withStage(current, stage));
+            if (!resumed) keepRunChange(runId, (run) => withStage(run, stage));
           },
           onCall: (record: LlmCallRecord) => {
-            useLibrary.setState((s) => ({ llmCalls: { ...s.llmCalls, [record.id]: record } }));
+            keepLlmCall(record);
             if (record.usage && !settled) set({ spent: get().spent + record.usage.total });
           },
         },

@@ -1,10 +1,10 @@
 // The clarifier pass the Taxonomy view runs: one at a time, kept across view changes. Every intervention is written
 // into its run as it arrives, and every endpoint call into the library's call records, so IndexedDB keeps them.
 import { create } from 'zustand';
-import type { Intervention, LlmCallRecord, Run } from '../../model/types.ts';
+import type { Intervention, Run } from '../../model/types.ts';
 import { DEFAULT_WINDOW, type ClarifyFailure, type ClarifyProgress } from '../../engine/clarifier/index.ts';
 import { useLibrary } from '../../store/library.ts';
-import { flushLibrary } from '../../store/library-db.ts';
+import { keepIntervention, keepLlmCall } from '../../store/engine-results.ts';
 import { effectiveMode, toLlmSettings, useEngineSettings } from '../../store/engine-settings.ts';
 import { clarifyEdgeInWorker, runClarifierInWorker } from '../../workers/clarifier-client.ts';
 
@@ -30,11 +30,6 @@ export const clarifierInterventions = (run: Run): Intervention[] => run.interven
 /** Results a pass in this mode keeps: with the endpoint, the offline flagger's verdicts are asked again. */
 export const reusableResults = (run: Run, mode: 'offline' | 'endpoint'): Intervention[] =>
   clarifierInterventions(run).filter((i) => mode === 'offline' || !i.heuristic);
-
-function withIntervention(run: Run, iv: Intervention): Run {
-  const at = run.interventions.findIndex((i) => i.id === iv.id);
-  return { ...run, interventions: at === -1 ? [...run.interventions, iv] : run.interventions.map((x, k) => (k === at ? iv : x)) };
-}
 
 let controller: AbortController | undefined;
 
@@ -63,16 +58,9 @@ export const useClarifierJob = create<ClarifierJobState>((set) => ({
         {
           onProgress: (progress) => set({ progress }),
           onIntervention: (iv, resumed) => {
-            if (resumed) return;
-            const current = useLibrary.getState().runs[runId];
-            if (current) useLibrary.getState().updateRun(withIntervention(current, iv));
-            // Written at once, so a reload or a crash loses at most the edge in flight.
-            void flushLibrary();
+            if (!resumed) keepIntervention(runId, iv);
           },
-          onCall: (record: LlmCallRecord) => {
-            useLibrary.setState((s) => ({ llmCalls: { ...s.llmCalls, [record.id]: record } }));
-            void flushLibrary();
-          },
+          onCall: keepLlmCall,
         },
         controller.signal,
       );
@@ -95,17 +83,10 @@ export const useClarifierJob = create<ClarifierJobState>((set) => ({
       const iv = await clarifyEdgeInWorker(
         { run, window, llm: mode === 'endpoint' ? toLlmSettings(settings.endpoint, settings.apiKey) : undefined, previous: clarifierInterventions(run) },
         handoffId,
-        {
-          onCall: (record: LlmCallRecord) => {
-            useLibrary.setState((s) => ({ llmCalls: { ...s.llmCalls, [record.id]: record } }));
-            void flushLibrary();
-          },
-        },
+        { onCall: keepLlmCall },
         controller.signal,
       );
-      const current = useLibrary.getState().runs[runId];
-      if (current) useLibrary.getState().updateRun(withIntervention(current, iv));
-      void flushLibrary();
+      keepIntervention(runId, iv);
       set({ status: 'complete', edgeId: undefined });
     } catch (e) {
       const message = e instanceof Error ? e.message : String(e);
