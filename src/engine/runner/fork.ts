@@ -10,7 +10,7 @@ import type { Agent, Intervention, Outcome, Run, Step } from '../../model/types.
 import { callKey, pendingFor, toolKey, turnInput, type Speaker, type VisibleTurn } from './conversation.ts';
 import type { MessageGate } from './gates.ts';
 import { ANSWER_LINE, recordedAgentPrompt } from './prompts.ts';
-import { applyGates, RunBuilder, type RunStatus } from './run-builder.ts';
+import { applyGates, forkChangeIntervention, RunBuilder, type RunStatus } from './run-builder.ts';
 import { scoreOutcome } from './runner.ts';
 import { answersMatch } from './scoring.ts';
 import { chatForkProblem, forkProblem, promptForkProblem } from './forkable.ts';
@@ -216,18 +216,8 @@ export async function forkRun(parent: Run, options: ForkOptions): Promise<ForkRe
         // A hand edit costs no model tokens: the recorded usage belonged to the text it replaced.
         const step = builder.addStep(s.agentId, text, { origin: 'edited' }, copyFields(s));
         step.raw = { ...step.raw, editedFrom: original, edit: edit.kind };
-        const iv: Intervention = options.fromIntervention
-          ? { ...options.fromIntervention, id: `${options.fromIntervention.id}@fork`, stepId: step.id }
-          : {
-              id: `human:${step.id}`,
-              engine: 'human',
-              stepId: step.id,
-              context: 'fork',
-              action: edit.kind === 'prune' ? 'prune_message' : 'edit_message',
-              reason: edit.kind === 'prune' ? 'message pruned by hand at the fork' : 'message edited by hand at the fork',
-              heuristic: false,
-              details: { originalObservation: original, ...(edit.kind === 'prune' ? {} : { newObservation: text }) },
-            };
+        const details = { originalObservation: original, ...(edit.kind === 'prune' ? {} : { newObservation: text }) };
+        const iv = forkChangeIntervention(step.id, edit.kind, 'message', details, options.fromIntervention);
         builder.interventions.push(iv);
         if (edit.kind === 'prune') builder.prune(step);
         else builder.deliver(step, text);

@@ -7,7 +7,7 @@ import type { LlmClient } from '../../llm/client.ts';
 import { Cancelled } from '../../llm/errors.ts';
 import type { ChatMessage, Intervention, Run, Step } from '../../model/types.ts';
 import type { CallMessage } from './conversation.ts';
-import { RunBuilder, type RunStatus } from './run-builder.ts';
+import { forkChangeIntervention, RunBuilder, type RunStatus } from './run-builder.ts';
 import type { ForkEdit, ForkResult, ForkStats } from './fork.ts';
 
 export interface PromptForkOptions {
@@ -88,18 +88,7 @@ export async function forkRecordedPrompts(parent: Run, top: Step[], k: number, o
         const field = s.output !== undefined || s.kind === 'llm' ? 'output' : 'observation';
         const step = put(s, 'edited', { [field]: text, usage: undefined, raw: { editedFrom: original, edit: edit.kind } });
         builder.interventions.push(
-          options.fromIntervention
-            ? { ...options.fromIntervention, id: `${options.fromIntervention.id}@fork`, stepId: step.id }
-            : {
-                id: `human:${step.id}`,
-                engine: 'human',
-                stepId: step.id,
-                context: 'fork',
-                action: edit.kind === 'prune' ? 'prune_message' : 'edit_message',
-                reason: edit.kind === 'prune' ? 'output removed by hand at the fork' : 'output edited by hand at the fork',
-                heuristic: false,
-                details: { originalObservation: original, newObservation: text },
-              },
+          forkChangeIntervention(step.id, edit.kind, 'output', { originalObservation: original, newObservation: text }, options.fromIntervention),
         );
         if (text !== original) {
           replacements.push([original, text]);

@@ -194,3 +194,27 @@ export async function liveTurn(client: LlmClient, speaker: Speaker, task: string
   const result = await client.chat({ role: 'agents', messages: input }, signal);
   return { input, key: callKey(speaker.id, input), result, startTime, endTime: Date.now() };
 }
+
+/**
+ * What a fork's changed step carries: the engine verdict that was applied there (re-pointed at the fork's step), or
+ * the person's own edit of the `what` (a chat message, a model call's output).
+ */
+export function forkChangeIntervention(
+  stepId: string,
+  kind: 'replace' | 'append' | 'prune',
+  what: 'message' | 'output',
+  details: Record<string, unknown>,
+  applied?: Intervention,
+): Intervention {
+  if (applied) return { ...applied, id: `${applied.id}@fork`, stepId };
+  return {
+    id: `human:${stepId}`,
+    engine: 'human',
+    stepId,
+    context: 'fork',
+    action: kind === 'prune' ? 'prune_message' : 'edit_message',
+    reason: `${what} ${kind === 'prune' ? 'pruned' : 'edited'} by hand at the fork`,
+    heuristic: false,
+    details,
+  };
+}
