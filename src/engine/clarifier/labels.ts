@@ -24,7 +24,7 @@ const TRAIL_MAP: Record<string, Mapping> = {
 };
 
 const AGENTRX_MAP: Record<string, Mapping> = {
-  'Underspecified User Intent': { type: 'DG', why: 'a required detail is missing from the request, so the next step must guess' },
+  'Underspecified User Intent': { type: 'DG', why: 'the request leaves out what the user actually wants, so the next step works from a guess' },
   'Misinterpretation of Tool Output': { type: 'SC', why: 'a misread tool result is carried forward as a wrong value' },
   'Invalid Invocation': { type: 'SC', why: 'a malformed call (arguments, structure) handed to the tool' },
   'Intent Not Supported': { type: 'CG', why: 'the agent lacks the tool or permission the step needs' },

@@ -36,7 +36,7 @@ const AUDIT_ROLE: Record<Domain, { who: string; error: string; fix: string; impa
     who: 'a careful reviewer of mathematical reasoning',
     error: 'a reasoning or calculation mistake that makes its result wrong',
     fix: 'a corrected formula, step or value',
-    impact: 'Would applying your fix change the final answer or the key conclusion? Start with YES or NO, then say why in one sentence.',
+    impact: 'If your fix were applied, would the result the task asks for come out different? Start with YES or NO, then say why in one sentence.',
     harmless: 'Clumsy wording, a longer route or a different method is not a mistake when the result is still right.',
   },
   code: {
@@ -44,7 +44,7 @@ const AUDIT_ROLE: Record<Domain, { who: string; error: string; fix: string; impa
     error: 'a bug that makes the code crash, hang or return a wrong result, or that breaks the required interface',
     fix: 'a specific code change (a line, a condition, an argument)',
     impact: 'Would applying your fix remove a crash, a hang or a wrong output? Start with YES or NO, then say why in one sentence.',
-    harmless: 'Slow, verbose or unidiomatic code is not a mistake when it runs and returns the right result.',
+    harmless: 'Code that works and gives the right output is not flawed for being slow, long-winded or unusual in style.',
   },
   generic: {
     who: 'a careful reviewer of a team member’s work',
@@ -80,9 +80,9 @@ export function auditMessages(domain: Domain, indicator: Indicator, ctx: AuditCo
     '{\n' +
     '  "evidence_quote": "the wrong part, quoted exactly; N/A if nothing is wrong",\n' +
     '  "analysis": "briefly, why that part breaks the area of concern; N/A if nothing is wrong",\n' +
-    `  "suggestion": "${r.fix.replace(/^a /, 'the ')} that repairs it; N/A if no fix is needed",\n` +
+    `  "suggestion": "${r.fix.replace(/^a /, 'the ')} that repairs it, or N/A when there is nothing to repair",\n` +
     `  "impact_assessment": "${r.impact}",\n` +
-    '  "is_flawed": true only when the suggestion is a concrete fix AND the impact assessment is YES, otherwise false\n' +
+    '  "is_flawed": true if and only if your suggestion is a concrete change and your impact_assessment begins with YES; false otherwise\n' +
     '}';
   const concern =
     `Area of concern: ${indicator.name}\n` +
@@ -140,8 +140,8 @@ export function teacherMessages(domain: Domain, ctx: { task: string; reference: 
     'If the message has no mistake, answer exactly NO_ERROR. Otherwise answer with a JSON list of objects:\n' +
     '[{"name": "UPPER_SNAKE_CASE name of the pattern",\n' +
     '  "domain_tag": "e.g. Algebra, Geometry, Probability, Python Implementation, Web Research",\n' +
-    '  "detailed_definition": "This error occurs when the agent …, leading to …",\n' +
-    '  "evaluator_prompt": {"trigger_condition": "When the problem involves … / When the agent attempts to … (describe the situation, not the error)",\n' +
+    '  "detailed_definition": "one sentence: what the agent gets wrong and what that mistake causes",\n' +
+    '  "evaluator_prompt": {"trigger_condition": "the kind of problem, or the action under way, in which this mistake tends to appear (a situation, not the mistake)",\n' +
     '                       "risk_alert": "what a reviewer should check"},\n' +
     '  "example_error": "the wrong step quoted — why it is wrong and how to fix it"}]\n' +
     'Escape backslashes in JSON strings (write \\\\frac, not \\frac).';

@@ -19,7 +19,7 @@ function jsonContract(allowed: readonly SupervisorAction[]): string {
     '  "parameters": {',
     '    "new_observation": "the full replacement observation, only for correct_observation",',
     '    "guidance": "the instruction to add for the agent, only for provide_guidance",',
-    '    "task": "the question for the verification assistant, only for run_verification"',
+    '    "task": "for run_verification: the one question you want checked independently"',
     '  }',
     '}',
   ].join('\n');
@@ -62,7 +62,7 @@ const CONTEXT_PART: Record<Exclude<SupervisorContext, 'excessive'>, (w: ContextW
       '3. Name the most likely single cause (for example: text passed where a number was expected, a file that does not exist).',
       '4. Choose the repair:',
       '   - provide_guidance when the agent’s next reasoning or call must change (the usual case for logic mistakes);',
-      '   - correct_observation when the agent is acting on information in the observation that is wrong;',
+      '   - correct_observation when the observation the agent relies on holds a wrong fact;',
       '   - run_verification when nobody in the trace has the fact needed to move on and it must be checked outside.',
     ].join('\n'),
   inefficient: (w) =>

@@ -18,7 +18,7 @@ export interface SuperviseOptions {
   signal?: AbortSignal;
 }
 
-export const SUPERVISOR_NOTE = "[Supervisor's note: the original observation was replaced by a cleaned and corrected version.]";
+export const SUPERVISOR_NOTE = "[Supervisor's note: what follows stands in for the agent's own observation, trimmed and with its errors fixed.]";
 
 export function interventionId(stepId: string): string {
   return `supervisor:${stepId}`;
