@@ -170,6 +170,11 @@ export const useLibrary = create<LibraryStore>((set, get) => ({
   },
 }));
 
+/** How many of a file's annotation sets found their run in the library (a set naming `constructor` finds none). */
+export function attachedSetCount(file: LibraryFile, runs: Record<string, Run>): number {
+  return (file.annotationSets ?? []).filter((s) => Object.hasOwn(runs, s.runId)).length;
+}
+
 /** The runs of a file in the file's order (runs missing from the store, e.g. set aside as corrupt, are skipped). */
 export function runsOfFile(file: LibraryFile, runs: Record<string, Run>): Run[] {
   return file.runIds.flatMap((id) => {
