@@ -1,5 +1,6 @@
 // The command line: the same importers and engines as the studio, for batches and checks (SPEC §7).
 // Each command lives in its own module and registers here.
+import { recordOf } from '../model/record.ts';
 import { batchCommand, BATCH_USAGE } from './batch.ts';
 import { clarifyCommand, CLARIFY_USAGE } from './clarify.ts';
 import { convertCommand, CONVERT_USAGE } from './convert.ts';
@@ -12,7 +13,7 @@ import { superviseCommand, SUPERVISE_USAGE } from './supervise.ts';
 /** A command may return its exit code (e.g. 1 when an endpoint failure stopped it after printing partial results). */
 type Command = (argv: string[]) => void | number | Promise<void | number>;
 
-const COMMANDS: Record<string, Command> = {
+const COMMANDS: Record<string, Command> = recordOf({
   inspect: inspectCommand,
   supervise: superviseCommand,
   stages: stagesCommand,
@@ -20,7 +21,7 @@ const COMMANDS: Record<string, Command> = {
   batch: batchCommand,
   convert: convertCommand,
   clarify: clarifyCommand,
-};
+});
 
 const USAGE = `usage: mas-replay <command> [options]
 commands:

@@ -113,14 +113,14 @@ export async function superviseCommand(argv: string[]): Promise<number> {
 
   const runs = report(file, results);
   // With --replay: the decisions the session recorded against those the replay made, run by run.
-  const checks: Record<string, ReplayCheck> = {};
+  const checks = new Map<string, ReplayCheck>();
   if (replay) {
     for (const r of results) {
       const recorded = file.runs.find((x) => x.id === r.runId)?.interventions.filter((i) => i.engine === 'supervisor') ?? [];
-      checks[r.runId] = compareReplay(recorded, r.interventions);
+      checks.set(r.runId, compareReplay(recorded, r.interventions));
     }
   }
-  if (args.flags.has('json')) printJson(replay ? { runs: runs.map((r) => ({ ...r, replay: checks[r.id] })) } : { runs });
+  if (args.flags.has('json')) printJson(replay ? { runs: runs.map((r) => ({ ...r, replay: checks.get(r.id) })) } : { runs });
   else {
     for (const r of runs) {
       const t = r.tokens;
@@ -129,7 +129,7 @@ export async function superviseCommand(argv: string[]): Promise<number> {
           `supervisor ${t.supervisor_overhead}, net saving ${t.net_saving_pct}% (estimate)${endpoint || replay ? '' : ' [heuristic, offline]'}\n`,
       );
       for (const tr of r.triggers) process.stdout.write(`  ${tr.agent} step ${tr.step ?? '?'}: ${tr.context} → ${tr.action} (${tr.reason})\n`);
-      const check = checks[r.id];
+      const check = checks.get(r.id);
       if (check) {
         process.stdout.write(`  replay from recorded calls: ${check.same} decisions as recorded, ${check.differences.length} different\n`);
         for (const d of check.differences) process.stdout.write(`    step ${d.stepId ?? '?'}: recorded ${d.recorded ?? 'nothing'}, replayed ${d.replayed ?? 'nothing'}\n`);

@@ -15,6 +15,7 @@
 //   quadratic on long Magentic-One logs and would still be a guess about what each agent was shown. Messages of the
 //   human and of code executors (not model output) get no usage.
 // - Run id: `chat-<hashText of the run object's JSON>`; the file name is never used.
+import { emptyRecord } from '../model/record.ts';
 import { hashText } from '../model/hash.ts';
 import type { Agent, AgentRun, Annotation, Handoff, Outcome, Run, Step } from '../model/types.ts';
 import type { FormatImporter, ImportResult } from './format.ts';
@@ -64,7 +65,7 @@ export function compareAnswers(answer: string, reference: string): boolean | und
 
 /** The fields of `obj` not in `mapped`, or undefined when there are none. */
 export function unmappedFields(obj: JsonObject, mapped: ReadonlySet<string>): Record<string, unknown> | undefined {
-  const rest: Record<string, unknown> = {};
+  const rest = emptyRecord<unknown>(); // field names from the file, `__proto__` included
   let any = false;
   for (const [k, v] of Object.entries(obj)) {
     if (!mapped.has(k)) {

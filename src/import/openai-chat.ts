@@ -15,6 +15,7 @@
 //   environment, not the agent under study.
 // - Run id: `tau-<task_id>` when the run has a task id (AgentRx's `trajectory_id` is that id), else
 //   `chat-<hashText of the run's JSON>`; `~2`… for repeats in one file. Outcome from `reward` (1 = success).
+import { recordOf } from '../model/record.ts';
 import { hashText } from '../model/hash.ts';
 import type { Agent, AgentRun, Handoff, Outcome, Run, Step, ToolCall } from '../model/types.ts';
 import { contentText, documentsOf, titleFromTask, uniqueIds, unmappedFields } from './chat-log.ts';
@@ -44,12 +45,12 @@ export function agentIdForRole(role: string): string {
   return r;
 }
 
-const AGENT_DEFAULTS: Record<string, Omit<Agent, 'id'>> = {
+const AGENT_DEFAULTS: Record<string, Omit<Agent, 'id'>> = recordOf({
   system: { name: 'system', kind: 'system', description: 'system prompt' },
   user: { name: 'user', kind: 'human' },
   assistant: { name: 'assistant' },
   tools: { name: 'tools', kind: 'system', description: 'tool node: executes the assistant\'s tool calls' },
-};
+});
 
 function isChatMessage(v: unknown): boolean {
   return isObject(v) && typeof v.role === 'string' && ROLES.has(v.role) && ('content' in v || 'tool_calls' in v);

@@ -1,6 +1,7 @@
 // Span forest → Run, shared by the OTLP and the nested span-tree importers. Format modules turn their documents
 // into flat SpanRecords; this module builds the tree (keeping orphans as roots), categorises every span with one
 // categoriser per attribute standard (OpenInference, OTel GenAI) and assembles the canonical model.
+import { recordOf } from '../model/record.ts';
 import type { Agent, AgentRun, ChatMessage, Handoff, Run, SourceFormat, Step, StepError, ToolCall, TokenUsage } from '../model/types.ts';
 import { estimateUsage } from './tokens.ts';
 
@@ -158,7 +159,7 @@ function modelCallOf(std: AttributeStandard, attrs: Attributes): ModelCallIo {
   return { input: std.inputMessages(attrs), text, toolCalls };
 }
 
-const OPENINFERENCE_KINDS: Record<string, SpanCategory> = {
+const OPENINFERENCE_KINDS: Record<string, SpanCategory> = recordOf({
   AGENT: 'agent',
   LLM: 'llm',
   TOOL: 'tool',
@@ -169,7 +170,7 @@ const OPENINFERENCE_KINDS: Record<string, SpanCategory> = {
   GUARDRAIL: 'guardrail',
   EVALUATOR: 'evaluator',
   PROMPT: 'chain',
-};
+});
 
 /** Indexed flat attributes (`prefix.N.rest`) grouped by N, in index order. */
 function indexedGroups(attrs: Attributes, prefix: string): Map<number, Map<string, unknown>> {
@@ -447,7 +448,7 @@ const openInference: AttributeStandard = {
   agentName: (attrs) => textAttr(attrs, 'agent.name') ?? textAttr(attrs, 'graph.node.name') ?? textAttr(attrs, 'graph.node.id'),
 };
 
-const GEN_AI_OPERATIONS: Record<string, SpanCategory> = {
+const GEN_AI_OPERATIONS: Record<string, SpanCategory> = recordOf({
   chat: 'llm',
   text_completion: 'llm',
   generate_content: 'llm',
@@ -456,7 +457,7 @@ const GEN_AI_OPERATIONS: Record<string, SpanCategory> = {
   invoke_agent: 'agent',
   create_agent: 'agent',
   execute_tool: 'tool',
-};
+});
 
 /** GenAI messages: `[{role, parts:[{type:'text', content} | {type:'tool_call', …} | {type:'tool_call_response', …}]}]`. */
 function genAiMessages(value: unknown): ChatMessage[] | undefined {

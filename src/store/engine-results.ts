@@ -2,6 +2,7 @@
 // recorded endpoint call into the library's calls, and IndexedDB is written at once instead of after the usual
 // debounce, so a reload or a crash during an engine run loses at most the call in flight (SPEC §9). Every engine job
 // (supervisor, rectifier, clarifier, stages) keeps its results through here.
+import { recordOf } from '../model/record.ts';
 import type { Intervention, LlmCallRecord, Run } from '../model/types.ts';
 import { useLibrary } from './library.ts';
 import { flushLibrary } from './library-db.ts';
@@ -26,6 +27,10 @@ export function keepIntervention(runId: string, iv: Intervention): void {
 }
 
 export function keepLlmCall(record: LlmCallRecord): void {
-  useLibrary.setState((s) => ({ llmCalls: { ...s.llmCalls, [record.id]: record } }));
+  useLibrary.setState((s) => {
+    const llmCalls = recordOf(s.llmCalls);
+    llmCalls[record.id] = record;
+    return { llmCalls };
+  });
   void flushLibrary();
 }

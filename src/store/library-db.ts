@@ -3,6 +3,7 @@
 // the `quarantine` store, never deleted. Hydration always ends with `hydrated: true`, even without IndexedDB.
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
 import { create } from 'zustand';
+import { emptyRecord, recordFromEntries } from '../model/record.ts';
 import type { LlmCallRecord, Run } from '../model/types.ts';
 import { useLibrary, type LibraryFile, type StoredLibrary } from './library.ts';
 
@@ -144,13 +145,12 @@ export async function readLibrary(db: Db, now = Date.now()): Promise<ReadResult>
   const runList = await readStore('runs', runProblem);
   const callList = await readStore('llmCalls', llmCallProblem);
   await tx.done;
-  const runs: Record<string, Run> = {};
-  for (const r of runList) runs[r.id] = r;
-  const llmCalls: Record<string, LlmCallRecord> = {};
-  for (const c of callList) llmCalls[c.id] = c;
+  // Keyed by stored ids, which came from files: records without a prototype (a run may be called `constructor`).
+  const runs = recordFromEntries(runList.map((r) => [r.id, r] as const));
+  const llmCalls = recordFromEntries(callList.map((c) => [c.id, c] as const));
   // A file whose run was set aside lists only the runs that are still here.
   const shown = files
-    .map((f) => (f.runIds.every((id) => runs[id]) ? f : { ...f, runIds: f.runIds.filter((id) => runs[id]) }))
+    .map((f) => (f.runIds.every((id) => Object.hasOwn(runs, id)) ? f : { ...f, runIds: f.runIds.filter((id) => Object.hasOwn(runs, id)) }))
     .sort((a, b) => a.addedAt - b.addedAt);
   return { library: { files: shown, runs, llmCalls }, quarantined };
 }
@@ -166,7 +166,7 @@ export interface Snapshot {
   llmCalls: Record<string, LlmCallRecord>;
 }
 
-export const EMPTY_SNAPSHOT: Snapshot = { files: [], runs: {}, llmCalls: {} };
+export const EMPTY_SNAPSHOT: Snapshot = { files: [], runs: emptyRecord(), llmCalls: emptyRecord() };
 
 /** Write the difference between two states in one transaction. Resolves when it has committed. */
 export async function writeChanges(db: Db, before: Snapshot, after: Snapshot): Promise<number> {
@@ -176,10 +176,11 @@ export async function writeChanges(db: Db, before: Snapshot, after: Snapshot): P
   const newFiles = new Map(after.files.map((f) => [f.id, f]));
   for (const [id, f] of newFiles) if (oldFiles.get(id) !== f) ops.push(tx.objectStore('files').put(f));
   for (const id of oldFiles.keys()) if (!newFiles.has(id)) ops.push(tx.objectStore('files').delete(id));
-  for (const [id, r] of Object.entries(after.runs)) if (before.runs[id] !== r) ops.push(tx.objectStore('runs').put(r));
-  for (const id of Object.keys(before.runs)) if (!(id in after.runs)) ops.push(tx.objectStore('runs').delete(id));
-  for (const [id, c] of Object.entries(after.llmCalls)) if (before.llmCalls[id] !== c) ops.push(tx.objectStore('llmCalls').put(c));
-  for (const id of Object.keys(before.llmCalls)) if (!(id in after.llmCalls)) ops.push(tx.objectStore('llmCalls').delete(id));
+  // Own keys only: a snapshot built elsewhere may be a plain object, where `constructor` is always "present".
+  for (const [id, r] of Object.entries(after.runs)) if (!Object.hasOwn(before.runs, id) || before.runs[id] !== r) ops.push(tx.objectStore('runs').put(r));
+  for (const id of Object.keys(before.runs)) if (!Object.hasOwn(after.runs, id)) ops.push(tx.objectStore('runs').delete(id));
+  for (const [id, c] of Object.entries(after.llmCalls)) if (!Object.hasOwn(before.llmCalls, id) || before.llmCalls[id] !== c) ops.push(tx.objectStore('llmCalls').put(c));
+  for (const id of Object.keys(before.llmCalls)) if (!Object.hasOwn(after.llmCalls, id)) ops.push(tx.objectStore('llmCalls').delete(id));
   await Promise.all([...ops, tx.done]);
   return ops.length;
 }
@@ -236,7 +237,7 @@ export async function startLibraryPersistence({ debounceMs = 250, ...options }: 
     db = await openLibraryDb(options);
   } catch (e) {
     usePersistence.setState({ status: 'unavailable', problem: `the library will not be saved: ${describeError(e)}` });
-    library.getState().hydrate({ files: [], runs: {} });
+    library.getState().hydrate({ files: [], runs: emptyRecord() });
     return { flush: async () => {}, stop: () => {} };
   }
 
@@ -244,7 +245,7 @@ export async function startLibraryPersistence({ debounceMs = 250, ...options }: 
   try {
     const { library: stored, quarantined } = await readLibrary(db);
     // What was read is what the database holds (minus nothing: quarantined records already moved out).
-    written = { files: stored.files, runs: stored.runs, llmCalls: stored.llmCalls ?? {} };
+    written = { files: stored.files, runs: stored.runs, llmCalls: stored.llmCalls ?? emptyRecord() };
     library.getState().hydrate(stored);
     for (const q of quarantined) {
       library.getState().addFailure({
@@ -256,7 +257,7 @@ export async function startLibraryPersistence({ debounceMs = 250, ...options }: 
     }
   } catch (e) {
     usePersistence.setState({ status: 'failed', problem: `the stored library could not be read: ${describeError(e)}` });
-    library.getState().hydrate({ files: [], runs: {} });
+    library.getState().hydrate({ files: [], runs: emptyRecord() });
     // Writing over a library we could not read might lose it: stay read-only for this session.
     return { flush: async () => {}, stop: () => db.close() };
   }

@@ -1,8 +1,11 @@
 // The library: every file the user has opened and the runs it holds, shared by all views.
 // Persistence to IndexedDB is done by ./library-db.ts, which subscribes to this store.
 // Runs are replaced, never mutated, so `useLibrary((s) => s.runs[id])` re-renders exactly when that run changes.
+// `runs` and `llmCalls` are keyed by ids from files and links, so they are always records without a prototype
+// (../model/record.ts): `runs['constructor']` is undefined and a run with id `__proto__` is stored like any other.
 import { create } from 'zustand';
 import type { AnnotationSet } from '../import/format.ts';
+import { emptyRecord, ownValue, recordOf } from '../model/record.ts';
 import type { LlmCallRecord, Run } from '../model/types.ts';
 
 export interface LibraryFile {
@@ -85,7 +88,7 @@ const nextId = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(coun
 function withAnnotations(runs: Record<string, Run>, targetIds: Iterable<string>, sets: AnnotationSet[]): void {
   if (sets.length === 0) return;
   for (const id of targetIds) {
-    const run = runs[id];
+    const run = ownValue(runs, id);
     if (!run) continue;
     const known = new Set(run.annotations.map((a) => a.id));
     const added = sets.filter((s) => s.runId === id).flatMap((s) => s.annotations).filter((a) => !known.has(a.id) && known.add(a.id));
@@ -96,8 +99,8 @@ function withAnnotations(runs: Record<string, Run>, targetIds: Iterable<string>,
 export const useLibrary = create<LibraryStore>((set, get) => ({
   hydrated: false,
   files: [],
-  runs: {},
-  llmCalls: {},
+  runs: emptyRecord(),
+  llmCalls: emptyRecord(),
   failures: [],
   addLoaded(loaded, addedAt = Date.now()) {
     const file: LibraryFile = {
@@ -114,9 +117,9 @@ export const useLibrary = create<LibraryStore>((set, get) => ({
     if (loaded.llmCalls && loaded.llmCalls.length > 0) file.llmCallIds = loaded.llmCalls.map((c) => c.id);
     if (loaded.engineSettings) file.engineSettings = loaded.engineSettings;
     const state = get();
-    const runs = { ...state.runs };
+    const runs = recordOf(state.runs);
     for (const run of loaded.runs) runs[run.id] = run;
-    const llmCalls = { ...state.llmCalls };
+    const llmCalls = recordOf(state.llmCalls);
     for (const call of loaded.llmCalls ?? []) llmCalls[call.id] = call;
     // A file that re-imports the same runs replaces the earlier entry rather than listing them twice.
     const replaced = new Set(file.runIds);
@@ -134,15 +137,17 @@ export const useLibrary = create<LibraryStore>((set, get) => ({
     const file = state.files.find((f) => f.id === fileId);
     if (!file) return;
     const files = state.files.filter((f) => f.id !== fileId);
-    const runs = { ...state.runs };
+    const runs = recordOf(state.runs);
     for (const id of file.runIds) delete runs[id];
-    const llmCalls = { ...state.llmCalls };
+    const llmCalls = recordOf(state.llmCalls);
     const stillUsed = new Set(files.flatMap((f) => f.llmCallIds ?? []));
     for (const id of file.llmCallIds ?? []) if (!stillUsed.has(id)) delete llmCalls[id];
     set({ files, runs, llmCalls });
   },
   updateRun(run) {
-    set({ runs: { ...get().runs, [run.id]: run } });
+    const runs = recordOf(get().runs);
+    runs[run.id] = run;
+    set({ runs });
   },
   addFailure(failure) {
     set({ failures: [...get().failures, { ...failure, id: nextId('failure'), at: Date.now() }] });
@@ -158,14 +163,22 @@ export const useLibrary = create<LibraryStore>((set, get) => ({
       .filter((f) => f.runIds.length > 0 || (f.annotationSets?.length ?? 0) > 0);
     set({
       files: [...storedFiles, ...state.files],
-      runs: { ...stored.runs, ...state.runs },
-      llmCalls: { ...stored.llmCalls, ...state.llmCalls },
+      runs: recordOf(stored.runs, state.runs),
+      llmCalls: recordOf(stored.llmCalls, state.llmCalls),
       hydrated: true,
     });
   },
 }));
 
+/** How many of a file's annotation sets found their run in the library (a set naming `constructor` finds none). */
+export function attachedSetCount(file: LibraryFile, runs: Record<string, Run>): number {
+  return (file.annotationSets ?? []).filter((s) => Object.hasOwn(runs, s.runId)).length;
+}
+
 /** The runs of a file in the file's order (runs missing from the store, e.g. set aside as corrupt, are skipped). */
 export function runsOfFile(file: LibraryFile, runs: Record<string, Run>): Run[] {
-  return file.runIds.flatMap((id) => (runs[id] ? [runs[id]] : []));
+  return file.runIds.flatMap((id) => {
+    const run = ownValue(runs, id);
+    return run ? [run] : [];
+  });
 }

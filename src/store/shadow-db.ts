@@ -4,6 +4,7 @@
 // Each estimate is stored with a stamp of the run it was made from; an estimate whose run has since changed (new
 // interventions from the engines panel, a re-import) is not served.
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import { emptyRecord, ownValue } from '../model/record.ts';
 import type { ShadowEstimate } from '../model/statistics.ts';
 import type { Run } from '../model/types.ts';
 
@@ -54,7 +55,7 @@ export async function saveEstimates(runs: Record<string, Run>, estimates: Shadow
   if (!database) return;
   const tx = database.transaction('shadow', 'readwrite');
   for (const estimate of estimates) {
-    const run = runs[estimate.runId];
+    const run = ownValue(runs, estimate.runId);
     if (run) void tx.store.put({ runId: estimate.runId, stamp: runStamp(run), preset, estimate });
   }
   await tx.done;
@@ -63,10 +64,10 @@ export async function saveEstimates(runs: Record<string, Run>, estimates: Shadow
 /** The stored estimates that still fit their runs, by run id; runs no longer in the library are skipped. */
 export async function loadEstimates(runs: Record<string, Run>, preset: string, name = SHADOW_DB_NAME): Promise<Record<string, ShadowEstimate>> {
   const database = await db(name);
-  if (!database) return {};
-  const out: Record<string, ShadowEstimate> = {};
+  if (!database) return emptyRecord();
+  const out = emptyRecord<ShadowEstimate>();
   for (const stored of await database.getAll('shadow')) {
-    const run = runs[stored.runId];
+    const run = ownValue(runs, stored.runId);
     if (run && stored.preset === preset && stored.stamp === runStamp(run)) out[stored.runId] = stored.estimate;
   }
   return out;

@@ -1,6 +1,7 @@
 // Everything a link should reproduce lives in the URL (`?view=run&run=…&step=…`). One store mirrors the query
 // string: views read from it and write through `navigate`, which keeps the address bar and history in step.
 import { create } from 'zustand';
+import { emptyRecord, recordOf } from '../model/record.ts';
 
 export const VIEWS = ['library', 'run', 'compare', 'corpus', 'engines', 'rectify', 'taxonomy', 'stages', 'live'] as const;
 export type View = (typeof VIEWS)[number];
@@ -12,7 +13,8 @@ export interface UrlState {
 
 export function parseLocation(search: string): UrlState {
   const query = new URLSearchParams(search);
-  const params: Record<string, string> = {};
+  // Names and values come from a link: a record without a prototype, so `?__proto__=…` is a parameter like any other.
+  const params = emptyRecord<string>();
   for (const [k, v] of query) params[k] = v;
   const requested = params.view as View | undefined;
   // A deep link to a run (`?run=…&step=…`) opens the run view without naming it.
@@ -38,12 +40,12 @@ interface UrlStore extends UrlState {
 export const useUrl = create<UrlStore>((set, get) => ({
   ...parseLocation(typeof location === 'undefined' ? '' : location.search),
   navigate(view, params = {}) {
-    const next = { view, params };
+    const next = { view, params: recordOf(params) };
     history.pushState(null, '', `${location.pathname}${toSearch(next)}`);
     set(next);
   },
   setParams(patch) {
-    const params = { ...get().params };
+    const params = recordOf(get().params);
     for (const [k, v] of Object.entries(patch)) {
       if (v === undefined) delete params[k];
       else params[k] = v;

@@ -1,5 +1,6 @@
 // Force-directed layout of the interaction graph (d3-force), run to rest in one call. Pure: runs in the layout worker
 // and in tests. Managers sit above the agents they manage; tools and memory settle near the agents that call them.
+import { emptyRecord } from '../model/record.ts';
 import { forceCollide, forceLink, forceManyBody, forceSimulation, forceX, forceY, type SimulationNodeDatum } from 'd3';
 
 export interface LayoutInput {
@@ -46,7 +47,7 @@ export function layoutGraph(input: LayoutInput): LayoutOutput {
     .stop();
   const ticks = Math.min(400, 120 + n * 4);
   for (let i = 0; i < ticks; i++) simulation.tick();
-  const positions: Record<string, [number, number]> = {};
+  const positions = emptyRecord<[number, number]>(); // keyed by agent names from the trace
   for (const node of nodes) positions[node.id] = [Math.round(node.x ?? 0), Math.round(node.y ?? 0)];
   return { positions };
 }

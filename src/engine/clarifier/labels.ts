@@ -2,6 +2,7 @@
 // the flagger's verdicts, and the datasets' own labels (Who&When decisive agent/step, TRAIL and AgentRx categories)
 // mapped to the four types only where the categories mean the same thing at a handoff, "unmapped" otherwise.
 // Agreement between two sources: raw agreement and Cohen's kappa over the edges both labelled.
+import { recordOf } from '../../model/record.ts';
 import type { Annotation, Run, Step } from '../../model/types.ts';
 import { clarificationsByHandoff } from './pass.ts';
 import { CLARIFIER_TYPES, isClarifierType, type ClarifierType, type ErrorType } from './taxonomy.ts';
@@ -16,19 +17,19 @@ export interface Mapping {
 
 // Only categories that describe what a message carries across a handoff are mapped. Categories about the agent's own
 // reasoning, the environment or the system (rate limits, timeouts, goal deviation…) have no edge-level counterpart.
-const TRAIL_MAP: Record<string, Mapping> = {
+const TRAIL_MAP: Record<string, Mapping> = recordOf({
   'Language-only': { type: 'SC', why: 'a hallucinated fact passed on as true is a corrupted signal' },
   'Tool-related': { type: 'SC', why: 'an invented tool result passed on as true is a corrupted signal' },
   'Tool Output Misinterpretation': { type: 'SC', why: 'a misread tool result reaches the next step as a wrong value' },
   'Formatting Errors': { type: 'SC', why: 'a malformed structure at the handoff is signal corruption' },
-};
+});
 
-const AGENTRX_MAP: Record<string, Mapping> = {
+const AGENTRX_MAP: Record<string, Mapping> = recordOf({
   'Underspecified User Intent': { type: 'DG', why: 'the request leaves out what the user actually wants, so the next step works from a guess' },
   'Misinterpretation of Tool Output': { type: 'SC', why: 'a misread tool result is carried forward as a wrong value' },
   'Invalid Invocation': { type: 'SC', why: 'a malformed call (arguments, structure) handed to the tool' },
   'Intent Not Supported': { type: 'CG', why: 'the agent lacks the tool or permission the step needs' },
-};
+});
 
 /** The AgentAsk type a dataset label corresponds to, or why it has none. */
 export function mapDatasetLabel(a: Pick<Annotation, 'taxonomy' | 'code'>): Mapping {

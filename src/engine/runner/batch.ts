@@ -3,6 +3,7 @@
 // studio), so a reload, a cancel or a failing endpoint never costs a finished task: resume runs only what is left.
 import type { LlmClient } from '../../llm/client.ts';
 import { LlmError } from '../../llm/errors.ts';
+import { emptyRecord } from '../../model/record.ts';
 import type { Run } from '../../model/types.ts';
 import { filterParams } from '../supervisor/filter.ts';
 import { supervisorGate, type EngineConfig, type MessageGate } from './gates.ts';
@@ -92,7 +93,7 @@ export interface BatchSummary {
 }
 
 export function summarizeBatch(state: BatchState): BatchSummary {
-  const perArm: BatchSummary['perArm'] = {};
+  const perArm: BatchSummary['perArm'] = emptyRecord(); // arm names come from the batch file or journal
   let done = 0;
   let failed = 0;
   for (const it of state.items) {

@@ -3,6 +3,7 @@
 // conversation) is unchanged is answered from the recording; the first changed input goes live. Tool turns (agents
 // that act on the world: executors, browsers) are replayed when the message that asked them is identical, else the
 // fork stops there and says why. Human turns are replayed as recorded.
+import { ownValue } from '../../model/record.ts';
 import type { LlmClient } from '../../llm/client.ts';
 import { Cancelled } from '../../llm/errors.ts';
 import { hashText } from '../../model/hash.ts';
@@ -131,7 +132,8 @@ export async function forkRun(parent: Run, options: ForkOptions): Promise<ForkRe
     return forkRecordedPrompts(parent, top, k, { ...options, forkId: options.forkId ?? newForkId() });
   }
   const agentById = new Map(parent.agents.map((a) => [a.id, a]));
-  const treat = (s: Step) => options.treatments?.[s.agentId] ?? defaultTreatment(agentById.get(s.agentId), s);
+  // Keyed by agent names from the trace, and a structured clone by now (with a prototype): own keys only.
+  const treat = (s: Step) => (options.treatments && ownValue(options.treatments, s.agentId)) ?? defaultTreatment(agentById.get(s.agentId), s);
   const speaker = (id: string) => speakerFor(agentById.get(id), id);
   const task = taskOf(parent, top);
 

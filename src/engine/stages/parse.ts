@@ -1,5 +1,6 @@
 // Reading the Planner / Updater / Evaluator answers. Models wrap JSON in fences, add prose, rename fields, spell
 // statuses their own way ("done", "needs refinement"); each repair is noted so the view can say what happened.
+import { recordOf } from '../../model/record.ts';
 import type { Subtask, SubtaskStatus } from '../../model/types.ts';
 import { readJsonAnswer } from '../../llm/json-answer.ts';
 
@@ -15,7 +16,7 @@ function readObject(answer: string, repairs: string[]): Record<string, unknown> 
   return read.ok ? read.value : read.problem;
 }
 
-const STATUS_WORDS: Record<string, SubtaskStatus> = {
+const STATUS_WORDS: Record<string, SubtaskStatus> = recordOf({
   todo: 'TODO',
   pending: 'TODO',
   open: 'TODO',
@@ -35,7 +36,7 @@ const STATUS_WORDS: Record<string, SubtaskStatus> = {
   needs_refinement: 'NEED-REFINE',
   refine: 'NEED-REFINE',
   partial: 'NEED-REFINE',
-};
+});
 
 export function normaliseStatus(raw: unknown): SubtaskStatus | undefined {
   if (typeof raw !== 'string') return undefined;
@@ -116,7 +117,7 @@ export interface EvaluationAnswer {
   feedback?: string;
 }
 
-const VERDICT_WORDS: Record<string, Verdict> = {
+const VERDICT_WORDS: Record<string, Verdict> = recordOf({
   success: 'success',
   succeeded: 'success',
   pass: 'success',
@@ -132,7 +133,7 @@ const VERDICT_WORDS: Record<string, Verdict> = {
   failed: 'failure',
   fail: 'failure',
   incorrect: 'failure',
-};
+});
 
 export function parseEvaluation(answer: string): Parsed<EvaluationAnswer> {
   const repairs: string[] = [];

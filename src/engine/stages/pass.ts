@@ -4,6 +4,7 @@
 // recording shows which agents ran; no model can recover an adapter's probabilities).
 // Cancellable, resumable from stages already derived, and a failed call stops the pass with everything before it kept.
 // Unreadable answers are asked once more, then fall back to the offline rule for that part, marked heuristic.
+import { recordOf } from '../../model/record.ts';
 import type { Run, Stage, Subtask, TokenUsage } from '../../model/types.ts';
 import { Cancelled } from '../../llm/errors.ts';
 import type { ChatResult, LlmClient } from '../../llm/client.ts';
@@ -51,7 +52,7 @@ export interface StagePassOptions {
 }
 
 const VERDICT_LABEL: Record<Verdict, string> = { success: 'success', needs_refinement: 'needs refinement', failure: 'failure' };
-const LABEL_VERDICT: Record<string, Verdict> = { success: 'success', 'needs refinement': 'needs_refinement', failure: 'failure' };
+const LABEL_VERDICT: Record<string, Verdict> = recordOf({ success: 'success', 'needs refinement': 'needs_refinement', failure: 'failure' });
 const STATUS_OF: Record<Verdict, Subtask['status']> = { success: 'DONE', needs_refinement: 'NEED-REFINE', failure: 'FAILED' };
 
 class RoleFailed extends Error {

@@ -1,5 +1,6 @@
 // Reading the supervisor model's answer. Models wrap JSON in fences, add prose around it, leave trailing commas,
 // or pick an action the context does not allow; each repair is noted so the UI can show what happened.
+import { recordOf } from '../../model/record.ts';
 import { readJsonAnswer } from '../../llm/json-answer.ts';
 import { ALL_ACTIONS, type Decision, type SupervisorAction } from './actions.ts';
 
@@ -11,7 +12,7 @@ export interface ParsedDecision {
   problem?: string;
 }
 
-const ACTION_SYNONYMS: Record<string, SupervisorAction> = {
+const ACTION_SYNONYMS: Record<string, SupervisorAction> = recordOf({
   approve: 'approve',
   approved: 'approve',
   continue: 'approve',
@@ -25,7 +26,7 @@ const ACTION_SYNONYMS: Record<string, SupervisorAction> = {
   run_verification: 'run_verification',
   verify: 'run_verification',
   verification: 'run_verification',
-};
+});
 
 function normaliseAction(raw: unknown): SupervisorAction | undefined {
   if (typeof raw !== 'string') return undefined;

@@ -1,6 +1,7 @@
 // Shadow replay (SPEC §5.1): walk a recorded run step by step, run the filter and the supervisor on it, and
 // estimate what the supervision would have saved. Cancellable, resumable from interventions already made, and a
 // failure stops the replay cleanly with everything done so far kept.
+import { emptyRecord } from '../../model/record.ts';
 import { indexRun } from '../../model/run-index.ts';
 import type { Intervention, Run, Step } from '../../model/types.ts';
 import { Cancelled } from '../../llm/errors.ts';
@@ -194,7 +195,7 @@ export function accountTokens(
   let saved = 0;
   let overhead = failedSpent;
   let overheadEstimated = failedEstimated;
-  const affectedCalls: Record<string, number> = {};
+  const affectedCalls = emptyRecord<number>(); // intervention ids may come from a file
   for (const iv of interventions) {
     if (iv.tokens) {
       overhead += iv.tokens.total;

@@ -4,6 +4,7 @@
 // Every figure derived from them is a counterfactual estimate and is labelled so.
 import * as Comlink from 'comlink';
 import { create } from 'zustand';
+import { emptyRecord, recordOf } from '../../model/record.ts';
 import type { ShadowEstimate } from '../../model/statistics.ts';
 import type { Run } from '../../model/types.ts';
 import { useLibrary } from '../../store/library.ts';
@@ -25,7 +26,7 @@ interface ShadowStore {
 }
 
 export const useShadowEstimates = create<ShadowStore>((set, get) => ({
-  estimates: {},
+  estimates: emptyRecord(),
   running: false,
   done: 0,
   total: 0,
@@ -38,7 +39,7 @@ export const useShadowEstimates = create<ShadowStore>((set, get) => ({
       const progress = (done: number, total: number) => set({ done, total });
       if (!worker) throw new Error('this browser cannot start workers, which the shadow replay runs in');
       const results = await worker.shadowSupervise(runs, SHADOW_PRESET, Comlink.proxy(progress));
-      const estimates = { ...get().estimates };
+      const estimates = recordOf(get().estimates);
       for (const e of results) estimates[e.runId] = e;
       set({ estimates, running: false });
       await saveEstimates(useLibrary.getState().runs, results, SHADOW_PRESET).catch((e: unknown) =>
@@ -49,11 +50,11 @@ export const useShadowEstimates = create<ShadowStore>((set, get) => ({
     }
   },
   async restore(runs) {
-    const stored = await loadEstimates(runs, SHADOW_PRESET).catch(() => ({}));
-    if (Object.keys(stored).length > 0 && !get().running) set({ estimates: { ...stored, ...get().estimates } });
+    const stored = await loadEstimates(runs, SHADOW_PRESET).catch(() => emptyRecord<ShadowEstimate>());
+    if (Object.keys(stored).length > 0 && !get().running) set({ estimates: recordOf(stored, get().estimates) });
   },
   clear() {
     void clearEstimates();
-    set({ estimates: {}, done: 0, total: 0, error: null });
+    set({ estimates: emptyRecord(), done: 0, total: 0, error: null });
   },
 }));

@@ -1,23 +1,24 @@
 // One supervisor intervention: why it fired, what it did, how (LLM-free heuristic, or the supervisor's exchange with
 // the endpoint), what it cost, and the observation before and after. All trace and model text is rendered as text.
+import { recordOf } from '../../model/record.ts';
 import type { Intervention, LlmCallRecord, Step } from '../../model/types.ts';
 import { Badge } from '../../ui/badge.tsx';
 import { TruncatedText } from '../../ui/truncated-text.tsx';
 import { useLibrary } from '../../store/library.ts';
 import { ObservationDiff } from './observation-diff.tsx';
 
-const CONTEXT_LABEL: Record<string, string> = {
+const CONTEXT_LABEL: Record<string, string> = recordOf({
   subagent_completion: 'sub-agent completion',
   error: 'error',
   inefficient: 'inefficient',
   excessive: 'excessive observation',
-};
+});
 
-const AFTER_LABEL: Record<string, string> = {
+const AFTER_LABEL: Record<string, string> = recordOf({
   correct_observation: 'corrected',
   provide_guidance: 'with guidance',
   run_verification: 'with verification',
-};
+});
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 

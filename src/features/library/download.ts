@@ -1,5 +1,6 @@
 // Export runs as a native session file and hand it to the browser as a download. The exporter (and zod with it) is
 // loaded on first use, keeping it out of the JS shipped before first paint (SPEC §8).
+import { ownValue } from '../../model/record.ts';
 import type { LlmCallRecord, Run } from '../../model/types.ts';
 
 /** A file name from an id: only safe characters, so trace content can never shape a path. */
@@ -11,7 +12,10 @@ export function safeFileName(base: string): string {
 /** The recorded LLM calls a run's interventions and derived stages refer to. */
 export function callsOfRuns(runs: Run[], calls: Record<string, LlmCallRecord>): LlmCallRecord[] {
   const ids = new Set(runs.flatMap((r) => [...r.interventions.flatMap((i) => i.llmCallIds ?? []), ...(r.stages ?? []).flatMap((s) => s.llmCallIds ?? [])]));
-  return [...ids].flatMap((id) => (calls[id] ? [calls[id]] : []));
+  return [...ids].flatMap((id) => {
+    const call = ownValue(calls, id);
+    return call ? [call] : [];
+  });
 }
 
 export async function sessionText(runs: Run[], llmCalls: LlmCallRecord[], title?: string, engineSettings?: Record<string, unknown>): Promise<string> {

@@ -2,7 +2,7 @@
 import { useShallow } from 'zustand/shallow';
 import type { Run } from '../../model/types.ts';
 import { parsePreferences, useEngineSettings } from '../../store/engine-settings.ts';
-import { runsOfFile, useLibrary, type LibraryFile } from '../../store/library.ts';
+import { attachedSetCount, runsOfFile, useLibrary, type LibraryFile } from '../../store/library.ts';
 import { Badge, SimulatedBadge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
 import { callsOfRuns, downloadText, otlpText, safeFileName, sessionText } from './download.ts';
@@ -17,7 +17,7 @@ export function FileCard({ file }: { file: LibraryFile }) {
   };
   const exportRunOtlp = async (run: Run) => downloadText(await otlpText([run]), `${safeFileName(run.id)}.otlp.json`);
   const sets = file.annotationSets ?? [];
-  const annotated = sets.filter((s) => useLibrary.getState().runs[s.runId]).length;
+  const annotated = attachedSetCount(file, useLibrary.getState().runs);
   return (
     <section className="rounded-lg border border-slate-200 bg-white p-3 shadow-sm" aria-label={`File ${file.name}`} data-testid="library-file">
       <header className="mb-2 flex flex-wrap items-center gap-2">

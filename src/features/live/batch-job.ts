@@ -4,6 +4,7 @@
 import { create } from 'zustand';
 import { newBatch, type BatchSpec, type BatchState } from '../../engine/runner/batch.ts';
 import type { LlmSettings } from '../../llm/settings.ts';
+import { emptyRecord, ownValue, recordFromEntries, recordOf } from '../../model/record.ts';
 import type { LlmCallRecord } from '../../model/types.ts';
 import { deleteBatch, loadBatches, saveBatch } from '../../store/batch-db.ts';
 import { runBatchInWorker } from '../../workers/live-client.ts';
@@ -27,15 +28,15 @@ const controllers = new Map<string, AbortController>();
 
 export const useBatchJobs = create<BatchJobs>((set, get) => ({
   loaded: false,
-  batches: {},
+  batches: emptyRecord(),
   running: [],
-  errors: {},
+  errors: emptyRecord(),
   problems: [],
   async load() {
     if (get().loaded) return;
     try {
       const { batches, problems } = await loadBatches();
-      set({ loaded: true, batches: { ...Object.fromEntries(batches.map((b) => [b.spec.id, b])), ...get().batches }, problems });
+      set({ loaded: true, batches: recordOf(recordFromEntries(batches.map((b) => [b.spec.id, b] as const)), get().batches), problems });
     } catch (e) {
       set({ loaded: true, problems: [`stored batches could not be read: ${e instanceof Error ? e.message : String(e)}`] });
     }
@@ -43,15 +44,15 @@ export const useBatchJobs = create<BatchJobs>((set, get) => ({
   async create(spec) {
     const state = newBatch(spec);
     await saveBatch(state);
-    set({ batches: { ...get().batches, [spec.id]: state } });
+    set({ batches: recordOf(get().batches, { [spec.id]: state }) });
   },
   async start(id, llm) {
-    const state = get().batches[id];
+    const state = ownValue(get().batches, id);
     if (!state || controllers.has(id)) return;
     const controller = new AbortController();
     controllers.set(id, controller);
-    const { [id]: _dropped, ...errors } = get().errors;
-    void _dropped;
+    const errors = recordOf(get().errors);
+    delete errors[id];
     set({ running: [...get().running, id], errors });
     const calls = new Map<string, LlmCallRecord>();
     try {
@@ -62,7 +63,7 @@ export const useBatchJobs = create<BatchJobs>((set, get) => ({
           onCall: (r) => void calls.set(r.id, r),
           onState: async (s) => {
             await saveBatch(s);
-            set({ batches: { ...get().batches, [id]: s } });
+            set({ batches: recordOf(get().batches, { [id]: s }) });
           },
           onRun: async (run) => {
             await addBatchRunToLibrary(state.spec.name, id, run, takeCallsOf(run, calls));
@@ -71,7 +72,7 @@ export const useBatchJobs = create<BatchJobs>((set, get) => ({
         controller.signal,
       );
     } catch (e) {
-      set({ errors: { ...get().errors, [id]: e instanceof Error ? e.message : String(e) } });
+      set({ errors: recordOf(get().errors, { [id]: e instanceof Error ? e.message : String(e) }) });
     } finally {
       controllers.delete(id);
       set({ running: get().running.filter((r) => r !== id) });
@@ -83,8 +84,8 @@ export const useBatchJobs = create<BatchJobs>((set, get) => ({
   async remove(id) {
     controllers.get(id)?.abort();
     await deleteBatch(id);
-    const { [id]: _gone, ...batches } = get().batches;
-    void _gone;
+    const batches = recordOf(get().batches);
+    delete batches[id];
     set({ batches });
   },
 }));

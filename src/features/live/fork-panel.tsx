@@ -1,6 +1,7 @@
 // Fork tab: pick a run and a step, choose the change (none, an edit by hand, a prune, or an engine's intervention on
 // that step), switch engines on, and continue in the worker. The fork enters the library linked to its parent and
 // opens in the compare view against it.
+import { emptyRecord, ownValue, recordOf } from '../../model/record.ts';
 import { useMemo, useRef, useState } from 'react';
 import { create } from 'zustand';
 import { defaultTreatment, editFromIntervention, type ForkEdit, type ForkResult, type TurnTreatment } from '../../engine/runner/fork.ts';
@@ -57,7 +58,7 @@ export function ForkPanel() {
     for (const s of top) if (!seen.has(s.agentId)) seen.set(s.agentId, defaultTreatment(parent?.agents.find((a) => a.id === s.agentId), s));
     return [...seen];
   }, [top, parent]);
-  const treatments = overrides && parent && overrides.runId === parent.id ? overrides.map : {};
+  const treatments = overrides && parent && overrides.runId === parent.id ? overrides.map : emptyRecord<TurnTreatment>();
   const [text, setText] = useState<{ stepId: string; value: string }>();
   const [busy, setBusy] = useState(false);
   const [progress, setProgress] = useState('');
@@ -158,9 +159,9 @@ export function ForkPanel() {
                       <select
                         aria-label={`Treatment of ${id}`}
                         className="rounded border border-slate-300 px-1"
-                        value={treatments[id] ?? fallback}
+                        value={ownValue(treatments, id) ?? fallback}
                         disabled={busy}
-                        onChange={(e) => setOverrides({ runId: parent.id, map: { ...treatments, [id]: e.target.value as TurnTreatment } })}
+                        onChange={(e) => setOverrides({ runId: parent.id, map: recordOf(treatments, { [id]: e.target.value as TurnTreatment }) })}
                       >
                         <option value="model">model</option>
                         <option value="tool">tool</option>

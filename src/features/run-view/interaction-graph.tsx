@@ -4,6 +4,7 @@
 import { select, zoom, zoomIdentity, type ZoomBehavior } from 'd3';
 import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import type { GraphEdge, GraphNode } from '../../model/graph.ts';
+import { recordOf } from '../../model/record.ts';
 import { rectifierMarks } from './rectifier-marks.ts';
 import { usePlayhead } from '../../store/playhead.ts';
 import type { LayoutInput, LayoutOutput } from '../../workers/graph-layout.ts';
@@ -71,7 +72,8 @@ export function InteractionGraphView({ view }: { view: RunView }) {
       ],
     };
     requestLayout(graph, input).then(
-      (out) => live && setLayout({ graph, positions: out.positions }),
+      // Back from the worker as a structured clone, which has a prototype again: keyed by agent names, so none.
+      (out) => live && setLayout({ graph, positions: recordOf(out.positions) }),
       (e: Error) => live && setError(e.message),
     );
     return () => {

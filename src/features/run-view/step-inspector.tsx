@@ -1,5 +1,6 @@
 // Everything recorded about the step under the playhead: thought, model output, tool calls, observation, error,
 // tokens, timing, annotations and interventions on it, nested model/tool calls, and the raw source attributes.
+import { recordOf } from '../../model/record.ts';
 import { memo, type ReactNode } from 'react';
 import type { Annotation, Intervention, Step } from '../../model/types.ts';
 import { usePlayhead } from '../../store/playhead.ts';
@@ -18,13 +19,13 @@ export function StepInspector({ view }: { view: RunView }) {
 }
 
 /** Where a live run's turn came from (runner and forks set `raw.origin`). */
-const ORIGIN_LABELS: Record<string, string> = {
+const ORIGIN_LABELS: Record<string, string> = recordOf({
   live: 'live call',
   recorded: 'from the recording',
   edited: 'edited at the fork',
   scripted: 'replayed (human)',
   'tool-replay': 'tool turn replayed',
-};
+});
 
 const InspectorBody = memo(function InspectorBody({ view, step, position }: { view: RunView; step: Step; position: number }) {
   const agent = view.index.agentById.get(step.agentId);

@@ -2,6 +2,7 @@
 // `step` URL param, same keys): the stage holding the current step shows its task state as a subtask board and its
 // layered workflow; a heatmap shows agent selection by stage and layer. Stages come from the run (recorded in a native
 // session) or are derived here, offline or through the endpoint, and saved on the run.
+import { recordOf } from '../../model/record.ts';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { Run } from '../../model/types.ts';
 import { stageIndexAt } from '../../engine/stages/index.ts';
@@ -335,7 +336,7 @@ function DerivePanel({ run, model }: { run: Run; model: StageViewModel }) {
 }
 
 function StageStrip({ model, current, onPick }: { model: StageViewModel; current: number; onPick: (column: number) => void }) {
-  const tone: Record<string, string> = { success: 'border-b-emerald-500', 'needs refinement': 'border-b-amber-500', failure: 'border-b-red-500' };
+  const tone: Record<string, string> = recordOf({ success: 'border-b-emerald-500', 'needs refinement': 'border-b-amber-500', failure: 'border-b-red-500' });
   return (
     <nav aria-label="Stages" className="flex flex-wrap gap-1" data-testid="stage-strip">
       {model.columns.map((st, c) => {

@@ -1,6 +1,7 @@
 // The task state of one stage as a board: subtasks in four status columns, the active one marked, changes since the
 // previous stage highlighted; above it the evaluator's verdict, confidence and feedback, the summary, and the plan.
 // All trace-derived text is rendered as text.
+import { recordOf } from '../../model/record.ts';
 import { memo, useMemo } from 'react';
 import { boardChanges } from '../../engine/stages/index.ts';
 import type { Stage, SubtaskStatus } from '../../model/types.ts';
@@ -13,7 +14,7 @@ const COLUMNS: { status: SubtaskStatus; label: string; tone: string }[] = [
   { status: 'FAILED', label: 'Failed', tone: 'border-red-300 bg-red-50' },
 ];
 
-const VERDICT_TONE: Record<string, BadgeTone> = { success: 'success', 'needs refinement': 'warning', failure: 'danger' };
+const VERDICT_TONE: Record<string, BadgeTone> = recordOf({ success: 'success', 'needs refinement': 'warning', failure: 'danger' });
 
 /** Memoised: the playhead moves every step, the stage only at its borders. */
 export const SubtaskBoard = memo(function SubtaskBoard({ stage, previous, label }: { stage: Stage; previous: Stage | undefined; label: string }) {
