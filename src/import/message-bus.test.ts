@@ -6,7 +6,8 @@ import { checkFixture, HAVE_SHARED, SHARED_TRACES, SKIP_REASON, sharedFiles } fr
 import { ImportError, importText } from './index.ts';
 
 const DUMPS = join(import.meta.dirname, 'dumps');
-const FIXTURES = sharedFiles('smolagents-bus');
+// Result files (one task per line) sit at the top of the folder; runs/<id>/messages.jsonl are message logs, one run each.
+const FIXTURES = sharedFiles('smolagents-bus').filter((path) => !path.includes('/runs/'));
 
 describe.skipIf(!HAVE_SHARED)(`smolagents decentralised team bus logs (${HAVE_SHARED ? 'real traces' : SKIP_REASON})`, () => {
   it('finds the two fixtures', () => {
