@@ -1,10 +1,10 @@
 // For tests: self-contained trace text, multi-member gzip and gzip bombs made on the fly (never stored).
 import { constants, createGzip, gzipSync } from 'node:zlib';
 
-/** A message-bus JSON Lines file of `n` runs (one run per line), self-contained. */
-export function busLines(n: number): string[] {
+/** A message-bus JSON Lines file of `n` runs (one run per line, `Question <first>?` onward), self-contained. */
+export function busLines(n: number, first = 0): string[] {
   const lines: string[] = [];
-  for (let i = 0; i < n; i++) {
+  for (let i = first; i < first + n; i++) {
     const messages = [
       { id: `m${i}a`, timestamp: '2025-08-27T15:00:00.000Z', sender: 'agent_1', type: 'message', content: `Run ${i}: I think it is ${i}`, recipients: ['@all'], thread_id: 'main', reply_to: null },
       { id: `m${i}b`, timestamp: '2025-08-27T15:00:01.000Z', sender: 'agent_2', type: 'message', content: 'Check it', recipients: ['agent_1'], thread_id: 'main', reply_to: `m${i}a` },
