@@ -5,7 +5,7 @@ import { CliError, parseArgs, printJson, readTraceFiles, stringFlag } from './io
 export function inspectCommand(argv: string[]): void {
   const args = parseArgs(argv, new Set(['json']), new Set(['format']));
   if (args.positional.length === 0) throw new CliError('usage', 'inspect needs at least one file');
-  const files = readTraceFiles(args.positional, stringFlag(args, 'format'));
+  const files = readTraceFiles(args.positional, stringFlag(args, 'format'), { folders: true });
   const report = {
     files: files.map((f) => ({
       file: f.file,

@@ -1,8 +1,9 @@
 // Shared plumbing of the command line: argument parsing, reading trace files, the one-line error contract (SPEC §7).
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { attachAnnotationSets, importBytes, ImportError, type ImportedFile } from '../import/index.ts';
-import { MAX_FILE_BYTES } from '../import/parse-input.ts';
+import { attachAnnotationSets, importText, ImportError, type ImportedFile } from '../import/index.ts';
+import { formatMb } from '../import/gunzip.ts';
+import { MAX_FILE_BYTES, TraceDecoder, TRACE_FILE_NAME } from '../import/parse-input.ts';
 import { withDefaults, type LlmRole, type LlmSettings } from '../llm/index.ts';
 
 /** Bad input or usage: printed as `error: <file>: <what>` and exit code 2. */
@@ -60,20 +61,108 @@ export function numberFlag(args: ParsedArgs, name: string): number | undefined {
   return n;
 }
 
-export function readTraceFile(file: string, format?: string): ImportedFile {
-  if (!existsSync(file)) throw new CliError(file, 'no such file');
-  const stat = statSync(file);
-  if (stat.isDirectory()) throw new CliError(file, 'is a directory, not a trace file');
-  if (stat.size > MAX_FILE_BYTES) throw new CliError(file, `file is larger than the ${MAX_FILE_BYTES / 1048576} MB limit`);
-  try {
-    return importBytes(file, readFileSync(file), { format });
-  } catch (e) {
-    if (e instanceof ImportError) {
-      const where = [e.format !== 'unknown' ? `${e.format}` : '', e.location].filter(Boolean).join(' at ');
-      throw new CliError(file, where ? `${where}: ${e.detail}` : e.detail);
+/** What a path is when it is not a regular file, for the error line. */
+function kindOf(stat: Stats): string | undefined {
+  if (stat.isFIFO()) return 'a named pipe (FIFO)';
+  if (stat.isCharacterDevice()) return 'a character device';
+  if (stat.isBlockDevice()) return 'a block device';
+  if (stat.isSocket()) return 'a socket';
+  if (stat.isDirectory()) return 'a directory';
+  return stat.isFile() ? undefined : 'not a regular file';
+}
+
+/** The one-line reason a path cannot be opened, from its error code. */
+function openProblem(file: string, e: unknown): CliError {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') {
+    let dangling = false;
+    try {
+      dangling = lstatSync(file).isSymbolicLink();
+    } catch {
+      // not there at all
     }
+    return new CliError(file, dangling ? 'is a broken symbolic link (what it points to does not exist)' : 'no such file');
+  }
+  if (code === 'ELOOP') return new CliError(file, 'is a symbolic link loop (too many levels of symbolic links)');
+  if (code === 'EACCES' || code === 'EPERM') return new CliError(file, 'permission denied');
+  if (code === 'ENOTDIR') return new CliError(file, 'no such file (a part of the path is not a folder)');
+  if (code === 'ENAMETOOLONG') return new CliError(file, 'the file name is too long');
+  return new CliError(file, `cannot be read (${code ?? (e instanceof Error ? e.message : String(e))})`);
+}
+
+/**
+ * The text of a trace file. Only regular files are read: pipes, devices and sockets are refused from what stat says,
+ * before anything is opened (a FIFO with no writer would block the open), and again from the opened descriptor. The
+ * bytes are read in chunks and decoded as they come, with the size limit applied to what is read and decoded.
+ */
+export function readTraceText(file: string, maxBytes = MAX_FILE_BYTES): string {
+  let stat: Stats;
+  try {
+    stat = statSync(file);
+  } catch (e) {
+    throw openProblem(file, e);
+  }
+  const kind = kindOf(stat);
+  if (kind === 'a directory') throw new CliError(file, 'is a directory, not a trace file');
+  if (kind) throw new CliError(file, `is ${kind}, not a regular file; only regular files are read`);
+  if (stat.size > maxBytes) throw new CliError(file, `file is larger than the ${formatMb(maxBytes)} limit`);
+  let fd: number;
+  try {
+    // Non-blocking, so that a path swapped for a FIFO after the stat above still cannot hang the open.
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch (e) {
+    throw openProblem(file, e);
+  }
+  try {
+    const opened = kindOf(fstatSync(fd));
+    if (opened) throw new CliError(file, `is ${opened}, not a regular file; only regular files are read`);
+    const decoder = new TraceDecoder(file, { maxBytes });
+    for (;;) {
+      // A fresh buffer each time: the gzip decoder may keep a reference to the bytes it was given.
+      const buf = new Uint8Array(1 << 20);
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n === 0) break;
+      decoder.push(buf.subarray(0, n));
+    }
+    return decoder.finish();
+  } catch (e) {
+    if (e instanceof ImportError) throw cliErrorOf(file, e);
+    throw e;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function cliErrorOf(file: string, e: ImportError): CliError {
+  const where = [e.format !== 'unknown' ? `${e.format}` : '', e.location].filter(Boolean).join(' at ');
+  return new CliError(file, where ? `${where}: ${e.detail}` : e.detail);
+}
+
+export function readTraceFile(file: string, format?: string): ImportedFile {
+  const text = readTraceText(file);
+  try {
+    return importText(file, text, { format });
+  } catch (e) {
+    if (e instanceof ImportError) throw cliErrorOf(file, e);
     throw e;
   }
+}
+
+/** The trace files in a folder and all its subfolders (as the studio's "Open folder…"), in path order. */
+export function traceFilesInFolder(dir: string): string[] {
+  const found: string[] = [];
+  const walk = (d: string) => {
+    const entries = readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of entries) {
+      const path = join(d, entry.name);
+      // Linked folders are not followed (a link back up would never end); linked files are read like any other.
+      if (entry.isDirectory()) walk(path);
+      else if (TRACE_FILE_NAME.test(entry.name)) found.push(path);
+    }
+  };
+  walk(dir);
+  if (found.length === 0) throw new CliError(dir, 'is a folder with no trace files (.json, .jsonl, .ndjson, .gz) in it');
+  return found;
 }
 
 /** TRAIL keeps annotations in `annotations/<trace_id>.json` beside the traces' folder: load them when present. */
@@ -89,8 +178,12 @@ function companionAnnotationFiles(file: string, runIds: string[]): string[] {
   return found;
 }
 
-/** Read several files; annotation files attach to the runs they name, from any of the files. */
-export function readTraceFiles(files: string[], format?: string): ImportedFile[] {
+/**
+ * Read several files; annotation files attach to the runs they name, from any of the files. With `folders`, a folder
+ * named among them stands for the trace files in it.
+ */
+export function readTraceFiles(paths: string[], format?: string, { folders = false } = {}): ImportedFile[] {
+  const files = folders ? paths.flatMap((p) => (isFolder(p) ? traceFilesInFolder(p) : [p])) : paths;
   const imported = files.map((f) => readTraceFile(f, format));
   const allRuns = imported.flatMap((f) => f.runs);
   const sets = imported.flatMap((f) => f.annotationSets);
@@ -107,6 +200,14 @@ export function readTraceFiles(files: string[], format?: string): ImportedFile[]
   }
   attachAnnotationSets(allRuns, sets);
   return imported;
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 export function printJson(value: unknown): void {

@@ -25,7 +25,7 @@ const COMMANDS: Record<string, Command> = recordOf({
 
 const USAGE = `usage: mas-replay <command> [options]
 commands:
-  inspect <file…> [--format <id>] [--json]   list the runs, agents, steps and tokens in trace files
+  inspect <file|folder…> [--format <id>] [--json]   list the runs, agents, steps and tokens in trace files (a folder: all traces in it)
   ${SUPERVISE_USAGE}
   ${STAGES_USAGE}
   ${RECTIFY_USAGE}

@@ -4,8 +4,9 @@ import { join, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-export function runCli(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [join(ROOT, 'bin/mas-replay.mjs'), ...args], { encoding: 'utf8', cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
+/** `timeoutMs` kills a command that hangs (status null) instead of hanging the test. */
+export function runCli(args: string[], { timeoutMs }: { timeoutMs?: number } = {}): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [join(ROOT, 'bin/mas-replay.mjs'), ...args], { encoding: 'utf8', cwd: ROOT, maxBuffer: 64 * 1024 * 1024, timeout: timeoutMs });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

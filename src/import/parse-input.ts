@@ -1,34 +1,160 @@
-// Bytes → text → JSON or JSON Lines, with the location of any syntax error. gzip input is accepted.
-import { gunzipSync } from 'fflate';
+// Bytes → text → JSON or JSON Lines, with the location of any syntax error. gzip input (every member) is accepted,
+// and so is UTF-16 text with a byte order mark. Bytes can be pushed as they are read (the command line streams files),
+// with the size limit applied to the raw bytes and, for gzip, to the decoded bytes as they come out.
 import { ImportError } from './errors.ts';
+import { formatMb, GunzipError, GunzipStream, isGzipStart } from './gunzip.ts';
 
-/** Files above this size are refused before reading (V8 cannot hold a longer string). */
+/** Files above this size are refused (V8 cannot hold a longer string); for gzip, the limit of the decoded bytes. */
 export const MAX_FILE_BYTES = 400 * 1024 * 1024;
+
+/** Names a trace file may have; other files in a folder (READMEs, images, scripts) are left out. */
+export const TRACE_FILE_NAME = /\.(json|jsonl|ndjson|gz)$/i;
 
 export type ParsedInput =
   | { kind: 'json'; value: unknown; text: string }
   | { kind: 'jsonl'; values: unknown[]; text: string };
 
-function isGzip(bytes: Uint8Array): boolean {
-  return bytes.length > 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
+export interface DecodeOptions {
+  /** Raw and decoded bytes allowed; MAX_FILE_BYTES unless given (tests use a small one). */
+  maxBytes?: number;
 }
 
-export function decodeBytes(file: string, bytes: Uint8Array): string {
-  if (bytes.length > MAX_FILE_BYTES) {
-    throw new ImportError(file, 'unknown', '', `file is ${(bytes.length / 1048576).toFixed(0)} MB; the limit is ${MAX_FILE_BYTES / 1048576} MB`);
-  }
-  let data = bytes;
-  if (isGzip(bytes)) {
-    try {
-      data = gunzipSync(bytes);
-    } catch (e) {
-      throw new ImportError(file, 'gzip', '', `cannot decompress: ${(e as Error).message}`);
+type TextEncoding = 'utf-8' | 'utf-16le' | 'utf-16be';
+
+/** The text encoding of a trace's first bytes: a UTF-16 byte order mark, or JSON's `{`/`[` followed by a zero byte. */
+function sniffEncoding(b: Uint8Array): TextEncoding {
+  if (b.length >= 2 && b[0] === 0xff && b[1] === 0xfe) return 'utf-16le';
+  if (b.length >= 2 && b[0] === 0xfe && b[1] === 0xff) return 'utf-16be';
+  if (b.length >= 4 && b[0] !== 0 && b[1] === 0 && b[2] !== 0 && b[3] === 0) return 'utf-16le';
+  if (b.length >= 4 && b[0] === 0 && b[1] !== 0 && b[2] === 0 && b[3] !== 0) return 'utf-16be';
+  return 'utf-8';
+}
+
+/** Decoded bytes to a string, piece by piece; refuses binary data (a NUL). */
+class TextSink {
+  private head: Uint8Array = new Uint8Array(0);
+  private encoding: TextEncoding | undefined;
+  private decoder: TextDecoder | undefined;
+  private readonly parts: string[] = [];
+  private offset = 0;
+
+  constructor(private readonly file: string) {}
+
+  push(chunk: Uint8Array): void {
+    if (this.encoding) return this.write(chunk);
+    const head = new Uint8Array(this.head.length + chunk.length);
+    head.set(this.head);
+    head.set(chunk, this.head.length);
+    if (head.length < 4) {
+      this.head = head;
+      return;
     }
-    if (data.length > MAX_FILE_BYTES) throw new ImportError(file, 'gzip', '', `decompressed size exceeds ${MAX_FILE_BYTES / 1048576} MB`);
+    this.start(head);
   }
-  const nul = data.indexOf(0);
-  if (nul !== -1) throw new ImportError(file, 'unknown', `byte ${nul}`, 'binary data (a NUL byte), not a text trace');
-  return new TextDecoder('utf-8').decode(data);
+
+  private start(head: Uint8Array): void {
+    this.head = new Uint8Array(0);
+    this.encoding = sniffEncoding(head);
+    this.decoder = new TextDecoder(this.encoding);
+    this.write(head);
+  }
+
+  private write(bytes: Uint8Array): void {
+    if (this.encoding === 'utf-8') {
+      const nul = bytes.indexOf(0);
+      if (nul !== -1) throw new ImportError(this.file, 'unknown', `byte ${this.offset + nul}`, 'binary data (a NUL byte), not a text trace');
+    }
+    this.parts.push(this.decoder!.decode(bytes, { stream: true }));
+    this.offset += bytes.length;
+  }
+
+  finish(): string {
+    if (!this.encoding) this.start(this.head);
+    this.parts.push(this.decoder!.decode());
+    const text = this.parts.join('');
+    this.parts.length = 0;
+    if (this.encoding !== 'utf-8') {
+      const nul = text.indexOf('\0');
+      if (nul !== -1) throw new ImportError(this.file, 'unknown', `character ${nul}`, `binary data (a NUL character in ${this.encoding === 'utf-16le' ? 'UTF-16 LE' : 'UTF-16 BE'} text), not a text trace`);
+    }
+    return text;
+  }
+}
+
+/**
+ * A trace file's bytes to text, pushed as they are read. gzip is recognised by its first two bytes and decoded as a
+ * stream; more than `maxBytes` read or decoded stops at once with an ImportError.
+ */
+export class TraceDecoder {
+  private readonly maxBytes: number;
+  private readonly text: TextSink;
+  private first: Uint8Array = new Uint8Array(0);
+  private gunzip: GunzipStream | undefined;
+  private plain = false;
+  private raw = 0;
+
+  constructor(
+    private readonly file: string,
+    options: DecodeOptions = {},
+  ) {
+    this.maxBytes = options.maxBytes ?? MAX_FILE_BYTES;
+    this.text = new TextSink(file);
+  }
+
+  push(chunk: Uint8Array): void {
+    this.raw += chunk.length;
+    if (this.raw > this.maxBytes) throw new ImportError(this.file, 'unknown', '', `file is larger than the ${formatMb(this.maxBytes)} limit`);
+    if (this.gunzip) return this.gunzipPush(chunk);
+    if (this.plain) return this.text.push(chunk);
+    const first = new Uint8Array(this.first.length + chunk.length);
+    first.set(this.first);
+    first.set(chunk, this.first.length);
+    if (first.length < 2) {
+      this.first = first;
+      return;
+    }
+    this.first = new Uint8Array(0);
+    this.begin(first);
+  }
+
+  private begin(first: Uint8Array): void {
+    if (isGzipStart(first)) {
+      this.gunzip = new GunzipStream({ maxBytes: this.maxBytes, onData: (c) => this.text.push(c) });
+      this.gunzipPush(first);
+    } else {
+      this.plain = true;
+      this.text.push(first);
+    }
+  }
+
+  private gunzipPush(chunk: Uint8Array): void {
+    this.guard(() => this.gunzip!.push(chunk));
+  }
+
+  private guard(run: () => void): void {
+    try {
+      run();
+    } catch (e) {
+      if (e instanceof GunzipError) throw new ImportError(this.file, 'gzip', '', e.message);
+      throw e;
+    }
+  }
+
+  finish(): string {
+    if (!this.gunzip && !this.plain) this.begin(this.first);
+    if (this.gunzip) this.guard(() => this.gunzip!.finish());
+    return this.text.finish();
+  }
+}
+
+export function decodeBytes(file: string, bytes: Uint8Array, options: DecodeOptions = {}): string {
+  const maxBytes = options.maxBytes ?? MAX_FILE_BYTES;
+  if (bytes.length > maxBytes) {
+    throw new ImportError(file, 'unknown', '', `file is ${(bytes.length / 1048576).toFixed(0)} MB; the limit is ${formatMb(maxBytes)}`);
+  }
+  const decoder = new TraceDecoder(file, { maxBytes });
+  decoder.push(bytes);
+  return decoder.finish();
 }
 
 /** `line L, column C` of a character offset. */

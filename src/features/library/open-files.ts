@@ -1,6 +1,7 @@
 // Opening files from any entry point (picker, drop, paste, `?src=`, samples): import in the worker, add the results
 // to the library, report failures. The import in progress (for the progress bar and Cancel) lives here.
 import { create } from 'zustand';
+import { TRACE_FILE_NAME } from '../../import/parse-input.ts';
 import { useLibrary } from '../../store/library.ts';
 import { ImportCancelled, importInWorker, type ImportBatchResult, type ImportProgress, type ImportSource } from '../../workers/import-client.ts';
 
@@ -111,14 +112,11 @@ export async function fetchSource(url: string, signal?: AbortSignal): Promise<{ 
   return { name: nameFromUrl(url), bytes: await response.arrayBuffer() };
 }
 
-/** Endings a trace file may have; other files in a picked folder (READMEs, images, scripts) are left out. */
-const TRACE_FILE = /\.(json|jsonl|ndjson|gz)$/i;
-
 /** Of the files in a picked folder (all of its subfolders too), those a trace can be in; the rest are named. */
 export function traceFilesOf(files: File[]): { traces: File[]; skipped: string[] } {
   const path = (f: File) => f.webkitRelativePath || f.name;
-  const traces = files.filter((f) => TRACE_FILE.test(f.name));
-  const skipped = files.filter((f) => !TRACE_FILE.test(f.name)).map(path);
+  const traces = files.filter((f) => TRACE_FILE_NAME.test(f.name));
+  const skipped = files.filter((f) => !TRACE_FILE_NAME.test(f.name)).map(path);
   // Stable order (by path inside the folder), so a corpus opens the same way every time.
   traces.sort((a, b) => (path(a) < path(b) ? -1 : path(a) > path(b) ? 1 : 0));
   return { traces, skipped };

@@ -1,0 +1,24 @@
+// Compressed and UTF-16 input in the studio (SPEC §9): a multi-member gzip opens with the runs of every member, and a
+// UTF-16 file opens as text, both through the file input and the import worker.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { busLines, multiMemberGzip } from '../src/import/gzip-kit.ts';
+import { openStudio, openTraceFiles } from './fixtures.ts';
+
+test('a multi-member .gz shows the runs of every member; a UTF-16 file opens as text', async ({ page }) => {
+  const dir = mkdtempSync(join(tmpdir(), 'mas-gzip-'));
+  const gz = join(dir, 'three-members.jsonl.gz');
+  writeFileSync(gz, multiMemberGzip(busLines(6), 3));
+  const utf16 = join(dir, 'utf16-be.jsonl');
+  const text = busLines(2, 100).map((l) => `${l}\n`).join('');
+  writeFileSync(utf16, Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(text, 'utf16le').swap16()]));
+  await openStudio(page);
+  const [gzCard, utf16Card] = await openTraceFiles(page, gz, utf16);
+  await expect(gzCard.getByTestId('run-row')).toHaveCount(6);
+  // The last member's runs are there, not only the first's.
+  await expect(gzCard.getByText('Question 5?')).toBeVisible();
+  await expect(utf16Card.getByTestId('run-row')).toHaveCount(2);
+  await expect(utf16Card.getByText('Question 101?')).toBeVisible();
+});
