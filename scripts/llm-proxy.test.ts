@@ -55,4 +55,34 @@ describe('the studio server forwards /llm to the model server', () => {
     expect(chat.authorization).toBe('Bearer sk-proxy');
     expect(JSON.stringify(chat.body)).toContain('hello through the proxy');
   });
+
+  it('answers only the studio’s own page: another Origin or a cross-site fetch gets 403 and reaches nothing', async () => {
+    llm.reset();
+    const chat = (headers: Record<string, string>) =>
+      fetch(`${origin}/llm/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ model: 'test-model', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+    const foreign: Record<string, string>[] = [
+      { origin: 'http://evil.example' },
+      { origin: 'null' },
+      { origin: origin.replace('http:', 'https:') },
+      { origin: 'http://127.0.0.1:1' },
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site', origin },
+    ];
+    for (const headers of foreign) {
+      const res = await chat(headers);
+      expect(res.status, JSON.stringify(headers)).toBe(403);
+      expect(await res.text()).toContain('only the studio');
+    }
+    expect((await fetch(`${origin}/llm/v1/models`, { headers: { 'sec-fetch-site': 'cross-site' } })).status).toBe(403);
+    expect(llm.log()).toHaveLength(0);
+
+    // The studio's page itself (same Origin, same-origin fetch) and requests from no page at all still go through.
+    expect((await chat({ origin, 'sec-fetch-site': 'same-origin' })).status).toBe(200);
+    expect((await chat({ 'sec-fetch-site': 'none' })).status).toBe(200);
+    expect(llm.log()).toHaveLength(2);
+  });
 });

@@ -2,18 +2,26 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app/app.tsx';
+import { isFramed, showFramedRefusal } from './app/framing.ts';
 import { startLibraryPersistence } from './store/library-db.ts';
 import './index.css';
 
-// Read the saved library back (sets `hydrated`, even when IndexedDB is unavailable) and save every change after.
-void startLibraryPersistence();
+const root = document.getElementById('root')!;
 
-const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false } } });
+if (isFramed(window)) {
+  // Inside another page's frame: nothing renders, nothing is read or written (SPEC §9).
+  showFramedRefusal(root);
+} else {
+  // Read the saved library back (sets `hydrated`, even when IndexedDB is unavailable) and save every change after.
+  void startLibraryPersistence();
 
-createRoot(document.getElementById('root')!).render(
-  <StrictMode>
-    <QueryClientProvider client={queryClient}>
-      <App />
-    </QueryClientProvider>
-  </StrictMode>,
-);
+  const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false } } });
+
+  createRoot(root).render(
+    <StrictMode>
+      <QueryClientProvider client={queryClient}>
+        <App />
+      </QueryClientProvider>
+    </StrictMode>,
+  );
+}

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { attachAnnotationSets, importText, ImportError, type ImportedFile } from '../import/index.ts';
 import { formatMb } from '../import/gunzip.ts';
 import { MAX_FILE_BYTES, TraceDecoder, TRACE_FILE_NAME } from '../import/parse-input.ts';
-import { withDefaults, type LlmRole, type LlmSettings } from '../llm/index.ts';
+import { originOf, withDefaults, type LlmRole, type LlmSettings } from '../llm/index.ts';
 
 /** Bad input or usage: printed as `error: <file>: <what>` and exit code 2. */
 export class CliError extends Error {
@@ -237,7 +237,8 @@ export function endpointSettings(baseUrl: string, models: Partial<Record<LlmRole
   return withDefaults({
     baseUrl,
     models,
-    apiKey: process.env.MAS_REPLAY_API_KEY,
+    // The key in the environment is meant for the endpoint named on this command line, and for its origin only.
+    apiKey: process.env.MAS_REPLAY_API_KEY ? { key: process.env.MAS_REPLAY_API_KEY, origin: originOf(baseUrl) ?? '' } : undefined,
     retryBaseMs: Number(process.env.MAS_REPLAY_RETRY_BASE_MS ?? 1000),
   });
 }

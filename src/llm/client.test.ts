@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test-server/server.ts';
 import { TokenBudget } from './budget.ts';
 import { LlmClient, parseRetryAfter } from './client.ts';
-import { BudgetExceeded, Cancelled, CassetteMiss, HttpError, MalformedResponse, NetworkError, TimeoutError } from './errors.ts';
+import { BudgetExceeded, Cancelled, CassetteMiss, HttpError, KeyOriginMismatch, MalformedResponse, NetworkError, TimeoutError } from './errors.ts';
 import { CallRecorder, Cassette } from './recorder.ts';
 import { settingsWithoutKey, withDefaults, type LlmSettings } from './settings.ts';
 
@@ -33,7 +33,7 @@ describe('LlmClient over HTTP', () => {
   it('returns the text and the usage the server reported, and records the call without the key', async () => {
     server.setScript({ queue: [{ content: 'hi back', usage: { prompt_tokens: 11, completion_tokens: 2 } }] });
     const recorder = new CallRecorder();
-    const client = new LlmClient(settings({ apiKey: 'sk-secret' }), { recorder });
+    const client = new LlmClient(settings({ apiKey: { key: 'sk-secret', origin: server.url } }), { recorder });
     const r = await ask(client);
     expect(r.text).toBe('hi back');
     expect(r.usage).toEqual({ input: 11, output: 2, total: 13 });
@@ -42,6 +42,24 @@ describe('LlmClient over HTTP', () => {
     expect(JSON.stringify(recorder.records)).not.toContain('sk-secret');
     expect(server.log()[0].authorization).toBe('Bearer sk-secret');
     expect((server.log()[0].body as { response_format?: unknown }).response_format).toBeUndefined();
+  });
+
+  it('never sends a key to an origin other than the one it was entered for (not even one port away)', async () => {
+    server.setScript({ fallback: { content: 'should not be asked' } });
+    const other = new URL(server.url);
+    other.port = String(Number(other.port) + 1);
+    for (const origin of [other.origin, server.url.replace('127.0.0.1', 'localhost'), server.url.replace('http:', 'https:'), '']) {
+      const client = new LlmClient(settings({ apiKey: { key: 'sk-bound', origin }, retries: 3 }));
+      const err = await ask(client).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(KeyOriginMismatch);
+      expect((err as Error).message).toContain(server.url);
+    }
+    await expect(new LlmClient(settings({ apiKey: { key: 'sk-bound', origin: other.origin } })).embed(['x'])).rejects.toBeInstanceOf(KeyOriginMismatch);
+    // Nothing reached the server: the request was refused before it left, and not retried.
+    expect(server.log()).toHaveLength(0);
+    // Without a key, the same request goes out (the guard is about the key, not the endpoint).
+    await ask(new LlmClient(settings()));
+    expect(server.log().map((e) => [e.path, e.authorization])).toEqual([['/v1/chat/completions', undefined]]);
   });
 
   it('counts tokens with a tokenizer and marks them estimated when the server leaves usage out', async () => {
@@ -168,7 +186,7 @@ describe('LlmClient over HTTP', () => {
 
   it('takes the per-run budget from the settings, and never exports the key', async () => {
     server.setScript({ fallback: { content: 'x', usage: { prompt_tokens: 60, completion_tokens: 10 } } });
-    const client = new LlmClient(settings({ tokenBudgetPerRun: 50, apiKey: 'sk-x' }));
+    const client = new LlmClient(settings({ tokenBudgetPerRun: 50, apiKey: { key: 'sk-x', origin: server.url } }));
     await ask(client);
     expect(client.tokensSpent).toBe(70);
     await expect(ask(client)).rejects.toBeInstanceOf(BudgetExceeded);

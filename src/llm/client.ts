@@ -15,7 +15,7 @@ import {
 } from './errors.ts';
 import { ConcurrencyLimiter } from './limiter.ts';
 import { CallRecorder, type Cassette } from './recorder.ts';
-import { modelFor, normalizeBaseUrl, type LlmRole, type LlmSettings } from './settings.ts';
+import { authorizationFor, modelFor, normalizeBaseUrl, type LlmRole, type LlmSettings } from './settings.ts';
 import { estimateUsage, usageFromResponse } from './usage.ts';
 
 export interface ChatRequest {
@@ -269,6 +269,9 @@ export class LlmClient {
   }
 
   private async once(path: string, body: unknown, signal?: AbortSignal): Promise<unknown> {
+    const url = `${this.settings.baseUrl}/${path}`;
+    // Before anything else: a key bound to another origin stops the request here (not retried).
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...authorizationFor(this.settings.apiKey, url) };
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -277,10 +280,8 @@ export class LlmClient {
     }, this.settings.timeoutMs);
     const onAbort = () => controller.abort();
     signal?.addEventListener('abort', onAbort, { once: true });
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (this.settings.apiKey) headers.authorization = `Bearer ${this.settings.apiKey}`;
     try {
-      const res = await fetch(`${this.settings.baseUrl}/${path}`, {
+      const res = await fetch(url, {
         method: 'POST',
         headers,
         body: JSON.stringify(body),

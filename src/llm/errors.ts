@@ -72,3 +72,14 @@ export class CassetteMiss extends LlmError {
     this.name = 'CassetteMiss';
   }
 }
+
+/** The API key was entered for another origin than the one a request goes to: the request is not sent (SPEC §9). */
+export class KeyOriginMismatch extends LlmError {
+  constructor(
+    readonly keyOrigin: string,
+    readonly target: string,
+  ) {
+    super(`the API key was entered for ${keyOrigin || 'no endpoint'}, not for ${target}: request not sent; enter the key again for ${target}`);
+    this.name = 'KeyOriginMismatch';
+  }
+}

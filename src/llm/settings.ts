@@ -1,4 +1,5 @@
 // Endpoint settings (SPEC §6). One object for every engine; each engine asks for its own role's model.
+import { KeyOriginMismatch } from './errors.ts';
 
 export type LlmRole = 'supervisor' | 'rectifier' | 'clarifier' | 'embeddings' | 'agents';
 
@@ -7,8 +8,8 @@ export interface LlmSettings {
   baseUrl: string;
   /** Model per role; a role without one falls back to `supervisor`, then to any model given. */
   models: Partial<Record<LlmRole, string>>;
-  /** Sent only as `Authorization: Bearer …` to `baseUrl`; never recorded or exported. */
-  apiKey?: string;
+  /** Sent only as `Authorization: Bearer …`, and only to its own origin; never recorded or exported. */
+  apiKey?: BoundApiKey;
   temperature: number;
   maxTokens?: number;
   timeoutMs: number;
@@ -21,6 +22,36 @@ export interface LlmSettings {
   tokenBudgetPerRun?: number;
   /** Ask for `response_format: {type: 'json_object'}`; dropped automatically when the server rejects it. */
   jsonMode: boolean;
+}
+
+/**
+ * An API key and the origin (scheme, host and port) of the base URL it was entered for (SPEC §9): a key belongs to
+ * that origin and is never sent to another, whatever the settings say later.
+ */
+export interface BoundApiKey {
+  key: string;
+  origin: string;
+}
+
+/** `scheme://host:port` of an http(s) URL, or undefined for anything else (empty, half-typed, another scheme). */
+export function originOf(url: string): string | undefined {
+  try {
+    const u = new URL(url.trim());
+    return u.protocol === 'http:' || u.protocol === 'https:' ? u.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The Authorization header for a request to `url`: empty without a key, and a refusal (KeyOriginMismatch) when the key
+ * was entered for another origin. Every request that may carry the key builds its headers here.
+ */
+export function authorizationFor(apiKey: BoundApiKey | undefined, url: string): Record<string, string> {
+  if (!apiKey || apiKey.key === '') return {};
+  const target = originOf(url);
+  if (target === undefined || target !== apiKey.origin) throw new KeyOriginMismatch(apiKey.origin, target ?? url);
+  return { authorization: `Bearer ${apiKey.key}` };
 }
 
 export const DEFAULT_LLM_SETTINGS: LlmSettings = {

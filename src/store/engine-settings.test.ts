@@ -34,29 +34,30 @@ describe('engine settings persistence', () => {
     const store = createEngineSettings(storage);
     store.getState().setEndpoint({ mode: 'endpoint', baseUrl: 'http://127.0.0.1:9/v1' });
     store.getState().setApiKey('sk-secret-123');
-    expect(store.getState().apiKey).toBe('sk-secret-123');
+    expect(store.getState().apiKey).toEqual({ key: 'sk-secret-123', origin: 'http://127.0.0.1:9' });
     expect(storage.dump()).not.toContain('sk-secret-123');
     expect(JSON.parse(storage.getItem(SETTINGS_KEY)!).endpoint.baseUrl).toBe('http://127.0.0.1:9/v1');
 
     // A new page load: settings come back, the key does not.
     const reloaded = createEngineSettings(storage);
     expect(reloaded.getState().endpoint.baseUrl).toBe('http://127.0.0.1:9/v1');
-    expect(reloaded.getState().apiKey).toBe('');
+    expect(reloaded.getState().apiKey).toBeUndefined();
   });
 
   it('stores the key apart from the settings when opted in, and forgets it when opted out', () => {
     const storage = new MemoryStorage();
     const store = createEngineSettings(storage);
+    store.getState().setEndpoint({ baseUrl: 'https://api.example.test/v1' });
     store.getState().setApiKey('sk-remember-me');
     store.getState().setRememberKey(true);
-    expect(storage.getItem(API_KEY_KEY)).toBe('sk-remember-me');
+    expect(JSON.parse(storage.getItem(API_KEY_KEY)!)).toEqual({ key: 'sk-remember-me', origin: 'https://api.example.test' });
     expect(storage.getItem(SETTINGS_KEY)).not.toContain('sk-remember-me');
-    expect(createEngineSettings(storage).getState().apiKey).toBe('sk-remember-me');
+    expect(createEngineSettings(storage).getState().apiKey).toEqual({ key: 'sk-remember-me', origin: 'https://api.example.test' });
 
     store.getState().setRememberKey(false);
     expect(storage.getItem(API_KEY_KEY)).toBeNull();
     expect(storage.dump()).not.toContain('sk-remember-me');
-    expect(createEngineSettings(storage).getState().apiKey).toBe('');
+    expect(createEngineSettings(storage).getState().apiKey).toBeUndefined();
   });
 
   it('reads corrupt or partial stored settings as defaults field by field', () => {
@@ -102,12 +103,94 @@ describe('endpoint use', () => {
 
   it('puts the key only into the client settings, and a zero budget means none', () => {
     const e = { ...DEFAULT_PREFERENCES.endpoint, baseUrl: ' http://h/v1 ', models: { supervisor: 'm' } };
-    const s = toLlmSettings(e, '');
+    const s = toLlmSettings(e, undefined);
     expect(s.apiKey).toBeUndefined();
+    expect(toLlmSettings(e, { key: '', origin: 'http://h' }).apiKey).toBeUndefined();
     expect(s.tokenBudgetPerRun).toBeUndefined();
     expect(s.baseUrl).toBe('http://h/v1');
-    const k = toLlmSettings({ ...e, tokenBudgetPerRun: 5000 }, 'sk-x');
-    expect(k.apiKey).toBe('sk-x');
+    const k = toLlmSettings({ ...e, tokenBudgetPerRun: 5000 }, { key: 'sk-x', origin: 'http://h' });
+    expect(k.apiKey).toEqual({ key: 'sk-x', origin: 'http://h' });
     expect(k.tokenBudgetPerRun).toBe(5000);
+  });
+});
+
+describe('the API key belongs to the origin it was entered for (SPEC §9)', () => {
+  const A = 'http://127.0.0.1:8001/v1';
+  const keyedStore = (storage = new MemoryStorage()) => {
+    const store = createEngineSettings(storage);
+    store.getState().setEndpoint({ mode: 'endpoint', baseUrl: A, models: { supervisor: 'm' } });
+    store.getState().setApiKey('sk-for-a');
+    return store;
+  };
+
+  it('binds the key to scheme, host and port of the base URL; a path change on that origin keeps it', () => {
+    const store = keyedStore();
+    expect(store.getState().apiKey).toEqual({ key: 'sk-for-a', origin: 'http://127.0.0.1:8001' });
+    store.getState().setEndpoint({ baseUrl: 'http://127.0.0.1:8001/other/v2/' });
+    store.getState().setModel('agents', 'a');
+    store.getState().setEndpoint({ temperature: 1 });
+    expect(store.getState().apiKey?.key).toBe('sk-for-a');
+    expect(store.getState().keyNotice).toBeUndefined();
+    expect(toLlmSettings(store.getState().endpoint, store.getState().apiKey).apiKey).toEqual({ key: 'sk-for-a', origin: 'http://127.0.0.1:8001' });
+  });
+
+  it.each([
+    ['another host', 'http://evil.example/v1', 'http://evil.example'],
+    ['another port', 'http://127.0.0.1:8002/v1', 'http://127.0.0.1:8002'],
+    ['another scheme', 'https://127.0.0.1:8001/v1', 'https://127.0.0.1:8001'],
+  ])('typing a base URL on %s clears the key and says why', (_, url, origin) => {
+    const store = keyedStore();
+    store.getState().setEndpoint({ baseUrl: url });
+    expect(store.getState().apiKey).toBeUndefined();
+    expect(toLlmSettings(store.getState().endpoint, store.getState().apiKey).apiKey).toBeUndefined();
+    expect(store.getState().keyNotice).toBe(
+      `The API key was cleared because the endpoint changed from http://127.0.0.1:8001 to ${origin}; enter it again for ${origin}.`,
+    );
+    // Going back does not bring the key back; typing it again binds it to the new origin and clears the notice.
+    store.getState().setEndpoint({ baseUrl: A });
+    expect(store.getState().apiKey).toBeUndefined();
+    store.getState().setEndpoint({ baseUrl: url });
+    store.getState().setApiKey('sk-new');
+    expect(store.getState().apiKey).toEqual({ key: 'sk-new', origin });
+    expect(store.getState().keyNotice).toBeUndefined();
+  });
+
+  it('settings applied from a file with another base URL clear the key; the same origin keeps it', () => {
+    const store = keyedStore();
+    const fromFile = (baseUrl: string) => ({ version: 1, endpoint: { mode: 'endpoint', baseUrl, models: { supervisor: 'x' } }, supervisor: {} });
+    store.getState().applyPreferences(fromFile('http://127.0.0.1:8001/v1/'));
+    expect(store.getState().apiKey?.key).toBe('sk-for-a');
+    store.getState().applyPreferences(fromFile('http://attacker.example:9999/v1'));
+    expect(store.getState().endpoint.baseUrl).toBe('http://attacker.example:9999/v1');
+    expect(store.getState().apiKey).toBeUndefined();
+    expect(store.getState().keyNotice).toContain('from http://127.0.0.1:8001 to http://attacker.example:9999');
+    // A file with no endpoint at all also moves the key's origin away.
+    const again = keyedStore();
+    again.getState().applyPreferences({ endpoint: { mode: 'offline', baseUrl: '' } });
+    expect(again.getState().apiKey).toBeUndefined();
+    expect(again.getState().keyNotice).toBe('The API key was cleared because the endpoint changed from http://127.0.0.1:8001 to no endpoint; enter it again once the base URL is set.');
+  });
+
+  it('a remembered key comes back only for the origin it was stored with', () => {
+    const storage = new MemoryStorage();
+    const store = keyedStore(storage);
+    store.getState().setRememberKey(true);
+    expect(createEngineSettings(storage).getState().apiKey?.key).toBe('sk-for-a');
+
+    // The stored settings now name another endpoint (another tab, or a hand edit): the key is dropped, from storage too.
+    const prefs = JSON.parse(storage.getItem(SETTINGS_KEY)!);
+    prefs.endpoint.baseUrl = 'http://elsewhere.example/v1';
+    storage.setItem(SETTINGS_KEY, JSON.stringify(prefs));
+    const reloaded = createEngineSettings(storage).getState();
+    expect(reloaded.apiKey).toBeUndefined();
+    expect(reloaded.keyNotice).toContain('from http://127.0.0.1:8001 to http://elsewhere.example');
+    expect(storage.dump()).not.toContain('sk-for-a');
+
+    // A bare key from before keys were bound is not trusted for any origin.
+    storage.setItem(API_KEY_KEY, 'sk-legacy');
+    const legacy = createEngineSettings(storage).getState();
+    expect(legacy.apiKey).toBeUndefined();
+    expect(legacy.keyNotice).toContain('stored without the endpoint it belongs to');
+    expect(storage.dump()).not.toContain('sk-legacy');
   });
 });

@@ -1,8 +1,10 @@
 // Engine preferences (SPEC §6 endpoint, §5.1 supervisor parameters). Preferences live in localStorage; the API key
 // is held in memory only, unless the user ticks "remember on this device", and is never part of the stored settings
-// object (so nothing that copies or exports the settings can carry it).
+// object (so nothing that copies or exports the settings can carry it). The key is bound to the origin of the base URL
+// it was typed for (SPEC §9): whatever changes that origin (typing, settings from a file, stored settings) clears it
+// and says why.
 import { create } from 'zustand';
-import { DEFAULT_LLM_SETTINGS, type LlmRole, type LlmSettings } from '../llm/settings.ts';
+import { DEFAULT_LLM_SETTINGS, originOf, type BoundApiKey, type LlmRole, type LlmSettings } from '../llm/settings.ts';
 import { DEFAULT_PRESET, isPresetName, PRESETS, type PresetName } from '../engine/supervisor/presets.ts';
 
 export const SETTINGS_KEY = 'mas-replay:engine-settings';
@@ -112,19 +114,56 @@ export function parsePreferences(text: string | null): StoredPreferences {
   };
 }
 
-/** Write preferences, and the key only when the user opted in (otherwise any stored key is removed). */
-export function savePreferences(storage: StorageLike, prefs: StoredPreferences, apiKey: string): void {
+/** Write preferences, and the key (with its origin) only when the user opted in; otherwise any stored key is removed. */
+export function savePreferences(storage: StorageLike, prefs: StoredPreferences, apiKey: BoundApiKey | undefined): void {
   const stored: StoredPreferences = { version: 1, endpoint: prefs.endpoint, supervisor: prefs.supervisor, rememberKey: prefs.rememberKey };
   storage.setItem(SETTINGS_KEY, JSON.stringify(stored));
-  if (prefs.rememberKey && apiKey !== '') storage.setItem(API_KEY_KEY, apiKey);
+  if (prefs.rememberKey && apiKey) storage.setItem(API_KEY_KEY, JSON.stringify({ key: apiKey.key, origin: apiKey.origin }));
   else storage.removeItem(API_KEY_KEY);
 }
 
-export function loadPreferences(storage: StorageLike | undefined): { prefs: StoredPreferences; apiKey: string } {
-  if (!storage) return { prefs: DEFAULT_PREFERENCES, apiKey: '' };
+const describeOrigin = (origin: string | undefined) => origin || 'no endpoint';
+
+/**
+ * The key after the base URL becomes `baseUrl`: kept while the origin is the one it was typed for, else cleared with
+ * the reason to show.
+ */
+export function keyAfterEndpointChange(apiKey: BoundApiKey | undefined, baseUrl: string): { apiKey: BoundApiKey | undefined; notice?: string } {
+  const origin = originOf(baseUrl);
+  if (!apiKey || apiKey.origin === origin) return { apiKey };
+  const to = describeOrigin(origin);
+  const again = origin ? `enter it again for ${to}` : 'enter it again once the base URL is set';
+  return { apiKey: undefined, notice: `The API key was cleared because the endpoint changed from ${describeOrigin(apiKey.origin)} to ${to}; ${again}.` };
+}
+
+/** A remembered key as stored: `{key, origin}`; anything else (an older bare string, a corrupt entry) is no key. */
+function parseStoredKey(text: string | null): BoundApiKey | undefined {
+  try {
+    const raw: unknown = text ? JSON.parse(text) : undefined;
+    if (raw && typeof raw === 'object') {
+      const { key, origin } = raw as Record<string, unknown>;
+      if (typeof key === 'string' && key !== '' && typeof origin === 'string') return { key, origin };
+    }
+  } catch {
+    // A bare key from before keys were bound to an origin: not trusted for any.
+  }
+  return undefined;
+}
+
+export function loadPreferences(storage: StorageLike | undefined): { prefs: StoredPreferences; apiKey: BoundApiKey | undefined; keyNotice?: string } {
+  if (!storage) return { prefs: DEFAULT_PREFERENCES, apiKey: undefined };
   const prefs = parsePreferences(storage.getItem(SETTINGS_KEY));
-  const apiKey = prefs.rememberKey ? (storage.getItem(API_KEY_KEY) ?? '') : '';
-  return { prefs, apiKey };
+  const text = prefs.rememberKey ? storage.getItem(API_KEY_KEY) : null;
+  if (text === null || text === '') return { prefs, apiKey: undefined };
+  const stored = parseStoredKey(text);
+  if (!stored) {
+    storage.removeItem(API_KEY_KEY);
+    const target = describeOrigin(originOf(prefs.endpoint.baseUrl));
+    return { prefs, apiKey: undefined, keyNotice: `The remembered API key was cleared because it was stored without the endpoint it belongs to; enter it again for ${target}.` };
+  }
+  const { apiKey, notice } = keyAfterEndpointChange(stored, prefs.endpoint.baseUrl);
+  if (!apiKey) storage.removeItem(API_KEY_KEY);
+  return notice ? { prefs, apiKey, keyNotice: notice } : { prefs, apiKey };
 }
 
 /** Why the endpoint cannot be used yet, or undefined when it can. */
@@ -141,8 +180,8 @@ export function effectiveMode(e: EndpointPreferences): EngineMode {
   return e.mode === 'endpoint' && endpointProblem(e) === undefined ? 'endpoint' : 'offline';
 }
 
-/** Settings for LlmClient; the key goes in here and nowhere else. */
-export function toLlmSettings(e: EndpointPreferences, apiKey: string): LlmSettings {
+/** Settings for LlmClient; the key goes in here and nowhere else, still bound to its origin (the client checks it). */
+export function toLlmSettings(e: EndpointPreferences, apiKey: BoundApiKey | undefined): LlmSettings {
   const settings: LlmSettings = {
     ...DEFAULT_LLM_SETTINGS,
     baseUrl: e.baseUrl.trim(),
@@ -155,15 +194,18 @@ export function toLlmSettings(e: EndpointPreferences, apiKey: string): LlmSettin
     jsonMode: e.jsonMode,
   };
   if (e.tokenBudgetPerRun > 0) settings.tokenBudgetPerRun = e.tokenBudgetPerRun;
-  if (apiKey !== '') settings.apiKey = apiKey;
+  if (apiKey && apiKey.key !== '') settings.apiKey = { key: apiKey.key, origin: apiKey.origin };
   return settings;
 }
 
 interface EngineSettingsStore extends StoredPreferences {
-  /** In memory; stored only with rememberKey. */
-  apiKey: string;
+  /** In memory; stored only with rememberKey. Bound to the origin of the base URL it was typed for. */
+  apiKey: BoundApiKey | undefined;
+  /** Why the key was cleared (the endpoint's origin changed), until a key is entered again. */
+  keyNotice: string | undefined;
   setEndpoint(patch: Partial<EndpointPreferences>): void;
   setModel(role: LlmRole, model: string): void;
+  /** The key as typed, bound to the current base URL's origin; '' forgets it. */
   setApiKey(key: string): void;
   setRememberKey(remember: boolean): void;
   choosePreset(preset: PresetName): void;
@@ -188,33 +230,43 @@ function browserStorage(): StorageLike | undefined {
 
 /** A store bound to `storage` (localStorage in the app; a fake in tests). */
 export function createEngineSettings(storage: StorageLike | undefined) {
-  const { prefs, apiKey } = loadPreferences(storage);
-  const store = create<EngineSettingsStore>((set, get) => ({
-    ...prefs,
-    apiKey,
-    setEndpoint: (patch) => set({ endpoint: { ...get().endpoint, ...patch } }),
-    setModel: (role, model) => {
-      const models = { ...get().endpoint.models };
-      if (model.trim() === '') delete models[role];
-      else models[role] = model;
-      set({ endpoint: { ...get().endpoint, models } });
-    },
-    setApiKey: (key) => set({ apiKey: key }),
-    setRememberKey: (remember) => set({ rememberKey: remember }),
-    choosePreset: (preset) => set({ supervisor: { ...get().supervisor, preset, ...PRESETS[preset] } }),
-    setThreshold: (name, value) => {
-      const next = { ...get().supervisor, [name]: value };
-      const p = next.preset !== 'custom' ? PRESETS[next.preset] : undefined;
-      if (p && (p.tauStep !== next.tauStep || p.tauLoop !== next.tauLoop || p.tauLen !== next.tauLen)) next.preset = 'custom';
-      set({ supervisor: next });
-    },
-    setNonCriticalErrors: (list) => set({ supervisor: { ...get().supervisor, nonCriticalErrors: list } }),
-    applyPreferences: (raw) => {
-      // Field by field, like stored preferences; the key in memory stays as it is (a file never carries one).
-      const prefs = parsePreferences(JSON.stringify(raw));
-      set({ endpoint: prefs.endpoint, supervisor: prefs.supervisor });
-    },
-  }));
+  const { prefs, apiKey, keyNotice } = loadPreferences(storage);
+  const store = create<EngineSettingsStore>((set, get) => {
+    /** Every change of the endpoint goes through here, so no path can move the base URL away from the key's origin. */
+    const setEndpointTo = (endpoint: EndpointPreferences, extra: Partial<StoredPreferences> = {}) => {
+      const { apiKey, notice } = keyAfterEndpointChange(get().apiKey, endpoint.baseUrl);
+      set(notice ? { ...extra, endpoint, apiKey, keyNotice: notice } : { ...extra, endpoint });
+    };
+    return {
+      ...prefs,
+      apiKey,
+      keyNotice,
+      setEndpoint: (patch) => setEndpointTo({ ...get().endpoint, ...patch }),
+      setModel: (role, model) => {
+        const models = { ...get().endpoint.models };
+        if (model.trim() === '') delete models[role];
+        else models[role] = model;
+        setEndpointTo({ ...get().endpoint, models });
+      },
+      setApiKey: (key) =>
+        set(key === '' ? { apiKey: undefined } : { apiKey: { key, origin: originOf(get().endpoint.baseUrl) ?? '' }, keyNotice: undefined }),
+      setRememberKey: (remember) => set({ rememberKey: remember }),
+      choosePreset: (preset) => set({ supervisor: { ...get().supervisor, preset, ...PRESETS[preset] } }),
+      setThreshold: (name, value) => {
+        const next = { ...get().supervisor, [name]: value };
+        const p = next.preset !== 'custom' ? PRESETS[next.preset] : undefined;
+        if (p && (p.tauStep !== next.tauStep || p.tauLoop !== next.tauLoop || p.tauLen !== next.tauLen)) next.preset = 'custom';
+        set({ supervisor: next });
+      },
+      setNonCriticalErrors: (list) => set({ supervisor: { ...get().supervisor, nonCriticalErrors: list } }),
+      applyPreferences: (raw) => {
+        // Field by field, like stored preferences. A file never carries a key; the one in memory stays only while the
+        // file's base URL keeps its origin.
+        const prefs = parsePreferences(JSON.stringify(raw));
+        setEndpointTo(prefs.endpoint, { supervisor: prefs.supervisor });
+      },
+    };
+  });
   if (storage) {
     store.subscribe((s) => {
       try {

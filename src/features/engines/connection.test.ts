@@ -12,10 +12,17 @@ afterAll(() => server.close());
 describe('testConnection against the test server', () => {
   it('lists the models and sends the key only as a bearer header to the base URL', async () => {
     server.reset();
-    const r = await testConnection(withDefaults({ baseUrl: `${server.baseUrl}/`, models: { supervisor: 'test-model' }, apiKey: 'sk-t' }));
+    const r = await testConnection(withDefaults({ baseUrl: `${server.baseUrl}/`, models: { supervisor: 'test-model' }, apiKey: { key: 'sk-t', origin: server.url } }));
     expect(r).toMatchObject({ ok: true, via: 'models', models: ['test-model'] });
     expect(r.ok && r.detail).toContain('1 model: test-model');
     expect(server.log()).toEqual([expect.objectContaining({ method: 'GET', path: '/v1/models', authorization: 'Bearer sk-t' })]);
+  });
+
+  it('refuses to send a key entered for another origin, and says so', async () => {
+    server.reset();
+    const r = await testConnection(withDefaults({ baseUrl: server.baseUrl, models: { supervisor: 'test-model' }, apiKey: { key: 'sk-t', origin: 'http://127.0.0.1:1' } }));
+    expect(r).toMatchObject({ ok: false, problem: expect.stringContaining(`entered for http://127.0.0.1:1, not for ${server.url}`) });
+    expect(server.log()).toHaveLength(0);
   });
 
   it('says when the chosen model is not served', async () => {

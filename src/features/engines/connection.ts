@@ -1,6 +1,6 @@
 // "Test connection": ask the endpoint for its models (`GET {base}/models`); a server without that route is tried with
-// a one-word chat call instead. The key goes only to the configured base URL, as everywhere else.
-import { LlmClient, normalizeBaseUrl, type LlmSettings } from '../../llm/index.ts';
+// a one-word chat call instead. The key goes only to the origin it was entered for, as everywhere else.
+import { authorizationFor, LlmClient, normalizeBaseUrl, type LlmSettings } from '../../llm/index.ts';
 
 export type ConnectionResult =
   | { ok: true; via: 'models' | 'chat'; models: string[]; detail: string; latencyMs: number }
@@ -17,8 +17,12 @@ function describe(e: unknown): string {
 export async function testConnection(settings: LlmSettings, fetchImpl: typeof fetch = fetch, timeoutMs = 10_000): Promise<ConnectionResult> {
   const base = normalizeBaseUrl(settings.baseUrl.trim());
   if (!/^https?:\/\//.test(base)) return { ok: false, problem: 'The base URL must start with http:// or https://.' };
-  const headers: Record<string, string> = {};
-  if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;
+  let headers: Record<string, string>;
+  try {
+    headers = authorizationFor(settings.apiKey, `${base}/models`);
+  } catch (e) {
+    return { ok: false, problem: describe(e) };
+  }
   const started = Date.now();
   let res: Response;
   try {

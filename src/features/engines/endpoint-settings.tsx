@@ -1,7 +1,7 @@
 // Endpoint settings (SPEC §6): offline heuristics or an OpenAI-compatible endpoint, its models, key and limits, a
 // connection test, and how to let a local server accept requests from this page.
 import { useState } from 'react';
-import type { LlmRole } from '../../llm/settings.ts';
+import { originOf, type LlmRole } from '../../llm/settings.ts';
 import { Badge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
 import { endpointProblem, toLlmSettings, useEngineSettings } from '../../store/engine-settings.ts';
@@ -21,6 +21,7 @@ export function EndpointSettings() {
   const e = s.endpoint;
   const offline = e.mode === 'offline';
   const problem = offline ? undefined : endpointProblem(e);
+  const origin = originOf(e.baseUrl);
   const [testing, setTesting] = useState(false);
   const [result, setResult] = useState<ConnectionResult | undefined>();
 
@@ -75,12 +76,21 @@ export function EndpointSettings() {
           <TextField
             label="API key"
             type="password"
-            value={s.apiKey}
-            disabled={offline}
+            value={s.apiKey?.key ?? ''}
+            disabled={offline || origin === undefined}
             autoComplete="new-password"
             onChange={(v) => s.setApiKey(v)}
-            hint="Sent only to the base URL above, as a bearer token. Never exported or recorded."
+            hint={
+              origin === undefined
+                ? 'Set the base URL first: a key belongs to the endpoint it is entered for.'
+                : `For ${origin} only: sent there as a bearer token, never elsewhere; a base URL on another origin clears it. Never exported or recorded.`
+            }
           />
+          {s.keyNotice && (
+            <p role="alert" data-testid="api-key-notice" className="rounded bg-amber-50 px-2 py-1 text-xs text-amber-900">
+              {s.keyNotice}
+            </p>
+          )}
           <label className="flex items-center gap-2 text-xs text-slate-700">
             <input type="checkbox" checked={s.rememberKey} disabled={offline} onChange={(ev) => s.setRememberKey(ev.target.checked)} />
             Remember the key on this device (stored in this browser’s localStorage; otherwise it lives only in this tab’s memory and is gone after a reload)
@@ -173,7 +183,7 @@ function CorsHelp() {
         </ul>
         <p>
           Allow only the origins you use rather than <code>*</code>: any page you visit could otherwise use your local
-          model. The API key is sent only to the base URL you set here.
+          model. The API key is sent only to the origin of the base URL it was entered for.
         </p>
       </div>
     </details>

@@ -1,5 +1,7 @@
 // One opened file: its format, what came with it, and its runs.
+import { useState } from 'react';
 import { useShallow } from 'zustand/shallow';
+import { originOf } from '../../llm/settings.ts';
 import type { Run } from '../../model/types.ts';
 import { parsePreferences, useEngineSettings } from '../../store/engine-settings.ts';
 import { attachedSetCount, runsOfFile, useLibrary, type LibraryFile } from '../../store/library.ts';
@@ -52,23 +54,54 @@ export function FileCard({ file }: { file: LibraryFile }) {
   );
 }
 
-/** Engine settings saved in the file: shown, and applied only when the person asks (they name an endpoint). */
+/**
+ * Engine settings saved in the file: shown, and applied only when the person asks (they name an endpoint). When the
+ * file's endpoint is on another origin than the current one, the card says so, naming both, before the click.
+ */
 function SavedSettings({ settings }: { settings: Record<string, unknown> }) {
   const apply = useEngineSettings((s) => s.applyPreferences);
   const endpoint = useEngineSettings((s) => s.endpoint);
   const supervisor = useEngineSettings((s) => s.supervisor);
+  const apiKey = useEngineSettings((s) => s.apiKey);
+  const keyNotice = useEngineSettings((s) => s.keyNotice);
+  const [applied, setApplied] = useState(false);
   const saved = parsePreferences(JSON.stringify(settings));
   const same = JSON.stringify([saved.endpoint, saved.supervisor]) === JSON.stringify([endpoint, supervisor]);
   const where = saved.endpoint.mode === 'endpoint' && saved.endpoint.baseUrl ? `endpoint ${saved.endpoint.baseUrl}` : 'offline heuristics';
+  const fileOrigin = originOf(saved.endpoint.baseUrl);
+  const currentOrigin = originOf(endpoint.baseUrl);
+  const otherOrigin = !same && fileOrigin !== currentOrigin && (fileOrigin !== undefined || apiKey !== undefined);
   return (
-    <p className="mb-2 flex flex-wrap items-center gap-2 text-sm text-slate-700" data-testid="saved-settings">
-      <span>
-        Engine settings saved in this file: {where}
-        {saved.endpoint.models.supervisor ? `, supervisor model “${saved.endpoint.models.supervisor}”` : ''}, preset {saved.supervisor.preset} (no API key).
-      </span>
-      <Button size="sm" disabled={same} onClick={() => apply(settings)} title="Replace the engines panel's endpoint and supervisor settings with these">
-        {same ? 'In use' : 'Use these settings'}
-      </Button>
-    </p>
+    <div className="mb-2 space-y-1 text-sm text-slate-700" data-testid="saved-settings">
+      <p className="flex flex-wrap items-center gap-2">
+        <span>
+          Engine settings saved in this file: {where}
+          {saved.endpoint.models.supervisor ? `, supervisor model “${saved.endpoint.models.supervisor}”` : ''}, preset {saved.supervisor.preset} (no API key).
+        </span>
+        <Button
+          size="sm"
+          disabled={same}
+          onClick={() => {
+            apply(settings);
+            setApplied(true);
+          }}
+          title="Replace the engines panel's endpoint and supervisor settings with these"
+        >
+          {same ? 'In use' : 'Use these settings'}
+        </Button>
+      </p>
+      {otherOrigin && (
+        <p role="alert" data-testid="saved-settings-warning" className="rounded bg-amber-50 px-2 py-1 text-xs text-amber-900">
+          This file names the endpoint {fileOrigin ?? 'none'}, not the current {currentOrigin ?? 'none'}: with these settings the engines send
+          requests to {fileOrigin ?? 'no endpoint'}
+          {apiKey ? `, and the API key entered for ${apiKey.origin || 'no endpoint'} is cleared (it is never sent to another origin)` : ''}.
+        </p>
+      )}
+      {applied && keyNotice && (
+        <p role="status" data-testid="saved-settings-key-notice" className="text-xs text-amber-900">
+          {keyNotice}
+        </p>
+      )}
+    </div>
   );
 }
