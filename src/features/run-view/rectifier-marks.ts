@@ -19,7 +19,7 @@ const NONE: RectifierMarks = { pruned: new Set(), rewritten: new Set(), fallback
 export function rectifierMarks(view: RunView): RectifierMarks {
   let marks = cache.get(view);
   if (marks) return marks;
-  const run = view.index.run;
+  const run = view.run;
   if (!run.interventions.some((i) => i.engine === 'rectifier')) marks = NONE;
   else {
     const effects = rectifierEffects(run);

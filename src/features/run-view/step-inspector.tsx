@@ -58,7 +58,7 @@ const InspectorBody = memo(function InspectorBody({ view, step, position }: { vi
       </header>
       {loop && <p className="text-xs text-amber-800">Repeats {loop.label}</p>}
       <StepDetails view={view} step={step} />
-      <HandoffLinks run={view.index.run} stepId={step.id} agentName={(id) => view.index.agentById.get(id)?.name ?? id} />
+      <HandoffLinks run={view.run} stepId={step.id} agentName={(id) => view.index.agentById.get(id)?.name ?? id} />
       <OnStep annotations={view.annotationsAt.get(position)} interventions={view.interventionsAt.get(position)} />
       {children.length > 0 && (
         <Section title={`Nested calls (${children.length})`}>
