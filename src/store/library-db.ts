@@ -3,6 +3,7 @@
 // the `quarantine` store, never deleted. Hydration always ends with `hydrated: true`, even without IndexedDB.
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
 import { create } from 'zustand';
+import { migrateRun } from '../model/migrate.ts';
 import type { LlmCallRecord, Run } from '../model/types.ts';
 import { useLibrary, type LibraryFile, type StoredLibrary } from './library.ts';
 
@@ -145,7 +146,8 @@ export async function readLibrary(db: Db, now = Date.now()): Promise<ReadResult>
   const callList = await readStore('llmCalls', llmCallProblem);
   await tx.done;
   const runs: Record<string, Run> = {};
-  for (const r of runList) runs[r.id] = r;
+  // Runs stored before the runner's semantics were typed are read into the typed fields (ADR 0014).
+  for (const r of runList) runs[r.id] = migrateRun(r);
   const llmCalls: Record<string, LlmCallRecord> = {};
   for (const c of callList) llmCalls[c.id] = c;
   // A file whose run was set aside lists only the runs that are still here.
