@@ -15,6 +15,9 @@ import { scoreOutcome } from './runner.ts';
 import { answersMatch } from './scoring.ts';
 import { chatForkProblem, forkProblem, promptForkProblem } from './forkable.ts';
 import { forkRecordedPrompts } from './prompt-fork.ts';
+import { clarificationOf } from '../clarifier/pass.ts';
+import { rectifierAudit } from '../rectifier/details.ts';
+import { observationChangeOf } from './edit-details.ts';
 
 export { forkProblem };
 
@@ -69,14 +72,14 @@ export function speakerFor(agent: Agent | undefined, agentId: string): Speaker {
 
 /** Build an edit from an engine's intervention on a step (see ADR 0011 for the details fields each engine sets). */
 export function editFromIntervention(iv: Intervention): ForkEdit | undefined {
-  const d = iv.details ?? {};
-  const str = (k: string) => (typeof d[k] === 'string' ? (d[k] as string) : undefined);
-  if (iv.engine === 'rectifier' && (iv.action === 'reject' || iv.action === 'prune' || d.finalState === 'rejected')) return { kind: 'prune' };
-  const replaced = str('newObservation') ?? str('revisedMessage');
+  const audit = rectifierAudit(iv);
+  if (iv.engine === 'rectifier' && (iv.action === 'reject' || iv.action === 'prune' || audit?.finalState === 'rejected')) return { kind: 'prune' };
+  const replaced = observationChangeOf(iv).newObservation ?? audit?.revisedMessage ?? clarificationOf(iv)?.revisedMessage;
   if (replaced !== undefined) return { kind: 'replace', text: replaced };
   if (iv.engine === 'clarifier') {
-    const q = str('question');
-    const reply = str('reply');
+    const c = clarificationOf(iv);
+    const q = c?.question;
+    const reply = c?.reply;
     if (reply !== undefined) return { kind: 'append', text: `\n\n[Clarification${q ? ` — asked: ${q}` : ''}]\n${reply}` };
   }
   return undefined;
