@@ -18,6 +18,7 @@ import {
 } from '../engine/rectifier/index.ts';
 import type { Run } from '../model/types.ts';
 import { CliError, numberFlag, parseArgs, printJson, readTraceFiles, stringFlag, type ParsedArgs, endpointFlags, endpointSettings } from './io.ts';
+import { rectifierAudit } from '../engine/rectifier/details.ts';
 
 export const RECTIFY_USAGE =
   'rectify <file> --pool <file> [--offline | --endpoint URL --model M [--embed-model E]] [--k 5 --t-max 3 --gamma 1] ' +
@@ -54,15 +55,15 @@ function report(run: Run, r: RectifyRunResult) {
     status: r.status,
     mode: r.offline ? 'offline-retrieval-only' : 'endpoint',
     messages: r.interventions.map((iv) => {
-      const d = iv.details ?? {};
-      const attempts = (d.attempts as Attempt[] | undefined) ?? [];
+      const d = rectifierAudit(iv);
+      const attempts = d?.attempts ?? [];
       return {
         step: stepById.get(iv.stepId ?? '')?.number ?? null,
         step_id: iv.stepId,
-        agent: d.agent,
+        agent: d?.agent,
         attempts: r.offline ? 0 : attempts.length,
         final_state: iv.action,
-        llm_calls: d.calls ?? 0,
+        llm_calls: d?.calls ?? 0,
         detail: attempts.map(attemptReport),
       };
     }),

@@ -1,4 +1,5 @@
 // The native session file: our own format, versioned, validated with the zod schema (SPEC §2).
+import { migrateRun } from '../model/migrate.ts';
 import { Session, SESSION_FORMAT, SESSION_VERSION } from '../model/schema.ts';
 import { FormatProblem } from './errors.ts';
 import type { FormatImporter } from './format.ts';
@@ -25,7 +26,8 @@ export const nativeImporter: FormatImporter = {
     }
     const session = parsed.data;
     return {
-      runs: session.runs,
+      // Version 1 sessions kept the runner's semantics in `raw`; they are read into the typed fields (ADR 0014).
+      runs: session.runs.map(migrateRun),
       annotationSets: [],
       engineSettings: session.engineSettings,
       llmCalls: session.llmCalls,

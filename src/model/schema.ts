@@ -4,7 +4,9 @@ import './zod-config.ts'; // before any schema is made
 import { z } from 'zod';
 
 export const SESSION_FORMAT = 'mas-replay-session';
-export const SESSION_VERSION = 1;
+/** 2: runner semantics typed (`Step.runner`, `Run.live`, ADR 0014); version 1 files are read and migrated. */
+export const SESSION_VERSION = 2;
+export const SESSION_VERSIONS_READ = [1, 2] as const;
 
 export const SourceFormat = z.enum([
   'native',
@@ -86,6 +88,47 @@ export const AgentRun = z
   })
   .loose();
 
+/** Where a live or forked run's turn came from. */
+export const TurnOrigin = z.enum([
+  /** answered by the endpoint */
+  'live',
+  /** taken from the parent run's recording */
+  'recorded',
+  /** changed by hand (or by an applied engine verdict) at the fork step */
+  'edited',
+  /** a person's or a script's turn, copied */
+  'scripted',
+  /** a tool's recorded answer to the same request */
+  'tool-replay',
+]);
+
+/**
+ * What the runner and forks (SPEC §5.5, ADR 0010, 0011) record about a step they made. Absent on imported steps.
+ * Typed here rather than carried in `raw`, which is for unmapped source fields only (ADR 0014).
+ */
+export const StepRunner = z
+  .object({
+    origin: TurnOrigin.optional(),
+    /** The recorded endpoint call that produced the step (in the session's `llmCalls`). */
+    llmCallId: z.string().optional(),
+    /** Key of the exact call input (agent + messages): a fork replays a recorded turn when its key matches. */
+    callKey: z.string().optional(),
+    /** The text as the agent produced it, when a gate delivered a revised text (the step's `output`). */
+    produced: z.string().optional(),
+    /** Pruned by a gate (or by hand): kept in the run, never seen by the other agents. */
+    pruned: z.boolean().optional(),
+    /** Made before a global restart: the conversation after the restart does not include it. */
+    superseded: z.boolean().optional(),
+    /** Fork step changed by hand: the text before, and how it was changed. */
+    editedFrom: z.string().optional(),
+    edit: z.enum(['replace', 'append', 'prune']).optional(),
+    /** Prompt forks: what the recording said at a step that went live. */
+    recordedOutput: z.string().optional(),
+    /** Group chats with an LLM speaker selector: why this speaker was chosen. */
+    selector: z.string().optional(),
+  })
+  .loose();
+
 export const Step = z
   .object({
     id: z.string(),
@@ -117,6 +160,8 @@ export const Step = z
     parentSpanId: z.string().optional(),
     /** Message steps: the agents the message was addressed to. */
     recipients: z.array(z.string()).optional(),
+    /** Set on steps the runner or a fork made. */
+    runner: StepRunner.optional(),
     /** Source attributes and fields the importer did not map, shown raw in the inspector. */
     raw: z.record(z.string(), z.unknown()).optional(),
   })
@@ -255,6 +300,30 @@ export const Stage = z
   })
   .loose();
 
+/** How a fork's turns were made, counted. */
+export const ForkStats = z
+  .object({
+    copied: z.number(),
+    replayed: z.number(),
+    live: z.number(),
+    edited: z.number(),
+    toolReplayed: z.number(),
+    scripted: z.number(),
+  })
+  .loose();
+
+/** How a run made by the runner or a fork ended (SPEC §5.5). Absent on imported runs. */
+export const RunLive = z
+  .object({
+    status: z.enum(['complete', 'stopped', 'failed', 'cancelled']),
+    /** Why it stopped or failed. */
+    note: z.string().optional(),
+    forkStats: ForkStats.optional(),
+    /** Forks: through chat turns, or through recorded prompts (LLM pipelines). */
+    forkStyle: z.enum(['chat', 'prompts']).optional(),
+  })
+  .loose();
+
 export const Run = z
   .object({
     id: z.string(),
@@ -282,6 +351,8 @@ export const Run = z
     simulated: z.boolean().optional(),
     parentRunId: z.string().optional(),
     forkStepId: z.string().optional(),
+    /** Set on runs the runner or a fork made. */
+    live: RunLive.optional(),
     /** Top-level source fields that the importer did not map. */
     raw: z.record(z.string(), z.unknown()).optional(),
   })
@@ -290,7 +361,7 @@ export const Run = z
 export const Session = z
   .object({
     format: z.literal(SESSION_FORMAT),
-    version: z.literal(SESSION_VERSION),
+    version: z.union(SESSION_VERSIONS_READ.map((v) => z.literal(v))),
     id: z.string(),
     title: z.string().optional(),
     createdAt: z.number().optional(),

@@ -43,6 +43,19 @@ describe('library database', () => {
     db.close();
   });
 
+  it('reads a run stored with the runner\'s semantics in raw into the typed fields (ADR 0014)', async () => {
+    const db = await openLibraryDb({ name: freshName() });
+    const old = { ...makeRun('live'), sourceFormat: 'runner' as const, raw: { liveStatus: 'failed', liveNote: 'endpoint down' } };
+    old.steps = [{ id: 'live:s0', index: 0, kind: 'message', agentId: 'a', output: 'x', raw: { origin: 'live', llmCallId: 'h#1', pruned: true } }];
+    await writeChanges(db, EMPTY_SNAPSHOT, { files: [file('f1', ['live'])], runs: { live: old }, llmCalls: {} });
+    const { library } = await readLibrary(db);
+    expect(library.runs.live.live).toEqual({ status: 'failed', note: 'endpoint down' });
+    expect(library.runs.live.raw).toBeUndefined();
+    expect(library.runs.live.steps[0]).toMatchObject({ runner: { origin: 'live', llmCallId: 'h#1', pruned: true } });
+    expect(library.runs.live.steps[0].raw).toBeUndefined();
+    db.close();
+  });
+
   it('moves a corrupt record to quarantine instead of deleting it, and reports it', async () => {
     const name = freshName();
     const db = await openLibraryDb({ name });

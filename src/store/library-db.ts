@@ -4,6 +4,7 @@
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
 import { create } from 'zustand';
 import { emptyRecord, recordFromEntries } from '../model/record.ts';
+import { migrateRun } from '../model/migrate.ts';
 import type { LlmCallRecord, Run } from '../model/types.ts';
 import { useLibrary, type LibraryFile, type StoredLibrary } from './library.ts';
 
@@ -146,7 +147,8 @@ export async function readLibrary(db: Db, now = Date.now()): Promise<ReadResult>
   const callList = await readStore('llmCalls', llmCallProblem);
   await tx.done;
   // Keyed by stored ids, which came from files: records without a prototype (a run may be called `constructor`).
-  const runs = recordFromEntries(runList.map((r) => [r.id, r] as const));
+  // Runs stored before the runner's semantics were typed are read into the typed fields (ADR 0016).
+  const runs = recordFromEntries(runList.map((r) => [r.id, migrateRun(r)] as const));
   const llmCalls = recordFromEntries(callList.map((c) => [c.id, c] as const));
   // A file whose run was set aside lists only the runs that are still here.
   const shown = files

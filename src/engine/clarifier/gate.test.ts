@@ -43,7 +43,7 @@ describe('clarifierGate in the runner', () => {
     const run = result.run;
     const [solver, checker] = run.steps;
     // The Solver's message as delivered carries the question and its own answer; what it produced is kept.
-    expect(solver.raw?.produced).toBe('2.5 m³ = 250 L, so 50 minutes.\nFINAL ANSWER: 50');
+    expect(solver.runner?.produced).toBe('2.5 m³ = 250 L, so 50 minutes.\nFINAL ANSWER: 50');
     expect(solver.output).toContain('[Clarification asked of Solver: Is 2.5 m³ equal to 250 L or 2,500 L?]');
     expect(solver.output).toContain('[Solver answered: 2,500 L, so 500 minutes.]');
     // The Checker saw the revised message; the Solver was asked with its role prompt and the conversation.

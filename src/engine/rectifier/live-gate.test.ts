@@ -64,8 +64,8 @@ describe('rectifierGate in the runner (zero-shot: the general math indicator)', 
     expect(decider.agentId).toBe(DECIDER_ID);
     expect(solver.output).toBe('SOLVER: 6 × 7 = 42\nFINAL ANSWER: 42');
     expect(checker.output).toBe('CHECKER-FIXED: 6 × 7 = 42\nFINAL ANSWER: 42');
-    expect(checker.raw?.produced).toBe('CHECKER-DRAFT: 6 × 7 = 41\nFINAL ANSWER: 41');
-    expect(critic.raw?.pruned).toBe(true);
+    expect(checker.runner?.produced).toBe('CHECKER-DRAFT: 6 × 7 = 41\nFINAL ANSWER: 41');
+    expect(critic.runner?.pruned).toBe(true);
     // The Critic saw the revision, not the draft; the decider never saw the Critic.
     const criticTurn = chats().find((b) => b.messages[0].content.startsWith('You are the Critic') && !text(b).includes(FEEDBACK))!;
     expect(text(criticTurn)).toContain('Checker: CHECKER-FIXED');
@@ -116,7 +116,7 @@ describe('rectifierGate in the runner (zero-shot: the general math indicator)', 
     const run = result.run;
     // First pass: 3 turns, each 2 audits + 1 regeneration; restart: 3 turns unaudited; decider.
     expect(requests()).toHaveLength(3 + 3 * 3 + 3 + 1);
-    expect(run.steps.map((s) => `${s.agentId}${s.raw?.pruned ? ':pruned' : ''}${s.raw?.superseded ? ':first' : ''}`)).toEqual([
+    expect(run.steps.map((s) => `${s.agentId}${s.runner?.pruned ? ':pruned' : ''}${s.runner?.superseded ? ':first' : ''}`)).toEqual([
       'Solver:pruned:first',
       'Checker:pruned:first',
       'Critic:pruned:first',

@@ -8,6 +8,7 @@ import { Cancelled } from '../../llm/errors.ts';
 import type { LlmClient } from '../../llm/client.ts';
 import { clip } from './prompts.ts';
 import { GateFailed, gateMessage, type GateResult, type PreparedPool, type RectifyParams } from './gate.ts';
+import { rectifierAudit } from './details.ts';
 
 type Msg = Pick<ChatMessage, 'role' | 'content'>;
 
@@ -185,9 +186,9 @@ export function deliveredFrom(interventions: readonly Intervention[]): Map<strin
   const out = new Map<string, string | null>();
   for (const iv of interventions) {
     if (iv.engine !== RECTIFIER_ENGINE || !iv.stepId) continue;
-    const d = iv.details ?? {};
-    if (d.state === 'rejected') out.set(iv.stepId, null);
-    else if (d.state === 'pass' && typeof d.finalOutput === 'string' && d.finalOutput !== d.originalOutput) out.set(iv.stepId, d.finalOutput);
+    const d = rectifierAudit(iv);
+    if (d?.state === 'rejected') out.set(iv.stepId, null);
+    else if (d?.state === 'pass' && typeof d.finalOutput === 'string' && d.finalOutput !== d.originalOutput) out.set(iv.stepId, d.finalOutput);
   }
   return out;
 }
@@ -209,10 +210,10 @@ export async function* rectifyRunSteps(run: Run, options: RectifyOptions): Async
   yield { type: 'progress', progress: { ...progress } };
 
   const count = (iv: Intervention) => {
-    const d = iv.details ?? {};
-    if (d.state === 'pass') progress.passed++;
-    if (d.state === 'rejected') progress.rejected++;
-    if (Array.isArray(d.attempts) && d.attempts.length > 1) progress.retried++;
+    const d = rectifierAudit(iv);
+    if (d?.state === 'pass') progress.passed++;
+    if (d?.state === 'rejected') progress.rejected++;
+    if (d && d.attempts.length > 1) progress.retried++;
     progress.done++;
   };
 
@@ -263,7 +264,7 @@ export async function* rectifyRunSteps(run: Run, options: RectifyOptions): Async
   if (status === 'complete' && client && positions.length > 0) {
     // Algorithm 1, phase 2: too few surviving messages → restart without auditing. On a recording, the unaudited run
     // is the recording itself, so every message is delivered as recorded.
-    const valid = interventions.filter((i) => i.details?.state === 'pass').length;
+    const valid = interventions.filter((i) => rectifierAudit(i)?.state === 'pass').length;
     if (valid < params.gamma) {
       fallback = {
         id: fallbackInterventionId(run.id),

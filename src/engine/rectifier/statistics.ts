@@ -3,6 +3,7 @@
 // overlap (Jaccard). Input is a compact summary of the interventions, so it is cheap to send to a worker.
 import type { Intervention, Run } from '../../model/types.ts';
 import { RECTIFIER_ENGINE } from './replay.ts';
+import { rectifierAudit } from './details.ts';
 
 export interface MessageSummary {
   dataset: string;
@@ -23,11 +24,10 @@ export function summarizeRun(run: Run): MessageSummary[] {
   const out: MessageSummary[] = [];
   for (const iv of run.interventions as Intervention[]) {
     if (iv.engine !== RECTIFIER_ENGINE || !iv.stepId) continue;
-    const d = iv.details ?? {};
-    if (d.state !== 'pass' && d.state !== 'rejected') continue;
-    const attempts = Array.isArray(d.attempts) ? (d.attempts as { retrieved?: { name?: unknown }[] }[]) : [];
-    const retrieved = attempts.flatMap((a) => (a.retrieved ?? []).map((r) => r.name).filter((n): n is string => typeof n === 'string'));
-    out.push({ dataset, passedAt: typeof d.passedAt === 'number' ? d.passedAt : undefined, rejected: d.state === 'rejected', retrieved });
+    const d = rectifierAudit(iv);
+    if (d?.state !== 'pass' && d?.state !== 'rejected') continue;
+    const retrieved = d.attempts.flatMap((a) => a.retrieved.map((r) => r.name).filter((n): n is string => typeof n === 'string'));
+    out.push({ dataset, passedAt: d.passedAt, rejected: d.state === 'rejected', retrieved });
   }
   return out;
 }

@@ -56,8 +56,8 @@ describe('forkRun on a runner run', () => {
     expect(recorder.records).toHaveLength(2);
     const steps = fork.run.steps;
     expect(steps[0].output).toBe(parent.steps[0].output);
-    expect(steps[1]).toMatchObject({ output: 'Checked: the pen costs 4 dollars, so 20.', raw: expect.objectContaining({ origin: 'edited', editedFrom: 'Checked: 15.' }) });
-    expect(steps[2].raw).toMatchObject({ origin: 'live', llmCallId: recorder.records[0].id });
+    expect(steps[1]).toMatchObject({ output: 'Checked: the pen costs 4 dollars, so 20.', runner: expect.objectContaining({ origin: 'edited', editedFrom: 'Checked: 15.' }) });
+    expect(steps[2].runner).toMatchObject({ origin: 'live', llmCallId: recorder.records[0].id });
     // The live call saw the edited message, not the recorded one.
     const sent = JSON.stringify((calls[0].body as { messages: unknown }).messages);
     expect(sent).toContain('pen costs 4 dollars');
@@ -72,7 +72,7 @@ describe('forkRun on a runner run', () => {
     expect(fork.status).toBe('stopped');
     expect(fork.reason).toMatch(/step 1 \(Checker\).*no endpoint/);
     expect(fork.run.steps).toHaveLength(1);
-    expect(fork.run.steps[0].raw?.pruned).toBe(true);
+    expect(fork.run.steps[0].runner?.pruned).toBe(true);
   });
 
   it('turns an engine intervention into an edit', () => {
@@ -161,8 +161,8 @@ describe('forkRun through recorded prompts (model calls and tool calls)', () => 
     const calls = chatCalls();
     expect(calls).toHaveLength(1);
     expect((calls[0].body as { messages: { content: string }[] }).messages[1].content).toBe('Translate to French: Grey sky.');
-    expect(fork.run.steps[1]).toMatchObject({ output: 'Ciel gris.', raw: expect.objectContaining({ origin: 'live', recordedOutput: 'Ciel bleu.' }) });
-    expect(fork.run.steps[2].raw?.origin).toBe('recorded');
+    expect(fork.run.steps[1]).toMatchObject({ output: 'Ciel gris.', runner: expect.objectContaining({ origin: 'live', recordedOutput: 'Ciel bleu.' }) });
+    expect(fork.run.steps[2].runner?.origin).toBe('recorded');
   });
 
   it.skipIf(!HAVE_SHARED)('a real OTLP agent trace forks without a change with no live call', async () => {

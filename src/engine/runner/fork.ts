@@ -7,7 +7,7 @@ import { ownValue } from '../../model/record.ts';
 import type { LlmClient } from '../../llm/client.ts';
 import { Cancelled } from '../../llm/errors.ts';
 import { hashText } from '../../model/hash.ts';
-import type { Agent, Intervention, Outcome, Run, Step } from '../../model/types.ts';
+import type { Agent, ForkStats, Intervention, Outcome, Run, Step } from '../../model/types.ts';
 import { callKey, pendingFor, toolKey, turnInput, type Speaker, type VisibleTurn } from './conversation.ts';
 import type { MessageGate } from './gates.ts';
 import { ANSWER_LINE, recordedAgentPrompt } from './prompts.ts';
@@ -16,6 +16,9 @@ import { scoreOutcome } from './runner.ts';
 import { answersMatch } from './scoring.ts';
 import { chatForkProblem, forkProblem, promptForkProblem } from './forkable.ts';
 import { forkRecordedPrompts } from './prompt-fork.ts';
+import { clarificationOf } from '../clarifier/pass.ts';
+import { rectifierAudit } from '../rectifier/details.ts';
+import { observationChangeOf } from './edit-details.ts';
 
 export { forkProblem };
 
@@ -44,14 +47,7 @@ export interface ForkOptions {
   onTurn?: (position: number, total: number, origin: string) => void;
 }
 
-export interface ForkStats {
-  copied: number;
-  replayed: number;
-  live: number;
-  edited: number;
-  toolReplayed: number;
-  scripted: number;
-}
+export type { ForkStats };
 
 export interface ForkResult {
   run: Run;
@@ -77,14 +73,14 @@ export function speakerFor(agent: Agent | undefined, agentId: string): Speaker {
 
 /** Build an edit from an engine's intervention on a step (see ADR 0011 for the details fields each engine sets). */
 export function editFromIntervention(iv: Intervention): ForkEdit | undefined {
-  const d = iv.details ?? {};
-  const str = (k: string) => (typeof d[k] === 'string' ? (d[k] as string) : undefined);
-  if (iv.engine === 'rectifier' && (iv.action === 'reject' || iv.action === 'prune' || d.finalState === 'rejected')) return { kind: 'prune' };
-  const replaced = str('newObservation') ?? str('revisedMessage');
+  const audit = rectifierAudit(iv);
+  if (iv.engine === 'rectifier' && (iv.action === 'reject' || iv.action === 'prune' || audit?.finalState === 'rejected')) return { kind: 'prune' };
+  const replaced = observationChangeOf(iv).newObservation ?? audit?.revisedMessage ?? clarificationOf(iv)?.revisedMessage;
   if (replaced !== undefined) return { kind: 'replace', text: replaced };
   if (iv.engine === 'clarifier') {
-    const q = str('question');
-    const reply = str('reply');
+    const c = clarificationOf(iv);
+    const q = c?.question;
+    const reply = c?.reply;
     if (reply !== undefined) return { kind: 'append', text: `\n\n[Clarification${q ? ` — asked: ${q}` : ''}]\n${reply}` };
   }
   return undefined;
@@ -92,7 +88,7 @@ export function editFromIntervention(iv: Intervention): ForkEdit | undefined {
 
 /** What the agent said, before any engine revised it. */
 function producedText(s: Step): string {
-  return typeof s.raw?.produced === 'string' ? s.raw.produced : (s.output ?? '');
+  return s.runner?.produced ?? s.output ?? '';
 }
 
 function taskOf(run: Run, top: Step[]): string {
@@ -146,7 +142,7 @@ export async function forkRun(parent: Run, options: ForkOptions): Promise<ForkRe
     const key = t === 'model' ? callKey(s.agentId, turnInput(speaker(s.agentId), task, parentVisible)) : t === 'tool' ? toolKey(s.agentId, pendingFor(s.agentId, parentVisible)) : '';
     keyAt.push(key);
     if (key) recorded.set(key, [...(recorded.get(key) ?? []), p]);
-    if (s.raw?.pruned !== true) parentVisible.push({ speaker: s.agentId, content: s.output ?? '' });
+    if (s.runner?.pruned !== true) parentVisible.push({ speaker: s.agentId, content: s.output ?? '' });
   }
   /**
    * The recorded answer for a key at position p: the parent's own turn at p when its key matches (the usual case),
@@ -192,7 +188,7 @@ export async function forkRun(parent: Run, options: ForkOptions): Promise<ForkRe
   /** Deliver (or prune) a new step as the parent's step `s` was, with the parent's interventions on it. */
   const replayInto = (s: Step, step: Step) => {
     for (const iv of interventionsOf.get(s.id) ?? []) builder.interventions.push({ ...iv, id: `${iv.id}@${step.id}`, stepId: step.id });
-    if (s.raw?.pruned === true) builder.prune(step);
+    if (s.runner?.pruned === true) builder.prune(step);
     else builder.deliver(step, s.output ?? '');
   };
 
@@ -217,7 +213,7 @@ export async function forkRun(parent: Run, options: ForkOptions): Promise<ForkRe
         const text = edit.kind === 'replace' ? edit.text : edit.kind === 'append' ? `${original}${edit.text}` : original;
         // A hand edit costs no model tokens: the recorded usage belonged to the text it replaced.
         const step = builder.addStep(s.agentId, text, { origin: 'edited' }, copyFields(s));
-        step.raw = { ...step.raw, editedFrom: original, edit: edit.kind };
+        step.runner = { ...step.runner, editedFrom: original, edit: edit.kind };
         const details = { originalObservation: original, ...(edit.kind === 'prune' ? {} : { newObservation: text }) };
         const iv = forkChangeIntervention(step.id, edit.kind, 'message', details, options.fromIntervention);
         builder.interventions.push(iv);
@@ -287,6 +283,6 @@ export async function forkRun(parent: Run, options: ForkOptions): Promise<ForkRe
   const run = builder.build(finalOutcome(parent, builder.steps), status, reason, { parentRunId: parent.id, forkStepId: forkStep.id });
   // The title says when a fork ended early, so every view that lists it (compare's pickers, the corpus) shows it.
   if (status !== 'complete') run.title += status === 'stopped' ? ` (stopped at step ${stoppedAt})` : ` (${status})`;
-  run.raw = { ...run.raw, forkStats: stats };
+  run.live = { ...run.live!, forkStats: stats };
   return { run, status, reason, stats };
 }

@@ -8,6 +8,7 @@ import type { Intervention, Run, Step } from '../../model/types.ts';
 import { AdaptiveFilter, type FilterParams } from '../supervisor/filter.ts';
 import { superviseTrigger } from '../supervisor/supervisor.ts';
 import type { VisibleTurn } from './conversation.ts';
+import { supervisorDetails } from '../supervisor/details.ts';
 
 export type EngineName = 'supervisor' | 'rectifier' | 'clarifier';
 
@@ -113,8 +114,8 @@ export function supervisorGate(params: FilterParams, options: { heuristic?: bool
         { ...trigger, stepIndex: at },
         { index, params, client: options.heuristic ? undefined : ctx.client, signal: ctx.signal },
       );
-      const revised = intervention.details?.newObservation;
-      if (typeof revised === 'string' && revised !== ctx.text) return { action: 'revise', text: revised, interventions: [intervention] };
+      const revised = supervisorDetails(intervention)?.newObservation;
+      if (revised !== undefined && revised !== ctx.text) return { action: 'revise', text: revised, interventions: [intervention] };
       return { action: 'pass', interventions: [intervention] };
     },
   };

@@ -5,7 +5,7 @@
 // can neither tell its new arguments nor run the tool.
 import type { LlmClient } from '../../llm/client.ts';
 import { Cancelled } from '../../llm/errors.ts';
-import type { ChatMessage, Intervention, Run, Step } from '../../model/types.ts';
+import type { ChatMessage, Intervention, Run, Step, TurnOrigin } from '../../model/types.ts';
 import type { CallMessage } from './conversation.ts';
 import { forkChangeIntervention, RunBuilder, type RunStatus } from './run-builder.ts';
 import type { ForkEdit, ForkResult, ForkStats } from './fork.ts';
@@ -47,12 +47,12 @@ export async function forkRecordedPrompts(parent: Run, top: Step[], k: number, o
     for (const [from, to] of replacements) if (from !== '' && t.includes(from)) t = t.split(from).join(to);
     return t;
   };
-  const put = (s: Step, origin: string, patch: Partial<Step> = {}): Step => {
+  const put = (s: Step, origin: TurnOrigin, patch: Partial<Step> = {}): Step => {
     const i = builder.steps.length;
     const { parentStepId: _nested, ...rest } = s;
     void _nested;
     const step: Step = { ...rest, id: `${options.forkId}:s${i}`, index: i, agentRunId: `${options.forkId}:run:${s.agentId}`, ...patch };
-    step.raw = { ...s.raw, ...patch.raw, origin };
+    step.runner = { ...s.runner, ...patch.runner, origin };
     builder.steps.push(step);
     return step;
   };
@@ -86,7 +86,7 @@ export async function forkRecordedPrompts(parent: Run, top: Step[], k: number, o
         const edit = options.edit;
         const text = edit.kind === 'replace' ? edit.text : edit.kind === 'append' ? `${original}${edit.text}` : '';
         const field = s.output !== undefined || s.kind === 'llm' ? 'output' : 'observation';
-        const step = put(s, 'edited', { [field]: text, usage: undefined, raw: { editedFrom: original, edit: edit.kind } });
+        const step = put(s, 'edited', { [field]: text, usage: undefined, runner: { editedFrom: original, edit: edit.kind } });
         builder.interventions.push(
           forkChangeIntervention(step.id, edit.kind, 'output', { originalObservation: original, newObservation: text }, options.fromIntervention),
         );
@@ -145,7 +145,7 @@ export async function forkRecordedPrompts(parent: Run, top: Step[], k: number, o
         startTime,
         endTime: Date.now(),
         toolCalls: undefined,
-        raw: { llmCallId: result.record.id, recordedOutput: stepText(s) },
+        runner: { llmCallId: result.record.id, recordedOutput: stepText(s) },
       });
       const original = stepText(s);
       upstreamChanged = result.text !== original;
@@ -162,6 +162,6 @@ export async function forkRecordedPrompts(parent: Run, top: Step[], k: number, o
   if (parent.outcome.referenceAnswer !== undefined) outcome.referenceAnswer = parent.outcome.referenceAnswer;
   const run = builder.build(outcome, status, reason, { parentRunId: parent.id, forkStepId: forkStep.id });
   if (status !== 'complete') run.title += status === 'stopped' ? ` (stopped at step ${stoppedAt})` : ` (${status})`;
-  run.raw = { ...run.raw, forkStats: stats, forkStyle: 'prompts' };
+  run.live = { ...run.live!, forkStats: stats, forkStyle: 'prompts' };
   return { run, status, reason, stats };
 }

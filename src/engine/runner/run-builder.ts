@@ -2,15 +2,15 @@
 // visible conversation, broadcast handoffs, the gates' interventions, and pruned messages kept out of sight.
 import { Cancelled } from '../../llm/errors.ts';
 import type { ChatResult, LlmClient } from '../../llm/client.ts';
-import type { Agent, AgentRun, Handoff, Intervention, Outcome, Run, SourceFormat, Step, TokenUsage } from '../../model/types.ts';
+import type { Agent, AgentRun, Handoff, Intervention, Outcome, Run, RunLive, SourceFormat, Step, TokenUsage, TurnOrigin } from '../../model/types.ts';
 import { callKey, turnInput, type CallMessage, type Speaker, type VisibleTurn } from './conversation.ts';
 import type { GateContext, MessageGate } from './gates.ts';
 
-export type RunStatus = 'complete' | 'stopped' | 'failed' | 'cancelled';
+export type RunStatus = RunLive['status'];
 
 export interface TurnSource {
   /** live: answered by the endpoint; recorded: from the parent run's recording; edited: by hand at the fork step. */
-  origin: 'live' | 'recorded' | 'edited' | 'scripted' | 'tool-replay';
+  origin: TurnOrigin;
   usage?: TokenUsage;
   model?: string;
   llmCallId?: string;
@@ -54,9 +54,9 @@ export class RunBuilder {
     if (source.input) step.input = source.input.map((m) => ({ role: m.role, content: m.content }));
     if (source.usage) step.usage = source.usage;
     if (source.model) step.model = source.model;
-    step.raw = { ...step.raw, origin: source.origin };
-    if (source.key) step.raw.callKey = source.key;
-    if (source.llmCallId) step.raw.llmCallId = source.llmCallId;
+    step.runner = { ...step.runner, origin: source.origin };
+    if (source.key) step.runner.callKey = source.key;
+    if (source.llmCallId) step.runner.llmCallId = source.llmCallId;
     this.steps.push(step);
     return step;
   }
@@ -75,13 +75,13 @@ export class RunBuilder {
       output: result.text,
       usage: result.usage,
       model: result.record.model,
-      raw: { llmCallId: result.record.id },
+      runner: { llmCallId: result.record.id },
     });
   }
 
   /** The message reaches every other member. */
   deliver(step: Step, text: string): void {
-    if (text !== step.output) step.raw = { ...step.raw, produced: step.output };
+    if (text !== step.output) step.runner = { ...step.runner, produced: step.output };
     step.output = text;
     this.visible.push({ speaker: step.agentId, content: text });
     const to = this.members.filter((m) => m !== step.agentId);
@@ -92,12 +92,12 @@ export class RunBuilder {
   }
 
   prune(step: Step): void {
-    step.raw = { ...step.raw, pruned: true };
+    step.runner = { ...step.runner, pruned: true };
   }
 
   /** Messages of the roles delivered since the last restart. */
   survivors(since = 0): number {
-    return this.steps.slice(since).filter((s) => s.kind === 'message' && s.parentStepId === undefined && s.raw?.pruned !== true).length;
+    return this.steps.slice(since).filter((s) => s.kind === 'message' && s.parentStepId === undefined && s.runner?.pruned !== true).length;
   }
 
   /**
@@ -105,7 +105,7 @@ export class RunBuilder {
    * earlier steps stay in the run, marked `superseded`, so the run shows both passes.
    */
   restart(): void {
-    for (const s of this.steps) s.raw = { ...s.raw, superseded: true };
+    for (const s of this.steps) s.runner = { ...s.runner, superseded: true };
     this.visible.length = 0;
   }
 
@@ -133,7 +133,7 @@ export class RunBuilder {
       annotations: [],
       interventions: [...this.interventions],
       orphanSpans: 0,
-      raw: { liveStatus: status, ...(note ? { liveNote: note } : {}) },
+      live: { status, ...(note ? { note } : {}) },
       ...extra,
     };
     if (times.length > 0) run.startTime = Math.min(...times);

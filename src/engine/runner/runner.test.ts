@@ -38,7 +38,7 @@ describe('runTeam', () => {
     expect(bodies[1].messages.map((m) => m.role)).toEqual(['system', 'user']);
     expect(bodies[1].messages[1].content).toBe('Solver: 6 × 7 = 42\nFINAL ANSWER: 42');
     expect(run.steps[1].input).toEqual(bodies[1].messages);
-    expect(run.steps[1].raw?.callKey).toBe(callKey('Checker', turnInput({ id: 'Checker', prompt: defaultTeam('math').roles[1].prompt }, task.question, [{ speaker: 'Solver', content: run.steps[0].output! }])));
+    expect(run.steps[1].runner?.callKey).toBe(callKey('Checker', turnInput({ id: 'Checker', prompt: defaultTeam('math').roles[1].prompt }, task.question, [{ speaker: 'Solver', content: run.steps[0].output! }])));
     expect(bodies.every((b) => b.model === 'agent-model')).toBe(true);
     expect(run.steps[0].usage?.total).toBeGreaterThan(0);
     expect(run.handoffs[0]).toMatchObject({ from: 'Solver', kind: 'broadcast' });
@@ -62,7 +62,7 @@ describe('runTeam', () => {
     const { run } = await runTeam(task, team, { client: client() });
     const top = run.steps.filter((s) => s.parentStepId === undefined);
     expect(top.map((s) => s.agentId)).toEqual(['Solver', 'Critic', 'Critic', DECIDER_ID]);
-    expect(String(top[2].raw?.selector)).toMatch(/round-robin chose Critic/);
+    expect(String(top[2].runner?.selector)).toMatch(/round-robin chose Critic/);
     expect(run.steps.filter((s) => s.kind === 'llm' && s.name === 'select speaker')).toHaveLength(2);
   });
 
@@ -73,7 +73,7 @@ describe('runTeam', () => {
     const { run } = await runTeam(task, defaultTeam('math'), { client: client(), gates: [gate] });
     expect(run.interventions).toHaveLength(1);
     expect(run.interventions[0]).toMatchObject({ engine: 'supervisor', context: 'excessive', action: 'correct_observation', heuristic: true, stepId: run.steps[0].id });
-    expect(run.steps[0].raw?.produced).toBe(long);
+    expect(run.steps[0].runner?.produced).toBe(long);
     expect(run.steps[0].output).not.toBe(long);
     expect(run.steps[0].output!.length).toBeLessThan(long.length);
     // The Checker saw the purified message, not the raw one.

@@ -166,7 +166,7 @@ export async function runTeam(task: LiveTask, team: TeamConfig, options: TeamRun
       const step = builder.addStep(role.id, result.text, { origin: 'live', input, key, usage: result.usage, model: result.record.model, llmCallId: result.record.id }, { startTime, endTime });
       if (selection) {
         builder.addNestedCall(step, SELECTOR_NAME, selection);
-        step.raw = { ...step.raw, selector: fallback ? `the selector named no member (“${selection.text.slice(0, 80)}”); round-robin chose ${role.id}` : `chosen by the selector` };
+        step.runner = { ...step.runner, selector: fallback ? `the selector named no member (“${selection.text.slice(0, 80)}”); round-robin chose ${role.id}` : `chosen by the selector` };
       }
       const delivered = await applyGates(builder, step, { ...gateOptions, gates });
       if (delivered === undefined) builder.prune(step);

@@ -2,6 +2,7 @@
 // (step, context, action and what the action hands on), so "this session replays offline exactly" can be checked by
 // a person and by the CLI, not just asserted.
 import type { Intervention } from '../../model/types.ts';
+import { supervisorDetails } from './details.ts';
 
 export interface ReplayDifference {
   stepId: string | undefined;
@@ -17,8 +18,8 @@ export interface ReplayCheck {
 
 /** What a decision amounts to: where, why, what it did and what it hands on (ids, tokens and timing left out). */
 function decisionKey(iv: Intervention): string {
-  const d = iv.details ?? {};
-  return JSON.stringify([iv.context, iv.action, iv.heuristic, d.newObservation ?? null, d.guidance ?? null, d.verificationFinding ?? null]);
+  const d = supervisorDetails(iv);
+  return JSON.stringify([iv.context, iv.action, iv.heuristic, d?.newObservation ?? null, d?.guidance ?? null, d?.verificationFinding ?? null]);
 }
 
 function describeDecision(iv: Intervention): string {

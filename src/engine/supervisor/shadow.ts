@@ -9,6 +9,7 @@ import type { LlmClient } from '../../llm/client.ts';
 import { loadTokenCounter } from '../../llm/usage.ts';
 import { AdaptiveFilter, type FilterParams, type Trigger } from './filter.ts';
 import { SupervisionFailed, superviseTrigger } from './supervisor.ts';
+import { supervisorDetails } from './details.ts';
 
 export interface TokenSummary {
   /** Tokens the run used as recorded (sum over model calls). */
@@ -202,9 +203,8 @@ export function accountTokens(
       overheadEstimated ||= iv.tokens.estimated === true;
     }
     const step = iv.stepId ? stepById.get(iv.stepId) : undefined;
-    const original = iv.details?.originalObservation;
-    const changed = iv.details?.newObservation;
-    if (!step || typeof original !== 'string' || typeof changed !== 'string') continue;
+    const { originalObservation: original, newObservation: changed } = supervisorDetails(iv) ?? {};
+    if (!step || original === undefined || changed === undefined) continue;
     const delta = countTokens(original) - countTokens(changed);
     if (delta === 0) continue;
     const at = position.get(step.id) ?? step.index;

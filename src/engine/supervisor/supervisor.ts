@@ -9,6 +9,7 @@ import { parseDecision } from './decision.ts';
 import { describeSignature, type FilterParams, type Trigger } from './filter.ts';
 import { heuristicDecision } from './heuristics.ts';
 import { decisionMessages, purifierMessages, verificationMessages } from './prompts.ts';
+import type { StoredSupervisorDetails } from './details.ts';
 
 export interface SuperviseOptions {
   index: RunIndex;
@@ -105,7 +106,7 @@ async function supervise(trigger: Trigger, options: SuperviseOptions, calls: Cha
   const step = index.run.steps[trigger.stepIndex];
   const context = trigger.context;
   const allowed = ALLOWED_ACTIONS[context];
-  const details: Record<string, unknown> = {
+  const details: StoredSupervisorDetails = {
     rule: trigger.rule,
     n: trigger.n,
     repeated: trigger.repeated,

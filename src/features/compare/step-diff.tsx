@@ -2,6 +2,8 @@
 // line diff for long texts). Trace text is rendered as React text, never as HTML.
 import { diffLines, diffWordsWithSpace, type ChangeObject } from 'diff';
 import { useMemo, useState } from 'react';
+import { observationChangeOf } from '../../engine/runner/edit-details.ts';
+import { supervisorDetails } from '../../engine/supervisor/details.ts';
 import type { CompareStep } from './compare-model.ts';
 import { count, INTERVENTION_COLOR, RUN_COLOR } from './compare-colors.ts';
 
@@ -60,7 +62,7 @@ function Side({ step, side, label }: { step: CompareStep | null; side: 'a' | 'b'
               <span style={{ color: INTERVENTION_COLOR }}>▼</span> {i.engine}: {i.context ? `${i.context} → ` : ''}{i.action}
               {i.heuristic ? ' (heuristic)' : ''} — {i.reason}
               {i.tokens ? ` · ${count(i.tokens.total)} overhead tokens` : ''}
-              {typeof i.details?.guidance === 'string' && <div className="ml-3 text-slate-600">guidance: {i.details.guidance}</div>}
+              {supervisorDetails(i)?.guidance !== undefined && <div className="ml-3 text-slate-600">guidance: {supervisorDetails(i)?.guidance}</div>}
             </div>
           ))}
         </div>
@@ -86,9 +88,10 @@ export function StepDiff({ a, b, aLabel, bLabel }: { a: CompareStep | null; b: C
       <DiffField label="Observation" a={field(a, 'observation')} b={field(b, 'observation')} />
       {([['A', a], ['B', b]] as const).flatMap(([name, s]) =>
         (s?.interventions ?? []).flatMap((i) => {
-          const replaced = i.details?.newObservation;
-          if (typeof replaced !== 'string') return [];
-          const original = typeof i.details?.originalObservation === 'string' ? i.details.originalObservation : (s?.step.observation ?? '');
+          const change = observationChangeOf(i);
+          const replaced = change.newObservation;
+          if (replaced === undefined) return [];
+          const original = change.originalObservation ?? s?.step.observation ?? '';
           return [
             <DiffField key={`${name}-${i.id}`} label={`${name}: observation the supervisor would hand on (${i.action}${i.heuristic ? ', heuristic' : ''})`} a={original} b={replaced} legend={['recorded only', 'supervised only']} />,
           ];

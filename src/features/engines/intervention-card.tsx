@@ -1,6 +1,8 @@
 // One supervisor intervention: why it fired, what it did, how (LLM-free heuristic, or the supervisor's exchange with
 // the endpoint), what it cost, and the observation before and after. All trace and model text is rendered as text.
 import { recordOf } from '../../model/record.ts';
+import { supervisorDetails, type SupervisorDetails } from '../../engine/supervisor/details.ts';
+import { observationChangeOf } from '../../engine/runner/edit-details.ts';
 import type { Intervention, LlmCallRecord, Step } from '../../model/types.ts';
 import { Badge } from '../../ui/badge.tsx';
 import { TruncatedText } from '../../ui/truncated-text.tsx';
@@ -48,10 +50,9 @@ export function InterventionBadges({ iv }: { iv: Intervention }) {
 
 /** Everything below an intervention's title; shared by the engines panel and the run view's step inspector. */
 export function InterventionBody({ iv }: { iv: Intervention }) {
-  const d = iv.details ?? {};
-  const original = str(d.originalObservation) ?? (typeof d.originalObservation === 'string' ? '' : undefined);
-  const changed = typeof d.newObservation === 'string' ? d.newObservation : undefined;
-  const repairs = Array.isArray(d.repairs) ? d.repairs.filter((r): r is string => typeof r === 'string') : [];
+  const d: Partial<SupervisorDetails> = supervisorDetails(iv) ?? {};
+  const { originalObservation: original, newObservation: changed } = observationChangeOf(iv);
+  const repairs = d.repairs ?? [];
   return (
     <div className="space-y-2 text-xs">
       <p className="whitespace-pre-wrap break-words text-slate-800" data-testid="intervention-reason">

@@ -1,6 +1,7 @@
 // Export runs as a native session file and hand it to the browser as a download. The exporter (and zod with it) is
 // loaded on first use, keeping it out of the JS shipped before first paint (SPEC §8).
 import { ownValue } from '../../model/record.ts';
+import { llmCallIdsOf } from '../../model/llm-calls.ts';
 import type { LlmCallRecord, Run } from '../../model/types.ts';
 
 /** A file name from an id: only safe characters, so trace content can never shape a path. */
@@ -9,9 +10,9 @@ export function safeFileName(base: string): string {
   return cleaned || 'session';
 }
 
-/** The recorded LLM calls a run's interventions and derived stages refer to. */
+/** The recorded LLM calls the runs refer to: a live run's own turns, its interventions and its derived stages. */
 export function callsOfRuns(runs: Run[], calls: Record<string, LlmCallRecord>): LlmCallRecord[] {
-  const ids = new Set(runs.flatMap((r) => [...r.interventions.flatMap((i) => i.llmCallIds ?? []), ...(r.stages ?? []).flatMap((s) => s.llmCallIds ?? [])]));
+  const ids = new Set(runs.flatMap((r) => [...llmCallIdsOf(r)]));
   return [...ids].flatMap((id) => {
     const call = ownValue(calls, id);
     return call ? [call] : [];

@@ -1,5 +1,6 @@
 // What the engines' gates did to a live run, in words, for the Runner's result (the run view shows each verdict on
 // its step).
+import { rectifierAudit } from '../../engine/rectifier/details.ts';
 import type { Run } from '../../model/types.ts';
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -10,9 +11,10 @@ export function gateEffects(run: Run): string[] {
   const by = (engine: string) => run.interventions.filter((i) => i.engine === engine && i.stepId);
   const rect = by('rectifier');
   if (rect.length > 0) {
-    const pruned = rect.filter((i) => i.details?.finalState === 'rejected').length;
-    const revised = rect.filter((i) => typeof i.details?.revisedMessage === 'string').length;
-    const zero = rect.some((i) => i.details?.zeroShot === true);
+    const audits = rect.map(rectifierAudit);
+    const pruned = audits.filter((d) => d?.finalState === 'rejected').length;
+    const revised = audits.filter((d) => d?.revisedMessage !== undefined).length;
+    const zero = audits.some((d) => d?.zeroShot === true);
     out.push(`Rectify-or-reject audited ${plural(rect.length, 'message')}${zero ? ' (zero-shot, general indicator)' : ''}: ${plural(revised, 'message')} rewritten after feedback, ${plural(pruned, 'message')} pruned`);
   }
   const restart = run.interventions.find((i) => i.action === 'global-restart');

@@ -2,6 +2,7 @@
 // similarity scores), each audit's verdict, the feedback the agent got, and the text it produced. Shared by the
 // Rectify view and the run view's inspector.
 import type { Attempt, AuditRecord } from '../../engine/rectifier/index.ts';
+import { rectifierAudit } from '../../engine/rectifier/details.ts';
 import type { Intervention } from '../../model/types.ts';
 import { Badge, type BadgeTone } from '../../ui/badge.tsx';
 import { TruncatedText } from '../../ui/truncated-text.tsx';
@@ -32,8 +33,9 @@ export function RectifierStateBadge({ iv, fallback }: { iv: Intervention; fallba
 const fmtScore = (s: number, kind: string) => (kind === 'bm25' ? s.toFixed(2) : kind === 'general' ? 'always' : s.toFixed(3));
 
 export function RectifierDetails({ iv }: { iv: Intervention }) {
-  const attempts = (iv.details?.attempts as Attempt[] | undefined) ?? [];
-  const offline = iv.details?.state === 'not-audited';
+  const audit = rectifierAudit(iv);
+  const attempts = audit?.attempts ?? [];
+  const offline = audit?.state === 'not-audited';
   return (
     <div className="space-y-2">
       {offline && (

@@ -13,6 +13,7 @@ import { ErrorBanner } from '../../ui/error-banner.tsx';
 import { TruncatedText } from '../../ui/truncated-text.tsx';
 import { Card, Field, NumberField } from '../engines/fields.tsx';
 import { RectifierDetails, RectifierStateBadge } from './message-card.tsx';
+import { rectifierAudit } from '../../engine/rectifier/details.ts';
 import { useRectifyJob, useRectifyParams, type RectifyJobStatus } from './rectify-job.ts';
 
 const ACTIVE: RectifyJobStatus[] = ['preparing', 'running', 'cancelling'];
@@ -200,17 +201,17 @@ function Messages({ run }: { run: Run }) {
 
 function MessageItem({ iv, run, fallback, onOpen }: { iv: Intervention; run: Run; fallback: boolean; onOpen: () => void }) {
   const step = run.steps.find((s) => s.id === iv.stepId);
-  const d = iv.details ?? {};
-  const final = typeof d.finalOutput === 'string' && d.finalOutput !== d.originalOutput ? d.finalOutput : undefined;
+  const d = rectifierAudit(iv);
+  const final = typeof d?.finalOutput === 'string' && d.finalOutput !== d.originalOutput ? d.finalOutput : undefined;
   return (
     <li className={`rounded border p-3 ${iv.action === 'rejected' ? 'border-red-200 bg-red-50/40' : 'border-slate-200'}`} data-testid="rectify-message" data-state={iv.action} data-step={iv.stepId}>
       <header className="mb-1 flex flex-wrap items-center gap-2 text-sm">
-        <span className="font-medium">{String(d.agent ?? step?.agentId ?? '')}</span>
+        <span className="font-medium">{d?.agent ?? step?.agentId ?? ''}</span>
         <span className="text-xs text-slate-500">step {step?.number ?? '?'}</span>
         <RectifierStateBadge iv={iv} fallback={fallback} />
         <span className="text-xs text-slate-500">
-          {Array.isArray(d.attempts) ? d.attempts.length : 0} attempt(s) · {String(d.calls ?? 0)} LLM calls{iv.tokens ? ` · ${iv.tokens.total.toLocaleString('en')} tokens` : ''}
-          {typeof d.droppedAudits === 'number' && d.droppedAudits > 0 ? ` · ${d.droppedAudits} audit(s) dropped` : ''}
+          {d?.attempts.length ?? 0} attempt(s) · {d?.calls ?? 0} LLM calls{iv.tokens ? ` · ${iv.tokens.total.toLocaleString('en')} tokens` : ''}
+          {d?.droppedAudits !== undefined && d.droppedAudits > 0 ? ` · ${d.droppedAudits} audit(s) dropped` : ''}
         </span>
         <Button size="sm" variant="ghost" className="ml-auto" onClick={onOpen}>
           Open in run view

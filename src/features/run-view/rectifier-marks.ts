@@ -2,6 +2,7 @@
 // them) and messages rewritten after feedback. A run-level global fallback restores every message, so then nothing
 // counts as pruned for the conversation (the marks still say what the audit decided). A live run's global restart
 // (the team started over unaudited) is marked on its first restarted step.
+import { rectifierFallback } from '../../engine/rectifier/details.ts';
 import { rectifierEffects } from '../../engine/rectifier/replay.ts';
 import type { RunView } from './run-view-model.ts';
 
@@ -19,7 +20,7 @@ const NONE: RectifierMarks = { pruned: new Set(), rewritten: new Set(), fallback
 export function rectifierMarks(view: RunView): RectifierMarks {
   let marks = cache.get(view);
   if (marks) return marks;
-  const run = view.index.run;
+  const run = view.run;
   if (!run.interventions.some((i) => i.engine === 'rectifier')) marks = NONE;
   else {
     const effects = rectifierEffects(run);
@@ -31,7 +32,8 @@ export function rectifierMarks(view: RunView): RectifierMarks {
     });
     marks = { pruned, rewritten, fallback: effects.fallback };
     const restart = run.interventions.find((i) => i.engine === 'rectifier' && i.action === 'global-restart');
-    const at = typeof restart?.details?.restartStep === 'number' ? run.steps[restart.details.restartStep]?.id : undefined;
+    const restartStep = restart && rectifierFallback(restart)?.restartStep;
+    const at = restartStep !== undefined ? run.steps[restartStep]?.id : undefined;
     const position = at === undefined ? -1 : view.steps.findIndex((s) => s.id === at);
     if (restart && position >= 0) marks.restart = { position, reason: restart.reason };
   }

@@ -103,6 +103,22 @@ describe('buildRunView', () => {
   it('is built once per run object', () => {
     expect(runViewOf(run)).toBe(runViewOf(run));
   });
+
+  it('keeps the trace data (index, loops, graph) when an engine result adds an intervention', () => {
+    const before = runViewOf(run);
+    const iv = { id: 'i2', engine: 'supervisor' as const, stepId: 'c', action: 'approve', reason: 'ok', heuristic: true };
+    const after = runViewOf({ ...run, interventions: [...run.interventions, iv] });
+    expect(after).not.toBe(before);
+    expect(after.index).toBe(before.index);
+    expect(after.loops).toBe(before.loops);
+    expect(after.graph).toBe(before.graph);
+    expect(after.tokens).toBe(before.tokens);
+    expect([...after.interventionPositions]).toEqual([1, 2]);
+    expect(after.run.interventions).toHaveLength(2);
+    // New steps (or new handoffs) are a new trace.
+    expect(runViewOf({ ...run, steps: [...run.steps] }).graph).not.toBe(before.graph);
+    expect(runViewOf({ ...run, handoffs: [] }).graph).not.toBe(before.graph);
+  });
 });
 
 describe('timeline geometry and token buckets', () => {

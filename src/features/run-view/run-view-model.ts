@@ -1,5 +1,7 @@
-// Everything the run view derives from a run, computed once per run object and shared by every panel, so a playhead
-// move is a lookup by position and never a scan over the steps.
+// Everything the run view derives from a run, computed once and shared by every panel, so a playhead move is a lookup
+// by position and never a scan over the steps. The trace's own data (index, loops, graph, tokens, lanes) is keyed on the
+// steps array: an engine result makes a new Run with new interventions but the same steps, agents and handoffs, so it
+// recomputes only the annotation and intervention positions, and the graph (whose object keys the layout) is kept.
 import { deriveGraph, type InteractionGraph } from '../../model/graph.ts';
 import { detectLoops, type Loop } from '../../model/loops.ts';
 import { indexRun, type RunIndex } from '../../model/run-index.ts';
@@ -22,6 +24,7 @@ export interface AgentRunBand {
 
 export interface RunView {
   run: Run;
+  /** Shared by every run object with the same steps: its `run` may be an older object, so read the run from `run`. */
   index: RunIndex;
   /** The steps the playhead moves over (replay steps), in order. */
   steps: readonly Step[];
@@ -60,13 +63,33 @@ export interface RunView {
   bands: AgentRunBand[];
 }
 
+/** What the view derives from the trace alone: nothing here reads annotations or interventions. */
+type TraceView = Omit<RunView, 'run' | 'annotationPositions' | 'interventionPositions' | 'annotationsAt' | 'interventionsAt' | 'runAnnotations'>;
+
+interface TraceEntry {
+  agents: Run['agents'];
+  agentRuns: Run['agentRuns'];
+  handoffs: Run['handoffs'];
+  trace: TraceView;
+}
+
+const traceCache = new WeakMap<readonly Step[], TraceEntry>();
 const cache = new WeakMap<Run, RunView>();
+
+/** The trace part for `run`, shared with every run object that holds the same steps, agents and handoffs. */
+function traceViewOf(run: Run): TraceView {
+  const hit = traceCache.get(run.steps);
+  if (hit && hit.agents === run.agents && hit.agentRuns === run.agentRuns && hit.handoffs === run.handoffs) return hit.trace;
+  const trace = buildTraceView(run);
+  traceCache.set(run.steps, { agents: run.agents, agentRuns: run.agentRuns, handoffs: run.handoffs, trace });
+  return trace;
+}
 
 /** The run view's derived data for `run`, built on first use and kept for as long as the run object lives. */
 export function runViewOf(run: Run): RunView {
   let view = cache.get(run);
   if (!view) {
-    view = buildRunView(run);
+    view = withMarks(run, traceViewOf(run));
     cache.set(run, view);
   }
   return view;
@@ -77,6 +100,10 @@ function sortedPositions(set: Iterable<number>): Int32Array {
 }
 
 export function buildRunView(run: Run): RunView {
+  return withMarks(run, buildTraceView(run));
+}
+
+function buildTraceView(run: Run): TraceView {
   const index = indexRun(run);
   const steps = index.replaySteps;
   const n = steps.length;
@@ -143,6 +170,34 @@ export function buildRunView(run: Run): RunView {
   }
   const time = placeInTime(start, end);
 
+  const { lanes, laneOf } = buildLanes(run, steps);
+  const laneAt = new Int32Array(n);
+  for (let p = 0; p < n; p++) laneAt[p] = laneOf.get(steps[p].agentId) ?? 0;
+  const bands = buildBands(run, steps, laneOf);
+
+  const errorPositions: number[] = [];
+  for (let p = 0; p < n; p++) if (errorAt[p]) errorPositions.push(p);
+  return {
+    index,
+    steps,
+    positionOf,
+    graph,
+    loops,
+    loopAt,
+    errorAt,
+    errorPositions: Int32Array.from(errorPositions),
+    loopPositions: sortedPositions(loops.flatMap((l) => l.positions)),
+    tokens: { input, output, cumulative, estimated, perAgent: [...perAgent.values()], max },
+    time,
+    lanes,
+    laneAt,
+    bands,
+  };
+}
+
+/** Where the run's annotations and interventions sit: the part an engine result changes. */
+function withMarks(run: Run, trace: TraceView): RunView {
+  const { positionOf } = trace;
   const annotationsAt = new Map<number, Annotation[]>();
   const runAnnotations: Annotation[] = [];
   const handoffStep = new Map(run.handoffs.map((h) => [h.id, h.stepId]));
@@ -160,35 +215,14 @@ export function buildRunView(run: Run): RunView {
     const p = positionOfTarget(iv.stepId, iv.handoffId);
     if (p !== undefined) pushAt(interventionsAt, p, iv);
   }
-
-  const { lanes, laneOf } = buildLanes(run, steps);
-  const laneAt = new Int32Array(n);
-  for (let p = 0; p < n; p++) laneAt[p] = laneOf.get(steps[p].agentId) ?? 0;
-  const bands = buildBands(run, steps, laneOf);
-
-  const errorPositions: number[] = [];
-  for (let p = 0; p < n; p++) if (errorAt[p]) errorPositions.push(p);
   return {
+    ...trace,
     run,
-    index,
-    steps,
-    positionOf,
-    graph,
-    loops,
-    loopAt,
-    errorAt,
-    errorPositions: Int32Array.from(errorPositions),
     annotationPositions: sortedPositions(annotationsAt.keys()),
-    loopPositions: sortedPositions(loops.flatMap((l) => l.positions)),
     interventionPositions: sortedPositions(interventionsAt.keys()),
     annotationsAt,
     interventionsAt,
     runAnnotations,
-    tokens: { input, output, cumulative, estimated, perAgent: [...perAgent.values()], max },
-    time,
-    lanes,
-    laneAt,
-    bands,
   };
 }
 

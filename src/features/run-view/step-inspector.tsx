@@ -1,8 +1,7 @@
 // Everything recorded about the step under the playhead: thought, model output, tool calls, observation, error,
 // tokens, timing, annotations and interventions on it, nested model/tool calls, and the raw source attributes.
-import { recordOf } from '../../model/record.ts';
 import { memo, type ReactNode } from 'react';
-import type { Annotation, Intervention, Step } from '../../model/types.ts';
+import type { Annotation, Intervention, Step, TurnOrigin } from '../../model/types.ts';
 import { usePlayhead } from '../../store/playhead.ts';
 import { InterventionBody } from '../engines/intervention-card.tsx';
 import { HandoffLinks } from '../taxonomy/handoff-links.tsx';
@@ -18,14 +17,14 @@ export function StepInspector({ view }: { view: RunView }) {
   return <InspectorBody view={view} step={step} position={position} />;
 }
 
-/** Where a live run's turn came from (runner and forks set `raw.origin`). */
-const ORIGIN_LABELS: Record<string, string> = recordOf({
+/** Where a live run's turn came from (runner and forks set `runner.origin`). */
+const ORIGIN_LABELS: Record<TurnOrigin, string> = {
   live: 'live call',
   recorded: 'from the recording',
   edited: 'edited at the fork',
   scripted: 'replayed (human)',
   'tool-replay': 'tool turn replayed',
-});
+};
 
 const InspectorBody = memo(function InspectorBody({ view, step, position }: { view: RunView; step: Step; position: number }) {
   const agent = view.index.agentById.get(step.agentId);
@@ -51,7 +50,7 @@ const InspectorBody = memo(function InspectorBody({ view, step, position }: { vi
             </Badge>
           )}
           {step.usage?.estimated && <Badge tone="slate">tokens estimated</Badge>}
-          {typeof step.raw?.origin === 'string' && <Badge tone="violet">{ORIGIN_LABELS[step.raw.origin] ?? step.raw.origin}</Badge>}
+          {step.runner?.origin !== undefined && <Badge tone="violet">{ORIGIN_LABELS[step.runner.origin] ?? step.runner.origin}</Badge>}
           <span className="ml-auto">
             <ForkHereButton run={view.run} step={step} />
           </span>
@@ -59,7 +58,7 @@ const InspectorBody = memo(function InspectorBody({ view, step, position }: { vi
       </header>
       {loop && <p className="text-xs text-amber-800">Repeats {loop.label}</p>}
       <StepDetails view={view} step={step} />
-      <HandoffLinks run={view.index.run} stepId={step.id} agentName={(id) => view.index.agentById.get(id)?.name ?? id} />
+      <HandoffLinks run={view.run} stepId={step.id} agentName={(id) => view.index.agentById.get(id)?.name ?? id} />
       <OnStep annotations={view.annotationsAt.get(position)} interventions={view.interventionsAt.get(position)} />
       {children.length > 0 && (
         <Section title={`Nested calls (${children.length})`}>
@@ -153,6 +152,11 @@ function StepDetails({ view, step }: { view: RunView; step: Step }) {
               </li>
             ))}
           </ol>
+        </Section>
+      )}
+      {step.runner && (
+        <Section title="Runner record" collapsible closed>
+          <TraceText text={safeStringify(step.runner)} limit={4000} />
         </Section>
       )}
       {step.raw && Object.keys(step.raw).length > 0 && (
