@@ -17,13 +17,13 @@
 // - Observations whose parent is missing are counted in `orphanSpans` and replayed as roots, never dropped.
 // - `scores` → annotations (taxonomy `Langfuse`, code = score name; human when the source is ANNOTATION).
 // - Run id = the trace id (else the observations' traceId, else a hash of the text).
-import { hashText } from '../model/hash.ts';
-import type { Agent, AgentRun, Annotation, ChatMessage, Handoff, Run, Step, TokenUsage, ToolCall } from '../model/types.ts';
+import { hashText } from '../../model/hash.ts';
+import type { Agent, AgentRun, Annotation, ChatMessage, Handoff, Run, Step, TokenUsage, ToolCall } from '../../model/types.ts';
 import { contentText, documentsOf, titleFromTask, uniqueIds, unmappedFields } from './chat-log.ts';
-import { FormatProblem } from './errors.ts';
-import type { FormatImporter, ImportResult } from './format.ts';
-import type { ParsedInput } from './parse-input.ts';
-import { asText, expectArray, expectObject, isObject, optNumber, optString, parseTime, type JsonObject } from './read.ts';
+import { FormatProblem } from '../errors.ts';
+import type { FormatImporter, ImportResult } from '../format.ts';
+import type { ParsedInput } from '../parse-input.ts';
+import { asText, expectArray, expectObject, isObject, optNumber, optString, parseTime, type JsonObject } from '../read.ts';
 
 const TYPES = new Set(['GENERATION', 'SPAN', 'EVENT', 'AGENT', 'TOOL', 'CHAIN', 'RETRIEVER', 'EMBEDDING', 'EVALUATOR', 'GUARDRAIL']);
 const TOOL_TYPES = new Set(['TOOL', 'RETRIEVER', 'EMBEDDING']);

@@ -5,7 +5,7 @@
 // The supervisor engine reads these fields of an action step: `number` (N of `Step N`), `observation` (the Step
 // span's `output.value`), `toolCalls` (its direct TOOL / AGENT child spans in order: name from `tool.name` else the
 // span name, arguments = the child's `input.value`), `output` (the model output of its LLM child) and `error`.
-import type { AgentRun, Run, SourceFormat, Step, ToolCall } from '../model/types.ts';
+import type { AgentRun, Run, SourceFormat, Step, ToolCall } from '../../model/types.ts';
 import {
   firstUserMessage,
   frameworkOf,
@@ -16,7 +16,7 @@ import {
   titleFromTask,
   type SpanForest,
   type SpanNode,
-} from './spans.ts';
+} from './assemble.ts';
 
 const RUN_SUFFIX = '.run';
 const STEP_PREFIX = 'Step ';

@@ -1,8 +1,8 @@
 // Span forest → Run, shared by the OTLP and the nested span-tree importers. Format modules turn their documents
 // into flat SpanRecords; this module builds the tree (keeping orphans as roots), categorises every span with one
 // categoriser per attribute standard (OpenInference, OTel GenAI) and assembles the canonical model.
-import type { Agent, AgentRun, ChatMessage, Handoff, Run, SourceFormat, Step, StepError, ToolCall, TokenUsage } from '../model/types.ts';
-import { estimateUsage } from './tokens.ts';
+import type { Agent, AgentRun, ChatMessage, Handoff, Run, SourceFormat, Step, StepError, ToolCall, TokenUsage } from '../../model/types.ts';
+import { estimateUsage } from '../tokens.ts';
 
 export type Attributes = Record<string, unknown>;
 
