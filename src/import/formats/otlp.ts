@@ -10,7 +10,9 @@ import type { FormatImporter, ImportResult } from '../format.ts';
 import type { ParsedInput } from '../parse-input.ts';
 import { describe, isObject, type JsonObject } from '../read.ts';
 import { looksLikeSmolagents, smolagentsSpansToRun } from '../spans/smolagents.ts';
-import { buildForest, genericSpansToRun, type Attributes, type SpanEvent, type SpanRecord } from '../spans/assemble.ts';
+import { genericSpansToRun } from '../spans/assemble.ts';
+import type { Attributes } from '../spans/attributes.ts';
+import { buildForest, type SpanEvent, type SpanRecord } from '../spans/forest.ts';
 
 function field(o: JsonObject, camel: string, snake: string): unknown {
   const v = o[camel];

@@ -7,7 +7,9 @@ import { FormatProblem } from '../errors.ts';
 import type { FormatImporter, ImportResult } from '../format.ts';
 import type { ParsedInput } from '../parse-input.ts';
 import { isObject, type JsonObject } from '../read.ts';
-import { buildForest, genericSpansToRun, standardOf, textAttr, type Attributes, type SpanRecord } from '../spans/assemble.ts';
+import { genericSpansToRun } from '../spans/assemble.ts';
+import { textAttr, type Attributes } from '../spans/attributes.ts';
+import { buildForest, standardOf, type SpanRecord } from '../spans/forest.ts';
 
 /** Keys that name an attribute standard we read; a map needs one of them to be taken for a span's attributes. */
 const STANDARD_KEY = /^(gen_ai\.|openinference\.|llm\.)/;

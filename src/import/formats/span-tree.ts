@@ -7,7 +7,8 @@ import type { FormatImporter, ImportResult } from '../format.ts';
 import type { ParsedInput } from '../parse-input.ts';
 import { expectArray, expectObject, expectString, isObject, optString, parseIsoDuration, parseTime, type JsonObject } from '../read.ts';
 import { looksLikeSmolagents, smolagentsSpansToRun } from '../spans/smolagents.ts';
-import { buildForest, genericSpansToRun, type SpanEvent, type SpanRecord } from '../spans/assemble.ts';
+import { genericSpansToRun } from '../spans/assemble.ts';
+import { buildForest, type SpanEvent, type SpanRecord } from '../spans/forest.ts';
 
 function isSpanTreeDoc(v: unknown): v is JsonObject {
   if (!isObject(v) || !Array.isArray(v.spans)) return false;

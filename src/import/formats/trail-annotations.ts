@@ -10,7 +10,7 @@ import type { Annotation } from '../../model/types.ts';
 import type { AnnotationSet, FormatImporter, ImportResult } from '../format.ts';
 import type { ParsedInput } from '../parse-input.ts';
 import { expectArray, expectObject, isObject, optNumber, optString, type JsonObject } from '../read.ts';
-import { stepIdOfSpan } from '../spans/assemble.ts';
+import { stepIdOfSpan } from '../spans/forest.ts';
 
 /** The TRAIL error taxonomy's leaf categories (Deshpande et al., 2025), as the paper spells them. */
 export const TRAIL_CATEGORIES = [
