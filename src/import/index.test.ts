@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { exportSession } from '../export/native.ts';
-import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from './fixture-kit.ts';
+import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from '../testing/fixture-kit.ts';
 import type { Run } from '../model/types.ts';
 import { attachAnnotationSets, IMPORTERS, ImportError, importBytes, importText } from './index.ts';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { HAVE_SHARED, SKIP_REASON, sharedFiles } from '../fixture-kit.ts';
+import { HAVE_SHARED, SKIP_REASON, sharedFiles } from '../../testing/fixture-kit.ts';
 import { titleFromTask } from './assemble.ts';
 import { numberAttr, type Attributes } from './attributes.ts';
 import { buildForest, standardOf, type SpanRecord } from './forest.ts';
