@@ -14,17 +14,13 @@ import { applyGates, forkChangeIntervention, RunBuilder, type RunStatus } from '
 import { scoreOutcome } from './runner.ts';
 import { answersMatch } from './scoring.ts';
 import { chatForkProblem, forkProblem, promptForkProblem } from './forkable.ts';
+import type { ForkEdit, ForkResult, ForkStats } from './fork-result.ts';
 import { forkRecordedPrompts } from './prompt-fork.ts';
 
 export { forkProblem };
+export type { ForkEdit, ForkResult, ForkStats };
 
 export type TurnTreatment = 'model' | 'tool' | 'scripted';
-
-export type ForkEdit =
-  | { kind: 'none' }
-  | { kind: 'replace'; text: string }
-  | { kind: 'append'; text: string }
-  | { kind: 'prune' };
 
 export interface ForkOptions {
   /** The step k to fork at (a top-level step of the parent). */
@@ -41,23 +37,6 @@ export interface ForkOptions {
   /** Override how an agent's turns are treated (defaults: see `defaultTreatment`). */
   treatments?: Record<string, TurnTreatment>;
   onTurn?: (position: number, total: number, origin: string) => void;
-}
-
-export interface ForkStats {
-  copied: number;
-  replayed: number;
-  live: number;
-  edited: number;
-  toolReplayed: number;
-  scripted: number;
-}
-
-export interface ForkResult {
-  run: Run;
-  status: RunStatus;
-  /** Why the fork stopped early, in words. */
-  reason?: string;
-  stats: ForkStats;
 }
 
 /** Agents that act on the world (code executors, browsers, tools) are tools; humans are replayed; the rest are models. */
