@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { busLines, multiMemberGzip } from '../src/import/gzip-kit.ts';
+import { busLines, multiMemberGzip } from '../src/testing/gzip-kit.ts';
 import { openStudio, openTraceFiles } from './fixtures.ts';
 
 test('a multi-member .gz shows the runs of every member; a UTF-16 file opens as text', async ({ page }) => {

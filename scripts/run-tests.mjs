@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm test`: typecheck, unit tests (Vitest), production build, e2e tests (Playwright in Chromium).
+// `npm test`: typecheck, import rules (lint:deps), unit tests (Vitest), production build, e2e tests (Playwright in
+// Chromium).
 // Every stage runs even if an earlier one failed, so one run shows everything that is wrong. The last line is the
 // total CI reads: `total: N passed, N failed` (a stage that fails without a counted failure counts as one).
 import { spawnSync } from 'node:child_process';
@@ -31,6 +32,7 @@ function readJson(path) {
 
 const node = process.execPath;
 stage('typecheck', node, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json']);
+stage('lint:deps', node, ['scripts/lint-deps.mjs']);
 
 rmSync('reports/vitest.json', { force: true });
 stage('unit', node, ['node_modules/vitest/vitest.mjs', 'run', '--reporter=default', '--reporter=json', '--outputFile.json=reports/vitest.json'], () => {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test-server/server.ts';
-import { runCliAsync } from './run-cli.ts';
+import { runCliAsync } from '../testing/run-cli.ts';
 
 
 const runCli = (args: string[]) => runCliAsync('batch', args, { MAS_REPLAY_RETRY_BASE_MS: '1' });

@@ -2,8 +2,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test-server/server.ts';
-import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from '../import/fixture-kit.ts';
-import { runCliAsync } from './run-cli.ts';
+import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from '../testing/fixture-kit.ts';
+import { runCliAsync } from '../testing/run-cli.ts';
 
 const TRACE = join(SHARED_TRACES, 'who-and-when/hand-crafted/1.json');
 

@@ -3,8 +3,8 @@ import { mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from '../import/fixture-kit.ts';
-import { runCli } from './run-cli.ts';
+import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from '../testing/fixture-kit.ts';
+import { runCli } from '../testing/run-cli.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'mas-cli-'));
 function tmpFile(name: string, content: string | Uint8Array): string {

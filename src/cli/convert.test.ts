@@ -4,8 +4,8 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from '../import/fixture-kit.ts';
-import { runCli } from './run-cli.ts';
+import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from '../testing/fixture-kit.ts';
+import { runCli } from '../testing/run-cli.ts';
 
 const WHO = join(SHARED_TRACES, 'who-and-when/hand-crafted/1.json');
 const TRAIL = join(SHARED_TRACES, 'trail/gaia/3205fa0cb2135fe671bf7cd0e5a26151.json');

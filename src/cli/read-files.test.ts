@@ -5,8 +5,8 @@ import { closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, sym
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { busLines, multiMemberGzip } from '../import/gzip-kit.ts';
-import { runCli } from './run-cli.ts';
+import { busLines, multiMemberGzip } from '../testing/gzip-kit.ts';
+import { runCli } from '../testing/run-cli.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'mas-read-'));
 const POSIX = process.platform !== 'win32';

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test-server/server.ts';
-import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from '../import/fixture-kit.ts';
-import { runCliAsync } from './run-cli.ts';
+import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from '../testing/fixture-kit.ts';
+import { runCliAsync } from '../testing/run-cli.ts';
 
 const POOL = resolve(SHARED_TRACES, '../indicator-pool/agentdropoutv2-math-pool.json');
 const WHO = join(SHARED_TRACES, 'who-and-when/algorithm-generated/1.json');

@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test-server/server.ts';
 import { ROLE_MARKERS } from '../engine/stages/prompts.ts';
-import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from '../import/fixture-kit.ts';
+import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from '../testing/fixture-kit.ts';
 import { importBytes } from '../import/index.ts';
-import { runCliAsync } from './run-cli.ts';
+import { runCliAsync } from '../testing/run-cli.ts';
 
 const TRACE = join(SHARED_TRACES, 'trail/gaia/3205fa0cb2135fe671bf7cd0e5a26151.json');
 const tmp = mkdtempSync(join(tmpdir(), 'mas-stages-'));

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test-server/server.ts';
 import { ALLOWED_ACTIONS } from '../engine/supervisor/actions.ts';
-import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from '../import/fixture-kit.ts';
-import { runCliAsync } from './run-cli.ts';
+import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from '../testing/fixture-kit.ts';
+import { runCliAsync } from '../testing/run-cli.ts';
 
 
 interface Report {

@@ -3,11 +3,11 @@
 // supervisor interventions as `gen_ai.evaluation.result` events on the span of their step.
 import { describe, expect, it } from 'vitest';
 import { filterParams, PRESETS, shadowReplay } from '../engine/supervisor/index.ts';
-import { HAVE_SHARED, importShared, SKIP_REASON, sharedFiles } from '../import/fixture-kit.ts';
+import { HAVE_SHARED, importShared, SKIP_REASON, sharedFiles } from '../testing/fixture-kit.ts';
 import { importText } from '../import/index.ts';
 import { summarizeRun } from '../model/summary.ts';
 import type { Run } from '../model/types.ts';
-import { makeRun } from '../store/test-runs.ts';
+import { makeRun } from '../testing/test-runs.ts';
 import { agentRunsNest, buildOtlp, exportOtlp, type OtlpDocument } from './otlp.ts';
 
 const FOLDERS = ['trail/gaia', 'trail/swe', 'who-and-when', 'langfuse', 'otlp', 'tau-bench', 'format-fixtures'];

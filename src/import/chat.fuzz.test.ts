@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Run as RunSchema } from '../model/schema.ts';
-import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from './fixture-kit.ts';
+import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from '../testing/fixture-kit.ts';
 import { ImportError, importBytes, importText } from './index.ts';
 
 function expectTypedOutcome(run: () => { runs: unknown[] }): void {

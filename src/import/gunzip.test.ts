@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { importFiles } from '../workers/import-files.ts';
 import { GunzipError, GunzipStream } from './gunzip.ts';
-import { busLines, gzipBomb, multiMemberGzip } from './gzip-kit.ts';
+import { busLines, gzipBomb, multiMemberGzip } from '../testing/gzip-kit.ts';
 import { ImportError, importBytes } from './index.ts';
 import { decodeBytes } from './parse-input.ts';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { exportSession } from '../export/native.ts';
-import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from './fixture-kit.ts';
+import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from '../testing/fixture-kit.ts';
 import type { Run } from '../model/types.ts';
 import { attachAnnotationSets, IMPORTERS, ImportError, importBytes, importText } from './index.ts';
 
@@ -61,8 +61,8 @@ describe('registry: bad input gives precise ImportErrors', () => {
     expect(Number(/column (\d+)/.exec(e.location)![1])).toBeGreaterThanOrEqual(55);
   });
 
-  // parse-input.ts retries a multi-line document as JSON Lines and reports the first line's failure
-  // (`jsonl: line 1, column 2`) instead of the real cut at the end. Flip to `it` once that is fixed.
+  // A multi-line document that fails as JSON is retried as JSON Lines by parse-input.ts; the error must still point
+  // at the real cut near the end, not at the first line's failure as JSON Lines (`jsonl: line 1, column 2`).
   it('truncated pretty-printed JSON: the location is at the cut, not on line 1', () => {
     const text = JSON.stringify({ question: 'q', history: [{ role: 'user', content: 'message' }] }, null, 2);
     const lines = text.split('\n');

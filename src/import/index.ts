@@ -4,17 +4,17 @@
 import type { Run } from '../model/types.ts';
 import { FormatProblem, ImportError } from './errors.ts';
 import type { AnnotationSet, FormatId, FormatImporter, ImportResult } from './format.ts';
-import { agentRxGroundTruthImporter } from './agentrx-ground-truth.ts';
-import { chatLogImporter } from './chat-log.ts';
-import { langfuseImporter } from './langfuse.ts';
-import { messageBusImporter } from './message-bus.ts';
-import { nativeImporter } from './native.ts';
-import { openAiChatImporter } from './openai-chat.ts';
-import { otlpImporter } from './otlp.ts';
+import { agentRxGroundTruthImporter } from './formats/agentrx-ground-truth.ts';
+import { chatLogImporter } from './formats/chat-log.ts';
+import { langfuseImporter } from './formats/langfuse.ts';
+import { messageBusImporter } from './formats/message-bus.ts';
+import { nativeImporter } from './formats/native.ts';
+import { openAiChatImporter } from './formats/openai-chat.ts';
+import { otlpImporter } from './formats/otlp.ts';
 import { decodeBytes, parseText, type ParsedInput } from './parse-input.ts';
-import { spanAttributesImporter } from './span-attributes.ts';
-import { spanTreeImporter } from './span-tree.ts';
-import { trailAnnotationsImporter } from './trail-annotations.ts';
+import { spanAttributesImporter } from './formats/span-attributes.ts';
+import { spanTreeImporter } from './formats/span-tree.ts';
+import { trailAnnotationsImporter } from './formats/trail-annotations.ts';
 
 export { ImportError } from './errors.ts';
 export type { FormatId, ImportResult, AnnotationSet } from './format.ts';

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from './fixture-kit.ts';
+import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from '../testing/fixture-kit.ts';
 import { ImportError, importBytes, importText } from './index.ts';
 
 function importsOrFailsTyped(run: () => unknown): void {

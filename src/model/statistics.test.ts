@@ -1,7 +1,7 @@
 // Expected values are worked out by hand in the comments (φ(u) = e^(−u²/2)/√(2π): φ(0) = 0.39894228,
 // φ(1) = 0.24197072, φ(2) = 0.05399097, φ(3) = 0.00443185, φ(4) = 0.00013383), never taken from the code under test.
 import { describe, expect, it } from 'vitest';
-import { makeRun } from '../store/test-runs.ts';
+import { makeRun } from '../testing/test-runs.ts';
 import {
   armOf,
   corpusStatistics,

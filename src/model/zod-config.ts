@@ -4,4 +4,5 @@
 // a failure. So on the page zod runs without that compilation; workers and Node (no such policy) keep it.
 import { config } from 'zod';
 
-if (typeof document !== 'undefined') config({ jitless: true });
+// Read through globalThis: the model is also compiled without the DOM library (tsconfig.engine.json).
+if (typeof (globalThis as { document?: unknown }).document !== 'undefined') config({ jitless: true });

@@ -5,7 +5,7 @@ import type { Intervention } from '../model/types.ts';
 import { keepIntervention, keepLlmCall, keepRunChange, withIntervention } from './engine-results.ts';
 import { useLibrary } from './library.ts';
 import { openLibraryDb, startLibraryPersistence, type Persistence } from './library-db.ts';
-import { makeRun } from './test-runs.ts';
+import { makeRun } from '../testing/test-runs.ts';
 
 const iv = (id: string, action: string): Intervention => ({ id, engine: 'rectifier', stepId: 'r1:s0', action, reason: 'r', heuristic: false });
 let persistence: Persistence | undefined;

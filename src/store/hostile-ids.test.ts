@@ -11,7 +11,7 @@ import { attachAnnotationSets, importText } from '../import/index.ts';
 import type { Run } from '../model/types.ts';
 import { attachedSetCount, runsOfFile, useLibrary, type LoadedFile } from './library.ts';
 import { EMPTY_SNAPSHOT, openLibraryDb, readLibrary, startLibraryPersistence, usePersistence, writeChanges } from './library-db.ts';
-import { makeAnnotation, makeRun } from './test-runs.ts';
+import { makeAnnotation, makeRun } from '../testing/test-runs.ts';
 import { parseLocation } from './url.ts';
 import { emptyRecord } from '../model/record.ts';
 

@@ -12,7 +12,7 @@ import {
   writeChanges,
   type Migration,
 } from './library-db.ts';
-import { makeRun } from './test-runs.ts';
+import { makeRun } from '../testing/test-runs.ts';
 
 let dbCount = 0;
 const freshName = () => `library-test-${dbCount++}`;

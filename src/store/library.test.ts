@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runsOfFile, useLibrary, type LoadedFile } from './library.ts';
-import { makeAnnotation, makeRun } from './test-runs.ts';
+import { makeAnnotation, makeRun } from '../testing/test-runs.ts';
 
 const loaded = (file: string, patch: Partial<LoadedFile> = {}): LoadedFile => ({
   file,

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ShadowEstimate } from '../model/statistics.ts';
 import type { Run } from '../model/types.ts';
 import { clearEstimates, closeShadowDb, loadEstimates, runStamp, saveEstimates } from './shadow-db.ts';
-import { makeRun } from './test-runs.ts';
+import { makeRun } from '../testing/test-runs.ts';
 
 let dbCount = 0;
 const fresh = () => `shadow-test-${++dbCount}`;

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exportSession } from '../export/native.ts';
-import { makeRun } from '../store/test-runs.ts';
+import { makeRun } from '../testing/test-runs.ts';
 import { importFiles, type ImportProgress } from './import-files.ts';
 
 const encode = (text: string) => new TextEncoder().encode(text);

@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../../test-server/server.ts';
-import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON, importShared, sharedFiles } from '../../import/fixture-kit.ts';
+import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON, importShared, sharedFiles } from '../../testing/fixture-kit.ts';
 import { CallRecorder, LlmClient, withDefaults } from '../../llm/index.ts';
 import type { Run, Step } from '../../model/types.ts';
 import { editFromIntervention, forkProblem, forkRun } from './fork.ts';

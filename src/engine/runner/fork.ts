@@ -7,7 +7,7 @@ import { ownValue } from '../../model/record.ts';
 import type { LlmClient } from '../../llm/client.ts';
 import { Cancelled } from '../../llm/errors.ts';
 import { hashText } from '../../model/hash.ts';
-import type { Agent, ForkStats, Intervention, Outcome, Run, Step } from '../../model/types.ts';
+import type { Agent, Intervention, Outcome, Run, Step } from '../../model/types.ts';
 import { callKey, pendingFor, toolKey, turnInput, type Speaker, type VisibleTurn } from './conversation.ts';
 import type { MessageGate } from './gates.ts';
 import { ANSWER_LINE, recordedAgentPrompt } from './prompts.ts';
@@ -15,20 +15,16 @@ import { applyGates, forkChangeIntervention, RunBuilder, type RunStatus } from '
 import { scoreOutcome } from './runner.ts';
 import { answersMatch } from './scoring.ts';
 import { chatForkProblem, forkProblem, promptForkProblem } from './forkable.ts';
+import type { ForkEdit, ForkResult, ForkStats } from './fork-result.ts';
 import { forkRecordedPrompts } from './prompt-fork.ts';
 import { clarificationOf } from '../clarifier/pass.ts';
 import { rectifierAudit } from '../rectifier/details.ts';
 import { observationChangeOf } from './edit-details.ts';
 
 export { forkProblem };
+export type { ForkEdit, ForkResult, ForkStats };
 
 export type TurnTreatment = 'model' | 'tool' | 'scripted';
-
-export type ForkEdit =
-  | { kind: 'none' }
-  | { kind: 'replace'; text: string }
-  | { kind: 'append'; text: string }
-  | { kind: 'prune' };
 
 export interface ForkOptions {
   /** The step k to fork at (a top-level step of the parent). */
@@ -45,16 +41,6 @@ export interface ForkOptions {
   /** Override how an agent's turns are treated (defaults: see `defaultTreatment`). */
   treatments?: Record<string, TurnTreatment>;
   onTurn?: (position: number, total: number, origin: string) => void;
-}
-
-export type { ForkStats };
-
-export interface ForkResult {
-  run: Run;
-  status: RunStatus;
-  /** Why the fork stopped early, in words. */
-  reason?: string;
-  stats: ForkStats;
 }
 
 /** Agents that act on the world (code executors, browsers, tools) are tools; humans are replayed; the rest are models. */

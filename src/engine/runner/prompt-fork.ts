@@ -8,7 +8,7 @@ import { Cancelled } from '../../llm/errors.ts';
 import type { ChatMessage, Intervention, Run, Step, TurnOrigin } from '../../model/types.ts';
 import type { CallMessage } from './conversation.ts';
 import { forkChangeIntervention, RunBuilder, type RunStatus } from './run-builder.ts';
-import type { ForkEdit, ForkResult, ForkStats } from './fork.ts';
+import type { ForkEdit, ForkResult, ForkStats } from './fork-result.ts';
 
 export interface PromptForkOptions {
   forkId: string;

@@ -7,7 +7,7 @@ import { indexRun } from '../../model/run-index.ts';
 import type { Run, Stage } from '../../model/types.ts';
 import { boardChanges, placeStages, selectionMatrix, stageIndexAt } from './lookup.ts';
 import { deriveOfflineStages } from './offline.ts';
-import { managerRun } from './test-run.ts';
+import { managerRun } from '../../testing/stage-runs.ts';
 
 const positions = (run: Run) => {
   const replay = indexRun(run).replaySteps;

@@ -9,7 +9,7 @@ import type { Stage } from '../../model/types.ts';
 import { parseEvaluation, parseTaskState } from './parse.ts';
 import { stagePass } from './pass.ts';
 import { ROLE_MARKERS } from './prompts.ts';
-import { managerRun } from './test-run.ts';
+import { managerRun } from '../../testing/stage-runs.ts';
 
 const PLAN = JSON.stringify({
   subtasks: [

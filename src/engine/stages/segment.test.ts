@@ -1,13 +1,13 @@
 // Offline segmentation and task state: hand-made runs checked stage by stage, and every real trace of
 // ../shared/traces segmented under the documented rule (skipped when the folder is absent).
 import { describe, expect, it } from 'vitest';
-import { HAVE_SHARED, importShared, sharedFiles, SKIP_REASON } from '../../import/fixture-kit.ts';
+import { HAVE_SHARED, importShared, sharedFiles, SKIP_REASON } from '../../testing/fixture-kit.ts';
 import { indexRun } from '../../model/run-index.ts';
 import { Run as RunSchema } from '../../model/schema.ts';
 import type { Run } from '../../model/types.ts';
 import { deriveOfflineStages } from './offline.ts';
 import { findManager, segmentRun } from './segment.ts';
-import { chatRun, managerRun } from './test-run.ts';
+import { chatRun, managerRun } from '../../testing/stage-runs.ts';
 
 const ids = (run: Run, start: number, end: number) => indexRun(run).replaySteps.slice(start, end + 1).map((s) => s.id);
 

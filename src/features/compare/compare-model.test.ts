@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { makeRun } from '../../store/test-runs.ts';
+import { makeRun } from '../../testing/test-runs.ts';
 import type { Step } from '../../model/types.ts';
 import { actionSignature, alignByIndex, alignByLcs, compareRun, sideAt } from './compare-model.ts';
 

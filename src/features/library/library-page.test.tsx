@@ -5,7 +5,7 @@ import { cleanup, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useLibrary } from '../../store/library.ts';
-import { makeRun } from '../../store/test-runs.ts';
+import { makeRun } from '../../testing/test-runs.ts';
 import { useUrl } from '../../store/url.ts';
 import { TruncatedText } from '../../ui/truncated-text.tsx';
 import { ImportCancelled } from '../../workers/import-client.ts';

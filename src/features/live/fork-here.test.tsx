@@ -3,7 +3,7 @@ import '@testing-library/jest-dom/vitest';
 import { cleanup, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeRun } from '../../store/test-runs.ts';
+import { makeRun } from '../../testing/test-runs.ts';
 import { useUrl } from '../../store/url.ts';
 import { ForkHereButton } from './fork-here.tsx';
 

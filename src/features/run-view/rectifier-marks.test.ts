@@ -1,7 +1,7 @@
 // Pruned and rectified messages by replay position, and the global fallback that restores them.
 import { describe, expect, it } from 'vitest';
 import type { Intervention, Run } from '../../model/types.ts';
-import { makeRun } from '../../store/test-runs.ts';
+import { makeRun } from '../../testing/test-runs.ts';
 import { rectifierMarks } from './rectifier-marks.ts';
 import { buildRunView } from './run-view-model.ts';
 

@@ -5,7 +5,7 @@
 import { render, screen } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { deriveOfflineStages } from '../../engine/stages/index.ts';
-import { managerRun } from '../../engine/stages/test-run.ts';
+import { managerRun } from '../../testing/stage-runs.ts';
 import type { Stage } from '../../model/types.ts';
 import { callsOfRuns } from '../library/download.ts';
 import { runViewOf } from '../run-view/run-view-model.ts';

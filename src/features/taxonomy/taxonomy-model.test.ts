@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { clarifyRun, toIntervention, withHumanLabel, type EdgeClarification } from '../../engine/clarifier/index.ts';
 import { exportSession } from '../../export/native.ts';
-import { HAVE_SHARED, SKIP_REASON, sharedFiles } from '../../import/fixture-kit.ts';
+import { HAVE_SHARED, SKIP_REASON, sharedFiles } from '../../testing/fixture-kit.ts';
 import { importBytes } from '../../import/index.ts';
 import { edgeRows, libraryStats, traceCases, withGalleryMark } from './taxonomy-model.ts';
 

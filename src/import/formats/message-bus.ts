@@ -16,13 +16,13 @@
 // - Outcome: no answer → failure; the answer's first paragraph matching `true_answer` after normalisation (or as a
 //   number) → success; clearly different numbers → failure; otherwise unknown (we do not guess at prose answers).
 // - Run id: `bus-<hashText of the line's JSON>`, `~2`… for repeated identical lines.
-import { hashText } from '../model/hash.ts';
-import type { Agent, AgentRun, Handoff, Outcome, Run, Step } from '../model/types.ts';
+import { hashText } from '../../model/hash.ts';
+import type { Agent, AgentRun, Handoff, Outcome, Run, Step } from '../../model/types.ts';
 import { compareAnswers, contentText, documentsOf, titleFromTask, uniqueIds, unmappedFields } from './chat-log.ts';
-import type { FormatImporter, ImportResult } from './format.ts';
-import type { ParsedInput } from './parse-input.ts';
-import { expectArray, expectObject, isObject, optNumber, optString, parseTime, type JsonObject } from './read.ts';
-import { estimateUsage } from './tokens.ts';
+import type { FormatImporter, ImportResult } from '../format.ts';
+import type { ParsedInput } from '../parse-input.ts';
+import { expectArray, expectObject, isObject, optNumber, optString, parseTime, type JsonObject } from '../read.ts';
+import { estimateUsage } from '../tokens.ts';
 
 const RUN_FIELDS = new Set(['question', 'answer', 'true_answer', 'source', 'model_id', 'start_time', 'duration', 'messages']);
 const MESSAGE_FIELDS = new Set(['sender', 'type', 'content', 'recipients', 'timestamp']);

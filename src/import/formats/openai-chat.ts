@@ -15,15 +15,15 @@
 //   environment, not the agent under study.
 // - Run id: `tau-<task_id>` when the run has a task id (AgentRx's `trajectory_id` is that id), else
 //   `chat-<hashText of the run's JSON>`; `~2`… for repeats in one file. Outcome from `reward` (1 = success).
-import { recordOf } from '../model/record.ts';
-import { hashText } from '../model/hash.ts';
-import type { Agent, AgentRun, Handoff, Outcome, Run, Step, ToolCall } from '../model/types.ts';
+import { recordOf } from '../../model/record.ts';
+import { hashText } from '../../model/hash.ts';
+import type { Agent, AgentRun, Handoff, Outcome, Run, Step, ToolCall } from '../../model/types.ts';
 import { contentText, documentsOf, titleFromTask, uniqueIds, unmappedFields } from './chat-log.ts';
-import { FormatProblem } from './errors.ts';
-import type { FormatImporter, ImportResult } from './format.ts';
-import type { ParsedInput } from './parse-input.ts';
-import { asText, expectArray, expectObject, isObject, optNumber, optString, type JsonObject } from './read.ts';
-import { estimateTokens } from './tokens.ts';
+import { FormatProblem } from '../errors.ts';
+import type { FormatImporter, ImportResult } from '../format.ts';
+import type { ParsedInput } from '../parse-input.ts';
+import { asText, expectArray, expectObject, isObject, optNumber, optString, type JsonObject } from '../read.ts';
+import { estimateTokens } from '../tokens.ts';
 
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
 const MESSAGE_FIELDS = new Set(['role', 'content', 'tool_calls', 'tool_call_id', 'name', 'index']);

@@ -3,12 +3,12 @@
 // It holds no runs: each trajectory becomes an AnnotationSet for the run the openai-chat importer names
 // `tau-<trajectory_id>`, each failure an annotation on step `<runId>:m<step_number>` (tau-bench's own message index).
 // The root-cause failure carries `rootCause: true`, the reason in `impact` and the trajectory's summary.
-import type { Annotation } from '../model/types.ts';
+import type { Annotation } from '../../model/types.ts';
 import { documentsOf, unmappedFields } from './chat-log.ts';
-import { FormatProblem } from './errors.ts';
-import type { AnnotationSet, FormatImporter, ImportResult } from './format.ts';
-import type { ParsedInput } from './parse-input.ts';
-import { expectArray, expectObject, isObject, optNumber, optString } from './read.ts';
+import { FormatProblem } from '../errors.ts';
+import type { AnnotationSet, FormatImporter, ImportResult } from '../format.ts';
+import type { ParsedInput } from '../parse-input.ts';
+import { expectArray, expectObject, isObject, optNumber, optString } from '../read.ts';
 import { agentIdForRole, chatStepId, tauRunId } from './openai-chat.ts';
 
 const FAILURE_FIELDS = new Set(['failure_id', 'step_number', 'step_reason', 'failure_category', 'category_reason', 'failed_agent']);

@@ -15,13 +15,13 @@
 //   quadratic on long Magentic-One logs and would still be a guess about what each agent was shown. Messages of the
 //   human and of code executors (not model output) get no usage.
 // - Run id: `chat-<hashText of the run object's JSON>`; the file name is never used.
-import { emptyRecord } from '../model/record.ts';
-import { hashText } from '../model/hash.ts';
-import type { Agent, AgentRun, Annotation, Handoff, Outcome, Run, Step } from '../model/types.ts';
-import type { FormatImporter, ImportResult } from './format.ts';
-import type { ParsedInput } from './parse-input.ts';
-import { asText, expectArray, expectObject, isObject, optNumber, optString, type JsonObject } from './read.ts';
-import { estimateUsage } from './tokens.ts';
+import { emptyRecord } from '../../model/record.ts';
+import { hashText } from '../../model/hash.ts';
+import type { Agent, AgentRun, Annotation, Handoff, Outcome, Run, Step } from '../../model/types.ts';
+import type { FormatImporter, ImportResult } from '../format.ts';
+import type { ParsedInput } from '../parse-input.ts';
+import { asText, expectArray, expectObject, isObject, optNumber, optString, type JsonObject } from '../read.ts';
+import { estimateUsage } from '../tokens.ts';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Small helpers shared by the chat-style importers (openai-chat, message-bus).

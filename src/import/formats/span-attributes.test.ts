@@ -2,9 +2,9 @@
 // import as one-span runs, both standards read the same call the same way, and other objects are not taken for one.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkFixture, HAVE_SHARED, SKIP_REASON, sharedFiles } from './fixture-kit.ts';
-import { importText, ImportError } from './index.ts';
-import { parseText } from './parse-input.ts';
+import { checkFixture, HAVE_SHARED, SKIP_REASON, sharedFiles } from '../../testing/fixture-kit.ts';
+import { importText, ImportError } from '../index.ts';
+import { parseText } from '../parse-input.ts';
 import { isSpanAttributesFormatted } from './span-attributes.ts';
 
 const DUMPS = join(import.meta.dirname, 'dumps');

@@ -2,12 +2,14 @@
 // `{"openinference.span.kind": "LLM", "llm.token_count.prompt": …}`): what a person copies out of a span viewer, and
 // what instrumentation libraries keep as test fixtures. It becomes a run of one span through the shared span
 // machinery, so the attribute standards are read exactly as in a full OTLP trace.
-import { hashText } from '../model/hash.ts';
-import { FormatProblem } from './errors.ts';
-import type { FormatImporter, ImportResult } from './format.ts';
-import type { ParsedInput } from './parse-input.ts';
-import { isObject, type JsonObject } from './read.ts';
-import { buildForest, genericSpansToRun, standardOf, textAttr, type Attributes, type SpanRecord } from './spans.ts';
+import { hashText } from '../../model/hash.ts';
+import { FormatProblem } from '../errors.ts';
+import type { FormatImporter, ImportResult } from '../format.ts';
+import type { ParsedInput } from '../parse-input.ts';
+import { isObject, type JsonObject } from '../read.ts';
+import { genericSpansToRun } from '../spans/assemble.ts';
+import { textAttr, type Attributes } from '../spans/attributes.ts';
+import { buildForest, standardOf, type SpanRecord } from '../spans/forest.ts';
 
 /** Keys that name an attribute standard we read; a map needs one of them to be taken for a span's attributes. */
 const STANDARD_KEY = /^(gen_ai\.|openinference\.|llm\.)/;

@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { expect } from 'vitest';
 import { dumpRun } from '../model/dump.ts';
-import { importBytes, type ImportedFile } from './index.ts';
+import { importBytes, type ImportedFile } from '../import/index.ts';
 
 export const SHARED_TRACES = resolve(import.meta.dirname, '../../../shared/traces');
 export const HAVE_SHARED = existsSync(SHARED_TRACES);

@@ -4,13 +4,15 @@
 // as numbers or names. One Run per trace id, in order of first appearance.
 //
 // This is the path the import benchmark measures (SPEC §8): no per-span JSON copies, no regexes per span.
-import type { Run } from '../model/types.ts';
-import { FormatProblem } from './errors.ts';
-import type { FormatImporter, ImportResult } from './format.ts';
-import type { ParsedInput } from './parse-input.ts';
-import { describe, isObject, type JsonObject } from './read.ts';
-import { looksLikeSmolagents, smolagentsSpansToRun } from './smolagents.ts';
-import { buildForest, genericSpansToRun, type Attributes, type SpanEvent, type SpanRecord } from './spans.ts';
+import type { Run } from '../../model/types.ts';
+import { FormatProblem } from '../errors.ts';
+import type { FormatImporter, ImportResult } from '../format.ts';
+import type { ParsedInput } from '../parse-input.ts';
+import { describe, isObject, type JsonObject } from '../read.ts';
+import { looksLikeSmolagents, smolagentsSpansToRun } from '../spans/smolagents.ts';
+import { genericSpansToRun } from '../spans/assemble.ts';
+import type { Attributes } from '../spans/attributes.ts';
+import { buildForest, type SpanEvent, type SpanRecord } from '../spans/forest.ts';
 
 function field(o: JsonObject, camel: string, snake: string): unknown {
   const v = o[camel];

@@ -1,9 +1,9 @@
 // The native session file: our own format, versioned, validated with the zod schema (SPEC §2).
-import { migrateRun } from '../model/migrate.ts';
-import { Session, SESSION_FORMAT, SESSION_VERSION } from '../model/schema.ts';
-import { FormatProblem } from './errors.ts';
-import type { FormatImporter } from './format.ts';
-import { isObject } from './read.ts';
+import { migrateRun } from '../../model/migrate.ts';
+import { Session, SESSION_FORMAT, SESSION_VERSION } from '../../model/schema.ts';
+import { FormatProblem } from '../errors.ts';
+import type { FormatImporter } from '../format.ts';
+import { isObject } from '../read.ts';
 
 function jsonPath(path: readonly PropertyKey[]): string {
   return path.reduce<string>((acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : `${acc}.${String(key)}`), '$');

@@ -6,11 +6,11 @@
 // action steps), which are steps of their own; the annotation points at that nested step, not at its action step.
 // Scores (reliability, security, instruction adherence, plan optimality, overall) become run-level annotations with
 // taxonomy `TRAIL-score`, the dimension as code and the 1–5 value in `score`.
-import type { Annotation } from '../model/types.ts';
-import type { AnnotationSet, FormatImporter, ImportResult } from './format.ts';
-import type { ParsedInput } from './parse-input.ts';
-import { expectArray, expectObject, isObject, optNumber, optString, type JsonObject } from './read.ts';
-import { stepIdOfSpan } from './spans.ts';
+import type { Annotation } from '../../model/types.ts';
+import type { AnnotationSet, FormatImporter, ImportResult } from '../format.ts';
+import type { ParsedInput } from '../parse-input.ts';
+import { expectArray, expectObject, isObject, optNumber, optString, type JsonObject } from '../read.ts';
+import { stepIdOfSpan } from '../spans/forest.ts';
 
 /** The TRAIL error taxonomy's leaf categories (Deshpande et al., 2025), as the paper spells them. */
 export const TRAIL_CATEGORIES = [

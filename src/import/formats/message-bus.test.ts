@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { summarizeRun } from '../model/summary.ts';
-import { checkFixture, HAVE_SHARED, SHARED_TRACES, SKIP_REASON, sharedFiles } from './fixture-kit.ts';
-import { ImportError, importText } from './index.ts';
+import { summarizeRun } from '../../model/summary.ts';
+import { checkFixture, HAVE_SHARED, SHARED_TRACES, SKIP_REASON, sharedFiles } from '../../testing/fixture-kit.ts';
+import { ImportError, importText } from '../index.ts';
 
 const DUMPS = join(import.meta.dirname, 'dumps');
 // Result files (one task per line) sit at the top of the folder; runs/<id>/messages.jsonl are message logs, one run each.

@@ -1,6 +1,6 @@
 // Hand-made runs for the stage engine's tests: a manager with a managed agent (smolagents shape) and a group chat with
 // an orchestrator (chat-log shape), small enough to check every stage by hand.
-import type { Handoff, Run, Step } from '../../model/types.ts';
+import type { Handoff, Run, Step } from '../model/types.ts';
 
 function base(id: string, steps: Step[], patch: Partial<Run>): Run {
   return {

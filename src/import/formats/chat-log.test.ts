@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { summarizeRun } from '../model/summary.ts';
-import { checkFixture, HAVE_SHARED, SHARED_TRACES, SKIP_REASON, sharedFiles } from './fixture-kit.ts';
-import { ImportError, importText } from './index.ts';
+import { summarizeRun } from '../../model/summary.ts';
+import { checkFixture, HAVE_SHARED, SHARED_TRACES, SKIP_REASON, sharedFiles } from '../../testing/fixture-kit.ts';
+import { ImportError, importText } from '../index.ts';
 
 const DUMPS = join(import.meta.dirname, 'dumps');
 const FIXTURES = sharedFiles('who-and-when');

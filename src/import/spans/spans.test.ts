@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { HAVE_SHARED, SKIP_REASON, sharedFiles } from './fixture-kit.ts';
-import { buildForest, numberAttr, standardOf, titleFromTask, type Attributes, type SpanRecord } from './spans.ts';
+import { HAVE_SHARED, SKIP_REASON, sharedFiles } from '../../testing/fixture-kit.ts';
+import { titleFromTask } from './assemble.ts';
+import { numberAttr, type Attributes } from './attributes.ts';
+import { buildForest, standardOf, type SpanRecord } from './forest.ts';
 
 // The attribute-map fixtures are single spans' attributes, not traces: the categorisers are tested on them directly.
 const FIXTURES = sharedFiles('format-fixtures');

@@ -5,18 +5,10 @@
 // The supervisor engine reads these fields of an action step: `number` (N of `Step N`), `observation` (the Step
 // span's `output.value`), `toolCalls` (its direct TOOL / AGENT child spans in order: name from `tool.name` else the
 // span name, arguments = the child's `input.value`), `output` (the model output of its LLM child) and `error`.
-import type { AgentRun, Run, SourceFormat, Step, ToolCall } from '../model/types.ts';
-import {
-  firstUserMessage,
-  frameworkOf,
-  RunAssembler,
-  spanError,
-  taskFromInput,
-  textAttr,
-  titleFromTask,
-  type SpanForest,
-  type SpanNode,
-} from './spans.ts';
+import type { AgentRun, Run, SourceFormat, Step, ToolCall } from '../../model/types.ts';
+import { firstUserMessage, frameworkOf, RunAssembler, taskFromInput, titleFromTask } from './assemble.ts';
+import { textAttr } from './attributes.ts';
+import { spanError, type SpanForest, type SpanNode } from './forest.ts';
 
 const RUN_SUFFIX = '.run';
 const STEP_PREFIX = 'Step ';

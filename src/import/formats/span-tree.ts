@@ -1,13 +1,14 @@
 // Nested span-tree exports (TRAIL / Patronus): `{trace_id, spans:[{span_id, span_name, span_attributes, timestamp,
 // duration: "PT15.2S", status_code, events, child_spans:[…]}]}`. Every attribute value is a string, token counts too.
 // Also JSON Lines of such documents (one run per line). Run id = trace_id.
-import type { Run } from '../model/types.ts';
-import { FormatProblem } from './errors.ts';
-import type { FormatImporter, ImportResult } from './format.ts';
-import type { ParsedInput } from './parse-input.ts';
-import { expectArray, expectObject, expectString, isObject, optString, parseIsoDuration, parseTime, type JsonObject } from './read.ts';
-import { looksLikeSmolagents, smolagentsSpansToRun } from './smolagents.ts';
-import { buildForest, genericSpansToRun, type SpanEvent, type SpanRecord } from './spans.ts';
+import type { Run } from '../../model/types.ts';
+import { FormatProblem } from '../errors.ts';
+import type { FormatImporter, ImportResult } from '../format.ts';
+import type { ParsedInput } from '../parse-input.ts';
+import { expectArray, expectObject, expectString, isObject, optString, parseIsoDuration, parseTime, type JsonObject } from '../read.ts';
+import { looksLikeSmolagents, smolagentsSpansToRun } from '../spans/smolagents.ts';
+import { genericSpansToRun } from '../spans/assemble.ts';
+import { buildForest, type SpanEvent, type SpanRecord } from '../spans/forest.ts';
 
 function isSpanTreeDoc(v: unknown): v is JsonObject {
   if (!isObject(v) || !Array.isArray(v.spans)) return false;

@@ -17,13 +17,13 @@
 // - Observations whose parent is missing are counted in `orphanSpans` and replayed as roots, never dropped.
 // - `scores` → annotations (taxonomy `Langfuse`, code = score name; human when the source is ANNOTATION).
 // - Run id = the trace id (else the observations' traceId, else a hash of the text).
-import { hashText } from '../model/hash.ts';
-import type { Agent, AgentRun, Annotation, ChatMessage, Handoff, Run, Step, TokenUsage, ToolCall } from '../model/types.ts';
+import { hashText } from '../../model/hash.ts';
+import type { Agent, AgentRun, Annotation, ChatMessage, Handoff, Run, Step, TokenUsage, ToolCall } from '../../model/types.ts';
 import { contentText, documentsOf, titleFromTask, uniqueIds, unmappedFields } from './chat-log.ts';
-import { FormatProblem } from './errors.ts';
-import type { FormatImporter, ImportResult } from './format.ts';
-import type { ParsedInput } from './parse-input.ts';
-import { asText, expectArray, expectObject, isObject, optNumber, optString, parseTime, type JsonObject } from './read.ts';
+import { FormatProblem } from '../errors.ts';
+import type { FormatImporter, ImportResult } from '../format.ts';
+import type { ParsedInput } from '../parse-input.ts';
+import { asText, expectArray, expectObject, isObject, optNumber, optString, parseTime, type JsonObject } from '../read.ts';
 
 const TYPES = new Set(['GENERATION', 'SPAN', 'EVENT', 'AGENT', 'TOOL', 'CHAIN', 'RETRIEVER', 'EMBEDDING', 'EVALUATOR', 'GUARDRAIL']);
 const TOOL_TYPES = new Set(['TOOL', 'RETRIEVER', 'EMBEDDING']);
@@ -366,7 +366,17 @@ function byTime(a: Obs, b: Obs): number {
   return (a.start ?? Infinity) - (b.start ?? Infinity) || a.order - b.order;
 }
 
-function importTrace(td: TraceDoc, runId: string, warnings: string[]): Run {
+/** The observations as a tree in replay order: ids made unique, orphans and cycle members kept as roots and counted. */
+interface ObservationTree {
+  all: Obs[];
+  byId: Map<string, Obs>;
+  roots: Obs[];
+  /** Depth-first, every child after its parent. */
+  ordered: Obs[];
+  orphans: number;
+}
+
+function observationTree(td: TraceDoc, warnings: string[]): ObservationTree {
   const all = td.observations.map((o, i) => readObservation(o.value, o.path, i));
   const byId = new Map<string, Obs>();
   for (const o of all) {
@@ -411,8 +421,12 @@ function importTrace(td: TraceDoc, runId: string, warnings: string[]): Run {
       visit(o);
     }
   }
+  markSubtrees(ordered);
+  return { all, byId, roots, ordered, orphans };
+}
 
-  // Pre-order puts every child after its parent, so one reverse pass settles the subtree flags without recursion.
+/** Pre-order puts every child after its parent, so one reverse pass settles the subtree flags without recursion. */
+function markSubtrees(ordered: Obs[]): void {
   for (let i = ordered.length - 1; i >= 0; i--) {
     const o = ordered[i];
     const p = o.parent;
@@ -421,13 +435,24 @@ function importTrace(td: TraceDoc, runId: string, warnings: string[]): Run {
     if (isGen || o.generationBelow) p.generationBelow = true;
     if ((isGen && recordedUsage(o.raw, o.path) !== undefined) || o.usageBelow) p.usageBelow = true;
   }
+}
 
-  const traceName = optString(td.trace.name, `${td.path}.name`);
-  const defaultAgent = traceName || 'agent';
+/** The agents and agent runs of a trace: one run per agent invocation, and a fallback run made on first need. */
+interface AgentRuns {
+  agents: Map<string, Agent>;
+  agentRuns: AgentRun[];
+  runOfObs: Map<Obs, AgentRun>;
+  /** The agent run of the observation or its nearest ancestor. */
+  nearestRun(o: Obs | undefined): AgentRun | undefined;
+  /** nearestRun, else the trace's fallback run (created, and put first, the first time it is needed). */
+  runFor(o: Obs): AgentRun;
+}
+
+function agentRunsOf(ordered: Obs[], runId: string, defaultAgent: string): AgentRuns {
   const agents = new Map<string, Agent>();
   const agentRuns: AgentRun[] = [];
   const runOfObs = new Map<Obs, AgentRun>();
-  /** The agent run of the observation or its nearest ancestor; filled in pre-order, so a parent is always known. */
+  /** Filled in pre-order, so a parent is always known. */
   const runAbove = new Map<Obs, AgentRun>();
   const nearestRun = (o: Obs | undefined): AgentRun | undefined => (o ? runAbove.get(o) : undefined);
 
@@ -470,75 +495,98 @@ function importTrace(td: TraceDoc, runId: string, warnings: string[]): Run {
     }
     return fallbackRun;
   };
+  return { agents, agentRuns, runOfObs, nearestRun, runFor };
+}
 
+/** Model calls and tool runs as steps; the other observations are structure, kept in the run's raw fields. */
+interface TraceSteps {
+  steps: Step[];
+  stepOfObs: Map<Obs, Step>;
+  /** The step of the observation or its nearest ancestor, filled in pre-order like the agent runs. */
+  stepAbove: Map<Obs, Step>;
+  structure: JsonObject[];
+}
+
+function stepsOf(tree: ObservationTree, runs: AgentRuns, runId: string): TraceSteps {
   // A tool run outside every agent (LangGraph's ToolNode) belongs to the agent whose latest earlier model call asked for it.
   const lastCaller = new Map<string, AgentRun>();
-  const calledTools = new Set(all.filter((o) => o.type === 'GENERATION').flatMap((o) => toolCallsIn(o.raw.output).map((c) => c.name)));
+  const calledTools = new Set(tree.all.filter((o) => o.type === 'GENERATION').flatMap((o) => toolCallsIn(o.raw.output).map((c) => c.name)));
   const steps: Step[] = [];
   const stepOfObs = new Map<Obs, Step>();
-  /** The step of the observation or its nearest ancestor, filled in pre-order like runAbove. */
   const stepAbove = new Map<Obs, Step>();
   const structure: JsonObject[] = [];
-  for (const o of ordered) {
+  for (const o of tree.ordered) {
     const isLlm = o.type === 'GENERATION';
-    const isTool = !isLlm && !runOfObs.has(o) && isToolObservation(o, calledTools);
+    const isTool = !isLlm && !runs.runOfObs.has(o) && isToolObservation(o, calledTools);
     if (!isLlm && !isTool) {
       const above = o.parent ? stepAbove.get(o.parent) : undefined;
       if (above) stepAbove.set(o, above);
-      if (!runOfObs.has(o)) {
-        const entry: JsonObject = { id: o.id, type: o.type, name: o.name };
-        if (o.parentId !== undefined) entry.parentObservationId = o.parentId;
-        for (const k of ['level', 'statusMessage', 'startTime', 'endTime']) if (o.raw[k] !== undefined && o.raw[k] !== null) entry[k] = o.raw[k];
-        structure.push(entry);
-      }
+      if (!runs.runOfObs.has(o)) structure.push(structureEntry(o));
       continue;
     }
-    const agentRun = (isTool && !nearestRun(o) ? lastCaller.get(toolNameOf(o)) : undefined) ?? runFor(o);
-    const step: Step = {
-      id: `${runId}:${o.id}`,
-      index: steps.length,
-      kind: isLlm ? 'llm' : 'tool',
-      agentId: agentRun.agentId,
-      agentRunId: agentRun.id,
-      name: isTool ? toolNameOf(o) : o.name,
-      spanId: o.id,
-    };
+    const agentRun = (isTool && !runs.nearestRun(o) ? lastCaller.get(toolNameOf(o)) : undefined) ?? runs.runFor(o);
     const parentStep = o.parent ? stepAbove.get(o.parent) : undefined;
-    if (parentStep) step.parentStepId = parentStep.id;
-    if (o.parentId !== undefined) step.parentSpanId = o.parentId;
-    if (o.start !== undefined) step.startTime = o.start;
-    if (o.end !== undefined) step.endTime = o.end;
-    const input = o.raw.input;
-    const output = o.raw.output;
-    if (isLlm) {
-      const messages = chatMessages(input);
-      if (messages) step.input = messages;
-      else if (input !== undefined && input !== null) step.inputText = asText(input);
-      const calls = toolCallsIn(output);
-      const text = answerText(output);
-      if (text !== undefined) step.output = text;
-      else if (calls.length) step.output = '';
-      else if (output !== undefined && output !== null) step.output = asText(output);
-      if (calls.length) step.toolCalls = calls;
-      const model = optString(o.raw.model, `${o.path}.model`);
-      if (model) step.model = model;
-      const usage = recordedUsage(o.raw, o.path);
-      if (usage && !o.usageBelow) step.usage = usage;
-    } else {
-      if (input !== undefined && input !== null) step.inputText = asText(input);
-      if (output !== undefined && output !== null) step.observation = asText(output);
-    }
-    if (o.raw.level === 'ERROR') step.error = { message: optString(o.raw.statusMessage, `${o.path}.statusMessage`) ?? 'error', type: 'ERROR' };
-    const raw = unmappedFields(o.raw, OBS_MAPPED);
-    if (raw) step.raw = raw;
-    if (isLlm && !step.usage && recordedUsage(o.raw, o.path)) step.raw = { ...step.raw, usageDetails: o.raw.usageDetails, aggregateUsage: true };
+    const step = stepOfObservation(o, isLlm, `${runId}:${o.id}`, steps.length, agentRun, parentStep);
     stepOfObs.set(o, step);
     stepAbove.set(o, step);
     steps.push(step);
     for (const c of step.toolCalls ?? []) lastCaller.set(c.name, agentRun);
   }
+  return { steps, stepOfObs, stepAbove, structure };
+}
 
-  // Errors recorded on structure observations land on the nearest step above, else the first step below.
+function structureEntry(o: Obs): JsonObject {
+  const entry: JsonObject = { id: o.id, type: o.type, name: o.name };
+  if (o.parentId !== undefined) entry.parentObservationId = o.parentId;
+  for (const k of ['level', 'statusMessage', 'startTime', 'endTime']) if (o.raw[k] !== undefined && o.raw[k] !== null) entry[k] = o.raw[k];
+  return entry;
+}
+
+/** A model call (GENERATION) or a tool run as a step. */
+function stepOfObservation(o: Obs, isLlm: boolean, id: string, index: number, agentRun: AgentRun, parentStep: Step | undefined): Step {
+  const step: Step = {
+    id,
+    index,
+    kind: isLlm ? 'llm' : 'tool',
+    agentId: agentRun.agentId,
+    agentRunId: agentRun.id,
+    name: isLlm ? o.name : toolNameOf(o),
+    spanId: o.id,
+  };
+  if (parentStep) step.parentStepId = parentStep.id;
+  if (o.parentId !== undefined) step.parentSpanId = o.parentId;
+  if (o.start !== undefined) step.startTime = o.start;
+  if (o.end !== undefined) step.endTime = o.end;
+  const input = o.raw.input;
+  const output = o.raw.output;
+  if (isLlm) {
+    const messages = chatMessages(input);
+    if (messages) step.input = messages;
+    else if (input !== undefined && input !== null) step.inputText = asText(input);
+    const calls = toolCallsIn(output);
+    const text = answerText(output);
+    if (text !== undefined) step.output = text;
+    else if (calls.length) step.output = '';
+    else if (output !== undefined && output !== null) step.output = asText(output);
+    if (calls.length) step.toolCalls = calls;
+    const model = optString(o.raw.model, `${o.path}.model`);
+    if (model) step.model = model;
+    const usage = recordedUsage(o.raw, o.path);
+    if (usage && !o.usageBelow) step.usage = usage;
+  } else {
+    if (input !== undefined && input !== null) step.inputText = asText(input);
+    if (output !== undefined && output !== null) step.observation = asText(output);
+  }
+  if (o.raw.level === 'ERROR') step.error = { message: optString(o.raw.statusMessage, `${o.path}.statusMessage`) ?? 'error', type: 'ERROR' };
+  const raw = unmappedFields(o.raw, OBS_MAPPED);
+  if (raw) step.raw = raw;
+  if (isLlm && !step.usage && recordedUsage(o.raw, o.path)) step.raw = { ...step.raw, usageDetails: o.raw.usageDetails, aggregateUsage: true };
+  return step;
+}
+
+/** Errors recorded on structure observations land on the nearest step above, else the first step below. */
+function attachStructureErrors(ordered: Obs[], traceSteps: TraceSteps, warnings: string[]): void {
+  const { stepOfObs, stepAbove } = traceSteps;
   for (const o of ordered) {
     if (o.raw.level !== 'ERROR' || stepOfObs.has(o)) continue;
     let target = o.parent ? stepAbove.get(o.parent) : undefined;
@@ -550,10 +598,21 @@ function importTrace(td: TraceDoc, runId: string, warnings: string[]): Run {
     if (target && !target.error) target.error = { message, type: `${o.type} ${o.name}`.trim() };
     else if (!target) warnings.push(`${o.path}: error on ${o.type} ${o.name} with no step to show it on: ${message}`);
   }
+}
 
-  const handoffs = deriveHandoffs(runId, agentRuns, runOfObs, steps);
-  const annotations = td.scores.map((s) => scoreAnnotation(s.value, s.path, runId, byId, stepOfObs));
+function importTrace(td: TraceDoc, runId: string, warnings: string[]): Run {
+  const tree = observationTree(td, warnings);
+  const traceName = optString(td.trace.name, `${td.path}.name`);
+  const runs = agentRunsOf(tree.ordered, runId, traceName || 'agent');
+  const traceSteps = stepsOf(tree, runs, runId);
+  attachStructureErrors(tree.ordered, traceSteps, warnings);
+  const { agents, agentRuns } = runs;
+  const { steps, structure } = traceSteps;
 
+  const handoffs = deriveHandoffs(runId, agentRuns, runs.runOfObs, steps);
+  const annotations = td.scores.map((s) => scoreAnnotation(s.value, s.path, runId, tree.byId, traceSteps.stepOfObs));
+
+  const roots = tree.roots;
   const task = userText(td.trace.input) ?? (roots[0] ? userText(roots[0].raw.input) : undefined);
   const mainRun = agentRuns.find((r) => r.spanId === undefined);
   if (mainRun && task !== undefined) mainRun.task = task;
@@ -572,20 +631,35 @@ function importTrace(td: TraceDoc, runId: string, warnings: string[]): Run {
     handoffs,
     annotations,
     interventions: [],
-    orphanSpans: orphans,
+    orphanSpans: tree.orphans,
   };
   if (task !== undefined) run.task = task;
-  const times = all.flatMap((o) => [o.start, o.end]).filter((t): t is number => t !== undefined);
-  const traceTime = parseTime(td.trace.timestamp);
-  if (times.length || traceTime !== undefined) {
-    run.startTime = Math.min(...times, ...(traceTime !== undefined ? [traceTime] : []));
-    if (times.length) run.endTime = Math.max(...times);
-  }
+  setRunTimes(run, tree.all, parseTime(td.trace.timestamp));
   const raw: JsonObject = { ...unmappedFields(td.trace, TRACE_MAPPED) };
   if (traceName) raw.traceName = traceName;
   if (structure.length) raw.structure = structure;
   if (Object.keys(raw).length) run.raw = raw;
   return run;
+}
+
+/** Start: the earliest observation time or the trace's timestamp; end: the latest observation time. */
+function setRunTimes(run: Run, all: Obs[], traceTime: number | undefined): void {
+  // A loop, not Math.min(...times): a trace can hold more observations than a call may take arguments.
+  let start = traceTime ?? Infinity;
+  let end = -Infinity;
+  let any = false;
+  for (const o of all) {
+    for (const t of [o.start, o.end]) {
+      if (t === undefined) continue;
+      any = true;
+      if (t < start) start = t;
+      if (t > end) end = t;
+    }
+  }
+  if (any || traceTime !== undefined) {
+    run.startTime = start;
+    if (any) run.endTime = end;
+  }
 }
 
 function isDescendant(d: Obs, ancestor: Obs): boolean {

@@ -1,0 +1,26 @@
+#!/usr/bin/env node
+// `npm run lint:deps`: the rooms' import rules (.dependency-cruiser.cjs: which room may import which, no cycles) and
+// the engines compiled without the DOM library (tsconfig.engine.json). Violations recorded in
+// .dependency-cruiser-known-violations.json (the ones left when the rule was added) are reported but do not fail;
+// any new one does. Regenerate that file with `npx depcruise-baseline src --config .dependency-cruiser.cjs` only
+// when a violation is removed, never to let a new one in.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+
+const DEPCRUISE = 'node_modules/dependency-cruiser/bin/dependency-cruise.mjs';
+let failed = false;
+
+function run(label, args) {
+  console.log(`lint:deps: ${label}`);
+  const r = spawnSync(process.execPath, args, { stdio: 'inherit' });
+  if (r.status !== 0) failed = true;
+}
+
+if (!existsSync(DEPCRUISE)) {
+  console.error(`lint:deps: ${DEPCRUISE} is missing (npm install adds dependency-cruiser, a devDependency)`);
+  failed = true;
+} else {
+  run('import rules', [DEPCRUISE, 'src', '--config', '.dependency-cruiser.cjs', '--ignore-known', '.dependency-cruiser-known-violations.json', '--output-type', 'err']);
+}
+run('engines without the DOM', ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.engine.json']);
+process.exit(failed ? 1 : 0);

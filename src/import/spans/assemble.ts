@@ -1,0 +1,344 @@
+// Span forest → Run: the run assembler (agents, agent runs, steps, handoffs) and the generic reading of model, tool and
+// agent spans (LangChain, LlamaIndex, OpenAI Agents, any OTel GenAI emitter). smolagents' reading is in smolagents.ts.
+import type { Agent, AgentRun, Handoff, Run, SourceFormat, Step, TokenUsage } from '../../model/types.ts';
+import { estimateUsage } from '../tokens.ts';
+import { parseJsonLoose, stringField, type ModelCallIo } from './attributes.ts';
+import { spanError, stepIdOfSpan, type SpanForest, type SpanNode } from './forest.ts';
+
+/** The first non-blank line, trimmed. */
+export function firstLine(text: string): string {
+  for (const line of text.split('\n')) {
+    const t = line.trim();
+    if (t) return t;
+  }
+  return '';
+}
+
+const TASK_PREAMBLES = ['Here is the task:', 'New task:', 'Task:'];
+
+/** A title a person recognises: the question itself when a framework wrapped it in boilerplate, shortened. */
+export function titleFromTask(task: string | undefined, fallback: string): string {
+  if (!task) return fallback;
+  let text = task;
+  for (const marker of TASK_PREAMBLES) {
+    const at = text.lastIndexOf(marker);
+    if (at !== -1) {
+      text = text.slice(at + marker.length);
+      break;
+    }
+  }
+  const line = firstLine(text) || firstLine(task);
+  if (!line) return fallback;
+  return line.length > 100 ? `${line.slice(0, 99).trimEnd()}…` : line;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Assembling a run.
+
+const SYSTEM_AGENT_ID = 'system';
+
+/** A step's content before the assembler gives it an id, a position and an agent. */
+export type StepFields = Partial<Step> & { kind: Step['kind'] };
+
+/** Steps whose agent is decided after the walk (model calls outside every agent run). */
+interface UnownedStep {
+  step: Step;
+}
+
+export class RunAssembler {
+  readonly agents = new Map<string, Agent>();
+  readonly agentRuns: AgentRun[] = [];
+  readonly topLevelRuns: AgentRun[] = [];
+  readonly steps: Step[] = [];
+  readonly handoffs: Handoff[] = [];
+  readonly models = new Set<string>();
+  private readonly unowned: UnownedStep[] = [];
+  private readonly usedStepIds = new Set<string>();
+
+  agentNamed(name: string): Agent {
+    const id = `agent-${name}`;
+    let agent = this.agents.get(id);
+    if (!agent) {
+      agent = { id, name, kind: 'agent' };
+      this.agents.set(id, agent);
+    }
+    return agent;
+  }
+
+  addAgentRun(run: AgentRun, parent: AgentRun | undefined): void {
+    this.agentRuns.push(run);
+    if (!parent) this.topLevelRuns.push(run);
+  }
+
+  /** Delegation (the local task) and report (the answer) between a manager's run and a managed agent's run. */
+  addDelegation(manager: AgentRun, managed: AgentRun, stepId: string | undefined): void {
+    const base = managed.spanId ?? managed.id;
+    const delegation: Handoff = { id: `handoff-${base}-delegation`, from: manager.agentId, to: [managed.agentId], kind: 'delegation', content: managed.task ?? '' };
+    if (stepId) delegation.stepId = stepId;
+    this.handoffs.push(delegation);
+    if (managed.output !== undefined) {
+      const report: Handoff = { id: `handoff-${base}-report`, from: managed.agentId, to: [manager.agentId], kind: 'report', content: managed.output };
+      if (stepId) report.stepId = stepId;
+      this.handoffs.push(report);
+    }
+  }
+
+  /** Adds a step made from a span; `owner` undefined means "decide later" (outside every agent run). */
+  addSpanStep(node: SpanNode, fields: StepFields, owner: AgentRun | undefined): Step {
+    let id = stepIdOfSpan(node.span.id);
+    if (this.usedStepIds.has(id)) id = `${id}-${this.steps.length}`;
+    this.usedStepIds.add(id);
+    // The fields object becomes the step (no copy: this runs once per span).
+    const step = fields as Step;
+    step.id = id;
+    step.index = 0;
+    step.agentId = owner?.agentId ?? SYSTEM_AGENT_ID;
+    if (owner) step.agentRunId = owner.id;
+    else this.unowned.push({ step });
+    this.steps.push(step);
+    return step;
+  }
+
+  /** A new step's fields: its kind and the common span fields, in this key order. */
+  newFields(kind: Step['kind'], node: SpanNode): StepFields {
+    const s = node.span;
+    const fields: StepFields = { kind, spanId: s.id, name: s.name, raw: s.attributes };
+    if (s.parentId !== undefined) fields.parentSpanId = s.parentId;
+    if (s.start !== undefined) fields.startTime = s.start;
+    if (s.end !== undefined) fields.endTime = s.end;
+    return fields;
+  }
+
+  /** What a model call read and wrote; read once per span even when two steps need it. */
+  modelCall(node: SpanNode): ModelCallIo {
+    return (node.io ??= node.standard.modelCall(node.span.attributes));
+  }
+
+  /** Common span fields of a step. */
+  spanFields(node: SpanNode): Pick<Step, 'spanId' | 'parentSpanId' | 'startTime' | 'endTime' | 'raw' | 'name'> {
+    const s = node.span;
+    const fields: Pick<Step, 'spanId' | 'parentSpanId' | 'startTime' | 'endTime' | 'raw' | 'name'> = { spanId: s.id, name: s.name, raw: s.attributes };
+    if (s.parentId !== undefined) fields.parentSpanId = s.parentId;
+    if (s.start !== undefined) fields.startTime = s.start;
+    if (s.end !== undefined) fields.endTime = s.end;
+    return fields;
+  }
+
+  /** A model call. Usage is recorded only here (never on aggregates); estimated with a tokenizer when missing. */
+  addModelCall(node: SpanNode, kind: 'llm' | 'planning', owner: AgentRun | undefined, parentStepId: string | undefined): Step {
+    const attrs = node.span.attributes;
+    const std = node.standard;
+    const { input, text: output, toolCalls: calls } = this.modelCall(node);
+    const fields = this.newFields(kind, node);
+    if (parentStepId) fields.parentStepId = parentStepId;
+    if (input) fields.input = input;
+    else {
+      const inputText = std.inputText(attrs);
+      if (inputText !== undefined) fields.inputText = inputText;
+    }
+    if (output !== undefined) fields.output = output;
+    if (calls) fields.toolCalls = calls;
+    const model = std.model(attrs);
+    if (model !== undefined) {
+      fields.model = model;
+      this.models.add(model);
+    }
+    const recorded = std.usage(attrs);
+    // Our own OTLP export flags counts a tokenizer made: they stay estimates (see src/export/otlp.ts).
+    const flag = (key: string) => attrs[key] === true || attrs[key] === 'true';
+    const usage = recorded ? (flag('mas_replay.usage.estimated') ? { ...recorded, estimated: true } : recorded) : flag('mas_replay.usage.none') ? undefined : this.estimate(fields);
+    if (usage) fields.usage = usage;
+    const error = spanError(node.span);
+    if (error) fields.error = error;
+    return this.addSpanStep(node, fields, owner);
+  }
+
+  private estimate(fields: Pick<Step, 'input' | 'inputText' | 'output'>): TokenUsage | undefined {
+    const inputText = fields.input ? fields.input.map((m) => m.content).join('\n') : (fields.inputText ?? '');
+    const outputText = fields.output ?? '';
+    if (inputText === '' && outputText === '') return undefined;
+    return estimateUsage(inputText, outputText);
+  }
+
+  addToolCall(node: SpanNode, owner: AgentRun | undefined, parentStepId: string | undefined): Step {
+    const attrs = node.span.attributes;
+    const std = node.standard;
+    const name = std.toolName(attrs) ?? node.span.name;
+    const args = std.inputText(attrs) ?? '';
+    // Same keys and order as `{ kind, ...spanFields, name, toolCalls }`: `name` keeps its place, with the tool's name.
+    const fields = this.newFields('tool', node);
+    fields.name = name;
+    fields.toolCalls = [{ name, arguments: args }];
+    if (args !== '') fields.inputText = args;
+    if (parentStepId) fields.parentStepId = parentStepId;
+    const output = std.outputText(attrs);
+    if (output !== undefined) fields.observation = output;
+    const error = spanError(node.span);
+    if (error) fields.error = error;
+    return this.addSpanStep(node, fields, owner);
+  }
+
+  /**
+   * Model and tool calls outside every agent run belong to the nearest agent: the last top-level agent run that
+   * started before them, else the first one; with no agent runs at all, to a `system` agent.
+   */
+  private settleUnowned(): void {
+    if (this.unowned.length === 0) return;
+    const runs = [...this.topLevelRuns].sort((a, b) => (a.startTime ?? 0) - (b.startTime ?? 0));
+    for (const { step } of this.unowned) {
+      let owner: AgentRun | undefined = runs[0];
+      for (const run of runs) if (run.startTime !== undefined && step.startTime !== undefined && run.startTime <= step.startTime) owner = run;
+      if (owner) step.agentId = owner.agentId;
+      else if (!this.agents.has(SYSTEM_AGENT_ID)) this.agents.set(SYSTEM_AGENT_ID, { id: SYSTEM_AGENT_ID, name: 'system', kind: 'system' });
+    }
+  }
+
+  finish(base: { id: string; title: string; task?: string; sourceFormat: SourceFormat; framework?: string; forest: SpanForest; finalAnswer?: string; raw?: Record<string, unknown> }): Run {
+    this.settleUnowned();
+    this.steps.forEach((s, i) => {
+      s.index = i;
+      if (s.model !== undefined) {
+        const agent = this.agents.get(s.agentId);
+        if (agent && agent.model === undefined) agent.model = s.model;
+      }
+    });
+    let start: number | undefined;
+    let end: number | undefined;
+    for (const node of base.forest.nodes) {
+      const s = node.span;
+      if (s.start !== undefined && (start === undefined || s.start < start)) start = s.start;
+      const e = s.end ?? s.start;
+      if (e !== undefined && (end === undefined || e > end)) end = e;
+    }
+    const run: Run = {
+      id: base.id,
+      title: base.title,
+      sourceFormat: base.sourceFormat,
+      models: [...this.models].sort(),
+      outcome: base.finalAnswer !== undefined ? { status: 'unknown', finalAnswer: base.finalAnswer } : { status: 'unknown' },
+      tags: {},
+      agents: [...this.agents.values()],
+      agentRuns: this.agentRuns,
+      steps: this.steps,
+      handoffs: this.handoffs,
+      annotations: [],
+      interventions: [],
+      orphanSpans: base.forest.orphans,
+    };
+    if (base.task !== undefined) run.task = base.task;
+    if (base.framework !== undefined) run.framework = base.framework;
+    if (start !== undefined) run.startTime = start;
+    if (end !== undefined) run.endTime = end;
+    if (base.raw && Object.keys(base.raw).length) run.raw = base.raw;
+    return run;
+  }
+}
+
+/** The framework named by the instrumentation scope (`openinference.instrumentation.langchain` → langchain). */
+export function frameworkOf(forest: SpanForest): string | undefined {
+  // Distinct scopes first (one string per scope block, shared by its spans): one slice per scope, not per span.
+  const scopes = new Set<string>();
+  for (const node of forest.nodes) {
+    const scope = node.span.scope;
+    if (scope) scopes.add(scope);
+  }
+  const found = new Set<string>();
+  for (const scope of scopes) if (scope.startsWith('openinference.instrumentation.')) found.add(scope.slice('openinference.instrumentation.'.length));
+  return found.size ? [...found].sort().join('+') : undefined;
+}
+
+/** The task text of an agent span's input: plain text, or the `task` / `input` / `question` / `query` field of a
+ *  JSON object; undefined for JSON that has none of them (framework state rather than a task). */
+export function taskFromInput(input: string | undefined): string | undefined {
+  if (input === undefined) return undefined;
+  const parsed = parseJsonLoose(input);
+  if (parsed === undefined) return input;
+  for (const key of ['task', 'input', 'question', 'query']) {
+    const v = stringField(parsed, key);
+    if (v !== undefined) return v;
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Generic spans (LangChain, LlamaIndex, OpenAI Agents, any OTel GenAI emitter): model, tool and agent calls.
+
+interface GenericContext {
+  run?: AgentRun;
+  parentStepId?: string;
+}
+
+/** An AGENT span nested in another agent run is a new agent only when it is named; LangChain marks its runnables
+ *  AGENT too, and each of those is not an agent of its own. */
+function startsAgentRun(node: SpanNode, ctx: GenericContext): boolean {
+  return node.category === 'agent' && (!ctx.run || node.standard.agentName(node.span.attributes) !== undefined);
+}
+
+export function genericSpansToRun(forest: SpanForest, sourceFormat: SourceFormat): Run {
+  const asm = new RunAssembler();
+  // Two parallel stacks: no object per visited span.
+  const nodes: SpanNode[] = [];
+  const contexts: GenericContext[] = [];
+  const top: GenericContext = {};
+  for (let i = forest.roots.length - 1; i >= 0; i--) {
+    nodes.push(forest.roots[i]);
+    contexts.push(top);
+  }
+  let firstTask: string | undefined;
+  while (nodes.length) {
+    const node = nodes.pop()!;
+    const ctx = contexts.pop()!;
+    const attrs = node.span.attributes;
+    let childCtx = ctx;
+    if (startsAgentRun(node, ctx)) {
+      const name = node.standard.agentName(attrs) ?? node.span.name;
+      const agent = asm.agentNamed(name);
+      if (ctx.run && ctx.run.agentId !== agent.id) agent.parentId ??= ctx.run.agentId;
+      const model = node.standard.model(attrs);
+      if (model !== undefined) agent.model ??= model;
+      const run: AgentRun = { id: `run-${node.span.id}`, agentId: agent.id, spanId: node.span.id };
+      if (ctx.run) run.parentRunId = ctx.run.id;
+      const input = node.standard.inputText(attrs);
+      const task = taskFromInput(input);
+      if (task !== undefined || input !== undefined) run.task = task ?? input;
+      const output = node.standard.outputText(attrs);
+      if (output !== undefined) run.output = output;
+      if (node.span.start !== undefined) run.startTime = node.span.start;
+      if (node.span.end !== undefined) run.endTime = node.span.end;
+      asm.addAgentRun(run, ctx.run);
+      if (ctx.run) asm.addDelegation(ctx.run, run, ctx.parentStepId);
+      if (!ctx.run && firstTask === undefined) firstTask = task;
+      childCtx = { run };
+    } else if (node.category === 'llm' || node.category === 'embedding') {
+      const step = asm.addModelCall(node, 'llm', ctx.run, ctx.parentStepId);
+      childCtx = { run: ctx.run, parentStepId: step.id };
+    } else if (node.category === 'tool' || node.category === 'retriever') {
+      const step = asm.addToolCall(node, ctx.run, ctx.parentStepId);
+      childCtx = { run: ctx.run, parentStepId: step.id };
+    }
+    for (let i = node.children.length - 1; i >= 0; i--) {
+      nodes.push(node.children[i]);
+      contexts.push(childCtx);
+    }
+  }
+  const task = firstTask ?? firstUserMessage(asm.steps);
+  const root = forest.roots[0];
+  const topRun = asm.topLevelRuns[0];
+  return asm.finish({
+    id: forest.traceId,
+    title: titleFromTask(task, root ? root.span.name : forest.traceId),
+    task,
+    sourceFormat,
+    framework: frameworkOf(forest),
+    forest,
+    finalAnswer: topRun?.output,
+  });
+}
+
+export function firstUserMessage(steps: Step[]): string | undefined {
+  for (const step of steps) {
+    const user = step.input?.find((m) => m.role === 'user');
+    if (user && user.content) return user.content;
+  }
+  return undefined;
+}

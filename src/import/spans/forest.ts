@@ -1,0 +1,191 @@
+// The span forest shared by the OTLP and the nested span-tree importers: format modules turn their documents into flat
+// SpanRecords; this module builds the tree (orphans kept as roots and counted, duplicates counted, loops cut), gives
+// every span its attribute standard, and reads what every span has (its step id, its error).
+import type { StepError } from '../../model/types.ts';
+import { noStandard, textAttr, type Attributes, type AttributeStandard, type ModelCallIo, type SpanCategory } from './attributes.ts';
+import { genAi } from './genai.ts';
+import { openInference } from './openinference.ts';
+
+export interface SpanEvent {
+  name: string;
+  time?: number;
+  attributes: Attributes;
+}
+
+export interface SpanRecord {
+  id: string;
+  parentId?: string;
+  traceId: string;
+  name: string;
+  start?: number;
+  end?: number;
+  attributes: Attributes;
+  status: 'ok' | 'error' | 'unset';
+  statusMessage?: string;
+  events: SpanEvent[];
+  /** Instrumentation scope (`openinference.instrumentation.smolagents`), when the format records it. */
+  scope?: string;
+  /** Position in the file: breaks start-time ties so replay order is stable. */
+  order: number;
+}
+
+export interface SpanNode {
+  span: SpanRecord;
+  category: SpanCategory;
+  standard: AttributeStandard;
+  parent?: SpanNode;
+  children: SpanNode[];
+  /** A model call's reading of its attributes, kept for the second reader (smolagents' action step and the call). */
+  io?: ModelCallIo;
+}
+
+export interface SpanForest {
+  traceId: string;
+  roots: SpanNode[];
+  /** Spans whose parent id is set but not in the file: kept as roots, counted, never dropped. */
+  orphans: number;
+  /** Spans repeated under the same id (an exporter artefact): the first copy is kept. */
+  duplicates: number;
+  size: number;
+  /** Every node of the forest, in file order (for the readers whose result does not depend on the order). */
+  nodes: SpanNode[];
+}
+
+export const ATTRIBUTE_STANDARDS = { openInference, genAi, noStandard } as const;
+
+export function standardOf(attrs: Attributes): AttributeStandard {
+  if (attrs['openinference.span.kind'] !== undefined) return openInference;
+  if (
+    attrs['gen_ai.operation.name'] !== undefined ||
+    attrs['gen_ai.system'] !== undefined ||
+    attrs['gen_ai.provider.name'] !== undefined ||
+    attrs['gen_ai.request.model'] !== undefined ||
+    attrs['gen_ai.tool.name'] !== undefined ||
+    attrs['gen_ai.agent.name'] !== undefined
+  ) {
+    return genAi;
+  }
+  return noStandard;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The forest.
+
+function byStart(a: SpanNode, b: SpanNode): number {
+  const sa = a.span.start ?? Infinity;
+  const sb = b.span.start ?? Infinity;
+  if (sa !== sb) return sa < sb ? -1 : 1;
+  return a.span.order - b.span.order;
+}
+
+export function buildForest(traceId: string, spans: SpanRecord[]): SpanForest {
+  const nodes = new Map<string, SpanNode>();
+  let duplicates = 0;
+  const kept: SpanNode[] = [];
+  for (const span of spans) {
+    if (nodes.has(span.id)) {
+      duplicates++;
+      continue;
+    }
+    const standard = standardOf(span.attributes);
+    const node: SpanNode = { span, category: standard.category(span.attributes), standard, parent: undefined, children: [], io: undefined };
+    nodes.set(span.id, node);
+    kept.push(node);
+  }
+  const roots: SpanNode[] = [];
+  let orphans = 0;
+  for (const node of kept) {
+    const parentId = node.span.parentId;
+    const parent = parentId !== undefined ? nodes.get(parentId) : undefined;
+    if (parent) {
+      node.parent = parent;
+      parent.children.push(node);
+    } else {
+      if (parentId !== undefined) orphans++;
+      roots.push(node);
+    }
+  }
+  breakCycles(kept, roots);
+  for (const node of kept) {
+    const children = node.children;
+    if (children.length === 2) {
+      // The common case (a step's model call and tool call), without the allocations of a sort call.
+      if (byStart(children[0], children[1]) > 0) children.reverse();
+    } else if (children.length > 2) children.sort(byStart);
+  }
+  roots.sort(byStart);
+  return { traceId, roots, orphans, duplicates, size: kept.length, nodes: kept };
+}
+
+/**
+ * Spans whose parent chain loops (a malformed file) are unreachable from the roots and would make a walk endless:
+ * each loop is cut at one span, which becomes a root. Linear in the number of spans.
+ */
+function breakCycles(nodes: SpanNode[], roots: SpanNode[]): void {
+  // Without a loop every node is reached from the roots exactly once (each has one parent): count before keeping a set.
+  let count = 0;
+  const stack = roots.slice();
+  while (stack.length) {
+    const node = stack.pop()!;
+    count++;
+    for (const child of node.children) stack.push(child);
+  }
+  if (count === nodes.length) return;
+  const reached = new Set<SpanNode>();
+  const mark = (from: SpanNode) => {
+    for (const n of walkForest([from])) reached.add(n);
+  };
+  for (const root of roots) mark(root);
+  if (reached.size === nodes.length) return;
+  for (const node of nodes) {
+    if (reached.has(node)) continue;
+    const parent = node.parent;
+    if (parent) parent.children.splice(parent.children.indexOf(node), 1);
+    node.parent = undefined;
+    roots.push(node);
+    mark(node);
+  }
+}
+
+/** Pre-order, iterative (deep trees must not overflow the stack). */
+export function* walkForest(roots: SpanNode[]): Generator<SpanNode> {
+  const stack = [...roots].reverse();
+  while (stack.length) {
+    const node = stack.pop()!;
+    yield node;
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Reading one span.
+
+export function stepIdOfSpan(spanId: string): string {
+  return `span-${spanId}`;
+}
+
+export function spanError(span: SpanRecord): StepError | undefined {
+  if (span.status === 'error') {
+    const message = span.statusMessage || exceptionOf(span)?.message || 'error';
+    const colon = /^([A-Za-z_][\w.]*(?:Error|Exception)): /.exec(message);
+    return colon ? { message, type: colon[1] } : { message };
+  }
+  const exception = exceptionOf(span);
+  if (exception) return exception;
+  const attrError = textAttr(span.attributes, 'error.message') ?? textAttr(span.attributes, 'error');
+  if (attrError !== undefined && attrError !== '' && attrError !== 'false') {
+    const type = textAttr(span.attributes, 'error.type');
+    return type !== undefined ? { message: attrError, type } : { message: attrError };
+  }
+  return undefined;
+}
+
+function exceptionOf(span: SpanRecord): StepError | undefined {
+  for (const event of span.events) {
+    if (event.name !== 'exception') continue;
+    const message = textAttr(event.attributes, 'exception.message') ?? 'exception';
+    const type = textAttr(event.attributes, 'exception.type');
+    return type !== undefined ? { message, type } : { message };
+  }
+  return undefined;
+}
