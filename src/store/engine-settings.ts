@@ -7,6 +7,9 @@ import { create } from 'zustand';
 import { DEFAULT_LLM_SETTINGS, originOf, type BoundApiKey, type LlmRole, type LlmSettings } from '../llm/settings.ts';
 import { DEFAULT_PRESET, isPresetName, PRESETS, type PresetName } from '../engine/supervisor/presets.ts';
 
+/** The origin a key is bound to, for views that compare endpoints (features read llm through the store). */
+export { originOf };
+
 export const SETTINGS_KEY = 'mas-replay:engine-settings';
 export const API_KEY_KEY = 'mas-replay:api-key';
 

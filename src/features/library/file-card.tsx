@@ -1,9 +1,8 @@
 // One opened file: its format, what came with it, and its runs.
 import { useState } from 'react';
 import { useShallow } from 'zustand/shallow';
-import { originOf } from '../../llm/settings.ts';
 import type { Run } from '../../model/types.ts';
-import { parsePreferences, useEngineSettings } from '../../store/engine-settings.ts';
+import { originOf, parsePreferences, useEngineSettings } from '../../store/engine-settings.ts';
 import { attachedSetCount, runsOfFile, useLibrary, type LibraryFile } from '../../store/library.ts';
 import { Badge, SimulatedBadge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
