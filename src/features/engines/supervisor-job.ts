@@ -124,7 +124,7 @@ export const useSupervisorJob = create<JobState>((set, get) => ({
         },
         {
           onProgress: (progress) => set({ progress }),
-          onIntervention: (iv, resumed) => {
+          onItem: (iv, resumed) => {
             if (!resumed) keepIntervention(runId, iv);
           },
           onCall: (record: LlmCallRecord) => {

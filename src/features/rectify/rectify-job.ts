@@ -102,7 +102,7 @@ export const useRectifyJob = create<RectifyJobState>((set, get) => ({
         {
           onPoolProgress: (done, total) => set({ poolProgress: { done, total } }),
           onProgress: (progress) => set({ progress, status: get().status === 'preparing' ? 'running' : get().status }),
-          onIntervention: (iv, resumed) => {
+          onItem: (iv, resumed) => {
             if (!resumed) keepIntervention(runId, iv);
           },
           onCall: (record: LlmCallRecord) => {

@@ -75,7 +75,7 @@ export const useStagesJob = create<StagesJobState>((set, get) => ({
           onProgress: (progress) => {
             if (!settled) set({ progress });
           },
-          onStage: (stage, resumed) => {
+          onItem: (stage, resumed) => {
             if (!resumed) keepRunChange(runId, (run) => withStage(run, stage));
           },
           onCall: (record: LlmCallRecord) => {

@@ -57,7 +57,7 @@ export const useClarifierJob = create<ClarifierJobState>((set) => ({
         { run, window, llm: mode === 'endpoint' ? toLlmSettings(settings.endpoint, settings.apiKey) : undefined, previous },
         {
           onProgress: (progress) => set({ progress }),
-          onIntervention: (iv, resumed) => {
+          onItem: (iv, resumed) => {
             if (!resumed) keepIntervention(runId, iv);
           },
           onCall: keepLlmCall,
