@@ -159,7 +159,7 @@ export function toLlmSettings(e: EndpointPreferences, apiKey: string): LlmSettin
   return settings;
 }
 
-interface EngineSettingsStore extends StoredPreferences {
+export interface EngineSettingsState extends StoredPreferences {
   /** In memory; stored only with rememberKey. */
   apiKey: string;
   setEndpoint(patch: Partial<EndpointPreferences>): void;
@@ -189,7 +189,7 @@ function browserStorage(): StorageLike | undefined {
 /** A store bound to `storage` (localStorage in the app; a fake in tests). */
 export function createEngineSettings(storage: StorageLike | undefined) {
   const { prefs, apiKey } = loadPreferences(storage);
-  const store = create<EngineSettingsStore>((set, get) => ({
+  const store = create<EngineSettingsState>((set, get) => ({
     ...prefs,
     apiKey,
     setEndpoint: (patch) => set({ endpoint: { ...get().endpoint, ...patch } }),

@@ -2,12 +2,19 @@
 // is written into its run as it arrives (and every endpoint call into the library's call records), so IndexedDB keeps
 // them whatever happens next; a new replay of a run first removes that run's earlier rectifier results.
 import { create } from 'zustand';
-import type { LlmCallRecord } from '../../model/types.ts';
-import { DEFAULT_RECTIFY_PARAMS, DOMAINS, RECTIFIER_ENGINE, type RectifyParams, type RectifyProgress, type RectifyRunResult } from '../../engine/rectifier/index.ts';
-import { useLibrary } from '../../store/library.ts';
-import { keepIntervention, keepLlmCall } from '../../store/engine-results.ts';
+import type { Intervention, Run } from '../../model/types.ts';
+import {
+  DEFAULT_RECTIFY_PARAMS,
+  DOMAINS,
+  RECTIFIER_ENGINE,
+  type RectifyFailure,
+  type RectifyParams,
+  type RectifyProgress,
+  type RectifyRunResult,
+} from '../../engine/rectifier/index.ts';
+import { keepIntervention } from '../../store/engine-results.ts';
 import { usePool } from '../../store/indicator-pool.ts';
-import { effectiveMode, toLlmSettings, useEngineSettings } from '../../store/engine-settings.ts';
+import { createJobStore, withoutEngine, type StartOptions } from '../../store/job-store.ts';
 import { rectifyInWorker } from '../../workers/rectifier-client.ts';
 
 const PARAMS_KEY = 'mas-replay:rectifier-params';
@@ -53,75 +60,34 @@ export const useRectifyParams = create<{ params: RectifyParams; set(patch: Parti
   },
 }));
 
-export type RectifyJobStatus = 'idle' | 'preparing' | 'running' | 'cancelling' | 'cancelled' | 'failed' | 'complete';
+export const rectifierResults = (run: Run) => run.interventions.filter((i) => i.engine === RECTIFIER_ENGINE && i.stepId);
 
-interface RectifyJobState {
-  status: RectifyJobStatus;
-  runId?: string;
-  mode?: 'offline' | 'endpoint';
+interface RectifyExtra {
+  /** The pass embeds the pool's trigger conditions before its first message. */
+  embedsPool: boolean;
   poolProgress?: { done: number; total: number };
-  progress?: RectifyProgress;
-  spent: number;
   result?: RectifyRunResult;
-  error?: string;
-  start(runId: string, options?: { resume?: boolean }): Promise<void>;
-  cancel(): void;
 }
 
-let controller: AbortController | undefined;
-
-export const useRectifyJob = create<RectifyJobState>((set, get) => ({
-  status: 'idle',
-  spent: 0,
-  async start(runId, { resume = false } = {}) {
-    if (controller) return;
-    const library = useLibrary.getState();
-    let run = library.runs[runId];
+export const useRectifyJob = createJobStore<StartOptions, RectifyProgress, Intervention, RectifyRunResult, RectifyFailure, RectifyExtra>({
+  name: 'rectifier',
+  extra: { embedsPool: false, poolProgress: undefined, result: undefined },
+  launch(run, { fresh }, { mode, llm, updateRun, patch }) {
     const pool = usePool.getState().pool;
     const params = useRectifyParams.getState().params;
-    if (!run) return set({ status: 'failed', runId, error: `run “${runId}” is not in the library` });
-    if (!pool && !params.zeroShot) return set({ status: 'failed', runId, error: 'load an indicator pool first (or choose zero-shot mode)' });
-    if (!resume) {
-      run = { ...run, interventions: run.interventions.filter((i) => i.engine !== RECTIFIER_ENGINE) };
-      library.updateRun(run);
-    }
-    const settings = useEngineSettings.getState();
-    const mode = effectiveMode(settings.endpoint);
-    const previous = run.interventions.filter((i) => i.engine === RECTIFIER_ENGINE && i.stepId);
-    controller = new AbortController();
-    set({ status: mode === 'endpoint' && !params.zeroShot ? 'preparing' : 'running', runId, mode, progress: undefined, poolProgress: undefined, spent: 0, result: undefined, error: undefined });
-    try {
-      const result = await rectifyInWorker(
-        {
-          run,
-          pool: pool ?? { name: 'general', indicators: [] },
-          params,
-          llm: mode === 'endpoint' ? toLlmSettings(settings.endpoint, settings.apiKey) : undefined,
-          previous,
-        },
-        {
-          onPoolProgress: (done, total) => set({ poolProgress: { done, total } }),
-          onProgress: (progress) => set({ progress, status: get().status === 'preparing' ? 'running' : get().status }),
-          onItem: (iv, resumed) => {
-            if (!resumed) keepIntervention(runId, iv);
-          },
-          onCall: (record: LlmCallRecord) => {
-            keepLlmCall(record);
-            if (record.usage) set({ spent: get().spent + record.usage.total });
-          },
-        },
-        controller.signal,
-      );
-      set({ status: result.status, result, spent: result.overhead.total, error: result.failure?.message });
-    } catch (e) {
-      set({ status: 'failed', error: e instanceof Error ? e.message : String(e) });
-    } finally {
-      controller = undefined;
-    }
+    if (!pool && !params.zeroShot) return 'load an indicator pool first (or choose zero-shot mode)';
+    if (fresh) updateRun((run = withoutEngine(run, RECTIFIER_ENGINE)));
+    const previous = rectifierResults(run);
+    return {
+      extra: { embedsPool: mode === 'endpoint' && !params.zeroShot },
+      start: (events, signal) =>
+        rectifyInWorker(
+          { run, pool: pool ?? { name: 'general', indicators: [] }, params, llm, previous },
+          { ...events, onPoolProgress: (done, total) => patch({ poolProgress: { done, total } }) },
+          signal,
+        ),
+      finish: (result) => ({ result, spent: result.overhead.total }),
+    };
   },
-  cancel() {
-    if (!controller) return;
-    set({ status: 'cancelling' });
-    controller.abort();
-  },
-}));
+  keep: keepIntervention,
+});

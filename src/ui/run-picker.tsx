@@ -1,0 +1,54 @@
+// The run an engine panel works on, and the select that picks it (one for the Engines, Rectify, Stages and Taxonomy
+// views): the run named in the URL, else the one last open in the run view when it qualifies, else the first that
+// does; the choice is written into the URL, so the address reproduces what is shown.
+import { useEffect } from 'react';
+import type { Run } from '../model/types.ts';
+import { useLibrary } from '../store/library.ts';
+import { usePlayhead } from '../store/playhead.ts';
+import { useUrl } from '../store/url.ts';
+
+export function usePickedRun(candidates: readonly Run[], { lastViewed = true }: { lastViewed?: boolean } = {}): { runId?: string; run?: Run } {
+  const runs = useLibrary((s) => s.runs);
+  const urlRun = useUrl((s) => s.params.run);
+  const setParams = useUrl((s) => s.setParams);
+  const viewed = usePlayhead((s) => s.runId);
+  const runId = urlRun ?? (lastViewed && viewed !== undefined && candidates.some((r) => r.id === viewed) ? viewed : candidates[0]?.id);
+  useEffect(() => {
+    if (urlRun === undefined && runId !== undefined) setParams({ run: runId });
+  }, [urlRun, runId, setParams]);
+  return { runId, run: runId !== undefined ? runs[runId] : undefined };
+}
+
+export interface RunPickerProps {
+  runs: readonly Run[];
+  runId?: string;
+  /** The run named is not in the library (the option then says so). */
+  missing?: boolean;
+  /** What the option says about a run after its title, e.g. "12 steps". */
+  describe(run: Run): string;
+  /** URL parameters that belong to the previous run and are dropped on a change (a step, an edge). */
+  drop?: string[];
+  className?: string;
+}
+
+export function RunPicker({ runs, runId, missing, describe, drop = [], className = '' }: RunPickerProps) {
+  const setParams = useUrl((s) => s.setParams);
+  return (
+    <label className={`block min-w-0 text-xs font-medium text-slate-700 ${className}`}>
+      Run
+      <select
+        className="mt-0.5 block w-full rounded border border-slate-300 px-2 py-1 text-sm"
+        value={runId ?? ''}
+        onChange={(e) => setParams({ run: e.target.value, ...Object.fromEntries(drop.map((k) => [k, undefined])) })}
+      >
+        {missing && <option value={runId}>not in the library: {runId}</option>}
+        {runs.map((r) => (
+          <option key={r.id} value={r.id}>
+            {r.title ?? r.id} ({describe(r)}
+            {r.simulated ? ', simulated' : ''})
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
