@@ -1,7 +1,7 @@
 // The run an engine panel works on, and the select that picks it (one for the Engines, Rectify, Stages and Taxonomy
 // views): the run named in the URL, else the one last open in the run view when it qualifies, else the first that
 // does; the choice is written into the URL, so the address reproduces what is shown.
-import { useEffect } from 'react';
+import { useEffect, useId } from 'react';
 import type { Run } from '../model/types.ts';
 import { useLibrary } from '../store/library.ts';
 import { usePlayhead } from '../store/playhead.ts';
@@ -33,10 +33,14 @@ export interface RunPickerProps {
 
 export function RunPicker({ runs, runId, missing, describe, drop = [], className = '' }: RunPickerProps) {
   const setParams = useUrl((s) => s.setParams);
+  const id = useId();
   return (
-    <label className={`block min-w-0 text-xs font-medium text-slate-700 ${className}`}>
-      Run
+    <div className={`min-w-0 ${className}`}>
+      <label htmlFor={id} className="block text-xs font-medium text-slate-700">
+        Run
+      </label>
       <select
+        id={id}
         className="mt-0.5 block w-full rounded border border-slate-300 px-2 py-1 text-sm"
         value={runId ?? ''}
         onChange={(e) => setParams({ run: e.target.value, ...Object.fromEntries(drop.map((k) => [k, undefined])) })}
@@ -49,6 +53,6 @@ export function RunPicker({ runs, runId, missing, describe, drop = [], className
           </option>
         ))}
       </select>
-    </label>
+    </div>
   );
 }
