@@ -1,12 +1,18 @@
-// Engine preferences (SPEC §6 endpoint, §5.1 supervisor parameters). Preferences live in localStorage; the API key
-// is held in memory only, unless the user ticks "remember on this device", and is never part of the stored settings
-// object (so nothing that copies or exports the settings can carry it).
+// The one settings store (SPEC §2, §6): the endpoint and every engine's parameters — supervisor thresholds (§5.1),
+// rectifier parameters (§5.2), the clarifier's history window (§5.3), which engines live runs switch on (§5.5) — kept
+// as one record in localStorage and exported with the native session. The API key is held in memory only, unless the
+// user ticks "remember on this device", and is never part of the stored settings object (so nothing that copies or
+// exports the settings can carry it). Settings kept under older keys are read once and moved into the record.
 import { create } from 'zustand';
 import { DEFAULT_LLM_SETTINGS, type LlmRole, type LlmSettings } from '../llm/settings.ts';
 import { DEFAULT_PRESET, isPresetName, PRESETS, type PresetName } from '../engine/supervisor/presets.ts';
+import { DEFAULT_RECTIFY_PARAMS, DOMAINS, type RectifyParams } from '../engine/rectifier/index.ts';
+import { DEFAULT_WINDOW } from '../engine/clarifier/edges.ts';
 
 export const SETTINGS_KEY = 'mas-replay:engine-settings';
 export const API_KEY_KEY = 'mas-replay:api-key';
+/** Where the rectifier's parameters were kept before this store held them: read once, then removed. */
+export const OLD_RECTIFIER_KEY = 'mas-replay:rectifier-params';
 
 export type EngineMode = 'offline' | 'endpoint';
 
@@ -35,10 +41,30 @@ export interface SupervisorPreferences {
   nonCriticalErrors: string[];
 }
 
+export interface ClarifierPreferences {
+  /** History window H: how many earlier handoffs of the sender or receiver the clarifier sees (a link's `h` wins). */
+  window: number;
+}
+
+/** Which engines live runs (runner, batch, fork) switch on. */
+export interface LivePreferences {
+  supervisor: boolean;
+  /** Decide with the LLM-free heuristics even when an endpoint is set. */
+  supervisorHeuristic: boolean;
+  /** Rectify-or-reject; only with an endpoint (offline nothing can be audited). */
+  rectifier: boolean;
+  clarifier: boolean;
+  /** Flag with the clarifier's LLM-free rules (asks nobody) even when an endpoint is set. */
+  clarifierHeuristic: boolean;
+}
+
 export interface StoredPreferences {
   version: 1;
   endpoint: EndpointPreferences;
   supervisor: SupervisorPreferences;
+  rectifier: RectifyParams;
+  clarifier: ClarifierPreferences;
+  live: LivePreferences;
   rememberKey: boolean;
 }
 
@@ -58,6 +84,9 @@ export const DEFAULT_PREFERENCES: StoredPreferences = {
     jsonMode: DEFAULT_LLM_SETTINGS.jsonMode,
   },
   supervisor: { preset: DEFAULT_PRESET, ...PRESETS[DEFAULT_PRESET], nonCriticalErrors: [] },
+  rectifier: DEFAULT_RECTIFY_PARAMS,
+  clarifier: { window: DEFAULT_WINDOW },
+  live: { supervisor: false, supervisorHeuristic: false, rectifier: false, clarifier: false, clarifierHeuristic: false },
   rememberKey: false,
 };
 
@@ -67,18 +96,42 @@ const finite = (v: unknown, fallback: number, min: number, max = Infinity): numb
   typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max ? v : fallback;
 const whole = (v: unknown, fallback: number, min: number, max = Infinity): number => Math.round(finite(v, fallback, min, max));
 
-/** Read stored preferences, field by field: whatever is missing or malformed takes its default. */
-export function parsePreferences(text: string | null): StoredPreferences {
-  const d = DEFAULT_PREFERENCES;
-  let raw: Record<string, unknown> = {};
+/** A JSON object, or an empty one for anything else (corrupt text, an array, a number). */
+function objectIn(text: string | null): Record<string, unknown> {
   try {
     const parsed: unknown = text ? JSON.parse(text) : {};
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) raw = parsed as Record<string, unknown>;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
   } catch {
     // A corrupt entry falls back to the defaults rather than breaking the panel.
   }
-  const e = (raw.endpoint && typeof raw.endpoint === 'object' ? raw.endpoint : {}) as Record<string, unknown>;
-  const s = (raw.supervisor && typeof raw.supervisor === 'object' ? raw.supervisor : {}) as Record<string, unknown>;
+  return {};
+}
+
+const section = (raw: Record<string, unknown>, name: string) => (raw[name] && typeof raw[name] === 'object' && !Array.isArray(raw[name]) ? raw[name] : {}) as Record<string, unknown>;
+
+/** The rectifier's parameters, field by field (a stored record, or the old separate key). */
+export function parseRectifierParams(raw: Record<string, unknown>): RectifyParams {
+  const d = DEFAULT_RECTIFY_PARAMS;
+  // Whole numbers only (a fraction is not rounded into a different setting).
+  const integer = (v: unknown, fallback: number, min: number, max: number) => (typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max ? v : fallback);
+  return {
+    k: integer(raw.k, d.k, 1, 50),
+    tMax: integer(raw.tMax, d.tMax, 1, 10),
+    gamma: integer(raw.gamma, d.gamma, 0, 1000),
+    domain: typeof raw.domain === 'string' && (DOMAINS as readonly string[]).includes(raw.domain) ? (raw.domain as RectifyParams['domain']) : d.domain,
+    zeroShot: raw.zeroShot === true,
+    auditRetries: integer(raw.auditRetries, d.auditRetries, 0, 5),
+  };
+}
+
+/** Read stored preferences, field by field: whatever is missing or malformed takes its default. */
+export function parsePreferences(text: string | null): StoredPreferences {
+  const d = DEFAULT_PREFERENCES;
+  const raw = objectIn(text);
+  const e = section(raw, 'endpoint');
+  const s = section(raw, 'supervisor');
+  const c = section(raw, 'clarifier');
+  const l = section(raw, 'live');
   const models: Partial<Record<LlmRole, string>> = {};
   if (e.models && typeof e.models === 'object') {
     for (const role of ['supervisor', 'rectifier', 'clarifier', 'embeddings', 'agents'] as const) {
@@ -108,21 +161,35 @@ export function parsePreferences(text: string | null): StoredPreferences {
       tauLen: whole(s.tauLen, d.supervisor.tauLen, 1),
       nonCriticalErrors: Array.isArray(s.nonCriticalErrors) ? s.nonCriticalErrors.filter((x): x is string => typeof x === 'string' && x.trim() !== '') : [],
     },
+    rectifier: parseRectifierParams(section(raw, 'rectifier')),
+    clarifier: { window: whole(c.window, d.clarifier.window, 0, 10) },
+    live: {
+      supervisor: l.supervisor === true,
+      supervisorHeuristic: l.supervisorHeuristic === true,
+      rectifier: l.rectifier === true,
+      clarifier: l.clarifier === true,
+      clarifierHeuristic: l.clarifierHeuristic === true,
+    },
     rememberKey: raw.rememberKey === true,
   };
 }
 
 /** Write preferences, and the key only when the user opted in (otherwise any stored key is removed). */
 export function savePreferences(storage: StorageLike, prefs: StoredPreferences, apiKey: string): void {
-  const stored: StoredPreferences = { version: 1, endpoint: prefs.endpoint, supervisor: prefs.supervisor, rememberKey: prefs.rememberKey };
+  const stored: StoredPreferences = { ...storedSections(prefs), rememberKey: prefs.rememberKey };
   storage.setItem(SETTINGS_KEY, JSON.stringify(stored));
+  storage.removeItem(OLD_RECTIFIER_KEY);
   if (prefs.rememberKey && apiKey !== '') storage.setItem(API_KEY_KEY, apiKey);
   else storage.removeItem(API_KEY_KEY);
 }
 
 export function loadPreferences(storage: StorageLike | undefined): { prefs: StoredPreferences; apiKey: string } {
   if (!storage) return { prefs: DEFAULT_PREFERENCES, apiKey: '' };
-  const prefs = parsePreferences(storage.getItem(SETTINGS_KEY));
+  const text = storage.getItem(SETTINGS_KEY);
+  const prefs = parsePreferences(text);
+  // Migration: parameters kept under an older key, unless the record already has its own.
+  const old = storage.getItem(OLD_RECTIFIER_KEY);
+  if (old !== null && !('rectifier' in objectIn(text))) prefs.rectifier = parseRectifierParams(objectIn(old));
   const apiKey = prefs.rememberKey ? (storage.getItem(API_KEY_KEY) ?? '') : '';
   return { prefs, apiKey };
 }
@@ -169,13 +236,21 @@ export interface EngineSettingsState extends StoredPreferences {
   choosePreset(preset: PresetName): void;
   setThreshold(name: 'tauStep' | 'tauLoop' | 'tauLen', value: number): void;
   setNonCriticalErrors(list: string[]): void;
-  /** Take endpoint and supervisor preferences from a saved settings object (an exported library). */
+  setRectifier(patch: Partial<RectifyParams>): void;
+  setClarifier(patch: Partial<ClarifierPreferences>): void;
+  setLive(patch: Partial<LivePreferences>): void;
+  /** Take every engine's preferences from a saved settings object (an exported library). */
   applyPreferences(raw: unknown): void;
+}
+
+/** Every section of the settings, without the key or whether to remember one. */
+function storedSections(s: StoredPreferences): Omit<StoredPreferences, 'rememberKey'> {
+  return { version: 1, endpoint: s.endpoint, supervisor: s.supervisor, rectifier: s.rectifier, clarifier: s.clarifier, live: s.live };
 }
 
 /** The preferences as an export carries them: everything but the key (and not whether to remember one). */
 export function exportablePreferences(s: StoredPreferences): Record<string, unknown> {
-  return { version: s.version, endpoint: s.endpoint, supervisor: s.supervisor };
+  return { ...storedSections(s) };
 }
 
 function browserStorage(): StorageLike | undefined {
@@ -209,13 +284,28 @@ export function createEngineSettings(storage: StorageLike | undefined) {
       set({ supervisor: next });
     },
     setNonCriticalErrors: (list) => set({ supervisor: { ...get().supervisor, nonCriticalErrors: list } }),
+    setRectifier: (patch) => set({ rectifier: parseRectifierParams({ ...get().rectifier, ...patch }) }),
+    setClarifier: (patch) => set({ clarifier: { ...get().clarifier, ...patch } }),
+    setLive: (patch) => set({ live: { ...get().live, ...patch } }),
     applyPreferences: (raw) => {
-      // Field by field, like stored preferences; the key in memory stays as it is (a file never carries one).
-      const prefs = parsePreferences(JSON.stringify(raw));
-      set({ endpoint: prefs.endpoint, supervisor: prefs.supervisor });
+      // Field by field, like stored preferences; the key in memory stays as it is (a file never carries one). A
+      // file saved before a section existed leaves that section as it is.
+      const given = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+      const prefs = parsePreferences(JSON.stringify(given));
+      const patch: Partial<StoredPreferences> = { endpoint: prefs.endpoint, supervisor: prefs.supervisor };
+      if ('rectifier' in given) patch.rectifier = prefs.rectifier;
+      if ('clarifier' in given) patch.clarifier = prefs.clarifier;
+      if ('live' in given) patch.live = prefs.live;
+      set(patch);
     },
   }));
   if (storage) {
+    try {
+      // Settings found under an older key are now in the record: write it once, which removes the old key.
+      if (storage.getItem(OLD_RECTIFIER_KEY) !== null) savePreferences(storage, prefs, apiKey);
+    } catch {
+      // refused: read again from the old key next time
+    }
     store.subscribe((s) => {
       try {
         savePreferences(storage, s, s.apiKey);

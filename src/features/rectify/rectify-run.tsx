@@ -15,7 +15,7 @@ import { RunPicker, usePickedRun } from '../../ui/run-picker.tsx';
 import { TruncatedText } from '../../ui/truncated-text.tsx';
 import { Card, Field, NumberField } from '../engines/fields.tsx';
 import { RectifierDetails, RectifierStateBadge } from './message-card.tsx';
-import { rectifierResults, useRectifyJob, useRectifyParams } from './rectify-job.ts';
+import { rectifierResults, useRectifyJob } from './rectify-job.ts';
 
 export function auditableCount(run: Run): number {
   const agents = new Map(run.agents.map((a) => [a.id, a]));
@@ -23,7 +23,8 @@ export function auditableCount(run: Run): number {
 }
 
 export function RectifyParamsCard({ disabled }: { disabled: boolean }) {
-  const { params, set } = useRectifyParams();
+  const params = useEngineSettings((s) => s.rectifier);
+  const set = useEngineSettings((s) => s.setRectifier);
   return (
     <Card title="Rectifier parameters" testId="rectify-params">
       <div className="space-y-3">
@@ -80,7 +81,7 @@ function Controls({ run }: { run: Run }) {
   const job = useRectifyJob();
   const endpoint = useEngineSettings((s) => s.endpoint);
   const pool = usePool((s) => s.pool);
-  const params = useRectifyParams((s) => s.params);
+  const params = useEngineSettings((s) => s.rectifier);
   const mode = effectiveMode(endpoint);
   const mine = job.runId === run.id;
   const existing = rectifierResults(run).length;

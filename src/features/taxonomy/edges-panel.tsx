@@ -30,11 +30,12 @@ import { clarifierInterventions, reusableResults, useClarifierJob } from './clar
 import { edgeRows, isGalleryLabel, withGalleryMark, type EdgeRow } from './taxonomy-model.ts';
 import { Panel, TextBlock, TypeBadge } from './type-ui.tsx';
 
-/** History window H from the URL (`h`), 0–10, default 3 (the paper's default). */
+/** History window H: a link's `h` (0–10), else the clarifier's setting (by default 3, the paper's). */
 function useWindow(): number {
   const h = useUrl((s) => s.params.h);
+  const setting = useEngineSettings((s) => s.clarifier.window);
   const n = h === undefined ? NaN : Number(h);
-  return Number.isInteger(n) && n >= 0 && n <= 10 ? n : DEFAULT_WINDOW;
+  return Number.isInteger(n) && n >= 0 && n <= 10 ? n : setting;
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -379,6 +380,7 @@ function ClarifierControls({ run }: { run: Run }) {
   const historyWindow = useWindow();
   const setParams = useUrl((s) => s.setParams);
   const endpoint = useEngineSettings((s) => s.endpoint);
+  const setClarifier = useEngineSettings((s) => s.setClarifier);
   const navigate = useUrl((s) => s.navigate);
   const mode = effectiveMode(endpoint);
   const previous = useMemo(() => clarifierInterventions(run), [run]);
@@ -419,7 +421,10 @@ function ClarifierControls({ run }: { run: Run }) {
                 className="rounded border border-slate-300 px-1 py-0.5 text-xs"
                 value={historyWindow}
                 disabled={active}
-                onChange={(e) => setParams({ h: Number(e.target.value) === DEFAULT_WINDOW ? undefined : e.target.value })}
+                onChange={(e) => {
+                  setClarifier({ window: Number(e.target.value) });
+                  setParams({ h: Number(e.target.value) === DEFAULT_WINDOW ? undefined : e.target.value });
+                }}
                 title="How many earlier handoffs of the sender or receiver the clarifier sees (the paper's default is 3)"
               >
                 {[0, 1, 2, 3, 4, 5].map((n) => (
