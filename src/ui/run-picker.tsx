@@ -1,14 +1,23 @@
 // The run an engine panel works on, and the select that picks it (one for the Engines, Rectify, Stages and Taxonomy
 // views): the run named in the URL, else the one last open in the run view when it qualifies, else the first that
 // does; the choice is written into the URL, so the address reproduces what is shown.
-import { useEffect, useId } from 'react';
+import { useEffect, useId, useMemo } from 'react';
 import type { Run } from '../model/types.ts';
 import { useLibrary } from '../store/library.ts';
 import { usePlayhead } from '../store/playhead.ts';
 import { useUrl } from '../store/url.ts';
 
-export function usePickedRun(candidates: readonly Run[], { lastViewed = true }: { lastViewed?: boolean } = {}): { runId?: string; run?: Run } {
+/**
+ * The library's runs that `qualifies` (all by default; keep the function stable, e.g. module-level), whether the
+ * library has loaded, and the run picked among them.
+ */
+export function usePickedRun(
+  qualifies?: (run: Run) => boolean,
+  { lastViewed = true }: { lastViewed?: boolean } = {},
+): { candidates: Run[]; hydrated: boolean; runId?: string; run?: Run } {
   const runs = useLibrary((s) => s.runs);
+  const hydrated = useLibrary((s) => s.hydrated);
+  const candidates = useMemo(() => (qualifies ? Object.values(runs).filter(qualifies) : Object.values(runs)), [runs, qualifies]);
   const urlRun = useUrl((s) => s.params.run);
   const setParams = useUrl((s) => s.setParams);
   const viewed = usePlayhead((s) => s.runId);
@@ -16,7 +25,7 @@ export function usePickedRun(candidates: readonly Run[], { lastViewed = true }: 
   useEffect(() => {
     if (urlRun === undefined && runId !== undefined) setParams({ run: runId });
   }, [urlRun, runId, setParams]);
-  return { runId, run: runId !== undefined ? runs[runId] : undefined };
+  return { candidates, hydrated, runId, run: runId !== undefined ? runs[runId] : undefined };
 }
 
 export interface RunPickerProps {

@@ -4,7 +4,6 @@ import { useEffect, useMemo, useState } from 'react';
 import type { TokenSummary } from '../../engine/supervisor/index.ts';
 import type { Run } from '../../model/types.ts';
 import { effectiveMode, useEngineSettings } from '../../store/engine-settings.ts';
-import { useLibrary } from '../../store/library.ts';
 import { isActive } from '../../store/job-store.ts';
 import { useUrl } from '../../store/url.ts';
 import { Badge } from '../../ui/badge.tsx';
@@ -19,10 +18,7 @@ import { supervisorInterventions, useSupervisorJob } from './supervisor-job.ts';
 const plural = (n: number, word: string) => `${n.toLocaleString('en')} ${word}${n === 1 ? '' : 's'}`;
 
 export function SupervisorRun() {
-  const runs = useLibrary((s) => s.runs);
-  const hydrated = useLibrary((s) => s.hydrated);
-  const runList = useMemo(() => Object.values(runs), [runs]);
-  const { runId, run } = usePickedRun(runList);
+  const { candidates: runList, hydrated, runId, run } = usePickedRun();
 
   if (!hydrated) return <Card title="Run the supervisor">Loading the library…</Card>;
   if (runList.length === 0) {

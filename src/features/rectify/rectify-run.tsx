@@ -5,7 +5,6 @@ import { DOMAINS, isAuditable, RECTIFIER_ENGINE, rectifierEffects, type Domain }
 import type { Intervention, Run } from '../../model/types.ts';
 import { effectiveMode, useEngineSettings } from '../../store/engine-settings.ts';
 import { usePool } from '../../store/indicator-pool.ts';
-import { useLibrary } from '../../store/library.ts';
 import { useUrl } from '../../store/url.ts';
 import { Badge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
@@ -21,6 +20,8 @@ export function auditableCount(run: Run): number {
   const agents = new Map(run.agents.map((a) => [a.id, a]));
   return run.steps.filter((s) => isAuditable(s, agents.get(s.agentId))).length;
 }
+
+const hasAgentMessages = (run: Run) => auditableCount(run) > 0;
 
 export function RectifyParamsCard({ disabled }: { disabled: boolean }) {
   const params = useEngineSettings((s) => s.rectifier);
@@ -53,10 +54,7 @@ export function RectifyParamsCard({ disabled }: { disabled: boolean }) {
 }
 
 export function RectifyRun() {
-  const runs = useLibrary((s) => s.runs);
-  const hydrated = useLibrary((s) => s.hydrated);
-  const candidates = useMemo(() => Object.values(runs).filter((r) => auditableCount(r) > 0), [runs]);
-  const { runId, run } = usePickedRun(candidates, { lastViewed: false });
+  const { candidates, hydrated, runId, run } = usePickedRun(hasAgentMessages, { lastViewed: false });
 
   if (!hydrated) return <Card title="Rectify a run">Loading the library…</Card>;
   if (candidates.length === 0) {

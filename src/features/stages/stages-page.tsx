@@ -7,7 +7,6 @@ import type { Run } from '../../model/types.ts';
 import { stageIndexAt } from '../../engine/stages/index.ts';
 import { effectiveMode, useEngineSettings } from '../../store/engine-settings.ts';
 import { isActive } from '../../store/job-store.ts';
-import { useLibrary } from '../../store/library.ts';
 import { usePlayhead } from '../../store/playhead.ts';
 import { useUrl } from '../../store/url.ts';
 import { Badge } from '../../ui/badge.tsx';
@@ -26,10 +25,7 @@ import { WorkflowGraph } from './workflow-graph.tsx';
 const plural = (n: number, word: string) => `${n.toLocaleString('en')} ${word}${n === 1 ? '' : 's'}`;
 
 export function StagesPage() {
-  const runs = useLibrary((s) => s.runs);
-  const hydrated = useLibrary((s) => s.hydrated);
-  const runList = useMemo(() => Object.values(runs), [runs]);
-  const { runId, run } = usePickedRun(runList);
+  const { candidates: runList, hydrated, runId, run } = usePickedRun();
 
   if (!hydrated && !run) {
     return (

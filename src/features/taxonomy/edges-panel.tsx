@@ -45,11 +45,10 @@ const oneLine = (text: string, n = 110) => {
   return t.length > n ? `${t.slice(0, n)}…` : t || '(empty message)';
 };
 
+const hasHandoffs = (run: Run) => run.handoffs.length > 0;
+
 export function EdgesPanel() {
-  const runs = useLibrary((s) => s.runs);
-  const hydrated = useLibrary((s) => s.hydrated);
-  const runList = useMemo(() => Object.values(runs).filter((r) => r.handoffs.length > 0), [runs]);
-  const { runId, run } = usePickedRun(runList);
+  const { candidates: runList, hydrated, runId, run } = usePickedRun(hasHandoffs);
 
   if (!hydrated) return <p className="p-4 text-sm text-slate-600">Loading the library…</p>;
   if (runList.length === 0) {
