@@ -6,6 +6,8 @@ import {
   DEFAULT_PREFERENCES,
   effectiveMode,
   endpointProblem,
+  exportablePreferences,
+  OLD_RECTIFIER_KEY,
   parsePreferences,
   SETTINGS_KEY,
   toLlmSettings,
@@ -192,5 +194,69 @@ describe('the API key belongs to the origin it was entered for (SPEC §9)', () =
     expect(legacy.apiKey).toBeUndefined();
     expect(legacy.keyNotice).toContain('stored without the endpoint it belongs to');
     expect(storage.dump()).not.toContain('sk-legacy');
+  });
+});
+
+describe('one settings record for every engine', () => {
+  it('rectifier parameters: defaults for missing or malformed fields', () => {
+    const parse = (text: string | null) => parsePreferences(JSON.stringify({ rectifier: text === null ? undefined : JSON.parse(text) })).rectifier;
+    expect(parse(null)).toEqual({ k: 5, tMax: 3, gamma: 1, domain: 'generic', zeroShot: false, auditRetries: 1 });
+    expect(parse('{"k": 8, "tMax": 0, "gamma": 2, "domain": "code", "zeroShot": true}')).toEqual({ k: 8, tMax: 3, gamma: 2, domain: 'code', zeroShot: true, auditRetries: 1 });
+    expect(parse('{"domain": "poetry", "k": 2.5}')).toMatchObject({ domain: 'generic', k: 5 });
+    expect(parsePreferences('not json').rectifier.k).toBe(5);
+  });
+
+  it('keeps every engine in one persisted record (and nothing under other keys)', () => {
+    const storage = new MemoryStorage();
+    const store = createEngineSettings(storage);
+    store.getState().setRectifier({ k: 7, zeroShot: true });
+    store.getState().setClarifier({ window: 5 });
+    store.getState().setLive({ supervisor: true, clarifierHeuristic: true });
+    store.getState().choosePreset('oagents');
+    expect([...storage.map.keys()]).toEqual([SETTINGS_KEY]);
+    const reloaded = createEngineSettings(storage).getState();
+    expect(reloaded.rectifier).toMatchObject({ k: 7, zeroShot: true });
+    expect(reloaded.clarifier.window).toBe(5);
+    expect(reloaded.live).toMatchObject({ supervisor: true, clarifierHeuristic: true, rectifier: false });
+    expect(reloaded.supervisor.preset).toBe('oagents');
+  });
+
+  it('reads the rectifier parameters from their old key once, then keeps them in the record only', () => {
+    const storage = new MemoryStorage();
+    storage.setItem(SETTINGS_KEY, JSON.stringify({ version: 1, endpoint: { baseUrl: 'http://h/v1' } }));
+    storage.setItem(OLD_RECTIFIER_KEY, JSON.stringify({ k: 9, tMax: 2, domain: 'math' }));
+    const store = createEngineSettings(storage);
+    expect(store.getState().rectifier).toMatchObject({ k: 9, tMax: 2, domain: 'math' });
+    expect(store.getState().endpoint.baseUrl).toBe('http://h/v1');
+    expect(storage.getItem(OLD_RECTIFIER_KEY)).toBeNull();
+    expect(JSON.parse(storage.getItem(SETTINGS_KEY)!).rectifier).toMatchObject({ k: 9, tMax: 2, domain: 'math' });
+    // A record that has its own parameters is not overwritten by a stale old key.
+    storage.setItem(OLD_RECTIFIER_KEY, JSON.stringify({ k: 1 }));
+    expect(createEngineSettings(storage).getState().rectifier.k).toBe(9);
+  });
+
+  it('exports every engine’s parameters and never the key; applying an export restores them', () => {
+    const storage = new MemoryStorage();
+    const store = createEngineSettings(storage);
+    store.getState().setEndpoint({ mode: 'endpoint', baseUrl: 'http://h/v1' });
+    store.getState().setApiKey('sk-never-exported');
+    store.getState().setRememberKey(true);
+    store.getState().setRectifier({ gamma: 4 });
+    store.getState().setClarifier({ window: 1 });
+    store.getState().setLive({ rectifier: true });
+    const exported = exportablePreferences(store.getState());
+    expect(Object.keys(exported).sort()).toEqual(['clarifier', 'endpoint', 'live', 'rectifier', 'supervisor', 'version']);
+    expect(JSON.stringify(exported)).not.toContain('sk-never-exported');
+    expect(exported).not.toHaveProperty('rememberKey');
+
+    const other = createEngineSettings(new MemoryStorage());
+    other.getState().applyPreferences(JSON.parse(JSON.stringify(exported)));
+    expect(other.getState().rectifier.gamma).toBe(4);
+    expect(other.getState().clarifier.window).toBe(1);
+    expect(other.getState().live.rectifier).toBe(true);
+    expect(other.getState().apiKey).toBeUndefined();
+    // A file saved before a section existed leaves that section alone.
+    other.getState().applyPreferences({ endpoint: { baseUrl: 'http://x/v1' } });
+    expect(other.getState().rectifier.gamma).toBe(4);
   });
 });

@@ -1,17 +1,23 @@
-// Engine preferences (SPEC §6 endpoint, §5.1 supervisor parameters). Preferences live in localStorage; the API key
-// is held in memory only, unless the user ticks "remember on this device", and is never part of the stored settings
-// object (so nothing that copies or exports the settings can carry it). The key is bound to the origin of the base URL
+// The one settings store (SPEC §2, §6): the endpoint and every engine's parameters — supervisor thresholds (§5.1),
+// rectifier parameters (§5.2), the clarifier's history window (§5.3), which engines live runs switch on (§5.5) — kept
+// as one record in localStorage and exported with the native session. The API key is held in memory only, unless the
+// user ticks "remember on this device", and is never part of the stored settings object (so nothing that copies or
+// exports the settings can carry it). Settings kept under older keys are read once and moved into the record. The key is bound to the origin of the base URL
 // it was typed for (SPEC §9): whatever changes that origin (typing, settings from a file, stored settings) clears it
 // and says why.
 import { create } from 'zustand';
 import { DEFAULT_LLM_SETTINGS, originOf, type BoundApiKey, type LlmRole, type LlmSettings } from '../llm/settings.ts';
 import { DEFAULT_PRESET, isPresetName, PRESETS, type PresetName } from '../engine/supervisor/presets.ts';
+import { DEFAULT_RECTIFY_PARAMS, DOMAINS, type RectifyParams } from '../engine/rectifier/index.ts';
+import { DEFAULT_WINDOW } from '../engine/clarifier/edges.ts';
 
 /** The origin a key is bound to, for views that compare endpoints (features read llm through the store). */
 export { originOf };
 
 export const SETTINGS_KEY = 'mas-replay:engine-settings';
 export const API_KEY_KEY = 'mas-replay:api-key';
+/** Where the rectifier's parameters were kept before this store held them: read once, then removed. */
+export const OLD_RECTIFIER_KEY = 'mas-replay:rectifier-params';
 
 export type EngineMode = 'offline' | 'endpoint';
 
@@ -40,10 +46,30 @@ export interface SupervisorPreferences {
   nonCriticalErrors: string[];
 }
 
+export interface ClarifierPreferences {
+  /** History window H: how many earlier handoffs of the sender or receiver the clarifier sees (a link's `h` wins). */
+  window: number;
+}
+
+/** Which engines live runs (runner, batch, fork) switch on. */
+export interface LivePreferences {
+  supervisor: boolean;
+  /** Decide with the LLM-free heuristics even when an endpoint is set. */
+  supervisorHeuristic: boolean;
+  /** Rectify-or-reject; only with an endpoint (offline nothing can be audited). */
+  rectifier: boolean;
+  clarifier: boolean;
+  /** Flag with the clarifier's LLM-free rules (asks nobody) even when an endpoint is set. */
+  clarifierHeuristic: boolean;
+}
+
 export interface StoredPreferences {
   version: 1;
   endpoint: EndpointPreferences;
   supervisor: SupervisorPreferences;
+  rectifier: RectifyParams;
+  clarifier: ClarifierPreferences;
+  live: LivePreferences;
   rememberKey: boolean;
 }
 
@@ -63,6 +89,9 @@ export const DEFAULT_PREFERENCES: StoredPreferences = {
     jsonMode: DEFAULT_LLM_SETTINGS.jsonMode,
   },
   supervisor: { preset: DEFAULT_PRESET, ...PRESETS[DEFAULT_PRESET], nonCriticalErrors: [] },
+  rectifier: DEFAULT_RECTIFY_PARAMS,
+  clarifier: { window: DEFAULT_WINDOW },
+  live: { supervisor: false, supervisorHeuristic: false, rectifier: false, clarifier: false, clarifierHeuristic: false },
   rememberKey: false,
 };
 
@@ -72,18 +101,42 @@ const finite = (v: unknown, fallback: number, min: number, max = Infinity): numb
   typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max ? v : fallback;
 const whole = (v: unknown, fallback: number, min: number, max = Infinity): number => Math.round(finite(v, fallback, min, max));
 
-/** Read stored preferences, field by field: whatever is missing or malformed takes its default. */
-export function parsePreferences(text: string | null): StoredPreferences {
-  const d = DEFAULT_PREFERENCES;
-  let raw: Record<string, unknown> = {};
+/** A JSON object, or an empty one for anything else (corrupt text, an array, a number). */
+function objectIn(text: string | null): Record<string, unknown> {
   try {
     const parsed: unknown = text ? JSON.parse(text) : {};
-    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) raw = parsed as Record<string, unknown>;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
   } catch {
     // A corrupt entry falls back to the defaults rather than breaking the panel.
   }
-  const e = (raw.endpoint && typeof raw.endpoint === 'object' ? raw.endpoint : {}) as Record<string, unknown>;
-  const s = (raw.supervisor && typeof raw.supervisor === 'object' ? raw.supervisor : {}) as Record<string, unknown>;
+  return {};
+}
+
+const section = (raw: Record<string, unknown>, name: string) => (raw[name] && typeof raw[name] === 'object' && !Array.isArray(raw[name]) ? raw[name] : {}) as Record<string, unknown>;
+
+/** The rectifier's parameters, field by field (a stored record, or the old separate key). */
+export function parseRectifierParams(raw: Record<string, unknown>): RectifyParams {
+  const d = DEFAULT_RECTIFY_PARAMS;
+  // Whole numbers only (a fraction is not rounded into a different setting).
+  const integer = (v: unknown, fallback: number, min: number, max: number) => (typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max ? v : fallback);
+  return {
+    k: integer(raw.k, d.k, 1, 50),
+    tMax: integer(raw.tMax, d.tMax, 1, 10),
+    gamma: integer(raw.gamma, d.gamma, 0, 1000),
+    domain: typeof raw.domain === 'string' && (DOMAINS as readonly string[]).includes(raw.domain) ? (raw.domain as RectifyParams['domain']) : d.domain,
+    zeroShot: raw.zeroShot === true,
+    auditRetries: integer(raw.auditRetries, d.auditRetries, 0, 5),
+  };
+}
+
+/** Read stored preferences, field by field: whatever is missing or malformed takes its default. */
+export function parsePreferences(text: string | null): StoredPreferences {
+  const d = DEFAULT_PREFERENCES;
+  const raw = objectIn(text);
+  const e = section(raw, 'endpoint');
+  const s = section(raw, 'supervisor');
+  const c = section(raw, 'clarifier');
+  const l = section(raw, 'live');
   const models: Partial<Record<LlmRole, string>> = {};
   if (e.models && typeof e.models === 'object') {
     for (const role of ['supervisor', 'rectifier', 'clarifier', 'embeddings', 'agents'] as const) {
@@ -113,14 +166,24 @@ export function parsePreferences(text: string | null): StoredPreferences {
       tauLen: whole(s.tauLen, d.supervisor.tauLen, 1),
       nonCriticalErrors: Array.isArray(s.nonCriticalErrors) ? s.nonCriticalErrors.filter((x): x is string => typeof x === 'string' && x.trim() !== '') : [],
     },
+    rectifier: parseRectifierParams(section(raw, 'rectifier')),
+    clarifier: { window: whole(c.window, d.clarifier.window, 0, 10) },
+    live: {
+      supervisor: l.supervisor === true,
+      supervisorHeuristic: l.supervisorHeuristic === true,
+      rectifier: l.rectifier === true,
+      clarifier: l.clarifier === true,
+      clarifierHeuristic: l.clarifierHeuristic === true,
+    },
     rememberKey: raw.rememberKey === true,
   };
 }
 
 /** Write preferences, and the key (with its origin) only when the user opted in; otherwise any stored key is removed. */
 export function savePreferences(storage: StorageLike, prefs: StoredPreferences, apiKey: BoundApiKey | undefined): void {
-  const stored: StoredPreferences = { version: 1, endpoint: prefs.endpoint, supervisor: prefs.supervisor, rememberKey: prefs.rememberKey };
+  const stored: StoredPreferences = { ...storedSections(prefs), rememberKey: prefs.rememberKey };
   storage.setItem(SETTINGS_KEY, JSON.stringify(stored));
+  storage.removeItem(OLD_RECTIFIER_KEY);
   if (prefs.rememberKey && apiKey) storage.setItem(API_KEY_KEY, JSON.stringify({ key: apiKey.key, origin: apiKey.origin }));
   else storage.removeItem(API_KEY_KEY);
 }
@@ -155,7 +218,11 @@ function parseStoredKey(text: string | null): BoundApiKey | undefined {
 
 export function loadPreferences(storage: StorageLike | undefined): { prefs: StoredPreferences; apiKey: BoundApiKey | undefined; keyNotice?: string } {
   if (!storage) return { prefs: DEFAULT_PREFERENCES, apiKey: undefined };
-  const prefs = parsePreferences(storage.getItem(SETTINGS_KEY));
+  const settingsText = storage.getItem(SETTINGS_KEY);
+  const prefs = parsePreferences(settingsText);
+  // Migration: parameters kept under an older key, unless the record already has its own.
+  const old = storage.getItem(OLD_RECTIFIER_KEY);
+  if (old !== null && !('rectifier' in objectIn(settingsText))) prefs.rectifier = parseRectifierParams(objectIn(old));
   const text = prefs.rememberKey ? storage.getItem(API_KEY_KEY) : null;
   if (text === null || text === '') return { prefs, apiKey: undefined };
   const stored = parseStoredKey(text);
@@ -201,7 +268,7 @@ export function toLlmSettings(e: EndpointPreferences, apiKey: BoundApiKey | unde
   return settings;
 }
 
-interface EngineSettingsStore extends StoredPreferences {
+export interface EngineSettingsState extends StoredPreferences {
   /** In memory; stored only with rememberKey. Bound to the origin of the base URL it was typed for. */
   apiKey: BoundApiKey | undefined;
   /** Why the key was cleared (the endpoint's origin changed), until a key is entered again. */
@@ -214,13 +281,21 @@ interface EngineSettingsStore extends StoredPreferences {
   choosePreset(preset: PresetName): void;
   setThreshold(name: 'tauStep' | 'tauLoop' | 'tauLen', value: number): void;
   setNonCriticalErrors(list: string[]): void;
-  /** Take endpoint and supervisor preferences from a saved settings object (an exported library). */
+  setRectifier(patch: Partial<RectifyParams>): void;
+  setClarifier(patch: Partial<ClarifierPreferences>): void;
+  setLive(patch: Partial<LivePreferences>): void;
+  /** Take every engine's preferences from a saved settings object (an exported library). */
   applyPreferences(raw: unknown): void;
+}
+
+/** Every section of the settings, without the key or whether to remember one. */
+function storedSections(s: StoredPreferences): Omit<StoredPreferences, 'rememberKey'> {
+  return { version: 1, endpoint: s.endpoint, supervisor: s.supervisor, rectifier: s.rectifier, clarifier: s.clarifier, live: s.live };
 }
 
 /** The preferences as an export carries them: everything but the key (and not whether to remember one). */
 export function exportablePreferences(s: StoredPreferences): Record<string, unknown> {
-  return { version: s.version, endpoint: s.endpoint, supervisor: s.supervisor };
+  return { ...storedSections(s) };
 }
 
 function browserStorage(): StorageLike | undefined {
@@ -234,7 +309,7 @@ function browserStorage(): StorageLike | undefined {
 /** A store bound to `storage` (localStorage in the app; a fake in tests). */
 export function createEngineSettings(storage: StorageLike | undefined) {
   const { prefs, apiKey, keyNotice } = loadPreferences(storage);
-  const store = create<EngineSettingsStore>((set, get) => {
+  const store = create<EngineSettingsState>((set, get) => {
     /** Every change of the endpoint goes through here, so no path can move the base URL away from the key's origin. */
     const setEndpointTo = (endpoint: EndpointPreferences, extra: Partial<StoredPreferences> = {}) => {
       const { apiKey, notice } = keyAfterEndpointChange(get().apiKey, endpoint.baseUrl);
@@ -262,15 +337,29 @@ export function createEngineSettings(storage: StorageLike | undefined) {
         set({ supervisor: next });
       },
       setNonCriticalErrors: (list) => set({ supervisor: { ...get().supervisor, nonCriticalErrors: list } }),
+      setRectifier: (patch) => set({ rectifier: parseRectifierParams({ ...get().rectifier, ...patch }) }),
+      setClarifier: (patch) => set({ clarifier: { ...get().clarifier, ...patch } }),
+      setLive: (patch) => set({ live: { ...get().live, ...patch } }),
       applyPreferences: (raw) => {
         // Field by field, like stored preferences. A file never carries a key; the one in memory stays only while the
-        // file's base URL keeps its origin.
-        const prefs = parsePreferences(JSON.stringify(raw));
-        setEndpointTo(prefs.endpoint, { supervisor: prefs.supervisor });
+        // file's base URL keeps its origin. A file saved before a section existed leaves that section as it is.
+        const given = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+        const prefs = parsePreferences(JSON.stringify(given));
+        const extra: Partial<StoredPreferences> = { supervisor: prefs.supervisor };
+        if ('rectifier' in given) extra.rectifier = prefs.rectifier;
+        if ('clarifier' in given) extra.clarifier = prefs.clarifier;
+        if ('live' in given) extra.live = prefs.live;
+        setEndpointTo(prefs.endpoint, extra);
       },
     };
   });
   if (storage) {
+    try {
+      // Settings found under an older key are now in the record: write it once, which removes the old key.
+      if (storage.getItem(OLD_RECTIFIER_KEY) !== null) savePreferences(storage, prefs, apiKey);
+    } catch {
+      // refused: read again from the old key next time
+    }
     store.subscribe((s) => {
       try {
         savePreferences(storage, s, s.apiKey);

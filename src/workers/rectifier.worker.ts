@@ -2,7 +2,7 @@
 // message by message, corpus statistics and mining. Each intervention and each endpoint call of a replay is reported
 // as soon as it exists, so the page persists it before the next one.
 import * as Comlink from 'comlink';
-import type { Intervention, LlmCallRecord, Run } from '../model/types.ts';
+import type { Intervention, Run } from '../model/types.ts';
 import { CallRecorder, LlmClient, modelFor, type LlmSettings } from '../llm/index.ts';
 import {
   embeddingKey,
@@ -23,22 +23,17 @@ import {
   type RectifyRunResult,
 } from '../engine/rectifier/index.ts';
 import { idbEmbeddingCache } from '../store/pool-db.ts';
-import { RunningJobs, runBudget } from './running-jobs.ts';
+import { pumpPass, type PassEvents, type PassJob } from './pump.ts';
+import { RunningJobs } from './running-jobs.ts';
 
-export interface RectifyJob {
+export interface RectifyJob extends PassJob<Intervention> {
   run: Run;
   pool: IndicatorPool;
   params: RectifyParams;
-  /** Absent: offline, retrieval only. Carries the API key, which LlmClient sends only to its base URL. */
-  llm?: LlmSettings;
-  previous: Intervention[];
 }
 
-export interface RectifyJobEvents {
-  onProgress(progress: RectifyProgress): void;
+export interface RectifyJobEvents extends PassEvents<RectifyProgress, Intervention> {
   onPoolProgress(done: number, total: number): void;
-  onIntervention(intervention: Intervention, resumed: boolean): void;
-  onCall(record: LlmCallRecord): void;
 }
 
 export interface PoolEmbeddingStatus {
@@ -72,19 +67,9 @@ const api = {
   },
 
   async start(jobId: number, job: RectifyJob, events: RectifyJobEvents): Promise<RectifyRunResult> {
-    return jobs.run(jobId, async (signal) => {
+    return pumpPass(jobs, jobId, job, events, async (client, signal) => {
       const pool = await prepared(job.pool, job.params.zeroShot ? undefined : job.llm, signal, (d, t) => void events.onPoolProgress(d, t));
-      const recorder = new CallRecorder((record) => void events.onCall(record));
-      const budget = runBudget(job.llm, job.previous);
-      const client = job.llm ? new LlmClient(job.llm, { recorder, budget }) : undefined;
-      const it = rectifyRunSteps(job.run, { pool, params: job.params, client, signal, previous: job.previous });
-      for (;;) {
-        const next = await it.next();
-        if (next.done) return next.value;
-        const ev = next.value;
-        if (ev.type === 'progress') void events.onProgress(ev.progress);
-        else void events.onIntervention(ev.intervention, ev.resumed);
-      }
+      return rectifyRunSteps(job.run, { pool, params: job.params, client, signal, previous: job.previous });
     });
   },
 

@@ -162,7 +162,7 @@ describe('whole-run pass and extra-cost accounting', () => {
     });
     const run = makeRun();
     const seen: string[] = [];
-    const result = await clarifyRun(run, { client: client(), onIntervention: (iv) => seen.push(iv.id) });
+    const result = await clarifyRun(run, { client: client(), onItem: (iv) => seen.push(iv.id) });
     expect(result.status).toBe('complete');
     expect(seen).toEqual(['clarifier:h0', 'clarifier:h1']);
     expect(result.interventions[0]).toMatchObject({ engine: 'clarifier', handoffId: 'h0', stepId: 's1', context: 'SC', action: 'ask', heuristic: false, tokens: { total: 270 } });
@@ -193,7 +193,7 @@ describe('whole-run pass and extra-cost accounting', () => {
     server.reset();
     server.setScript({ queue: [{ content: '{"type":"NONE","to_agent":null,"question":""}', usage: { prompt_tokens: 10, completion_tokens: 2 } }] });
     const resumed: boolean[] = [];
-    const second = await clarifyRun(run, { client: client(), previous: first.interventions, onIntervention: (_iv, r) => resumed.push(r) });
+    const second = await clarifyRun(run, { client: client(), previous: first.interventions, onItem: (_iv, r) => resumed.push(r) });
     expect(second.status).toBe('complete');
     expect(resumed).toEqual([true, false]);
     expect(chatBodies()).toHaveLength(1);

@@ -2,7 +2,7 @@
 // One edge (e.g. from a live runner, per handoff):
 //   const c = await clarifyEdge(state, { client });        // client undefined = offline heuristic flagger
 //   c.type, c.toAgent, c.question, c.reply, c.revisedMessage, c.tokens, c.latencyMs, c.resolved
-// A recorded run: `clarifyRun(run, { client, previous, signal, onProgress, onIntervention })` → interventions
+// A recorded run: `clarifyRun(run, { client, previous, signal, onProgress, onItem })` → interventions
 // (engine 'clarifier', one per handoff) and `summary` (asked per type, one-shot rate, extra cost in % of the run).
 export { ERROR_TYPES, CLARIFIER_TYPES, TYPE_INFO, PAPER_STATS, isClarifierType, type ErrorType, type ClarifierType, type Addressee, type TypeInfo } from './taxonomy.ts';
 export { edgeStates, DEFAULT_WINDOW, type EdgeState, type EdgeAgent, type HistoryEntry } from './edges.ts';

@@ -3,6 +3,7 @@
 // resumable from interventions already made, and a failed call stops the pass with everything before it kept.
 import type { Intervention, Run, TokenUsage } from '../../model/types.ts';
 import { Cancelled } from '../../llm/errors.ts';
+import { drivePass, type EnginePass, type PassCallbacks, type PassEvent } from '../pass.ts';
 import type { LlmClient } from '../../llm/client.ts';
 import { ClarificationFailed, clarifyEdge, type Answerer, type EdgeClarification } from './clarify-edge.ts';
 import { DEFAULT_WINDOW, edgeStates } from './edges.ts';
@@ -103,7 +104,7 @@ export interface ClarifyResult {
   summary: ClarifySummary;
 }
 
-export type ClarifyEvent = { type: 'progress'; progress: ClarifyProgress } | { type: 'intervention'; intervention: Intervention; resumed: boolean };
+export type ClarifyEvent = PassEvent<ClarifyProgress, Intervention>;
 
 export interface ClarifyRunOptions {
   client?: LlmClient;
@@ -172,7 +173,7 @@ export function summarize(run: Run, interventions: readonly Intervention[], fail
   };
 }
 
-export async function* clarifyRunSteps(run: Run, options: ClarifyRunOptions = {}): AsyncGenerator<ClarifyEvent, ClarifyResult> {
+export async function* clarifyRunSteps(run: Run, options: ClarifyRunOptions = {}): EnginePass<ClarifyEvent, ClarifyResult> {
   const states = edgeStates(run, options.window ?? DEFAULT_WINDOW);
   const previous = new Map((options.previous ?? []).filter((i) => i.engine === 'clarifier' && i.handoffId).map((i) => [i.handoffId!, i]));
   const interventions: Intervention[] = [];
@@ -191,7 +192,7 @@ export async function* clarifyRunSteps(run: Run, options: ClarifyRunOptions = {}
     if (done) {
       interventions.push(done);
       if (done.action === 'ask') asked++;
-      yield { type: 'intervention', intervention: done, resumed: true };
+      yield { type: 'item', item: done, resumed: true };
       yield { type: 'progress', progress: { done: i + 1, total, asked } };
       continue;
     }
@@ -200,7 +201,7 @@ export async function* clarifyRunSteps(run: Run, options: ClarifyRunOptions = {}
       const iv = toIntervention(c, state.stepId);
       interventions.push(iv);
       if (iv.action === 'ask') asked++;
-      yield { type: 'intervention', intervention: iv, resumed: false };
+      yield { type: 'item', item: iv, resumed: false };
     } catch (e) {
       const cause = e instanceof ClarificationFailed ? e.cause : e;
       if (e instanceof ClarificationFailed) failedSpent = e.spent;
@@ -222,17 +223,6 @@ export async function* clarifyRunSteps(run: Run, options: ClarifyRunOptions = {}
   return { runId: run.id, status, interventions, failure, summary: summarize(run, interventions, failedSpent) };
 }
 
-export interface ClarifyCallbacks {
-  onProgress?: (p: ClarifyProgress) => void;
-  onIntervention?: (iv: Intervention, resumed: boolean) => void;
-}
-
-export async function clarifyRun(run: Run, options: ClarifyRunOptions & ClarifyCallbacks = {}): Promise<ClarifyResult> {
-  const it = clarifyRunSteps(run, options);
-  for (;;) {
-    const next = await it.next();
-    if (next.done) return next.value;
-    if (next.value.type === 'progress') options.onProgress?.(next.value.progress);
-    else options.onIntervention?.(next.value.intervention, next.value.resumed);
-  }
+export function clarifyRun(run: Run, options: ClarifyRunOptions & PassCallbacks<ClarifyProgress, Intervention> = {}): Promise<ClarifyResult> {
+  return drivePass(clarifyRunSteps(run, options), options);
 }

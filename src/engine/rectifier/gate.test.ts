@@ -346,7 +346,7 @@ describe('replaying a recorded chat run', () => {
       params: params({ k: 1 }),
       client: client(),
       signal: controller.signal,
-      onIntervention: (iv) => {
+      onItem: (iv) => {
         seen.push(iv.action);
         controller.abort();
       },

@@ -1,7 +1,7 @@
 // Public surface of the rectify-or-reject engine (SPEC §5.2). Typical use:
 //   const pool = await preparePool(parsePool(text, 'math-pool.json'), { client, cache });   // embeddings once, cached
 //   const one = await gateMessage({ task, agent, input, output }, { pool, params, client }); // one message (live runner)
-//   const run = await rectifyRun(recordedRun, { pool, params, client, onIntervention });    // a recorded chat run
+//   const run = await rectifyRun(recordedRun, { pool, params, client, onItem });    // a recorded chat run
 //   const gate = rectifierGate({ params, pool });                                            // the live runner's message gate
 // Without a client: BM25 retrieval only, results labelled retrieval-only, no verdicts.
 export * from './indicators.ts';

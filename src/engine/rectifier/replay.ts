@@ -5,6 +5,7 @@
 import { indexRun } from '../../model/run-index.ts';
 import type { Agent, ChatMessage, Intervention, Run, Step, TokenUsage } from '../../model/types.ts';
 import { Cancelled } from '../../llm/errors.ts';
+import { drivePass, type EnginePass, type PassCallbacks, type PassEvent } from '../pass.ts';
 import type { LlmClient } from '../../llm/client.ts';
 import { clip } from './prompts.ts';
 import { GateFailed, gateMessage, type GateResult, type PreparedPool, type RectifyParams } from './gate.ts';
@@ -73,9 +74,7 @@ export interface RectifyRunResult {
   overhead: TokenUsage;
 }
 
-export type RectifyEvent =
-  | { type: 'progress'; progress: RectifyProgress }
-  | { type: 'intervention'; intervention: Intervention; resumed: boolean };
+export type RectifyEvent = PassEvent<RectifyProgress, Intervention>;
 
 export interface RectifyOptions {
   pool: PreparedPool;
@@ -193,7 +192,7 @@ export function deliveredFrom(interventions: readonly Intervention[]): Map<strin
   return out;
 }
 
-export async function* rectifyRunSteps(run: Run, options: RectifyOptions): AsyncGenerator<RectifyEvent, RectifyRunResult> {
+export async function* rectifyRunSteps(run: Run, options: RectifyOptions): EnginePass<RectifyEvent, RectifyRunResult> {
   const index = indexRun(run);
   const { params, pool, client, signal } = options;
   const previous = new Map((options.previous ?? []).filter((i) => i.engine === RECTIFIER_ENGINE && i.stepId).map((i) => [i.stepId!, i]));
@@ -231,7 +230,7 @@ export async function* rectifyRunSteps(run: Run, options: RectifyOptions): Async
       for (const [k, v] of deliveredFrom([done])) delivered.set(k, v);
       addUsage(overhead, done.tokens);
       count(done);
-      yield { type: 'intervention', intervention: done, resumed: true };
+      yield { type: 'item', item: done, resumed: true };
       yield { type: 'progress', progress: { ...progress } };
       continue;
     }
@@ -246,7 +245,7 @@ export async function* rectifyRunSteps(run: Run, options: RectifyOptions): Async
       else if (g.state === 'pass' && g.finalOutput !== messageText(step)) delivered.set(step.id, g.finalOutput);
       addUsage(overhead, iv.tokens);
       count(iv);
-      yield { type: 'intervention', intervention: iv, resumed: false };
+      yield { type: 'item', item: iv, resumed: false };
       yield { type: 'progress', progress: { ...progress } };
     } catch (e) {
       const cause = e instanceof GateFailed ? e.cause : e;
@@ -275,23 +274,14 @@ export async function* rectifyRunSteps(run: Run, options: RectifyOptions): Async
         heuristic: false,
         details: { valid, gamma: params.gamma, audited: positions.length },
       };
-      yield { type: 'intervention', intervention: fallback, resumed: false };
+      yield { type: 'item', item: fallback, resumed: false };
     }
   }
   return { runId: run.id, status, offline: !client, interventions, fallback, failure, overhead };
 }
 
-export async function rectifyRun(
-  run: Run,
-  options: RectifyOptions & { onProgress?: (p: RectifyProgress) => void; onIntervention?: (iv: Intervention, resumed: boolean) => void },
-): Promise<RectifyRunResult> {
-  const it = rectifyRunSteps(run, options);
-  for (;;) {
-    const next = await it.next();
-    if (next.done) return next.value;
-    if (next.value.type === 'progress') options.onProgress?.(next.value.progress);
-    else options.onIntervention?.(next.value.intervention, next.value.resumed);
-  }
+export function rectifyRun(run: Run, options: RectifyOptions & PassCallbacks<RectifyProgress, Intervention>): Promise<RectifyRunResult> {
+  return drivePass(rectifyRunSteps(run, options), options);
 }
 
 /**

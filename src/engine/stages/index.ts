@@ -1,6 +1,6 @@
 // Public surface of the stage engine (SPEC §5.4, EvoMAS). Typical use from the studio or a worker:
 //   const offline = deriveOfflineStages(run);               // heuristic, no model: offline.stages, offline.note
-//   const result = await stagePass(run, { client, signal, previous: run.stages, onStage, onProgress });
+//   const result = await stagePass(run, { client, signal, previous: run.stages, onItem, onProgress });
 //   result.stages (derivedBy 'llm'), result.status / result.failure; recorder.records → session.llmCalls.
 //   const placed = placeStages(run.stages, positionOf, length); stageIndexAt(placed, position) for the playhead.
 export { findManager, segmentRun, turnsOf, type Segment, type Segmentation, type SegmentMode, type Turn } from './segment.ts';

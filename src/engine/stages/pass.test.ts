@@ -56,7 +56,7 @@ describe('stage pass through the endpoint', () => {
     script();
     const recorder = new CallRecorder();
     const seen: Stage[] = [];
-    const result = await stagePass(managerRun(), { client: client(recorder), onStage: (s) => seen.push(s) });
+    const result = await stagePass(managerRun(), { client: client(recorder), onItem: (s) => seen.push(s) });
     expect(result.status).toBe('complete');
     // 4 stages + the closing state; planner once, then evaluator + updater for stages 2, 3, 4 and the closing state.
     expect(result.stages.map((s) => s.id)).toEqual(['stage-1', 'stage-2', 'stage-3', 'stage-4', 'stage-closing']);
@@ -131,7 +131,7 @@ describe('stage pass through the endpoint', () => {
     server.reset();
     script();
     const resumed: boolean[] = [];
-    const result = await stagePass(managerRun(), { client: client(), previous: failed.stages, onStage: (_s, r) => resumed.push(r) });
+    const result = await stagePass(managerRun(), { client: client(), previous: failed.stages, onItem: (_s, r) => resumed.push(r) });
     expect(result.status).toBe('complete');
     expect(resumed).toEqual([true, true, false, false, false]);
     expect(result.stages.slice(0, 2)).toEqual(failed.stages);
@@ -155,7 +155,7 @@ describe('stage pass through the endpoint', () => {
     const result = await stagePass(managerRun(), {
       client: client(),
       signal: controller.signal,
-      onStage: (s) => s.id === 'stage-1' && setTimeout(() => controller.abort(), 50),
+      onItem: (s) => s.id === 'stage-1' && setTimeout(() => controller.abort(), 50),
     });
     expect(result.status).toBe('cancelled');
     expect(result.stages.map((s) => s.id)).toEqual(['stage-1']);

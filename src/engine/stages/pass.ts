@@ -7,6 +7,7 @@
 import { recordOf } from '../../model/record.ts';
 import type { Run, Stage, Subtask, TokenUsage } from '../../model/types.ts';
 import { Cancelled } from '../../llm/errors.ts';
+import { drivePass, type EnginePass, type PassCallbacks, type PassEvent } from '../pass.ts';
 import type { ChatResult, LlmClient } from '../../llm/client.ts';
 import { DEFAULT_DIGEST_LIMITS, digestSegment, type DigestLimits } from './digest.ts';
 import { CLOSING_STAGE_ID, deriveOfflineStages, stageId } from './offline.ts';
@@ -41,7 +42,7 @@ export interface StagePassResult {
   total: number;
 }
 
-export type StagePassEvent = { type: 'progress'; progress: StagePassProgress } | { type: 'stage'; stage: Stage; resumed: boolean };
+export type StagePassEvent = PassEvent<StagePassProgress, Stage>;
 
 export interface StagePassOptions {
   client: LlmClient;
@@ -71,7 +72,7 @@ function addUsage(sum: TokenUsage, u: TokenUsage): void {
   if (u.estimated) sum.estimated = true;
 }
 
-export async function* stagePassSteps(run: Run, options: StagePassOptions): AsyncGenerator<StagePassEvent, StagePassResult> {
+export async function* stagePassSteps(run: Run, options: StagePassOptions): EnginePass<StagePassEvent, StagePassResult> {
   const { client, signal } = options;
   const limits = options.limits ?? DEFAULT_DIGEST_LIMITS;
   const offline = deriveOfflineStages(run);
@@ -99,7 +100,7 @@ export async function* stagePassSteps(run: Run, options: StagePassOptions): Asyn
     if (!lines) break;
     stages.push(kept);
     state = { subtasks: kept.subtasks, nextSubtaskId: kept.nextSubtaskId, summary: kept.summary };
-    yield { type: 'stage', stage: kept, resumed: true };
+    yield { type: 'item', item: kept, resumed: true };
   }
   yield progress();
 
@@ -219,7 +220,7 @@ export async function* stagePassSteps(run: Run, options: StagePassOptions): Asyn
     }
     stages.push(stage);
     state = next;
-    yield { type: 'stage', stage, resumed: false };
+    yield { type: 'item', item: stage, resumed: false };
     yield progress();
   }
   return { runId: run.id, status, stages, failure, tokens: spent, calls, total };
@@ -237,18 +238,6 @@ function fallbackUpdate(state: TaskStateAnswer, verdict: Verdict, nextTitle: str
   return { subtasks, nextSubtaskId, summary: state.summary };
 }
 
-export interface StagePassCallbacks {
-  onProgress?: (progress: StagePassProgress) => void;
-  /** Called as each stage is derived, so the caller can persist it before the next one. */
-  onStage?: (stage: Stage, resumed: boolean) => void;
-}
-
-export async function stagePass(run: Run, options: StagePassOptions & StagePassCallbacks): Promise<StagePassResult> {
-  const it = stagePassSteps(run, options);
-  for (;;) {
-    const next = await it.next();
-    if (next.done) return next.value;
-    if (next.value.type === 'progress') options.onProgress?.(next.value.progress);
-    else options.onStage?.(next.value.stage, next.value.resumed);
-  }
+export function stagePass(run: Run, options: StagePassOptions & PassCallbacks<StagePassProgress, Stage>): Promise<StagePassResult> {
+  return drivePass(stagePassSteps(run, options), options);
 }

@@ -1,7 +1,7 @@
 // Public surface of the runtime supervisor engine (SPEC §5.1). Typical use from the studio or a worker:
 //   const client = settings ? new LlmClient(settings, { recorder }).forRun() : undefined;   // undefined = offline heuristics
 //   const result = await shadowReplay(run, { params: filterParams(PRESETS.gaia), client, signal, previous,
-//                                            onProgress, onIntervention });
+//                                            onProgress, onItem });
 //   result.interventions, result.tokens (estimates, labelled), result.status / result.failure; recorder.records → session.llmCalls.
 export { AdaptiveFilter, filterParams, filterSteps, describeSignature, SUMMARY_MARKER, type FilterParams, type SupervisorContext, type Trigger, type FilterRule } from './filter.ts';
 export { PRESETS, PRESET_NAMES, DEFAULT_PRESET, isPresetName, type PresetName, type FilterThresholds } from './presets.ts';
@@ -15,7 +15,6 @@ export {
   shadowReplaySteps,
   accountTokens,
   type ShadowOptions,
-  type ShadowCallbacks,
   type ShadowResult,
   type ShadowEvent,
   type ShadowProgress,

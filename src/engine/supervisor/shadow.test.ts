@@ -71,7 +71,7 @@ describe('shadow replay offline', () => {
       params,
       countTokens: words,
       previous: [first.interventions[0]],
-      onIntervention: (_, resumed) => seen.push(resumed),
+      onItem: (_, resumed) => seen.push(resumed),
       onProgress: (p) => progress.push(p),
     });
     expect(seen).toEqual([true, false]);
@@ -85,7 +85,7 @@ describe('shadow replay offline', () => {
       params,
       countTokens: words,
       signal: ctl.signal,
-      onIntervention: () => ctl.abort(),
+      onItem: () => ctl.abort(),
     });
     expect(result.status).toBe('cancelled');
     expect(result.interventions).toHaveLength(1);

@@ -5,6 +5,7 @@ import { emptyRecord } from '../../model/record.ts';
 import { indexRun } from '../../model/run-index.ts';
 import type { Intervention, Run, Step } from '../../model/types.ts';
 import { Cancelled } from '../../llm/errors.ts';
+import { drivePass, type EnginePass, type PassCallbacks, type PassEvent } from '../pass.ts';
 import type { LlmClient } from '../../llm/client.ts';
 import { loadTokenCounter } from '../../llm/usage.ts';
 import { AdaptiveFilter, type FilterParams, type Trigger } from './filter.ts';
@@ -56,10 +57,7 @@ export interface ShadowResult {
   tokens: TokenSummary;
 }
 
-export type ShadowEvent =
-  | { type: 'progress'; progress: ShadowProgress }
-  | { type: 'trigger'; trigger: Trigger }
-  | { type: 'intervention'; intervention: Intervention; resumed: boolean };
+export type ShadowEvent = PassEvent<ShadowProgress, Intervention> | { type: 'trigger'; trigger: Trigger };
 
 export interface ShadowOptions {
   params: FilterParams;
@@ -78,7 +76,7 @@ export interface ShadowOptions {
  * The replay as an async generator of events; its return value is the result. Consumers that want callbacks use
  * `shadowReplay`.
  */
-export async function* shadowReplaySteps(run: Run, options: ShadowOptions): AsyncGenerator<ShadowEvent, ShadowResult> {
+export async function* shadowReplaySteps(run: Run, options: ShadowOptions): EnginePass<ShadowEvent, ShadowResult> {
   const index = indexRun(run);
   const filter = new AdaptiveFilter(options.params);
   const previous = new Map((options.previous ?? []).filter((i) => i.engine === 'supervisor' && i.stepId).map((i) => [i.stepId!, i]));
@@ -108,13 +106,13 @@ export async function* shadowReplaySteps(run: Run, options: ShadowOptions): Asyn
     const done = previous.get(step.id);
     if (done) {
       interventions.push(done);
-      yield { type: 'intervention', intervention: done, resumed: true };
+      yield { type: 'item', item: done, resumed: true };
       continue;
     }
     try {
       const intervention = await superviseTrigger(trigger, { index, params: options.params, client: options.client, signal: options.signal });
       interventions.push(intervention);
-      yield { type: 'intervention', intervention, resumed: false };
+      yield { type: 'item', item: intervention, resumed: false };
     } catch (e) {
       const cause = e instanceof SupervisionFailed ? e.cause : e;
       if (e instanceof SupervisionFailed && e.spent) {
@@ -142,23 +140,8 @@ export async function* shadowReplaySteps(run: Run, options: ShadowOptions): Asyn
   return { runId: run.id, status, triggers, interventions, failure, tokens };
 }
 
-export interface ShadowCallbacks {
-  onProgress?: (progress: ShadowProgress) => void;
-  onTrigger?: (trigger: Trigger) => void;
-  /** Called as each intervention is made, so the caller can persist it before the next one. */
-  onIntervention?: (intervention: Intervention, resumed: boolean) => void;
-}
-
-export async function shadowReplay(run: Run, options: ShadowOptions & ShadowCallbacks): Promise<ShadowResult> {
-  const it = shadowReplaySteps(run, options);
-  for (;;) {
-    const next = await it.next();
-    if (next.done) return next.value;
-    const ev = next.value;
-    if (ev.type === 'progress') options.onProgress?.(ev.progress);
-    else if (ev.type === 'trigger') options.onTrigger?.(ev.trigger);
-    else options.onIntervention?.(ev.intervention, ev.resumed);
-  }
+export function shadowReplay(run: Run, options: ShadowOptions & PassCallbacks<ShadowProgress, Intervention>): Promise<ShadowResult> {
+  return drivePass(shadowReplaySteps(run, options), options);
 }
 
 const isModelCall = (s: Step) => (s.kind === 'llm' || s.kind === 'planning') && s.usage !== undefined;

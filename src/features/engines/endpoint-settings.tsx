@@ -5,7 +5,7 @@ import { originOf, type LlmRole } from '../../llm/settings.ts';
 import { Badge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
 import { endpointProblem, toLlmSettings, useEngineSettings } from '../../store/engine-settings.ts';
-import { testConnection, type ConnectionResult } from './connection.ts';
+import { testConnection, type ConnectionResult } from '../../llm/connection.ts';
 import { Card, NumberField, TextField } from './fields.tsx';
 
 const ROLES: { role: LlmRole; label: string; hint?: string }[] = [

@@ -4,9 +4,10 @@ import { EndpointSettings } from './endpoint-settings.tsx';
 import { SupervisorParams } from './supervisor-params.tsx';
 import { SupervisorRun } from './supervisor-run.tsx';
 import { useSupervisorJob } from './supervisor-job.ts';
+import { isActive } from '../../store/job-store.ts';
 
 export function EnginesPage() {
-  const busy = useSupervisorJob((s) => s.status === 'running' || s.status === 'pausing' || s.status === 'cancelling');
+  const busy = useSupervisorJob(isActive);
   return (
     <div data-testid="engines-page" className="min-h-full bg-slate-100 p-4">
       <div className="mx-auto grid max-w-7xl gap-4 lg:grid-cols-[minmax(0,26rem)_minmax(0,1fr)]">

@@ -40,7 +40,7 @@ export function ReplayCheckPanel({ run, disabled }: { run: Run; disabled: boolea
           cassette: records,
           previous: [],
         },
-        { onProgress: () => {}, onIntervention: () => {}, onCall: () => {} },
+        { onProgress: () => {}, onItem: () => {}, onCall: () => {} },
         new AbortController().signal,
       );
       if (result.status === 'failed' && result.failure) {

@@ -4,37 +4,21 @@ import { useEffect, useMemo, useState } from 'react';
 import type { TokenSummary } from '../../engine/supervisor/index.ts';
 import type { Run } from '../../model/types.ts';
 import { effectiveMode, useEngineSettings } from '../../store/engine-settings.ts';
-import { useLibrary } from '../../store/library.ts';
-import { usePlayhead } from '../../store/playhead.ts';
+import { isActive } from '../../store/job-store.ts';
 import { useUrl } from '../../store/url.ts';
 import { Badge } from '../../ui/badge.tsx';
-import { Button } from '../../ui/button.tsx';
-import { ErrorBanner } from '../../ui/error-banner.tsx';
+import { EngineControlBar } from '../../ui/engine-control-bar.tsx';
+import { RunPicker, usePickedRun } from '../../ui/run-picker.tsx';
 import { accountInWorker } from '../../workers/supervisor-client.ts';
-import { Card, Field } from './fields.tsx';
+import { Card } from './fields.tsx';
 import { InterventionCard } from './intervention-card.tsx';
 import { ReplayCheckPanel } from './replay-check.tsx';
-import { supervisorInterventions, useSupervisorJob, type JobStatus } from './supervisor-job.ts';
-
-const ACTIVE: JobStatus[] = ['running', 'pausing', 'cancelling'];
+import { supervisorInterventions, useSupervisorJob } from './supervisor-job.ts';
 
 const plural = (n: number, word: string) => `${n.toLocaleString('en')} ${word}${n === 1 ? '' : 's'}`;
 
 export function SupervisorRun() {
-  const runs = useLibrary((s) => s.runs);
-  const hydrated = useLibrary((s) => s.hydrated);
-  const urlRun = useUrl((s) => s.params.run);
-  const setParams = useUrl((s) => s.setParams);
-  const runList = useMemo(() => Object.values(runs), [runs]);
-  // The run named in the URL, else the one last open in the run view, else the first in the library.
-  const lastViewed = usePlayhead((s) => s.runId);
-  const runId = urlRun ?? (lastViewed !== undefined && runs[lastViewed] ? lastViewed : runList[0]?.id);
-  const run = runId !== undefined ? runs[runId] : undefined;
-
-  // Name the run in the URL, so the address reproduces what is shown.
-  useEffect(() => {
-    if (urlRun === undefined && runId !== undefined) setParams({ run: runId });
-  }, [urlRun, runId, setParams]);
+  const { candidates: runList, hydrated, runId, run } = usePickedRun();
 
   if (!hydrated) return <Card title="Run the supervisor">Loading the library…</Card>;
   if (runList.length === 0) {
@@ -47,18 +31,7 @@ export function SupervisorRun() {
   return (
     <div className="space-y-4">
       <Card title="Run the supervisor" testId="supervisor-run">
-        <Field label="Run">
-          {(id) => (
-            <select id={id} className="w-full rounded border border-slate-300 px-2 py-1 text-sm" value={runId ?? ''} onChange={(e) => setParams({ run: e.target.value })}>
-              {run === undefined && <option value={runId}>not in the library: {runId}</option>}
-              {runList.map((r) => (
-                <option key={r.id} value={r.id}>
-                  {r.title ?? r.id} ({r.steps.length} steps{r.simulated ? ', simulated' : ''})
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <RunPicker runs={runList} runId={runId} missing={run === undefined} describe={(r) => `${r.steps.length} steps`} />
         {run ? <Controls run={run} /> : <p className="mt-2 text-sm text-red-800">Run “{runId}” is not in the library.</p>}
       </Card>
       {run && <Results run={run} />}
@@ -72,11 +45,9 @@ function Controls({ run }: { run: Run }) {
   const mode = effectiveMode(endpoint);
   const previous = supervisorInterventions(run);
   const mine = job.runId === run.id;
-  const active = ACTIVE.includes(job.status);
-  const busyElsewhere = active && !mine;
   const unfinished = previous.length > 0 && !(mine && job.status === 'complete');
-  const progress = mine ? job.progress : undefined;
-  const pct = progress && progress.total > 0 ? Math.round((100 * progress.done) / progress.total) : 0;
+  const progress = job.progress;
+  const kept = plural(previous.length, 'intervention');
 
   return (
     <div className="mt-3 space-y-3">
@@ -91,87 +62,57 @@ function Controls({ run }: { run: Run }) {
           </>
         )}
       </p>
-      <div className="flex flex-wrap gap-2">
-        {active && mine ? (
+      <EngineControlBar
+        testPrefix="supervisor"
+        job={job}
+        mine={mine}
+        pausable
+        actions={[
+          {
+            label: unfinished ? `Resume (${kept} kept)` : previous.length > 0 ? 'Run again (reuses results)' : 'Run supervisor',
+            onClick: () => void (mine && job.status === 'interrupted' ? job.resume() : job.start(run.id)),
+          },
+          ...(previous.length > 0
+            ? [{ label: 'Start over', title: "Remove this run's supervisor interventions and replay from the start", onClick: () => void job.start(run.id, { fresh: true }) }]
+            : []),
+        ]}
+        busyElsewhere="The supervisor is busy with another run; wait for it or cancel it there."
+        progress={
+          progress && {
+            label: 'Steps examined',
+            done: progress.done,
+            total: progress.total,
+            text: (
+              <>
+                {progress.done.toLocaleString('en')} / {progress.total.toLocaleString('en')} steps examined · {plural(progress.triggers, 'trigger')} · {plural(progress.interventions, 'intervention')} ·{' '}
+                <span data-testid="tokens-spent">{job.spent.toLocaleString('en')}</span> supervisor LLM tokens spent
+              </>
+            ),
+          }
+        }
+        failure={{
+          title: job.failure ? `Supervisor call failed on ${job.failure.agent} step ${job.failure.stepNumber ?? '?'} (${job.failure.context})` : 'The supervisor stopped',
+          message: job.failure?.message ?? job.error,
+          note: `${previous.length === 0 ? 'No intervention was made before it.' : `The ${kept} made before it ${previous.length === 1 ? 'is' : 'are'} kept in the run.`} Fix the cause (endpoint, key, budget) and press Resume to continue from that step.`,
+        }}
+        interrupted={
           <>
-            <Button variant="secondary" onClick={job.pause} disabled={job.status !== 'running'}>
-              {job.status === 'pausing' ? 'Pausing…' : 'Pause'}
-            </Button>
-            <Button variant="danger" onClick={job.cancel} disabled={job.status !== 'running'}>
-              {job.status === 'cancelling' ? 'Cancelling…' : 'Cancel'}
-            </Button>
+            The page was closed or reloaded while the supervisor was working on this run
+            {job.interruptedAt ? ` (started ${new Date(job.interruptedAt).toLocaleTimeString('en-GB')})` : ''}. {kept} {previous.length === 1 ? 'was' : 'were'} saved as{' '}
+            {previous.length === 1 ? 'it was' : 'they were'} made; at most the call in flight was lost. Resume continues from there without asking the finished steps again.
           </>
-        ) : (
-          <>
-            <Button variant="primary" disabled={busyElsewhere} onClick={() => void job.start(run.id)}>
-              {unfinished ? `Resume (${plural(previous.length, 'intervention')} kept)` : previous.length > 0 ? 'Run again (reuses results)' : 'Run supervisor'}
-            </Button>
-            {previous.length > 0 && (
-              <Button variant="secondary" disabled={busyElsewhere} onClick={() => void job.start(run.id, { fresh: true })} title="Remove this run's supervisor interventions and replay from the start">
-                Start over
-              </Button>
-            )}
-          </>
-        )}
-      </div>
-      {busyElsewhere && <p className="text-xs text-slate-600">The supervisor is busy with another run; wait for it or cancel it there.</p>}
-      {progress && (
-        <div data-testid="supervisor-progress" data-status={job.status} data-done={progress.done} data-total={progress.total}>
-          <div className="h-2 overflow-hidden rounded bg-slate-200" role="progressbar" aria-label="Steps examined" aria-valuemin={0} aria-valuemax={progress.total} aria-valuenow={progress.done}>
-            <div className={`h-full ${job.status === 'failed' ? 'bg-red-500' : 'bg-indigo-500'}`} style={{ width: `${pct}%` }} />
-          </div>
-          <p className="mt-1 text-xs text-slate-700">
-            <StatusWord status={job.status} /> · {progress.done.toLocaleString('en')} / {progress.total.toLocaleString('en')} steps examined · {plural(progress.triggers, 'trigger')} ·{' '}
-            {plural(progress.interventions, 'intervention')} · <span data-testid="tokens-spent">{job.spent.toLocaleString('en')}</span> supervisor LLM tokens spent
-          </p>
-        </div>
-      )}
-      {mine && job.status === 'failed' && (
-        <ErrorBanner title={job.failure ? `Supervisor call failed on ${job.failure.agent} step ${job.failure.stepNumber ?? '?'} (${job.failure.context})` : 'The supervisor stopped'}>
-          <p data-testid="supervisor-failure">{job.failure?.message ?? job.error}</p>
-          <p className="mt-1">
-            {previous.length === 0 ? 'No intervention was made before it.' : `The ${plural(previous.length, 'intervention')} made before it ${previous.length === 1 ? 'is' : 'are'} kept in the run.`} Fix the cause (endpoint, key, budget) and press Resume to continue from
-            that step.
-          </p>
-        </ErrorBanner>
-      )}
-      {mine && job.status === 'interrupted' && (
-        <p role="status" className="rounded border border-amber-200 bg-amber-50 px-2 py-1 text-xs text-amber-900" data-testid="supervisor-interrupted">
-          The page was closed or reloaded while the supervisor was working on this run
-          {job.interruptedAt ? ` (started ${new Date(job.interruptedAt).toLocaleTimeString('en-GB')})` : ''}. {plural(previous.length, 'intervention')}{' '}
-          {previous.length === 1 ? 'was' : 'were'} saved as {previous.length === 1 ? 'it was' : 'they were'} made; at most the call in flight was lost. Resume
-          continues from there without asking the finished steps again.
-        </p>
-      )}
-      {mine && (job.status === 'paused' || job.status === 'cancelled') && (
-        <p role="status" className="text-xs text-slate-700">
-          {job.status === 'paused' ? 'Paused' : 'Cancelled'}: {plural(previous.length, 'intervention')} kept in the run; Resume continues from where it stopped.
-        </p>
-      )}
+        }
+        stopped={`${job.status === 'paused' ? 'Paused' : 'Cancelled'}: ${kept} kept in the run; Resume continues from where it stopped.`}
+      />
     </div>
   );
-}
-
-function StatusWord({ status }: { status: JobStatus }) {
-  const words: Record<JobStatus, string> = {
-    idle: 'idle',
-    running: 'running',
-    pausing: 'pausing after the current call',
-    paused: 'paused',
-    cancelling: 'cancelling',
-    cancelled: 'cancelled',
-    failed: 'failed',
-    complete: 'complete',
-    interrupted: 'interrupted by a reload',
-  };
-  return <span className="font-medium">{words[status]}</span>;
 }
 
 function useTokenSummary(run: Run): TokenSummary | undefined {
   const job = useSupervisorJob();
   const interventions = useMemo(() => supervisorInterventions(run), [run]);
   const [computed, setComputed] = useState<{ for: Run; tokens: TokenSummary } | undefined>();
-  const fromJob = job.runId === run.id && job.tokens && !ACTIVE.includes(job.status) ? job.tokens : undefined;
+  const fromJob = job.runId === run.id && job.tokens && job.status !== 'running' ? job.tokens : undefined;
   useEffect(() => {
     if (fromJob || interventions.length === 0) return;
     let current = true;
@@ -188,7 +129,7 @@ function useTokenSummary(run: Run): TokenSummary | undefined {
 
 function Results({ run }: { run: Run }) {
   const navigate = useUrl((s) => s.navigate);
-  const busy = useSupervisorJob((s) => ACTIVE.includes(s.status));
+  const busy = useSupervisorJob(isActive);
   const finishedHere = useSupervisorJob((s) => s.runId === run.id && s.status === 'complete');
   const tokens = useTokenSummary(run);
   const interventions = useMemo(() => {

@@ -5,13 +5,12 @@ import { GENERAL_INDICATORS } from '../../engine/rectifier/indicators.ts';
 import { useEngineSettings } from '../../store/engine-settings.ts';
 import { usePool } from '../../store/indicator-pool.ts';
 import { Badge } from '../../ui/badge.tsx';
-import { useRectifyParams } from '../rectify/rectify-job.ts';
-import { useEngineChoice } from './live-endpoint.ts';
 
 export function EngineToggles({ disabled, hasEndpoint, domain, legend = 'Engines on every agent message' }: { disabled: boolean; hasEndpoint: boolean; domain?: 'math' | 'code'; legend?: string }) {
-  const choice = useEngineChoice();
+  const choice = useEngineSettings((s) => s.live);
+  const setChoice = useEngineSettings((s) => s.setLive);
   const t = useEngineSettings((s) => s.supervisor);
-  const params = useRectifyParams((s) => s.params);
+  const params = useEngineSettings((s) => s.rectifier);
   const pool = usePool((s) => s.pool);
   const checked = { supervisor: choice.supervisor, rectifier: choice.rectifier && hasEndpoint, clarifier: choice.clarifier };
   const offline = (engine: string) => engine === 'rectifier' && !hasEndpoint;
@@ -31,7 +30,7 @@ export function EngineToggles({ disabled, hasEndpoint, domain, legend = 'Engines
                 className="mt-1"
                 disabled={!usable}
                 checked={checked[e.engine]}
-                onChange={(ev) => choice.set({ [e.engine]: ev.target.checked })}
+                onChange={(ev) => setChoice({ [e.engine]: ev.target.checked })}
               />
               <label htmlFor={`engine-${e.engine}`} className={usable ? 'text-slate-800' : 'text-slate-400'}>
                 {e.label} {!e.available && <Badge>not available</Badge>}
@@ -48,7 +47,7 @@ export function EngineToggles({ disabled, hasEndpoint, domain, legend = 'Engines
             </div>
             {e.engine === 'supervisor' && choice.supervisor && (
               <label className="ml-6 flex items-center gap-2 text-xs text-slate-700">
-                <input type="checkbox" checked={choice.supervisorHeuristic || !hasEndpoint} disabled={!hasEndpoint} onChange={(ev) => choice.set({ supervisorHeuristic: ev.target.checked })} />
+                <input type="checkbox" checked={choice.supervisorHeuristic || !hasEndpoint} disabled={!hasEndpoint} onChange={(ev) => setChoice({ supervisorHeuristic: ev.target.checked })} />
                 decide with its LLM-free heuristics{!hasEndpoint && ' (no endpoint)'}
               </label>
             )}
@@ -69,7 +68,7 @@ export function EngineToggles({ disabled, hasEndpoint, domain, legend = 'Engines
             )}
             {e.engine === 'clarifier' && choice.clarifier && (
               <label className="ml-6 flex items-center gap-2 text-xs text-slate-700">
-                <input type="checkbox" checked={choice.clarifierHeuristic || !hasEndpoint} disabled={!hasEndpoint} onChange={(ev) => choice.set({ clarifierHeuristic: ev.target.checked })} />
+                <input type="checkbox" checked={choice.clarifierHeuristic || !hasEndpoint} disabled={!hasEndpoint} onChange={(ev) => setChoice({ clarifierHeuristic: ev.target.checked })} />
                 flag with its LLM-free rules, labelled heuristic (asks nobody, changes no message){!hasEndpoint && ' (no endpoint)'}
               </label>
             )}

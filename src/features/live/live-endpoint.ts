@@ -1,12 +1,10 @@
-// The endpoint and engine switches the live pages use: the Engines panel's settings (one place to set them), the
-// agents' model (role `agents`, else the supervisor's), and the supervisor's thresholds when it is switched on.
+// The endpoint and engine switches the live pages use, read from the one settings store: the endpoint, the agents'
+// model (role `agents`, else the supervisor's), which engines are on, and each engine's parameters.
 import { useMemo } from 'react';
-import { create } from 'zustand';
 import { modelFor, type LlmSettings } from '../../llm/settings.ts';
 import { effectiveMode, endpointProblem, toLlmSettings, useEngineSettings } from '../../store/engine-settings.ts';
 import type { EngineSwitches } from '../../workers/live-client.ts';
 import { usePool } from '../../store/indicator-pool.ts';
-import { useRectifyParams } from '../rectify/rectify-job.ts';
 
 export interface LiveEndpoint {
   settings?: LlmSettings;
@@ -28,36 +26,14 @@ export function useLiveEndpoint(): LiveEndpoint {
   }, [endpoint, apiKey]);
 }
 
-interface EngineChoice {
-  supervisor: boolean;
-  /** Decide with the LLM-free heuristics even when an endpoint is set. */
-  supervisorHeuristic: boolean;
-  /** Rectify-or-reject; only with an endpoint (offline nothing can be audited). */
-  rectifier: boolean;
-  clarifier: boolean;
-  /** Flag with the clarifier's LLM-free rules (asks nobody) even when an endpoint is set. */
-  clarifierHeuristic: boolean;
-  set(patch: Partial<Omit<EngineChoice, 'set'>>): void;
-}
-
-/** Which engines the live pages switch on (shared by Runner, Batch and Fork). */
-export const useEngineChoice = create<EngineChoice>((set) => ({
-  supervisor: false,
-  supervisorHeuristic: false,
-  rectifier: false,
-  clarifier: false,
-  clarifierHeuristic: false,
-  set: (patch) => set(patch),
-}));
-
 /**
- * The switched-on engines with their settings: the supervisor's thresholds from Engines, the rectifier's parameters
- * and indicator pool from the Rectify page (no pool: zero-shot with the general indicator of the task's kind).
+ * The switched-on engines with their settings: the supervisor's thresholds and the rectifier's parameters from the
+ * settings store, the indicator pool from the Rectify page (no pool: zero-shot with the general indicator of the task's kind).
  */
 export function useEngineSwitches(hasEndpoint: boolean, domain?: 'math' | 'code'): EngineSwitches {
-  const choice = useEngineChoice();
+  const choice = useEngineSettings((s) => s.live);
   const thresholds = useEngineSettings((s) => s.supervisor);
-  const params = useRectifyParams((s) => s.params);
+  const params = useEngineSettings((s) => s.rectifier);
   const pool = usePool((s) => s.pool);
   return useMemo(() => {
     const out: EngineSwitches = {};

@@ -6,7 +6,6 @@ import { describe, expect, it } from 'vitest';
 import type { Attempt } from '../../engine/rectifier/index.ts';
 import type { Intervention } from '../../model/types.ts';
 import { RectifierDetails, RectifierStateBadge } from './message-card.tsx';
-import { parseParams } from './rectify-job.ts';
 
 const XSS = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=1</script>';
 
@@ -60,10 +59,4 @@ describe('rectifier message card', () => {
     expect(screen.getByText('retrieval only (offline)')).toBeTruthy();
   });
 
-  it('stored parameters: defaults for missing or malformed fields', () => {
-    expect(parseParams(null)).toEqual({ k: 5, tMax: 3, gamma: 1, domain: 'generic', zeroShot: false, auditRetries: 1 });
-    expect(parseParams('{"k": 8, "tMax": 0, "gamma": 2, "domain": "code", "zeroShot": true}')).toEqual({ k: 8, tMax: 3, gamma: 2, domain: 'code', zeroShot: true, auditRetries: 1 });
-    expect(parseParams('{"domain": "poetry", "k": 2.5}')).toMatchObject({ domain: 'generic', k: 5 });
-    expect(parseParams('not json').k).toBe(5);
-  });
 });

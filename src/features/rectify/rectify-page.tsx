@@ -8,6 +8,7 @@ import { PoolBrowser } from './pool-browser.tsx';
 import { PoolPanel } from './pool-panel.tsx';
 import { RectifierStatisticsCard } from './rectifier-statistics.tsx';
 import { useRectifyJob } from './rectify-job.ts';
+import { isActive } from '../../store/job-store.ts';
 import { RectifyParamsCard, RectifyRun } from './rectify-run.tsx';
 
 const TABS = [
@@ -18,7 +19,7 @@ const TABS = [
 ] as const;
 
 export function RectifyPage() {
-  const busy = useRectifyJob((s) => s.status === 'preparing' || s.status === 'running' || s.status === 'cancelling');
+  const busy = useRectifyJob(isActive);
   // The tab is part of the address (`?view=rectify&tab=stats`), so a link reopens it.
   const requested = useUrl((s) => s.params.tab);
   const setParams = useUrl((s) => s.setParams);

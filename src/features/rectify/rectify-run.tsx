@@ -1,30 +1,32 @@
 // Rectify-or-reject on one library run: parameters (K_act, T_max, γ, domain, zero-shot), run / cancel with progress,
 // and one card per agent message with its attempts, verdicts, feedback and final state.
-import { useEffect, useMemo } from 'react';
+import { useMemo } from 'react';
 import { DOMAINS, isAuditable, RECTIFIER_ENGINE, rectifierEffects, type Domain } from '../../engine/rectifier/index.ts';
 import type { Intervention, Run } from '../../model/types.ts';
 import { effectiveMode, useEngineSettings } from '../../store/engine-settings.ts';
 import { usePool } from '../../store/indicator-pool.ts';
-import { useLibrary } from '../../store/library.ts';
 import { useUrl } from '../../store/url.ts';
 import { Badge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
 import { ErrorBanner } from '../../ui/error-banner.tsx';
+import { EngineControlBar } from '../../ui/engine-control-bar.tsx';
+import { RunPicker, usePickedRun } from '../../ui/run-picker.tsx';
 import { TruncatedText } from '../../ui/truncated-text.tsx';
 import { Card, Field, NumberField } from '../engines/fields.tsx';
 import { RectifierDetails, RectifierStateBadge } from './message-card.tsx';
 import { rectifierAudit } from '../../engine/rectifier/details.ts';
-import { useRectifyJob, useRectifyParams, type RectifyJobStatus } from './rectify-job.ts';
-
-const ACTIVE: RectifyJobStatus[] = ['preparing', 'running', 'cancelling'];
+import { rectifierResults, useRectifyJob } from './rectify-job.ts';
 
 export function auditableCount(run: Run): number {
   const agents = new Map(run.agents.map((a) => [a.id, a]));
   return run.steps.filter((s) => isAuditable(s, agents.get(s.agentId))).length;
 }
 
+const hasAgentMessages = (run: Run) => auditableCount(run) > 0;
+
 export function RectifyParamsCard({ disabled }: { disabled: boolean }) {
-  const { params, set } = useRectifyParams();
+  const params = useEngineSettings((s) => s.rectifier);
+  const set = useEngineSettings((s) => s.setRectifier);
   return (
     <Card title="Rectifier parameters" testId="rectify-params">
       <div className="space-y-3">
@@ -53,16 +55,7 @@ export function RectifyParamsCard({ disabled }: { disabled: boolean }) {
 }
 
 export function RectifyRun() {
-  const runs = useLibrary((s) => s.runs);
-  const hydrated = useLibrary((s) => s.hydrated);
-  const urlRun = useUrl((s) => s.params.run);
-  const setParams = useUrl((s) => s.setParams);
-  const candidates = useMemo(() => Object.values(runs).filter((r) => auditableCount(r) > 0), [runs]);
-  const runId = urlRun ?? candidates[0]?.id;
-  const run = runId !== undefined ? runs[runId] : undefined;
-  useEffect(() => {
-    if (urlRun === undefined && runId !== undefined) setParams({ run: runId });
-  }, [urlRun, runId, setParams]);
+  const { candidates, hydrated, runId, run } = usePickedRun(hasAgentMessages, { lastViewed: false });
 
   if (!hydrated) return <Card title="Rectify a run">Loading the library…</Card>;
   if (candidates.length === 0) {
@@ -75,18 +68,7 @@ export function RectifyRun() {
   return (
     <div className="space-y-4">
       <Card title="Rectify a run" testId="rectify-run">
-        <Field label="Run">
-          {(id) => (
-            <select id={id} className="w-full rounded border border-slate-300 px-2 py-1 text-sm" value={runId ?? ''} onChange={(e) => setParams({ run: e.target.value })}>
-              {run === undefined && <option value={runId}>not in the library: {runId}</option>}
-              {candidates.map((r) => (
-                <option key={r.id} value={r.id}>
-                  {r.title ?? r.id} ({auditableCount(r)} agent messages{r.simulated ? ', simulated' : ''})
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
+        <RunPicker runs={candidates} runId={runId} missing={run === undefined} describe={(r) => `${auditableCount(r)} agent messages`} />
         {run ? <Controls run={run} /> : <p className="mt-2 text-sm text-red-800">Run “{runId}” is not in the library.</p>}
       </Card>
       {run && <Messages run={run} />}
@@ -98,15 +80,15 @@ function Controls({ run }: { run: Run }) {
   const job = useRectifyJob();
   const endpoint = useEngineSettings((s) => s.endpoint);
   const pool = usePool((s) => s.pool);
-  const params = useRectifyParams((s) => s.params);
+  const params = useEngineSettings((s) => s.rectifier);
   const mode = effectiveMode(endpoint);
   const mine = job.runId === run.id;
-  const active = ACTIVE.includes(job.status);
-  const existing = run.interventions.filter((i) => i.engine === RECTIFIER_ENGINE && i.stepId).length;
+  const existing = rectifierResults(run).length;
   const total = auditableCount(run);
   const unfinished = existing > 0 && existing < total;
   const noPool = !pool && !params.zeroShot;
-  const progress = mine ? job.progress : undefined;
+  const progress = job.progress;
+  const preparing = mine && job.status === 'running' && job.embedsPool && !progress;
   return (
     <div className="mt-3 space-y-3">
       <p className="text-xs text-slate-600" data-testid="rectify-mode">
@@ -121,49 +103,46 @@ function Controls({ run }: { run: Run }) {
           </>
         )}
       </p>
-      <div className="flex flex-wrap gap-2">
-        {active && mine ? (
-          <Button variant="danger" onClick={job.cancel} disabled={job.status === 'cancelling'}>
-            {job.status === 'cancelling' ? 'Cancelling…' : 'Cancel'}
-          </Button>
-        ) : (
-          <>
-            <Button variant="primary" disabled={active || noPool} onClick={() => void job.start(run.id)}>
-              {existing > 0 ? 'Rectify again' : 'Rectify run'}
-            </Button>
-            {unfinished && (
-              <Button variant="secondary" disabled={active || noPool} onClick={() => void job.start(run.id, { resume: true })}>
-                Resume ({existing} of {total} kept)
-              </Button>
-            )}
-          </>
-        )}
-      </div>
-      {noPool && <p className="text-xs text-slate-600">Open an indicator pool first, or tick zero-shot mode.</p>}
-      {active && !mine && <p className="text-xs text-slate-600">The rectifier is busy with another run.</p>}
-      {mine && job.status === 'preparing' && (
-        <p className="text-xs text-slate-700" data-testid="rectify-preparing">
-          Embedding the pool’s trigger conditions{job.poolProgress ? ` (${job.poolProgress.done} / ${job.poolProgress.total})` : ''}…
-        </p>
-      )}
-      {progress && (
-        <div data-testid="rectify-progress" data-status={job.status} data-done={progress.done} data-total={progress.total}>
-          <div className="h-2 overflow-hidden rounded bg-slate-200" role="progressbar" aria-label="Messages gated" aria-valuemin={0} aria-valuemax={progress.total} aria-valuenow={progress.done}>
-            <div className={`h-full ${job.status === 'failed' ? 'bg-red-500' : 'bg-indigo-500'}`} style={{ width: `${progress.total ? (100 * progress.done) / progress.total : 100}%` }} />
-          </div>
-          <p className="mt-1 text-xs text-slate-700">
-            <span className="font-medium">{job.status}</span> · {progress.done} / {progress.total} messages · {progress.passed} passed · {progress.retried} retried · {progress.rejected} rejected ·{' '}
-            <span data-testid="rectify-tokens">{job.spent.toLocaleString('en')}</span> rectifier LLM tokens
+      <EngineControlBar
+        testPrefix="rectify"
+        job={job}
+        mine={mine}
+        blocked={noPool}
+        actions={[
+          { label: existing > 0 ? 'Rectify again' : 'Rectify run', onClick: () => void job.start(run.id, { fresh: true }) },
+          ...(unfinished || (mine && job.status === 'interrupted')
+            ? [{ label: `Resume (${existing} of ${total} kept)`, onClick: () => void (mine && job.status === 'interrupted' ? job.resume() : job.start(run.id)) }]
+            : []),
+        ]}
+        busyElsewhere="The rectifier is busy with another run."
+        progress={
+          progress && {
+            label: 'Messages gated',
+            done: progress.done,
+            total: progress.total,
+            text: (
+              <>
+                {progress.done} / {progress.total} messages · {progress.passed} passed · {progress.retried} retried · {progress.rejected} rejected ·{' '}
+                <span data-testid="rectify-tokens">{job.spent.toLocaleString('en')}</span> rectifier LLM tokens
+              </>
+            ),
+          }
+        }
+        failure={{
+          title: job.result?.failure ? `Rectifier call failed on ${job.result.failure.agent} step ${job.result.failure.stepNumber ?? '?'}` : 'The rectifier stopped',
+          message: job.error,
+          note: 'Messages finished before it are kept in the run; fix the cause and press Resume.',
+        }}
+        stopped="Cancelled: finished messages are kept; Resume continues."
+        interrupted={`The page was closed or reloaded while the rectifier was working on this run; ${existing} finished message(s) are kept. Resume continues from there.`}
+      >
+        {noPool && <p className="text-xs text-slate-600">Open an indicator pool first, or tick zero-shot mode.</p>}
+        {preparing && (
+          <p className="text-xs text-slate-700" data-testid="rectify-preparing">
+            Embedding the pool’s trigger conditions{job.poolProgress ? ` (${job.poolProgress.done} / ${job.poolProgress.total})` : ''}…
           </p>
-        </div>
-      )}
-      {mine && job.status === 'failed' && (
-        <ErrorBanner title={job.result?.failure ? `Rectifier call failed on ${job.result.failure.agent} step ${job.result.failure.stepNumber ?? '?'}` : 'The rectifier stopped'}>
-          <p data-testid="rectify-failure">{job.error}</p>
-          <p className="mt-1">Messages finished before it are kept in the run; fix the cause and press Resume.</p>
-        </ErrorBanner>
-      )}
-      {mine && job.status === 'cancelled' && <p role="status" className="text-xs text-slate-700">Cancelled: finished messages are kept; Resume continues.</p>}
+        )}
+      </EngineControlBar>
     </div>
   );
 }

@@ -1,29 +1,15 @@
-// Deriving a run's stages from the stage view: offline (segmentation heuristic) or through the endpoint (Planner →
-// Evaluator → Updater), one job at a time, in the stages worker. Stages are written into the run as they arrive and
-// every endpoint call into the library's call records, so IndexedDB keeps them whatever happens next; the derived
-// stages export with the native session.
-import { create } from 'zustand';
-import type { LlmCallRecord, Run, Stage } from '../../model/types.ts';
-import type { StagePassFailure, StagePassProgress } from '../../engine/stages/index.ts';
-import { useLibrary } from '../../store/library.ts';
-import { keepLlmCall, keepRunChange } from '../../store/engine-results.ts';
-import { toLlmSettings, useEngineSettings } from '../../store/engine-settings.ts';
+// Deriving a run's stages (SPEC §5.4) through the shared job store: offline (segmentation heuristic) or through the
+// endpoint (Planner → Evaluator → Updater), in the stages worker. Stages are kept in the run as they arrive; the
+// derived stages export with the native session.
+import type { Run, Stage } from '../../model/types.ts';
+import type { StagePassFailure, StagePassProgress, StagePassResult } from '../../engine/stages/index.ts';
+import { keepRunChange } from '../../store/engine-results.ts';
+import type { EngineMode } from '../../store/engine-settings.ts';
+import { createJobStore, type StartOptions } from '../../store/job-store.ts';
 import { deriveStagesInWorker } from '../../workers/stages-client.ts';
 
-export type StagesJobStatus = 'idle' | 'running' | 'cancelling' | 'cancelled' | 'failed' | 'complete';
-
-export interface StagesJobState {
-  status: StagesJobStatus;
-  runId?: string;
-  mode?: 'offline' | 'endpoint';
-  progress?: StagePassProgress;
-  /** Endpoint tokens spent on this run's stages so far (earlier, interrupted passes included). */
-  spent: number;
-  failure?: StagePassFailure;
-  /** The worker itself failed, or the run cannot be derived. */
-  error?: string;
-  start(runId: string, mode: 'offline' | 'endpoint', options?: { fresh?: boolean }): Promise<void>;
-  cancel(): void;
+export interface StagesOptions extends StartOptions {
+  mode: EngineMode;
 }
 
 /** Stages recorded by the system that ran (not derived here): deriving would overwrite them, so it is refused. */
@@ -43,69 +29,28 @@ export function withStage(run: Run, stage: Stage): Run {
 
 const tokensOf = (stages: readonly Stage[]) => stages.reduce((sum, s) => sum + (s.tokens?.total ?? 0), 0);
 
-let controller: AbortController | undefined;
-
-export const useStagesJob = create<StagesJobState>((set, get) => ({
-  status: 'idle',
-  spent: 0,
-  async start(runId, mode, { fresh = false } = {}) {
-    if (controller) return;
-    const library = useLibrary.getState();
-    const run = library.runs[runId];
-    if (!run) {
-      set({ status: 'failed', runId, mode, error: `run “${runId}” is not in the library`, failure: undefined });
-      return;
-    }
-    if (hasRecordedStages(run)) {
-      set({ status: 'failed', runId, mode, error: 'this run carries recorded stages; deriving would replace them', failure: undefined });
-      return;
-    }
-    const settings = useEngineSettings.getState();
+export const useStagesJob = createJobStore<StagesOptions, StagePassProgress, Stage, StagePassResult, StagePassFailure, object>({
+  name: 'stages',
+  extra: {},
+  mode: (options) => (options.mode === 'endpoint' ? 'endpoint' : 'offline'),
+  launch(run, { fresh }, { mode, llm, updateRun, getRun }) {
+    if (hasRecordedStages(run)) return 'this run carries recorded stages; deriving would replace them';
     const previous = mode === 'endpoint' && !fresh ? llmStages(run) : [];
-    if (mode === 'endpoint') library.updateRun({ ...run, stages: previous });
-    controller = new AbortController();
-    // Callbacks come over their own message channel and may arrive after the result: once the result is in, it is
-    // the authority on progress and tokens (late stages and call records are still stored).
-    let settled = false;
-    set({ status: 'running', runId, mode, progress: undefined, spent: tokensOf(previous), failure: undefined, error: undefined });
-    try {
-      const result = await deriveStagesInWorker(
-        { run, llm: mode === 'endpoint' ? toLlmSettings(settings.endpoint, settings.apiKey) : undefined, previous },
-        {
-          onProgress: (progress) => {
-            if (!settled) set({ progress });
-          },
-          onStage: (stage, resumed) => {
-            if (!resumed) keepRunChange(runId, (run) => withStage(run, stage));
-          },
-          onCall: (record: LlmCallRecord) => {
-            keepLlmCall(record);
-            if (record.usage && !settled) set({ spent: get().spent + record.usage.total });
-          },
-        },
-        controller.signal,
-      );
-      settled = true;
-      if (mode === 'offline') {
-        const current = useLibrary.getState().runs[runId];
-        if (current) useLibrary.getState().updateRun({ ...current, stages: result.stages });
-      }
-      set({
-        status: result.status,
-        failure: result.failure,
-        spent: tokensOf(previous) + result.tokens.total,
-        progress: { done: result.stages.length, total: result.total, calls: result.calls, tokens: result.tokens.total },
-      });
-    } catch (e) {
-      settled = true;
-      set({ status: 'failed', error: e instanceof Error ? e.message : String(e) });
-    } finally {
-      controller = undefined;
-    }
+    if (mode === 'endpoint') updateRun({ ...run, stages: previous });
+    return {
+      spent: tokensOf(previous),
+      start: (events, signal) => deriveStagesInWorker({ run, llm, previous }, events, signal),
+      finish: (result) => {
+        if (mode === 'offline') {
+          const current = getRun(run.id);
+          if (current) updateRun({ ...current, stages: result.stages });
+        }
+        return {
+          spent: tokensOf(previous) + result.tokens.total,
+          progress: { done: result.stages.length, total: result.total, calls: result.calls, tokens: result.tokens.total },
+        };
+      },
+    };
   },
-  cancel() {
-    if (!controller) return;
-    set({ status: 'cancelling' });
-    controller.abort();
-  },
-}));
+  keep: (runId, stage) => keepRunChange(runId, (run) => withStage(run, stage)),
+});

@@ -7,38 +7,26 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { Run } from '../../model/types.ts';
 import { stageIndexAt } from '../../engine/stages/index.ts';
 import { effectiveMode, useEngineSettings } from '../../store/engine-settings.ts';
-import { useLibrary } from '../../store/library.ts';
+import { isActive } from '../../store/job-store.ts';
 import { usePlayhead } from '../../store/playhead.ts';
 import { useUrl } from '../../store/url.ts';
 import { Badge } from '../../ui/badge.tsx';
-import { Button } from '../../ui/button.tsx';
-import { ErrorBanner } from '../../ui/error-banner.tsx';
+import { EngineControlBar, type ControlAction } from '../../ui/engine-control-bar.tsx';
+import { RunPicker, usePickedRun } from '../../ui/run-picker.tsx';
 import { agentColors } from '../run-view/agent-colors.ts';
 import { HelpOverlay } from '../run-view/help-overlay.tsx';
 import { applyAction, usePlayTimer, useRunKeyboard, useStepInUrl } from '../run-view/playback.ts';
 import { runViewOf, type RunView } from '../run-view/run-view-model.ts';
 import { SelectionHeatmap } from './selection-heatmap.tsx';
 import { stageViewOf, type StageViewModel } from './stage-view-model.ts';
-import { hasRecordedStages, llmStages, useStagesJob } from './stages-job.ts';
+import { hasRecordedStages, llmStages, useStagesJob, type StagesOptions } from './stages-job.ts';
 import { SubtaskBoard } from './subtask-board.tsx';
 import { WorkflowGraph } from './workflow-graph.tsx';
 
 const plural = (n: number, word: string) => `${n.toLocaleString('en')} ${word}${n === 1 ? '' : 's'}`;
 
 export function StagesPage() {
-  const runs = useLibrary((s) => s.runs);
-  const hydrated = useLibrary((s) => s.hydrated);
-  const urlRun = useUrl((s) => s.params.run);
-  const setParams = useUrl((s) => s.setParams);
-  const lastViewed = usePlayhead((s) => s.runId);
-  const runList = useMemo(() => Object.values(runs), [runs]);
-  const runId = urlRun ?? (lastViewed !== undefined && runs[lastViewed] ? lastViewed : runList[0]?.id);
-  const run = runId !== undefined ? runs[runId] : undefined;
-
-  // Name the run in the URL, so the address reproduces what is shown.
-  useEffect(() => {
-    if (urlRun === undefined && runId !== undefined && runs[runId]) setParams({ run: runId });
-  }, [urlRun, runId, runs, setParams]);
+  const { candidates: runList, hydrated, runId, run } = usePickedRun();
 
   if (!hydrated && !run) {
     return (
@@ -51,23 +39,14 @@ export function StagesPage() {
   return (
     <div data-testid="stages-view" className="flex h-full min-h-0 flex-col bg-slate-100">
       <div className="flex flex-wrap items-center gap-3 border-b border-slate-200 bg-white px-4 py-2">
-        <label className="flex min-w-0 items-center gap-2 text-xs text-slate-700">
-          Run
-          <select
-            className="max-w-[32rem] min-w-0 rounded border border-slate-300 px-2 py-1 text-sm"
-            value={runId ?? ''}
-            onChange={(e) => setParams({ run: e.target.value, step: undefined })}
-            aria-label="Run"
-          >
-            {run === undefined && <option value={runId}>not in the library: {runId}</option>}
-            {runList.map((r) => (
-              <option key={r.id} value={r.id}>
-                {r.title} ({r.steps.length} steps{r.simulated ? ', simulated' : ''}
-                {r.stages?.length ? `, ${r.stages.length} stages` : ''})
-              </option>
-            ))}
-          </select>
-        </label>
+        <RunPicker
+          className="max-w-[32rem]"
+          runs={runList}
+          runId={runId}
+          missing={run === undefined}
+          drop={['step']}
+          describe={(r) => `${r.steps.length} steps${r.stages?.length ? `, ${r.stages.length} stages` : ''}`}
+        />
         {run?.simulated && <Badge tone="simulated">simulated</Badge>}
       </div>
       {run ? (
@@ -237,100 +216,93 @@ function DerivePanel({ run, model }: { run: Run; model: StageViewModel }) {
   const navigate = useUrl((s) => s.navigate);
   const endpointReady = effectiveMode(endpoint) === 'endpoint';
   const mine = job.runId === run.id;
-  const active = job.status === 'running' || job.status === 'cancelling';
-  const busyElsewhere = active && !mine;
   const recorded = hasRecordedStages(run);
   const partial = llmStages(run);
-  const unfinished = partial.length > 0 && !partial.some((s) => s.closing) && !(mine && active);
+  const unfinished = partial.length > 0 && !partial.some((s) => s.closing) && !(mine && isActive(job));
   const finished = partial.some((s) => s.closing);
-  const progress = mine ? job.progress : undefined;
-  const pct = progress && progress.total > 0 ? Math.round((100 * progress.done) / progress.total) : 0;
-  const disabled = busyElsewhere || (mine && active) || recorded;
+  const progress = job.progress;
+  const derive = (options: StagesOptions) => void (mine && job.status === 'interrupted' && !options.fresh && options.mode === 'endpoint' ? job.resume() : job.start(run.id, options));
+
+  const actions: ControlAction[] = [
+    {
+      label: 'Derive offline (heuristic)',
+      variant: 'secondary',
+      title: 'Segment at manager steps with fixed rules; no model, no tokens',
+      onClick: () => {
+        // The LLM pass cost tokens: replacing its stages is asked first.
+        if (partial.length > 0 && !window.confirm(`Replace the ${plural(partial.length, 'stage')} derived by the LLM pass with offline ones?`)) return;
+        derive({ mode: 'offline' });
+      },
+    },
+  ];
+  actions.push({
+      label: unfinished ? `Resume LLM pass (${plural(partial.length, 'stage')} kept)` : finished ? 'Derive again with endpoint' : 'Derive with endpoint',
+      variant: 'primary',
+    disabled: !endpointReady,
+    title: endpointReady ? `Planner → Evaluator → Updater with “${endpoint.models.supervisor}” at ${endpoint.baseUrl}` : 'Set an endpoint in Engines first',
+    onClick: () => derive({ mode: 'endpoint', fresh: finished }),
+  });
+  if (unfinished) actions.push({ label: 'Start over', variant: 'secondary', disabled: !endpointReady, onClick: () => derive({ mode: 'endpoint', fresh: true }) });
 
   return (
     <section data-testid="derive-panel" className="space-y-2 rounded border border-slate-200 bg-white p-3 text-sm">
-      <div className="flex flex-wrap items-center gap-2">
-        <span className="text-xs text-slate-700" data-testid="stage-source" data-source={model.source}>
-          Stages: {model.source === 'offline' ? <Badge tone="warning">heuristic</Badge> : model.source === 'llm' ? <Badge tone="info">LLM pass</Badge> : null} {SOURCE_TEXT[model.source]}
-          {model.placed.stages.length > 0 && ` · ${plural(model.placed.stages.length, 'stage')}`}
-        </span>
-        <span className="flex-1" />
-        {mine && active ? (
-          <Button variant="danger" size="sm" onClick={job.cancel} disabled={job.status !== 'running'}>
-            {job.status === 'cancelling' ? 'Cancelling…' : 'Cancel'}
-          </Button>
-        ) : (
+      <EngineControlBar
+        testPrefix="stages"
+        size="sm"
+        job={job}
+        mine={mine}
+        blocked={recorded}
+        leading={
           <>
-            <Button
-              variant="secondary"
-              size="sm"
-              disabled={disabled}
-              onClick={() => {
-                // The LLM pass cost tokens: replacing its stages is asked first.
-                if (partial.length > 0 && !window.confirm(`Replace the ${plural(partial.length, 'stage')} derived by the LLM pass with offline ones?`)) return;
-                void job.start(run.id, 'offline');
-              }}
-              title="Segment at manager steps with fixed rules; no model, no tokens"
-            >
-              Derive offline (heuristic)
-            </Button>
-            <Button
-              variant="primary"
-              size="sm"
-              disabled={disabled || !endpointReady}
-              onClick={() => void job.start(run.id, 'endpoint', { fresh: finished })}
-              title={endpointReady ? `Planner → Evaluator → Updater with “${endpoint.models.supervisor}” at ${endpoint.baseUrl}` : 'Set an endpoint in Engines first'}
-            >
-              {unfinished ? `Resume LLM pass (${plural(partial.length, 'stage')} kept)` : finished ? 'Derive again with endpoint' : 'Derive with endpoint'}
-            </Button>
-            {unfinished && (
-              <Button variant="secondary" size="sm" disabled={disabled || !endpointReady} onClick={() => void job.start(run.id, 'endpoint', { fresh: true })}>
-                Start over
-              </Button>
-            )}
+            <span className="text-xs text-slate-700" data-testid="stage-source" data-source={model.source}>
+              Stages: {model.source === 'offline' ? <Badge tone="warning">heuristic</Badge> : model.source === 'llm' ? <Badge tone="info">LLM pass</Badge> : null} {SOURCE_TEXT[model.source]}
+              {model.placed.stages.length > 0 && ` · ${plural(model.placed.stages.length, 'stage')}`}
+            </span>
+            <span className="flex-1" />
           </>
-        )}
-      </div>
-      {recorded && <p className="text-xs text-slate-600">This run carries recorded stages; deriving is off so they are not replaced.</p>}
-      {!recorded && !endpointReady && (
-        <p className="text-xs text-slate-600">
-          The LLM pass needs an endpoint and a supervisor model (the stage pass uses that role's model):{' '}
-          <button type="button" className="text-indigo-700 underline" onClick={() => navigate('engines', { run: run.id })}>
-            set one in Engines
-          </button>
-          .
-        </p>
-      )}
-      {model.note && <p className="text-xs text-slate-600" data-testid="stage-note">{model.note}</p>}
-      {progress && (
-        <div data-testid="stages-progress" data-status={job.status} data-done={progress.done} data-total={progress.total}>
-          <div className="h-2 overflow-hidden rounded bg-slate-200" role="progressbar" aria-label="Stages derived" aria-valuemin={0} aria-valuemax={progress.total} aria-valuenow={progress.done}>
-            <div className={`h-full ${job.status === 'failed' ? 'bg-red-500' : 'bg-indigo-500'}`} style={{ width: `${pct}%` }} />
-          </div>
-          <p className="mt-1 text-xs text-slate-700">
-            <span className="font-medium">{job.status}</span> · {progress.done} / {progress.total} stages (closing state included)
-            {job.mode === 'endpoint' ? (
+        }
+        actions={actions}
+        busyElsewhere="Stages are being derived for another run."
+        progress={
+          progress && {
+            label: 'Stages derived',
+            done: progress.done,
+            total: progress.total,
+            text: (
               <>
-                {' '}
-                · {plural(progress.calls, 'call')} in this pass · <span data-testid="stages-tokens">{job.spent.toLocaleString('en')}</span> LLM tokens spent on this run's stages
+                {progress.done} / {progress.total} stages (closing state included)
+                {job.mode === 'endpoint' ? (
+                  <>
+                    {' '}
+                    · {plural(progress.calls, 'call')} in this pass · <span data-testid="stages-tokens">{job.spent.toLocaleString('en')}</span> LLM tokens spent on this run's stages
+                  </>
+                ) : (
+                  ' · offline, no tokens spent'
+                )}
               </>
-            ) : (
-              ' · offline, no tokens spent'
-            )}
+            ),
+          }
+        }
+        failure={{
+          title: job.failure ? `The ${job.failure.role} call failed on ${job.failure.stage + 1 >= (progress?.total ?? Infinity) ? 'the closing state' : `stage ${job.failure.stage + 1}`}` : 'Deriving the stages stopped',
+          message: job.failure?.message ?? job.error,
+          note: job.failure && 'The stages derived before it are kept in the run; fix the cause (endpoint, key, budget) and press Resume.',
+        }}
+        stopped={`Cancelled: ${plural(partial.length, 'stage')} kept in the run; Resume continues from there.`}
+        interrupted={`The page was closed or reloaded while the stages of this run were being derived; ${plural(partial.length, 'stage')} kept. Resume continues from there.`}
+      >
+        {recorded && <p className="text-xs text-slate-600">This run carries recorded stages; deriving is off so they are not replaced.</p>}
+        {!recorded && !endpointReady && (
+          <p className="text-xs text-slate-600">
+            The LLM pass needs an endpoint and a supervisor model (the stage pass uses that role's model):{' '}
+            <button type="button" className="text-indigo-700 underline" onClick={() => navigate('engines', { run: run.id })}>
+              set one in Engines
+            </button>
+            .
           </p>
-        </div>
-      )}
-      {mine && job.status === 'failed' && (
-        <ErrorBanner title={job.failure ? `The ${job.failure.role} call failed on ${job.failure.stage + 1 >= (progress?.total ?? Infinity) ? 'the closing state' : `stage ${job.failure.stage + 1}`}` : 'Deriving the stages stopped'}>
-          <p data-testid="stages-failure">{job.failure?.message ?? job.error}</p>
-          {job.failure && <p className="mt-1">The stages derived before it are kept in the run; fix the cause (endpoint, key, budget) and press Resume.</p>}
-        </ErrorBanner>
-      )}
-      {mine && job.status === 'cancelled' && (
-        <p role="status" className="text-xs text-slate-700">
-          Cancelled: {plural(partial.length, 'stage')} kept in the run; Resume continues from there.
-        </p>
-      )}
+        )}
+        {model.note && <p className="text-xs text-slate-600" data-testid="stage-note">{model.note}</p>}
+      </EngineControlBar>
     </section>
   );
 }

@@ -17,22 +17,25 @@ import {
 } from '../../engine/clarifier/index.ts';
 import type { Run } from '../../model/types.ts';
 import { effectiveMode, useEngineSettings } from '../../store/engine-settings.ts';
+import { isActive } from '../../store/job-store.ts';
 import { useLibrary } from '../../store/library.ts';
-import { usePlayhead } from '../../store/playhead.ts';
 import { useUrl } from '../../store/url.ts';
 import { Badge, SimulatedBadge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
 import { ErrorBanner } from '../../ui/error-banner.tsx';
+import { EngineControlBar } from '../../ui/engine-control-bar.tsx';
+import { RunPicker, usePickedRun } from '../../ui/run-picker.tsx';
 import { LlmExchange } from '../engines/intervention-card.tsx';
 import { clarifierInterventions, reusableResults, useClarifierJob } from './clarifier-job.ts';
 import { edgeRows, isGalleryLabel, withGalleryMark, type EdgeRow } from './taxonomy-model.ts';
 import { Panel, TextBlock, TypeBadge } from './type-ui.tsx';
 
-/** History window H from the URL (`h`), 0–10, default 3 (the paper's default). */
+/** History window H: a link's `h` (0–10), else the clarifier's setting (by default 3, the paper's). */
 function useWindow(): number {
   const h = useUrl((s) => s.params.h);
+  const setting = useEngineSettings((s) => s.clarifier.window);
   const n = h === undefined ? NaN : Number(h);
-  return Number.isInteger(n) && n >= 0 && n <= 10 ? n : DEFAULT_WINDOW;
+  return Number.isInteger(n) && n >= 0 && n <= 10 ? n : setting;
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -42,19 +45,10 @@ const oneLine = (text: string, n = 110) => {
   return t.length > n ? `${t.slice(0, n)}…` : t || '(empty message)';
 };
 
-export function EdgesPanel() {
-  const runs = useLibrary((s) => s.runs);
-  const hydrated = useLibrary((s) => s.hydrated);
-  const params = useUrl((s) => s.params);
-  const setParams = useUrl((s) => s.setParams);
-  const runList = useMemo(() => Object.values(runs).filter((r) => r.handoffs.length > 0), [runs]);
-  const lastViewed = usePlayhead((s) => s.runId);
-  const runId = params.run ?? (lastViewed !== undefined && runs[lastViewed]?.handoffs.length ? lastViewed : runList[0]?.id);
-  const run = runId !== undefined ? runs[runId] : undefined;
+const hasHandoffs = (run: Run) => run.handoffs.length > 0;
 
-  useEffect(() => {
-    if (params.run === undefined && runId !== undefined) setParams({ run: runId });
-  }, [params.run, runId, setParams]);
+export function EdgesPanel() {
+  const { candidates: runList, hydrated, runId, run } = usePickedRun(hasHandoffs);
 
   if (!hydrated) return <p className="p-4 text-sm text-slate-600">Loading the library…</p>;
   if (runList.length === 0) {
@@ -67,21 +61,7 @@ export function EdgesPanel() {
   return (
     <div className="space-y-3" data-testid="edges-panel">
       <div className="flex flex-wrap items-end gap-3">
-        <label className="block min-w-0 flex-1 text-xs font-medium text-slate-700">
-          Run
-          <select
-            className="mt-0.5 block w-full rounded border border-slate-300 px-2 py-1 text-sm"
-            value={runId ?? ''}
-            onChange={(e) => setParams({ run: e.target.value, edge: undefined })}
-          >
-            {run === undefined && <option value={runId}>not in the library: {runId}</option>}
-            {runList.map((r) => (
-              <option key={r.id} value={r.id}>
-                {r.title} ({r.handoffs.length} handoffs{r.simulated ? ', simulated' : ''})
-              </option>
-            ))}
-          </select>
-        </label>
+        <RunPicker className="flex-1" runs={runList} runId={runId} missing={run === undefined} drop={['edge']} describe={(r) => `${r.handoffs.length} handoffs`} />
         {run?.simulated && <SimulatedBadge />}
       </div>
       {run ? <RunEdges run={run} /> : <ErrorBanner title="Run not found">Run “{runId}” is not in the library.</ErrorBanner>}
@@ -326,10 +306,10 @@ function DatasetLabelLine({ label: d }: { label: ReturnType<typeof datasetLabels
 function ClarifyEdgeButton({ run, edgeId, again }: { run: Run; edgeId: string; again: boolean }) {
   const job = useClarifierJob();
   const historyWindow = useWindow();
-  const active = job.status === 'running' || job.status === 'cancelling';
+  const active = isActive(job);
   const busyHere = active && job.edgeId === edgeId;
   return (
-    <Button size="sm" disabled={active} onClick={() => void job.startEdge(run.id, edgeId, historyWindow)}>
+    <Button size="sm" disabled={active} onClick={() => void job.start(run.id, { edge: edgeId, window: historyWindow })}>
       {busyHere ? 'Clarifying…' : again ? 'Clarify this edge again' : 'Clarify this edge'}
     </Button>
   );
@@ -399,14 +379,14 @@ function ClarifierControls({ run }: { run: Run }) {
   const historyWindow = useWindow();
   const setParams = useUrl((s) => s.setParams);
   const endpoint = useEngineSettings((s) => s.endpoint);
+  const setClarifier = useEngineSettings((s) => s.setClarifier);
   const navigate = useUrl((s) => s.navigate);
   const mode = effectiveMode(endpoint);
   const previous = useMemo(() => clarifierInterventions(run), [run]);
   const summary = useMemo(() => (previous.length > 0 ? summarize(run, previous) : undefined), [run, previous]);
   const mine = job.runId === run.id;
-  const active = job.status === 'running' || job.status === 'cancelling';
-  const progress = mine ? job.progress : undefined;
-  const pct = progress && progress.total > 0 ? Math.round((100 * progress.done) / progress.total) : 0;
+  const active = isActive(job);
+  const progress = job.progress;
   const reusable = reusableResults(run, mode);
   const redo = previous.length - reusable.length;
   const unfinished = reusable.length > 0 && reusable.length < run.handoffs.length;
@@ -428,67 +408,58 @@ function ClarifierControls({ run }: { run: Run }) {
           </>
         )}
       </p>
-      <div className="mt-2 flex flex-wrap items-center gap-2">
-        <label className="text-xs font-medium text-slate-700">
-          History window H{' '}
-          <select
-            className="rounded border border-slate-300 px-1 py-0.5 text-xs"
-            value={historyWindow}
-            disabled={active}
-            onChange={(e) => setParams({ h: Number(e.target.value) === DEFAULT_WINDOW ? undefined : e.target.value })}
-            title="How many earlier handoffs of the sender or receiver the clarifier sees (the paper's default is 3)"
-          >
-            {[0, 1, 2, 3, 4, 5].map((n) => (
-              <option key={n} value={n}>
-                {n}
-                {n === DEFAULT_WINDOW ? ' (default)' : ''}
-              </option>
-            ))}
-          </select>
-        </label>
-        {active && mine ? (
-          <Button variant="danger" onClick={job.cancel} disabled={job.status !== 'running'}>
-            {job.status === 'cancelling' ? 'Cancelling…' : 'Cancel'}
-          </Button>
-        ) : (
-          <>
-            <Button variant="primary" disabled={active} onClick={() => void job.start(run.id, { window: historyWindow })}>
-              {unfinished
-                ? `Resume (${reusable.length} of ${run.handoffs.length} edges done)`
-                : reusable.length > 0
-                  ? 'Run again (reuses results)'
-                  : 'Run clarifier on all edges'}
-            </Button>
-            {previous.length > 0 && (
-              <Button disabled={active} onClick={() => void job.start(run.id, { fresh: true, window: historyWindow })} title="Remove this run's clarifier results and start from the first edge">
-                Start over
-              </Button>
-            )}
-          </>
-        )}
+      <div className="mt-2">
+        <EngineControlBar
+          testPrefix="clarifier"
+          job={job}
+          mine={mine}
+          leading={
+            <label className="text-xs font-medium text-slate-700">
+              History window H{' '}
+              <select
+                className="rounded border border-slate-300 px-1 py-0.5 text-xs"
+                value={historyWindow}
+                disabled={active}
+                onChange={(e) => {
+                  setClarifier({ window: Number(e.target.value) });
+                  setParams({ h: Number(e.target.value) === DEFAULT_WINDOW ? undefined : e.target.value });
+                }}
+                title="How many earlier handoffs of the sender or receiver the clarifier sees (the paper's default is 3)"
+              >
+                {[0, 1, 2, 3, 4, 5].map((n) => (
+                  <option key={n} value={n}>
+                    {n}
+                    {n === DEFAULT_WINDOW ? ' (default)' : ''}
+                  </option>
+                ))}
+              </select>
+            </label>
+          }
+          actions={[
+            {
+              label: unfinished ? `Resume (${reusable.length} of ${run.handoffs.length} edges done)` : reusable.length > 0 ? 'Run again (reuses results)' : 'Run clarifier on all edges',
+              onClick: () => void (mine && job.status === 'interrupted' ? job.resume() : job.start(run.id, { window: historyWindow })),
+            },
+            ...(previous.length > 0
+              ? [{ label: 'Start over', title: "Remove this run's clarifier results and start from the first edge", onClick: () => void job.start(run.id, { fresh: true, window: historyWindow }) }]
+              : []),
+          ]}
+          busyElsewhere="The clarifier is busy with another run."
+          progress={progress && { label: 'Edges checked', done: progress.done, total: progress.total, text: `${progress.done} / ${progress.total} edges checked · ${progress.asked} asked` }}
+          failure={{
+            title: job.failure ? `Clarifier call failed on edge ${job.failure.sender} → ${job.failure.receiver}` : 'The clarifier stopped',
+            message: job.failure?.message ?? job.error,
+            note: 'Edges finished before it are kept; fix the cause and press Resume.',
+          }}
+          interrupted={`The page was closed or reloaded while the clarifier was working on this run; ${plural(reusable.length, 'edge')} kept. Resume continues from there.`}
+        >
+          {redo > 0 && !active && (
+            <p className="text-xs text-slate-600" data-testid="clarifier-redo">
+              {plural(redo, 'edge')} checked offline by the flagger will be asked again through the endpoint.
+            </p>
+          )}
+        </EngineControlBar>
       </div>
-      {active && !mine && <p className="mt-1 text-xs text-slate-600">The clarifier is busy with another run.</p>}
-      {redo > 0 && !active && (
-        <p className="mt-1 text-xs text-slate-600" data-testid="clarifier-redo">
-          {plural(redo, 'edge')} checked offline by the flagger will be asked again through the endpoint.
-        </p>
-      )}
-      {progress && (
-        <div className="mt-2" data-testid="clarifier-progress" data-status={job.status} data-done={progress.done} data-total={progress.total}>
-          <div className="h-2 overflow-hidden rounded bg-slate-200" role="progressbar" aria-label="Edges checked" aria-valuemin={0} aria-valuemax={progress.total} aria-valuenow={progress.done}>
-            <div className={`h-full ${job.status === 'failed' ? 'bg-red-500' : 'bg-indigo-500'}`} style={{ width: `${pct}%` }} />
-          </div>
-          <p className="mt-1 text-xs text-slate-700">
-            <span className="font-medium">{job.status}</span> · {progress.done} / {progress.total} edges checked · {progress.asked} asked
-          </p>
-        </div>
-      )}
-      {mine && job.status === 'failed' && (
-        <ErrorBanner title={job.failure ? `Clarifier call failed on edge ${job.failure.sender} → ${job.failure.receiver}` : 'The clarifier stopped'}>
-          <p data-testid="clarifier-failure">{job.failure?.message ?? job.error}</p>
-          <p className="mt-1">Edges finished before it are kept; fix the cause and press Resume.</p>
-        </ErrorBanner>
-      )}
       {summary && (
         <dl className="mt-3 grid grid-cols-2 gap-2 text-xs sm:grid-cols-5" data-testid="clarifier-summary">
           <Stat label="Edges checked" value={`${summary.checked} / ${summary.edges}`} />

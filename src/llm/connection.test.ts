@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withDefaults } from '../../llm/index.ts';
-import { startTestServer, type TestServer } from '../../../test-server/server.ts';
+import { withDefaults } from './index.ts';
+import { startTestServer, type TestServer } from '../../test-server/server.ts';
 import { testConnection } from './connection.ts';
 
 let server: TestServer;

@@ -1,6 +1,8 @@
-// "Test connection": ask the endpoint for its models (`GET {base}/models`); a server without that route is tried with
-// a one-word chat call instead. The key goes only to the origin it was entered for, as everywhere else.
-import { authorizationFor, LlmClient, normalizeBaseUrl, type LlmSettings } from '../../llm/index.ts';
+// The endpoint check behind "Test connection" (SPEC §6): ask the endpoint for its models (`GET {base}/models`); a
+// server without that route is tried with a one-word chat call instead. The key goes only to the origin it was entered
+// for, as everywhere else.
+import { LlmClient } from './client.ts';
+import { authorizationFor, normalizeBaseUrl, type LlmSettings } from './settings.ts';
 
 export type ConnectionResult =
   | { ok: true; via: 'models' | 'chat'; models: string[]; detail: string; latencyMs: number }

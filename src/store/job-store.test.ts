@@ -1,0 +1,198 @@
+import { describe, expect, it } from 'vitest';
+import type { Intervention, LlmCallRecord, Run } from '../model/types.ts';
+import { DEFAULT_PREFERENCES, type EngineSettingsState } from './engine-settings.ts';
+import { createJobStore, readRunningMarker, runningMarkerKey, withoutEngine, type JobEvents, type JobStoreDeps, type PassOutcome, type StartOptions } from './job-store.ts';
+
+class MemoryStorage {
+  readonly map = new Map<string, string>();
+  getItem(k: string) {
+    return this.map.get(k) ?? null;
+  }
+  setItem(k: string, v: string) {
+    this.map.set(k, v);
+  }
+  removeItem(k: string) {
+    this.map.delete(k);
+  }
+}
+
+const iv = (id: string, engine: Intervention['engine'], total?: number): Intervention => ({
+  id,
+  engine,
+  stepId: id,
+  action: 'approve',
+  reason: 'r',
+  heuristic: total === undefined,
+  ...(total !== undefined ? { tokens: { input: total, output: 0, total } } : {}),
+});
+
+const makeRun = (interventions: Intervention[] = []) => ({ id: 'run', steps: [], interventions }) as unknown as Run;
+
+/** A pass the test drives by hand: it reports what it is told and ends when `finish` is called or it is stopped. */
+function manualPass() {
+  let events: JobEvents<number, Intervention> | undefined;
+  let end: ((r: PassOutcome) => void) | undefined;
+  const starts: { previous: number; options: unknown }[] = [];
+  return {
+    starts,
+    events: () => events!,
+    finish: (r: PassOutcome) => end!(r),
+    start(e: JobEvents<number, Intervention>, signal: AbortSignal) {
+      events = e;
+      return new Promise<PassOutcome>((resolve) => {
+        end = resolve;
+        signal.addEventListener('abort', () => resolve({ status: 'cancelled' }));
+      });
+    },
+  };
+}
+
+function setup(name = 'supervisor', storage = new MemoryStorage()) {
+  let run = makeRun([iv('h', 'human'), iv('old', 'supervisor', 4)]);
+  const kept: Intervention[] = [];
+  const calls: LlmCallRecord[] = [];
+  const deps: JobStoreDeps = {
+    storage,
+    settings: () => ({ ...DEFAULT_PREFERENCES, apiKey: undefined, keyNotice: undefined }) as unknown as EngineSettingsState,
+    getRun: (id) => (id === run.id ? run : undefined),
+    updateRun: (r) => void (run = r),
+    keepCall: (r) => void calls.push(r),
+    now: () => 1234,
+  };
+  const pass = manualPass();
+  const store = createJobStore<StartOptions & { window?: number; mode?: 'offline' | 'endpoint' }, number, Intervention, PassOutcome, { message: string }, { note?: string }>(
+    {
+      name,
+      extra: { note: undefined },
+      mode: (o) => o.mode ?? 'offline',
+      launch(r, options, { updateRun }) {
+        if (options.window === -1) return 'no such window';
+        if (options.fresh) updateRun((r = withoutEngine(r, 'supervisor')));
+        const previous = r.interventions.filter((i) => i.engine === 'supervisor');
+        pass.starts.push({ previous: previous.length, options });
+        return { spent: previous.reduce((s, i) => s + (i.tokens?.total ?? 0), 0), progress: 0, extra: { note: 'launched' }, start: (e, s) => pass.start(e, s) };
+      },
+      keep: (_runId, item) => void kept.push(item),
+    },
+    deps,
+  );
+  return { store, pass, kept, calls, storage, getRun: () => run, deps };
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+describe('the job store', () => {
+  it('runs a pass: running → complete, keeping new results (not resumed ones), calls and tokens spent', async () => {
+    const { store, pass, kept, calls } = setup();
+    expect(store.getState().status).toBe('idle');
+    const done = store.getState().start('run');
+    expect(store.getState()).toMatchObject({ status: 'running', runId: 'run', mode: 'offline', spent: 4, progress: 0, note: 'launched' });
+    pass.events().onItem(iv('old', 'supervisor', 4), true);
+    pass.events().onItem(iv('new', 'supervisor', 6), false);
+    pass.events().onCall({ id: 'c1', usage: { input: 5, output: 1, total: 6 } } as LlmCallRecord);
+    pass.events().onProgress(3);
+    expect(kept.map((i) => i.id)).toEqual(['new']);
+    expect(calls.map((c) => c.id)).toEqual(['c1']);
+    expect(store.getState()).toMatchObject({ spent: 10, progress: 3 });
+    pass.finish({ status: 'complete' });
+    await done;
+    expect(store.getState().status).toBe('complete');
+    // Events that arrive after the result change neither progress nor tokens.
+    pass.events().onProgress(1);
+    expect(store.getState().progress).toBe(3);
+  });
+
+  it('pause → paused and cancel → cancelled; a second start while one runs is ignored', async () => {
+    const { store, pass } = setup();
+    let done = store.getState().start('run');
+    void store.getState().start('run');
+    expect(pass.starts).toHaveLength(1);
+    store.getState().pause();
+    expect(store.getState()).toMatchObject({ status: 'running', stopping: 'pause' });
+    await done;
+    expect(store.getState()).toMatchObject({ status: 'paused', stopping: undefined });
+    done = store.getState().start('run');
+    store.getState().cancel();
+    await done;
+    expect(store.getState().status).toBe('cancelled');
+  });
+
+  it('fails with a reason for a missing run, a refused launch, a failed pass or a worker that died', async () => {
+    const { store, pass } = setup();
+    await store.getState().start('gone');
+    expect(store.getState()).toMatchObject({ status: 'failed', error: 'run “gone” is not in the library' });
+    await store.getState().start('run', { window: -1 });
+    expect(store.getState()).toMatchObject({ status: 'failed', error: 'no such window' });
+    let done = store.getState().start('run');
+    expect(store.getState().error).toBeUndefined();
+    pass.finish({ status: 'failed', failure: { message: 'HTTP 500' } });
+    await done;
+    expect(store.getState()).toMatchObject({ status: 'failed', failure: { message: 'HTTP 500' }, error: 'HTTP 500' });
+    pass.start = () => Promise.reject(new Error('the worker stopped unexpectedly'));
+    done = store.getState().start('run');
+    await done;
+    expect(store.getState()).toMatchObject({ status: 'failed', error: 'the worker stopped unexpectedly' });
+  });
+
+  it('a fresh start drops the earlier results of the engine, a plain start keeps them', async () => {
+    const { store, pass, getRun } = setup();
+    let done = store.getState().start('run');
+    pass.finish({ status: 'complete' });
+    await done;
+    expect(pass.starts[0].previous).toBe(1);
+    done = store.getState().start('run', { fresh: true });
+    pass.finish({ status: 'complete' });
+    await done;
+    expect(pass.starts[1].previous).toBe(0);
+    expect(getRun().interventions.map((i) => i.id)).toEqual(['h']);
+  });
+});
+
+describe('interrupted passes (what a reload finds)', () => {
+  for (const [name, options] of [
+    ['supervisor', {}],
+    ['rectifier', {}],
+    ['clarifier', { window: 2 }],
+    ['stages', { mode: 'endpoint' }],
+  ] as const) {
+    it(`${name}: the marker names the run while a pass runs; a new page says interrupted and resumes with the same options`, async () => {
+      const storage = new MemoryStorage();
+      const first = setup(name, storage);
+      void first.store.getState().start('run', { ...options, fresh: true });
+      expect(readRunningMarker(name, storage)).toEqual({ runId: 'run', mode: 'mode' in options ? options.mode : 'offline', startedAt: 1234, options });
+
+      // The page is reloaded: a new store over the same storage.
+      const second = setup(name, storage);
+      expect(second.store.getState()).toMatchObject({ status: 'interrupted', runId: 'run', interruptedAt: 1234 });
+      const done = second.store.getState().resume();
+      expect(second.pass.starts[0].options).toEqual({ ...options, fresh: false });
+      expect(second.store.getState().status).toBe('running');
+      second.pass.finish({ status: 'complete' });
+      await done;
+      expect(second.store.getState().status).toBe('complete');
+      expect(storage.getItem(runningMarkerKey(name))).toBeNull();
+      expect(setup(name, storage).store.getState().status).toBe('idle');
+    });
+  }
+
+  it('a finished or failed pass leaves no marker; a corrupt or foreign marker says nothing', async () => {
+    const { store, pass, storage } = setup();
+    const done = store.getState().start('run');
+    pass.finish({ status: 'failed', failure: { message: 'x' } });
+    await done;
+    await tick();
+    expect(storage.map.size).toBe(0);
+    const with_ = (value: string) => ({ getItem: () => value, setItem() {}, removeItem() {} });
+    expect(readRunningMarker('supervisor', with_('{not json'))).toBeUndefined();
+    expect(readRunningMarker('supervisor', with_(JSON.stringify({ runId: 3 })))).toBeUndefined();
+    expect(readRunningMarker('supervisor', undefined)).toBeUndefined();
+    // Markers written before options were kept still resume.
+    expect(readRunningMarker('supervisor', with_(JSON.stringify({ runId: 'r1', mode: 'endpoint', startedAt: 5 })))).toEqual({ runId: 'r1', mode: 'endpoint', startedAt: 5, options: {} });
+  });
+
+  it('resume does nothing unless a pass was interrupted', async () => {
+    const { store, pass } = setup();
+    await store.getState().resume();
+    expect(pass.starts).toHaveLength(0);
+  });
+});

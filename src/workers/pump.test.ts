@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import type { EnginePass, PassEvent } from '../engine/pass.ts';
+import { pumpPass } from './pump.ts';
+import { RunningJobs } from './running-jobs.ts';
+
+type Ev = PassEvent<number, string> | { type: 'trigger' };
+
+async function* pass(signal: AbortSignal, previous: string[]): EnginePass<Ev, { status: string; seen: number }> {
+  let seen = 0;
+  for (const p of previous) yield { type: 'item', item: p, resumed: true };
+  for (let i = 0; i < 5; i++) {
+    if (signal.aborted) return { status: 'cancelled', seen };
+    yield { type: 'trigger' };
+    yield { type: 'item', item: `r${i}`, resumed: false };
+    seen++;
+    yield { type: 'progress', progress: i + 1 };
+  }
+  return { status: 'complete', seen };
+}
+
+function recorder() {
+  const log: string[] = [];
+  return {
+    log,
+    events: {
+      onProgress: (p: number) => void log.push(`progress ${p}`),
+      onItem: (item: string, resumed: boolean) => void log.push(`${resumed ? 'kept' : 'new'} ${item}`),
+      onCall: () => void log.push('call'),
+    },
+  };
+}
+
+describe('the worker pump', () => {
+  it('posts progress and every result (resumed ones marked), passes over other events, and returns the result', async () => {
+    const { log, events } = recorder();
+    const result = await pumpPass(new RunningJobs(), 1, { previous: [] }, events, (client, signal) => {
+      expect(client).toBeUndefined(); // no endpoint: the offline path
+      return pass(signal, ['old']);
+    });
+    expect(result).toEqual({ status: 'complete', seen: 5 });
+    expect(log.slice(0, 4)).toEqual(['kept old', 'new r0', 'progress 1', 'new r1']);
+    expect(log.filter((l) => l.startsWith('new'))).toHaveLength(5);
+  });
+
+  it('stops at the next step when the page stops the job, with the partial result', async () => {
+    const jobs = new RunningJobs();
+    const { log, events } = recorder();
+    events.onProgress = (p: number) => {
+      log.push(`progress ${p}`);
+      if (p === 2) jobs.stop(7);
+    };
+    const result = await pumpPass(jobs, 7, { previous: [] }, events, (_client, signal) => pass(signal, []));
+    expect(result).toEqual({ status: 'cancelled', seen: 2 });
+  });
+});
