@@ -1,10 +1,15 @@
 // One stable colour per agent of a run, shared by graph, timeline, list and charts.
 import { hsl, schemeTableau10 } from 'd3';
-import type { RunView } from './run-view-model.ts';
 
-const cache = new WeakMap<RunView, Map<string, string>>();
+/** What the colours are made from: a run's agents, then any other agent with a lane (a run view fits). */
+export interface AgentColorSource {
+  run: { agents: readonly { id: string }[] };
+  lanes: readonly { agentId: string }[];
+}
 
-export function agentColors(view: RunView): Map<string, string> {
+const cache = new WeakMap<AgentColorSource, Map<string, string>>();
+
+export function agentColors(view: AgentColorSource): Map<string, string> {
   let colors = cache.get(view);
   if (!colors) {
     colors = new Map();

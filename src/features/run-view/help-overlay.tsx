@@ -1,11 +1,16 @@
 // The keyboard shortcuts, listed from the same table the key handler uses.
 import { useEffect, useRef } from 'react';
-import { KEY_BINDINGS } from './keymap.ts';
 
 const KEY_NAMES: Record<string, string> = { ' ': 'Space', ArrowRight: '→', ArrowLeft: '←' };
 
 /** `extra`: bindings a view adds on top of the run view's own (the stage view's stage keys). */
-export function HelpOverlay({ onClose, extra = [] }: { onClose: () => void; extra?: { id: string; keys: string[]; label: string }[] }) {
+export interface HelpBinding {
+  action: string;
+  keys: string[];
+  label: string;
+}
+
+export function HelpOverlay({ onClose, bindings, extra = [] }: { onClose: () => void; bindings: readonly HelpBinding[]; extra?: { id: string; keys: string[]; label: string }[] }) {
   const dialog = useRef<HTMLDivElement>(null);
   useEffect(() => {
     dialog.current?.focus();
@@ -30,7 +35,7 @@ export function HelpOverlay({ onClose, extra = [] }: { onClose: () => void; extr
         <h2 className="mb-2 text-sm font-semibold text-slate-900">Keyboard shortcuts</h2>
         <table className="w-full text-sm">
           <tbody>
-            {[...KEY_BINDINGS.map((b) => ({ id: b.action as string, keys: b.keys, label: b.label })), ...extra].map((b) => (
+            {[...bindings.map((b) => ({ id: b.action, keys: b.keys, label: b.label })), ...extra].map((b) => (
               <tr key={b.id} className="border-t border-slate-100">
                 <td className="py-1 pr-3 whitespace-nowrap">
                   {b.keys.map((k) => (

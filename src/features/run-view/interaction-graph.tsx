@@ -2,7 +2,7 @@
 // messages or tokens, the manager hierarchy dashed, loops outlined, and the current step's agent and edges lit.
 // Layout runs in a Web Worker; the base drawing is memoised, only the highlight layer follows the playhead.
 import { select, zoom, zoomIdentity, type ZoomBehavior } from 'd3';
-import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { GraphEdge, GraphNode } from '../../model/graph.ts';
 import { recordOf } from '../../model/record.ts';
 import { rectifierMarks } from './rectifier-marks.ts';
@@ -10,7 +10,8 @@ import { usePlayhead } from '../../store/playhead.ts';
 import type { LayoutInput, LayoutOutput } from '../../workers/graph-layout.ts';
 import { agentColors } from './agent-colors.ts';
 import type { RunView } from './run-view-model.ts';
-import { compact } from './step-list.tsx';
+import { compact } from '../../ui/format.ts';
+import { useElementWidth } from '../../ui/use-element-width.ts';
 
 const HEIGHT = 440;
 type Weight = 'messages' | 'tokens';
@@ -81,16 +82,7 @@ export function InteractionGraphView({ view }: { view: RunView }) {
     };
   }, [graph, maxActivity]);
 
-  const [width, setWidth] = useState(0);
-  const box = useRef<HTMLDivElement>(null);
-  useLayoutEffect(() => {
-    const el = box.current;
-    if (!el) return;
-    setWidth(el.clientWidth);
-    const observer = new ResizeObserver(() => setWidth(el.clientWidth));
-    observer.observe(el);
-    return () => observer.disconnect();
-  }, []);
+  const [box, width] = useElementWidth<HTMLDivElement>();
 
   const svg = useRef<SVGSVGElement>(null);
   const content = useRef<SVGGElement>(null);

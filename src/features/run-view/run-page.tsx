@@ -13,6 +13,7 @@ import { StepInspector } from './step-inspector.tsx';
 import { StepList } from './step-list.tsx';
 import { Timeline } from './timeline.tsx';
 import { TokenCharts } from './token-charts.tsx';
+import { KEY_BINDINGS } from './keymap.ts';
 
 export function RunPage() {
   const runId = useUrl((s) => s.params.run);
@@ -71,7 +72,7 @@ function RunScreen({ run }: { run: Run }) {
           </div>
         )
       )}
-      {help && <HelpOverlay onClose={toggleHelp} />}
+      {help && <HelpOverlay onClose={toggleHelp} bindings={KEY_BINDINGS} />}
     </div>
   );
 }

@@ -9,6 +9,7 @@ import { RectifierDetails, RectifierStateBadge } from '../rectify/message-card.t
 import { ForkHereButton } from '../live/fork-here.tsx';
 import type { RunView } from './run-view-model.ts';
 import { TraceText } from './trace-text.tsx';
+import { formatDuration } from '../../ui/format.ts';
 
 export function StepInspector({ view }: { view: RunView }) {
   const position = usePlayhead((s) => s.position);
@@ -313,10 +314,4 @@ function safeStringify(value: unknown): string {
 export function formatTime(ms: number): string {
   const d = new Date(ms);
   return Number.isNaN(d.getTime()) ? String(ms) : d.toISOString().replace('T', ' ').replace('Z', ' UTC');
-}
-
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
-  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }

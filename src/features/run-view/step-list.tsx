@@ -6,6 +6,7 @@ import { usePlayhead } from '../../store/playhead.ts';
 import { agentColors } from './agent-colors.ts';
 import { rectifierMarks } from './rectifier-marks.ts';
 import type { RunView } from './run-view-model.ts';
+import { compact } from '../../ui/format.ts';
 
 const ROW_HEIGHT = 40;
 /**
@@ -127,9 +128,3 @@ const StepRow = memo(function StepRow(props: { view: RunView; index: number; top
     </li>
   );
 });
-
-export function compact(n: number): string {
-  if (n < 1000) return String(Math.round(n));
-  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
-  return `${(n / 1_000_000).toFixed(1)}M`;
-}

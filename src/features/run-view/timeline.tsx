@@ -1,13 +1,14 @@
 // Per-agent swimlanes (managed agents nested under their manager, agent runs as bands), an annotations lane and an
 // interventions lane, drawn on a canvas: only blocks inside the visible window are drawn, at most one per pixel
 // column and lane, so 100k steps stay cheap. The playhead and the current block are DOM elements moved per step.
-import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import { usePlayhead } from '../../store/playhead.ts';
 import { agentColors } from './agent-colors.ts';
 import type { RunView } from './run-view-model.ts';
-import { formatDuration } from './step-inspector.tsx';
-import { compact } from './step-list.tsx';
+import { formatDuration } from '../../ui/format.ts';
+import { compact } from '../../ui/format.ts';
 import { nearestMarker, stepAt, timelineGeometry, type TimelineGeometry, type TimelineMode } from './timeline-geometry.ts';
+import { useElementWidth } from '../../ui/use-element-width.ts';
 
 const LANE_H = 22;
 const MARK_LANE_H = 18;
@@ -21,16 +22,7 @@ export function Timeline({ view }: { view: RunView }) {
   const geometry = timelineGeometry(view, mode);
   const [win, setWin] = useState<Window>(geometry.domain);
   useEffect(() => setWin(geometry.domain), [geometry]);
-  const [width, setWidth] = useState(0);
-  const area = useRef<HTMLDivElement>(null);
-  useLayoutEffect(() => {
-    const el = area.current;
-    if (!el) return;
-    setWidth(el.clientWidth);
-    const observer = new ResizeObserver(() => setWidth(el.clientWidth));
-    observer.observe(el);
-    return () => observer.disconnect();
-  }, []);
+  const [area, width] = useElementWidth<HTMLDivElement>();
   const height = view.lanes.length * LANE_H + 2 * MARK_LANE_H + AXIS_H;
   const modes: { id: TimelineMode; label: string; disabled: boolean; title: string }[] = [
     { id: 'time', label: 'time', disabled: !view.time.hasTime, title: view.time.hasTime ? 'Blocks as long as the step took' : 'This run has no timing for every step' },

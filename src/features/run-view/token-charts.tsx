@@ -2,11 +2,12 @@
 // total as a line, and per-agent totals. Long runs are summed into one bar per few pixels, so the number of SVG
 // elements never grows with the step count. Hover shows exact numbers; the playhead is a marker line.
 import { line, scaleLinear } from 'd3';
-import { memo, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { memo, useMemo, useState } from 'react';
 import { usePlayhead } from '../../store/playhead.ts';
 import { agentColors } from './agent-colors.ts';
 import type { RunView } from './run-view-model.ts';
-import { compact } from './step-list.tsx';
+import { compact } from '../../ui/format.ts';
+import { useElementWidth } from '../../ui/use-element-width.ts';
 
 const HEIGHT = 190;
 const MARGIN = { top: 10, right: 46, bottom: 22, left: 44 };
@@ -48,16 +49,7 @@ export function bucketTokens(view: RunView, maxBars: number): TokenBuckets {
 }
 
 export function TokenCharts({ view }: { view: RunView }) {
-  const [width, setWidth] = useState(0);
-  const box = useRef<HTMLDivElement>(null);
-  useLayoutEffect(() => {
-    const el = box.current;
-    if (!el) return;
-    setWidth(el.clientWidth);
-    const observer = new ResizeObserver(() => setWidth(el.clientWidth));
-    observer.observe(el);
-    return () => observer.disconnect();
-  }, []);
+  const [box, width] = useElementWidth<HTMLDivElement>();
   const n = view.steps.length;
   const total = n > 0 ? view.tokens.cumulative[n - 1] : 0;
   const anyEstimated = view.tokens.estimated.some((e) => e === 1);

@@ -22,6 +22,7 @@ import { stageViewOf, type StageViewModel } from './stage-view-model.ts';
 import { hasRecordedStages, llmStages, useStagesJob, type StagesOptions } from './stages-job.ts';
 import { SubtaskBoard } from './subtask-board.tsx';
 import { WorkflowGraph } from './workflow-graph.tsx';
+import { KEY_BINDINGS } from '../run-view/keymap.ts';
 
 const plural = (n: number, word: string) => `${n.toLocaleString('en')} ${word}${n === 1 ? '' : 's'}`;
 
@@ -121,7 +122,7 @@ function StagesScreen({ run }: { run: Run }) {
           </p>
         )}
       </div>
-      {help && <HelpOverlay onClose={toggleHelp} extra={STAGE_KEYS} />}
+      {help && <HelpOverlay onClose={toggleHelp} bindings={KEY_BINDINGS} extra={STAGE_KEYS} />}
     </div>
   );
 }
