@@ -32,7 +32,7 @@ const LAZY = [
   { what: 'run view', src: 'src/features/run-view/run-page.tsx' },
   { what: 'compare view', src: 'src/features/compare/compare-page.tsx' },
   { what: 'corpus view', src: 'src/features/corpus/corpus-page.tsx' },
-  { what: 'engines view', src: 'src/features/engines/engines-page.tsx' },
+  { what: 'engines view', src: 'src/features/supervisor/engines-page.tsx' },
   { what: 'native exporter (zod)', src: 'src/export/native.ts' },
 ];
 /** Text only the tokenizer's data carries: it must not be in the first-paint JS. */

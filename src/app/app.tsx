@@ -8,7 +8,7 @@ import { LibraryPage } from '../features/library/library-page.tsx';
 const RunPage = lazy(() => import('../features/run-view/run-page.tsx').then((m) => ({ default: m.RunPage })));
 const ComparePage = lazy(() => import('../features/compare/compare-page.tsx').then((m) => ({ default: m.ComparePage })));
 const CorpusPage = lazy(() => import('../features/corpus/corpus-page.tsx').then((m) => ({ default: m.CorpusPage })));
-const EnginesPage = lazy(() => import('../features/engines/engines-page.tsx').then((m) => ({ default: m.EnginesPage })));
+const EnginesPage = lazy(() => import('../features/supervisor/engines-page.tsx').then((m) => ({ default: m.EnginesPage })));
 const RectifyPage = lazy(() => import('../features/rectify/rectify-page.tsx').then((m) => ({ default: m.RectifyPage })));
 const StagesPage = lazy(() => import('../features/stages/stages-page.tsx').then((m) => ({ default: m.StagesPage })));
 const LivePage = lazy(() => import('../features/live/live-page.tsx').then((m) => ({ default: m.LivePage })));

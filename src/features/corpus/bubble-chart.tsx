@@ -4,8 +4,8 @@
 import { scaleLinear, scaleSqrt } from 'd3';
 import { ARMS, type Arm, type CorpusStatistics, type GroupStatistics } from '../../model/statistics.ts';
 import { toCsv } from '../../export/csv.ts';
-import { accuracy, ARM_COLOR, ARM_LABEL, AXIS, FONT, GRID, groupLabel, pct } from './chart-style.ts';
-import { ChartFrame, HoverReadout, useHover, useSvgRef } from './chart-frame.tsx';
+import { accuracy, ARM_COLOR, ARM_LABEL, AXIS, FONT, GRID, groupLabel, pct } from '../../ui/chart/chart-style.ts';
+import { ChartFrame, HoverReadout, useHover, useSvgRef } from '../../ui/chart/chart-frame.tsx';
 
 const W = 760;
 const H = 320;

@@ -8,7 +8,7 @@ import { useLibrary } from '../../store/library.ts';
 import { useUrl } from '../../store/url.ts';
 import { Button } from '../../ui/button.tsx';
 import { BubbleChart } from './bubble-chart.tsx';
-import { downloadBlob } from './chart-export.ts';
+import { downloadBlob } from '../../ui/chart/chart-export.ts';
 import { CorpusTable } from './corpus-table.tsx';
 import { filterRuns, SORT_KEYS, type CorpusQuery, type SortKey } from './corpus-filter.ts';
 import { GroupTable } from './group-table.tsx';

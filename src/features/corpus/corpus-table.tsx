@@ -4,7 +4,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import { useRef } from 'react';
 import { groupKey, type RunMetrics } from '../../model/statistics.ts';
 import { Badge, OutcomeBadge, SimulatedBadge } from '../../ui/badge.tsx';
-import { tokens } from './chart-style.ts';
+import { tokens } from '../../ui/chart/chart-style.ts';
 import type { CorpusQuery, SortKey } from './corpus-filter.ts';
 
 const ROW_HEIGHT = 34;

@@ -2,8 +2,8 @@
 // (the supervisor paper's Tables 1 and 3, as one table). Exported as CSV.
 import { type CorpusStatistics, type GroupStatistics } from '../../model/statistics.ts';
 import { toCsv } from '../../export/csv.ts';
-import { accuracy, groupLabel, signedPct, signedPp, tokens } from './chart-style.ts';
-import { ChartFrame } from './chart-frame.tsx';
+import { accuracy, groupLabel, signedPct, signedPp, tokens } from '../../ui/chart/chart-style.ts';
+import { ChartFrame } from '../../ui/chart/chart-frame.tsx';
 
 export function groupTableCsv(stats: CorpusStatistics): string {
   return toCsv(

@@ -4,8 +4,8 @@ import { scaleBand, scaleLinear } from 'd3';
 import { useState } from 'react';
 import { ARMS, type CorpusStatistics } from '../../model/statistics.ts';
 import { toCsv } from '../../export/csv.ts';
-import { ARM_COLOR, ARM_LABEL, AXIS, FONT, GRID, groupLabel, kTokens, pct, tokens } from './chart-style.ts';
-import { ChartFrame, HoverReadout, useHover, useSvgRef } from './chart-frame.tsx';
+import { ARM_COLOR, ARM_LABEL, AXIS, FONT, GRID, groupLabel, kTokens, pct, tokens } from '../../ui/chart/chart-style.ts';
+import { ChartFrame, HoverReadout, useHover, useSvgRef } from '../../ui/chart/chart-frame.tsx';
 
 const W = 760;
 const H = 300;

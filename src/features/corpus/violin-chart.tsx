@@ -4,8 +4,8 @@
 import { area, curveMonotoneY, scaleBand, scaleLinear, scaleLog } from 'd3';
 import { ARMS, type Arm, type CorpusStatistics, type ViolinShape } from '../../model/statistics.ts';
 import { toCsv } from '../../export/csv.ts';
-import { ARM_COLOR, ARM_LABEL, AXIS, FONT, GRID, groupLabel, kTokens, tokens } from './chart-style.ts';
-import { ChartFrame, HoverReadout, useHover, useSvgRef } from './chart-frame.tsx';
+import { ARM_COLOR, ARM_LABEL, AXIS, FONT, GRID, groupLabel, kTokens, tokens } from '../../ui/chart/chart-style.ts';
+import { ChartFrame, HoverReadout, useHover, useSvgRef } from '../../ui/chart/chart-frame.tsx';
 
 const W = 760;
 const H = 340;

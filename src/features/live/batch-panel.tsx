@@ -10,7 +10,7 @@ import { useUrl } from '../../store/url.ts';
 import { Badge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
 import { ErrorBanner } from '../../ui/error-banner.tsx';
-import { Card, NumberField, TextField } from '../engines/fields.tsx';
+import { Card, NumberField, TextField } from '../../ui/fields.tsx';
 import { enginesOn } from '../../engine/runner/gates.ts';
 import { useBatchJobs } from './batch-job.ts';
 import { EngineToggles } from './engine-toggles.tsx';

@@ -12,7 +12,7 @@ import { Badge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
 import { ErrorBanner } from '../../ui/error-banner.tsx';
 import { forkInWorker } from '../../workers/live-client.ts';
-import { Card } from '../engines/fields.tsx';
+import { Card } from '../../ui/fields.tsx';
 import { EngineToggles } from './engine-toggles.tsx';
 import { forkStyle } from '../../engine/runner/forkable.ts';
 import { cachedForkProblem } from './fork-here.tsx';

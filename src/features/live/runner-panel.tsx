@@ -11,7 +11,7 @@ import { Badge, OutcomeBadge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
 import { ErrorBanner } from '../../ui/error-banner.tsx';
 import { runTeamInWorker } from '../../workers/live-client.ts';
-import { Card, NumberField, TextField } from '../engines/fields.tsx';
+import { Card, NumberField, TextField } from '../../ui/fields.tsx';
 import { EngineToggles } from './engine-toggles.tsx';
 import { useEngineSwitches, useLiveEndpoint } from './live-endpoint.ts';
 import { gateEffects } from './gate-effects.ts';

@@ -8,7 +8,7 @@ import { useLibrary } from '../../store/library.ts';
 import { Badge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
 import { mineInWorker } from '../../workers/rectifier-client.ts';
-import { Card, NumberField } from '../engines/fields.tsx';
+import { Card, NumberField } from '../../ui/fields.tsx';
 import { auditableCount } from './rectify-run.tsx';
 
 export function MiningPanel() {

@@ -5,7 +5,7 @@ import { domainTagOf, sourceOf, type Indicator } from '../../engine/rectifier/in
 import { usePool } from '../../store/indicator-pool.ts';
 import { Badge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
-import { Card } from '../engines/fields.tsx';
+import { Card } from '../../ui/fields.tsx';
 
 const PAGE = 50;
 const INPUT = 'w-full rounded border border-slate-300 px-2 py-1 text-xs';

@@ -10,8 +10,8 @@ import { Badge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
 import { ErrorBanner } from '../../ui/error-banner.tsx';
 import { embedPoolInWorker } from '../../workers/rectifier-client.ts';
-import { downloadBlob } from '../corpus/chart-export.ts';
-import { Card } from '../engines/fields.tsx';
+import { downloadBlob } from '../../ui/chart/chart-export.ts';
+import { Card } from '../../ui/fields.tsx';
 
 const MAX_POOL_BYTES = 64 * 1024 * 1024;
 

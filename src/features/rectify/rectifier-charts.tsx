@@ -3,8 +3,8 @@
 // the datasets' ten most often retrieved indicators.
 import { scaleBand, scaleLinear } from 'd3';
 import type { OverlapMatrix, RoundDistribution } from '../../engine/rectifier/index.ts';
-import { ChartFrame, HoverReadout, useHover, useSvgRef } from '../corpus/chart-frame.tsx';
-import { AXIS, FONT } from '../corpus/chart-style.ts';
+import { ChartFrame, HoverReadout, useHover, useSvgRef } from '../../ui/chart/chart-frame.tsx';
+import { AXIS, FONT } from '../../ui/chart/chart-style.ts';
 
 const PASS_COLORS = ['#1a9850', '#91cf60', '#d9ef8b', '#fee08b', '#fdae61'];
 const REJECT_COLOR = '#d73027';

@@ -3,7 +3,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { summarizeRun, type RectifierStatistics } from '../../engine/rectifier/index.ts';
 import { useLibrary } from '../../store/library.ts';
 import { statisticsInWorker } from '../../workers/rectifier-client.ts';
-import { Card } from '../engines/fields.tsx';
+import { Card } from '../../ui/fields.tsx';
 import { OverlapHeatmap, RoundDistributionChart } from './rectifier-charts.tsx';
 
 /** `hideWhenEmpty`: in the Corpus view the section appears only once some run has been rectified with an endpoint. */

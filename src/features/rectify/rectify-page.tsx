@@ -2,7 +2,7 @@
 // library run with per-message results, corpus statistics, and mining new indicators. Endpoint settings are shared
 // with the Engines view.
 import { useUrl } from '../../store/url.ts';
-import { EndpointSettings } from '../engines/endpoint-settings.tsx';
+import { EndpointSettings } from '../endpoint/endpoint-settings.tsx';
 import { MiningPanel } from './mining-panel.tsx';
 import { PoolBrowser } from './pool-browser.tsx';
 import { PoolPanel } from './pool-panel.tsx';

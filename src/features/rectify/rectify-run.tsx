@@ -12,7 +12,7 @@ import { ErrorBanner } from '../../ui/error-banner.tsx';
 import { EngineControlBar } from '../../ui/engine-control-bar.tsx';
 import { RunPicker, usePickedRun } from '../../ui/run-picker.tsx';
 import { TruncatedText } from '../../ui/truncated-text.tsx';
-import { Card, Field, NumberField } from '../engines/fields.tsx';
+import { Card, Field, NumberField } from '../../ui/fields.tsx';
 import { RectifierDetails, RectifierStateBadge } from './message-card.tsx';
 import { rectifierAudit } from '../../engine/rectifier/details.ts';
 import { rectifierResults, useRectifyJob } from './rectify-job.ts';

@@ -8,7 +8,7 @@ import { recordOf } from '../../model/record.ts';
 import { rectifierMarks } from './rectifier-marks.ts';
 import { usePlayhead } from '../../store/playhead.ts';
 import type { LayoutInput, LayoutOutput } from '../../workers/graph-layout.ts';
-import { agentColors } from './agent-colors.ts';
+import { agentColors } from '../../ui/agent-colors.ts';
 import type { RunView } from './run-view-model.ts';
 import { compact } from '../../ui/format.ts';
 import { useElementWidth } from '../../ui/use-element-width.ts';

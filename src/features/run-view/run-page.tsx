@@ -5,7 +5,7 @@ import type { Run } from '../../model/types.ts';
 import { useLibrary } from '../../store/library.ts';
 import { SPEEDS, usePlayhead } from '../../store/playhead.ts';
 import { useUrl } from '../../store/url.ts';
-import { HelpOverlay } from './help-overlay.tsx';
+import { HelpOverlay } from '../../ui/help-overlay.tsx';
 import { InteractionGraphView } from './interaction-graph.tsx';
 import { applyAction, usePlayTimer, useRunKeyboard, useStepInUrl } from './playback.ts';
 import { runViewOf, type RunView } from './run-view-model.ts';

@@ -3,7 +3,7 @@
 import { memo, type ReactNode } from 'react';
 import type { Annotation, Intervention, Step, TurnOrigin } from '../../model/types.ts';
 import { usePlayhead } from '../../store/playhead.ts';
-import { InterventionBody } from '../engines/intervention-card.tsx';
+import { InterventionBody } from '../supervisor/intervention-card.tsx';
 import { HandoffLinks } from '../taxonomy/handoff-links.tsx';
 import { RectifierDetails, RectifierStateBadge } from '../rectify/message-card.tsx';
 import { ForkHereButton } from '../live/fork-here.tsx';

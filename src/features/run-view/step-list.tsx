@@ -3,7 +3,7 @@ import { useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
 import { memo, useEffect, useRef } from 'react';
 import type { Step } from '../../model/types.ts';
 import { usePlayhead } from '../../store/playhead.ts';
-import { agentColors } from './agent-colors.ts';
+import { agentColors } from '../../ui/agent-colors.ts';
 import { rectifierMarks } from './rectifier-marks.ts';
 import type { RunView } from './run-view-model.ts';
 import { compact } from '../../ui/format.ts';

@@ -3,7 +3,7 @@
 // column and lane, so 100k steps stay cheap. The playhead and the current block are DOM elements moved per step.
 import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import { usePlayhead } from '../../store/playhead.ts';
-import { agentColors } from './agent-colors.ts';
+import { agentColors } from '../../ui/agent-colors.ts';
 import type { RunView } from './run-view-model.ts';
 import { formatDuration } from '../../ui/format.ts';
 import { compact } from '../../ui/format.ts';

@@ -4,7 +4,7 @@
 import { line, scaleLinear } from 'd3';
 import { memo, useMemo, useState } from 'react';
 import { usePlayhead } from '../../store/playhead.ts';
-import { agentColors } from './agent-colors.ts';
+import { agentColors } from '../../ui/agent-colors.ts';
 import type { RunView } from './run-view-model.ts';
 import { compact } from '../../ui/format.ts';
 import { useElementWidth } from '../../ui/use-element-width.ts';

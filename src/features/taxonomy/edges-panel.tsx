@@ -25,7 +25,7 @@ import { Button } from '../../ui/button.tsx';
 import { ErrorBanner } from '../../ui/error-banner.tsx';
 import { EngineControlBar } from '../../ui/engine-control-bar.tsx';
 import { RunPicker, usePickedRun } from '../../ui/run-picker.tsx';
-import { LlmExchange } from '../engines/intervention-card.tsx';
+import { LlmExchange } from '../supervisor/intervention-card.tsx';
 import { clarifierInterventions, reusableResults, useClarifierJob } from './clarifier-job.ts';
 import { edgeRows, isGalleryLabel, withGalleryMark, type EdgeRow } from './taxonomy-model.ts';
 import { Panel, TextBlock, TypeBadge } from './type-ui.tsx';

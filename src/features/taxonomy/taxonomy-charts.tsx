@@ -6,8 +6,8 @@ import { useMemo, type RefObject } from 'react';
 import { ERROR_TYPES, PAPER_STATS, TYPE_INFO, type ErrorType } from '../../engine/clarifier/index.ts';
 import { toCsv } from '../../export/csv.ts';
 import { useLibrary } from '../../store/library.ts';
-import { ChartFrame, HoverReadout, useHover, useSvgRef } from '../corpus/chart-frame.tsx';
-import { AXIS, FONT, GRID } from '../corpus/chart-style.ts';
+import { ChartFrame, HoverReadout, useHover, useSvgRef } from '../../ui/chart/chart-frame.tsx';
+import { AXIS, FONT, GRID } from '../../ui/chart/chart-style.ts';
 import { libraryStats } from './taxonomy-model.ts';
 import { TYPE_COLOR } from './type-ui.tsx';
 

@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import { PRESET_NAMES, PRESETS, type PresetName } from '../../engine/supervisor/presets.ts';
 import { useEngineSettings } from '../../store/engine-settings.ts';
-import { Card, Field, NumberField } from './fields.tsx';
+import { Card, Field, NumberField } from '../../ui/fields.tsx';
 
 const PRESET_LABEL: Record<PresetName, string> = {
   gaia: 'GAIA',

@@ -6,7 +6,7 @@ import { Badge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
 import { endpointProblem, toLlmSettings, useEngineSettings } from '../../store/engine-settings.ts';
 import { testConnection, type ConnectionResult } from '../../llm/connection.ts';
-import { Card, NumberField, TextField } from './fields.tsx';
+import { Card, NumberField, TextField } from '../../ui/fields.tsx';
 
 const ROLES: { role: LlmRole; label: string; hint?: string }[] = [
   { role: 'supervisor', label: 'Supervisor model', hint: 'required; the other roles fall back to it' },

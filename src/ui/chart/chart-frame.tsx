@@ -1,6 +1,6 @@
 // The frame every corpus chart sits in: title, caption, export buttons (SVG, PNG, CSV) and a hover read-out.
 import { useRef, useState, type ReactNode, type RefObject } from 'react';
-import { Button } from '../../ui/button.tsx';
+import { Button } from '../button.tsx';
 import { downloadBlob, exportFileName, pngBlob, svgText } from './chart-export.ts';
 
 export interface ChartFrameProps {

@@ -1,6 +1,6 @@
 // The engines panel (SPEC §4): endpoint settings, the supervisor's parameters with the paper's presets, and its
 // shadow replay on a library run with progress, results and its own cost shown apart.
-import { EndpointSettings } from './endpoint-settings.tsx';
+import { EndpointSettings } from '../endpoint/endpoint-settings.tsx';
 import { SupervisorParams } from './supervisor-params.tsx';
 import { SupervisorRun } from './supervisor-run.tsx';
 import { useSupervisorJob } from './supervisor-job.ts';

@@ -9,7 +9,7 @@ import { useEngineSettings } from '../../store/engine-settings.ts';
 import { useLibrary } from '../../store/library.ts';
 import { Button } from '../../ui/button.tsx';
 import { runSupervisorInWorker } from '../../workers/supervisor-client.ts';
-import { Card } from './fields.tsx';
+import { Card } from '../../ui/fields.tsx';
 import { supervisorInterventions } from './supervisor-job.ts';
 
 type Outcome = { kind: 'done'; check: ReplayCheck; calls: number } | { kind: 'failed'; message: string };

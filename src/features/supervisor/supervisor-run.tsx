@@ -10,7 +10,7 @@ import { Badge } from '../../ui/badge.tsx';
 import { EngineControlBar } from '../../ui/engine-control-bar.tsx';
 import { RunPicker, usePickedRun } from '../../ui/run-picker.tsx';
 import { accountInWorker } from '../../workers/supervisor-client.ts';
-import { Card } from './fields.tsx';
+import { Card } from '../../ui/fields.tsx';
 import { InterventionCard } from './intervention-card.tsx';
 import { ReplayCheckPanel } from './replay-check.tsx';
 import { supervisorInterventions, useSupervisorJob } from './supervisor-job.ts';
