@@ -6,6 +6,7 @@ import { indexRun } from '../../model/run-index.ts';
 import type { Intervention, Run, Step } from '../../model/types.ts';
 import { Cancelled } from '../../llm/errors.ts';
 import type { LlmClient } from '../../llm/client.ts';
+import { CostTally, engineCost, type EngineCost } from '../../llm/cost.ts';
 import { loadTokenCounter } from '../../llm/usage.ts';
 import { AdaptiveFilter, type FilterParams, type Trigger } from './filter.ts';
 import { SupervisionFailed, superviseTrigger } from './supervisor.ts';
@@ -53,6 +54,8 @@ export interface ShadowResult {
   interventions: Intervention[];
   failure?: ShadowFailure;
   tokens: TokenSummary;
+  /** The supervisor's own calls and tokens, as the endpoint reported them (no one-time cost). */
+  cost: EngineCost;
 }
 
 export type ShadowEvent =
@@ -89,6 +92,7 @@ export async function* shadowReplaySteps(run: Run, options: ShadowOptions): Asyn
   let failure: ShadowFailure | undefined;
   let failedSpent = 0;
   let failedEstimated = false;
+  const failedTally = new CostTally();
   const progress = (done: number): ShadowEvent => ({ type: 'progress', progress: { done, total, triggers: triggers.length, interventions: interventions.length } });
 
   for (let i = 0; i < total; i++) {
@@ -120,6 +124,7 @@ export async function* shadowReplaySteps(run: Run, options: ShadowOptions): Asyn
         failedSpent += e.spent.total;
         failedEstimated ||= e.spent.estimated === true;
       }
+      if (e instanceof SupervisionFailed) failedTally.add(e.spent, e.llmCallIds.length);
       if (cause instanceof Cancelled || options.signal?.aborted) status = 'cancelled';
       else {
         status = 'failed';
@@ -138,7 +143,18 @@ export async function* shadowReplaySteps(run: Run, options: ShadowOptions): Asyn
   if (status === 'complete') yield progress(total);
   const countTokens = options.countTokens ?? (await loadTokenCounter());
   const tokens = accountTokens(run, interventions, countTokens, failedSpent, failedEstimated);
-  return { runId: run.id, status, triggers, interventions, failure, tokens };
+  return { runId: run.id, status, triggers, interventions, failure, tokens, cost: supervisorCost(interventions, failedTally) };
+}
+
+/** Calls and tokens of the supervisor's interventions (and of a trigger whose calls failed part-way). */
+export function supervisorCost(interventions: readonly Intervention[], failed?: CostTally): EngineCost {
+  const t = new CostTally();
+  for (const iv of interventions) if (iv.engine === 'supervisor') t.add(iv.tokens, iv.llmCallIds?.length ?? 0);
+  if (failed) {
+    t.add(failed.tokens, failed.calls);
+    if (failed.estimated) t.estimated = true;
+  }
+  return engineCost(t.perRun());
 }
 
 export interface ShadowCallbacks {
