@@ -17,6 +17,8 @@ export interface ScriptedAnswer {
   times?: number;
   /** The assistant message's content. */
   content?: string;
+  /** Answer with this share (0..1) of the last message's content instead, like a model asked to shorten a text. */
+  echo?: number;
   /** HTTP status (with fault 'status' or any non-200). */
   status?: number;
   /** Seconds (number) or an HTTP date (string), sent as Retry-After. */
@@ -214,7 +216,9 @@ export async function startTestServer(options: { port?: number; script?: Script 
     const promptTokens = count(text);
     let payload: Record<string, unknown>;
     if (endpoint === 'chat') {
-      const content = answer.content ?? 'ok';
+      const msgs = Array.isArray(body.messages) ? (body.messages as { content?: unknown }[]) : [];
+      const last = msgs.length > 0 && typeof msgs[msgs.length - 1].content === 'string' ? (msgs[msgs.length - 1].content as string) : '';
+      const content = answer.echo !== undefined ? last.slice(0, Math.round(last.length * Math.min(1, Math.max(0, answer.echo)))) : (answer.content ?? 'ok');
       payload = {
         id: `chatcmpl-${entry.seq}`,
         object: 'chat.completion',
