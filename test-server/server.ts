@@ -17,6 +17,8 @@ export interface ScriptedAnswer {
   times?: number;
   /** The assistant message's content. */
   content?: string;
+  /** Answer with this share (0..1) of the last message's content instead, like a model asked to shorten a text. */
+  echo?: number;
   /** HTTP status (with fault 'status' or any non-200). */
   status?: number;
   /** Seconds (number) or an HTTP date (string), sent as Retry-After. */
@@ -37,6 +39,11 @@ export interface Script {
   /** Refuse every request carrying `response_format`. */
   rejectJsonMode?: boolean;
   embeddingDim?: number;
+  /**
+   * How served usage is counted: `words` (default) counts words; `o200k` counts with gpt-tokenizer (o200k_base) over
+   * the concatenated message contents (or embedding inputs) and the answer, as a real OpenAI-compatible server would.
+   */
+  tokens?: 'words' | 'o200k';
 }
 
 export interface LogEntry {
@@ -47,6 +54,8 @@ export interface LogEntry {
   status: number;
   fault?: Fault;
   authorization?: string;
+  /** The usage the answer carried (absent when it carried none or the request failed). */
+  usage?: { prompt_tokens: number; completion_tokens: number };
 }
 
 export interface TestServer {
@@ -82,6 +91,9 @@ export function hashedEmbedding(text: string, dim: number): number[] {
   return v.map((x) => x / norm);
 }
 
+let o200k: Promise<(text: string) => number> | undefined;
+const loadO200k = () => (o200k ??= import('gpt-tokenizer').then((m) => (text: string) => (text ? m.countTokens(text) : 0)));
+
 function messagesText(body: Record<string, unknown>): string {
   const msgs = Array.isArray(body.messages) ? (body.messages as { content?: unknown }[]) : [];
   return msgs.map((m) => (typeof m.content === 'string' ? m.content : JSON.stringify(m.content ?? ''))).join('\n');
@@ -89,6 +101,21 @@ function messagesText(body: Record<string, unknown>): string {
 
 function isLoopback(addr: string | undefined): boolean {
   return addr === '127.0.0.1' || addr === '::1' || addr === '::ffff:127.0.0.1';
+}
+
+/** What the server served over these log entries: requests answered with usage, and the token sums. */
+export function servedUsage(entries: readonly LogEntry[], endpoint?: 'chat' | 'embeddings'): { calls: number; input: number; output: number; total: number } {
+  const out = { calls: 0, input: 0, output: 0, total: 0 };
+  for (const e of entries) {
+    if (!e.usage) continue;
+    if (endpoint === 'chat' && e.path !== '/v1/chat/completions') continue;
+    if (endpoint === 'embeddings' && e.path !== '/v1/embeddings') continue;
+    out.calls++;
+    out.input += e.usage.prompt_tokens;
+    out.output += e.usage.completion_tokens;
+  }
+  out.total = out.input + out.output;
+  return out;
 }
 
 export async function startTestServer(options: { port?: number; script?: Script } = {}): Promise<TestServer> {
@@ -185,10 +212,13 @@ export async function startTestServer(options: { port?: number; script?: Script 
       if (answer.retryAfter !== undefined) headers['retry-after'] = String(answer.retryAfter);
       return send(res, status, { error: { message: `scripted ${status}` } }, headers);
     }
-    const promptTokens = words(text).length;
+    const count = script.tokens === 'o200k' ? await loadO200k() : (t: string) => words(t).length;
+    const promptTokens = count(text);
     let payload: Record<string, unknown>;
     if (endpoint === 'chat') {
-      const content = answer.content ?? 'ok';
+      const msgs = Array.isArray(body.messages) ? (body.messages as { content?: unknown }[]) : [];
+      const last = msgs.length > 0 && typeof msgs[msgs.length - 1].content === 'string' ? (msgs[msgs.length - 1].content as string) : '';
+      const content = answer.echo !== undefined ? last.slice(0, Math.round(last.length * Math.min(1, Math.max(0, answer.echo)))) : (answer.content ?? 'ok');
       payload = {
         id: `chatcmpl-${entry.seq}`,
         object: 'chat.completion',
@@ -196,8 +226,9 @@ export async function startTestServer(options: { port?: number; script?: Script 
         choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
       };
       if (answer.usage !== null) {
-        const u = answer.usage ?? { prompt_tokens: promptTokens, completion_tokens: words(content).length };
+        const u = answer.usage ?? { prompt_tokens: promptTokens, completion_tokens: count(content) };
         payload.usage = { ...u, total_tokens: u.prompt_tokens + u.completion_tokens };
+        entry.usage = { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens };
       }
     } else {
       const dim = script.embeddingDim ?? 64;
@@ -209,11 +240,13 @@ export async function startTestServer(options: { port?: number; script?: Script 
       if (answer.usage !== null) {
         const u = answer.usage ?? { prompt_tokens: promptTokens, completion_tokens: 0 };
         payload.usage = { prompt_tokens: u.prompt_tokens, total_tokens: u.prompt_tokens + u.completion_tokens };
+        entry.usage = { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens };
       }
     }
     const full = JSON.stringify(payload);
     if (answer.fault === 'malformed') {
       entry.fault = 'malformed';
+      delete entry.usage;
       const broken = full.slice(0, Math.floor(full.length / 2));
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(broken) });
       return res.end(broken);
@@ -221,6 +254,7 @@ export async function startTestServer(options: { port?: number; script?: Script 
     if (answer.fault === 'truncated') {
       // Promise the full length, send half and hang up: the client sees the connection end mid-body.
       entry.fault = 'truncated';
+      delete entry.usage;
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(full) });
       res.write(full.slice(0, Math.floor(full.length / 2)));
       setTimeout(() => req.socket.destroy(), 10);

@@ -2,13 +2,16 @@
 // [--domain math|code|generic] [--zero-shot] --json` (SPEC §7): replay rectify-or-reject pruning over every chat-style
 // run in a trace file and report, per agent message, its attempts and final state.
 import { existsSync, readFileSync } from 'node:fs';
-import { CallRecorder, LlmClient } from '../llm/index.ts';
+import { CallRecorder, costJson, DEFAULT_LLM_SETTINGS, LlmClient, sumCosts, type EngineCost } from '../llm/index.ts';
+import { printEstimate } from './cost.ts';
 import {
   DEFAULT_RECTIFY_PARAMS,
   DOMAINS,
   parsePool,
   PoolFormatError,
   preparePool,
+  poolCost,
+  estimateRectifierCost,
   rectifyRun,
   type Attempt,
   type Domain,
@@ -22,7 +25,7 @@ import { rectifierAudit } from '../engine/rectifier/details.ts';
 
 export const RECTIFY_USAGE =
   'rectify <file> --pool <file> [--offline | --endpoint URL --model M [--embed-model E]] [--k 5 --t-max 3 --gamma 1] ' +
-  '[--domain math|code|generic] [--zero-shot] [--json]   rectify-or-reject pruning per agent message (offline: retrieval only)';
+  '[--domain math|code|generic] [--zero-shot] [--dry-run] [--json]   rectify-or-reject pruning per agent message (offline: retrieval only; --dry-run prints the calls and estimated tokens, the pool\'s one-time embeddings apart, and sends nothing)';
 
 function whole(args: ParsedArgs, name: string, min: number): number | undefined {
   const n = numberFlag(args, name);
@@ -69,12 +72,13 @@ function report(run: Run, r: RectifyRunResult) {
     }),
     fallback: r.fallback ? { triggered: true, reason: r.fallback.reason } : { triggered: false },
     tokens: { rectifier: r.overhead.total, estimated: r.overhead.estimated === true },
+    cost: costJson({ oneTime: null, perRun: r.cost.perRun }),
     ...(r.failure ? { failure: r.failure } : {}),
   };
 }
 
 export async function rectifyCommand(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, new Set(['json', 'offline', 'zero-shot']), new Set(['pool', 'endpoint', 'model', 'embed-model', 'k', 't-max', 'gamma', 'domain']));
+  const args = parseArgs(argv, new Set(['json', 'offline', 'zero-shot', 'dry-run']), new Set(['pool', 'endpoint', 'model', 'embed-model', 'k', 't-max', 'gamma', 'domain']));
   if (args.positional.length !== 1) throw new CliError('usage', `rectify needs exactly one trace file, got ${args.positional.length}`);
   const poolFile = stringFlag(args, 'pool');
   const zeroShot = args.flags.has('zero-shot');
@@ -94,6 +98,13 @@ export async function rectifyCommand(argv: string[]): Promise<number> {
   const pool = poolFile !== undefined ? readPool(poolFile) : { name: 'general', indicators: [] };
   const [file] = readTraceFiles(args.positional);
 
+  if (args.flags.has('dry-run')) {
+    // Offline, what a pass against an endpoint would cost: the pool would be embedded then too.
+    const estimate = await estimateRectifierCost(file.runs, { pool, params, embedModel: zeroShot ? undefined : (embedModel ?? flags?.model ?? 'embeddings'), maxTokens: DEFAULT_LLM_SETTINGS.maxTokens });
+    printEstimate(estimate, args.flags.has('json'), flags === undefined);
+    return 0;
+  }
+
   const client =
     flags && new LlmClient(endpointSettings(flags.endpoint, { rectifier: flags.model, agents: flags.model, embeddings: embedModel ?? flags.model }), { recorder: new CallRecorder() });
   let prepared;
@@ -104,18 +115,36 @@ export async function rectifyCommand(argv: string[]): Promise<number> {
     return 1;
   }
   const runs: ReturnType<typeof report>[] = [];
+  const costs: EngineCost[] = [];
   let failed: RectifyRunResult | undefined;
   for (const run of file.runs) {
     const result = await rectifyRun(run, { pool: prepared, params, client: client?.forRun() });
     runs.push(report(run, result));
+    costs.push(result.cost);
     if (result.status !== 'complete') {
       failed = result;
       break;
     }
   }
-  const out = { pool: { file: poolFile ?? null, size: pool.indicators.length, retrieval: zeroShot ? 'general' : prepared.retrieval }, runs };
+  // The pool's embeddings are a one-time cost, apart from the per-run rectifier tokens (and 0 when served from cache).
+  const oneTime = zeroShot ? null : poolCost(prepared);
+  const out = {
+    pool: {
+      file: poolFile ?? null,
+      size: pool.indicators.length,
+      retrieval: zeroShot ? 'general' : prepared.retrieval,
+      embedding_tokens: oneTime && !oneTime.cached ? oneTime.tokens.total : 0,
+      embedding_calls: oneTime?.calls ?? 0,
+      embedding_cached: oneTime?.cached ?? false,
+      embedding_estimated: oneTime?.estimated ?? false,
+    },
+    runs,
+    tokens: { rectifier: costs.reduce((n, c) => n + c.perRun.tokens.total, 0), pool_embedding: oneTime && !oneTime.cached ? oneTime.tokens.total : 0 },
+    cost: costJson({ ...sumCosts(costs), oneTime }),
+  };
   if (args.flags.has('json')) printJson(out);
   else {
+    if (oneTime) process.stdout.write(`pool: ${oneTime.what}: ${oneTime.cached ? 'served from cache, nothing sent' : `${oneTime.calls} requests, ${oneTime.tokens.total} tokens${oneTime.estimated ? ' (estimated)' : ''}`} (one-time)\n`);
     for (const r of runs) {
       process.stdout.write(`${r.id}: ${r.messages.length} agent messages (${r.mode})${r.fallback.triggered ? '; global fallback: delivered as recorded' : ''}\n`);
       for (const m of r.messages) {

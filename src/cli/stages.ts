@@ -4,13 +4,16 @@
 import { writeFileSync } from 'node:fs';
 import { exportSession } from '../export/native.ts';
 import type { ImportedFile } from '../import/index.ts';
-import { CallRecorder, LlmClient } from '../llm/index.ts';
+import { CallRecorder, costJson, DEFAULT_LLM_SETTINGS, engineCost, LlmClient, sumCosts, zeroCounts, type EngineCost } from '../llm/index.ts';
+import { printEstimate } from './cost.ts';
 import type { Run } from '../model/types.ts';
-import { deriveOfflineStages, stagePass, type StagePassResult } from '../engine/stages/index.ts';
+import { deriveOfflineStages, estimateStagesCost, stagePass, type StagePassResult } from '../engine/stages/index.ts';
 import { CliError, parseArgs, printJson, readTraceFiles, stringFlag, endpointFlags, endpointSettings } from './io.ts';
 
 export const STAGES_USAGE =
-  'stages <file> [--offline | --endpoint URL --model M] [--out <file>] [--json]   stages per run: task state and layered workflow (offline segmentation heuristic unless --endpoint)';
+  'stages <file> [--offline | --endpoint URL --model M] [--out <file>] [--dry-run] [--json]   stages per run: task state and layered workflow (offline segmentation heuristic unless --endpoint; --dry-run prints the calls and estimated tokens and sends nothing)';
+
+const costOf = (r: StagePassResult): EngineCost => r.cost ?? engineCost({ calls: r.calls, tokens: { ...r.tokens }, estimated: r.tokens.estimated === true });
 
 function report(run: Run, result: StagePassResult, mode: 'offline' | 'endpoint') {
   const position = new Map(run.steps.filter((s) => s.parentStepId === undefined).map((s, i) => [s.id, i]));
@@ -33,20 +36,25 @@ function report(run: Run, result: StagePassResult, mode: 'offline' | 'endpoint')
       ),
     })),
     tokens: result.tokens.total,
+    cost: costJson(costOf(result)),
   };
 }
 
 function offlineResult(run: Run): StagePassResult {
   const { stages } = deriveOfflineStages(run);
-  return { runId: run.id, status: 'complete', stages, tokens: { input: 0, output: 0, total: 0 }, calls: 0, total: stages.length };
+  return { runId: run.id, status: 'complete', stages, tokens: { input: 0, output: 0, total: 0 }, calls: 0, total: stages.length, cost: engineCost({ calls: 0, tokens: zeroCounts(), estimated: false }) };
 }
 
 /** Returns the exit code: 0, or 1 when an endpoint failure stopped a run (its finished part is still printed). */
 export async function stagesCommand(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, new Set(['json', 'offline']), new Set(['endpoint', 'model', 'out']));
+  const args = parseArgs(argv, new Set(['json', 'offline', 'dry-run']), new Set(['endpoint', 'model', 'out']));
   if (args.positional.length !== 1) throw new CliError('usage', `stages needs exactly one file, got ${args.positional.length}`);
   const flags = endpointFlags(args);
   const [file]: ImportedFile[] = readTraceFiles(args.positional);
+  if (args.flags.has('dry-run')) {
+    printEstimate(await estimateStagesCost(file.runs, { maxTokens: DEFAULT_LLM_SETTINGS.maxTokens }), args.flags.has('json'), flags === undefined);
+    return 0;
+  }
 
   const recorder = new CallRecorder();
   const client = flags && new LlmClient(endpointSettings(flags.endpoint, { supervisor: flags.model }), { recorder });
@@ -61,7 +69,7 @@ export async function stagesCommand(argv: string[]): Promise<number> {
   }
 
   const runs = done.map(({ run, result }) => report(run, result, mode));
-  if (args.flags.has('json')) printJson({ runs });
+  if (args.flags.has('json')) printJson({ runs, cost: costJson(sumCosts(done.map((d) => costOf(d.result)))) });
   else {
     for (const r of runs) {
       const placed = r.stages.filter((s) => s.steps !== null).length;

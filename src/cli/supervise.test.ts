@@ -62,9 +62,9 @@ describe.skipIf(!HAVE_SHARED)(`supervise offline on the TRAIL traces (${HAVE_SHA
       expect(errorLines(r.stderr), f).toEqual([]);
       expect(r.status).toBe(0);
       const report = JSON.parse(r.stdout) as Report;
-      expect(Object.keys(report)).toEqual(['runs']);
+      expect(Object.keys(report)).toEqual(['runs', 'cost']);
       for (const run of report.runs) {
-        expect(Object.keys(run)).toEqual(['id', 'triggers', 'tokens']);
+        expect(Object.keys(run)).toEqual(['id', 'triggers', 'tokens', 'cost']);
         expect(Object.keys(run.tokens)).toEqual(['baseline', 'supervised_estimate', 'supervisor_overhead', 'net_saving_pct']);
         expect(run.tokens.supervisor_overhead).toBe(0);
         expect(run.tokens.baseline).toBeGreaterThan(0);

@@ -3,7 +3,8 @@
 import type { ImportedFile } from '../import/index.ts';
 import { writeFileSync } from 'node:fs';
 import { exportSession } from '../export/native.ts';
-import { CallRecorder, Cassette, LlmClient, replaySettings } from '../llm/index.ts';
+import { CallRecorder, Cassette, costJson, DEFAULT_LLM_SETTINGS, LlmClient, replaySettings, sumCosts } from '../llm/index.ts';
+import { printEstimate } from './cost.ts';
 import { compareReplay, type ReplayCheck } from '../engine/supervisor/replay-check.ts';
 import {
   DEFAULT_PRESET,
@@ -12,6 +13,7 @@ import {
   PRESET_NAMES,
   PRESETS,
   shadowReplay,
+  estimateSupervisorCost,
   type FilterParams,
   type ShadowResult,
 } from '../engine/supervisor/index.ts';
@@ -19,7 +21,7 @@ import { CliError, numberFlag, parseArgs, printJson, readTraceFiles, stringFlag,
 
 export const SUPERVISE_USAGE =
   'supervise <file> [--offline | --endpoint URL --model M] [--preset gaia|humaneval|mbpp|aime|drop|gsm-hard|oagents] ' +
-  `[--tau-step N --tau-loop N --tau-len N] [--replay] [--out <session.json>] [--json]   shadow-replay the runtime supervisor (default preset ${DEFAULT_PRESET}, offline heuristics unless --endpoint; --replay answers from the session's recorded calls)`;
+  `[--tau-step N --tau-loop N --tau-len N] [--replay] [--out <session.json>] [--dry-run] [--json]   shadow-replay the runtime supervisor (default preset ${DEFAULT_PRESET}, offline heuristics unless --endpoint; --replay answers from the session's recorded calls; --dry-run prints the calls and estimated tokens and sends nothing)`;
 
 function positiveInt(args: ParsedArgs, name: string): number | undefined {
   const n = numberFlag(args, name);
@@ -61,13 +63,14 @@ function report(file: ImportedFile, results: ShadowResult[]) {
         supervisor_overhead: r.tokens.supervisorOverhead,
         net_saving_pct: r.tokens.netSavingPct,
       },
+      cost: costJson(r.cost),
     };
   });
 }
 
 /** Returns the exit code: 0, or 1 when an endpoint failure stopped a run (its finished part is still printed). */
 export async function superviseCommand(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, new Set(['json', 'offline', 'replay']), new Set(['endpoint', 'model', 'preset', 'tau-step', 'tau-loop', 'tau-len', 'out']));
+  const args = parseArgs(argv, new Set(['json', 'offline', 'replay', 'dry-run']), new Set(['endpoint', 'model', 'preset', 'tau-step', 'tau-loop', 'tau-len', 'out']));
   if (args.positional.length !== 1) throw new CliError('usage', `supervise needs exactly one file, got ${args.positional.length}`);
   const flags = endpointFlags(args);
   const endpoint = flags?.endpoint;
@@ -75,6 +78,10 @@ export async function superviseCommand(argv: string[]): Promise<number> {
   if (replay && (endpoint !== undefined || args.flags.has('offline'))) throw new CliError('usage', '--replay answers from recorded calls: it excludes --offline and --endpoint');
   const params = thresholds(args);
   const [file] = readTraceFiles(args.positional);
+  if (args.flags.has('dry-run')) {
+    printEstimate(await estimateSupervisorCost(file.runs, { params, maxTokens: DEFAULT_LLM_SETTINGS.maxTokens }), args.flags.has('json'), flags === undefined);
+    return 0;
+  }
 
   const recorder = new CallRecorder();
   let replayClient: LlmClient | undefined;
@@ -120,7 +127,8 @@ export async function superviseCommand(argv: string[]): Promise<number> {
       checks.set(r.runId, compareReplay(recorded, r.interventions));
     }
   }
-  if (args.flags.has('json')) printJson(replay ? { runs: runs.map((r) => ({ ...r, replay: checks.get(r.id) })) } : { runs });
+  const cost = costJson(sumCosts(results.map((r) => r.cost)));
+  if (args.flags.has('json')) printJson(replay ? { runs: runs.map((r) => ({ ...r, replay: checks.get(r.id) })), cost } : { runs, cost });
   else {
     for (const r of runs) {
       const t = r.tokens;

@@ -41,6 +41,8 @@ export interface EdgeClarification {
   /** The clarifier's answer could not be read: the message passed unchanged. */
   malformed?: { problem: string; rawAnswer: string };
   llmCallIds: string[];
+  /** How the run's gate routed this edge (set by a gated pass over a recorded run). */
+  route?: 'all' | 'flagged' | 'sampled' | 'skipped';
 }
 
 export type Answerer = (state: EdgeState, who: Addressee, question: string, signal?: AbortSignal) => Promise<{ text: string; usage?: TokenUsage; llmCallId?: string }>;

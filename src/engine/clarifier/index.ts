@@ -24,7 +24,21 @@ export {
   type ClarifyFailure,
   type ClarifyEvent,
   type ClarifyRunOptions,
+  clarifierCost,
 } from './pass.ts';
+export {
+  EDGE_GATE_MODES,
+  DEFAULT_EDGE_GATE,
+  DEFAULT_SAMPLE_RATE,
+  parseEdgeGate,
+  edgeGateLabel,
+  routeEdge,
+  sampleValue,
+  type EdgeGate,
+  type EdgeGateMode,
+  type EdgeRoute,
+} from './edge-gate.ts';
+export { estimateClarifierCost, DECISION_ANSWER_TOKENS, REPLY_TOKENS, type ClarifierEstimateOptions } from './estimate.ts';
 export {
   AGENTASK_TAXONOMY,
   mapDatasetLabel,

@@ -7,6 +7,8 @@ import { drivePass, type EnginePass, type PassCallbacks, type PassEvent } from '
 import type { LlmClient } from '../../llm/client.ts';
 import { ClarificationFailed, clarifyEdge, type Answerer, type EdgeClarification } from './clarify-edge.ts';
 import { DEFAULT_WINDOW, edgeStates } from './edges.ts';
+import { CostTally, engineCost, type EngineCost } from '../../llm/cost.ts';
+import { DEFAULT_EDGE_GATE, edgeGateLabel, routeEdge, type EdgeGate } from './edge-gate.ts';
 import { ERROR_TYPES, isClarifierType, type ClarifierType, type ErrorType } from './taxonomy.ts';
 
 export const clarifierInterventionId = (handoffId: string) => `clarifier:${handoffId}`;
@@ -93,6 +95,9 @@ export interface ClarifySummary {
   /** Added latency as a share of the run's recorded duration, in %; null without start and end times. */
   extraLatencyPct: number | null;
   heuristic: boolean;
+  /** The gate setting (`all`, `flagged`, `flagged+sample:<rate>`) and how many edges it sent to the model. */
+  gate: string;
+  sentToModel: number;
 }
 
 export interface ClarifyResult {
@@ -102,6 +107,8 @@ export interface ClarifyResult {
   interventions: Intervention[];
   failure?: ClarifyFailure;
   summary: ClarifySummary;
+  /** Calls and tokens the clarifier and the addressees spent, as the endpoint reported them. */
+  cost: EngineCost;
 }
 
 export type ClarifyEvent = PassEvent<ClarifyProgress, Intervention>;
@@ -114,11 +121,13 @@ export interface ClarifyRunOptions {
   /** Clarifier interventions from an earlier, interrupted pass: their edges are not asked again. */
   previous?: readonly Intervention[];
   answer?: Answerer;
+  /** Which edges go to the model (default all); the others keep the LLM-free flagger's verdict. */
+  gate?: EdgeGate;
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
 
-export function summarize(run: Run, interventions: readonly Intervention[], failedSpent?: TokenUsage): ClarifySummary {
+export function summarize(run: Run, interventions: readonly Intervention[], failedSpent?: TokenUsage, gate: EdgeGate = DEFAULT_EDGE_GATE): ClarifySummary {
   const byType = { DG: 0, RD: 0, SC: 0, CG: 0, NONE: 0 } as Record<ClarifierType, number>;
   const secondChecked = { DG: 0, RD: 0, SC: 0, CG: 0 } as Record<ErrorType, number>;
   const resolved = { DG: 0, RD: 0, SC: 0, CG: 0 } as Record<ErrorType, number>;
@@ -128,10 +137,12 @@ export function summarize(run: Run, interventions: readonly Intervention[], fail
   let extraTokensEstimated = failedSpent?.estimated === true;
   let latencyMs = 0;
   let heuristic = true;
+  let sentToModel = 0;
   for (const iv of interventions) {
     const c = clarificationOf(iv);
     if (!c) continue;
     checked++;
+    if (!c.heuristic) sentToModel++;
     byType[c.type]++;
     if (c.malformed) malformed++;
     if (!c.heuristic) heuristic = false;
@@ -170,6 +181,8 @@ export function summarize(run: Run, interventions: readonly Intervention[], fail
     latencyMs,
     extraLatencyPct: duration !== undefined && duration > 0 ? round2((100 * latencyMs) / duration) : null,
     heuristic: checked === 0 ? true : heuristic,
+    gate: edgeGateLabel(gate),
+    sentToModel,
   };
 }
 
@@ -180,6 +193,8 @@ export async function* clarifyRunSteps(run: Run, options: ClarifyRunOptions = {}
   let status: ClarifyResult['status'] = 'complete';
   let failure: ClarifyFailure | undefined;
   let failedSpent: TokenUsage | undefined;
+  let failedCalls = 0;
+  const gate = options.gate ?? DEFAULT_EDGE_GATE;
   let asked = 0;
   const total = states.length;
   for (let i = 0; i < total; i++) {
@@ -197,14 +212,20 @@ export async function* clarifyRunSteps(run: Run, options: ClarifyRunOptions = {}
       continue;
     }
     try {
-      const c = await clarifyEdge(state, { client: options.client, signal: options.signal, answer: options.answer });
+      const { route } = routeEdge(state, gate);
+      const client = route === 'skipped' ? undefined : options.client;
+      const c = await clarifyEdge(state, { client, signal: options.signal, answer: options.answer });
+      if (options.client) c.route = route;
       const iv = toIntervention(c, state.stepId);
       interventions.push(iv);
       if (iv.action === 'ask') asked++;
       yield { type: 'item', item: iv, resumed: false };
     } catch (e) {
       const cause = e instanceof ClarificationFailed ? e.cause : e;
-      if (e instanceof ClarificationFailed) failedSpent = e.spent;
+      if (e instanceof ClarificationFailed) {
+        failedSpent = e.spent;
+        failedCalls = e.llmCallIds.length;
+      }
       if (cause instanceof Cancelled || options.signal?.aborted) status = 'cancelled';
       else {
         status = 'failed';
@@ -220,7 +241,18 @@ export async function* clarifyRunSteps(run: Run, options: ClarifyRunOptions = {}
     }
     yield { type: 'progress', progress: { done: i + 1, total, asked } };
   }
-  return { runId: run.id, status, interventions, failure, summary: summarize(run, interventions, failedSpent) };
+  return { runId: run.id, status, interventions, failure, summary: summarize(run, interventions, failedSpent, gate), cost: clarifierCost(interventions, failedSpent, failedCalls) };
+}
+
+/** Calls and tokens of the clarifications (clarifier, addressee, second check), plus those of an edge that failed. */
+export function clarifierCost(interventions: readonly Intervention[], failedSpent?: TokenUsage, failedCalls = 0): EngineCost {
+  const t = new CostTally();
+  for (const iv of interventions) {
+    const c = clarificationOf(iv);
+    if (c) t.add(c.tokens, c.llmCallIds.length);
+  }
+  if (failedSpent || failedCalls > 0) t.add(failedSpent, failedCalls);
+  return engineCost(t.perRun());
 }
 
 export function clarifyRun(run: Run, options: ClarifyRunOptions & PassCallbacks<ClarifyProgress, Intervention> = {}): Promise<ClarifyResult> {

@@ -17,6 +17,7 @@ import {
 import { Bm25Index, embedTexts, topKByCosine, type EmbeddingCache } from './retrieval.ts';
 import { judge, parseAudit, type Verdict } from './verdict.ts';
 import { modelFor } from '../../llm/settings.ts';
+import type { OneTimeCost } from '../../llm/cost.ts';
 
 type Msg = Pick<ChatMessage, 'role' | 'content'>;
 
@@ -50,6 +51,8 @@ export interface PreparedPool {
   /** Embeddings came from the cache (no endpoint request). */
   fromCache?: boolean;
   usage?: TokenUsage;
+  /** Embeddings requests made to prepare it (0 when the cache served them). */
+  embedRequests?: number;
 }
 
 export async function preparePool(
@@ -60,7 +63,20 @@ export async function preparePool(
   if (!client) return { name: pool.name, indicators: pool.indicators, retrieval: 'bm25', bm25: new Bm25Index(pool.indicators.map(triggerText)) };
   const model = modelFor(client.settings, 'embeddings');
   const r = await embedTexts(pool.indicators.map(triggerText), 'trigger', client, model, options);
-  return { name: pool.name, indicators: pool.indicators, retrieval: 'embedding', vectors: r.vectors, embedModel: model, fromCache: r.fromCache, usage: r.usage };
+  return { name: pool.name, indicators: pool.indicators, retrieval: 'embedding', vectors: r.vectors, embedModel: model, fromCache: r.fromCache, usage: r.usage, embedRequests: r.requests };
+}
+
+/** The pool's one-time cost: its trigger-condition embeddings (null offline: BM25 needs no request). */
+export function poolCost(pool: PreparedPool): OneTimeCost | null {
+  if (pool.retrieval !== 'embedding') return null;
+  const u = pool.usage ?? { input: 0, output: 0, total: 0 };
+  return {
+    calls: pool.embedRequests ?? 0,
+    tokens: { input: u.input, output: u.output, total: u.total },
+    cached: pool.fromCache === true,
+    estimated: u.estimated === true,
+    what: `embeddings of the ${pool.indicators.length} trigger conditions of pool ${pool.name}${pool.fromCache ? ' (served from cache)' : ''}`,
+  };
 }
 
 export interface MessageToGate {

@@ -13,3 +13,4 @@ export * from './statistics.ts';
 export * from './mining.ts';
 export { composeFeedback, retrievalQuery } from './prompts.ts';
 export * from './live-gate.ts';
+export * from './estimate.ts';

@@ -8,7 +8,8 @@ import { Cancelled } from '../../llm/errors.ts';
 import { drivePass, type EnginePass, type PassCallbacks, type PassEvent } from '../pass.ts';
 import type { LlmClient } from '../../llm/client.ts';
 import { clip } from './prompts.ts';
-import { GateFailed, gateMessage, type GateResult, type PreparedPool, type RectifyParams } from './gate.ts';
+import { CostTally, engineCost, type EngineCost } from '../../llm/cost.ts';
+import { GateFailed, gateMessage, poolCost, type GateResult, type PreparedPool, type RectifyParams } from './gate.ts';
 import { rectifierAudit } from './details.ts';
 
 type Msg = Pick<ChatMessage, 'role' | 'content'>;
@@ -72,6 +73,8 @@ export interface RectifyRunResult {
   failure?: RectifyFailure;
   /** The rectifier's own LLM tokens (messages handled; a failed message's spend included). */
   overhead: TokenUsage;
+  /** Per-run calls and tokens as the endpoint reported them; the pool's one-time cost is `poolCost(pool)`. */
+  cost: EngineCost;
 }
 
 export type RectifyEvent = PassEvent<RectifyProgress, Intervention>;
@@ -203,6 +206,7 @@ export async function* rectifyRunSteps(run: Run, options: RectifyOptions): Engin
   const interventions: Intervention[] = [];
   const delivered = new Map<string, string | null>();
   const overhead: TokenUsage = { input: 0, output: 0, total: 0 };
+  const tally = new CostTally();
   const progress: RectifyProgress = { done: 0, total: positions.length, passed: 0, rejected: 0, retried: 0 };
   let status: RectifyStatus = 'complete';
   let failure: RectifyFailure | undefined;
@@ -229,6 +233,7 @@ export async function* rectifyRunSteps(run: Run, options: RectifyOptions): Engin
       interventions.push(done);
       for (const [k, v] of deliveredFrom([done])) delivered.set(k, v);
       addUsage(overhead, done.tokens);
+      tally.add(done.tokens, callsOf(done));
       count(done);
       yield { type: 'item', item: done, resumed: true };
       yield { type: 'progress', progress: { ...progress } };
@@ -244,12 +249,16 @@ export async function* rectifyRunSteps(run: Run, options: RectifyOptions): Engin
       if (g.state === 'rejected') delivered.set(step.id, null);
       else if (g.state === 'pass' && g.finalOutput !== messageText(step)) delivered.set(step.id, g.finalOutput);
       addUsage(overhead, iv.tokens);
+      tally.add(iv.tokens, callsOf(iv));
       count(iv);
       yield { type: 'item', item: iv, resumed: false };
       yield { type: 'progress', progress: { ...progress } };
     } catch (e) {
       const cause = e instanceof GateFailed ? e.cause : e;
-      if (e instanceof GateFailed) addUsage(overhead, e.spent);
+      if (e instanceof GateFailed) {
+        addUsage(overhead, e.spent);
+        tally.add(e.spent, e.llmCallIds.length);
+      }
       if (cause instanceof Cancelled || signal?.aborted) status = 'cancelled';
       else {
         status = 'failed';
@@ -277,8 +286,10 @@ export async function* rectifyRunSteps(run: Run, options: RectifyOptions): Engin
       yield { type: 'item', item: fallback, resumed: false };
     }
   }
-  return { runId: run.id, status, offline: !client, interventions, fallback, failure, overhead };
+  return { runId: run.id, status, offline: !client, interventions, fallback, failure, overhead, cost: engineCost(tally.perRun(), client ? poolCost(pool) : null) };
 }
+
+const callsOf = (iv: Intervention) => (typeof iv.details?.calls === 'number' ? iv.details.calls : (iv.llmCallIds?.length ?? 0));
 
 export function rectifyRun(run: Run, options: RectifyOptions & PassCallbacks<RectifyProgress, Intervention>): Promise<RectifyRunResult> {
   return drivePass(rectifyRunSteps(run, options), options);

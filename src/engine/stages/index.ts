@@ -10,3 +10,4 @@ export { parseTaskState, parseEvaluation, normaliseStatus, type TaskStateAnswer,
 export { plannerMessages, evaluatorMessages, updaterMessages, ROLE_MARKERS } from './prompts.ts';
 export { stagePass, stagePassSteps, type StagePassOptions, type StagePassResult, type StagePassProgress, type StagePassFailure, type StagePassEvent } from './pass.ts';
 export { placeStages, stageIndexAt, boardChanges, selectionMatrix, type PlacedStages, type SubtaskChange, type SelectionMatrix } from './lookup.ts';
+export { estimateStagesCost, TASK_STATE_TOKENS, EVALUATION_TOKENS, type StagesEstimateOptions } from './estimate.ts';

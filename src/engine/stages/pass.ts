@@ -9,6 +9,7 @@ import type { Run, Stage, Subtask, TokenUsage } from '../../model/types.ts';
 import { Cancelled } from '../../llm/errors.ts';
 import { drivePass, type EnginePass, type PassCallbacks, type PassEvent } from '../pass.ts';
 import type { ChatResult, LlmClient } from '../../llm/client.ts';
+import { engineCost, type EngineCost } from '../../llm/cost.ts';
 import { DEFAULT_DIGEST_LIMITS, digestSegment, type DigestLimits } from './digest.ts';
 import { CLOSING_STAGE_ID, deriveOfflineStages, stageId } from './offline.ts';
 import { parseEvaluation, parseTaskState, type EvaluationAnswer, type Parsed, type TaskStateAnswer, type Verdict } from './parse.ts';
@@ -40,6 +41,8 @@ export interface StagePassResult {
   /** Endpoint calls this pass made, and the stages a complete pass has (closing state included). */
   calls: number;
   total: number;
+  /** `calls` and `tokens` in the engines' common cost shape (no one-time cost); always set by the pass. */
+  cost?: EngineCost;
 }
 
 export type StagePassEvent = PassEvent<StagePassProgress, Stage>;
@@ -223,7 +226,8 @@ export async function* stagePassSteps(run: Run, options: StagePassOptions): Engi
     yield { type: 'item', item: stage, resumed: false };
     yield progress();
   }
-  return { runId: run.id, status, stages, failure, tokens: spent, calls, total };
+  const cost = engineCost({ calls, tokens: { input: spent.input, output: spent.output, total: spent.total }, estimated: spent.estimated === true });
+  return { runId: run.id, status, stages, failure, tokens: spent, calls, total, cost };
 }
 
 /** When the Updater's answer cannot be read: the list as it was, the active subtask judged by the verdict, the stage's work item next. */

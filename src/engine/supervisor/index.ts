@@ -21,3 +21,5 @@ export {
   type ShadowFailure,
   type TokenSummary,
 } from './shadow.ts';
+export { supervisorCost } from './shadow.ts';
+export { estimateSupervisorCost, DECISION_ANSWER_TOKENS, PURIFIED_SHARE, type SupervisorEstimateOptions } from './estimate.ts';

@@ -7,6 +7,7 @@ import type { Intervention, Run, Step } from '../../model/types.ts';
 import { Cancelled } from '../../llm/errors.ts';
 import { drivePass, type EnginePass, type PassCallbacks, type PassEvent } from '../pass.ts';
 import type { LlmClient } from '../../llm/client.ts';
+import { CostTally, engineCost, type EngineCost } from '../../llm/cost.ts';
 import { loadTokenCounter } from '../../llm/usage.ts';
 import { AdaptiveFilter, type FilterParams, type Trigger } from './filter.ts';
 import { SupervisionFailed, superviseTrigger } from './supervisor.ts';
@@ -55,6 +56,8 @@ export interface ShadowResult {
   interventions: Intervention[];
   failure?: ShadowFailure;
   tokens: TokenSummary;
+  /** The supervisor's own calls and tokens, as the endpoint reported them (no one-time cost). */
+  cost: EngineCost;
 }
 
 export type ShadowEvent = PassEvent<ShadowProgress, Intervention> | { type: 'trigger'; trigger: Trigger };
@@ -88,6 +91,7 @@ export async function* shadowReplaySteps(run: Run, options: ShadowOptions): Engi
   let failure: ShadowFailure | undefined;
   let failedSpent = 0;
   let failedEstimated = false;
+  const failedTally = new CostTally();
   const progress = (done: number): ShadowEvent => ({ type: 'progress', progress: { done, total, triggers: triggers.length, interventions: interventions.length } });
 
   for (let i = 0; i < total; i++) {
@@ -119,6 +123,7 @@ export async function* shadowReplaySteps(run: Run, options: ShadowOptions): Engi
         failedSpent += e.spent.total;
         failedEstimated ||= e.spent.estimated === true;
       }
+      if (e instanceof SupervisionFailed) failedTally.add(e.spent, e.llmCallIds.length);
       if (cause instanceof Cancelled || options.signal?.aborted) status = 'cancelled';
       else {
         status = 'failed';
@@ -137,7 +142,18 @@ export async function* shadowReplaySteps(run: Run, options: ShadowOptions): Engi
   if (status === 'complete') yield progress(total);
   const countTokens = options.countTokens ?? (await loadTokenCounter());
   const tokens = accountTokens(run, interventions, countTokens, failedSpent, failedEstimated);
-  return { runId: run.id, status, triggers, interventions, failure, tokens };
+  return { runId: run.id, status, triggers, interventions, failure, tokens, cost: supervisorCost(interventions, failedTally) };
+}
+
+/** Calls and tokens of the supervisor's interventions (and of a trigger whose calls failed part-way). */
+export function supervisorCost(interventions: readonly Intervention[], failed?: CostTally): EngineCost {
+  const t = new CostTally();
+  for (const iv of interventions) if (iv.engine === 'supervisor') t.add(iv.tokens, iv.llmCallIds?.length ?? 0);
+  if (failed) {
+    t.add(failed.tokens, failed.calls);
+    if (failed.estimated) t.estimated = true;
+  }
+  return engineCost(t.perRun());
 }
 
 export function shadowReplay(run: Run, options: ShadowOptions & PassCallbacks<ShadowProgress, Intervention>): Promise<ShadowResult> {
