@@ -14,6 +14,8 @@ export {
   shadowReplay,
   shadowReplaySteps,
   accountTokens,
+  counterfactualSavings,
+  type CounterfactualSavings,
   type ShadowOptions,
   type ShadowCallbacks,
   type ShadowResult,
@@ -22,3 +24,4 @@ export {
   type ShadowFailure,
   type TokenSummary,
 } from './shadow.ts';
+export { shadowRunId, isShadowRun, deriveShadowRun, shadowSupervisedRun, methodOf, type DeriveOptions } from './shadow-run.ts';
