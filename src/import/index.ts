@@ -7,6 +7,7 @@ import type { AnnotationSet, FormatId, FormatImporter, ImportResult } from './fo
 import { agentRxGroundTruthImporter } from './agentrx-ground-truth.ts';
 import { chatLogImporter } from './chat-log.ts';
 import { langfuseImporter } from './langfuse.ts';
+import { busMessagesImporter } from './bus-messages.ts';
 import { messageBusImporter } from './message-bus.ts';
 import { nativeImporter } from './native.ts';
 import { openAiChatImporter } from './openai-chat.ts';
@@ -29,6 +30,7 @@ export const IMPORTERS: FormatImporter[] = [
   chatLogImporter,
   openAiChatImporter,
   agentRxGroundTruthImporter,
+  busMessagesImporter,
   messageBusImporter,
   // Last: a bare attribute map is the least specific shape.
   spanAttributesImporter,

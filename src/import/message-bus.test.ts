@@ -103,7 +103,7 @@ describe('message-bus messages', () => {
   it('reads the store\'s own messages.jsonl as one run', () => {
     const text = messages.map((m) => JSON.stringify(m)).join('\n');
     const r = importText('messages.jsonl', text);
-    expect(r.format).toBe('message-bus');
+    expect(r.format).toBe('message-bus-log');
     expect(r.runs).toHaveLength(1);
     expect(r.runs[0].steps).toHaveLength(4);
     expect(importText('unknown', text).runs).toEqual(r.runs);

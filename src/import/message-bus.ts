@@ -1,11 +1,10 @@
 // Message-bus logs of the smolagents decentralised team (SPEC §3).
 //
-// Two line shapes are read:
+// Run lines are read here:
 // - a run line, one run per line: `{question, original_question?, answer, true_answer, source, model_id,
 //   agent_action_type, start_time, end_time, duration, messages?}`; the published benchmark outputs carry no
 //   `messages`, so such a run has an outcome and no steps;
-// - a bus message, the store's own `messages.jsonl`: `{id, timestamp, sender, type, content, recipients,
-//   thread_id, reply_to}`; a file of them is one run.
+// - (a file of bare bus messages, the store's own `runs/<id>/messages.jsonl`, is one run: see bus-messages.ts).
 //
 // Mapping decisions:
 // - One `message` step per bus message, in log order; step id `<runId>:m<i>`, `number` = i, `name` = the message
@@ -154,49 +153,19 @@ function runFromLine(obj: JsonObject, path: string, runId: string): Run {
   return run;
 }
 
-function runFromMessages(docs: { value: unknown; path: string }[], text: string): Run {
-  const runId = `bus-${hashText(text)}`;
-  const parts = mapMessages(runId, docs, undefined);
-  const proposal = [...parts.steps].reverse().find((s) => s.name === 'final_answer_proposal');
-  const outcome: Outcome = { status: 'unknown' };
-  if (proposal?.output) outcome.finalAnswer = proposal.output;
-  const run: Run = {
-    id: runId,
-    title: titleFromTask(parts.steps[0]?.output, 'Message-bus log'),
-    sourceFormat: 'message-bus',
-    framework: 'smolagents',
-    models: [],
-    outcome,
-    tags: {},
-    ...parts,
-    annotations: [],
-    interventions: [],
-    orphanSpans: 0,
-  };
-  const times = parts.steps.map((s) => s.startTime).filter((t): t is number => t !== undefined);
-  if (times.length) {
-    run.startTime = Math.min(...times);
-    run.endTime = Math.max(...times);
-  }
-  return run;
-}
-
-function classify(doc: ParsedInput): 'runs' | 'messages' | undefined {
+function classify(doc: ParsedInput): 'runs' | undefined {
   const docs = documentsOf(doc);
   if (docs.length === 0) return undefined;
-  if (docs.every((d) => isRunLine(d.value))) return 'runs';
-  if (docs.every((d) => isBusMessage(d.value))) return 'messages';
-  return undefined;
+  return docs.every((d) => isRunLine(d.value)) ? 'runs' : undefined;
 }
 
 export const messageBusImporter: FormatImporter = {
   id: 'message-bus',
   label: 'Message bus (smolagents decentralised team)',
-  fileName: /decentrali[sz]ed|message.?bus|messages\.jsonl$/i,
+  fileName: /decentrali[sz]ed|message.?bus/i,
   sniff: (doc) => classify(doc) !== undefined,
   importDoc(doc): ImportResult {
     const docs = documentsOf(doc);
-    if (classify(doc) === 'messages') return { runs: [runFromMessages(docs, doc.text)], annotationSets: [], warnings: [] };
     const objs = docs.map((d) => ({ ...d, obj: expectObject(d.value, d.path) }));
     const ids = uniqueIds(objs.map((d) => `bus-${hashText(JSON.stringify(d.obj))}`));
     const runs = objs.map((d, i) => runFromLine(d.obj, d.path, ids[i]));
