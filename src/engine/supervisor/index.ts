@@ -24,4 +24,4 @@ export {
   type ShadowFailure,
   type TokenSummary,
 } from './shadow.ts';
-export { shadowRunId, isShadowRun, deriveShadowRun, shadowSupervisedRun, methodOf, type DeriveOptions } from './shadow-run.ts';
+export { shadowRunId, isShadowRun, deriveShadowRun, shadowSupervisedRun, shadowArms, methodOf, type DeriveOptions } from './shadow-run.ts';

@@ -9,7 +9,7 @@ import type { Intervention, Run } from '../../model/types.ts';
 import { filterParams } from './filter.ts';
 import { PRESETS } from './presets.ts';
 import { shadowReplay } from './shadow.ts';
-import { shadowRunId, shadowSupervisedRun } from './shadow-run.ts';
+import { shadowArms, shadowRunId, shadowSupervisedRun } from './shadow-run.ts';
 
 const words = (t: string) => (t.match(/\S+/g) ?? []).length;
 const params = filterParams(PRESETS.gaia);
@@ -103,5 +103,27 @@ describe('shadow-supervised run from recorded endpoint verdicts', () => {
     expect(run.derived!.method).toBe('offline-heuristic');
     expect(run.derived!.tokens.supervisedEstimate).toBe(plain.tokens.supervisedEstimate);
     expect(run.steps[1].usage!.total).toBe(plain.tokens.supervisedEstimate);
+  });
+});
+
+describe.skipIf(!HAVE_SHARED)(`two arms of the real TRAIL runs (${HAVE_SHARED ? 'real traces' : SKIP_REASON})`, () => {
+  it('baseline arm measured, estimate arm = their shadow-supervised runs, figures agree with the replays', async () => {
+    const runs = sharedFiles('trail/gaia').flatMap((p) => importShared(p).runs);
+    const { corpus, derived } = await shadowArms(runs, { params, countTokens: words });
+    expect(derived).toHaveLength(runs.length);
+    expect(corpus.baseline.n).toBe(runs.length);
+    expect(corpus.estimate.n).toBe(runs.length);
+    expect(corpus.baseline.meanTokens.basis).toBe('measured');
+    expect(corpus.estimate.meanTokens.basis).toBe('estimated');
+    let baseline = 0;
+    let estimate = 0;
+    for (const d of derived) {
+      baseline += d.derived!.tokens.baseline;
+      estimate += d.derived!.tokens.supervisedEstimate + d.derived!.tokens.supervisorOverhead;
+    }
+    expect(corpus.netSaving.value).toBeCloseTo((baseline - estimate) / runs.length, 6);
+    expect(corpus.netSaving.value).toBeGreaterThan(0);
+    // Deriving again from runs that already include their estimates adds none.
+    expect((await shadowArms([...runs, ...derived], { params, countTokens: words })).derived).toHaveLength(0);
   });
 });

@@ -2,6 +2,8 @@
 // applied — purified observations in place of the originals, guidance appended — and every model call's tokens
 // re-estimated by the same counterfactual rule as the shadow replay's token summary. Always labelled an estimate.
 import type { DerivedRun, Intervention, Run, Step } from '../../model/types.ts';
+import { armOf } from '../../model/statistics.ts';
+import { twoArmCorpus, type TwoArmCorpus } from '../../model/two-arms.ts';
 import { loadTokenCounter } from '../../llm/usage.ts';
 import type { FilterParams } from './filter.ts';
 import { counterfactualSavings, shadowReplay, type ShadowOptions, type ShadowResult } from './shadow.ts';
@@ -88,4 +90,20 @@ export async function shadowSupervisedRun(source: Run, options: ShadowOptions): 
   const countTokens = options.countTokens ?? (await loadTokenCounter());
   const result = await shadowReplay(base, { ...options, countTokens, previous: [...(options.previous ?? []), ...recorded] });
   return { run: deriveShadowRun(base, result, { params: options.params, countTokens }), result };
+}
+
+/**
+ * The two arms of a corpus of recorded runs: derives the shadow-supervised run of every recorded baseline run that
+ * has none among `runs` yet (simulated runs are left alone: they stay a group of their own), then splits and figures.
+ */
+export async function shadowArms(runs: readonly Run[], options: ShadowOptions & { groupBy?: string }): Promise<{ corpus: TwoArmCorpus; derived: Run[] }> {
+  const have = new Set(runs.flatMap((r) => (r.derived?.kind === 'shadow-supervised' ? [r.derived.sourceRunId] : [])));
+  const derived: Run[] = [];
+  for (const run of runs) {
+    if (options.signal?.aborted) break;
+    if (run.simulated || run.derived || have.has(run.id) || armOf(run.tags) !== 'baseline') continue;
+    const made = await shadowSupervisedRun(run, options);
+    if (made.result.status === 'complete') derived.push(made.run);
+  }
+  return { corpus: twoArmCorpus([...runs, ...derived], options.groupBy), derived };
 }
