@@ -192,7 +192,7 @@ function sources(): Source[] {
     {
       // The published bus outputs carry no messages; the bus's own message log has this documented shape.
       label: 'message bus (messages)',
-      format: 'message-bus',
+      format: 'message-bus-log',
       name: 'xss-bus-messages.jsonl',
       from: busMessages,
       shape: (doc) => `${(rewriteValue(doc) as unknown[]).map((m) => JSON.stringify(m)).join('\n')}\n`,

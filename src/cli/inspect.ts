@@ -21,6 +21,13 @@ export function inspectCommand(argv: string[]): void {
           tokens: { input: s.tokens.input, output: s.tokens.output, total: s.tokens.total },
           annotations: s.annotations,
           outcome: s.outcome,
+          // Result-only runs: the benchmark's own scores and the duration it recorded (SPEC §7).
+          ...(run.benchmark
+            ? {
+                scores: { exact_match: run.benchmark.exactMatch, contains: run.benchmark.contains },
+                ...(run.benchmark.durationS !== undefined ? { duration_s: run.benchmark.durationS } : {}),
+              }
+            : {}),
         };
       }),
     })),

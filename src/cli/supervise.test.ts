@@ -1,6 +1,6 @@
 // `supervise` as a user runs it: a subprocess, offline on the real TRAIL traces (expectations derived by hand from
 // the raw span trees), and against the project's test server for the endpoint path and its failures.
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -131,6 +131,29 @@ describe.skipIf(!HAVE_SHARED)(`supervise offline on the TRAIL traces (${HAVE_SHA
 
   // The SWE run is one manager with six code-only steps (no tool child spans), each running different code: with
   // MBPP's τ_step 4 only the periodic check at step 4 fires, and offline, with no repeated action, it approves.
+  it('b1f9b9ba… --emit-run: a native session of the shadow-supervised run, tokens = supervised_estimate, inspect reads it', async () => {
+    const out = join(tmp, 'emitted.json');
+    const r = await runCli([gaia('b1f9b9baefa4c69d1d848e35c130e29d'), '--offline', '--emit-run', out, '--json']);
+    expect(r.status).toBe(0);
+    const report = JSON.parse(r.stdout) as Report;
+    const [run] = report.runs;
+    const session = JSON.parse(readFileSync(out, 'utf8'));
+    expect(session.format).toBe('mas-replay-session');
+    expect(session.runs).toHaveLength(1);
+    const derived = session.runs[0];
+    expect(derived.id).toBe(`${run.id}::shadow`);
+    expect(derived.derived).toMatchObject({ kind: 'shadow-supervised', sourceRunId: run.id, estimate: true, method: 'offline-heuristic' });
+    expect(derived.derived.tokens.supervisedEstimate).toBe(run.tokens.supervised_estimate);
+    expect(derived.interventions.map((i: { stepId: string }) => i.stepId)).toHaveLength(run.triggers.length);
+    const inspected = await runCliAsync('inspect', [out, '--json']);
+    expect(inspected.status).toBe(0);
+    const file = JSON.parse(inspected.stdout).files[0];
+    expect(file.format).toBe('native');
+    expect(file.runs[0].id).toBe(derived.id);
+    expect(file.runs[0].tokens.total).toBe(run.tokens.supervised_estimate);
+    expect(run.tokens.supervised_estimate).toBeLessThan(run.tokens.baseline);
+  });
+
   it('swe/72822db6… with --preset mbpp: one periodic check at step 4, approved', async () => {
     const r = await runCli([join(TRAIL, 'swe', '72822db6e120878d916b515c2501246b.json'), '--preset', 'mbpp', '--json']);
     const run = (JSON.parse(r.stdout) as Report).runs[0];

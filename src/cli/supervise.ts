@@ -4,6 +4,7 @@ import type { ImportedFile } from '../import/index.ts';
 import { writeFileSync } from 'node:fs';
 import { exportSession } from '../export/native.ts';
 import { CallRecorder, Cassette, costJson, DEFAULT_LLM_SETTINGS, LlmClient, replaySettings, sumCosts } from '../llm/index.ts';
+import { loadTokenCounter } from '../llm/usage.ts';
 import { printEstimate } from './cost.ts';
 import { compareReplay, type ReplayCheck } from '../engine/supervisor/replay-check.ts';
 import {
@@ -12,6 +13,7 @@ import {
   isPresetName,
   PRESET_NAMES,
   PRESETS,
+  deriveShadowRun,
   shadowReplay,
   estimateSupervisorCost,
   type FilterParams,
@@ -21,7 +23,7 @@ import { CliError, numberFlag, parseArgs, printJson, readTraceFiles, stringFlag,
 
 export const SUPERVISE_USAGE =
   'supervise <file> [--offline | --endpoint URL --model M] [--preset gaia|humaneval|mbpp|aime|drop|gsm-hard|oagents] ' +
-  `[--tau-step N --tau-loop N --tau-len N] [--replay] [--out <session.json>] [--dry-run] [--json]   shadow-replay the runtime supervisor (default preset ${DEFAULT_PRESET}, offline heuristics unless --endpoint; --replay answers from the session's recorded calls; --dry-run prints the calls and estimated tokens and sends nothing)`;
+  `[--tau-step N --tau-loop N --tau-len N] [--replay] [--out <session.json>] [--emit-run <session.json>] [--dry-run] [--json]   shadow-replay the runtime supervisor (default preset ${DEFAULT_PRESET}, offline heuristics unless --endpoint; --replay answers from the session's recorded calls; --emit-run writes each run's shadow-supervised estimate as a run of its own; --dry-run prints the calls and estimated tokens and sends nothing)`;
 
 function positiveInt(args: ParsedArgs, name: string): number | undefined {
   const n = numberFlag(args, name);
@@ -70,7 +72,7 @@ function report(file: ImportedFile, results: ShadowResult[]) {
 
 /** Returns the exit code: 0, or 1 when an endpoint failure stopped a run (its finished part is still printed). */
 export async function superviseCommand(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, new Set(['json', 'offline', 'replay', 'dry-run']), new Set(['endpoint', 'model', 'preset', 'tau-step', 'tau-loop', 'tau-len', 'out']));
+  const args = parseArgs(argv, new Set(['json', 'offline', 'replay', 'dry-run']), new Set(['endpoint', 'model', 'preset', 'tau-step', 'tau-loop', 'tau-len', 'out', 'emit-run']));
   if (args.positional.length !== 1) throw new CliError('usage', `supervise needs exactly one file, got ${args.positional.length}`);
   const flags = endpointFlags(args);
   const endpoint = flags?.endpoint;
@@ -115,6 +117,21 @@ export async function superviseCommand(argv: string[]): Promise<number> {
       writeFileSync(out, `${exportSession({ runs: supervised, llmCalls, title: file.file })}\n`);
     } catch (e) {
       throw new CliError(out, `cannot write: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  const emit = stringFlag(args, 'emit-run');
+  if (emit !== undefined) {
+    // One derived run per finished replay: verdicts applied, tokens = supervised_estimate, labelled an estimate.
+    const countTokens = await loadTokenCounter();
+    const derived = results
+      .filter((r) => r.status === 'complete')
+      .map((r) => deriveShadowRun(file.runs.find((x) => x.id === r.runId)!, r, { params, countTokens }));
+    const llmCalls = [...(replay ? (file.llmCalls ?? []) : []), ...recorder.records];
+    try {
+      writeFileSync(emit, `${exportSession({ runs: derived, llmCalls, title: `${file.file} (shadow-supervised estimates)` })}\n`);
+    } catch (e) {
+      throw new CliError(emit, `cannot write: ${e instanceof Error ? e.message : String(e)}`);
     }
   }
 

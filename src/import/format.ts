@@ -12,6 +12,7 @@ export type FormatId =
   | 'openai-chat'
   | 'agentrx-ground-truth'
   | 'message-bus'
+  | 'message-bus-log'
   | 'span-attributes';
 
 /** Annotations that arrive in a file of their own and attach to a run loaded from another file. */

@@ -7,6 +7,7 @@ import type { AnnotationSet, FormatId, FormatImporter, ImportResult } from './fo
 import { agentRxGroundTruthImporter } from './formats/agentrx-ground-truth.ts';
 import { chatLogImporter } from './formats/chat-log.ts';
 import { langfuseImporter } from './formats/langfuse.ts';
+import { busMessagesImporter } from './formats/bus-messages.ts';
 import { messageBusImporter } from './formats/message-bus.ts';
 import { nativeImporter } from './formats/native.ts';
 import { openAiChatImporter } from './formats/openai-chat.ts';
@@ -29,6 +30,7 @@ export const IMPORTERS: FormatImporter[] = [
   chatLogImporter,
   openAiChatImporter,
   agentRxGroundTruthImporter,
+  busMessagesImporter,
   messageBusImporter,
   // Last: a bare attribute map is the least specific shape.
   spanAttributesImporter,

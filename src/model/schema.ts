@@ -129,6 +129,61 @@ export const StepRunner = z
   })
   .loose();
 
+/** Votes per option, in the order the options were first seen (option names come from the file: never object keys). */
+export const BusTally = z.array(z.object({ option: z.string(), votes: z.number() }).loose());
+
+/**
+ * What a message-bus step means beyond its text (smolagents decentralised team): a poll, a vote on one, or the
+ * coordinator's final answer. The tally is counted from the votes seen so far in the log, never taken on trust.
+ */
+export const BusStepData = z.discriminatedUnion('kind', [
+  z
+    .object({
+      kind: z.literal('poll'),
+      pollId: z.string(),
+      question: z.string().optional(),
+      proposal: z.string().optional(),
+      proposer: z.string().optional(),
+      options: z.array(z.string()),
+      threshold: z.number().optional(),
+      status: z.string().optional(),
+      /** The answer the poll would make final. */
+      finalAnswer: z.string().optional(),
+      /** Set on a later message about a poll already opened (its status update): the opening step's id. */
+      pollStepId: z.string().optional(),
+      /** Opening step: the votes cast on it over the whole log, in order, and the tally after the last. */
+      voteStepIds: z.array(z.string()),
+      tally: BusTally,
+    })
+    .loose(),
+  z
+    .object({
+      kind: z.literal('vote'),
+      pollId: z.string(),
+      /** The step that opened the poll; absent when the log never shows it. */
+      pollStepId: z.string().optional(),
+      voter: z.string(),
+      vote: z.string(),
+      confidence: z.number().optional(),
+      rationale: z.string().optional(),
+      /** The poll's tally right after this vote. */
+      tally: BusTally,
+    })
+    .loose(),
+  z
+    .object({
+      kind: z.literal('final_answer'),
+      answer: z.string(),
+      pollId: z.string().optional(),
+      pollStepId: z.string().optional(),
+      /** The tally as the coordinator reported it. */
+      reportedTally: BusTally,
+      eligible: z.number().optional(),
+      threshold: z.number().optional(),
+    })
+    .loose(),
+]);
+
 export const Step = z
   .object({
     id: z.string(),
@@ -164,6 +219,8 @@ export const Step = z
     runner: StepRunner.optional(),
     /** Source attributes and fields the importer did not map, shown raw in the inspector. */
     raw: z.record(z.string(), z.unknown()).optional(),
+    /** Message-bus polls, votes and final answers. */
+    bus: BusStepData.optional(),
   })
   .loose();
 
@@ -324,6 +381,36 @@ export const RunLive = z
   })
   .loose();
 
+/** Both 0|1 figures a benchmark's own rule gives a result-only run, with the duration it recorded (SPEC §7). */
+export const BenchmarkResult = z
+  .object({
+    source: z.literal('benchmark'),
+    /** Which rule scored it (e.g. `smolagents-decentralised`: normalised exact match and contains). */
+    rule: z.string(),
+    exactMatch: z.union([z.literal(0), z.literal(1)]),
+    contains: z.union([z.literal(0), z.literal(1)]),
+    durationS: z.number().optional(),
+  })
+  .loose();
+
+/**
+ * A run made from another run instead of recorded: the shadow-supervised estimate of a recorded run (SPEC §5.1).
+ * Its token counts are a counterfactual estimate, never a measurement.
+ */
+export const DerivedRun = z
+  .object({
+    kind: z.literal('shadow-supervised'),
+    sourceRunId: z.string(),
+    estimate: z.literal(true),
+    /** offline-heuristic: the LLM-free rules decided; endpoint: recorded endpoint verdicts decided. */
+    method: z.enum(['offline-heuristic', 'endpoint']),
+    thresholds: z.object({ tauStep: z.number(), tauLoop: z.number(), tauLen: z.number() }).loose().optional(),
+    tokens: z
+      .object({ baseline: z.number(), supervisedEstimate: z.number(), supervisorOverhead: z.number(), netSaving: z.number() })
+      .loose(),
+  })
+  .loose();
+
 export const Run = z
   .object({
     id: z.string(),
@@ -355,6 +442,10 @@ export const Run = z
     live: RunLive.optional(),
     /** Top-level source fields that the importer did not map. */
     raw: z.record(z.string(), z.unknown()).optional(),
+    /** Set on a run derived from another (shadow-supervised estimate); absent on recorded runs. */
+    derived: DerivedRun.optional(),
+    /** Result-only runs scored by their benchmark's own rule. */
+    benchmark: BenchmarkResult.optional(),
   })
   .loose();
 

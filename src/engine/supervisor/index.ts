@@ -14,6 +14,8 @@ export {
   shadowReplay,
   shadowReplaySteps,
   accountTokens,
+  counterfactualSavings,
+  type CounterfactualSavings,
   type ShadowOptions,
   type ShadowResult,
   type ShadowEvent,
@@ -23,3 +25,4 @@ export {
 } from './shadow.ts';
 export { supervisorCost } from './shadow.ts';
 export { estimateSupervisorCost, DECISION_ANSWER_TOKENS, PURIFIED_SHARE, type SupervisorEstimateOptions } from './estimate.ts';
+export { shadowRunId, isShadowRun, deriveShadowRun, shadowSupervisedRun, shadowArms, methodOf, type DeriveOptions } from './shadow-run.ts';

@@ -167,17 +167,23 @@ function probeOf(observation: string): string {
   return observation.trim().slice(0, 200);
 }
 
+/** Per model call, the input tokens the counterfactual removes (negative when guidance lengthened a prompt). */
+export interface CounterfactualSavings {
+  baseline: number;
+  /** Sum of `byCall`. */
+  saved: number;
+  /** Model-call step id → tokens removed from its input. Only calls the estimate changed are present. */
+  byCall: Map<string, number>;
+  /** Intervention id → number of model calls whose input it changed. */
+  affectedCalls: Record<string, number>;
+}
+
 /**
  * SPEC §5.1 counterfactual: an observation changed by Δ tokens changes the input of every later model call of the
  * same agent run whose prompt contained it (recorded prompts when present; otherwise ReAct memory, i.e. all of them).
+ * A call never loses more than its recorded input.
  */
-export function accountTokens(
-  run: Run,
-  interventions: readonly Intervention[],
-  countTokens: (text: string) => number,
-  failedSpent = 0,
-  failedEstimated = false,
-): TokenSummary {
+export function counterfactualSavings(run: Run, interventions: readonly Intervention[], countTokens: (text: string) => number): CounterfactualSavings {
   let baseline = 0;
   const callsByRun = new Map<string, { step: Step; position: number }[]>();
   const position = new Map<string, number>();
@@ -193,14 +199,9 @@ export function accountTokens(
   });
   const stepById = new Map(run.steps.map((s) => [s.id, s]));
   let saved = 0;
-  let overhead = failedSpent;
-  let overheadEstimated = failedEstimated;
+  const byCall = new Map<string, number>();
   const affectedCalls = emptyRecord<number>(); // intervention ids may come from a file
   for (const iv of interventions) {
-    if (iv.tokens) {
-      overhead += iv.tokens.total;
-      overheadEstimated ||= iv.tokens.estimated === true;
-    }
     const step = iv.stepId ? stepById.get(iv.stepId) : undefined;
     const { originalObservation: original, newObservation: changed } = supervisorDetails(iv) ?? {};
     if (!step || original === undefined || changed === undefined) continue;
@@ -214,11 +215,33 @@ export function accountTokens(
       if (call.input && call.input.length > 0) {
         if (probe === '' || !call.input.some((m) => m.content.includes(probe))) continue;
       }
-      const input = call.usage?.input ?? 0;
-      saved += delta > 0 ? Math.min(delta, input) : delta;
+      const input = (call.usage?.input ?? 0) - (byCall.get(call.id) ?? 0);
+      const cut = delta > 0 ? Math.min(delta, input) : delta;
+      saved += cut;
+      byCall.set(call.id, (byCall.get(call.id) ?? 0) + cut);
       affected++;
     }
     affectedCalls[iv.id] = affected;
+  }
+  return { baseline, saved, byCall, affectedCalls };
+}
+
+/** The run's token summary under the counterfactual of `counterfactualSavings`, with the supervisor's own cost. */
+export function accountTokens(
+  run: Run,
+  interventions: readonly Intervention[],
+  countTokens: (text: string) => number,
+  failedSpent = 0,
+  failedEstimated = false,
+): TokenSummary {
+  const { baseline, saved, affectedCalls } = counterfactualSavings(run, interventions, countTokens);
+  let overhead = failedSpent;
+  let overheadEstimated = failedEstimated;
+  for (const iv of interventions) {
+    if (iv.tokens) {
+      overhead += iv.tokens.total;
+      overheadEstimated ||= iv.tokens.estimated === true;
+    }
   }
   const supervisedEstimate = baseline - saved;
   const netSaving = baseline - (supervisedEstimate + overhead);

@@ -36,6 +36,43 @@ describe.skipIf(!HAVE_SHARED)(`smolagents decentralised team bus logs (${HAVE_SH
   }
 });
 
+// The benchmark's rule read again from the MANIFEST, written independently of model/benchmark-scoring.ts.
+function manifestNormalise(text: unknown): string {
+  let t = String(text ?? '').trim().toLowerCase().split(/\s+/).filter((w) => w !== '').join(' ');
+  while (t !== '' && '.!?;,'.includes(t[t.length - 1])) t = t.slice(0, -1);
+  return t;
+}
+
+describe.skipIf(!HAVE_SHARED)(`result files scored by the benchmark's own rule (${HAVE_SHARED ? 'real traces' : SKIP_REASON})`, () => {
+  for (const path of FIXTURES) {
+    it(`totals of ${path.slice(SHARED_TRACES.length + 1)} equal an independent reading of the raw file`, () => {
+      const lines = readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
+      let exact = 0;
+      let contains = 0;
+      let duration = 0;
+      for (const line of lines) {
+        const truth = manifestNormalise(line.true_answer);
+        const answer = manifestNormalise(line.answer);
+        if (truth !== '' && answer === truth) exact++;
+        if (truth !== '' && answer.indexOf(truth) !== -1) contains++;
+        duration += line.duration;
+      }
+      const runs = importText(path, readFileSync(path, 'utf8')).runs;
+      const sum = (f: (b: NonNullable<(typeof runs)[0]['benchmark']>) => number) => runs.reduce((n, r) => n + f(r.benchmark!), 0);
+      expect(runs.every((r) => r.benchmark?.source === 'benchmark')).toBe(true);
+      expect(sum((b) => b.exactMatch)).toBe(exact);
+      expect(sum((b) => b.contains)).toBe(contains);
+      expect(sum((b) => b.durationS ?? 0)).toBeCloseTo(duration, 6);
+      // Outcome per run from the exact match.
+      expect(runs.filter((r) => r.outcome.status === 'success')).toHaveLength(exact);
+      expect(runs.filter((r) => r.outcome.status === 'failure')).toHaveLength(lines.length - exact);
+      // The figures this reading gives, pinned (gaia: 63 tasks, 4 exact, 17 contains; math: 100, 16, 53).
+      const pinned = path.includes('__gaia__') ? [63, 4, 17] : [100, 16, 53];
+      expect([lines.length, exact, contains]).toEqual(pinned);
+    });
+  }
+});
+
 describe('message-bus messages', () => {
   const messages = [
     { id: 'a1', timestamp: '2025-08-27T15:00:00.000Z', sender: 'agent_1', type: 'message', content: 'I think the answer is 4', recipients: ['@all'], thread_id: 'main', reply_to: null },
@@ -66,7 +103,7 @@ describe('message-bus messages', () => {
   it('reads the store\'s own messages.jsonl as one run', () => {
     const text = messages.map((m) => JSON.stringify(m)).join('\n');
     const r = importText('messages.jsonl', text);
-    expect(r.format).toBe('message-bus');
+    expect(r.format).toBe('message-bus-log');
     expect(r.runs).toHaveLength(1);
     expect(r.runs[0].steps).toHaveLength(4);
     expect(importText('unknown', text).runs).toEqual(r.runs);

@@ -1,11 +1,10 @@
 // Message-bus logs of the smolagents decentralised team (SPEC §3).
 //
-// Two line shapes are read:
+// Run lines are read here:
 // - a run line, one run per line: `{question, original_question?, answer, true_answer, source, model_id,
 //   agent_action_type, start_time, end_time, duration, messages?}`; the published benchmark outputs carry no
 //   `messages`, so such a run has an outcome and no steps;
-// - a bus message, the store's own `messages.jsonl`: `{id, timestamp, sender, type, content, recipients,
-//   thread_id, reply_to}`; a file of them is one run.
+// - (a file of bare bus messages, the store's own `runs/<id>/messages.jsonl`, is one run: see bus-messages.ts).
 //
 // Mapping decisions:
 // - One `message` step per bus message, in log order; step id `<runId>:m<i>`, `number` = i, `name` = the message
@@ -13,12 +12,14 @@
 // - Agent id = the sender / recipient id as written. Recipients null, empty or containing `@all` mean everyone:
 //   a `broadcast` handoff to every other agent seen in the run; otherwise a `message` handoff to the listed ids.
 // - Tokens are not recorded: each message gets estimated output tokens of its text (same rule as chat logs).
-// - Outcome: no answer → failure; the answer's first paragraph matching `true_answer` after normalisation (or as a
-//   number) → success; clearly different numbers → failure; otherwise unknown (we do not guess at prose answers).
+// - Run lines are scored by the benchmark's own rule (model/benchmark-scoring.ts: exact match and contains), kept on
+//   `run.benchmark` with the duration; the outcome is its exact match. Without a true answer: no answer → failure,
+//   else unknown.
 // - Run id: `bus-<hashText of the line's JSON>`, `~2`… for repeated identical lines.
+import { benchmarkResult } from '../../model/benchmark-scoring.ts';
 import { hashText } from '../../model/hash.ts';
 import type { Agent, AgentRun, Handoff, Outcome, Run, Step } from '../../model/types.ts';
-import { compareAnswers, contentText, documentsOf, titleFromTask, uniqueIds, unmappedFields } from './chat-log.ts';
+import { contentText, documentsOf, titleFromTask, uniqueIds, unmappedFields } from './chat-log.ts';
 import type { FormatImporter, ImportResult } from '../format.ts';
 import type { ParsedInput } from '../parse-input.ts';
 import { expectArray, expectObject, isObject, optNumber, optString, parseTime, type JsonObject } from '../read.ts';
@@ -37,20 +38,12 @@ function isRunLine(v: unknown): boolean {
   return typeof v.agent_action_type === 'string' && /decentral/i.test(`${v.agent_action_type} ${String(v.model_id ?? '')}`);
 }
 
-/** The answer without the supporting evidence the team appends to it. */
-function answerHead(answer: string): string {
-  return answer.split(/\*\*Supporting Evidence/i)[0].split(/\n\s*\n/)[0].trim();
-}
-
-function outcomeOf(answer: string | undefined, reference: string | undefined, answered: boolean): Outcome {
+function outcomeOf(answer: string | undefined, reference: string | undefined, exactMatch: 0 | 1): Outcome {
   const outcome: Outcome = { status: 'unknown' };
   if (answer !== undefined) outcome.finalAnswer = answer;
   if (reference !== undefined) outcome.referenceAnswer = reference;
-  if (!answered) outcome.status = 'failure';
-  else if (answer !== undefined && reference !== undefined) {
-    const same = compareAnswers(answerHead(answer), reference);
-    if (same !== undefined) outcome.status = same ? 'success' : 'failure';
-  }
+  if (reference !== undefined && reference.trim() !== '') outcome.status = exactMatch === 1 ? 'success' : 'failure';
+  else if (answer === undefined || answer.trim() === '') outcome.status = 'failure';
   return outcome;
 }
 
@@ -132,13 +125,18 @@ function runFromLine(obj: JsonObject, path: string, runId: string): Run {
   if (source !== undefined) tags.dataset = source;
   const model = optString(obj.model_id, `${path}.model_id`);
 
+  const duration = optNumber(obj.duration, `${path}.duration`);
+  // Scored by the benchmark's own rule; the outcome follows its exact match (an empty true answer decides nothing).
+  const benchmark = benchmarkResult(answer, reference, duration);
+  const outcome = outcomeOf(answer, reference, benchmark.exactMatch);
   const run: Run = {
     id: runId,
     title: titleFromTask(question, 'Message-bus run'),
     sourceFormat: 'message-bus',
     framework: 'smolagents',
     models: model !== undefined ? [model] : [],
-    outcome: outcomeOf(answer, reference, answer !== undefined && answer.trim() !== ''),
+    outcome,
+    benchmark,
     tags,
     ...parts,
     annotations: [],
@@ -147,7 +145,6 @@ function runFromLine(obj: JsonObject, path: string, runId: string): Run {
   };
   if (question !== undefined) run.task = question;
   const start = parseTime(obj.start_time);
-  const duration = optNumber(obj.duration, `${path}.duration`);
   if (start !== undefined) run.startTime = start;
   // `end_time` is a local wall-clock time without a zone in these files; start + duration is exact.
   if (start !== undefined && duration !== undefined) run.endTime = start + duration * 1000;
@@ -156,49 +153,19 @@ function runFromLine(obj: JsonObject, path: string, runId: string): Run {
   return run;
 }
 
-function runFromMessages(docs: { value: unknown; path: string }[], text: string): Run {
-  const runId = `bus-${hashText(text)}`;
-  const parts = mapMessages(runId, docs, undefined);
-  const proposal = [...parts.steps].reverse().find((s) => s.name === 'final_answer_proposal');
-  const outcome: Outcome = { status: 'unknown' };
-  if (proposal?.output) outcome.finalAnswer = proposal.output;
-  const run: Run = {
-    id: runId,
-    title: titleFromTask(parts.steps[0]?.output, 'Message-bus log'),
-    sourceFormat: 'message-bus',
-    framework: 'smolagents',
-    models: [],
-    outcome,
-    tags: {},
-    ...parts,
-    annotations: [],
-    interventions: [],
-    orphanSpans: 0,
-  };
-  const times = parts.steps.map((s) => s.startTime).filter((t): t is number => t !== undefined);
-  if (times.length) {
-    run.startTime = Math.min(...times);
-    run.endTime = Math.max(...times);
-  }
-  return run;
-}
-
-function classify(doc: ParsedInput): 'runs' | 'messages' | undefined {
+function classify(doc: ParsedInput): 'runs' | undefined {
   const docs = documentsOf(doc);
   if (docs.length === 0) return undefined;
-  if (docs.every((d) => isRunLine(d.value))) return 'runs';
-  if (docs.every((d) => isBusMessage(d.value))) return 'messages';
-  return undefined;
+  return docs.every((d) => isRunLine(d.value)) ? 'runs' : undefined;
 }
 
 export const messageBusImporter: FormatImporter = {
   id: 'message-bus',
   label: 'Message bus (smolagents decentralised team)',
-  fileName: /decentrali[sz]ed|message.?bus|messages\.jsonl$/i,
+  fileName: /decentrali[sz]ed|message.?bus/i,
   sniff: (doc) => classify(doc) !== undefined,
   importDoc(doc): ImportResult {
     const docs = documentsOf(doc);
-    if (classify(doc) === 'messages') return { runs: [runFromMessages(docs, doc.text)], annotationSets: [], warnings: [] };
     const objs = docs.map((d) => ({ ...d, obj: expectObject(d.value, d.path) }));
     const ids = uniqueIds(objs.map((d) => `bus-${hashText(JSON.stringify(d.obj))}`));
     const runs = objs.map((d, i) => runFromLine(d.obj, d.path, ids[i]));

@@ -1,10 +1,10 @@
 // The native session file: a version 1 file (runner semantics in `raw`) opens with the typed fields (ADR 0014), and the
 // typed runner fields survive export → import.
 import { describe, expect, it } from 'vitest';
-import { exportSession } from '../export/native.ts';
-import { migrateRun } from '../model/migrate.ts';
-import type { Run } from '../model/types.ts';
-import { importText } from './index.ts';
+import { exportSession } from '../../export/native.ts';
+import { migrateRun } from '../../model/migrate.ts';
+import type { Run } from '../../model/types.ts';
+import { importText } from '../index.ts';
 
 /** A fork as version 1 wrote it: the runner's semantics in `raw`. */
 function oldRunnerRun(): Run {
