@@ -97,9 +97,24 @@ describe('the job store', () => {
     pass.finish({ status: 'complete' });
     await done;
     expect(store.getState().status).toBe('complete');
-    // Events that arrive after the result change neither progress nor tokens.
-    pass.events().onProgress(1);
-    expect(store.getState().progress).toBe(3);
+    // Reports come over their own channel, so the pass's last ones often arrive after its result: they are still
+    // shown (the Taxonomy pass ended at "10 of 14" without this). Tokens are the result's.
+    pass.events().onProgress(4);
+    expect(store.getState().progress).toBe(4);
+    pass.events().onCall({ id: 'c2', usage: { input: 5, output: 1, total: 6 } } as LlmCallRecord);
+    expect(store.getState().spent).toBe(10);
+  });
+
+  it('a late report of an older pass never overwrites the progress of a newer one', async () => {
+    const { store, pass } = setup();
+    const first = store.getState().start('run');
+    const oldEvents = pass.events();
+    pass.finish({ status: 'complete' });
+    await first;
+    void store.getState().start('run', { fresh: true });
+    pass.events().onProgress(2);
+    oldEvents.onProgress(9);
+    expect(store.getState().progress).toBe(2);
   });
 
   it('pause → paused and cancel → cancelled; a second start while one runs is ignored', async () => {

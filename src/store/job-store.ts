@@ -157,6 +157,8 @@ export function createJobStore<Options extends StartOptions, Progress, Item, Res
 ) {
   type State = JobState<Options, Progress, Failure, Extra>;
   let controller: AbortController | undefined;
+  /** The pass whose reports the store shows: a late report of an older pass never overwrites a newer one's. */
+  let current: AbortController | undefined;
   const marker = readRunningMarker(engine.name, deps.storage);
   let resumeOptions: Record<string, unknown> = marker?.options ?? {};
 
@@ -195,19 +197,21 @@ export function createJobStore<Options extends StartOptions, Progress, Item, Res
         }
         const ctl = new AbortController();
         controller = ctl;
+        current = ctl;
         const { fresh: _fresh, ...kept } = options;
         void _fresh;
         resumeOptions = kept;
         writeMarker({ runId, mode, startedAt: deps.now(), options: kept });
         set({ ...engine.extra, ...cleared, ...launch.extra, status: 'running', runId, mode, progress: launch.progress, spent: launch.spent ?? 0 });
         // Callbacks come over their own message channel and may arrive after the result: once the result is in, it
-        // is the authority on progress and tokens (late results and call records are still kept).
+        // is the authority on tokens (late results and call records are still kept). A late progress report of this
+        // pass is still true (the last ones often arrive after the result) and is shown while no newer pass started.
         let settled = false;
         try {
           const result = await launch.start(
             {
               onProgress: (progress) => {
-                if (!settled) set({ progress });
+                if (current === ctl) set({ progress });
               },
               onItem: (item, resumed) => {
                 if (!resumed) engine.keep(runId, item);
