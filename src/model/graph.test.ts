@@ -136,7 +136,7 @@ describe('deriveGraph', () => {
     const steps: StepSpec[] = [];
     for (let i = 0; i < 3; i++) {
       steps.push({ id: `a${i}`, kind: 'action', agentId: 'srch', toolCalls: [{ name: 'visit', arguments: 'same' }] });
-      steps.push({ id: `b${i}`, kind: 'action', agentId: 'srch', toolCalls: [{ name: 'other', arguments: String(i) }] });
+      steps.push({ id: `b${i}`, kind: 'action', agentId: 'srch', toolCalls: [{ name: 'other', arguments: `page ${'xyz'[i]}` }] });
     }
     const g = graphOf(makeRun(steps));
     expect(g.nodes.filter((n) => n.inLoop).map((n) => n.id)).toEqual(['agent:srch', 'tool:visit']);

@@ -256,8 +256,10 @@ export function deriveGraph(
   }
 
   for (const loop of loops) {
-    const agentNode = nodeIndex.get(agentNodeId(loop.agentId));
-    if (agentNode !== undefined) nodes[agentNode].inLoop = true;
+    for (const agentId of loop.agentIds) {
+      const agentNode = nodeIndex.get(agentNodeId(agentId));
+      if (agentNode !== undefined) nodes[agentNode].inLoop = true;
+    }
     for (const position of loop.positions) {
       for (const e of edgesAt[position] ?? NO_EDGES) {
         edges[e].inLoop = true;

@@ -1,18 +1,24 @@
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { callSignature, detectLoops } from './loops.ts';
-import type { Step } from './types.ts';
+import { importBytes } from '../import/index.ts';
+import { HAVE_SHARED, SKIP_REASON, SHARED_TRACES, sharedFiles } from '../testing/fixture-kit.ts';
+import { callSignature, detectLoops, ledgerVerdicts, verdictsFor } from './loops.ts';
+import { indexRun } from './run-index.ts';
+import type { Run, Step } from './types.ts';
 
 let n = 0;
 const step = (agentId: string, extra: Partial<Step> = {}): Step => ({ id: `s${n++}`, index: n, kind: 'message', agentId, ...extra });
+const call = (agentId: string, name: string, args: string) => step(agentId, { kind: 'action', toolCalls: [{ name, arguments: args }] });
 
 describe('callSignature', () => {
-  it('compares tool calls by name and arguments, ignoring whitespace', () => {
-    const a = callSignature(step('a', { kind: 'action', toolCalls: [{ name: 'search', arguments: '{"q": "x"}' }] }));
-    const b = callSignature(step('a', { kind: 'action', toolCalls: [{ name: 'search', arguments: '{"q":  "x"}\n' }] }));
-    const c = callSignature(step('a', { kind: 'action', toolCalls: [{ name: 'search', arguments: '{"q": "y"}' }] }));
+  it('compares tool calls by name and arguments, ignoring whitespace and numbers', () => {
+    const a = callSignature(call('a', 'search', '{"q": "x", "page": 1}'));
+    const b = callSignature(call('a', 'search', '{"q":  "x", "page": 2}\n'));
+    const c = callSignature(call('a', 'search', '{"q": "y"}'));
     expect(a?.key).toBe(b?.key);
     expect(a?.key).not.toBe(c?.key);
-    expect(a?.label).toBe('search({"q": "x"})');
+    expect(a?.label).toBe('search({"q": "x", "page": 1})');
   });
 
   it('uses nested tool steps when the step records no tool calls', () => {
@@ -21,8 +27,8 @@ describe('callSignature', () => {
     expect(callSignature(parent, [child])?.label).toBe('visit(http://x)');
   });
 
-  it('uses the text of messages with their recipients, and ignores bare model calls', () => {
-    expect(callSignature(step('o', { output: 'Next speaker WebSurfer' }))?.label).toBe('“Next speaker WebSurfer”');
+  it('reads messages from their first line, with their recipients, and ignores bare model calls', () => {
+    expect(callSignature(step('o', { output: 'I scrolled down.\n\nPage text' }))?.label).toBe('“I scrolled down.”');
     expect(callSignature(step('o', { output: 'go', recipients: ['w'] }))?.key).not.toBe(callSignature(step('o', { output: 'go' }))?.key);
     expect(callSignature(step('o', { kind: 'llm', output: 'x' }))).toBeUndefined();
     expect(callSignature(step('o', { output: '   ' }))).toBeUndefined();
@@ -30,30 +36,98 @@ describe('callSignature', () => {
 });
 
 describe('detectLoops', () => {
-  it('finds an orchestrator repeating one message between other turns', () => {
+  it('never reports templated routing lines on their own', () => {
     const steps: Step[] = [];
-    for (let i = 0; i < 4; i++) {
-      steps.push(step('orch', { output: `ledger ${i}` }));
-      steps.push(step('orch', { output: 'Next speaker WebSurfer' }));
-      steps.push(step('web', { output: `page ${i}` }));
+    for (let i = 0; i < 6; i++) {
+      steps.push(step('orch', { output: `ledger ${i} about ${'abcdefghij'[i]} topic${i}` }));
+      steps.push(step('orch', { output: 'Next speaker web' }));
+      steps.push(step('web', { output: `visited page about subject-${'klmnopqrst'[i]} and more-${i}` }));
     }
-    const loops = detectLoops(steps, new Map());
+    expect(detectLoops(steps, new Map(), {}, ['orch', 'web'])).toEqual([]);
+  });
+
+  it('finds near-duplicate reports as a cycle with the requests they answer, routing lines beside it', () => {
+    const steps: Step[] = [];
+    for (let i = 0; i < 5; i++) {
+      steps.push(step('orch', { output: `Please keep scrolling down the archive page to find the August ${2015} entries, try ${i}`, recipients: ['web'] }));
+      steps.push(step('orch', { output: 'Next speaker web' }));
+      steps.push(step('web', { output: `I scrolled down one page in the browser.\n\nThe viewport shows ${i * 7}% …different OCR ${i}`, recipients: ['orch'] }));
+    }
+    const loops = detectLoops(steps, new Map(), {}, ['orch', 'web']);
     expect(loops).toHaveLength(1);
-    expect(loops[0].agentId).toBe('orch');
-    expect(loops[0].positions).toEqual([1, 4, 7, 10]);
+    expect(loops[0].kind).toBe('cycle');
+    expect(loops[0].agentIds).toEqual(['orch', 'web']);
+    expect(loops[0].positions).toEqual([0, 2, 3, 5, 6, 8, 9, 11, 12, 14]);
+    expect(loops[0].routing).toEqual([1, 4, 7, 10, 13]);
   });
 
-  it('needs minRepeats occurrences and splits occurrences further apart than maxGap', () => {
-    const same = () => step('a', { kind: 'action', toolCalls: [{ name: 't', arguments: '1' }] });
-    const other = (i: number) => step('a', { kind: 'action', toolCalls: [{ name: 't', arguments: `x${i}` }] });
-    const steps = [same(), same(), other(0), other(1), other(2), same()];
-    expect(detectLoops(steps, new Map(), { minRepeats: 3, maxGap: 8 })[0].positions).toEqual([0, 1, 5]);
-    expect(detectLoops(steps, new Map(), { minRepeats: 3, maxGap: 2 })).toEqual([]);
+  it('joins calls with nearly the same arguments, needs minRepeats and splits distant repeats', () => {
+    const same = (url: string) => call('a', 'find_archived_url', JSON.stringify({ url, date: '20221231' }));
+    const other = (i: number) => call('a', 'web_search', `{"q":"unrelated ${'abcdef'[i]}"}`);
+    const steps = [same('https://x.com/flavors/graveyard'), same('https://x.com/flavors/graveyard'), other(0), other(1), other(2), same('https://x.com/flavors')];
+    expect(detectLoops(steps, new Map(), { maxGap: 8 })[0].positions).toEqual([0, 1, 5]);
+    expect(detectLoops(steps, new Map(), { maxGap: 2 })).toEqual([]);
     expect(detectLoops(steps, new Map(), { minRepeats: 2, maxGap: 2 })[0].positions).toEqual([0, 1]);
+    expect(detectLoops(steps, new Map(), { maxSpan: 3 })).toEqual([]);
   });
 
-  it('does not join identical calls of different agents', () => {
-    const steps = ['a', 'b', 'a', 'b'].map((agent) => step(agent, { output: 'same' }));
-    expect(detectLoops(steps, new Map())).toEqual([]);
+  it('does not join identical calls of different agents that do not talk to each other', () => {
+    const steps = ['a', 'b', 'a', 'b', 'a', 'b'].map((agent) => step(agent, { output: 'same thing again' }));
+    const loops = detectLoops(steps, new Map());
+    expect(loops.map((l) => l.agentIds)).toEqual([['a'], ['b']]);
+  });
+
+  it('counts the tokens of every step in the window', () => {
+    const steps = [0, 1, 2].flatMap(() => [call('a', 't', '1'), step('b', { output: 'x', usage: { input: 10, output: 1, total: 11 } })]);
+    expect(detectLoops(steps, new Map())[0].tokens).toBe(22);
+  });
+
+  it('stays linear: 100k steps in well under a second', () => {
+    const steps: Step[] = [];
+    for (let i = 0; i < 100_000; i++) steps.push(call(`agent-${i % 50}`, 'visit', i % 5000 < 50 ? '{"url":"same"}' : `{"q":"query ${i} ${i.toString(36)}"}`));
+    const t0 = performance.now();
+    detectLoops(steps, new Map());
+    expect(performance.now() - t0).toBeLessThan(3000);
+  });
+});
+
+function openRun(path: string): Run {
+  return importBytes(basename(path), readFileSync(path)).runs[0];
+}
+
+describe.skipIf(!HAVE_SHARED)(`loops on real traces (${SKIP_REASON.split(';')[0]})`, () => {
+  // The ledger is the reference here only: the detector never reads it.
+  const files = sharedFiles('who-and-when/hand-crafted');
+  const results = files.map((file) => {
+    const run = openRun(file);
+    const index = indexRun(run);
+    const loops = detectLoops(index.replaySteps, index.childrenOf, {}, run.agents.flatMap((a) => [a.id, a.name]));
+    const verdicts = ledgerVerdicts(index.replaySteps);
+    const covered = verdicts.filter((v) => loops.some((l) => verdictsFor(l, [v]).length > 0)).length;
+    return { file: basename(file), loops, verdicts: verdicts.length, covered, steps: index.replaySteps };
+  });
+
+  it('covers most Magentic-One ledger is_in_loop points with a loop of repeated work just before them', () => {
+    expect(files.length).toBe(6);
+    const verdicts = results.reduce((s, r) => s + r.verdicts, 0);
+    const covered = results.reduce((s, r) => s + r.covered, 0);
+    expect(verdicts).toBeGreaterThan(20);
+    expect(covered / verdicts).toBeGreaterThan(0.7);
+  });
+
+  it('reports (almost) no loops where the ledger never says so, and none made of routing lines', () => {
+    for (const r of results) {
+      if (r.verdicts === 0) expect(r.loops.length, r.file).toBeLessThanOrEqual(0);
+      for (const l of r.loops) for (const p of l.positions) expect(r.steps[p].output ?? '', r.file).not.toMatch(/^Next speaker/);
+    }
+  });
+
+  it('finds the four find_archived_url calls of TRAIL b1f9b9ba… that fail the same way', () => {
+    const run = openRun(`${SHARED_TRACES}/trail/gaia/b1f9b9baefa4c69d1d848e35c130e29d.json`);
+    const index = indexRun(run);
+    const loops = detectLoops(index.replaySteps, index.childrenOf);
+    expect(loops).toHaveLength(1);
+    expect(loops[0].label).toMatch(/^find_archived_url\(.*×4$/);
+    expect(loops[0].positions.map((p) => p + 1)).toEqual([18, 19, 20, 21]);
   });
 });

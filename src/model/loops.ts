@@ -1,25 +1,65 @@
-// Loop detection: an agent repeating an identical call (same tool with the same arguments, or the same message)
-// several times within a short stretch of its own steps. Used by the run view to outline loops and to jump to them.
-import type { Step, ToolCall } from './types.ts';
+// The one loop analysis (issue 13): repeated work in a run, used by the run view header, the `l` jump, the loop panel
+// and the CLI. Repeated work is an agent doing the same or nearly the same thing again within a short stretch of its
+// own steps: the same tool with (nearly) the same arguments, or a near-duplicate message to the same recipients.
+// Interleaved repeats of agents that talk to each other form one cycle (A asks B for the same thing, B answers the
+// same way). Short templated routing lines that name an agent ("Next speaker WebSurfer") repeat by design and are
+// never a loop on their own; inside a loop's window they are listed beside it.
+//
+// Near-duplicates are judged on token sets (lower-cased words, every number read as one token "#", at most
+// MAX_TOKENS per item, a message read from its beginning) by Jaccard similarity. Numbers are folded on purpose:
+// "scrolled down, viewport at 3%" and a retry with date 20221230 instead of 20221231 are the same work again.
+// Each item is compared only with the open clusters of its own agent (at most maxGap + 1 of them), so the pass is
+// linear in the steps. Framework verdicts (loopVerdicts) are evidence shown beside the findings, never read here.
+import type { Annotation, Intervention, Step, ToolCall } from './types.ts';
 
 export interface LoopOptions {
-  /** Occurrences of one identical call needed to count as a loop. */
+  /** Occurrences of one repeated item needed to count as a loop. */
   minRepeats: number;
   /** Two occurrences belong to the same loop when at most this many of the agent's own steps lie between them. */
   maxGap: number;
+  /**
+   * ...and at most this many replay steps apart: the same work far away in the run (after a replan) is a new
+   * attempt, not the same loop.
+   */
+  maxSpan: number;
+  /** Token-set Jaccard similarity at or above which two items are the same work. */
+  similarity: number;
+  /**
+   * The same for two messages to other agents of at least PARAPHRASE_MIN_WORDS distinct words each: a request asked again in other
+   * words shares fewer words than a retried call, and long enough texts rarely share half their words by chance.
+   */
+  paraphraseSimilarity: number;
 }
 
-export const DEFAULT_LOOP_OPTIONS: LoopOptions = { minRepeats: 3, maxGap: 8 };
+export const DEFAULT_LOOP_OPTIONS: LoopOptions = { minRepeats: 3, maxGap: 8, maxSpan: 24, similarity: 0.8, paraphraseSimilarity: 0.5 };
+
+const MAX_TOKENS = 48;
+/** A message's first line stands for it when it has at least this many words (see messageWords). */
+const LEAD_MIN_WORDS = 3;
+/** See LoopOptions.paraphraseSimilarity. */
+const PARAPHRASE_MIN_WORDS = 10;
+/** A routing line is at most this many words once agent names are taken out. */
+const ROUTING_MAX_WORDS = 6;
 
 export interface Loop {
-  /** Agent that repeats the call. */
+  /** First agent that repeats work (kept for the graph's outline). */
   agentId: string;
-  /** Canonical text of the repeated call (comparison key). */
+  /** Every agent whose repeated work belongs to the loop, in order of first occurrence. */
+  agentIds: string[];
+  /** 'cycle' when several agents repeat in turn. */
+  kind: 'calls' | 'messages' | 'cycle';
+  /** Comparison key of the first repeated item. */
   signature: string;
-  /** Short human-readable description of the call. */
+  /** What repeats, readable: the call or the text (several joined by " ⇄ " in a cycle). */
   label: string;
-  /** Positions in the replay step list of every occurrence, ascending. */
+  /** Replay positions of every occurrence of the repeated work, ascending. */
   positions: number[];
+  /** Replay positions of routing lines of the loop's agents inside its window (not counted as occurrences). */
+  routing: number[];
+  first: number;
+  last: number;
+  /** Tokens (input + output, nested steps included) of every step from first to last. */
+  tokens: number;
 }
 
 export interface CallSignature {
@@ -27,42 +67,8 @@ export interface CallSignature {
   label: string;
 }
 
-/**
- * A compact key for text compared modulo whitespace runs: normalised length, two 32-bit hashes and a short prefix.
- * One pass, no copy of the text, so long observations and outputs cost no more than reading them once.
- */
-function textKey(text: string): string {
-  let h1 = 0x811c9dc5;
-  let h2 = 5381;
-  let length = 0;
-  let prefix = '';
-  let space = true; // leading whitespace is dropped
-  for (let i = 0; i < text.length; i++) {
-    let c = text.charCodeAt(i);
-    const isSpace = c === 32 || (c >= 9 && c <= 13) || c === 160;
-    if (isSpace) {
-      if (space) continue;
-      space = true;
-      c = 32;
-    } else {
-      if (space && length > 0) {
-        h1 = Math.imul(h1 ^ 32, 0x01000193);
-        h2 = (Math.imul(h2, 33) + 32) | 0;
-        length++;
-        if (prefix.length < 24) prefix += ' ';
-      }
-      space = false;
-      h1 = Math.imul(h1 ^ c, 0x01000193);
-      h2 = (Math.imul(h2, 33) + c) | 0;
-      length++;
-      if (prefix.length < 24) prefix += text[i];
-    }
-  }
-  return length === 0 ? '' : `${length}:${(h1 >>> 0).toString(36)}:${(h2 >>> 0).toString(36)}:${prefix}`;
-}
-
-const collapse = (text: string) => text.replace(/\s+/g, ' ').trim();
-const short = (text: string) => (text.length > 60 ? `${text.slice(0, 60)}…` : text);
+// ---------------------------------------------------------------------------------------------------------------------
+// Items: what a replay step does, as a key for exact repeats and a token set for near ones.
 
 type Call = Pick<ToolCall, 'name' | 'arguments'>;
 
@@ -81,88 +87,451 @@ function sentText(step: Step): string | undefined {
 }
 
 const recipientsOf = (step: Step) => (step.recipients && step.recipients.length > 0 ? ` → ${step.recipients.join(', ')}` : '');
+const collapse = (text: string) => text.replace(/\s+/g, ' ').trim();
+const short = (text: string, n = 80) => (text.length > n ? `${text.slice(0, n)}…` : text);
 
-/** Comparison key of what a replay step calls (see callSignature), without building its label. */
-export function callKey(step: Step, children: readonly Step[] = []): string | undefined {
-  const calls = toolCallsOf(step, children);
-  if (calls) return `call:${calls.map((c) => `${c.name}(${textKey(c.arguments)})`).join(';')}`;
-  const text = sentText(step);
-  if (text === undefined) return undefined;
-  const key = textKey(text);
-  return key === '' ? undefined : `say:${recipientsOf(step)}:${key}`;
-}
+const FNV_OFFSET = 0x811c9dc5 | 0;
+/** The hash of "#", the one token every number becomes. */
+const HASH_NUMBER = Math.imul(FNV_OFFSET ^ 35, 0x01000193);
 
 /**
- * What a replay step "calls", for comparing steps: its tool calls (recorded on the step, else its nested tool
- * steps), else the text it sends (message, planning and action steps), compared modulo whitespace. Model calls
- * alone are not calls of the agent. Undefined when the step calls nothing comparable.
+ * Words of `text` (letters and digits, lower-cased; a run of digits is "#"), up to `limit` of them, hashed as they
+ * are read (FNV-1a), without building strings. Reads the text only as far as it needs.
  */
-export function callSignature(step: Step, children: readonly Step[] = []): CallSignature | undefined {
-  const key = callKey(step, children);
-  if (key === undefined) return undefined;
+function words(text: string, limit: number, out: number[] = []): number[] {
+  let h = FNV_OFFSET;
+  let inWord = false;
+  let digits = false;
+  for (let i = 0; i < text.length && out.length < limit; i++) {
+    let c = text.charCodeAt(i);
+    const digit = c >= 48 && c <= 57;
+    const letter = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c > 127;
+    if (digit && !inWord) {
+      digits = true;
+      continue;
+    }
+    if (letter || digit) {
+      if (digits) {
+        out.push(HASH_NUMBER);
+        digits = false;
+      }
+      if (c >= 65 && c <= 90) c += 32;
+      h = Math.imul(h ^ c, 0x01000193);
+      inWord = true;
+      continue;
+    }
+    if (inWord) out.push(h);
+    else if (digits) out.push(HASH_NUMBER);
+    h = FNV_OFFSET;
+    inWord = false;
+    digits = false;
+  }
+  if (out.length < limit) {
+    if (inWord) out.push(h);
+    else if (digits) out.push(HASH_NUMBER);
+  }
+  return out;
+}
+
+/** Sorted distinct values. */
+function tokenSet(hashes: number[]): Int32Array {
+  const set = Int32Array.from(hashes).sort();
+  let n = 0;
+  for (let i = 0; i < set.length; i++) if (i === 0 || set[i] !== set[i - 1]) set[n++] = set[i];
+  return set.subarray(0, n);
+}
+
+function jaccard(a: Int32Array, b: Int32Array): number {
+  if (a.length === 0 && b.length === 0) return 1;
+  let i = 0;
+  let j = 0;
+  let common = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i] === b[j]) {
+      common++;
+      i++;
+      j++;
+    } else if (a[i] < b[j]) i++;
+    else j++;
+  }
+  return common / (a.length + b.length - common);
+}
+
+/** Argument text as words: a JSON object's keys and values (smolagents' args/kwargs wrapper unwrapped), else raw. */
+function argumentWords(args: string, out: number[]): void {
+  const text = args.length > 4000 ? args.slice(0, 4000) : args;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    words(text, MAX_TOKENS, out);
+    return;
+  }
+  if (value && typeof value === 'object' && !Array.isArray(value) && 'kwargs' in value) {
+    const v = value as { args?: unknown; kwargs?: unknown };
+    value = [v.args, v.kwargs];
+  }
+  const walk = (v: unknown) => {
+    if (out.length >= MAX_TOKENS) return;
+    if (typeof v === 'string') words(v, MAX_TOKENS, out);
+    else if (typeof v === 'number') out.push(HASH_NUMBER);
+    else if (Array.isArray(v)) for (const x of v) walk(x);
+    else if (v && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        if (x === null || x === undefined || typeof x === 'boolean') continue;
+        words(k, MAX_TOKENS, out);
+        walk(x);
+      }
+    }
+  };
+  walk(value);
+}
+
+interface Item {
+  /** Items with different kinds never match: tool names, or "say" and the recipients. */
+  kind: string;
+  tokens: Int32Array;
+  exact: string;
+}
+
+function itemOf(step: Step, children: readonly Step[]): Item | undefined {
   const calls = toolCallsOf(step, children);
   if (calls) {
-    const first = calls[0];
-    return { key, label: `${first.name}(${short(collapse(first.arguments))})${calls.length > 1 ? ` +${calls.length - 1}` : ''}` };
+    const out: number[] = [];
+    for (const c of calls) argumentWords(c.arguments, out);
+    const tokens = tokenSet(out);
+    return { kind: `call:${calls.map((c) => c.name).join(';')}`, tokens, exact: tokens.join(',') };
   }
-  return { key, label: `“${short(collapse(sentText(step) ?? ''))}”${recipientsOf(step)}` };
+  const text = sentText(step);
+  if (text === undefined) return undefined;
+  const tokens = tokenSet(messageWords(text));
+  if (tokens.length === 0) return undefined;
+  return { kind: `say${recipientsOf(step)}`, tokens, exact: tokens.join(',') };
 }
 
 /**
- * Loops over the replay steps (those a playhead moves over). `childrenOf` supplies nested steps, whose tool calls
- * count as their parent's. Returns loops ordered by their first occurrence.
+ * The words that say what a message does: its first line when that line is a sentence of its own (an agent's report
+ * of its action, "I scrolled down one page in the browser."), else the start of the text. What follows a report
+ * (page text, screenshots' OCR) is the observation, which differs on every repeat of the same action.
+ */
+function messageWords(text: string): number[] {
+  const line = firstLine(text);
+  if (line.length < text.trim().length) {
+    const lead = words(line, MAX_TOKENS);
+    if (lead.length >= LEAD_MIN_WORDS) return lead;
+  }
+  return words(text, MAX_TOKENS);
+}
+
+/** A readable description of what a replay step does (its first tool call, else the start of its text). */
+export function callSignature(step: Step, children: readonly Step[] = []): CallSignature | undefined {
+  const item = itemOf(step, children);
+  if (!item) return undefined;
+  const calls = toolCallsOf(step, children);
+  const key = `${item.kind}:${item.exact}`;
+  if (calls) {
+    const first = calls[0];
+    return { key, label: `${first.name}(${short(collapse(first.arguments), 60)})${calls.length > 1 ? ` +${calls.length - 1}` : ''}` };
+  }
+  return { key, label: `“${short(collapse(firstLine(sentText(step) ?? '')))}”${recipientsOf(step)}` };
+}
+
+function firstLine(text: string): string {
+  const trimmed = text.trimStart();
+  const end = trimmed.indexOf('\n');
+  return end < 0 ? trimmed : trimmed.slice(0, end);
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Routing lines: short first lines that name an agent and, with the names taken out, recur for the same agent.
+
+function routingTemplate(step: Step, names: readonly string[]): string | undefined {
+  if (step.toolCalls && step.toolCalls.length > 0) return undefined;
+  const text = sentText(step);
+  if (text === undefined) return undefined;
+  const line = firstLine(text).trim();
+  if (line.length > 200) return undefined;
+  let template = ` ${line.toLowerCase()} `;
+  let named = false;
+  for (const name of names) {
+    const lower = name.toLowerCase();
+    if (lower.length < 2 || !template.includes(lower)) continue;
+    template = template.split(lower).join(' <agent> ');
+    named = true;
+  }
+  if (!named) return undefined;
+  const rest = template.replace(/<agent>/g, ' ').split(/[^a-z0-9_]+/).filter((w) => w !== '');
+  if (rest.length > ROUTING_MAX_WORDS) return undefined;
+  return `${step.agentId}\u0000${template.replace(/\s+/g, ' ').trim()}`;
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Detection.
+
+interface Cluster {
+  agentId: string;
+  kind: string;
+  exact: string;
+  firstTokens: Int32Array;
+  lastTokens: Int32Array;
+  positions: number[];
+  lastOrdinal: number;
+  recipients: Set<string>;
+}
+
+/** Usage of a step and every step nested in it. */
+function stepTokens(step: Step, childrenOf: ReadonlyMap<string, readonly Step[]>): number {
+  let total = 0;
+  const stack: Step[] = [step];
+  let seen = 0;
+  while (stack.length > 0 && seen < 100_000) {
+    const s = stack.pop()!;
+    seen++;
+    if (s.usage) total += s.usage.input + s.usage.output;
+    const nested = childrenOf.get(s.id);
+    if (nested) for (const c of nested) stack.push(c);
+  }
+  return total;
+}
+
+/**
+ * Loops over the replay steps (those a playhead moves over), ordered by their first occurrence. `childrenOf` supplies
+ * nested steps, whose tool calls count as their parent's; `agentNames` (ids and display names) lets routing lines be
+ * recognised; without it the agent ids seen in the steps are used.
  */
 export function detectLoops(
   replaySteps: readonly Step[],
   childrenOf: ReadonlyMap<string, readonly Step[]>,
-  options: LoopOptions = DEFAULT_LOOP_OPTIONS,
+  options: Partial<LoopOptions> = {},
+  agentNames?: readonly string[],
 ): Loop[] {
-  // Per agent: the ordinal of its own latest step, its open clusters by call key, and the keys of its last
-  // maxGap + 1 steps. A cluster whose last occurrence falls out of that window can never grow again and is closed,
-  // so memory stays bounded by agents × window however long the run is.
-  interface Cluster {
-    key: string;
-    positions: number[];
-    lastOrdinal: number;
+  const { minRepeats, maxGap, maxSpan, similarity, paraphraseSimilarity } = { ...DEFAULT_LOOP_OPTIONS, ...options };
+  const n = replaySteps.length;
+  const names = agentNames ?? [...new Set(replaySteps.map((s) => s.agentId))];
+
+  // Pass 1: routing templates that recur for their agent.
+  const templateAt: (string | undefined)[] = new Array(n);
+  const templateCount = new Map<string, number>();
+  for (let p = 0; p < n; p++) {
+    const t = routingTemplate(replaySteps[p], names);
+    templateAt[p] = t;
+    if (t !== undefined) templateCount.set(t, (templateCount.get(t) ?? 0) + 1);
   }
+  const isRouting = (p: number) => {
+    const t = templateAt[p];
+    return t !== undefined && (templateCount.get(t) ?? 0) >= minRepeats;
+  };
+
+  // Pass 2: per agent, open clusters of its last maxGap + 1 steps; each item joins the most similar open cluster.
   interface AgentState {
     ordinal: number;
-    open: Map<string, Cluster>;
-    recent: { ordinal: number; key: string }[];
+    open: Cluster[];
   }
   const agents = new Map<string, AgentState>();
-  const loops: Loop[] = [];
-  const close = (agentId: string, c: Cluster) => {
-    if (c.positions.length >= options.minRepeats) {
-      const first = replaySteps[c.positions[0]];
-      const label = callSignature(first, childrenOf.get(first.id))?.label ?? c.key;
-      loops.push({ agentId, signature: c.key, label, positions: c.positions });
-    }
+  const found: Cluster[] = [];
+  const routingByAgent = new Map<string, number[]>();
+  const retire = (c: Cluster) => {
+    if (c.positions.length >= minRepeats) found.push(c);
   };
-  for (let position = 0; position < replaySteps.length; position++) {
-    const step = replaySteps[position];
+  for (let p = 0; p < n; p++) {
+    const step = replaySteps[p];
     let agent = agents.get(step.agentId);
-    if (!agent) agents.set(step.agentId, (agent = { ordinal: -1, open: new Map(), recent: [] }));
+    if (!agent) agents.set(step.agentId, (agent = { ordinal: -1, open: [] }));
     const ordinal = ++agent.ordinal;
-    while (agent.recent.length > 0 && ordinal - agent.recent[0].ordinal - 1 > options.maxGap) {
-      const old = agent.recent.shift()!;
-      const cluster = agent.open.get(old.key);
-      if (cluster && cluster.lastOrdinal === old.ordinal) {
-        agent.open.delete(old.key);
-        close(step.agentId, cluster);
+    if (agent.open.length > 0) {
+      const keep: Cluster[] = [];
+      for (const c of agent.open) {
+        if (ordinal - c.lastOrdinal - 1 > maxGap || p - c.positions[c.positions.length - 1] > maxSpan) retire(c);
+        else keep.push(c);
+      }
+      agent.open = keep;
+    }
+    if (isRouting(p)) {
+      const list = routingByAgent.get(step.agentId);
+      if (list) list.push(p);
+      else routingByAgent.set(step.agentId, [p]);
+      continue;
+    }
+    const item = itemOf(step, childrenOf.get(step.id) ?? []);
+    if (!item) continue;
+    let best: Cluster | undefined;
+    let bestScore = 0;
+    for (const c of agent.open) {
+      if (c.kind !== item.kind) continue;
+      if (c.exact === item.exact) {
+        best = c;
+        break;
+      }
+      const score = jaccard(c.firstTokens, item.tokens);
+      const paraphrase = c.kind.startsWith('say →') && c.firstTokens.length >= PARAPHRASE_MIN_WORDS && item.tokens.length >= PARAPHRASE_MIN_WORDS;
+      if (score >= (paraphrase ? paraphraseSimilarity : similarity) && score > bestScore) {
+        best = c;
+        bestScore = score;
       }
     }
-    const key = callKey(step, childrenOf.get(step.id));
-    if (key === undefined) continue;
-    agent.recent.push({ ordinal, key });
-    const cluster = agent.open.get(key);
-    if (cluster) {
-      cluster.positions.push(position);
-      cluster.lastOrdinal = ordinal;
+    if (best) {
+      best.positions.push(p);
+      best.lastOrdinal = ordinal;
+      best.lastTokens = item.tokens;
     } else {
-      agent.open.set(key, { key, positions: [position], lastOrdinal: ordinal });
+      best = {
+        agentId: step.agentId,
+        kind: item.kind,
+        exact: item.exact,
+        firstTokens: item.tokens,
+        lastTokens: item.tokens,
+        positions: [p],
+        lastOrdinal: ordinal,
+        recipients: new Set(),
+      };
+      agent.open.push(best);
     }
+    for (const r of step.recipients ?? []) best.recipients.add(r);
   }
-  for (const [agentId, agent] of agents) for (const cluster of agent.open.values()) close(agentId, cluster);
-  return loops.sort((a, b) => a.positions[0] - b.positions[0]);
+  for (const agent of agents.values()) for (const c of agent.open) retire(c);
+
+  // Pass 3: clusters whose windows overlap join into one loop when they share an agent or one talks to the other.
+  found.sort((a, b) => a.positions[0] - b.positions[0]);
+  const groups: Cluster[][] = [];
+  let current: Cluster[] = [];
+  let currentLast = -1;
+  const related = (group: Cluster[], c: Cluster) =>
+    group.some((g) => g.agentId === c.agentId || g.recipients.has(c.agentId) || c.recipients.has(g.agentId));
+  for (const c of found) {
+    if (current.length > 0 && c.positions[0] <= currentLast && related(current, c)) {
+      current.push(c);
+    } else {
+      if (current.length > 0) groups.push(current);
+      current = [c];
+      currentLast = -1;
+    }
+    currentLast = Math.max(currentLast, c.positions[c.positions.length - 1]);
+  }
+  if (current.length > 0) groups.push(current);
+
+  const tokensAt = (p: number) => stepTokens(replaySteps[p], childrenOf);
+  return groups.map((group) => loopOf(group, replaySteps, childrenOf, routingByAgent, tokensAt));
+}
+
+function loopOf(
+  group: Cluster[],
+  replaySteps: readonly Step[],
+  childrenOf: ReadonlyMap<string, readonly Step[]>,
+  routingByAgent: ReadonlyMap<string, number[]>,
+  tokensAt: (p: number) => number,
+): Loop {
+  const positions = [...new Set(group.flatMap((c) => c.positions))].sort((a, b) => a - b);
+  const first = positions[0];
+  const last = positions[positions.length - 1];
+  const agentIds = [...new Set(group.map((c) => c.agentId))];
+  const routing: number[] = [];
+  for (const id of agentIds) {
+    const list = routingByAgent.get(id) ?? [];
+    for (let i = lowerBound(list, first); i < list.length && list[i] <= last; i++) routing.push(list[i]);
+  }
+  routing.sort((a, b) => a - b);
+  // The label names the most repeated work first.
+  const byCount = [...group].sort((a, b) => b.positions.length - a.positions.length || a.positions[0] - b.positions[0]);
+  const labels = byCount.slice(0, 2).map((c) => {
+    const s = replaySteps[c.positions[0]];
+    return `${callSignature(s, childrenOf.get(s.id))?.label ?? c.kind} ×${c.positions.length}`;
+  });
+  let tokens = 0;
+  for (let p = first; p <= last; p++) tokens += tokensAt(p);
+  return {
+    agentId: agentIds[0],
+    agentIds,
+    kind: agentIds.length > 1 ? 'cycle' : group[0].kind.startsWith('call:') ? 'calls' : 'messages',
+    signature: `${group[0].kind}:${group[0].exact}`,
+    label: `${labels.join(' ⇄ ')}${byCount.length > 2 ? ` +${byCount.length - 2}` : ''}`,
+    positions,
+    routing,
+    first,
+    last,
+    tokens,
+  };
+}
+
+function lowerBound(list: readonly number[], value: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid] < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Framework verdicts: evidence shown beside the findings, labelled by source. The detector above never reads them.
+
+export type VerdictSource = 'magentic-one-ledger' | 'trail-annotation' | 'supervisor-filter';
+
+export interface LoopVerdict {
+  source: VerdictSource;
+  /** Who says so, for a badge. */
+  sourceLabel: string;
+  position: number;
+  /** The verdict's own reason, when it gives one. */
+  reason: string;
+}
+
+const LEDGER_LABEL = 'Magentic-One ledger: is_in_loop';
+
+/** The Magentic-One orchestrator's ledger verdicts `is_in_loop: true`, at the positions of their ledger messages. */
+export function ledgerVerdicts(replaySteps: readonly Step[]): LoopVerdict[] {
+  const out: LoopVerdict[] = [];
+  replaySteps.forEach((step, position) => {
+    const text = sentText(step);
+    if (text === undefined || !text.includes('"is_in_loop"')) return;
+    const open = text.indexOf('{');
+    if (open < 0) return;
+    let ledger: unknown;
+    try {
+      ledger = JSON.parse(text.slice(open, text.lastIndexOf('}') + 1));
+    } catch {
+      return;
+    }
+    const verdict = ledger && typeof ledger === 'object' ? (ledger as { is_in_loop?: { answer?: unknown; reason?: unknown } }).is_in_loop : undefined;
+    if (verdict?.answer !== true) return;
+    out.push({ source: 'magentic-one-ledger', sourceLabel: LEDGER_LABEL, position, reason: typeof verdict.reason === 'string' ? verdict.reason : '' });
+  });
+  return out;
+}
+
+/** TRAIL "Resource Abuse" labels and the supervisor filter's `inefficient` triggers, placed by `positionOf`. */
+export function markVerdicts(
+  annotations: readonly Annotation[],
+  interventions: readonly Intervention[],
+  positionOf: (stepId: string | undefined, handoffId: string | undefined) => number | undefined,
+): LoopVerdict[] {
+  const out: LoopVerdict[] = [];
+  for (const a of annotations) {
+    if (!/resource abuse/i.test(a.code)) continue;
+    const position = positionOf(a.stepId, a.handoffId);
+    if (position === undefined) continue;
+    out.push({ source: 'trail-annotation', sourceLabel: `${a.taxonomy}: ${a.code}`, position, reason: a.description ?? a.evidence ?? '' });
+  }
+  for (const iv of interventions) {
+    if (iv.engine !== 'supervisor' || iv.context !== 'inefficient') continue;
+    const position = positionOf(iv.stepId, iv.handoffId);
+    if (position === undefined) continue;
+    const rule = typeof iv.details?.rule === 'string' ? iv.details.rule : undefined;
+    out.push({
+      source: 'supervisor-filter',
+      sourceLabel: `Supervisor filter: inefficient${rule ? ` (paper's ${rule} rule)` : ''}`,
+      position,
+      reason: iv.reason,
+    });
+  }
+  return out.sort((a, b) => a.position - b.position);
+}
+
+/** How far after a loop's last occurrence a verdict still speaks about it (a ledger is written after the work). */
+export const VERDICT_REACH = 4;
+
+/** The verdicts about `loop`: those inside its window or at most VERDICT_REACH positions after it. */
+export function verdictsFor(loop: Pick<Loop, 'first' | 'last'>, verdicts: readonly LoopVerdict[]): LoopVerdict[] {
+  return verdicts.filter((v) => v.position >= loop.first && v.position <= loop.last + VERDICT_REACH);
 }

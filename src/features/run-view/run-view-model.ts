@@ -122,7 +122,7 @@ function buildTraceView(run: Run): TraceView {
     if (at !== undefined) for (const id of chain) positionOf.set(id, at);
   }
 
-  const loops = detectLoops(steps, index.childrenOf);
+  const loops = detectLoops(steps, index.childrenOf, {}, run.agents.flatMap((a) => [a.id, a.name]));
   const graph = deriveGraph(run, steps, index.childrenOf, loops);
   const loopAt = new Int32Array(n).fill(-1);
   loops.forEach((loop, i) => {
