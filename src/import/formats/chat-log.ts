@@ -17,6 +17,7 @@
 // - Run id: `chat-<hashText of the run object's JSON>`; the file name is never used.
 import { emptyRecord } from '../../model/record.ts';
 import { hashText } from '../../model/hash.ts';
+import { decisiveErrorAnnotation } from '../../model/annotations.ts';
 import type { Agent, AgentRun, Annotation, Handoff, Outcome, Run, Step } from '../../model/types.ts';
 import type { FormatImporter, ImportResult } from '../format.ts';
 import type { ParsedInput } from '../parse-input.ts';
@@ -218,18 +219,11 @@ function importRun(obj: JsonObject, path: string, runId: string, warnings: strin
   const mistakeStepText = optString(obj.mistake_step, `${path}.mistake_step`);
   if (mistakeAgent !== undefined || mistakeStepText !== undefined) {
     const stepNumber = optNumber(mistakeStepText, `${path}.mistake_step`);
-    const annotation: Annotation = { id: `${runId}:whowhen`, source: 'dataset', taxonomy: 'WhoWhen', code: 'decisive-error' };
-    if (stepNumber !== undefined) {
-      // A label pointing outside the history is the dataset's mistake: keep it on the run and say so.
-      if (Number.isInteger(stepNumber) && stepNumber >= 0 && stepNumber < steps.length) annotation.stepId = steps[stepNumber].id;
-      else warnings.push(`${path}.mistake_step: step ${mistakeStepText} is outside the history (0–${steps.length - 1}); labelled the run instead`);
-    }
-    if (mistakeAgent !== undefined) {
-      annotation.agentId = mistakeAgent;
-      if (!agents.has(mistakeAgent)) warnings.push(`${path}: mistake_agent ${mistakeAgent} never speaks in the history`);
-    }
     const reason = optString(obj.mistake_reason, `${path}.mistake_reason`);
-    if (reason !== undefined) annotation.description = reason;
+    const { annotation, outside } = decisiveErrorAnnotation(runId, steps, { agentId: mistakeAgent, stepNumber, reason });
+    // A label pointing outside the history is the dataset's mistake: keep it on the run and say so.
+    if (outside) warnings.push(`${path}.mistake_step: step ${mistakeStepText} is outside the history (0–${steps.length - 1}); labelled the run instead`);
+    if (mistakeAgent !== undefined && !agents.has(mistakeAgent)) warnings.push(`${path}: mistake_agent ${mistakeAgent} never speaks in the history`);
     annotations.push(annotation);
   }
 
