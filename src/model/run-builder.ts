@@ -84,8 +84,11 @@ export class RunBuilder {
     return iv;
   }
 
-  /** The run as built so far (lists are copied; steps are shared unless `copySteps`). */
-  build(head: RunHead, options: { copySteps?: boolean } = {}): Run {
+  /**
+   * The run as built so far (lists are copied; steps are shared unless `copySteps`). With `timesFromSteps` the run
+   * starts and ends with its steps; otherwise its times are the caller's (a source may record them for the run).
+   */
+  build(head: RunHead, options: { copySteps?: boolean; timesFromSteps?: boolean } = {}): Run {
     const run: Run = {
       id: this.id,
       title: head.title,
@@ -105,9 +108,11 @@ export class RunBuilder {
     if (task !== undefined) run.task = task;
     if (head.framework) run.framework = head.framework;
     if (head.raw) run.raw = head.raw;
-    const { start, end } = timeSpan(this.steps);
-    if (start !== undefined) run.startTime = start;
-    if (end !== undefined) run.endTime = end;
+    if (options.timesFromSteps) {
+      const { start, end } = timeSpan(this.steps);
+      if (start !== undefined) run.startTime = start;
+      if (end !== undefined) run.endTime = end;
+    }
     return run;
   }
 }

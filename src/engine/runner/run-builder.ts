@@ -118,7 +118,7 @@ export class RunBuilder {
   }
 
   build(outcome: Outcome, status: RunStatus, note?: string, extra: Partial<Run> = {}): Run {
-    const run = this.core.build({ ...this.base, outcome, task: this.task }, { copySteps: true });
+    const run = this.core.build({ ...this.base, outcome, task: this.task }, { copySteps: true, timesFromSteps: true });
     run.live = { status, ...(note ? { note } : {}) };
     return Object.assign(run, extra);
   }
