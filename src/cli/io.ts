@@ -1,7 +1,8 @@
 // Shared plumbing of the command line: argument parsing, reading trace files, the one-line error contract (SPEC §7).
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { attachAnnotationSets, importText, ImportError, type ImportedFile } from '../import/index.ts';
+import { importText, ImportError, type ImportedFile } from '../import/index.ts';
+import { attachAnnotationSets } from '../model/annotations.ts';
 import { formatMb } from '../import/gunzip.ts';
 import { MAX_FILE_BYTES, TraceDecoder, TRACE_FILE_NAME } from '../import/parse-input.ts';
 import { originOf, withDefaults, type LlmRole, type LlmSettings } from '../llm/index.ts';

@@ -1,5 +1,6 @@
 // The contract every importer module implements.
-import type { Annotation, LlmCallRecord, Run } from '../model/types.ts';
+import type { LlmCallRecord, Run } from '../model/types.ts';
+import type { AnnotationSet } from '../model/annotations.ts';
 import type { ParsedInput } from './parse-input.ts';
 
 export type FormatId =
@@ -15,12 +16,8 @@ export type FormatId =
   | 'message-bus-log'
   | 'span-attributes';
 
-/** Annotations that arrive in a file of their own and attach to a run loaded from another file. */
-export interface AnnotationSet {
-  /** The id of the run they belong to (a TRAIL trace id, a tau-bench task id…). */
-  runId: string;
-  annotations: Annotation[];
-}
+// Annotation sets are the model's (src/model/annotations.ts): importers produce them, the model attaches them.
+export type { AnnotationSet };
 
 export interface ImportResult {
   runs: Run[];
@@ -41,4 +38,16 @@ export interface FormatImporter {
   sniff(doc: ParsedInput): boolean;
   /** Map the document into the model. Throws FormatProblem (with a JSON path) on bad input. */
   importDoc(doc: ParsedInput): ImportResult;
+}
+
+/** What the import worker hands back for one file: the structured-clone-safe part of an imported file. */
+export interface LoadedFile {
+  file: string;
+  format: string;
+  formatLabel: string;
+  runs: Run[];
+  warnings: string[];
+  llmCalls?: LlmCallRecord[];
+  annotationSets?: AnnotationSet[];
+  engineSettings?: Record<string, unknown>;
 }

@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { exportSession } from '../export/native.ts';
 import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from '../testing/fixture-kit.ts';
 import type { Run } from '../model/types.ts';
-import { attachAnnotationSets, IMPORTERS, ImportError, importBytes, importText } from './index.ts';
+import { IMPORTERS, ImportError, importBytes, importText } from './index.ts';
+import { attachAnnotationSets } from '../model/annotations.ts';
 
 function importError(run: () => unknown): ImportError {
   try {

@@ -1,9 +1,8 @@
 // The only entry point for reading trace files. Detection runs in two passes (SPEC §3): importers whose file-name
 // pattern matches are tried first, then every importer by content. Importers' sniffers are exact enough that the
 // file name only breaks ties, so a file re-imported under an unknown name gives the identical result.
-import type { Run } from '../model/types.ts';
 import { FormatProblem, ImportError } from './errors.ts';
-import type { AnnotationSet, FormatId, FormatImporter, ImportResult } from './format.ts';
+import type { FormatId, FormatImporter, ImportResult } from './format.ts';
 import { agentRxGroundTruthImporter } from './formats/agentrx-ground-truth.ts';
 import { chatLogImporter } from './formats/chat-log.ts';
 import { langfuseImporter } from './formats/langfuse.ts';
@@ -18,7 +17,7 @@ import { spanTreeImporter } from './formats/span-tree.ts';
 import { trailAnnotationsImporter } from './formats/trail-annotations.ts';
 
 export { ImportError } from './errors.ts';
-export type { FormatId, ImportResult, AnnotationSet } from './format.ts';
+export type { FormatId, ImportResult, AnnotationSet, LoadedFile } from './format.ts';
 
 /** Order matters only among sniffers that could both accept a document: the more specific comes first. */
 export const IMPORTERS: FormatImporter[] = [
@@ -94,35 +93,4 @@ export function importText(file: string, text: string, options: ImportOptions = 
 
 export function importBytes(file: string, bytes: Uint8Array, options: ImportOptions = {}): ImportedFile {
   return importText(file, decodeBytes(file, bytes), options);
-}
-
-/** An annotation file that does not name its run (one TRAIL file lacks `trace_id`) belongs to the one run that has
- *  every step it points at. */
-function runHoldingAllTargets(runs: Run[], set: AnnotationSet): Run | undefined {
-  const targets = set.annotations.map((a) => a.stepId).filter((id): id is string => id !== undefined);
-  if (targets.length === 0) return undefined;
-  const holders = runs.filter((r) => {
-    const ids = new Set(r.steps.map((s) => s.id));
-    return targets.every((id) => ids.has(id));
-  });
-  return holders.length === 1 ? holders[0] : undefined;
-}
-
-/**
- * Attach annotation files (TRAIL annotations, AgentRx ground truth) to the runs they name. Returns the sets that
- * found no run, so the caller can say so.
- */
-export function attachAnnotationSets(runs: Run[], sets: AnnotationSet[]): AnnotationSet[] {
-  const byId = new Map(runs.map((r) => [r.id, r]));
-  const unattached: AnnotationSet[] = [];
-  for (const set of sets) {
-    const run = byId.get(set.runId) ?? (set.runId === '' ? runHoldingAllTargets(runs, set) : undefined);
-    if (!run) {
-      unattached.push(set);
-      continue;
-    }
-    const known = new Set(run.annotations.map((a) => a.id));
-    for (const a of set.annotations) if (!known.has(a.id)) run.annotations.push(a);
-  }
-  return unattached;
 }

@@ -24,3 +24,11 @@ export function recordFromEntries<T>(entries: Iterable<readonly [string, T]>): R
 export function ownValue<T>(record: Readonly<Record<string, T>>, key: string): T | undefined {
   return Object.hasOwn(record, key) ? record[key] : undefined;
 }
+
+/** Two flat records with the same own keys and identical values (records that arrive as copies: identity says nothing). */
+export function sameFlatRecord<T extends object>(a: T | undefined, b: T): boolean {
+  if (!a) return false;
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]) as Set<keyof T>;
+  for (const k of keys) if (a[k] !== b[k]) return false;
+  return true;
+}

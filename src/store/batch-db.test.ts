@@ -1,6 +1,6 @@
 import 'fake-indexeddb/auto';
 import { describe, expect, it } from 'vitest';
-import { newBatch } from '../engine/runner/batch.ts';
+import { isBatchState, newBatch } from '../engine/runner/batch.ts';
 import { defaultTeam } from '../engine/runner/runner.ts';
 import { deleteBatch, loadBatches, saveBatch } from './batch-db.ts';
 
@@ -15,13 +15,13 @@ describe('batch-db', () => {
     await saveBatch(newBatch(spec('b', 2)));
     // States arrive as copies (from the worker): only the item that changed differs.
     await saveBatch({ ...structuredClone(a), status: 'running', tokensUsed: 12, items: a.items.map((i, n) => (n === 1 ? { ...i, status: 'done' as const, runId: 'r', score: 1 } : { ...i })) });
-    const { batches, problems } = await loadBatches();
+    const { batches, problems } = await loadBatches(isBatchState);
     expect(problems).toEqual([]);
     expect(batches.map((b) => b.spec.id)).toEqual(['b', 'a']);
     expect(batches[1]).toMatchObject({ status: 'running', tokensUsed: 12 });
     expect(batches[1].items.map((i) => `${i.key}=${i.status}`)).toEqual(['1:baseline=pending', '1:supervised=done', '2:baseline=pending', '2:supervised=pending']);
     expect(batches[1].items[1]).toMatchObject({ runId: 'r', score: 1 });
     await deleteBatch('b');
-    expect((await loadBatches()).batches.map((b) => b.spec.id)).toEqual(['a']);
+    expect((await loadBatches(isBatchState)).batches.map((b) => b.spec.id)).toEqual(['a']);
   });
 });

@@ -3,16 +3,41 @@
 // A batch is stored as its spec (written once), a small header (status, tokens, message) and one record per item;
 // a save writes the header and only the items that changed, so a batch of thousands of tasks costs little per step.
 // A stored record of the wrong shape is skipped and reported, never deleted.
+// The store knows only the outline of a batch it needs to store one (below); the runner's BatchState
+// (src/engine/runner/batch.ts) has that outline, and the caller that reads batches back says what a whole one is.
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
-import { isBatchState, sameItem, type BatchItem, type BatchSpec, type BatchState } from '../engine/runner/batch.ts';
+import { sameFlatRecord } from '../model/record.ts';
 
 export const BATCH_DB_NAME = 'mas-replay-live';
 
-type Header = Pick<BatchState, 'status' | 'tokensUsed' | 'message' | 'updatedAt'> & { id: string };
-type StoredItem = BatchItem & { batchId: string };
+/** One item of a batch: a task in one arm, keyed `<task id>:<arm>`. Its other fields are flat values. */
+export interface BatchItemOutline {
+  key: string;
+}
+
+export interface BatchSpecOutline {
+  id: string;
+  tasks: { id: string }[];
+  arms: string[];
+  createdAt: number;
+}
+
+/** What the store needs of a batch state. */
+export interface BatchOutline<Spec extends BatchSpecOutline = BatchSpecOutline, Item extends BatchItemOutline = BatchItemOutline> {
+  spec: Spec;
+  items: Item[];
+  status: string;
+  tokensUsed: number;
+  message?: string;
+  updatedAt: number;
+}
+
+type Header = Pick<BatchOutline, 'status' | 'tokensUsed' | 'message' | 'updatedAt'> & { id: string };
+type StoredItem = BatchItemOutline & { batchId: string };
+type BatchItem = BatchItemOutline;
 
 interface BatchSchema extends DBSchema {
-  specs: { key: string; value: BatchSpec };
+  specs: { key: string; value: BatchSpecOutline };
   headers: { key: string; value: Header };
   items: { key: [string, string]; value: StoredItem; indexes: { batchId: string } };
 }
@@ -33,7 +58,7 @@ function db(): Promise<IDBPDatabase<BatchSchema>> {
 /** What was last written per batch: items by key (compared field by field, since states arrive as copies). */
 const written = new Map<string, Map<string, BatchItem>>();
 
-export async function saveBatch(state: BatchState): Promise<void> {
+export async function saveBatch(state: BatchOutline): Promise<void> {
   const id = state.spec.id;
   const d = await db();
   const tx = d.transaction(['specs', 'headers', 'items'], 'readwrite');
@@ -46,7 +71,7 @@ export async function saveBatch(state: BatchState): Promise<void> {
   ops.push(tx.objectStore('headers').put({ id, status: state.status, tokensUsed: state.tokensUsed, message: state.message, updatedAt: state.updatedAt }));
   const changed: BatchItem[] = [];
   for (const item of state.items) {
-    if (sameItem(known.get(item.key), item)) continue;
+    if (sameFlatRecord(known.get(item.key), item)) continue;
     changed.push(item);
     ops.push(tx.objectStore('items').put({ ...item, batchId: id }));
   }
@@ -55,10 +80,11 @@ export async function saveBatch(state: BatchState): Promise<void> {
   written.set(id, known);
 }
 
-export async function loadBatches(): Promise<{ batches: BatchState[]; problems: string[] }> {
+/** The stored batches, newest first; `isBatch` says whether a record read back is a whole batch of the caller's kind. */
+export async function loadBatches<S extends BatchOutline>(isBatch: (value: unknown) => value is S): Promise<{ batches: S[]; problems: string[] }> {
   const d = await db();
   const specs = await d.getAll('specs');
-  const batches: BatchState[] = [];
+  const batches: S[] = [];
   const problems: string[] = [];
   for (const spec of specs) {
     const header = await d.get('headers', spec.id);
@@ -67,7 +93,7 @@ export async function loadBatches(): Promise<{ batches: BatchState[]; problems: 
     // Items in the batch's own order: task by task, arm by arm.
     const items = spec.tasks?.flatMap((t) => (spec.arms ?? []).flatMap((arm) => byKey.get(`${t.id}:${arm}`) ?? [])) ?? [];
     const state = { spec, items, status: header?.status, tokensUsed: header?.tokensUsed ?? 0, message: header?.message, updatedAt: header?.updatedAt ?? spec.createdAt };
-    if (!header || !isBatchState(state) || items.length !== byKey.size) {
+    if (!header || !isBatch(state) || items.length !== byKey.size) {
       problems.push(`stored batch ${spec.id ?? '?'} is incomplete or not a batch; skipped`);
       continue;
     }

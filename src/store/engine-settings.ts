@@ -7,12 +7,16 @@
 // and says why.
 import { create } from 'zustand';
 import { DEFAULT_LLM_SETTINGS, originOf, type BoundApiKey, type LlmRole, type LlmSettings } from '../llm/settings.ts';
-import { DEFAULT_PRESET, isPresetName, PRESETS, type PresetName } from '../engine/supervisor/presets.ts';
-import { DEFAULT_RECTIFY_PARAMS, DOMAINS, type RectifyParams } from '../engine/rectifier/index.ts';
-import { DEFAULT_WINDOW } from '../engine/clarifier/edges.ts';
-
-/** The origin a key is bound to, for views that compare endpoints (features read llm through the store). */
-export { originOf };
+import {
+  DEFAULT_PRESET,
+  DEFAULT_RECTIFY_PARAMS,
+  DEFAULT_WINDOW,
+  DOMAINS,
+  isPresetName,
+  PRESETS,
+  type PresetName,
+  type RectifyParams,
+} from '../model/engine-params.ts';
 
 export const SETTINGS_KEY = 'mas-replay:engine-settings';
 export const API_KEY_KEY = 'mas-replay:api-key';

@@ -7,7 +7,8 @@ import { sameItem, summarizeBatch, type BatchItem, type BatchState } from '../en
 import { mapDatasetLabel } from '../engine/clarifier/labels.ts';
 import { normaliseStatus } from '../engine/stages/parse.ts';
 import { exportSession } from '../export/native.ts';
-import { attachAnnotationSets, importText } from '../import/index.ts';
+import { importText } from '../import/index.ts';
+import { attachAnnotationSets } from '../model/annotations.ts';
 import type { Run } from '../model/types.ts';
 import { attachedSetCount, runsOfFile, useLibrary, type LoadedFile } from './library.ts';
 import { EMPTY_SNAPSHOT, openLibraryDb, readLibrary, startLibraryPersistence, usePersistence, writeChanges } from './library-db.ts';

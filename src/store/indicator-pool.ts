@@ -2,7 +2,7 @@
 // IndexedDB so it is still there after a reload. Edits replace the indicators array, which changes the pool's text
 // hash and so invalidates cached embeddings of changed trigger conditions automatically.
 import { create } from 'zustand';
-import type { Indicator, IndicatorPool } from '../engine/rectifier/index.ts';
+import type { Indicator, IndicatorPool } from '../model/engine-params.ts';
 import { loadStoredPool, saveStoredPool } from './pool-db.ts';
 
 interface PoolStore {

@@ -4,7 +4,8 @@
 // `runs` and `llmCalls` are keyed by ids from files and links, so they are always records without a prototype
 // (../model/record.ts): `runs['constructor']` is undefined and a run with id `__proto__` is stored like any other.
 import { create } from 'zustand';
-import type { AnnotationSet } from '../import/format.ts';
+import type { LoadedFile } from '../import/format.ts';
+import { withAnnotationSets, type AnnotationSet } from '../model/annotations.ts';
 import { emptyRecord, ownValue, recordOf } from '../model/record.ts';
 import type { LlmCallRecord, Run } from '../model/types.ts';
 
@@ -38,17 +39,8 @@ export interface ImportFailure {
   at: number;
 }
 
-/** What the import worker returns for one file (a structured-clone-safe subset of ImportedFile). */
-export interface LoadedFile {
-  file: string;
-  format: string;
-  formatLabel: string;
-  runs: Run[];
-  warnings: string[];
-  llmCalls?: LlmCallRecord[];
-  annotationSets?: AnnotationSet[];
-  engineSettings?: Record<string, unknown>;
-}
+/** What the import worker returns for one file (declared with the importers' contract). */
+export type { LoadedFile };
 
 export interface StoredLibrary {
   files: LibraryFile[];
@@ -79,22 +71,6 @@ interface LibraryStore {
 
 let counter = 0;
 const nextId = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(counter++).toString(36)}`;
-
-/**
- * Attach sets to runs without mutating them: only runs that gain an annotation are copied. Same rule as
- * `attachAnnotationSets` in src/import (match by run id, skip annotation ids already present); not imported from
- * there because that module pulls every importer, and the tokenizer, into the main bundle.
- */
-function withAnnotations(runs: Record<string, Run>, targetIds: Iterable<string>, sets: AnnotationSet[]): void {
-  if (sets.length === 0) return;
-  for (const id of targetIds) {
-    const run = ownValue(runs, id);
-    if (!run) continue;
-    const known = new Set(run.annotations.map((a) => a.id));
-    const added = sets.filter((s) => s.runId === id).flatMap((s) => s.annotations).filter((a) => !known.has(a.id) && known.add(a.id));
-    if (added.length > 0) runs[id] = { ...run, annotations: [...run.annotations, ...added] };
-  }
-}
 
 export const useLibrary = create<LibraryStore>((set, get) => ({
   hydrated: false,
@@ -127,8 +103,8 @@ export const useLibrary = create<LibraryStore>((set, get) => ({
       .map((f) => (f.runIds.some((id) => replaced.has(id)) ? { ...f, runIds: f.runIds.filter((id) => !replaced.has(id)) } : f))
       .filter((f) => f.runIds.length > 0 || (f.annotationSets?.length ?? 0) > 0);
     // Annotation files opened earlier attach to the new runs; this file's sets attach to runs already here.
-    withAnnotations(runs, file.runIds, files.flatMap((f) => f.annotationSets ?? []));
-    withAnnotations(runs, Object.keys(state.runs), file.annotationSets ?? []);
+    withAnnotationSets(runs, file.runIds, files.flatMap((f) => f.annotationSets ?? []));
+    withAnnotationSets(runs, Object.keys(state.runs), file.annotationSets ?? []);
     set({ files: [...files, file], runs, llmCalls });
     return file;
   },

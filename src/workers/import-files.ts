@@ -2,9 +2,9 @@
 // Files opened together are imported one by one; annotation files (TRAIL annotations, AgentRx ground truth) are
 // attached to the runs of the same batch here, and the library attaches what is left to runs it already holds.
 // Everything returned is plain data: it crosses the worker boundary by structured clone.
-import { attachAnnotationSets, ImportError, importText, type AnnotationSet } from '../import/index.ts';
+import { ImportError, importText, type LoadedFile } from '../import/index.ts';
+import { attachAnnotationSets, type AnnotationSet } from '../model/annotations.ts';
 import { decodeBytes } from '../import/parse-input.ts';
-import type { LoadedFile } from '../store/library.ts';
 
 export interface FileInput {
   name: string;

@@ -3,7 +3,7 @@
 // state, so a pause, a failure or a closed tab never loses a finished task.
 import * as Comlink from 'comlink';
 import type { Intervention, LlmCallRecord, Run } from '../model/types.ts';
-import { idbEmbeddingCache } from '../store/pool-db.ts';
+import { idbEmbeddingCache } from '../llm/embedding-cache.ts';
 import { CallRecorder, LlmClient, type LlmSettings } from '../llm/index.ts';
 import { prepareGates } from '../engine/live-engines/index.ts';
 import {

@@ -22,7 +22,7 @@ import {
   type RectifyProgress,
   type RectifyRunResult,
 } from '../engine/rectifier/index.ts';
-import { idbEmbeddingCache } from '../store/pool-db.ts';
+import { idbEmbeddingCache } from '../llm/embedding-cache.ts';
 import { pumpPass, type PassEvents, type PassJob } from './pump.ts';
 import { RunningJobs } from './running-jobs.ts';
 

@@ -2,6 +2,7 @@
 // One edge per handoff of the run, in the run's order. The state is self-contained (names, roles and recorded prompts
 // copied in), so a live runner can build one for a message that is not in any Run yet and clarify it alone.
 import type { Agent, Handoff, Run, Step } from '../../model/types.ts';
+import { DEFAULT_WINDOW } from '../../model/engine-params.ts';
 
 export interface EdgeAgent {
   id: string;
@@ -40,7 +41,7 @@ export interface EdgeState {
   stepId?: string;
 }
 
-export const DEFAULT_WINDOW = 3;
+export { DEFAULT_WINDOW };
 
 /** The first system message an agent's model calls were given, if the trace recorded prompts. */
 function recordedPrompts(run: Run): Map<string, string> {

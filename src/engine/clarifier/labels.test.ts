@@ -3,7 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { attachAnnotationSets, importBytes } from '../../import/index.ts';
+import { importBytes } from '../../import/index.ts';
+import { attachAnnotationSets } from '../../model/annotations.ts';
 import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON, sharedFiles } from '../../testing/fixture-kit.ts';
 import type { Run } from '../../model/types.ts';
 import { edgeStates, type EdgeState } from './edges.ts';

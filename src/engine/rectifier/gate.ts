@@ -4,7 +4,7 @@
 import type { ChatResult, EmbedResult, LlmClient } from '../../llm/client.ts';
 import { Cancelled } from '../../llm/errors.ts';
 import type { ChatMessage, TokenUsage } from '../../model/types.ts';
-import { GENERAL_INDICATORS, triggerText, type Domain, type Indicator, type IndicatorPool } from './indicators.ts';
+import { GENERAL_INDICATORS, triggerText, type Indicator, type IndicatorPool } from './indicators.ts';
 import {
   AUDIT_REPAIR_NOTE,
   auditMessages,
@@ -18,25 +18,12 @@ import { Bm25Index, embedTexts, topKByCosine, type EmbeddingCache } from './retr
 import { judge, parseAudit, type Verdict } from './verdict.ts';
 import { modelFor } from '../../llm/settings.ts';
 import type { OneTimeCost } from '../../llm/cost.ts';
+import type { RectifyParams } from '../../model/engine-params.ts';
 
 type Msg = Pick<ChatMessage, 'role' | 'content'>;
 
-export interface RectifyParams {
-  /** K_act: indicators retrieved per attempt. */
-  k: number;
-  /** T_max: attempts before a message is rejected. */
-  tMax: number;
-  /** γ: fewer surviving messages than this restarts the run without auditing. */
-  gamma: number;
-  /** Which auditor prompt (and which general indicator in zero-shot mode). */
-  domain: Domain;
-  /** Audit every message against the domain's single general indicator instead of retrieving from the pool. */
-  zeroShot: boolean;
-  /** Extra tries of an audit whose answer cannot be read before it is dropped. */
-  auditRetries: number;
-}
-
-export const DEFAULT_RECTIFY_PARAMS: RectifyParams = { k: 5, tMax: 3, gamma: 1, domain: 'generic', zeroShot: false, auditRetries: 1 };
+/** The gate's parameters are data the settings store holds too (src/model/engine-params.ts). */
+export { DEFAULT_RECTIFY_PARAMS, type RectifyParams } from '../../model/engine-params.ts';
 
 export type RetrievalKind = 'embedding' | 'bm25' | 'general';
 

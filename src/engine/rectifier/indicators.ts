@@ -1,23 +1,10 @@
 // Failure indicators (SPEC §5.2): the published pool format `{name, detailed_definition, evaluator_prompt{trigger_condition,
 // risk_alert}, metadata}`, read as-is (extra fields kept), plus the general indicators we wrote for zero-shot use.
 import { hashText } from '../../model/hash.ts';
+import type { Domain, Indicator, IndicatorPool } from '../../model/engine-params.ts';
 
-export interface Indicator {
-  name: string;
-  detailed_definition: string;
-  evaluator_prompt: { trigger_condition: string; risk_alert?: string; [k: string]: unknown };
-  metadata?: Record<string, unknown>;
-  [k: string]: unknown;
-}
-
-export type Domain = 'math' | 'code' | 'generic';
-export const DOMAINS: readonly Domain[] = ['math', 'code', 'generic'];
-
-export interface IndicatorPool {
-  /** Shown in the studio and in reports (usually the file name). */
-  name: string;
-  indicators: Indicator[];
-}
+// The pool's types and the domains are data the settings store holds too (src/model/engine-params.ts).
+export { DOMAINS, type Domain, type Indicator, type IndicatorPool } from '../../model/engine-params.ts';
 
 export class PoolFormatError extends Error {
   constructor(

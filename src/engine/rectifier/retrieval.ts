@@ -3,6 +3,7 @@
 import type { LlmClient } from '../../llm/client.ts';
 import type { TokenUsage } from '../../model/types.ts';
 import { poolTextHash } from './indicators.ts';
+import type { EmbeddingCache } from '../../llm/embedding-cache.ts';
 
 export interface Scored {
   /** Position in the pool. */
@@ -81,11 +82,7 @@ export class Bm25Index {
   }
 }
 
-/** Where embeddings of a pool are kept between sessions (IndexedDB in the studio, memory in the CLI and tests). */
-export interface EmbeddingCache {
-  get(key: string): Promise<number[][] | undefined>;
-  put(key: string, vectors: number[][]): Promise<void>;
-}
+export type { EmbeddingCache };
 
 export class MemoryEmbeddingCache implements EmbeddingCache {
   readonly entries = new Map<string, number[][]>();

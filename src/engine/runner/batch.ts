@@ -3,7 +3,7 @@
 // studio), so a reload, a cancel or a failing endpoint never costs a finished task: resume runs only what is left.
 import type { LlmClient } from '../../llm/client.ts';
 import { LlmError } from '../../llm/errors.ts';
-import { emptyRecord } from '../../model/record.ts';
+import { emptyRecord, sameFlatRecord } from '../../model/record.ts';
 import type { Run } from '../../model/types.ts';
 import { filterParams } from '../supervisor/filter.ts';
 import { supervisorGate, type EngineConfig, type MessageGate } from './gates.ts';
@@ -65,12 +65,7 @@ export function isBatchState(v: unknown): v is BatchState {
 }
 
 /** Field by field (items are flat records; states often arrive as copies, so identity says nothing). */
-export function sameItem(a: BatchItem | undefined, b: BatchItem): boolean {
-  if (!a) return false;
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)]) as Set<keyof BatchItem>;
-  for (const k of keys) if (a[k] !== b[k]) return false;
-  return true;
-}
+export const sameItem: (a: BatchItem | undefined, b: BatchItem) => boolean = sameFlatRecord;
 
 export function newBatch(spec: BatchSpec): BatchState {
   const items: BatchItem[] = [];

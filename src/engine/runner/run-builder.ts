@@ -2,7 +2,8 @@
 // visible conversation, broadcast handoffs, the gates' interventions, and pruned messages kept out of sight.
 import { Cancelled } from '../../llm/errors.ts';
 import type { ChatResult, LlmClient } from '../../llm/client.ts';
-import type { Agent, AgentRun, Handoff, Intervention, Outcome, Run, RunLive, SourceFormat, Step, TokenUsage, TurnOrigin } from '../../model/types.ts';
+import type { Agent, Intervention, Outcome, Run, RunLive, SourceFormat, Step, TokenUsage, TurnOrigin } from '../../model/types.ts';
+import { RunBuilder as ModelRunBuilder } from '../../model/run-builder.ts';
 import { callKey, turnInput, type CallMessage, type Speaker, type VisibleTurn } from './conversation.ts';
 import type { GateContext, MessageGate } from './gates.ts';
 
@@ -18,12 +19,13 @@ export interface TurnSource {
   key?: string;
 }
 
+/**
+ * The runner's builder: the model's RunBuilder (ids, agent runs, the Run skeleton) plus what a live conversation
+ * needs — delivery to the other members, pruning, restarts, gates — and the run's live status.
+ */
 export class RunBuilder {
-  readonly steps: Step[] = [];
   readonly visible: VisibleTurn[] = [];
-  readonly interventions: Intervention[] = [];
-  private readonly handoffs: Handoff[] = [];
-  private readonly agentRuns = new Map<string, AgentRun>();
+  private readonly core: ModelRunBuilder;
 
   constructor(
     readonly id: string,
@@ -31,7 +33,16 @@ export class RunBuilder {
     readonly agents: Agent[],
     private readonly base: Pick<Run, 'title' | 'sourceFormat' | 'framework' | 'tags'> & { sourceFormat: SourceFormat },
   ) {
-    for (const a of agents) this.agentRuns.set(a.id, { id: `${id}:run:${a.id}`, agentId: a.id, task });
+    this.core = new ModelRunBuilder(id, task);
+    for (const a of agents) this.core.addAgent(a);
+  }
+
+  get steps(): Step[] {
+    return this.core.steps;
+  }
+
+  get interventions(): Intervention[] {
+    return this.core.interventions;
   }
 
   get members(): string[] {
@@ -40,33 +51,26 @@ export class RunBuilder {
 
   /** Append a message step (not yet visible to anyone: call `deliver` or `prune`). */
   addStep(agentId: string, text: string, source: TurnSource, extra: Partial<Step> = {}): Step {
-    const i = this.steps.length;
-    const step: Step = {
-      id: `${this.id}:s${i}`,
-      index: i,
+    const step = this.core.addStep({
       kind: 'message',
       agentId,
-      agentRunId: this.agentRuns.get(agentId)?.id,
-      number: i,
+      agentRunId: this.core.agent(agentId) ? this.core.agentRunId(agentId) : undefined,
+      number: this.steps.length,
       output: text,
       ...extra,
-    };
+    });
     if (source.input) step.input = source.input.map((m) => ({ role: m.role, content: m.content }));
     if (source.usage) step.usage = source.usage;
     if (source.model) step.model = source.model;
     step.runner = { ...step.runner, origin: source.origin };
     if (source.key) step.runner.callKey = source.key;
     if (source.llmCallId) step.runner.llmCallId = source.llmCallId;
-    this.steps.push(step);
     return step;
   }
 
   /** A nested model call (the speaker selector) under a message step. */
   addNestedCall(parent: Step, name: string, result: ChatResult): void {
-    const i = this.steps.length;
-    this.steps.push({
-      id: `${this.id}:s${i}`,
-      index: i,
+    this.core.addStep({
       kind: 'llm',
       agentId: parent.agentId,
       agentRunId: parent.agentRunId,
@@ -87,7 +91,7 @@ export class RunBuilder {
     const to = this.members.filter((m) => m !== step.agentId);
     if (to.length > 0) {
       step.recipients = to;
-      this.handoffs.push({ id: `${this.id}:h${this.handoffs.length}`, from: step.agentId, to, kind: 'broadcast', stepId: step.id, content: text });
+      this.core.addHandoff(step, { to, kind: 'broadcast', content: text });
     }
   }
 
@@ -114,31 +118,9 @@ export class RunBuilder {
   }
 
   build(outcome: Outcome, status: RunStatus, note?: string, extra: Partial<Run> = {}): Run {
-    const times = this.steps.map((s) => s.startTime).filter((t): t is number => t !== undefined);
-    const ends = this.steps.map((s) => s.endTime).filter((t): t is number => t !== undefined);
-    const models = [...new Set(this.steps.map((s) => s.model).filter((m): m is string => !!m))];
-    const run: Run = {
-      id: this.id,
-      title: this.base.title,
-      task: this.task,
-      sourceFormat: this.base.sourceFormat,
-      framework: this.base.framework,
-      models,
-      outcome,
-      tags: { ...this.base.tags },
-      agents: this.agents,
-      agentRuns: [...this.agentRuns.values()],
-      steps: this.steps.map((s) => ({ ...s })),
-      handoffs: [...this.handoffs],
-      annotations: [],
-      interventions: [...this.interventions],
-      orphanSpans: 0,
-      live: { status, ...(note ? { note } : {}) },
-      ...extra,
-    };
-    if (times.length > 0) run.startTime = Math.min(...times);
-    if (ends.length > 0) run.endTime = Math.max(...ends);
-    return run;
+    const run = this.core.build({ ...this.base, outcome, task: this.task }, { copySteps: true, timesFromSteps: true });
+    run.live = { status, ...(note ? { note } : {}) };
+    return Object.assign(run, extra);
   }
 }
 

@@ -1,11 +1,10 @@
 // Endpoint settings (SPEC §6): offline heuristics or an OpenAI-compatible endpoint, its models, key and limits, a
 // connection test, and how to let a local server accept requests from this page.
 import { useState } from 'react';
-import { originOf, type LlmRole } from '../../llm/settings.ts';
 import { Badge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
 import { endpointProblem, toLlmSettings, useEngineSettings } from '../../store/engine-settings.ts';
-import { testConnection, type ConnectionResult } from '../../llm/connection.ts';
+import { originOf, testConnection, type ConnectionResult, type LlmRole } from '../../store/endpoint.ts';
 import { Card, NumberField, TextField } from '../../ui/fields.tsx';
 
 const ROLES: { role: LlmRole; label: string; hint?: string }[] = [

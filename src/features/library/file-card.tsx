@@ -2,7 +2,8 @@
 import { useState } from 'react';
 import { useShallow } from 'zustand/shallow';
 import type { Run } from '../../model/types.ts';
-import { originOf, parsePreferences, useEngineSettings } from '../../store/engine-settings.ts';
+import { parsePreferences, useEngineSettings } from '../../store/engine-settings.ts';
+import { originOf } from '../../store/endpoint.ts';
 import { attachedSetCount, runsOfFile, useLibrary, type LibraryFile } from '../../store/library.ts';
 import { Badge, SimulatedBadge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';

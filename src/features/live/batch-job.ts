@@ -2,11 +2,11 @@
 // goes on, finished runs added to the library as they come. A batch found "running" after a reload was interrupted:
 // resuming it runs what was left (finished tasks are never repeated).
 import { create } from 'zustand';
-import { newBatch, type BatchSpec, type BatchState } from '../../engine/runner/batch.ts';
-import type { LlmSettings } from '../../llm/settings.ts';
+import { isBatchState, newBatch, type BatchSpec, type BatchState } from '../../engine/runner/batch.ts';
 import { emptyRecord, ownValue, recordFromEntries, recordOf } from '../../model/record.ts';
 import type { LlmCallRecord } from '../../model/types.ts';
 import { deleteBatch, loadBatches, saveBatch } from '../../store/batch-db.ts';
+import type { LlmSettings } from '../../store/endpoint.ts';
 import { runBatchInWorker } from '../../workers/live-client.ts';
 import { addBatchRunToLibrary } from './live-library.ts';
 import { takeCallsOf } from './run-calls.ts';
@@ -35,7 +35,7 @@ export const useBatchJobs = create<BatchJobs>((set, get) => ({
   async load() {
     if (get().loaded) return;
     try {
-      const { batches, problems } = await loadBatches();
+      const { batches, problems } = await loadBatches(isBatchState);
       set({ loaded: true, batches: recordOf(recordFromEntries(batches.map((b) => [b.spec.id, b] as const)), get().batches), problems });
     } catch (e) {
       set({ loaded: true, problems: [`stored batches could not be read: ${e instanceof Error ? e.message : String(e)}`] });

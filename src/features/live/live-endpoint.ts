@@ -1,8 +1,8 @@
 // The endpoint and engine switches the live pages use, read from the one settings store: the endpoint, the agents'
 // model (role `agents`, else the supervisor's), which engines are on, and each engine's parameters.
 import { useMemo } from 'react';
-import { modelFor, type LlmSettings } from '../../llm/settings.ts';
 import { effectiveMode, endpointProblem, toLlmSettings, useEngineSettings } from '../../store/engine-settings.ts';
+import { modelFor, type LlmSettings } from '../../store/endpoint.ts';
 import type { EngineSwitches } from '../../workers/live-client.ts';
 import { usePool } from '../../store/indicator-pool.ts';
 

@@ -2,8 +2,8 @@
 // per pool text and embeddings model, cached in IndexedDB), export, and the zero-shot alternative.
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { embeddingKey, parsePool, PoolFormatError, serializePool, sourceOf, triggerText } from '../../engine/rectifier/index.ts';
-import { modelFor } from '../../llm/settings.ts';
 import { effectiveMode, toLlmSettings, useEngineSettings } from '../../store/engine-settings.ts';
+import { modelFor } from '../../store/endpoint.ts';
 import { usePool } from '../../store/indicator-pool.ts';
 import { idbEmbeddingCache } from '../../store/pool-db.ts';
 import { Badge } from '../../ui/badge.tsx';

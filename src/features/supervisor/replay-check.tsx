@@ -3,9 +3,9 @@
 // compared with the recorded ones. Nothing is written to the run.
 import { useMemo, useState } from 'react';
 import { compareReplay, type ReplayCheck } from '../../engine/supervisor/replay-check.ts';
-import { replaySettings } from '../../llm/recorder.ts';
 import type { Run } from '../../model/types.ts';
 import { useEngineSettings } from '../../store/engine-settings.ts';
+import { replaySettings } from '../../store/endpoint.ts';
 import { useLibrary } from '../../store/library.ts';
 import { Button } from '../../ui/button.tsx';
 import { runSupervisorInWorker } from '../../workers/supervisor-client.ts';

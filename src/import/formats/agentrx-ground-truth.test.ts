@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkFixture, HAVE_SHARED, importShared, SHARED_TRACES, SKIP_REASON } from '../../testing/fixture-kit.ts';
-import { attachAnnotationSets, importText } from '../index.ts';
+import { importText } from '../index.ts';
+import { attachAnnotationSets } from '../../model/annotations.ts';
 
 const DUMPS = join(import.meta.dirname, 'dumps');
 const GROUND_TRUTH = join(SHARED_TRACES, 'tau-bench/tau_ground_truth.json');

@@ -15,7 +15,8 @@
 // - The first final answer closes the run: outcome final answer, run end time. No final answer: outcome failure.
 // - Run id: `bus-<hashText of the file text>` (as the run-line importer names runs).
 import { hashText } from '../../model/hash.ts';
-import type { Agent, AgentRun, BusStepData, BusTally, Handoff, Outcome, Run, Step } from '../../model/types.ts';
+import type { BusStepData, BusTally, Outcome, Run, Step } from '../../model/types.ts';
+import { RunBuilder } from '../../model/run-builder.ts';
 import { contentText, documentsOf, titleFromTask, unmappedFields } from './chat-log.ts';
 import type { FormatImporter, ImportResult } from '../format.ts';
 import { expectArray, expectObject, isObject, optNumber, optString, parseTime, type JsonObject } from '../read.ts';
@@ -105,24 +106,23 @@ function runFromBus(docs: { value: unknown; path: string }[], text: string): Run
   });
 
   const polls = new Map<string, PollState>();
-  const steps: Step[] = [];
-  const handoffs: Handoff[] = [];
+  const b = new RunBuilder(runId);
+  const steps = b.steps;
   let task: string | undefined;
   let closing: Step | undefined;
   parsed.forEach(({ msg, path, type, sender, named, broadcast }, i) => {
     const stepId = `${runId}:m${i}`;
     const bus = busData(msg.content, `${path}.content`, type, stepId, polls);
     const to = broadcast ? participants.filter((a) => a !== sender && !system.has(a)) : named;
-    const step: Step = {
+    const step = b.addStep({
       id: stepId,
-      index: i,
       kind: type === 'final_answer' ? 'final' : 'message',
       agentId: sender,
-      agentRunId: `${runId}:run:${sender}`,
+      agentRunId: b.agentRunId(sender),
       number: i,
       output: textOf(bus, msg.content),
       recipients: to,
-    };
+    });
     if (type !== undefined) step.name = type;
     if (bus) step.bus = bus;
     const time = parseTime(msg.timestamp);
@@ -130,12 +130,9 @@ function runFromBus(docs: { value: unknown; path: string }[], text: string): Run
     if (step.output) step.usage = estimateUsage('', step.output);
     const raw = unmappedFields(msg, MESSAGE_FIELDS);
     if (raw) step.raw = raw;
-    steps.push(step);
     if (type === 'task' && task === undefined) task = step.output;
     if (type === 'final_answer' && closing === undefined) closing = step;
-    if (to.length > 0) {
-      handoffs.push({ id: `${runId}:h${handoffs.length}`, from: sender, to, kind: broadcast ? 'broadcast' : 'message', stepId, content: step.output ?? '' });
-    }
+    if (to.length > 0) b.addHandoff(step, { to, kind: broadcast ? 'broadcast' : 'message', content: step.output ?? '' });
   });
   // The opening step of each poll holds every vote on it and the tally after the last.
   const byId = new Map(steps.map((s) => [s.id, s]));
@@ -144,32 +141,12 @@ function runFromBus(docs: { value: unknown; path: string }[], text: string): Run
     if (open?.bus?.kind === 'poll') open.bus = { ...open.bus, voteStepIds: [...state.voteStepIds], tally: state.tally() };
   }
 
-  const agents = participants.map((id): Agent => (system.has(id) ? { id, name: id, kind: 'system' } : { id, name: id }));
-  const agentRuns = participants.map((id): AgentRun => {
-    const r: AgentRun = { id: `${runId}:run:${id}`, agentId: id };
-    if (task !== undefined) r.task = task;
-    return r;
-  });
+  for (const id of participants) b.addAgent(system.has(id) ? { id, name: id, kind: 'system' } : { id, name: id }, task !== undefined ? { task } : {});
   const outcome: Outcome = { status: 'failure' };
   if (closing?.bus?.kind === 'final_answer') outcome.finalAnswer = closing.bus.answer;
   if (closing) outcome.status = 'unknown'; // the log has no reference answer to judge it by
-  const run: Run = {
-    id: runId,
-    title: titleFromTask(task ?? steps[0]?.output, 'Message-bus log'),
-    sourceFormat: 'message-bus',
-    framework: 'smolagents',
-    models: [],
-    outcome,
-    tags: {},
-    agents,
-    agentRuns,
-    steps,
-    handoffs,
-    annotations: [],
-    interventions: [],
-    orphanSpans: 0,
-  };
-  if (task !== undefined) run.task = task;
+  const run = b.build({ title: titleFromTask(task ?? steps[0]?.output, 'Message-bus log'), sourceFormat: 'message-bus', framework: 'smolagents', models: [], outcome, task });
+  // The log ends with its closing answer, else with its last message.
   let start = Infinity;
   let end = -Infinity;
   for (const s of steps) {

@@ -17,7 +17,9 @@
 // - Run id: `chat-<hashText of the run object's JSON>`; the file name is never used.
 import { emptyRecord } from '../../model/record.ts';
 import { hashText } from '../../model/hash.ts';
-import type { Agent, AgentRun, Annotation, Handoff, Outcome, Run, Step } from '../../model/types.ts';
+import { decisiveErrorAnnotation } from '../../model/annotations.ts';
+import type { Agent, Outcome, Run, Step } from '../../model/types.ts';
+import { RunBuilder } from '../../model/run-builder.ts';
 import type { FormatImporter, ImportResult } from '../format.ts';
 import type { ParsedInput } from '../parse-input.ts';
 import { asText, expectArray, expectObject, isObject, optNumber, optString, type JsonObject } from '../read.ts';
@@ -152,18 +154,18 @@ function importRun(obj: JsonObject, path: string, runId: string, warnings: strin
   const task = optString(obj.question, `${path}.question`);
   const prompts = obj.system_prompt === undefined || obj.system_prompt === null ? {} : expectObject(obj.system_prompt, `${path}.system_prompt`);
 
-  const agents = new Map<string, Agent>();
+  const b = new RunBuilder(runId, task);
   const addAgent = (id: string, role?: string) => {
-    if (agents.has(id)) return;
+    if (b.agent(id)) return;
     const agent: Agent = { id, name: id };
     const kind = agentKind(id, role);
     if (kind !== 'agent') agent.kind = kind;
     const prompt = prompts[id];
     if (typeof prompt === 'string') agent.description = prompt;
-    agents.set(id, agent);
+    b.addAgent(agent);
   };
 
-  const steps: Step[] = [];
+  const steps = b.steps;
   const targets: (string | undefined)[] = [];
   history.forEach((entryValue, i) => {
     const at = `${path}.${key}[${i}]`;
@@ -174,28 +176,18 @@ function importRun(obj: JsonObject, path: string, runId: string, warnings: strin
     const speaker = name ?? (parsed.speaker || 'unknown');
     addAgent(speaker, role);
     if (parsed.target) addAgent(parsed.target);
-    const step: Step = {
-      id: `${runId}:s${i}`,
-      index: i,
-      kind: 'message',
-      agentId: speaker,
-      agentRunId: `${runId}:run:${speaker}`,
-      number: i,
-      output: contentText(entry.content),
-    };
+    const step = b.addStep({ kind: 'message', agentId: speaker, agentRunId: b.agentRunId(speaker), number: i, output: contentText(entry.content) });
     if (parsed.qualifier) step.name = parsed.qualifier;
     const raw = unmappedFields(entry, ENTRY_FIELDS);
     if (raw) step.raw = raw;
     if (name !== undefined && role !== undefined) step.raw = { ...step.raw, role };
-    steps.push(step);
     targets.push(parsed.target);
   });
 
   for (const step of steps) {
-    if (agents.get(step.agentId)?.kind === undefined && step.output) step.usage = estimateUsage('', step.output);
+    if (b.agent(step.agentId)?.kind === undefined && step.output) step.usage = estimateUsage('', step.output);
   }
 
-  const handoffs: Handoff[] = [];
   steps.forEach((step, i) => {
     const explicit = targets[i];
     // A qualified turn (`Orchestrator (thought)`) is the speaker thinking aloud, not a message to anyone.
@@ -203,33 +195,19 @@ function importRun(obj: JsonObject, path: string, runId: string, warnings: strin
     const receiver = explicit ?? steps[i + 1]?.agentId;
     if (receiver === undefined || receiver === step.agentId) return;
     step.recipients = [receiver];
-    handoffs.push({
-      id: `${runId}:h${handoffs.length}`,
-      from: step.agentId,
-      to: [receiver],
-      kind: explicit ? 'delegation' : 'message',
-      stepId: step.id,
-      content: step.output ?? '',
-    });
+    b.addHandoff(step, { to: [receiver], kind: explicit ? 'delegation' : 'message', content: step.output ?? '' });
   });
 
-  const annotations: Annotation[] = [];
+  const annotations = b.annotations;
   const mistakeAgent = optString(obj.mistake_agent, `${path}.mistake_agent`);
   const mistakeStepText = optString(obj.mistake_step, `${path}.mistake_step`);
   if (mistakeAgent !== undefined || mistakeStepText !== undefined) {
     const stepNumber = optNumber(mistakeStepText, `${path}.mistake_step`);
-    const annotation: Annotation = { id: `${runId}:whowhen`, source: 'dataset', taxonomy: 'WhoWhen', code: 'decisive-error' };
-    if (stepNumber !== undefined) {
-      // A label pointing outside the history is the dataset's mistake: keep it on the run and say so.
-      if (Number.isInteger(stepNumber) && stepNumber >= 0 && stepNumber < steps.length) annotation.stepId = steps[stepNumber].id;
-      else warnings.push(`${path}.mistake_step: step ${mistakeStepText} is outside the history (0–${steps.length - 1}); labelled the run instead`);
-    }
-    if (mistakeAgent !== undefined) {
-      annotation.agentId = mistakeAgent;
-      if (!agents.has(mistakeAgent)) warnings.push(`${path}: mistake_agent ${mistakeAgent} never speaks in the history`);
-    }
     const reason = optString(obj.mistake_reason, `${path}.mistake_reason`);
-    if (reason !== undefined) annotation.description = reason;
+    const { annotation, outside } = decisiveErrorAnnotation(runId, steps, { agentId: mistakeAgent, stepNumber, reason });
+    // A label pointing outside the history is the dataset's mistake: keep it on the run and say so.
+    if (outside) warnings.push(`${path}.mistake_step: step ${mistakeStepText} is outside the history (0–${steps.length - 1}); labelled the run instead`);
+    if (mistakeAgent !== undefined && !b.agent(mistakeAgent)) warnings.push(`${path}: mistake_agent ${mistakeAgent} never speaks in the history`);
     annotations.push(annotation);
   }
 
@@ -255,32 +233,14 @@ function importRun(obj: JsonObject, path: string, runId: string, warnings: strin
       ? 'AG2'
       : undefined;
 
-  const agentRuns: AgentRun[] = [...agents.keys()].map((id) => {
-    const r: AgentRun = { id: `${runId}:run:${id}`, agentId: id };
-    if (task !== undefined) r.task = task;
-    return r;
-  });
-
-  const run: Run = {
-    id: runId,
+  return b.build({
     title: titleFromTask(task ?? steps[0]?.output, 'Chat log'),
     sourceFormat: 'chat-log',
-    models: [],
     outcome,
     tags,
-    agents: [...agents.values()],
-    agentRuns,
-    steps,
-    handoffs,
-    annotations,
-    interventions: [],
-    orphanSpans: 0,
-  };
-  if (task !== undefined) run.task = task;
-  if (framework) run.framework = framework;
-  const raw = unmappedFields(obj, RUN_FIELDS);
-  if (raw) run.raw = raw;
-  return run;
+    framework,
+    raw: unmappedFields(obj, RUN_FIELDS),
+  });
 }
 
 export const chatLogImporter: FormatImporter = {

@@ -18,7 +18,8 @@
 // - Run id: `bus-<hashText of the line's JSON>`, `~2`… for repeated identical lines.
 import { benchmarkResult } from '../../model/benchmark-scoring.ts';
 import { hashText } from '../../model/hash.ts';
-import type { Agent, AgentRun, Handoff, Outcome, Run, Step } from '../../model/types.ts';
+import type { Outcome, Run } from '../../model/types.ts';
+import { RunBuilder } from '../../model/run-builder.ts';
 import { contentText, documentsOf, titleFromTask, uniqueIds, unmappedFields } from './chat-log.ts';
 import type { FormatImporter, ImportResult } from '../format.ts';
 import type { ParsedInput } from '../parse-input.ts';
@@ -47,14 +48,7 @@ function outcomeOf(answer: string | undefined, reference: string | undefined, ex
   return outcome;
 }
 
-interface BusParts {
-  agents: Agent[];
-  agentRuns: AgentRun[];
-  steps: Step[];
-  handoffs: Handoff[];
-}
-
-function mapMessages(runId: string, messages: { value: unknown; path: string }[], task: string | undefined): BusParts {
+function mapMessages(runId: string, messages: { value: unknown; path: string }[], task: string | undefined): RunBuilder {
   const agentIds: string[] = [];
   const addAgent = (id: string) => {
     if (!agentIds.includes(id)) agentIds.push(id);
@@ -70,47 +64,21 @@ function mapMessages(runId: string, messages: { value: unknown; path: string }[]
     return { msg, path, sender, recipients, broadcast };
   });
 
-  const steps: Step[] = [];
-  const handoffs: Handoff[] = [];
+  const b = new RunBuilder(runId, task);
+  for (const id of agentIds) b.addAgent({ id, name: id });
   parsed.forEach(({ msg, path, sender, recipients, broadcast }, i) => {
     const type = optString(msg.type, `${path}.type`);
     const to = broadcast ? agentIds.filter((a) => a !== sender) : recipients;
-    const step: Step = {
-      id: `${runId}:m${i}`,
-      index: i,
-      kind: 'message',
-      agentId: sender,
-      agentRunId: `${runId}:run:${sender}`,
-      number: i,
-      output: contentText(msg.content),
-      recipients: to,
-    };
+    const step = b.addStep({ id: `${runId}:m${i}`, kind: 'message', agentId: sender, agentRunId: b.agentRunId(sender), number: i, output: contentText(msg.content), recipients: to });
     if (type !== undefined && type !== 'message') step.name = type;
     const time = parseTime(msg.timestamp);
     if (time !== undefined) step.startTime = time;
     if (step.output) step.usage = estimateUsage('', step.output);
     const raw = unmappedFields(msg, MESSAGE_FIELDS);
     if (raw) step.raw = raw;
-    steps.push(step);
-    if (to.length > 0) {
-      handoffs.push({
-        id: `${runId}:h${handoffs.length}`,
-        from: sender,
-        to,
-        kind: broadcast ? 'broadcast' : 'message',
-        stepId: step.id,
-        content: step.output ?? '',
-      });
-    }
+    if (to.length > 0) b.addHandoff(step, { to, kind: broadcast ? 'broadcast' : 'message', content: step.output ?? '' });
   });
-
-  const agents = agentIds.map((id): Agent => ({ id, name: id }));
-  const agentRuns = agentIds.map((id): AgentRun => {
-    const r: AgentRun = { id: `${runId}:run:${id}`, agentId: id };
-    if (task !== undefined) r.task = task;
-    return r;
-  });
-  return { agents, agentRuns, steps, handoffs };
+  return b;
 }
 
 function runFromLine(obj: JsonObject, path: string, runId: string): Run {
@@ -118,7 +86,7 @@ function runFromLine(obj: JsonObject, path: string, runId: string): Run {
   const answer = optString(obj.answer, `${path}.answer`);
   const reference = optString(obj.true_answer, `${path}.true_answer`);
   const messages = obj.messages === undefined ? [] : expectArray(obj.messages, `${path}.messages`);
-  const parts = mapMessages(runId, messages.map((value, i) => ({ value, path: `${path}.messages[${i}]` })), question);
+  const builder = mapMessages(runId, messages.map((value, i) => ({ value, path: `${path}.messages[${i}]` })), question);
 
   const tags: Record<string, string> = {};
   const source = optString(obj.source, `${path}.source`);
@@ -129,27 +97,21 @@ function runFromLine(obj: JsonObject, path: string, runId: string): Run {
   // Scored by the benchmark's own rule; the outcome follows its exact match (an empty true answer decides nothing).
   const benchmark = benchmarkResult(answer, reference, duration);
   const outcome = outcomeOf(answer, reference, benchmark.exactMatch);
-  const run: Run = {
-    id: runId,
+  const run = builder.build({
     title: titleFromTask(question, 'Message-bus run'),
     sourceFormat: 'message-bus',
     framework: 'smolagents',
     models: model !== undefined ? [model] : [],
     outcome,
-    benchmark,
     tags,
-    ...parts,
-    annotations: [],
-    interventions: [],
-    orphanSpans: 0,
-  };
-  if (question !== undefined) run.task = question;
+    task: question,
+    raw: unmappedFields(obj, RUN_FIELDS),
+  });
+  run.benchmark = benchmark;
   const start = parseTime(obj.start_time);
   if (start !== undefined) run.startTime = start;
   // `end_time` is a local wall-clock time without a zone in these files; start + duration is exact.
   if (start !== undefined && duration !== undefined) run.endTime = start + duration * 1000;
-  const raw = unmappedFields(obj, RUN_FIELDS);
-  if (raw) run.raw = raw;
   return run;
 }
 

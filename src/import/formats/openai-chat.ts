@@ -17,7 +17,8 @@
 //   `chat-<hashText of the run's JSON>`; `~2`… for repeats in one file. Outcome from `reward` (1 = success).
 import { recordOf } from '../../model/record.ts';
 import { hashText } from '../../model/hash.ts';
-import type { Agent, AgentRun, Handoff, Outcome, Run, Step, ToolCall } from '../../model/types.ts';
+import type { Agent, Outcome, Run, ToolCall } from '../../model/types.ts';
+import { RunBuilder } from '../../model/run-builder.ts';
 import { contentText, documentsOf, titleFromTask, uniqueIds, unmappedFields } from './chat-log.ts';
 import { FormatProblem } from '../errors.ts';
 import type { FormatImporter, ImportResult } from '../format.ts';
@@ -94,8 +95,8 @@ function importRun(obj: JsonObject, path: string, runId: string): Run {
   const ownNumbers = indexes.every((x) => Number.isInteger(x)) && new Set(indexes).size === indexes.length;
 
   const agentOrder: string[] = [];
-  const steps: Step[] = [];
-  const handoffs: Handoff[] = [];
+  const b = new RunBuilder(runId);
+  const steps = b.steps;
   const callArguments = new Map<string, string>();
   let historyTokens = 0;
 
@@ -106,14 +107,7 @@ function importRun(obj: JsonObject, path: string, runId: string): Run {
     if (!agentOrder.includes(agentId)) agentOrder.push(agentId);
     const number = ownNumbers ? (m.index as number) : i + 1;
     const text = contentText(m.content);
-    const step: Step = {
-      id: chatStepId(runId, number),
-      index: i,
-      kind: agentId === 'tools' ? 'tool' : 'message',
-      agentId,
-      agentRunId: `${runId}:run:${agentId}`,
-      number,
-    };
+    const step = b.addStep({ id: chatStepId(runId, number), kind: agentId === 'tools' ? 'tool' : 'message', agentId, agentRunId: b.agentRunId(agentId), number });
     const name = optString(m.name, `${at}.name`);
     if (name !== undefined) step.name = name;
     const raw = unmappedFields(m, MESSAGE_FIELDS);
@@ -128,7 +122,7 @@ function importRun(obj: JsonObject, path: string, runId: string): Run {
         const args = callArguments.get(callId);
         if (args !== undefined) step.inputText = args;
       }
-      handoffs.push({ id: `${runId}:h${handoffs.length}`, from: 'tools', to: ['assistant'], kind: 'report', stepId: step.id, content: text });
+      b.addHandoff(step, { to: ['assistant'], kind: 'report', content: text });
       step.recipients = ['assistant'];
     } else {
       step.output = text;
@@ -144,18 +138,17 @@ function importRun(obj: JsonObject, path: string, runId: string): Run {
         step.usage = { input: historyTokens, output: ownTokens, total: historyTokens + ownTokens, estimated: true };
         const to = [...(text ? ['user'] : []), ...(step.toolCalls?.length ? ['tools'] : [])];
         if (to.length) step.recipients = to;
-        if (text) handoffs.push({ id: `${runId}:h${handoffs.length}`, from: 'assistant', to: ['user'], kind: 'message', stepId: step.id, content: text });
+        if (text) b.addHandoff(step, { to: ['user'], kind: 'message', content: text });
         if (step.toolCalls?.length) {
           const content = step.toolCalls.map((c) => `${c.name}(${c.arguments})`).join('\n');
-          handoffs.push({ id: `${runId}:h${handoffs.length}`, from: 'assistant', to: ['tools'], kind: 'delegation', stepId: step.id, content });
+          b.addHandoff(step, { to: ['tools'], kind: 'delegation', content });
         }
       } else if (agentId === 'user') {
         step.recipients = ['assistant'];
-        handoffs.push({ id: `${runId}:h${handoffs.length}`, from: 'user', to: ['assistant'], kind: 'message', stepId: step.id, content: text });
+        b.addHandoff(step, { to: ['assistant'], kind: 'message', content: text });
       }
     }
     historyTokens += ownTokens;
-    steps.push(step);
   });
 
   const info = isObject(obj.info) ? obj.info : undefined;
@@ -179,32 +172,8 @@ function importRun(obj: JsonObject, path: string, runId: string): Run {
   const policy = /^#\s*(\w+)\s+agent policy/i.exec(steps.find((s) => s.agentId === 'system')?.output ?? '');
   if (policy) tags.domain = policy[1].toLowerCase();
 
-  const agents = agentOrder.map((id): Agent => ({ id, name: id, ...AGENT_DEFAULTS[id] }));
-  const agentRuns = agentOrder.map((id): AgentRun => {
-    const r: AgentRun = { id: `${runId}:run:${id}`, agentId: id };
-    if (task !== undefined) r.task = task;
-    return r;
-  });
-
-  const run: Run = {
-    id: runId,
-    title: titleFromTask(task, 'Chat conversation'),
-    sourceFormat: 'openai-chat',
-    models: [],
-    outcome,
-    tags,
-    agents,
-    agentRuns,
-    steps,
-    handoffs,
-    annotations: [],
-    interventions: [],
-    orphanSpans: 0,
-  };
-  if (task !== undefined) run.task = task;
-  const raw = unmappedFields(obj, RUN_FIELDS);
-  if (raw) run.raw = raw;
-  return run;
+  for (const id of agentOrder) b.addAgent({ id, name: id, ...AGENT_DEFAULTS[id] }, task !== undefined ? { task } : {});
+  return b.build({ title: titleFromTask(task, 'Chat conversation'), sourceFormat: 'openai-chat', outcome, tags, task, raw: unmappedFields(obj, RUN_FIELDS) });
 }
 
 export const openAiChatImporter: FormatImporter = {

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { summarizeRun } from '../../model/summary.ts';
 import type { Run } from '../../model/types.ts';
 import { checkFixture, HAVE_SHARED, importShared, SHARED_TRACES, SKIP_REASON, sharedFiles } from '../../testing/fixture-kit.ts';
-import { attachAnnotationSets, ImportError, importText } from '../index.ts';
+import { ImportError, importText } from '../index.ts';
+import { attachAnnotationSets } from '../../model/annotations.ts';
 import { normaliseTrailCategory, TRAIL_CATEGORIES } from './trail-annotations.ts';
 
 const DUMPS = join(import.meta.dirname, 'dumps');

@@ -1,0 +1,135 @@
+// One way to build a Run piece by piece, for everything that makes runs from a sequence of turns: the chat-style
+// importers, the live runner and forks (src/engine/runner/run-builder.ts adds delivery, pruning and gates on top),
+// and the sample generator. It owns the id scheme the rest of the studio relies on — steps `<run>:s<n>` in replay
+// order, handoffs `<run>:h<n>`, interventions `<run>:iv<n>`, one agent run `<run>:run:<agent>` per agent — and the
+// skeleton every Run needs, so a builder's caller says only what its source knows.
+import type { Agent, AgentRun, Annotation, Handoff, Intervention, Outcome, Run, SourceFormat, Step } from './types.ts';
+
+/** What the caller knows of the run as a whole; the builder adds agents, agent runs, steps and the lists. */
+export interface RunHead {
+  title: string;
+  sourceFormat: SourceFormat;
+  outcome: Outcome;
+  tags?: Record<string, string>;
+  task?: string;
+  framework?: string;
+  /** Models the run used; by default the distinct `model` of its steps, in first-use order. */
+  models?: string[];
+  raw?: Record<string, unknown>;
+}
+
+export class RunBuilder {
+  readonly steps: Step[] = [];
+  readonly handoffs: Handoff[] = [];
+  readonly annotations: Annotation[] = [];
+  readonly interventions: Intervention[] = [];
+  private readonly agentById = new Map<string, Agent>();
+  private readonly agentRunById = new Map<string, AgentRun>();
+
+  /** `task`, when known, is given to every agent run. */
+  constructor(
+    readonly id: string,
+    readonly task?: string,
+  ) {}
+
+  /** The agents in the order they were added. */
+  get agents(): Agent[] {
+    return [...this.agentById.values()];
+  }
+
+  agent(id: string): Agent | undefined {
+    return this.agentById.get(id);
+  }
+
+  agentRunId(agentId: string): string {
+    return `${this.id}:run:${agentId}`;
+  }
+
+  /** Add an agent once (a second agent with the same id is ignored) with its agent run; returns the one kept. */
+  addAgent(agent: Agent, agentRun: Partial<AgentRun> = {}): Agent {
+    const known = this.agentById.get(agent.id);
+    if (known) return known;
+    this.agentById.set(agent.id, agent);
+    const run: AgentRun = { id: this.agentRunId(agent.id), agentId: agent.id, ...agentRun };
+    if (this.task !== undefined && run.task === undefined) run.task = this.task;
+    this.agentRunById.set(agent.id, run);
+    return agent;
+  }
+
+  /** The id the next step gets. */
+  nextStepId(): string {
+    return `${this.id}:s${this.steps.length}`;
+  }
+
+  /** Append a step in replay order: its index is its position; its id `<run>:s<index>` unless the source names one. */
+  addStep(fields: Omit<Step, 'id' | 'index'> & { id?: string }): Step {
+    const index = this.steps.length;
+    const { id, ...rest } = fields;
+    const step = { id: id ?? `${this.id}:s${index}`, index, ...rest } as Step;
+    this.steps.push(step);
+    return step;
+  }
+
+  /** Record a handoff made by `step` (from its agent unless said otherwise). The step's recipients are the caller's. */
+  addHandoff(step: Pick<Step, 'id' | 'agentId'>, handoff: Pick<Handoff, 'to' | 'kind' | 'content'> & { from?: string }): Handoff {
+    const h: Handoff = { id: `${this.id}:h${this.handoffs.length}`, from: handoff.from ?? step.agentId, to: handoff.to, kind: handoff.kind, stepId: step.id, content: handoff.content };
+    this.handoffs.push(h);
+    return h;
+  }
+
+  /** Append an intervention with the next id `<run>:iv<n>`. */
+  intervene(fields: Omit<Intervention, 'id'>): Intervention {
+    const iv = { id: `${this.id}:iv${this.interventions.length}`, ...fields } as Intervention;
+    this.interventions.push(iv);
+    return iv;
+  }
+
+  /**
+   * The run as built so far (lists are copied; steps are shared unless `copySteps`). With `timesFromSteps` the run
+   * starts and ends with its steps; otherwise its times are the caller's (a source may record them for the run).
+   */
+  build(head: RunHead, options: { copySteps?: boolean; timesFromSteps?: boolean } = {}): Run {
+    const run: Run = {
+      id: this.id,
+      title: head.title,
+      sourceFormat: head.sourceFormat,
+      models: head.models ?? distinctModels(this.steps),
+      outcome: head.outcome,
+      tags: { ...head.tags },
+      agents: this.agents,
+      agentRuns: [...this.agentRunById.values()],
+      steps: options.copySteps ? this.steps.map((s) => ({ ...s })) : [...this.steps],
+      handoffs: [...this.handoffs],
+      annotations: [...this.annotations],
+      interventions: [...this.interventions],
+      orphanSpans: 0,
+    };
+    const task = head.task ?? this.task;
+    if (task !== undefined) run.task = task;
+    if (head.framework) run.framework = head.framework;
+    if (head.raw) run.raw = head.raw;
+    if (options.timesFromSteps) {
+      const { start, end } = timeSpan(this.steps);
+      if (start !== undefined) run.startTime = start;
+      if (end !== undefined) run.endTime = end;
+    }
+    return run;
+  }
+}
+
+function distinctModels(steps: readonly Step[]): string[] {
+  const seen = new Set<string>();
+  for (const s of steps) if (s.model) seen.add(s.model);
+  return [...seen];
+}
+
+/** Earliest start and latest end of the steps that have them (one pass, no spread over the list). */
+function timeSpan(steps: readonly Step[]): { start?: number; end?: number } {
+  let start: number | undefined;
+  let end: number | undefined;
+  for (const s of steps) {
+    if (s.startTime !== undefined && (start === undefined || s.startTime < start)) start = s.startTime;
+    if (s.endTime !== undefined && (end === undefined || s.endTime > end)) end = s.endTime;
+  }
+  return { start, end };
+}
