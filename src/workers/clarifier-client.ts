@@ -8,6 +8,7 @@ import { JobWorker } from './job-worker.ts';
 import type { ClarifierJob, ClarifierJobEvents, ClarifierWorkerApi } from './clarifier.worker.ts';
 
 export type { ClarifierJob, ClarifierJobEvents } from './clarifier.worker.ts';
+export type { CostEstimate, EngineCost } from '../llm/cost.ts';
 
 const clarifier = new JobWorker<ClarifierWorkerApi>(() => new Worker(new URL('./clarifier.worker.ts', import.meta.url), { type: 'module', name: 'clarifier' }), 'clarifier');
 

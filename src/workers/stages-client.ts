@@ -8,6 +8,7 @@ import { JobWorker } from './job-worker.ts';
 import type { StagesJob, StagesJobEvents, StagesWorkerApi } from './stages.worker.ts';
 
 export type { StagesJob, StagesJobEvents } from './stages.worker.ts';
+export type { CostEstimate, EngineCost } from '../llm/cost.ts';
 
 const stages = new JobWorker<StagesWorkerApi>(() => new Worker(new URL('./stages.worker.ts', import.meta.url), { type: 'module', name: 'stages' }), 'stages');
 
