@@ -1,5 +1,6 @@
 // The clarifier pass the Taxonomy view runs (SPEC §5.3), through the shared job store: over every edge of a run, or
 // (`edge`) one edge again, whose earlier result is then replaced.
+import { create } from 'zustand';
 import type { Intervention, Run } from '../../model/types.ts';
 import { DEFAULT_EDGE_GATE, DEFAULT_WINDOW, edgeGateLabel, type ClarifyFailure, type ClarifyProgress, type ClarifySummary, type EdgeGate } from '../../engine/clarifier/index.ts';
 import type { ClarifierPreferences } from '../../store/engine-settings.ts';
@@ -39,16 +40,21 @@ export function withGateResult(results: readonly GateResult[], r: GateResult): G
   return [...results.filter((x) => !(x.runId === r.runId && x.gate === r.gate)), r];
 }
 
+/** Kept apart from the job's state, which every start resets: the figures of each gate setting for this session. */
+export const useGateResults = create<{ results: GateResult[]; add(r: GateResult): void }>()((set) => ({
+  results: [],
+  add: (r) => set((s) => ({ results: withGateResult(s.results, r) })),
+}));
+
 interface ClarifierExtra {
   edgeId?: string;
   /** What the last pass spent (per run; the clarifier has no one-time cost). */
   cost?: EngineCost;
-  gateResults: GateResult[];
 }
 
 export const useClarifierJob = createJobStore<ClarifierOptions, ClarifyProgress, Intervention, Outcome, ClarifyFailure, ClarifierExtra>({
   name: 'clarifier',
-  extra: { edgeId: undefined, cost: undefined, gateResults: [] },
+  extra: { edgeId: undefined, cost: undefined },
   launch(run, { fresh, window = DEFAULT_WINDOW, edge }, { mode, llm, settings, updateRun }) {
     if (edge !== undefined) {
       const job = { run, window, llm, previous: clarifierInterventions(run) };
@@ -78,13 +84,12 @@ export const useClarifierJob = createJobStore<ClarifierOptions, ClarifyProgress,
       progress: { done: 0, total: run.handoffs.length, asked: 0 },
       extra: { cost: undefined },
       start: (events, signal) => runClarifierInWorker({ run, window, llm, previous, gate }, events, signal),
-      finish: (result): Partial<ClarifierExtra> & { failure?: ClarifyFailure } => ({
-        failure: result.failure,
-        cost: result.cost,
-        ...(result.status === 'complete' && result.summary && result.cost && mode === 'endpoint'
-          ? { gateResults: withGateResult(useClarifierJob.getState().gateResults, { runId, gate: edgeGateLabel(gate), summary: result.summary, cost: result.cost }) }
-          : {}),
-      }),
+      finish: (result) => {
+        if (result.status === 'complete' && result.summary && result.cost && mode === 'endpoint') {
+          useGateResults.getState().add({ runId, gate: edgeGateLabel(gate), summary: result.summary, cost: result.cost });
+        }
+        return { failure: result.failure, cost: result.cost };
+      },
     };
   },
   keep: keepIntervention,

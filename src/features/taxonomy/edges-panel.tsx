@@ -28,7 +28,7 @@ import { EngineControlBar } from '../../ui/engine-control-bar.tsx';
 import { estimateClarifierInWorker } from '../../workers/clarifier-client.ts';
 import { RunPicker, usePickedRun } from '../../ui/run-picker.tsx';
 import { LlmExchange } from '../supervisor/intervention-card.tsx';
-import { clarifierInterventions, gateOf, reusableResults, useClarifierJob, type GateResult } from './clarifier-job.ts';
+import { clarifierInterventions, gateOf, reusableResults, useClarifierJob, useGateResults, type GateResult } from './clarifier-job.ts';
 import { edgeRows, isGalleryLabel, withGalleryMark, type EdgeRow } from './taxonomy-model.ts';
 import { Panel, TextBlock, TypeBadge } from './type-ui.tsx';
 
@@ -397,7 +397,8 @@ function ClarifierControls({ run }: { run: Run }) {
   const estimate = useCostEstimate(`${run.id}\u0000${run.handoffs.length}\u0000${historyWindow}\u0000${gate.mode}\u0000${gate.sampleRate}\u0000${endpoint.maxTokens}`, () =>
     estimateClarifierInWorker([run], historyWindow, gate, endpoint.maxTokens),
   );
-  const gateResults = job.gateResults.filter((r) => r.runId === run.id);
+  const allGateResults = useGateResults((s) => s.results);
+  const gateResults = useMemo(() => allGateResults.filter((r) => r.runId === run.id), [allGateResults, run.id]);
   return (
     <Panel title="Edge clarifier" testId="clarifier-controls">
       <p className="text-xs text-slate-600" data-testid="clarifier-mode">
