@@ -112,6 +112,11 @@ test('a GSM8K batch of 3 tasks × {baseline, supervised} survives a server failu
   await page.getByRole('button', { name: 'Create batch' }).click();
   await expect(page.getByTestId('batch-card').first()).toContainText('baseline vs supervised (engines: supervisor)');
   const card = page.getByTestId('batch-card').first();
+  // The price per arm before Start (issue 21), and nothing sent for it.
+  const arms = card.getByTestId('batch-estimate-arm');
+  await expect(arms).toHaveCount(2, { timeout: 30_000 });
+  await expect(arms.first()).toHaveAttribute('data-arm', 'baseline');
+  expect(Number(await arms.first().getAttribute('data-calls'))).toBeGreaterThan(0);
   await card.getByRole('button', { name: 'Start' }).click();
   await expect(card).toHaveAttribute('data-status', 'stopped', { timeout: 30_000 });
   await expect(card).toContainText(/the endpoint failed on task .*HTTP 500.*resume/);

@@ -10,6 +10,8 @@ import { basename } from 'node:path';
 import { isBatchState, newBatch, runBatch, runBatchItem, sameItem, summarizeBatch, type Arm, type BatchItem, type BatchState } from '../engine/runner/batch.ts';
 import { defaultTeam, type TeamConfig } from '../engine/runner/runner.ts';
 import { parseTaskSet, TaskSetError } from '../engine/runner/tasks.ts';
+import { estimateBatchCost } from '../engine/runner/estimate.ts';
+import { printEstimate } from './cost.ts';
 import { prepareGates } from '../engine/live-engines/index.ts';
 import { DEFAULT_RECTIFY_PARAMS, parsePool } from '../engine/rectifier/index.ts';
 import type { EngineConfig } from '../engine/runner/gates.ts';
@@ -23,7 +25,7 @@ import { CliError, numberFlag, parseArgs, printJson, stringFlag, type ParsedArgs
 export const BATCH_USAGE =
   'batch <tasks.jsonl> --endpoint URL --model M [--limit N] [--arms baseline,supervised] [--concurrency N] [--budget N] ' +
   '[--mode chain|group-chat] [--max-turns N] [--preset P] [--engines supervisor,rectifier,clarifier] [--pool FILE] [--embed-model M] ' +
-  '[--state FILE] [--out FILE] [--json]   run a task set through the built-in team in two arms';
+  '[--state FILE] [--out FILE] [--dry-run] [--json]   run a task set through the built-in team in two arms (--dry-run prints the calls and estimated tokens per arm and sends nothing)';
 
 function wholeFlag(args: ParsedArgs, name: string, min: number): number | undefined {
   const n = numberFlag(args, name);
@@ -121,7 +123,7 @@ function engineConfig(names: string[], thresholds: { tauStep: number; tauLoop: n
 
 /** Returns 0 when the batch completed, 1 when it stopped (endpoint failure, budget) with the rest resumable. */
 export async function batchCommand(argv: string[]): Promise<number> {
-  const args = parseArgs(argv, new Set(['json']), new Set(['endpoint', 'model', 'limit', 'arms', 'concurrency', 'budget', 'mode', 'max-turns', 'preset', 'engines', 'pool', 'embed-model', 'state', 'out']));
+  const args = parseArgs(argv, new Set(['json', 'dry-run']), new Set(['endpoint', 'model', 'limit', 'arms', 'concurrency', 'budget', 'mode', 'max-turns', 'preset', 'engines', 'pool', 'embed-model', 'state', 'out']));
   if (args.positional.length !== 1) throw new CliError('usage', `batch needs exactly one task file, got ${args.positional.length}`);
   const endpoint = stringFlag(args, 'endpoint');
   const model = stringFlag(args, 'model');
@@ -176,6 +178,11 @@ export async function batchCommand(argv: string[]): Promise<number> {
       engines: engineConfig(engineNames, PRESETS[preset], tasks[0].domain, poolPath),
       createdAt,
     });
+  }
+
+  if (args.flags.has('dry-run')) {
+    printEstimate(await estimateBatchCost(state.spec), args.flags.has('json'), false);
+    return 0;
   }
 
   const runs: Run[] = [];

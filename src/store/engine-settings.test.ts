@@ -221,6 +221,14 @@ describe('one settings record for every engine', () => {
     expect(reloaded.supervisor.preset).toBe('oagents');
   });
 
+  it('keeps the clarifier gate in the clarifier section, and refuses an unknown gate or rate', () => {
+    const storage = new MemoryStorage();
+    createEngineSettings(storage).getState().setClarifier({ gate: 'flagged+sample', sampleRate: 0.25 });
+    expect(createEngineSettings(storage).getState().clarifier).toMatchObject({ gate: 'flagged+sample', sampleRate: 0.25 });
+    expect(parsePreferences('{"clarifier": {"gate": "everything", "sampleRate": 3}}').clarifier).toMatchObject({ gate: 'all', sampleRate: 0.1 });
+    expect(parsePreferences('{}').clarifier).toMatchObject({ gate: 'all', sampleRate: 0.1 });
+  });
+
   it('reads the rectifier parameters from their old key once, then keeps them in the record only', () => {
     const storage = new MemoryStorage();
     storage.setItem(SETTINGS_KEY, JSON.stringify({ version: 1, endpoint: { baseUrl: 'http://h/v1' } }));

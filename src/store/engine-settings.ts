@@ -50,9 +50,17 @@ export interface SupervisorPreferences {
   nonCriticalErrors: string[];
 }
 
+/** Which edges of a recorded run go to the clarifier model (the engine's EdgeGateMode, issue 21). */
+export const CLARIFIER_GATES = ['all', 'flagged', 'flagged+sample'] as const;
+export type ClarifierGate = (typeof CLARIFIER_GATES)[number];
+
 export interface ClarifierPreferences {
   /** History window H: how many earlier handoffs of the sender or receiver the clarifier sees (a link's `h` wins). */
   window: number;
+  /** all edges, only those the LLM-free flagger flags, or those plus a seeded sample of the rest. */
+  gate: ClarifierGate;
+  /** Share of the unflagged edges sampled with `flagged+sample` (0..1). */
+  sampleRate: number;
 }
 
 /** Which engines live runs (runner, batch, fork) switch on. */
@@ -94,7 +102,7 @@ export const DEFAULT_PREFERENCES: StoredPreferences = {
   },
   supervisor: { preset: DEFAULT_PRESET, ...PRESETS[DEFAULT_PRESET], nonCriticalErrors: [] },
   rectifier: DEFAULT_RECTIFY_PARAMS,
-  clarifier: { window: DEFAULT_WINDOW },
+  clarifier: { window: DEFAULT_WINDOW, gate: 'all', sampleRate: 0.1 },
   live: { supervisor: false, supervisorHeuristic: false, rectifier: false, clarifier: false, clarifierHeuristic: false },
   rememberKey: false,
 };
@@ -171,7 +179,11 @@ export function parsePreferences(text: string | null): StoredPreferences {
       nonCriticalErrors: Array.isArray(s.nonCriticalErrors) ? s.nonCriticalErrors.filter((x): x is string => typeof x === 'string' && x.trim() !== '') : [],
     },
     rectifier: parseRectifierParams(section(raw, 'rectifier')),
-    clarifier: { window: whole(c.window, d.clarifier.window, 0, 10) },
+    clarifier: {
+      window: whole(c.window, d.clarifier.window, 0, 10),
+      gate: typeof c.gate === 'string' && (CLARIFIER_GATES as readonly string[]).includes(c.gate) ? (c.gate as ClarifierGate) : d.clarifier.gate,
+      sampleRate: finite(c.sampleRate, d.clarifier.sampleRate, 0, 1),
+    },
     live: {
       supervisor: l.supervisor === true,
       supervisorHeuristic: l.supervisorHeuristic === true,

@@ -36,6 +36,8 @@ export interface EngineControlBarProps {
   stopped?: ReactNode;
   /** Said when a reload cut the pass here short. */
   interrupted?: ReactNode;
+  /** What the next pass would cost (calls, tokens), shown under the buttons while no pass runs here (issue 21). */
+  estimate?: ReactNode;
   /** Engine-specific lines between the buttons and the progress. */
   children?: ReactNode;
 }
@@ -67,6 +69,7 @@ export function EngineControlBar(p: EngineControlBarProps) {
         )}
       </div>
       {active && !mine && <p className="text-xs text-slate-600">{p.busyElsewhere}</p>}
+      {!(active && mine) && p.estimate}
       {p.children}
       {p.progress && mine && <ProgressBar testId={`${p.testPrefix}-progress`} status={job.status} stopping={job.stopping} {...p.progress} />}
       {mine && job.status === 'failed' && p.failure && (

@@ -1,12 +1,14 @@
 // The page's side of the clarifier worker (see ./job-worker.ts): a stop asks it to abort, and the pass then returns
 // its partial result.
 import * as Comlink from 'comlink';
-import type { ClarifyResult } from '../engine/clarifier/index.ts';
-import type { Intervention } from '../model/types.ts';
+import type { ClarifyResult, EdgeGate } from '../engine/clarifier/index.ts';
+import type { CostEstimate } from '../llm/cost.ts';
+import type { Intervention, Run } from '../model/types.ts';
 import { JobWorker } from './job-worker.ts';
 import type { ClarifierJob, ClarifierJobEvents, ClarifierWorkerApi } from './clarifier.worker.ts';
 
 export type { ClarifierJob, ClarifierJobEvents } from './clarifier.worker.ts';
+export type { CostEstimate, EngineCost } from '../llm/cost.ts';
 
 const clarifier = new JobWorker<ClarifierWorkerApi>(() => new Worker(new URL('./clarifier.worker.ts', import.meta.url), { type: 'module', name: 'clarifier' }), 'clarifier');
 
@@ -16,4 +18,9 @@ export function runClarifierInWorker(job: ClarifierJob, events: ClarifierJobEven
 
 export function clarifyEdgeInWorker(job: ClarifierJob, handoffId: string, events: Pick<ClarifierJobEvents, 'onCall'>, signal: AbortSignal): Promise<Intervention> {
   return clarifier.job(signal, (api, id) => api.startOne(id, job, handoffId, Comlink.proxy(events)));
+}
+
+/** The cost of a pass before it runs, counted in the worker. */
+export function estimateClarifierInWorker(runs: Run[], window: number, gate: EdgeGate | undefined, maxTokens?: number): Promise<CostEstimate> {
+  return clarifier.remote().estimate(runs, window, gate, maxTokens);
 }

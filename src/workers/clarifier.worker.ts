@@ -3,13 +3,26 @@
 // tab loses nothing already decided.
 import * as Comlink from 'comlink';
 import type { Intervention, Run } from '../model/types.ts';
-import { ClarificationFailed, clarifyEdge, clarifyRunSteps, edgeStates, toIntervention, type ClarifyProgress, type ClarifyResult } from '../engine/clarifier/index.ts';
+import {
+  ClarificationFailed,
+  clarifyEdge,
+  clarifyRunSteps,
+  edgeStates,
+  estimateClarifierCost,
+  toIntervention,
+  type ClarifyProgress,
+  type ClarifyResult,
+  type EdgeGate,
+} from '../engine/clarifier/index.ts';
+import type { CostEstimate } from '../llm/cost.ts';
 import { passClient, pumpPass, type PassEvents, type PassJob } from './pump.ts';
 import { RunningJobs } from './running-jobs.ts';
 
 export interface ClarifierJob extends PassJob<Intervention> {
   run: Run;
   window: number;
+  /** Which edges go to the model (default all). */
+  gate?: EdgeGate;
 }
 
 export type ClarifierJobEvents = PassEvents<ClarifyProgress, Intervention>;
@@ -18,7 +31,7 @@ const jobs = new RunningJobs();
 
 const api = {
   async start(jobId: number, job: ClarifierJob, events: ClarifierJobEvents): Promise<ClarifyResult> {
-    return pumpPass(jobs, jobId, job, events, (client, signal) => clarifyRunSteps(job.run, { client, signal, previous: job.previous, window: job.window }));
+    return pumpPass(jobs, jobId, job, events, (client, signal) => clarifyRunSteps(job.run, { client, signal, previous: job.previous, window: job.window, gate: job.gate }));
   },
 
   /** Clarify one edge of the run (the same engine call a live runner makes per handoff). */
@@ -33,6 +46,11 @@ const api = {
         throw new Error(e instanceof ClarificationFailed ? e.message : e instanceof Error ? e.message : String(e));
       }
     });
+  },
+
+  /** What a pass over these runs would cost with this window and gate, before any request (issue 21). */
+  async estimate(runs: Run[], window: number, gate: EdgeGate | undefined, maxTokens?: number): Promise<CostEstimate> {
+    return estimateClarifierCost(runs, { window, gate, maxTokens });
   },
 
   stop(jobId: number): void {

@@ -3,6 +3,8 @@
 import * as Comlink from 'comlink';
 import type { BatchState, ForkResult, TeamRunResult } from '../engine/runner/index.ts';
 import type { LlmSettings } from '../llm/settings.ts';
+import type { CostEstimate } from '../llm/cost.ts';
+import type { BatchSpec } from '../engine/runner/batch.ts';
 import { JobWorker } from './job-worker.ts';
 import type { BatchEvents, ForkJob, LiveEvents, LiveWorkerApi, TeamJob } from './live.worker.ts';
 
@@ -21,4 +23,9 @@ export function forkInWorker(fork: ForkJob, events: LiveEvents, signal: AbortSig
 
 export function runBatchInWorker(state: BatchState, llm: LlmSettings, events: BatchEvents, signal: AbortSignal): Promise<BatchState> {
   return job(signal, (api, id) => api.runBatch(id, state, llm, Comlink.proxy(events)) as Promise<BatchState>);
+}
+
+/** A batch's cost per arm before it runs, counted in the live worker. */
+export function estimateBatchInWorker(spec: Pick<BatchSpec, 'tasks' | 'arms' | 'team'>, maxTokens?: number): Promise<CostEstimate> {
+  return live.remote().estimateBatch({ tasks: spec.tasks, arms: spec.arms, team: spec.team }, maxTokens);
 }

@@ -21,6 +21,9 @@ import {
   type TurnTreatment,
 } from '../engine/runner/index.ts';
 import { RunningJobs } from './running-jobs.ts';
+import { estimateBatchCost } from '../engine/runner/estimate.ts';
+import type { CostEstimate } from '../llm/cost.ts';
+import type { BatchSpec } from '../engine/runner/batch.ts';
 
 /** Which engines are on (supervisor, rectify-or-reject, clarifier) and their settings; see `EngineConfig`. */
 export type EngineSwitches = EngineConfig;
@@ -70,6 +73,11 @@ async function gatesFor(engines: EngineSwitches | undefined, llm: LlmSettings | 
 }
 
 const api = {
+  /** What a batch will cost per arm before it runs (issue 21), tokenized here, not on the page. */
+  estimateBatch(spec: Pick<BatchSpec, 'tasks' | 'arms' | 'team'>, maxTokens?: number): Promise<CostEstimate> {
+    return estimateBatchCost(spec, { maxTokens });
+  },
+
   runTeam(jobId: number, job: TeamJob, events: LiveEvents): Promise<TeamRunResult> {
     return jobs.run(jobId, async (signal) => {
       const client = new LlmClient(job.llm, { recorder: new CallRecorder((r) => void events.onCall(r)) });

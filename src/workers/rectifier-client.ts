@@ -1,9 +1,10 @@
 // The page's side of the rectifier worker (see ./job-worker.ts): a stop aborts the job in the worker, and a replay
 // then returns its partial result.
 import * as Comlink from 'comlink';
+import type { CostEstimate } from '../llm/cost.ts';
 import type { LlmSettings } from '../llm/settings.ts';
 import type { Run } from '../model/types.ts';
-import type { Domain, IndicatorPool, MessageSummary, MiningProgress, MiningResult, RectifierStatistics, RectifyRunResult } from '../engine/rectifier/index.ts';
+import type { Domain, IndicatorPool, RectifyParams, MessageSummary, MiningProgress, MiningResult, RectifierStatistics, RectifyRunResult } from '../engine/rectifier/index.ts';
 import { JobWorker } from './job-worker.ts';
 import type { PoolEmbeddingStatus, RectifierWorkerApi, RectifyJob, RectifyJobEvents } from './rectifier.worker.ts';
 
@@ -26,4 +27,9 @@ export function statisticsInWorker(messages: MessageSummary[]): Promise<Rectifie
 
 export function mineInWorker(runs: Run[], pool: IndicatorPool, llm: LlmSettings, domain: Domain, kDedup: number, onProgress: (p: MiningProgress) => void, signal?: AbortSignal): Promise<MiningResult> {
   return withJob(signal, (api, id) => api.mine(id, runs, pool, llm, domain, kDedup, Comlink.proxy(onProgress)));
+}
+
+/** The cost of a replay before it runs (pool embedding included, `cached` when IndexedDB holds it), counted in the worker. */
+export function estimateRectifyInWorker(runs: Run[], pool: IndicatorPool, params: RectifyParams, llm: LlmSettings | undefined): Promise<CostEstimate> {
+  return rectifier.remote().estimate(runs, pool, params, llm);
 }

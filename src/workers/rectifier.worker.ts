@@ -6,6 +6,7 @@ import type { Intervention, Run } from '../model/types.ts';
 import { CallRecorder, LlmClient, modelFor, type LlmSettings } from '../llm/index.ts';
 import {
   embeddingKey,
+  estimateRectifierCost,
   mineIndicators,
   preparePool,
   rectifierStatistics,
@@ -22,6 +23,7 @@ import {
   type RectifyProgress,
   type RectifyRunResult,
 } from '../engine/rectifier/index.ts';
+import type { CostEstimate } from '../llm/cost.ts';
 import { idbEmbeddingCache } from '../llm/embedding-cache.ts';
 import { pumpPass, type PassEvents, type PassJob } from './pump.ts';
 import { RunningJobs } from './running-jobs.ts';
@@ -71,6 +73,15 @@ const api = {
       const pool = await prepared(job.pool, job.params.zeroShot ? undefined : job.llm, signal, (d, t) => void events.onPoolProgress(d, t));
       return rectifyRunSteps(job.run, { pool, params: job.params, client, signal, previous: job.previous });
     });
+  },
+
+  /**
+   * What a replay of these runs would cost before any request (issue 21): with `llm` (no key needed) the pool's
+   * one-time embedding, marked cached when the IndexedDB embeddings cache holds it.
+   */
+  async estimate(runs: Run[], pool: IndicatorPool, params: RectifyParams, llm: LlmSettings | undefined): Promise<CostEstimate> {
+    const embedModel = llm && !params.zeroShot ? modelFor(llm, 'embeddings') : undefined;
+    return estimateRectifierCost(runs, { pool, params, embedModel, cache: idbEmbeddingCache, maxTokens: llm?.maxTokens });
   },
 
   stop(jobId: number): void {

@@ -3,7 +3,8 @@
 // page can persist it: a cancel, a failure or a closed tab loses nothing already derived.
 import * as Comlink from 'comlink';
 import type { Run, Stage } from '../model/types.ts';
-import { deriveOfflineStages, stagePassSteps, type StagePassProgress, type StagePassResult } from '../engine/stages/index.ts';
+import type { CostEstimate } from '../llm/cost.ts';
+import { deriveOfflineStages, estimateStagesCost, stagePassSteps, type StagePassProgress, type StagePassResult } from '../engine/stages/index.ts';
 import { pumpPass, type PassEvents, type PassJob } from './pump.ts';
 import { RunningJobs } from './running-jobs.ts';
 
@@ -23,6 +24,11 @@ const api = {
       return { runId: job.run.id, status: 'complete', stages, tokens: { input: 0, output: 0, total: 0 }, calls: 0, total: stages.length };
     }
     return pumpPass(jobs, jobId, job, events, (client, signal) => stagePassSteps(job.run, { client: client!, signal, previous: job.previous }));
+  },
+
+  /** What an endpoint pass over these runs would cost, before any request (issue 21). */
+  async estimate(runs: Run[], maxTokens?: number): Promise<CostEstimate> {
+    return estimateStagesCost(runs, { maxTokens });
   },
 
   /** Stop a pass after the call in flight (which is aborted); its result comes back from `derive` as cancelled. */

@@ -2,11 +2,13 @@
 // replay then returns its partial result); a worker that dies or fails to load rejects the call instead of hanging.
 import * as Comlink from 'comlink';
 import type { Intervention, Run } from '../model/types.ts';
-import type { ShadowResult, TokenSummary } from '../engine/supervisor/index.ts';
+import type { FilterThresholds, ShadowResult, TokenSummary } from '../engine/supervisor/index.ts';
+import type { CostEstimate } from '../llm/cost.ts';
 import { JobWorker } from './job-worker.ts';
 import type { SupervisorJob, SupervisorJobEvents, SupervisorWorkerApi } from './supervisor.worker.ts';
 
 export type { SupervisorJob, SupervisorJobEvents } from './supervisor.worker.ts';
+export type { CostEstimate, EngineCost } from '../llm/cost.ts';
 
 const supervisor = new JobWorker<SupervisorWorkerApi>(() => new Worker(new URL('./supervisor.worker.ts', import.meta.url), { type: 'module', name: 'supervisor' }), 'supervisor');
 
@@ -16,4 +18,9 @@ export function runSupervisorInWorker(job: SupervisorJob, events: SupervisorJobE
 
 export function accountInWorker(run: Run, interventions: Intervention[]): Promise<TokenSummary> {
   return supervisor.remote().account(run, interventions);
+}
+
+/** The cost of a replay before it runs, counted in the worker (the tokenizer over a long run must not block the page). */
+export function estimateSupervisorInWorker(runs: Run[], thresholds: FilterThresholds, nonCriticalErrors: string[], maxTokens?: number): Promise<CostEstimate> {
+  return supervisor.remote().estimate(runs, thresholds, nonCriticalErrors, maxTokens);
 }

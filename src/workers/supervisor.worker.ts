@@ -4,8 +4,10 @@
 import * as Comlink from 'comlink';
 import type { Intervention, Run } from '../model/types.ts';
 import { loadTokenCounter } from '../llm/usage.ts';
+import type { CostEstimate } from '../llm/cost.ts';
 import {
   accountTokens,
+  estimateSupervisorCost,
   filterParams,
   shadowReplaySteps,
   type FilterThresholds,
@@ -36,6 +38,11 @@ const api = {
   /** Stop a replay after the call in flight (which is aborted); its result comes back from `start` as cancelled. */
   stop(jobId: number): void {
     jobs.stop(jobId);
+  },
+
+  /** What a replay of these runs would cost with these thresholds, before any request (issue 21). */
+  async estimate(runs: Run[], thresholds: FilterThresholds, nonCriticalErrors: string[], maxTokens?: number): Promise<CostEstimate> {
+    return estimateSupervisorCost(runs, { params: filterParams(thresholds, { nonCriticalErrors }), maxTokens });
   },
 
   /** The token summary of interventions already on a run (after a reload, when the replay's result is gone). */

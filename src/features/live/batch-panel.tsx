@@ -9,6 +9,8 @@ import { useEngineSettings } from '../../store/engine-settings.ts';
 import { useUrl } from '../../store/url.ts';
 import { Badge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
+import { useCostEstimate } from '../../ui/cost-view.tsx';
+import { estimateBatchInWorker } from '../../workers/live-client.ts';
 import { ErrorBanner } from '../../ui/error-banner.tsx';
 import { Card, NumberField, TextField } from '../../ui/fields.tsx';
 import { enginesOn } from '../../engine/runner/gates.ts';
@@ -128,6 +130,7 @@ function BatchCard({ state }: { state: BatchState }) {
   const interrupted = !running && state.status === 'running';
   const finished = state.status === 'complete';
   const label = running ? 'running' : interrupted ? 'interrupted' : state.status;
+  const estimate = useCostEstimate(summary.done === 0 && !running ? state.spec.id : undefined, () => estimateBatchInWorker(state.spec));
   return (
     <section className="rounded border border-slate-200 bg-white p-3 text-sm" aria-label={`Batch ${state.spec.name}`} data-testid="batch-card" data-status={label}>
       <header className="flex flex-wrap items-center gap-2">
@@ -153,6 +156,18 @@ function BatchCard({ state }: { state: BatchState }) {
           <Button size="sm" variant="danger" disabled={running} onClick={() => void remove(state.spec.id)}>Delete</Button>
         </div>
       </header>
+      {estimate?.status === 'ready' && estimate.estimate.perArm && (
+        <p className="mt-1 text-xs text-slate-600" data-testid="batch-estimate" title={estimate.estimate.assumptions.join('\n')}>
+          Estimate before running:{' '}
+          {estimate.estimate.perArm.map((a, k) => (
+            <span key={a.arm} data-testid="batch-estimate-arm" data-arm={a.arm} data-calls={a.calls} data-tokens={a.tokens.total}>
+              {k > 0 ? ' · ' : ''}
+              {a.arm} {a.calls.toLocaleString('en')} calls, ~{a.tokens.total.toLocaleString('en')} tokens
+            </span>
+          ))}{' '}
+          (agents’ calls; engine calls of the supervised arm not included)
+        </p>
+      )}
       <div className="mt-2">
         <div className="h-2 overflow-hidden rounded bg-slate-100" role="progressbar" aria-label="Batch progress" aria-valuemin={0} aria-valuemax={summary.total} aria-valuenow={summary.done}>
           <div className="h-full bg-indigo-500" style={{ width: `${(100 * summary.done) / Math.max(1, summary.total)}%` }} />

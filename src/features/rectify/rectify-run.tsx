@@ -3,13 +3,15 @@
 import { useMemo } from 'react';
 import { DOMAINS, isAuditable, RECTIFIER_ENGINE, rectifierEffects, type Domain } from '../../engine/rectifier/index.ts';
 import type { Intervention, Run } from '../../model/types.ts';
-import { effectiveMode, useEngineSettings } from '../../store/engine-settings.ts';
+import { effectiveMode, toLlmSettings, useEngineSettings } from '../../store/engine-settings.ts';
 import { usePool } from '../../store/indicator-pool.ts';
 import { useUrl } from '../../store/url.ts';
 import { Badge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
 import { ErrorBanner } from '../../ui/error-banner.tsx';
+import { CostEstimateLine, EngineCostView, useCostEstimate } from '../../ui/cost-view.tsx';
 import { EngineControlBar } from '../../ui/engine-control-bar.tsx';
+import { estimateRectifyInWorker } from '../../workers/rectifier-client.ts';
 import { RunPicker, usePickedRun } from '../../ui/run-picker.tsx';
 import { TruncatedText } from '../../ui/truncated-text.tsx';
 import { Card, Field, NumberField } from '../../ui/fields.tsx';
@@ -89,6 +91,12 @@ function Controls({ run }: { run: Run }) {
   const noPool = !pool && !params.zeroShot;
   const progress = job.progress;
   const preparing = mine && job.status === 'running' && job.embedsPool && !progress;
+  const estimatePool = pool ?? { name: 'general', indicators: [] };
+  // The status is in the key: after a pass the pool's embeddings are cached, and the estimate says so.
+  const estimate = useCostEstimate(
+    noPool ? undefined : JSON.stringify([run.id, run.steps.length, estimatePool.name, estimatePool.indicators.length, params, mode, endpoint.models, endpoint.maxTokens, job.status]),
+    () => estimateRectifyInWorker([run], estimatePool, params, mode === 'endpoint' ? toLlmSettings(endpoint, undefined) : undefined),
+  );
   return (
     <div className="mt-3 space-y-3">
       <p className="text-xs text-slate-600" data-testid="rectify-mode">
@@ -115,6 +123,7 @@ function Controls({ run }: { run: Run }) {
             : []),
         ]}
         busyElsewhere="The rectifier is busy with another run."
+        estimate={<CostEstimateLine state={estimate} testId="rectify-estimate" note={mode === 'offline' ? 'offline nothing is sent (BM25 retrieval only); this is the price with the endpoint' : undefined} />}
         progress={
           progress && {
             label: 'Messages gated',
@@ -137,6 +146,7 @@ function Controls({ run }: { run: Run }) {
         interrupted={`The page was closed or reloaded while the rectifier was working on this run; ${existing} finished message(s) are kept. Resume continues from there.`}
       >
         {noPool && <p className="text-xs text-slate-600">Open an indicator pool first, or tick zero-shot mode.</p>}
+        {mine && job.status !== 'running' && job.result && !job.result.offline && <EngineCostView cost={job.result.cost} testId="rectify-cost" />}
         {preparing && (
           <p className="text-xs text-slate-700" data-testid="rectify-preparing">
             Embedding the pool’s trigger conditions{job.poolProgress ? ` (${job.poolProgress.done} / ${job.poolProgress.total})` : ''}…

@@ -7,6 +7,7 @@ import { keepRunChange } from '../../store/engine-results.ts';
 import type { EngineMode } from '../../store/engine-settings.ts';
 import { createJobStore, type StartOptions } from '../../store/job-store.ts';
 import { deriveStagesInWorker } from '../../workers/stages-client.ts';
+import type { EngineCost } from '../../workers/stages-client.ts';
 
 export interface StagesOptions extends StartOptions {
   mode: EngineMode;
@@ -29,9 +30,9 @@ export function withStage(run: Run, stage: Stage): Run {
 
 const tokensOf = (stages: readonly Stage[]) => stages.reduce((sum, s) => sum + (s.tokens?.total ?? 0), 0);
 
-export const useStagesJob = createJobStore<StagesOptions, StagePassProgress, Stage, StagePassResult, StagePassFailure, object>({
+export const useStagesJob = createJobStore<StagesOptions, StagePassProgress, Stage, StagePassResult, StagePassFailure, { cost?: EngineCost }>({
   name: 'stages',
-  extra: {},
+  extra: { cost: undefined },
   mode: (options) => (options.mode === 'endpoint' ? 'endpoint' : 'offline'),
   launch(run, { fresh }, { mode, llm, updateRun, getRun }) {
     if (hasRecordedStages(run)) return 'this run carries recorded stages; deriving would replace them';
@@ -39,6 +40,7 @@ export const useStagesJob = createJobStore<StagesOptions, StagePassProgress, Sta
     if (mode === 'endpoint') updateRun({ ...run, stages: previous });
     return {
       spent: tokensOf(previous),
+      extra: { cost: undefined },
       start: (events, signal) => deriveStagesInWorker({ run, llm, previous }, events, signal),
       finish: (result) => {
         if (mode === 'offline') {
@@ -46,6 +48,7 @@ export const useStagesJob = createJobStore<StagesOptions, StagePassProgress, Sta
           if (current) updateRun({ ...current, stages: result.stages });
         }
         return {
+          cost: result.cost,
           spent: tokensOf(previous) + result.tokens.total,
           progress: { done: result.stages.length, total: result.total, calls: result.calls, tokens: result.tokens.total },
         };

@@ -11,7 +11,9 @@ import { isActive } from '../../store/job-store.ts';
 import { usePlayhead } from '../../store/playhead.ts';
 import { useUrl } from '../../store/url.ts';
 import { Badge } from '../../ui/badge.tsx';
+import { CostEstimateLine, EngineCostView, useCostEstimate } from '../../ui/cost-view.tsx';
 import { EngineControlBar, type ControlAction } from '../../ui/engine-control-bar.tsx';
+import { estimateStagesInWorker } from '../../workers/stages-client.ts';
 import { RunPicker, usePickedRun } from '../../ui/run-picker.tsx';
 import { agentColors } from '../../ui/agent-colors.ts';
 import { HelpOverlay } from '../../ui/help-overlay.tsx';
@@ -222,6 +224,7 @@ function DerivePanel({ run, model }: { run: Run; model: StageViewModel }) {
   const unfinished = partial.length > 0 && !partial.some((s) => s.closing) && !(mine && isActive(job));
   const finished = partial.some((s) => s.closing);
   const progress = job.progress;
+  const estimate = useCostEstimate(recorded ? undefined : `${run.id}\u0000${run.steps.length}\u0000${endpoint.maxTokens}`, () => estimateStagesInWorker([run], endpoint.maxTokens));
   const derive = (options: StagesOptions) => void (mine && job.status === 'interrupted' && !options.fresh && options.mode === 'endpoint' ? job.resume() : job.start(run.id, options));
 
   const actions: ControlAction[] = [
@@ -264,6 +267,7 @@ function DerivePanel({ run, model }: { run: Run; model: StageViewModel }) {
         }
         actions={actions}
         busyElsewhere="Stages are being derived for another run."
+        estimate={<CostEstimateLine state={estimate} testId="stages-estimate" note="the LLM pass; offline derivation sends nothing" />}
         progress={
           progress && {
             label: 'Stages derived',
@@ -292,6 +296,7 @@ function DerivePanel({ run, model }: { run: Run; model: StageViewModel }) {
         stopped={`Cancelled: ${plural(partial.length, 'stage')} kept in the run; Resume continues from there.`}
         interrupted={`The page was closed or reloaded while the stages of this run were being derived; ${plural(partial.length, 'stage')} kept. Resume continues from there.`}
       >
+        {mine && job.status !== 'running' && job.mode === 'endpoint' && job.cost && <EngineCostView cost={job.cost} testId="stages-cost" />}
         {recorded && <p className="text-xs text-slate-600">This run carries recorded stages; deriving is off so they are not replaced.</p>}
         {!recorded && !endpointReady && (
           <p className="text-xs text-slate-600">

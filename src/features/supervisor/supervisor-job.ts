@@ -4,7 +4,7 @@ import type { Intervention, Run } from '../../model/types.ts';
 import type { ShadowFailure, ShadowProgress, ShadowResult, TokenSummary } from '../../engine/supervisor/index.ts';
 import { keepIntervention } from '../../store/engine-results.ts';
 import { createJobStore, withoutEngine, type StartOptions } from '../../store/job-store.ts';
-import { runSupervisorInWorker } from '../../workers/supervisor-client.ts';
+import { runSupervisorInWorker, type EngineCost } from '../../workers/supervisor-client.ts';
 
 export function supervisorInterventions(run: Run): Intervention[] {
   return run.interventions.filter((i) => i.engine === 'supervisor');
@@ -14,9 +14,9 @@ export function tokensOf(interventions: readonly Intervention[]): number {
   return interventions.reduce((sum, i) => sum + (i.tokens?.total ?? 0), 0);
 }
 
-export const useSupervisorJob = createJobStore<StartOptions, ShadowProgress, Intervention, ShadowResult, ShadowFailure, { tokens?: TokenSummary }>({
+export const useSupervisorJob = createJobStore<StartOptions, ShadowProgress, Intervention, ShadowResult, ShadowFailure, { tokens?: TokenSummary; cost?: EngineCost }>({
   name: 'supervisor',
-  extra: { tokens: undefined },
+  extra: { tokens: undefined, cost: undefined },
   launch(run, { fresh }, { llm, settings, updateRun }) {
     if (fresh) updateRun((run = withoutEngine(run, 'supervisor')));
     const previous = supervisorInterventions(run);
@@ -25,7 +25,8 @@ export const useSupervisorJob = createJobStore<StartOptions, ShadowProgress, Int
       spent: tokensOf(previous),
       progress: { done: 0, total: run.steps.length, triggers: 0, interventions: 0 },
       start: (events, signal) => runSupervisorInWorker({ run, thresholds: { tauStep, tauLoop, tauLen }, nonCriticalErrors, llm, previous }, events, signal),
-      finish: (result) => ({ tokens: result.tokens, spent: result.tokens.supervisorOverhead }),
+      extra: { cost: undefined },
+      finish: (result) => ({ tokens: result.tokens, cost: result.cost, spent: result.tokens.supervisorOverhead }),
     };
   },
   keep: keepIntervention,

@@ -9,7 +9,8 @@ import { useUrl } from '../../store/url.ts';
 import { Badge } from '../../ui/badge.tsx';
 import { EngineControlBar } from '../../ui/engine-control-bar.tsx';
 import { RunPicker, usePickedRun } from '../../ui/run-picker.tsx';
-import { accountInWorker } from '../../workers/supervisor-client.ts';
+import { CostEstimateLine, EngineCostView, useCostEstimate } from '../../ui/cost-view.tsx';
+import { accountInWorker, estimateSupervisorInWorker } from '../../workers/supervisor-client.ts';
 import { Card } from '../../ui/fields.tsx';
 import { InterventionCard } from './intervention-card.tsx';
 import { ReplayCheckPanel } from './replay-check.tsx';
@@ -48,6 +49,11 @@ function Controls({ run }: { run: Run }) {
   const unfinished = previous.length > 0 && !(mine && job.status === 'complete');
   const progress = job.progress;
   const kept = plural(previous.length, 'intervention');
+  const supervisor = useEngineSettings((s) => s.supervisor);
+  const { tauStep, tauLoop, tauLen, nonCriticalErrors } = supervisor;
+  const estimate = useCostEstimate(`${run.id}\u0000${run.steps.length}\u0000${tauStep}\u0000${tauLoop}\u0000${tauLen}\u0000${nonCriticalErrors.join('\u0001')}\u0000${endpoint.maxTokens}`, () =>
+    estimateSupervisorInWorker([run], { tauStep, tauLoop, tauLen }, nonCriticalErrors, endpoint.maxTokens),
+  );
 
   return (
     <div className="mt-3 space-y-3">
@@ -77,6 +83,7 @@ function Controls({ run }: { run: Run }) {
             : []),
         ]}
         busyElsewhere="The supervisor is busy with another run; wait for it or cancel it there."
+        estimate={<CostEstimateLine state={estimate} testId="supervisor-estimate" note={mode === 'offline' ? 'offline the heuristics decide and nothing is sent; this is the price with the endpoint' : undefined} />}
         progress={
           progress && {
             label: 'Steps examined',
@@ -132,6 +139,7 @@ function Results({ run }: { run: Run }) {
   const busy = useSupervisorJob(isActive);
   const finishedHere = useSupervisorJob((s) => s.runId === run.id && s.status === 'complete');
   const tokens = useTokenSummary(run);
+  const cost = useSupervisorJob((s) => (s.runId === run.id && s.status !== 'running' ? s.cost : undefined));
   const interventions = useMemo(() => {
     const position = new Map(run.steps.map((s, i) => [s.id, i]));
     return supervisorInterventions(run).sort((a, b) => (position.get(a.stepId ?? '') ?? 0) - (position.get(b.stepId ?? '') ?? 0));
@@ -148,6 +156,11 @@ function Results({ run }: { run: Run }) {
   return (
     <>
       {tokens && <TokenSummaryView tokens={tokens} heuristicOnly={interventions.every((i) => i.heuristic)} />}
+      {cost && (
+        <Card title="Supervisor spending" testId="supervisor-cost-card">
+          <EngineCostView cost={cost} testId="supervisor-cost" />
+        </Card>
+      )}
       <ReplayCheckPanel run={run} disabled={busy} />
       <Card title={`Interventions (${interventions.length})`} testId="intervention-list">
         <ol className="space-y-3">

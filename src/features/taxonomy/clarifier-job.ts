@@ -1,10 +1,12 @@
 // The clarifier pass the Taxonomy view runs (SPEC §5.3), through the shared job store: over every edge of a run, or
 // (`edge`) one edge again, whose earlier result is then replaced.
+import { create } from 'zustand';
 import type { Intervention, Run } from '../../model/types.ts';
-import { DEFAULT_WINDOW, type ClarifyFailure, type ClarifyProgress } from '../../engine/clarifier/index.ts';
+import { DEFAULT_EDGE_GATE, DEFAULT_WINDOW, edgeGateLabel, type ClarifyFailure, type ClarifyProgress, type ClarifySummary, type EdgeGate } from '../../engine/clarifier/index.ts';
+import type { ClarifierPreferences } from '../../store/engine-settings.ts';
 import { keepIntervention } from '../../store/engine-results.ts';
 import { createJobStore, withoutEngine, type StartOptions } from '../../store/job-store.ts';
-import { clarifyEdgeInWorker, runClarifierInWorker } from '../../workers/clarifier-client.ts';
+import { clarifyEdgeInWorker, runClarifierInWorker, type EngineCost } from '../../workers/clarifier-client.ts';
 
 export interface ClarifierOptions extends StartOptions {
   window?: number;
@@ -18,12 +20,42 @@ export const clarifierInterventions = (run: Run): Intervention[] => run.interven
 export const reusableResults = (run: Run, mode: 'offline' | 'endpoint'): Intervention[] =>
   clarifierInterventions(run).filter((i) => mode === 'offline' || !i.heuristic);
 
-type Outcome = { status: 'complete' | 'cancelled' | 'failed'; failure?: ClarifyFailure };
+type Outcome = { status: 'complete' | 'cancelled' | 'failed'; failure?: ClarifyFailure; summary?: ClarifySummary; cost?: EngineCost };
 
-export const useClarifierJob = createJobStore<ClarifierOptions, ClarifyProgress, Intervention, Outcome, ClarifyFailure, { edgeId?: string }>({
+/** The edge gate of the settings' clarifier section (seeded like the CLI's default, so both pick the same sample). */
+export function gateOf(prefs: Pick<ClarifierPreferences, 'gate' | 'sampleRate'>): EdgeGate {
+  return { mode: prefs.gate, sampleRate: prefs.sampleRate, seed: DEFAULT_EDGE_GATE.seed };
+}
+
+/** A finished pass's figures under one gate setting, kept beside those of the other settings (issue 21). */
+export interface GateResult {
+  runId: string;
+  gate: string;
+  summary: ClarifySummary;
+  cost: EngineCost;
+}
+
+/** The results per run and gate: the last complete pass under each gate setting. */
+export function withGateResult(results: readonly GateResult[], r: GateResult): GateResult[] {
+  return [...results.filter((x) => !(x.runId === r.runId && x.gate === r.gate)), r];
+}
+
+/** Kept apart from the job's state, which every start resets: the figures of each gate setting for this session. */
+export const useGateResults = create<{ results: GateResult[]; add(r: GateResult): void }>()((set) => ({
+  results: [],
+  add: (r) => set((s) => ({ results: withGateResult(s.results, r) })),
+}));
+
+interface ClarifierExtra {
+  edgeId?: string;
+  /** What the last pass spent (per run; the clarifier has no one-time cost). */
+  cost?: EngineCost;
+}
+
+export const useClarifierJob = createJobStore<ClarifierOptions, ClarifyProgress, Intervention, Outcome, ClarifyFailure, ClarifierExtra>({
   name: 'clarifier',
-  extra: { edgeId: undefined },
-  launch(run, { fresh, window = DEFAULT_WINDOW, edge }, { mode, llm, updateRun }) {
+  extra: { edgeId: undefined, cost: undefined },
+  launch(run, { fresh, window = DEFAULT_WINDOW, edge }, { mode, llm, settings, updateRun }) {
     if (edge !== undefined) {
       const job = { run, window, llm, previous: clarifierInterventions(run) };
       return {
@@ -46,9 +78,18 @@ export const useClarifierJob = createJobStore<ClarifierOptions, ClarifyProgress,
     }
     if (fresh) updateRun((run = withoutEngine(run, 'clarifier')));
     const previous = reusableResults(run, mode);
+    const gate = gateOf(settings.clarifier);
+    const runId = run.id;
     return {
       progress: { done: 0, total: run.handoffs.length, asked: 0 },
-      start: (events, signal) => runClarifierInWorker({ run, window, llm, previous }, events, signal),
+      extra: { cost: undefined },
+      start: (events, signal) => runClarifierInWorker({ run, window, llm, previous, gate }, events, signal),
+      finish: (result) => {
+        if (result.status === 'complete' && result.summary && result.cost && mode === 'endpoint') {
+          useGateResults.getState().add({ runId, gate: edgeGateLabel(gate), summary: result.summary, cost: result.cost });
+        }
+        return { failure: result.failure, cost: result.cost };
+      },
     };
   },
   keep: keepIntervention,

@@ -16,17 +16,19 @@ import {
   type LabelSource,
 } from '../../engine/clarifier/index.ts';
 import type { Run } from '../../model/types.ts';
-import { effectiveMode, useEngineSettings } from '../../store/engine-settings.ts';
+import { CLARIFIER_GATES, effectiveMode, useEngineSettings, type ClarifierGate } from '../../store/engine-settings.ts';
 import { isActive } from '../../store/job-store.ts';
 import { useLibrary } from '../../store/library.ts';
 import { useUrl } from '../../store/url.ts';
 import { Badge, SimulatedBadge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
 import { ErrorBanner } from '../../ui/error-banner.tsx';
+import { CostEstimateLine, EngineCostView, useCostEstimate } from '../../ui/cost-view.tsx';
 import { EngineControlBar } from '../../ui/engine-control-bar.tsx';
+import { estimateClarifierInWorker } from '../../workers/clarifier-client.ts';
 import { RunPicker, usePickedRun } from '../../ui/run-picker.tsx';
 import { LlmExchange } from '../supervisor/intervention-card.tsx';
-import { clarifierInterventions, reusableResults, useClarifierJob } from './clarifier-job.ts';
+import { clarifierInterventions, gateOf, reusableResults, useClarifierJob, useGateResults, type GateResult } from './clarifier-job.ts';
 import { edgeRows, isGalleryLabel, withGalleryMark, type EdgeRow } from './taxonomy-model.ts';
 import { Panel, TextBlock, TypeBadge } from './type-ui.tsx';
 
@@ -390,6 +392,13 @@ function ClarifierControls({ run }: { run: Run }) {
   const reusable = reusableResults(run, mode);
   const redo = previous.length - reusable.length;
   const unfinished = reusable.length > 0 && reusable.length < run.handoffs.length;
+  const gatePrefs = useEngineSettings((s) => s.clarifier);
+  const gate = gateOf(gatePrefs);
+  const estimate = useCostEstimate(`${run.id}\u0000${run.handoffs.length}\u0000${historyWindow}\u0000${gate.mode}\u0000${gate.sampleRate}\u0000${endpoint.maxTokens}`, () =>
+    estimateClarifierInWorker([run], historyWindow, gate, endpoint.maxTokens),
+  );
+  const allGateResults = useGateResults((s) => s.results);
+  const gateResults = useMemo(() => allGateResults.filter((r) => r.runId === run.id), [allGateResults, run.id]);
   return (
     <Panel title="Edge clarifier" testId="clarifier-controls">
       <p className="text-xs text-slate-600" data-testid="clarifier-mode">
@@ -414,30 +423,33 @@ function ClarifierControls({ run }: { run: Run }) {
           job={job}
           mine={mine}
           leading={
-            <label className="text-xs font-medium text-slate-700">
-              History window H{' '}
-              <select
-                className="rounded border border-slate-300 px-1 py-0.5 text-xs"
-                value={historyWindow}
-                disabled={active}
-                onChange={(e) => {
-                  setClarifier({ window: Number(e.target.value) });
-                  setParams({ h: Number(e.target.value) === DEFAULT_WINDOW ? undefined : e.target.value });
-                }}
-                title="How many earlier handoffs of the sender or receiver the clarifier sees (the paper's default is 3)"
-              >
-                {[0, 1, 2, 3, 4, 5].map((n) => (
-                  <option key={n} value={n}>
-                    {n}
-                    {n === DEFAULT_WINDOW ? ' (default)' : ''}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <>
+              <label className="text-xs font-medium text-slate-700">
+                History window H{' '}
+                <select
+                  className="rounded border border-slate-300 px-1 py-0.5 text-xs"
+                  value={historyWindow}
+                  disabled={active}
+                  onChange={(e) => {
+                    setClarifier({ window: Number(e.target.value) });
+                    setParams({ h: Number(e.target.value) === DEFAULT_WINDOW ? undefined : e.target.value });
+                  }}
+                  title="How many earlier handoffs of the sender or receiver the clarifier sees (the paper's default is 3)"
+                >
+                  {[0, 1, 2, 3, 4, 5].map((n) => (
+                    <option key={n} value={n}>
+                      {n}
+                      {n === DEFAULT_WINDOW ? ' (default)' : ''}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            <GateSelect disabled={active} />
+            </>
           }
           actions={[
             {
-              label: unfinished ? `Resume (${reusable.length} of ${run.handoffs.length} edges done)` : reusable.length > 0 ? 'Run again (reuses results)' : 'Run clarifier on all edges',
+              label: unfinished ? `Resume (${reusable.length} of ${run.handoffs.length} edges done)` : reusable.length > 0 ? 'Run again (reuses results)' : gatePrefs.gate === 'all' ? 'Run clarifier on all edges' : 'Run clarifier',
               onClick: () => void (mine && job.status === 'interrupted' ? job.resume() : job.start(run.id, { window: historyWindow })),
             },
             ...(previous.length > 0
@@ -445,6 +457,7 @@ function ClarifierControls({ run }: { run: Run }) {
               : []),
           ]}
           busyElsewhere="The clarifier is busy with another run."
+          estimate={<CostEstimateLine state={estimate} testId="clarifier-estimate" note={mode === 'offline' ? 'offline the flagger decides and nothing is sent; this is the price with the endpoint' : `gate ${gatePrefs.gate === 'flagged+sample' ? `flagged + ${Math.round(gatePrefs.sampleRate * 100)}% sample` : gatePrefs.gate}`} />}
           progress={progress && { label: 'Edges checked', done: progress.done, total: progress.total, text: `${progress.done} / ${progress.total} edges checked · ${progress.asked} asked` }}
           failure={{
             title: job.failure ? `Clarifier call failed on edge ${job.failure.sender} → ${job.failure.receiver}` : 'The clarifier stopped',
@@ -453,6 +466,7 @@ function ClarifierControls({ run }: { run: Run }) {
           }}
           interrupted={`The page was closed or reloaded while the clarifier was working on this run; ${plural(reusable.length, 'edge')} kept. Resume continues from there.`}
         >
+          {mine && !active && job.cost && <EngineCostView cost={job.cost} testId="clarifier-cost" />}
           {redo > 0 && !active && (
             <p className="text-xs text-slate-600" data-testid="clarifier-redo">
               {plural(redo, 'edge')} checked offline by the flagger will be asked again through the endpoint.
@@ -474,8 +488,97 @@ function ClarifierControls({ run }: { run: Run }) {
           <Stat label="Added latency" value={`${(summary.latencyMs / 1000).toFixed(1)} s`} note={summary.extraLatencyPct === null ? 'run duration not recorded' : `${summary.extraLatencyPct}% of the run`} />
         </dl>
       )}
+      {gateResults.length > 0 && <GateTable results={gateResults} />}
       {summary && summary.malformed > 0 && <p className="mt-1 text-xs text-amber-800">{summary.malformed} clarifier answers could not be read; those messages passed unchanged.</p>}
     </Panel>
+  );
+}
+
+const GATE_WORDS: Record<ClarifierGate, string> = { all: 'all edges', flagged: 'flagged only', 'flagged+sample': 'flagged + sample' };
+
+/** Which edges go to the model: all, only those the LLM-free flagger flags, or those plus a seeded sample of the rest. */
+function GateSelect({ disabled }: { disabled: boolean }) {
+  const { gate, sampleRate } = useEngineSettings((s) => s.clarifier);
+  const setClarifier = useEngineSettings((s) => s.setClarifier);
+  return (
+    <>
+      <label className="text-xs font-medium text-slate-700">
+        Edges sent to the model{' '}
+        <select
+          className="rounded border border-slate-300 px-1 py-0.5 text-xs"
+          value={gate}
+          disabled={disabled}
+          data-testid="clarifier-gate"
+          title="The LLM-free flagger decides which edges go to the model; the others keep its verdict and cost nothing"
+          onChange={(e) => setClarifier({ gate: e.target.value as ClarifierGate })}
+        >
+          {CLARIFIER_GATES.map((g) => (
+            <option key={g} value={g}>
+              {GATE_WORDS[g]}
+            </option>
+          ))}
+        </select>
+      </label>
+      {gate === 'flagged+sample' && (
+        <label className="text-xs font-medium text-slate-700">
+          sample{' '}
+          <input
+            type="number"
+            className="w-16 rounded border border-slate-300 px-1 py-0.5 text-xs"
+            min={0}
+            max={100}
+            step={5}
+            value={Math.round(sampleRate * 100)}
+            disabled={disabled}
+            data-testid="clarifier-sample-rate"
+            onChange={(e) => {
+              const pct = Number(e.target.value);
+              if (Number.isFinite(pct) && pct >= 0 && pct <= 100) setClarifier({ sampleRate: pct / 100 });
+            }}
+          />
+          % of the unflagged edges
+        </label>
+      )}
+    </>
+  );
+}
+
+/** The figures of complete endpoint passes on this run, one row per gate setting, to trade cost for coverage. */
+function GateTable({ results }: { results: GateResult[] }) {
+  const order = [...results].sort((a, b) => a.gate.localeCompare(b.gate));
+  return (
+    <div className="mt-3 overflow-x-auto">
+      <table className="w-full text-left text-xs" data-testid="clarifier-gate-table">
+        <caption className="mb-1 text-left text-slate-600">Per gate setting (complete passes through the endpoint in this session)</caption>
+        <thead className="text-slate-500">
+          <tr>
+            <th className="pr-2 font-medium">Gate</th>
+            <th className="pr-2 font-medium">Sent to model</th>
+            <th className="pr-2 font-medium">Asked: DG · RD · SC · CG</th>
+            <th className="pr-2 font-medium">One-shot resolution</th>
+            <th className="pr-2 font-medium">Extra tokens</th>
+            <th className="pr-2 font-medium">Extra cost (of the run's tokens)</th>
+          </tr>
+        </thead>
+        <tbody>
+          {order.map((r) => (
+            <tr key={r.gate} data-testid="clarifier-gate-row" data-gate={r.gate} data-sent={r.summary.sentToModel} data-extra-pct={r.summary.extraCostPct ?? ''} className="border-t border-slate-100 tabular-nums">
+              <td className="pr-2">{r.gate}</td>
+              <td className="pr-2">
+                {r.summary.sentToModel} / {r.summary.edges}
+              </td>
+              <td className="pr-2">{(['DG', 'RD', 'SC', 'CG'] as const).map((t) => r.summary.byType[t]).join(' · ')}</td>
+              <td className="pr-2">{r.summary.oneShotPct === null ? '–' : `${r.summary.oneShotPct}%`}</td>
+              <td className="pr-2">
+                {r.cost.perRun.tokens.total.toLocaleString('en')}
+                {r.cost.perRun.estimated ? ' (estimated)' : ''}
+              </td>
+              <td className="pr-2">{r.summary.extraCostPct === null ? '–' : `${r.summary.extraCostPct}%`}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
