@@ -2,7 +2,7 @@
 // replay then returns its partial result); a worker that dies or fails to load rejects the call instead of hanging.
 import * as Comlink from 'comlink';
 import type { Intervention, Run } from '../model/types.ts';
-import type { ShadowResult, TokenSummary } from '../engine/supervisor/index.ts';
+import type { FilterThresholds, ShadowResult, TokenSummary } from '../engine/supervisor/index.ts';
 import { JobWorker } from './job-worker.ts';
 import type { SupervisorJob, SupervisorJobEvents, SupervisorWorkerApi } from './supervisor.worker.ts';
 
@@ -16,4 +16,9 @@ export function runSupervisorInWorker(job: SupervisorJob, events: SupervisorJobE
 
 export function accountInWorker(run: Run, interventions: Intervention[]): Promise<TokenSummary> {
   return supervisor.remote().account(run, interventions);
+}
+
+/** The shadow-supervised run of `run`, derived offline in the worker (recorded endpoint verdicts reused). */
+export function deriveShadowInWorker(run: Run, thresholds: FilterThresholds, nonCriticalErrors: string[]): Promise<Run> {
+  return supervisor.remote().deriveShadow(run, thresholds, nonCriticalErrors);
 }
