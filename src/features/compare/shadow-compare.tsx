@@ -128,10 +128,10 @@ export function EstimateBadge({ run, link = true }: { run: Run; link?: boolean }
           className="truncate text-xs text-indigo-700 hover:underline disabled:text-slate-400 disabled:no-underline"
           disabled={!source}
           onClick={() => navigate('run', { run: run.derived!.sourceRunId })}
-          title={source ? `Open the recorded run this estimate was made from` : 'The recorded run is no longer in the library'}
+          title={source ? `Open the recorded run this estimate was made from: ${source.title || source.id}` : `The recorded run ${run.derived.sourceRunId} is no longer in the library`}
           data-testid="estimate-source"
         >
-          of {source ? source.title || source.id : run.derived.sourceRunId}
+          of the recorded run
         </button>
       )}
     </span>

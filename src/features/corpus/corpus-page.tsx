@@ -68,7 +68,11 @@ export function CorpusPage() {
     [all, query.groupBy, query.text, query.arm, query.outcome, query.group, query.sort, query.descending],
   );
   const logScale = params.scale === 'log';
-  const stats = useCorpusStatistics(rows, groupBy, logScale);
+  // Runs without steps (benchmark result lines) recorded no tokens: 0 is not a measurement, and pooled with runs that
+  // have steps it would drag the baseline arm down. They stay in the table and are compared in the result view.
+  const chartRows = useMemo(() => rows.filter((r) => r.steps > 0 || r.shadowOf), [rows]);
+  const resultOnly = rows.length - chartRows.length;
+  const stats = useCorpusStatistics(chartRows, groupBy, logScale);
   const groupValues = useMemo(() => [...new Set(all.map((r) => groupKey(r, groupBy)))].sort(), [all, groupBy]);
   const simulated = rows.filter((r) => r.simulated && !r.shadowOf).length;
   const estimatedRows = rows.filter((r) => r.shadowOf).length;
@@ -142,6 +146,11 @@ export function CorpusPage() {
           <p className="text-xs text-slate-600" data-testid="corpus-count">
             {rows.length.toLocaleString('en')} of {all.length.toLocaleString('en')} runs
             {simulated > 0 && ` · ${simulated.toLocaleString('en')} simulated (made by the sample generator, not recorded)`}
+            {resultOnly > 0 && (
+              <span data-testid="result-only-note">
+                {' '}· {resultOnly.toLocaleString('en')} without steps (benchmark results only) left out of the token charts: see Result corpora
+              </span>
+            )}
             {stats.stats && stats.stats.otherArm > 0 && ` · ${stats.stats.otherArm} with another arm tag left out of the charts`}
             {estimatedRows > 0 && (
               <span className="font-medium text-amber-800" data-testid="shadow-note">

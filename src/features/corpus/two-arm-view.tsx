@@ -19,7 +19,7 @@ export const TWO_ARM_LABELS = { baseline: 'Baseline · measured', supervised: 'S
 
 function Basis({ figure }: { figure: Figure }) {
   return (
-    <span className={`ml-1 text-[10px] uppercase ${figure.basis === 'measured' ? 'text-emerald-700' : 'text-amber-700'}`} data-testid="figure-basis">
+    <span className={`ml-1 text-[10px] ${figure.basis === 'measured' ? 'text-emerald-700' : 'text-amber-700'}`} data-testid="figure-basis">
       {figure.basis} · n={figure.n}
     </span>
   );
