@@ -5,7 +5,8 @@ import type { Loop } from './loops.ts';
 import type { Run, Step } from './types.ts';
 
 export type GraphNodeKind = 'agent' | 'tool' | 'memory';
-export type GraphEdgeKind = 'message' | 'delegation' | 'report' | 'broadcast' | 'tool' | 'memory';
+/** `vote`: a message-bus vote, from the voter to the agent that proposed the poll (counted apart from messages). */
+export type GraphEdgeKind = 'message' | 'delegation' | 'report' | 'broadcast' | 'tool' | 'memory' | 'vote';
 
 export interface GraphNode {
   id: string;
@@ -222,7 +223,8 @@ export function deriveGraph(
     const tokens = stepTokens(step, children);
     nodes[nodeAt[position]].activity++;
     nodes[nodeAt[position]].tokens += tokens;
-    if (out.length === 0) {
+    const voteTarget = voteTargetOf(step);
+    if (out.length === 0 && voteTarget === undefined) {
       edgesAt[position] = NO_EDGES;
       continue;
     }
@@ -233,19 +235,39 @@ export function deriveGraph(
       edges[e].tokens += tokens / out.length;
       if (!ids.includes(e)) ids.push(e);
     }
+    if (voteTarget !== undefined) {
+      // No tokens: the vote's tokens are counted on the messages that carried it.
+      const e = touchEdge(source, voteTarget, 'vote');
+      edges[e].messages++;
+      if (!ids.includes(e)) ids.push(e);
+    }
     edgesAt[position] = ids;
   }
   for (const c of unplaced) edges[touchEdge(c.source, c.target, c.kind)].messages++;
 
+  /** A vote step's target: the node of the agent that opened the poll (undefined for other steps and self-votes). */
+  function voteTargetOf(step: Step): string | undefined {
+    if (step.bus?.kind !== 'vote' || step.bus.pollStepId === undefined) return undefined;
+    stepById ??= new Map(run.steps.map((s) => [s.id, s]));
+    const poll = stepById.get(step.bus.pollStepId);
+    if (!poll) return undefined;
+    const proposer = (poll.bus?.kind === 'poll' && poll.bus.proposer !== undefined ? resolveAgent(poll.bus.proposer) : undefined) ?? poll.agentId;
+    if (proposer === step.agentId) return undefined;
+    ensureAgent(proposer);
+    return agentNodeId(proposer);
+  }
+
   function touchEdge(source: string, target: string, kind: GraphEdgeKind): number {
     let bySource = edgeIndex.get(source);
     if (!bySource) edgeIndex.set(source, (bySource = new Map()));
-    let e = bySource.get(target);
+    // Votes are an edge of their own beside any message edge between the same two agents.
+    const key = kind === 'vote' ? `vote\u0000${target}` : target;
+    let e = bySource.get(key);
     if (e === undefined) {
-      const id = `${source}->${target}`;
+      const id = kind === 'vote' ? `${source}=vote=>${target}` : `${source}->${target}`;
       edges.push({ id, source, target, kind, messages: 0, tokens: 0, inLoop: false });
       e = edges.length - 1;
-      bySource.set(target, e);
+      bySource.set(key, e);
       const targetNode = nodes[nodeIndex.get(target)!];
       if (targetNode.kind !== 'agent') {
         targetNode.depth = Math.max(targetNode.depth, nodes[nodeIndex.get(source)!].depth + 1);

@@ -24,3 +24,8 @@ export function accountInWorker(run: Run, interventions: Intervention[]): Promis
 export function estimateSupervisorInWorker(runs: Run[], thresholds: FilterThresholds, nonCriticalErrors: string[], maxTokens?: number): Promise<CostEstimate> {
   return supervisor.remote().estimate(runs, thresholds, nonCriticalErrors, maxTokens);
 }
+
+/** The shadow-supervised run of `run`, derived offline in the worker (recorded endpoint verdicts reused). */
+export function deriveShadowInWorker(run: Run, thresholds: FilterThresholds, nonCriticalErrors: string[]): Promise<Run> {
+  return supervisor.remote().deriveShadow(run, thresholds, nonCriticalErrors);
+}

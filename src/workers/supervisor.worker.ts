@@ -10,6 +10,7 @@ import {
   estimateSupervisorCost,
   filterParams,
   shadowReplaySteps,
+  shadowSupervisedRun,
   type FilterThresholds,
   type ShadowProgress,
   type ShadowResult,
@@ -43,6 +44,18 @@ const api = {
   /** What a replay of these runs would cost with these thresholds, before any request (issue 21). */
   async estimate(runs: Run[], thresholds: FilterThresholds, nonCriticalErrors: string[], maxTokens?: number): Promise<CostEstimate> {
     return estimateSupervisorCost(runs, { params: filterParams(thresholds, { nonCriticalErrors }), maxTokens });
+  },
+
+  /**
+   * The shadow-supervised run of a recorded run (issue 15): the supervisor's verdicts applied to a copy, tokens
+   * re-estimated. Offline: the LLM-free heuristics decide, except on steps where the run already carries supervisor
+   * interventions (an endpoint's verdicts, recorded), which are reused. Throws when the replay does not complete.
+   */
+  async deriveShadow(run: Run, thresholds: FilterThresholds, nonCriticalErrors: string[]): Promise<Run> {
+    const params = filterParams(thresholds, { nonCriticalErrors });
+    const made = await shadowSupervisedRun(run, { params });
+    if (made.result.status !== 'complete') throw new Error(made.result.failure?.message ?? `the shadow replay ended ${made.result.status}`);
+    return made.run;
   },
 
   /** The token summary of interventions already on a run (after a reload, when the replay's result is gone). */

@@ -12,6 +12,7 @@ import { align, compareRun, type AlignMode, type CompareRun } from './compare-mo
 import { count, RUN_COLOR } from './compare-colors.ts';
 import { StepDiff } from './step-diff.tsx';
 import { TokenOverlay } from './token-overlay.tsx';
+import { canShadow, EstimateBadge, ShadowCompareButton } from './shadow-compare.tsx';
 
 const compared = new WeakMap<Run, CompareRun>();
 function compareOf(run: Run): CompareRun {
@@ -117,9 +118,10 @@ export function ComparePage() {
           </select>
         </label>
       </div>
-      {pair && (
-        <p className="text-sm">
-          <Button size="sm" onClick={() => setParams({ b: pair.id, step: '0' })}>Compare with its {pair.tags.arm ?? 'baseline'} run</Button>
+      {((pair && !pair.derived) || (runA && !params.b && canShadow(runA))) && (
+        <p className="flex flex-wrap gap-2 text-sm">
+          {pair && !pair.derived && <Button size="sm" onClick={() => setParams({ b: pair.id, step: '0' })}>Compare with its {pair.tags.arm ?? 'baseline'} run</Button>}
+          {runA && !params.b && <ShadowCompareButton run={runA} />}
         </p>
       )}
       {missing.length > 0 && hydrated && (
@@ -137,6 +139,7 @@ export function ComparePage() {
                   <span className="font-semibold" style={{ color: RUN_COLOR[side] }}>{side.toUpperCase()}</span>
                   <span className="max-w-[28rem] truncate" title={c.run.title}>{c.run.title || c.run.id}</span>
                   {c.run.simulated && <SimulatedBadge />}
+                  <EstimateBadge run={c.run} />
                   <OutcomeBadge outcome={c.run.outcome.status} />
                 </div>
               ))}
@@ -154,6 +157,13 @@ export function ComparePage() {
               </div>
             </div>
           </header>
+          {(a.run.derived || b.run.derived) && (
+            <p className="text-xs text-amber-800" data-testid="compare-estimate-note">
+              {b.run.derived ? 'B' : 'A'} is a shadow-supervised estimate: the supervisor's verdicts applied to the recorded run by{' '}
+              {(b.run.derived ?? a.run.derived)!.method === 'endpoint' ? "the endpoint's recorded answers" : 'the LLM-free heuristics'}; its token figures are
+              counterfactual estimates (SPEC §5.1) and its outcome is unknown, so the deltas above compare a measurement with an estimate.
+            </p>
+          )}
           {alignment.fallback && <p className="text-sm text-amber-800">{alignment.fallback}</p>}
           <div className="flex items-center gap-2 text-sm">
             <Button size="sm" onClick={() => setRow(0)} aria-label="First row">«</Button>

@@ -1,8 +1,9 @@
 // The corpus view (SPEC §4 Corpus, §1 job 2): every run in the library as a table and as distributions, baseline vs
 // supervised, grouped by any tag. Filters and grouping live in the URL, so a link reproduces the view.
-import { useEffect, useMemo, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { runMetricsCsv } from '../../export/csv.ts';
-import { defaultGroupBy, groupKey, runMetrics, shadowRunMetrics, tagNames, type RunMetrics } from '../../model/statistics.ts';
+import { defaultGroupBy, groupKey, runMetrics, tagNames, type RunMetrics } from '../../model/statistics.ts';
+import { estimateRow } from '../../model/two-arms.ts';
 import type { Run } from '../../model/types.ts';
 import { useLibrary } from '../../store/library.ts';
 import { useUrl } from '../../store/url.ts';
@@ -12,7 +13,9 @@ import { downloadBlob } from '../../ui/chart/chart-export.ts';
 import { CorpusTable } from './corpus-table.tsx';
 import { filterRuns, SORT_KEYS, type CorpusQuery, type SortKey } from './corpus-filter.ts';
 import { GroupTable } from './group-table.tsx';
-import { SHADOW_PRESET, useShadowEstimates } from './shadow-store.ts';
+import { deriveShadowRun, derivedBySource } from '../compare/shadow-compare.tsx';
+import { ResultCorpusView } from './result-corpus-view.tsx';
+import { TwoArmView } from './two-arm-view.tsx';
 import { useCorpusStatistics } from './statistics-client.ts';
 import { VarianceChart } from './variance-chart.tsx';
 import { ViolinChart } from './violin-chart.tsx';
@@ -23,7 +26,8 @@ const metricsCache = new WeakMap<Run, RunMetrics>();
 /** Runs are replaced, never mutated, in the store: one computation per run object. */
 function metricsOf(run: Run): RunMetrics {
   let m = metricsCache.get(run);
-  if (!m) metricsCache.set(run, (m = runMetrics(run)));
+  // A shadow-supervised run is an estimate-arm row (shadowOf its source): counterfactual tokens, outcome unknown.
+  if (!m) metricsCache.set(run, (m = run.derived?.kind === 'shadow-supervised' ? estimateRow(run) : runMetrics(run)));
   return m;
 }
 
@@ -37,19 +41,16 @@ export function CorpusPage() {
   const navigate = useUrl((s) => s.navigate);
   const [selected, setSelected] = useState<string[]>([]);
 
-  const estimates = useShadowEstimates((s) => s.estimates);
-  const shadow = useShadowEstimates();
-  // Estimates made on an earlier visit come back once the library is read.
-  useEffect(() => {
-    if (hydrated) void useShadowEstimates.getState().restore(storeRuns);
-  }, [hydrated, storeRuns]);
+  const [deriving, setDeriving] = useState<{ done: number; total: number } | null>(null);
+  const [shadowError, setShadowError] = useState<string | null>(null);
+  const mode = params.mode === 'arms' || params.mode === 'results' ? params.mode : 'runs';
+  const runList = useMemo(() => Object.values(storeRuns), [storeRuns]);
+  const derived = useMemo(() => derivedBySource(storeRuns), [storeRuns]);
   const includeShadow = params.shadow !== '0';
-  const recorded = useMemo(() => Object.values(storeRuns).map(metricsOf), [storeRuns]);
-  const shadowRows = useMemo(
-    () => recorded.flatMap((m) => (estimates[m.id] ? [shadowRunMetrics(m, estimates[m.id])] : [])),
-    [recorded, estimates],
-  );
-  const all = useMemo(() => (includeShadow ? [...recorded, ...shadowRows] : recorded), [recorded, shadowRows, includeShadow]);
+  const metrics = useMemo(() => runList.map(metricsOf), [runList]);
+  const recorded = useMemo(() => metrics.filter((m) => !m.shadowOf), [metrics]);
+  const shadowRows = useMemo(() => metrics.filter((m) => m.shadowOf), [metrics]);
+  const all = useMemo(() => (includeShadow ? metrics : recorded), [metrics, recorded, includeShadow]);
   const tags = useMemo(() => tagNames(all), [all]);
   const fallbackGroup = useMemo(() => defaultGroupBy(recorded), [recorded]);
   const groupBy = params.group || fallbackGroup;
@@ -67,13 +68,28 @@ export function CorpusPage() {
     [all, query.groupBy, query.text, query.arm, query.outcome, query.group, query.sort, query.descending],
   );
   const logScale = params.scale === 'log';
-  const stats = useCorpusStatistics(rows, groupBy, logScale);
+  // Runs without steps (benchmark result lines) recorded no tokens: 0 is not a measurement, and pooled with runs that
+  // have steps it would drag the baseline arm down. They stay in the table and are compared in the result view.
+  const chartRows = useMemo(() => rows.filter((r) => r.steps > 0 || r.shadowOf), [rows]);
+  const resultOnly = rows.length - chartRows.length;
+  const stats = useCorpusStatistics(chartRows, groupBy, logScale);
   const groupValues = useMemo(() => [...new Set(all.map((r) => groupKey(r, groupBy)))].sort(), [all, groupBy]);
   const simulated = rows.filter((r) => r.simulated && !r.shadowOf).length;
   const estimatedRows = rows.filter((r) => r.shadowOf).length;
-  const fromInterventions = rows.filter((r) => r.shadowOf && estimates[r.shadowOf]?.source === 'interventions').length;
-  // Recorded baseline runs on screen that have no estimate yet: what the shadow button would replay.
-  const candidates = rows.filter((r) => r.arm === 'baseline' && !r.shadowOf && !estimates[r.id]);
+  const fromInterventions = rows.filter((r) => r.shadowOf && storeRuns[r.id]?.derived?.method === 'endpoint').length;
+  // Recorded baseline runs on screen that have no estimate yet: what the shadow button would derive.
+  const candidates = rows.filter((r) => r.arm === 'baseline' && !r.shadowOf && !r.simulated && r.steps > 0 && !derived.has(r.id));
+  const deriveCandidates = async () => {
+    const ids = candidates.map((m) => m.id);
+    setShadowError(null);
+    setDeriving({ done: 0, total: ids.length });
+    for (const [i, id] of ids.entries()) {
+      const run = useLibrary.getState().runs[id];
+      if (run) await deriveShadowRun(run).catch((e: unknown) => setShadowError(`${run.title || id}: ${e instanceof Error ? e.message : String(e)}`));
+      setDeriving({ done: i + 1, total: ids.length });
+    }
+    setDeriving(null);
+  };
 
   const sortBy = (key: SortKey) =>
     setParams({ sort: key, dir: query.sort === key ? (query.descending ? 'asc' : undefined) : key === 'title' || key === 'task' ? 'asc' : undefined });
@@ -86,22 +102,64 @@ export function CorpusPage() {
       </div>
     );
 
+  const tabs = (
+    <nav className="flex gap-1 border-b border-slate-200" aria-label="Corpus views">
+      {(
+        [
+          ['runs', 'All runs'],
+          ['arms', 'Recorded runs in two arms'],
+          ['results', 'Result corpora'],
+        ] as const
+      ).map(([m, label]) => (
+        <button
+          key={m}
+          type="button"
+          aria-current={mode === m ? 'page' : undefined}
+          className={`-mb-px border-b-2 px-3 py-1 text-sm ${mode === m ? 'border-indigo-600 font-semibold text-indigo-700' : 'border-transparent text-slate-600 hover:text-slate-900'}`}
+          onClick={() => setParams({ mode: m === 'runs' ? undefined : m })}
+        >
+          {label}
+        </button>
+      ))}
+    </nav>
+  );
+
+  if (mode !== 'runs')
+    return (
+      <div className="mx-auto flex max-w-[1400px] flex-col gap-3 p-4" data-testid="corpus-page">
+        <h2 className="text-lg font-semibold text-slate-900">Corpus</h2>
+        {tabs}
+        {mode === 'arms' ? (
+          <TwoArmView runs={runList} groupBy={groupBy} onLogScale={(log) => setParams({ scale: log ? 'log' : undefined })} />
+        ) : (
+          <ResultCorpusView runs={runList} />
+        )}
+      </div>
+    );
+
   return (
     <div className="mx-auto flex max-w-[1400px] flex-col gap-3 p-4" data-testid="corpus-page">
+      {tabs}
       <header className="flex flex-wrap items-end gap-3">
         <div>
           <h2 className="text-lg font-semibold text-slate-900">Corpus</h2>
           <p className="text-xs text-slate-600" data-testid="corpus-count">
             {rows.length.toLocaleString('en')} of {all.length.toLocaleString('en')} runs
             {simulated > 0 && ` · ${simulated.toLocaleString('en')} simulated (made by the sample generator, not recorded)`}
+            {resultOnly > 0 && (
+              <span data-testid="result-only-note">
+                {' '}· {resultOnly.toLocaleString('en')} without steps (benchmark results only) left out of the token charts: see Result corpora
+              </span>
+            )}
             {stats.stats && stats.stats.otherArm > 0 && ` · ${stats.stats.otherArm} with another arm tag left out of the charts`}
             {estimatedRows > 0 && (
               <span className="font-medium text-amber-800" data-testid="shadow-note">
                 {' '}· {estimatedRows.toLocaleString('en')} shadow-supervised estimates in the supervised arm (counterfactual token estimates, not
                 measured; outcome unknown;{' '}
                 {fromInterventions === estimatedRows
-                  ? 'from the supervisor interventions recorded on the runs'
-                  : `${estimatedRows - fromInterventions} from an offline heuristic replay with the ${SHADOW_PRESET} preset${fromInterventions > 0 ? `, ${fromInterventions} from the supervisor interventions recorded on the runs` : ''}`}
+                  ? "decided by the endpoint's verdicts recorded on the runs"
+                  : `${estimatedRows - fromInterventions} decided by the offline LLM-free heuristics${fromInterventions > 0 ? `, ${fromInterventions} by the endpoint's verdicts recorded on the runs` : ''}`}
+                ; each opens its pair in Compare
                 )
               </span>
             )}
@@ -144,11 +202,11 @@ export function CorpusPage() {
         </label>
         <span className="ml-auto flex flex-wrap items-center gap-2">
           <Button
-            onClick={() => void shadow.run(candidates.map((m) => storeRuns[m.id]).filter(Boolean))}
-            disabled={shadow.running || candidates.length === 0}
-            title="Replay the supervisor offline (LLM-free heuristics) on the baseline runs shown, and add its token estimate as their supervised counterpart"
+            onClick={() => void deriveCandidates()}
+            disabled={deriving !== null || candidates.length === 0}
+            title="Derive the shadow-supervised run of each recorded baseline run shown (offline, LLM-free heuristics; endpoint verdicts already recorded on a run are reused) and keep it in the library as an estimate"
           >
-            {shadow.running ? `Shadow-supervising ${shadow.done}/${shadow.total}…` : `Shadow-supervise ${candidates.length} baseline runs`}
+            {deriving ? `Shadow-supervising ${deriving.done}/${deriving.total}…` : `Shadow-supervise ${candidates.length} baseline runs`}
           </Button>
           {shadowRows.length > 0 && (
             <label className="flex items-center gap-1 text-xs text-slate-700">
@@ -170,8 +228,12 @@ export function CorpusPage() {
       <p className="text-xs text-slate-500">
         Runs without an <code>arm</code> tag count as baseline. Tokens are each run's own model calls; overhead is what the supervisor spent on it.
       </p>
-      <CorpusTable runs={rows} query={query} onSort={sortBy} selected={selected} onToggle={toggle} onOpen={(id) => navigate('run', { run: id.endsWith('::shadow') ? id.slice(0, -'::shadow'.length) : id })} />
-      {shadow.error && <p className="text-sm text-red-700">The shadow replay stopped: {shadow.error}</p>}
+      <CorpusTable runs={rows} query={query} onSort={sortBy} selected={selected} onToggle={toggle} onOpen={(id) => {
+        const source = storeRuns[id]?.derived?.sourceRunId;
+        if (source) navigate('compare', { a: source, b: id });
+        else navigate('run', { run: id });
+      }} />
+      {shadowError && <p className="text-sm text-red-700">The shadow replay stopped: {shadowError}</p>}
       {stats.error && <p className="text-sm text-red-700">The statistics could not be computed: {stats.error}</p>}
       {stats.stats && (
         <section className="grid gap-3 xl:grid-cols-2" aria-label="Corpus charts" aria-busy={stats.computing} data-testid="corpus-charts" data-ms={stats.ms?.toFixed(1)}>

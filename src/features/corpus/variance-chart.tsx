@@ -30,7 +30,9 @@ export function varianceCsv(stats: CorpusStatistics): string {
   );
 }
 
-export function VarianceChart({ stats }: { stats: CorpusStatistics }) {
+/** `armLabels` renames the arms (the two-arm corpus says which is measured and which estimated). */
+export function VarianceChart({ stats, armLabels }: { stats: CorpusStatistics; armLabels?: Partial<Record<(typeof ARMS)[number], string>> }) {
+  const labels = { ...ARM_LABEL, ...armLabels };
   const svgRef = useSvgRef();
   const [hover, setHover] = useHover();
   const [measure, setMeasure] = useState<Measure>('std');
@@ -83,7 +85,7 @@ export function VarianceChart({ stats }: { stats: CorpusStatistics }) {
               {ARMS.map((arm) => {
                 const v = pick(g, arm);
                 const lines = [
-                  `${groupLabel(stats.groupBy, g.group)} · ${ARM_LABEL[arm]} · ${g[arm].n} runs`,
+                  `${groupLabel(stats.groupBy, g.group)} · ${labels[arm]} · ${g[arm].n} runs`,
                   `std ${tokens(g[arm].std)} tokens · variance ${tokens(g[arm].variance)} tokens²`,
                   `reduction: std ${pct(g.stdReductionPct)} · variance ${pct(g.varianceReductionPct)}`,
                 ];
@@ -109,17 +111,20 @@ export function VarianceChart({ stats }: { stats: CorpusStatistics }) {
               <text x={gx + x.bandwidth() / 2} y={H - M.bottom + 16} textAnchor="middle" fontSize={12} fill="#0f172a">
                 {groupLabel(stats.groupBy, g.group)}
               </text>
+              <text x={gx + x.bandwidth() / 2} y={H - M.bottom + 30} textAnchor="middle" fontSize={11} fill={AXIS} data-testid="variance-n">
+                n = {g.baseline.n} / {g.supervised.n}
+              </text>
             </g>
           );
         })}
         <g transform={`translate(${M.left + 8} 12)`} fontSize={11} fill="#0f172a">
           {ARMS.map((arm, i) => (
-            <g key={arm} transform={`translate(${i * 100} 0)`}>
+            <g key={arm} transform={`translate(${i * (armLabels ? 170 : 100)} 0)`}>
               <rect width={12} height={12} y={-1} fill={ARM_COLOR[arm]} fillOpacity={0.8} />
-              <text x={16} y={9}>{ARM_LABEL[arm]}</text>
+              <text x={16} y={9}>{labels[arm]}</text>
             </g>
           ))}
-          <text x={210} y={9} fill={AXIS}>label: change of the supervised {measure === 'std' ? 'std' : 'variance'} vs baseline</text>
+          <text x={armLabels ? 345 : 210} y={9} fill={AXIS}>label: change of the supervised {measure === 'std' ? 'std' : 'variance'} vs baseline</text>
         </g>
       </svg>
       <HoverReadout lines={hover} />

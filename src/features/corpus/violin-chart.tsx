@@ -49,7 +49,9 @@ function logTicks(lo: number, hi: number): number[] {
   return ticks;
 }
 
-export function ViolinChart({ stats, onLogScale }: { stats: CorpusStatistics; onLogScale(log: boolean): void }) {
+/** `armLabels` renames the arms (the two-arm corpus says which is measured and which estimated). */
+export function ViolinChart({ stats, onLogScale, armLabels }: { stats: CorpusStatistics; onLogScale(log: boolean): void; armLabels?: Partial<Record<Arm, string>> }) {
+  const labels = { ...ARM_LABEL, ...armLabels };
   const svgRef = useSvgRef();
   const [hover, setHover] = useHover();
   const groups = stats.groups.filter((g) => g.baseline.n + g.supervised.n > 0);
@@ -76,7 +78,7 @@ export function ViolinChart({ stats, onLogScale }: { stats: CorpusStatistics; on
   const width = scaleLinear().domain([0, maxDensity || 1]).range([0, halfWidth]);
 
   const readout = (group: string, arm: Arm, v: ViolinShape) => [
-    `${groupLabel(stats.groupBy, group)} · ${ARM_LABEL[arm]} · ${v.n} run${v.n === 1 ? '' : 's'}`,
+    `${groupLabel(stats.groupBy, group)} · ${labels[arm]} · ${v.n} run${v.n === 1 ? '' : 's'}`,
     `median ${tokens(v.median)} tokens · Q1 ${tokens(v.q1)} · Q3 ${tokens(v.q3)} · mean ${tokens(v.mean)}`,
     `min ${tokens(v.min)} · max ${tokens(v.max)}${
       !Number.isFinite(v.bandwidth) ? '' : v.logScale ? ` · KDE bandwidth ${v.bandwidth.toFixed(3)} log10 units` : ` · KDE bandwidth ${tokens(v.bandwidth)} tokens`
@@ -171,14 +173,14 @@ export function ViolinChart({ stats, onLogScale }: { stats: CorpusStatistics; on
         })}
         <g transform={`translate(${M.left + 8} 10)`} fontSize={11} fill="#0f172a">
           {ARMS.map((arm, i) => (
-            <g key={arm} transform={`translate(${i * 110} 0)`}>
+            <g key={arm} transform={`translate(${i * (armLabels ? 210 : 110)} 0)`}>
               <rect width={12} height={12} y={-1} fill={ARM_COLOR[arm]} fillOpacity={0.45} stroke={ARM_COLOR[arm]} />
               <text x={16} y={9}>
-                {ARM_LABEL[arm]} {arm === 'baseline' ? '(left)' : '(right)'}
+                {labels[arm]} {arm === 'baseline' ? '(left)' : '(right)'}
               </text>
             </g>
           ))}
-          <g transform="translate(250 0)">
+          <g transform={`translate(${armLabels ? 430 : 250} 0)`}>
             <line x1={0} x2={16} y1={5} y2={5} stroke="#0f172a" strokeWidth={2} />
             <text x={20} y={9}>median</text>
             <line x1={74} x2={90} y1={5} y2={5} stroke="#0f172a" strokeDasharray="4 3" />

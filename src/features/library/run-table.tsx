@@ -4,6 +4,7 @@ import { summarizeRun, type RunSummary } from '../../model/summary.ts';
 import type { Run } from '../../model/types.ts';
 import { useUrl } from '../../store/url.ts';
 import { Badge, EstimatedBadge, OutcomeBadge, SimulatedBadge } from '../../ui/badge.tsx';
+import { EstimateBadge } from '../compare/shadow-compare.tsx';
 import { Button } from '../../ui/button.tsx';
 
 const summaries = new WeakMap<Run, RunSummary>();
@@ -62,6 +63,7 @@ export function RunTable({ runs, onExport, onExportOtlp }: { runs: Run[]; onExpo
                   </button>
                   <div className="mt-0.5 flex flex-wrap gap-1">
                     {run.simulated && <SimulatedBadge />}
+                    <EstimateBadge run={run} />
                     {run.tags.arm && <Badge tone="info">{run.tags.arm}</Badge>}
                     {run.tags.level && <Badge>level {run.tags.level}</Badge>}
                     {run.tags.dataset && <Badge>{run.tags.dataset}</Badge>}

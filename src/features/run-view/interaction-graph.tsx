@@ -177,6 +177,7 @@ const EDGE_COLORS: Record<GraphEdge['kind'], string> = {
   broadcast: '#7c3aed',
   tool: '#b45309',
   memory: '#047857',
+  vote: '#db2777',
 };
 
 function GraphDefs() {
@@ -286,18 +287,18 @@ const GraphBase = memo(function GraphBase({ view, positions, weight, maxActivity
                 stroke={EDGE_COLORS[edge.kind]}
                 strokeOpacity={edgeOpacity}
                 strokeWidth={w}
-                strokeDasharray={managed && edge.kind !== 'delegation' ? '5 4' : undefined}
+                strokeDasharray={edge.kind === 'vote' ? '2 3' : managed && edge.kind !== 'delegation' ? '5 4' : undefined}
                 markerEnd={`url(#arrow-${edge.kind})`}
               >
                 <title>{`${byId.get(edge.source)?.label} → ${byId.get(edge.target)?.label} (${edge.kind}): ${edge.messages.toLocaleString()} ${
-                  edge.kind === 'tool' || edge.kind === 'memory' ? 'calls' : 'messages'
+                  edge.kind === 'tool' || edge.kind === 'memory' ? 'calls' : edge.kind === 'vote' ? 'votes on polls it proposed' : 'messages'
                 }, ${Math.round(edge.tokens).toLocaleString()} tokens${edge.inLoop ? ' · part of a loop (repeated identical calls)' : ''}`}</title>
               </path>
               {labelled && (
                 <text
                   x={edgeMidpoint(a, b)[0]}
                   y={edgeMidpoint(a, b)[1]}
-                  dy="0.35em"
+                  dy={edge.kind === 'vote' ? '1.5em' : '0.35em'}
                   textAnchor="middle"
                   fontSize={9}
                   fill={EDGE_COLORS[edge.kind]}
@@ -306,7 +307,7 @@ const GraphBase = memo(function GraphBase({ view, positions, weight, maxActivity
                   paintOrder="stroke"
                   pointerEvents="none"
                 >
-                  {weight === 'messages' ? `×${compact(edge.messages)}` : compact(edge.tokens)}
+                  {edge.kind === 'vote' ? `${compact(edge.messages)} vote${edge.messages === 1 ? '' : 's'}` : weight === 'messages' ? `×${compact(edge.messages)}` : compact(edge.tokens)}
                 </text>
               )}
             </g>

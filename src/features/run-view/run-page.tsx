@@ -14,6 +14,7 @@ import { StepList } from './step-list.tsx';
 import { Timeline } from './timeline.tsx';
 import { TokenCharts } from './token-charts.tsx';
 import { KEY_BINDINGS } from './keymap.ts';
+import { EstimateBadge, ShadowCompareButton } from '../compare/shadow-compare.tsx';
 
 export function RunPage() {
   const runId = useUrl((s) => s.params.run);
@@ -91,6 +92,7 @@ function Toolbar({ view, onHelp }: { view: RunView; onHelp: () => void }) {
           {run.title}
           {run.simulated && <span className="ml-2 rounded bg-amber-100 px-1.5 text-[11px] font-medium text-amber-900">simulated</span>}
         </h2>
+        <ShadowLine run={run} />
         <p className="truncate text-xs text-slate-500" title={run.task}>
           {run.sourceFormat}
           {run.framework && ` · ${run.framework}`} · {run.agents.length} agents · outcome{' '}
@@ -151,6 +153,12 @@ function Toolbar({ view, onHelp }: { view: RunView; onHelp: () => void }) {
       </div>
     </div>
   );
+}
+
+/** Issue 15: a derived run says so (with its source); a recorded run offers its supervised estimate. */
+function ShadowLine({ run }: { run: Run }) {
+  if (run.derived) return <EstimateBadge run={run} />;
+  return <ShadowCompareButton run={run} />;
 }
 
 function Icon({ d }: { d: string }) {

@@ -9,6 +9,7 @@ import { RectifierDetails, RectifierStateBadge } from '../rectify/message-card.t
 import { ForkHereButton } from '../live/fork-here.tsx';
 import type { RunView } from './run-view-model.ts';
 import { TraceText } from './trace-text.tsx';
+import { BusSection } from './bus-section.tsx';
 import { formatDuration } from '../../ui/format.ts';
 
 export function StepInspector({ view }: { view: RunView }) {
@@ -58,6 +59,7 @@ const InspectorBody = memo(function InspectorBody({ view, step, position }: { vi
         </div>
       </header>
       {loop && <p className="text-xs text-amber-800">Repeats {loop.label}</p>}
+      <BusSection view={view} step={step} position={position} />
       <StepDetails view={view} step={step} />
       <HandoffLinks run={view.run} stepId={step.id} agentName={(id) => view.index.agentById.get(id)?.name ?? id} />
       <OnStep annotations={view.annotationsAt.get(position)} interventions={view.interventionsAt.get(position)} />

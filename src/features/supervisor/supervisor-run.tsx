@@ -14,6 +14,7 @@ import { accountInWorker, estimateSupervisorInWorker } from '../../workers/super
 import { Card } from '../../ui/fields.tsx';
 import { InterventionCard } from './intervention-card.tsx';
 import { ReplayCheckPanel } from './replay-check.tsx';
+import { ShadowCompareButton } from '../compare/shadow-compare.tsx';
 import { supervisorInterventions, useSupervisorJob } from './supervisor-job.ts';
 
 const plural = (n: number, word: string) => `${n.toLocaleString('en')} ${word}${n === 1 ? '' : 's'}`;
@@ -33,6 +34,11 @@ export function SupervisorRun() {
     <div className="space-y-4">
       <Card title="Run the supervisor" testId="supervisor-run">
         <RunPicker runs={runList} runId={runId} missing={run === undefined} describe={(r) => `${r.steps.length} steps`} />
+        {run && (
+          <p className="mt-2">
+            <ShadowCompareButton run={run} />
+          </p>
+        )}
         {run ? <Controls run={run} /> : <p className="mt-2 text-sm text-red-800">Run “{runId}” is not in the library.</p>}
       </Card>
       {run && <Results run={run} />}
