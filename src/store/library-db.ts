@@ -231,12 +231,17 @@ export function flushLibrary(): Promise<void> {
  * Read the stored library into the store, then keep writing the store's changes back. Without IndexedDB (disabled,
  * private mode) the library still works for the session; the status says it is not saved.
  */
+/** The corpus' former estimate cache (ADR 0015): deleted once the library opens. */
+export const LEGACY_SHADOW_DB_NAME = 'mas-replay-corpus';
+
 export async function startLibraryPersistence({ debounceMs = 250, ...options }: OpenOptions & { debounceMs?: number } = {}): Promise<Persistence> {
   const library = useLibrary;
   let db: Db;
   try {
     if (typeof indexedDB === 'undefined') throw new Error('IndexedDB is not available in this browser');
     db = await openLibraryDb(options);
+    // Shadow estimates used to be cached in a database of their own; they are derived runs in the library now.
+    if (options.name === undefined) indexedDB.deleteDatabase(LEGACY_SHADOW_DB_NAME);
   } catch (e) {
     usePersistence.setState({ status: 'unavailable', problem: `the library will not be saved: ${describeError(e)}` });
     library.getState().hydrate({ files: [], runs: emptyRecord() });
