@@ -1,6 +1,6 @@
-// The first studio screen (SPEC §4 Library): open traces by picker, drag-and-drop, paste or `?src=`, list the files
-// and runs in the library, load the bundled samples.
-import { useQuery } from '@tanstack/react-query';
+// The first studio screen (SPEC §4 Library): open traces by picker, drag-and-drop or paste, list the runs of every
+// file in one table and the files below it, load the bundled samples. `?src=` and `?samples=1` are opened by
+// ./startup.tsx from the frame, whichever view a link names.
 import { useEffect, useRef, useState, type DragEvent } from 'react';
 import { exportablePreferences, useEngineSettings } from '../../store/engine-settings.ts';
 import { useLibrary, type RemovedRuns } from '../../store/library.ts';
@@ -13,57 +13,13 @@ import { EMPTY_QUERY, SORT_KEYS, type Origin, type RowQuery, type SortKey } from
 import { LibraryTable } from './library-table.tsx';
 import { UndoToast } from './undo-toast.tsx';
 import { FailureList, ImportProgressList, PersistenceNote } from './import-status.tsx';
-import { fetchSource, openSources, textSource, traceFilesOf } from './open-files.ts';
+import { openSources, textSource, traceFilesOf } from './open-files.ts';
 import { PastePanel } from './paste-panel.tsx';
-import { loadSamples, takeFirstVisit } from './samples.ts';
+import { loadSamplesTracked } from './startup.tsx';
 
 /** Keys typed into a text field are the field's, not the page's. */
 function isEditable(target: EventTarget | null): boolean {
   return target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
-}
-
-/** `?src=<url>`: fetched once per URL (TanStack Query keeps it), then opened like any file. */
-function SourceFromUrl({ url }: { url: string }) {
-  const query = useQuery({
-    queryKey: ['src', url],
-    queryFn: ({ signal }) => fetchSource(url, signal),
-    staleTime: Infinity,
-    gcTime: Infinity,
-  });
-  const opened = useRef<unknown>(undefined);
-  useEffect(() => {
-    if (!query.data || opened.current === query.data) return;
-    opened.current = query.data;
-    // The worker takes ownership of the bytes it is given; the cached copy stays usable.
-    void openSources([{ name: query.data.name, bytes: query.data.bytes.slice(0) }]);
-  }, [query.data]);
-  if (query.isPending) return <p className="text-sm text-slate-600">Fetching {url}…</p>;
-  if (query.isError) {
-    return (
-      <ErrorBanner title={`Could not fetch ${url}`}>
-        <span>{query.error.message}</span>{' '}
-        <Button size="sm" variant="ghost" onClick={() => void query.refetch()}>
-          Try again
-        </Button>
-      </ErrorBanner>
-    );
-  }
-  return null;
-}
-
-function useSamplesOnStart(setSampleError: (e: string | undefined) => void) {
-  const hydrated = useLibrary((s) => s.hydrated);
-  const asked = useUrl((s) => s.params.samples === '1');
-  const started = useRef(false);
-  useEffect(() => {
-    if (!hydrated || started.current) return;
-    started.current = true;
-    const firstVisit = takeFirstVisit();
-    const empty = useLibrary.getState().files.length === 0;
-    if (asked || (firstVisit && empty)) {
-      loadSamples().catch((e: unknown) => setSampleError(e instanceof Error ? e.message : String(e)));
-    }
-  }, [hydrated, asked, setSampleError]);
 }
 
 /** With more files than this, the file list starts folded: the runs table is what a corpus is worked through. */
@@ -100,7 +56,6 @@ function useRowQuery(): [RowQuery, (q: RowQuery) => void] {
 export function LibraryPage() {
   const files = useLibrary((s) => s.files);
   const hydrated = useLibrary((s) => s.hydrated);
-  const src = useUrl((s) => s.params.src);
   const inputRef = useRef<HTMLInputElement>(null);
   const folderRef = useRef<HTMLInputElement>(null);
   const [folderNote, setFolderNote] = useState<string>();
@@ -109,7 +64,6 @@ export function LibraryPage() {
   const [sampleError, setSampleError] = useState<string>();
   const [removed, setRemoved] = useState<RemovedRuns>();
   const [query, setQuery] = useRowQuery();
-  useSamplesOnStart(setSampleError);
 
   // Ctrl+V anywhere on the page (outside text fields) opens what is on the clipboard.
   useEffect(() => {
@@ -148,7 +102,7 @@ export function LibraryPage() {
   };
   const sampleLoad = () => {
     setSampleError(undefined);
-    loadSamples().catch((e: unknown) => setSampleError(e instanceof Error ? e.message : String(e)));
+    loadSamplesTracked().catch((e: unknown) => setSampleError(e instanceof Error ? e.message : String(e)));
   };
   const runCount = files.reduce((n, f) => n + f.runIds.length, 0);
 
@@ -228,7 +182,6 @@ export function LibraryPage() {
           </p>
         )}
         {pasting && <PastePanel onClose={() => setPasting(false)} />}
-        {src && <SourceFromUrl url={src} />}
         {sampleError && (
           <ErrorBanner title="Could not load the bundled samples" onDismiss={() => setSampleError(undefined)}>
             {sampleError}

@@ -6,6 +6,7 @@ import { useLibrary } from '../../store/library.ts';
 import { SPEEDS, usePlayhead } from '../../store/playhead.ts';
 import { useUrl } from '../../store/url.ts';
 import { HelpOverlay } from '../../ui/help-overlay.tsx';
+import { useOpeningLinked } from '../library/startup.tsx';
 import { InteractionGraphView } from './interaction-graph.tsx';
 import { applyAction, usePlayTimer, useRunKeyboard, useStepInUrl } from './playback.ts';
 import { runViewOf, type RunView } from './run-view-model.ts';
@@ -20,18 +21,23 @@ export function RunPage() {
   const hydrated = useLibrary((s) => s.hydrated);
   const run = useLibrary((s) => (runId !== undefined ? s.runs[runId] : undefined));
   const navigate = useUrl((s) => s.navigate);
+  const opening = useOpeningLinked();
   if (run) return <RunScreen run={run} />;
-  if (!hydrated) {
+  if (!hydrated || (runId !== undefined && opening)) {
     return (
       <p role="status" data-testid="run-loading" className="p-6 text-sm text-slate-600">
-        Loading the library…
+        {hydrated ? 'Opening the files the link names…' : 'Loading the library…'}
       </p>
     );
   }
   return (
     <div data-testid="run-not-found" className="p-6 text-sm">
-      <p className="text-slate-800">{runId === undefined ? 'No run is open.' : `Run not found: “${runId}”.`}</p>
-      <p className="mt-1 text-slate-600">It may have been removed from the library, or the link comes from another browser.</p>
+      <p className="text-slate-800">{runId === undefined ? 'No run is open yet.' : `Run not found: “${runId}”.`}</p>
+      <p className="mt-1 text-slate-600">
+        {runId === undefined
+          ? 'Pick a run in the Library (click its title) to replay it here; open trace files there first if the library is empty.'
+          : 'The library does not hold it: it may have been removed, or the link comes from another browser. Open the file that contains it in the Library.'}
+      </p>
       <button type="button" className="mt-3 rounded bg-indigo-600 px-3 py-1.5 text-white hover:bg-indigo-700" onClick={() => navigate('library')}>
         Back to the library
       </button>
