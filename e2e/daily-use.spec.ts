@@ -54,6 +54,15 @@ test('the real folder: search, filter, open a run, views and back, a deep link, 
   await page.keyboard.press('j');
   await page.keyboard.press('j');
   await expect(page).toHaveURL(/[?&]step=/);
+  // Every score and label of the run, with its source; a label naming a step jumps there.
+  await page.getByTestId('scores-toggle').click();
+  const labelled = page.getByTestId('scores-panel').getByTestId('score-row').filter({ has: page.getByRole('button', { name: /^step \d+ ›$/ }) });
+  await expect(labelled.first()).toBeVisible();
+  const target = (await labelled.first().getByRole('button').textContent())!.match(/\d+/)![0];
+  await labelled.first().getByRole('button').click();
+  await expect(page.getByTestId('playhead-position')).toHaveText(new RegExp(`^step ${target} /`));
+  await page.screenshot({ path: `${SHOTS}/run-scores-1280x800.png` });
+  await page.getByTestId('scores-toggle').click();
   const runUrl = new URL(page.url());
   await page.screenshot({ path: `${SHOTS}/run-1280x800.png` });
   await page.setViewportSize({ width: 1920, height: 1080 });

@@ -88,7 +88,8 @@ describe('library page', () => {
     const titles = () => screen.getAllByTestId('run-row').map((r) => r.getAttribute('data-run-id'));
     expect(titles()).toEqual(['ww-3', 'tau-airline-0001', 'tau-airline-0002']);
     expect(screen.getByRole('button', { name: 'airline · …ine-0001' })).toBeInTheDocument();
-    expect(screen.getAllByTestId('run-file')[0]).toHaveTextContent('hand-crafted/3.json');
+    expect(screen.getAllByTestId('run-file')[0]).toHaveAttribute('title', 'hand-crafted/3.json');
+    expect(screen.getAllByTestId('run-file')[0]).toHaveTextContent('3.jsonhand-crafted/');
     await userEvent.type(screen.getByTestId('library-search'), 'sales');
     expect(titles()).toEqual(['ww-3']);
     await userEvent.clear(screen.getByTestId('library-search'));

@@ -116,7 +116,7 @@ export function LibraryPage() {
       onDrop={onDrop}
       data-testid="library-page"
     >
-      <div className="mx-auto flex max-w-6xl flex-col gap-3">
+      <div className="mx-auto flex max-w-[1800px] flex-col gap-3">
         <div className="flex flex-wrap items-center gap-2">
           <h2 className="mr-2 text-lg font-semibold">Library</h2>
           <Button variant="primary" onClick={() => inputRef.current?.click()}>

@@ -16,7 +16,7 @@ const ROW_HEIGHT = 40;
 /** Up to this many rows are all in the page (find-in-page works); above it only those in view are. */
 export const ALL_ROWS_MAX = 200;
 const COLUMNS =
-  '28px minmax(120px,1.2fr) minmax(180px,2fr) 110px 90px minmax(90px,1fr) 56px 92px 76px 76px 52px 52px 84px 104px';
+  '28px minmax(120px,1.2fr) minmax(180px,2.4fr) 110px 90px minmax(80px,1fr) 64px 120px 72px 76px 58px 58px 80px 96px';
 
 const formatCount = (n: number) => n.toLocaleString('en');
 
@@ -88,7 +88,7 @@ export function LibraryTable({ onRemoved, query, setQuery }: { onRemoved(removed
           className="w-72 rounded border border-slate-300 px-2 py-1"
           data-testid="library-search"
         />
-        <select aria-label="Format" value={query.format} onChange={(e) => setQuery({ ...query, format: e.target.value })} className="rounded border border-slate-300 bg-white px-1.5 py-1">
+        <select aria-label="Format" value={query.format} onChange={(e) => setQuery({ ...query, format: e.target.value })} className="max-w-[16rem] rounded border border-slate-300 bg-white px-1.5 py-1">
           <option value="">All formats</option>
           {formats.map((f) => (
             <option key={f} value={f}>
@@ -194,7 +194,8 @@ function RowGrid({
   const items = virtual ? virtualizer.getVirtualItems().map((v) => ({ index: v.index, start: v.start })) : rows.map((_, index) => ({ index, start: 0 }));
   return (
     <div role="table" aria-label="Runs of every open file" aria-rowcount={rows.length + 1} className="overflow-x-auto rounded border border-slate-200 bg-white text-sm" data-testid="library-table">
-      <div className="min-w-[1180px]">
+      {/* Fits a 1280-wide window; narrower ones scroll sideways. */}
+      <div className="min-w-[1232px]">
         <div role="rowgroup">
           <div role="row" className="grid border-b border-slate-200 text-xs text-slate-500" style={{ gridTemplateColumns: COLUMNS }}>
             <div role="columnheader" className="flex items-center px-2">
@@ -254,9 +255,14 @@ function Row({ row, index, style, checked, onToggle, onOpen }: { row: LibraryRow
       <div role="cell" className="px-2">
         <input type="checkbox" checked={checked} onChange={() => onToggle(run.id)} aria-label={`Select ${row.title}`} />
       </div>
-      <div role="cell" className="min-w-0 truncate px-2 font-mono text-xs" title={file.name} data-testid="run-file">
-        {dir && <span className="text-slate-400">{dir}</span>}
-        <span className="text-slate-800">{base}</span>
+      <div role="cell" className="min-w-0 px-2 font-mono text-xs leading-tight" title={file.name} data-testid="run-file">
+        <div className="truncate text-slate-800">{base}</div>
+        {/* The folder path, its end kept in view (the part that tells hand-crafted/3.json from algorithm-generated/3.json). */}
+        {dir && (
+          <div className="truncate text-[11px] text-slate-400 [direction:rtl] text-left">
+            <bdi>{dir}</bdi>
+          </div>
+        )}
       </div>
       <div role="cell" className="flex min-w-0 items-center gap-1 px-2">
         <button
@@ -284,7 +290,7 @@ function Row({ row, index, style, checked, onToggle, onOpen }: { row: LibraryRow
       <div role="cell" className="px-2 text-right tabular-nums" data-testid="run-steps">
         {formatCount(s.steps)}
       </div>
-      <div role="cell" className="flex items-center justify-end gap-1 px-2 text-right tabular-nums" data-testid="run-tokens">
+      <div role="cell" className="flex min-w-0 items-center justify-end gap-1 overflow-hidden px-2 text-right tabular-nums" data-testid="run-tokens">
         {s.tokens.estimated ? '≈' : ''}
         {formatCount(s.tokens.total)}
         {s.tokens.estimated && <EstimatedBadge />}

@@ -10,6 +10,7 @@ import { useOpeningLinked } from '../library/startup.tsx';
 import { InteractionGraphView } from './interaction-graph.tsx';
 import { applyAction, usePlayTimer, useRunKeyboard, useStepInUrl } from './playback.ts';
 import { runViewOf, type RunView } from './run-view-model.ts';
+import { ScoresPanel } from './scores-panel.tsx';
 import { StepInspector } from './step-inspector.tsx';
 import { StepList } from './step-list.tsx';
 import { Timeline } from './timeline.tsx';
@@ -50,12 +51,18 @@ function RunScreen({ run }: { run: Run }) {
   const missingStep = useStepInUrl(view);
   usePlayTimer();
   const [help, setHelp] = useState(false);
+  const [scores, setScores] = useState(false);
   const toggleHelp = useCallback(() => setHelp((h) => !h), []);
   useRunKeyboard(view, toggleHelp);
   const ready = usePlayhead((s) => s.runId === run.id);
   return (
     <div data-testid="run-view" className="flex h-full min-h-0 flex-col bg-slate-100">
-      <Toolbar view={view} onHelp={toggleHelp} />
+      <Toolbar view={view} onHelp={toggleHelp} scoresOpen={scores} onScores={() => setScores(!scores)} />
+      {scores && (
+        <section aria-label="Scores and labels" className="max-h-[40vh] overflow-y-auto border-b border-slate-200 bg-white px-4 py-2">
+          <ScoresPanel view={view} />
+        </section>
+      )}
       {missingStep !== undefined && (
         <p role="alert" className="border-b border-amber-200 bg-amber-50 px-4 py-1 text-xs text-amber-900">
           The link names step “{missingStep}”, which this run does not have; showing the first step instead.
@@ -83,7 +90,7 @@ function RunScreen({ run }: { run: Run }) {
   );
 }
 
-function Toolbar({ view, onHelp }: { view: RunView; onHelp: () => void }) {
+function Toolbar({ view, onHelp, scoresOpen, onScores }: { view: RunView; onHelp: () => void; scoresOpen: boolean; onScores: () => void }) {
   const playing = usePlayhead((s) => s.playing);
   const speed = usePlayhead((s) => s.speed);
   const setSpeed = usePlayhead((s) => s.setSpeed);
@@ -150,6 +157,16 @@ function Toolbar({ view, onHelp }: { view: RunView; onHelp: () => void }) {
         </button>
         <button type="button" className={button} onClick={() => applyAction('next-loop', view)} disabled={view.loopPositions.length === 0} title="Next repeated call (l)">
           loop ›
+        </button>
+        <button
+          type="button"
+          className={`${button} ${scoresOpen ? 'bg-indigo-50' : ''}`}
+          onClick={onScores}
+          aria-expanded={scoresOpen}
+          title="Every score and label of the run, with its source and value"
+          data-testid="scores-toggle"
+        >
+          scores &amp; labels ({run.annotations.length})
         </button>
         <button type="button" className={button} onClick={onHelp} title="Keyboard shortcuts (?)" aria-label="Keyboard shortcuts">
           ?
