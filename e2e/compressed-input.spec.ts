@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { busLines, multiMemberGzip } from '../src/testing/gzip-kit.ts';
-import { openStudio, openTraceFiles } from './fixtures.ts';
+import { fileRuns, openStudio, openTraceFiles } from './fixtures.ts';
 
 test('a multi-member .gz shows the runs of every member; a UTF-16 file opens as text', async ({ page }) => {
   const dir = mkdtempSync(join(tmpdir(), 'mas-gzip-'));
@@ -15,10 +15,12 @@ test('a multi-member .gz shows the runs of every member; a UTF-16 file opens as 
   const text = busLines(2, 100).map((l) => `${l}\n`).join('');
   writeFileSync(utf16, Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(text, 'utf16le').swap16()]));
   await openStudio(page);
-  const [gzCard, utf16Card] = await openTraceFiles(page, gz, utf16);
-  await expect(gzCard.getByTestId('run-row')).toHaveCount(6);
+  await openTraceFiles(page, gz, utf16);
+  const gzRuns = fileRuns(page, 'three-members.jsonl.gz');
+  const utf16Runs = fileRuns(page, 'utf16-be.jsonl');
+  await expect(gzRuns).toHaveCount(6);
   // The last member's runs are there, not only the first's.
-  await expect(gzCard.getByText('Question 5?')).toBeVisible();
-  await expect(utf16Card.getByTestId('run-row')).toHaveCount(2);
-  await expect(utf16Card.getByText('Question 101?')).toBeVisible();
+  await expect(gzRuns.getByText('Question 5?')).toBeVisible();
+  await expect(utf16Runs).toHaveCount(2);
+  await expect(utf16Runs.getByText('Question 101?')).toBeVisible();
 });

@@ -27,7 +27,12 @@ export async function openStudio(page: Page, path = '/'): Promise<void> {
   await expect(page.getByRole('heading', { name: 'MAS Replay Studio' })).toBeVisible();
 }
 
-/** The library's card for an opened file. */
+/** The rows of the library's runs table that came from a file (named as opened: a folder's files by their path in it). */
+export function fileRuns(page: Page, fileName: string) {
+  return page.locator(`[data-testid="run-row"][data-file=${JSON.stringify(fileName)}]`);
+}
+
+/** The library's entry for an opened file (in the file list: per-file actions, warnings, saved settings). */
 export function fileCard(page: Page, fileName: string) {
   return page.getByTestId('library-file').filter({ has: page.getByRole('heading', { name: fileName, exact: true }) });
 }
@@ -47,8 +52,8 @@ export async function openTraceFiles(page: Page, ...paths: string[]) {
 
 /** Open one trace file and click its (first) run: the run view of that trace. */
 export async function openTraceInRunView(page: Page, path: string): Promise<void> {
-  const [card] = await openTraceFiles(page, path);
-  await card.getByTestId('run-row').first().getByRole('button').first().click();
+  await openTraceFiles(page, path);
+  await fileRuns(page, basename(path)).first().getByRole('button').first().click();
   await expect(page).toHaveURL(/[?&]run=/);
   // The run view is loaded on first visit: wait until it is on screen, so keys reach its handlers.
   await expect(page.getByTestId('playhead-position')).toBeVisible();

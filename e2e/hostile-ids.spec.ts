@@ -29,8 +29,8 @@ test('a trace with id __proto__ is kept across a reload; links to Object member 
   const path = testInfo.outputPath('proto-trace.json');
   writeFileSync(path, spanTreeText('__proto__'));
   await openStudio(page);
-  const [card] = await openTraceFiles(page, path);
-  await expect(card.locator('[data-run-id="__proto__"]')).toBeVisible();
+  await openTraceFiles(page, path);
+  await expect(page.locator('[data-testid="run-row"][data-run-id="__proto__"]')).toBeVisible();
   const status = page.getByTestId('persistence-status');
   await expect.poll(async () => Number(await status.getAttribute('data-writes'))).toBeGreaterThan(0);
   await expect(status).toHaveAttribute('data-status', 'saved');

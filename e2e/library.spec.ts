@@ -2,7 +2,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { fileCard, openStudio, openTraceFiles, sharedTrace, skipWithoutShared } from './fixtures.ts';
+import { fileCard, fileRuns, openStudio, openTraceFiles, sharedTrace, skipWithoutShared } from './fixtures.ts';
 
 const TRAIL_TRACE = 'trail/gaia/3205fa0cb2135fe671bf7cd0e5a26151.json';
 const TRAIL_ANNOTATIONS = 'trail/annotations/3205fa0cb2135fe671bf7cd0e5a26151.json';
@@ -24,12 +24,13 @@ test('a TRAIL GAIA trace opens through the file input, in the worker, with its a
   await openStudio(page);
   const [card] = await openTraceFiles(page, sharedTrace(TRAIL_TRACE));
   await expect(card).toBeVisible();
-  const row = card.getByTestId('run-row');
+  const row = fileRuns(page, '3205fa0cb2135fe671bf7cd0e5a26151.json');
   await expect(row).toHaveCount(1);
   await expect(row.getByTestId('run-agents')).toHaveText('manager, search_agent');
   // `Step N` spans of both agents (6 + 4), as `inspect` counts them (SPEC §7).
   await expect(row.getByTestId('run-steps')).toHaveText('10');
-  await expect(card.getByText('smolagents', { exact: false }).first()).toBeVisible();
+  await expect(row.getByText('smolagents', { exact: false }).first()).toBeVisible();
+  await expect(page.getByTestId('import-summary')).toHaveText(/^Opened 1 file · 1 run/);
   expect(problems).toEqual([]);
 });
 
@@ -48,11 +49,17 @@ test('a folder of traces opens at once, subfolders included; files that are not 
     await openStudio(page);
     await page.getByTestId('open-folder-input').setInputFiles(folder);
     await expect(page.getByTestId('import-progress')).toHaveCount(0, { timeout: 30_000 });
-    await expect(page.getByTestId('folder-note')).toContainText('Opening 3 trace files from my-corpus; 1 other file left out (my-corpus/README.md)');
+    // Loading ends with what it did; no banner about loading is left behind.
+    await expect(page.getByTestId('import-summary')).toHaveText(/^Opened 3 files · 2 runs/);
+    await expect(page.getByTestId('folder-note')).toContainText('1 other file in my-corpus left out (my-corpus/README.md)');
+    await expect(page.getByTestId('folder-note')).not.toContainText('Opening');
     await expect(page.getByTestId('library-file')).toHaveCount(3);
     await expect(page.getByTestId('library-counts')).toHaveText('3 files, 2 runs');
+    // Files are named with their folder path, so files with the same name in two folders are told apart.
+    const trail = fileRuns(page, 'my-corpus/trail/trace.json');
+    await expect(trail.getByTestId('run-file')).toHaveAttribute('title', 'my-corpus/trail/trace.json');
+    await expect(trail.getByTestId('run-file')).toContainText('my-corpus/trail/');
     // The annotation file found its trace in the same folder: the TRAIL run carries the human error labels.
-    const trail = fileCard(page, 'trace.json').getByTestId('run-row');
     await expect(trail.getByTestId('run-steps')).toHaveText('10');
     const labels = JSON.parse(readFileSync(sharedTrace(TRAIL_ANNOTATIONS), 'utf8')).errors.length as number;
     expect(labels).toBeGreaterThan(0);
@@ -67,8 +74,8 @@ test('a run exported as OTLP/JSON downloads and opens again with the same tokens
   skipWithoutShared(TRAIL_TRACE);
   const problems = watchForErrors(page);
   await openStudio(page);
-  const [card] = await openTraceFiles(page, sharedTrace(TRAIL_TRACE));
-  const row = card.getByTestId('run-row');
+  await openTraceFiles(page, sharedTrace(TRAIL_TRACE));
+  const row = fileRuns(page, '3205fa0cb2135fe671bf7cd0e5a26151.json');
   const tokens = await row.getByTestId('run-tokens').textContent();
   const [download] = await Promise.all([page.waitForEvent('download'), row.getByRole('button', { name: /as OTLP\/JSON$/ }).click()]);
   expect(download.suggestedFilename()).toMatch(/\.otlp\.json$/);
@@ -78,15 +85,15 @@ test('a run exported as OTLP/JSON downloads and opens again with the same tokens
   expect(doc.resourceSpans[0].scopeSpans[0].spans.length).toBeGreaterThan(20);
   const [again] = await openTraceFiles(page, path);
   await expect(again).toContainText('OTLP');
-  await expect(again.getByTestId('run-row').getByTestId('run-tokens')).toHaveText(tokens!);
+  await expect(fileRuns(page, download.suggestedFilename()).getByTestId('run-tokens')).toHaveText(tokens!);
   expect(problems).toEqual([]);
 });
 
 test('a TRAIL annotation file opened later attaches to the trace already in the library', async ({ page }) => {
   skipWithoutShared(TRAIL_TRACE, TRAIL_ANNOTATIONS);
   await openStudio(page);
-  const [trace] = await openTraceFiles(page, sharedTrace(TRAIL_TRACE));
-  const annotationsCell = trace.getByTestId('run-row').locator('td').nth(5);
+  await openTraceFiles(page, sharedTrace(TRAIL_TRACE));
+  const annotationsCell = fileRuns(page, '3205fa0cb2135fe671bf7cd0e5a26151.json').getByTestId('run-annotations');
   const before = Number(await annotationsCell.textContent());
   const expected = JSON.parse(readFileSync(sharedTrace(TRAIL_ANNOTATIONS), 'utf8')).errors.length as number;
   expect(expected).toBeGreaterThan(0);
@@ -98,8 +105,8 @@ test('a TRAIL annotation file opened later attaches to the trace already in the 
 test('a Who&When chat log opens with its agents and estimated tokens marked', async ({ page }) => {
   skipWithoutShared(WHO_AND_WHEN);
   await openStudio(page);
-  const [card] = await openTraceFiles(page, sharedTrace(WHO_AND_WHEN));
-  const row = card.getByTestId('run-row');
+  await openTraceFiles(page, sharedTrace(WHO_AND_WHEN));
+  const row = fileRuns(page, '1.json');
   await expect(row.getByTestId('run-agents')).toContainText('Excel_Expert');
   await expect(row.getByTestId('run-agents')).toContainText('Computer_terminal');
   await expect(row.getByTestId('run-steps')).toHaveText('6');
@@ -133,9 +140,9 @@ test('JSON pasted into the paste panel, and pasted onto the page, opens', async 
   await page.getByRole('button', { name: 'Paste…' }).click();
   await page.getByTestId('paste-text').fill(text);
   await page.getByRole('button', { name: 'Open pasted text' }).click();
-  const card = fileCard(page, 'pasted.json');
-  await expect(card.getByTestId('run-row')).toHaveCount(1);
-  await expect(card).toContainText('Simulated group chat');
+  const runs = fileRuns(page, 'pasted.json');
+  await expect(runs).toHaveCount(1);
+  await expect(runs).toContainText('Simulated group chat');
 
   // Ctrl+V outside a text field: a paste event carrying the text.
   const session = JSON.parse(text);
@@ -166,8 +173,9 @@ test('the library survives a reload', async ({ page }) => {
     await expect(card).toBeVisible();
   });
   await page.reload();
-  await expect(card.getByTestId('run-row')).toHaveCount(1);
-  await expect(card.getByTestId('run-agents')).toHaveText('user_proxy, planner, researcher, calculator, critic');
+  const runs = fileRuns(page, 'simulated-group-chat.session.json');
+  await expect(runs).toHaveCount(1);
+  await expect(runs.getByTestId('run-agents')).toHaveText('user_proxy, planner, researcher, calculator, critic');
   await andSaved(page, () => card.getByRole('button', { name: /Remove/ }).click());
   await page.reload();
   await expect(page.getByText('The library is empty.')).toBeVisible();
@@ -179,16 +187,13 @@ test('the bundled samples load on ?samples=1, labelled simulated, and a run open
   await expect(cards).toHaveCount(3, { timeout: 30_000 });
   await expect(page.getByTestId('library-counts')).toHaveText('3 files, 63 runs');
   for (const card of await cards.all()) await expect(card.getByText('simulated', { exact: true }).first()).toBeVisible();
-  const corpus = fileCard(page, 'simulated-gaia-corpus.session.json');
-  await expect(corpus.getByTestId('run-row')).toHaveCount(25);
-  await corpus.getByRole('button', { name: 'Show all 60 runs' }).click();
-  await expect(corpus.getByTestId('run-row')).toHaveCount(60);
+  await expect(fileRuns(page, 'simulated-gaia-corpus.session.json')).toHaveCount(60);
   const titles = await page.getByTestId('run-row').getByRole('button').filter({ hasNotText: /^(Export|OTLP)$/ }).allTextContents();
   expect(titles.length).toBe(63);
   for (const t of titles) expect(t).toMatch(/^Simulated/);
   await page.screenshot({ path: 'test-results/library-samples.png', fullPage: false });
   // Keyboard: focus a run title and press Enter.
-  const showcase = fileCard(page, 'simulated-gaia-showcase.session.json');
+  const showcase = fileRuns(page, 'simulated-gaia-showcase.session.json');
   await showcase.getByRole('button', { name: 'Simulated GAIA-style run: manager + search agent (baseline)', exact: true }).focus();
   await page.keyboard.press('Enter');
   await expect(page).toHaveURL(/[?&]run=sim-gaia-showcase-baseline/);
@@ -215,7 +220,7 @@ test('the first visit with an empty library loads the samples; later visits resp
 
 test('?src= opens a same-origin URL; a URL that cannot be fetched or read says why', async ({ page }) => {
   await openStudio(page, '/?src=/samples/simulated-group-chat.session.json');
-  await expect(fileCard(page, 'simulated-group-chat.session.json').getByTestId('run-row')).toHaveCount(1);
+  await expect(fileRuns(page, 'simulated-group-chat.session.json')).toHaveCount(1);
   // Nothing listens on port 9: the request itself fails.
   await page.goto('/?src=http://127.0.0.1:9/trace.json');
   await expect(page.getByRole('alert').filter({ hasText: 'Could not fetch http://127.0.0.1:9/trace.json' })).toContainText('the request failed');

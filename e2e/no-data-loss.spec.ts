@@ -4,9 +4,9 @@
 // opening it in an empty browser restores them; a corrupt stored record is reported and set aside, not deleted.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { fileCard, openStudio, openTraceFiles, sharedTrace, skipWithoutShared } from './fixtures.ts';
+import { fileCard, fileRuns, openStudio, openTraceFiles, sharedTrace, skipWithoutShared } from './fixtures.ts';
 import { startLlmServer, type LlmServer } from './llm-server.ts';
 
 const TRACE = 'trail/gaia/3205fa0cb2135fe671bf7cd0e5a26151.json';
@@ -57,8 +57,8 @@ test.describe('against the test server', () => {
     await server.script({ fallback: { content: decision, usage: USAGE, delayMs: 700 } });
 
     await openStudio(page);
-    const [traceCard] = await openTraceFiles(page, sharedTrace(TRACE), sharedTrace(LABELS));
-    await traceCard.getByTestId('run-row').first().getByRole('button').first().click();
+    await openTraceFiles(page, sharedTrace(TRACE), sharedTrace(LABELS));
+    await fileRuns(page, basename(sharedTrace(TRACE))).first().getByRole('button').first().click();
     await expect(page).toHaveURL(/[?&]run=/);
     const lane = (await annotationLane(page).textContent()) ?? '';
     expect(lane).not.toBe('annotations (0)');
@@ -122,7 +122,7 @@ test.describe('against the test server', () => {
     const other = await fresh.newPage();
     await openStudio(other);
     const [card] = await openTraceFiles(other, path);
-    await expect(card.getByTestId('run-row')).toHaveCount(session.runs.length);
+    await expect(fileRuns(other, basename(path))).toHaveCount(session.runs.length);
     const saved = card.getByTestId('saved-settings');
     await expect(saved).toContainText(`endpoint ${server.baseUrl}`);
     await expect(saved).toContainText('no API key');

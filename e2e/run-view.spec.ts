@@ -15,8 +15,7 @@ async function openRun(page: Page, files: string[]) {
   await page.goto('/');
   await page.getByTestId('open-file-input').setInputFiles(files);
   // The library may also list its bundled samples: take the run of the file just opened.
-  const card = page.getByTestId('library-file').filter({ hasText: basename(files[0]) });
-  const row = card.getByTestId('run-row').first();
+  const row = page.locator(`[data-testid="run-row"][data-file=${JSON.stringify(basename(files[0]))}]`).first();
   await expect(row).toBeVisible();
   await row.getByRole('button').first().click();
   await expect(page.getByTestId('run-view')).toBeVisible();
@@ -199,7 +198,7 @@ test('trace text is shown as text, never run as HTML', async ({ page }) => {
   };
   await page.goto('/');
   await page.getByTestId('open-file-input').setInputFiles({ name: 'xss.session.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(session)) });
-  await page.getByTestId('library-file').filter({ hasText: 'xss.session.json' }).getByTestId('run-row').first().getByRole('button').first().click();
+  await page.locator('[data-testid="run-row"][data-file="xss.session.json"]').first().getByRole('button').first().click();
   await expect(page.getByTestId('inspector-output')).toContainText('<img src=x');
   await page.keyboard.press('j');
   await expect(page.getByTestId('inspector-annotations')).toContainText('<script>');

@@ -2,8 +2,9 @@
 // The library is the first screen and ships with the frame; every other view (d3 charts, the graph, the engines)
 // is loaded when first shown, keeping the JS before first paint small (SPEC §8; bench/bundle.bench.ts).
 import { lazy, Suspense, type ComponentType } from 'react';
-import { useUrl, type View } from '../store/url.ts';
+import { rememberedParams, useUrl, type View } from '../store/url.ts';
 import { LibraryPage } from '../features/library/library-page.tsx';
+import { LinkedSources } from '../features/library/startup.tsx';
 
 const RunPage = lazy(() => import('../features/run-view/run-page.tsx').then((m) => ({ default: m.RunPage })));
 const ComparePage = lazy(() => import('../features/compare/compare-page.tsx').then((m) => ({ default: m.ComparePage })));
@@ -40,7 +41,8 @@ export function App() {
             <button
               key={item.view}
               type="button"
-              onClick={() => navigate(item.view, view === item.view ? useUrl.getState().params : {})}
+              // A tab returns to where its view was (the run and step, the chosen pair, the filters).
+              onClick={() => navigate(item.view, view === item.view ? useUrl.getState().params : rememberedParams(item.view))}
               aria-current={view === item.view ? 'page' : undefined}
               className={`rounded px-3 py-1 text-sm ${view === item.view ? 'bg-indigo-100 text-indigo-800' : 'text-slate-600 hover:bg-slate-100'}`}
             >
@@ -49,6 +51,7 @@ export function App() {
           ))}
         </nav>
       </header>
+      <LinkedSources />
       <main className="min-h-0 flex-1 overflow-auto">
         <Suspense
           fallback={

@@ -49,6 +49,46 @@ describe('library store', () => {
     expect(s.files.map((x) => x.name)).toEqual(['b.json']);
   });
 
+  it('removes chosen runs across files and puts them back on undo, in place', () => {
+    const call = { id: 'c1', requestHash: 'h', model: 'm', request: {} };
+    useLibrary.getState().addLoaded(loaded('a.json', { runs: [makeRun('r1'), makeRun('r2')], llmCalls: [call] }));
+    useLibrary.getState().addLoaded(loaded('b.json', { runs: [makeRun('r3')] }));
+    useLibrary.getState().addLoaded(loaded('c.json', { runs: [makeRun('r4')] }));
+    const removed = useLibrary.getState().removeRuns(['r2', 'r3']);
+    let s = useLibrary.getState();
+    expect(s.files.map((f) => [f.name, f.runIds])).toEqual([
+      ['a.json', ['r1']],
+      ['c.json', ['r4']],
+    ]);
+    expect(Object.keys(s.runs).sort()).toEqual(['r1', 'r4']);
+    expect(s.llmCalls.c1).toEqual(call);
+    expect(removed.runs.map((r) => r.id)).toEqual(['r2', 'r3']);
+    useLibrary.getState().restoreRemoved(removed);
+    s = useLibrary.getState();
+    expect(s.files.map((f) => [f.name, f.runIds])).toEqual([
+      ['a.json', ['r1', 'r2']],
+      ['b.json', ['r3']],
+      ['c.json', ['r4']],
+    ]);
+    expect(Object.keys(s.runs).sort()).toEqual(['r1', 'r2', 'r3', 'r4']);
+  });
+
+  it('undoes a file removal with its llm calls; a run opened again meanwhile is not replaced', () => {
+    const call = { id: 'c1', requestHash: 'h', model: 'm', request: {} };
+    const f = useLibrary.getState().addLoaded(loaded('a.json', { runs: [makeRun('r1'), makeRun('r2')], llmCalls: [call] }));
+    const removed = useLibrary.getState().removeFile(f.id)!;
+    expect(useLibrary.getState().llmCalls).toEqual({});
+    useLibrary.getState().addLoaded(loaded('again.json', { runs: [makeRun('r2', { title: 'newer' })] }));
+    useLibrary.getState().restoreRemoved(removed);
+    const s = useLibrary.getState();
+    expect(s.runs.r2.title).toBe('newer');
+    expect(s.llmCalls.c1).toEqual(call);
+    expect(s.files.map((x) => [x.name, x.runIds])).toEqual([
+      ['a.json', ['r1']],
+      ['again.json', ['r2']],
+    ]);
+  });
+
   it('attaches an annotation file to runs already in the library without mutating them', () => {
     useLibrary.getState().addLoaded(loaded('trace.json', { runs: [makeRun('t1')] }));
     const before = useLibrary.getState().runs.t1;

@@ -48,6 +48,14 @@ export interface StoredLibrary {
   llmCalls?: Record<string, LlmCallRecord>;
 }
 
+/** What a removal took out of the library: enough to put it back as it was. */
+export interface RemovedRuns {
+  runs: Run[];
+  /** Every file the removal changed, as it was before, with its position in the list. */
+  files: { index: number; file: LibraryFile }[];
+  llmCalls: LlmCallRecord[];
+}
+
 interface LibraryStore {
   /** false until the stored library has been read back from IndexedDB (or found empty or unavailable). */
   hydrated: boolean;
@@ -57,7 +65,12 @@ interface LibraryStore {
   failures: ImportFailure[];
   /** Add a loaded file; a run whose id is already present is replaced by the newer one. */
   addLoaded(loaded: LoadedFile, addedAt?: number): LibraryFile;
-  removeFile(fileId: string): void;
+  /** Remove a file and its runs; returns what was removed, for an undo. */
+  removeFile(fileId: string): RemovedRuns | undefined;
+  /** Remove these runs (files left with no run go too); returns what was removed, for an undo. */
+  removeRuns(runIds: Iterable<string>): RemovedRuns;
+  /** Put back what `removeFile` or `removeRuns` took out (runs opened again since then are kept, not replaced). */
+  restoreRemoved(removed: RemovedRuns): void;
   /** Replace one run (after an engine added interventions, a person added a label…). */
   updateRun(run: Run): void;
   addFailure(failure: Omit<ImportFailure, 'id' | 'at'>): void;
@@ -109,15 +122,34 @@ export const useLibrary = create<LibraryStore>((set, get) => ({
     return file;
   },
   removeFile(fileId) {
+    const file = get().files.find((f) => f.id === fileId);
+    if (!file) return undefined;
+    return removeFrom(get(), new Set(file.runIds), new Set([fileId]), set);
+  },
+  removeRuns(runIds) {
+    return removeFrom(get(), new Set(runIds), new Set(), set);
+  },
+  restoreRemoved(removed) {
     const state = get();
-    const file = state.files.find((f) => f.id === fileId);
-    if (!file) return;
-    const files = state.files.filter((f) => f.id !== fileId);
     const runs = recordOf(state.runs);
-    for (const id of file.runIds) delete runs[id];
+    const back = new Set<string>();
+    for (const run of removed.runs) {
+      if (Object.hasOwn(runs, run.id)) continue;
+      runs[run.id] = run;
+      back.add(run.id);
+    }
     const llmCalls = recordOf(state.llmCalls);
-    const stillUsed = new Set(files.flatMap((f) => f.llmCallIds ?? []));
-    for (const id of file.llmCallIds ?? []) if (!stillUsed.has(id)) delete llmCalls[id];
+    for (const call of removed.llmCalls) if (!Object.hasOwn(llmCalls, call.id)) llmCalls[call.id] = call;
+    const files = [...state.files];
+    for (const { index, file } of removed.files) {
+      const at = files.findIndex((f) => f.id === file.id);
+      if (at >= 0) {
+        const kept = new Set(files[at].runIds);
+        files[at] = { ...file, runIds: file.runIds.filter((id) => kept.has(id) || back.has(id)) };
+      } else {
+        files.splice(Math.min(index, files.length), 0, { ...file, runIds: file.runIds.filter((id) => back.has(id)) });
+      }
+    }
     set({ files, runs, llmCalls });
   },
   updateRun(run) {
@@ -145,6 +177,46 @@ export const useLibrary = create<LibraryStore>((set, get) => ({
     });
   },
 }));
+
+/** Take runs (and whole files) out of the library state; the LLM calls no remaining file names go too. */
+function removeFrom(
+  state: Pick<LibraryStore, 'files' | 'runs' | 'llmCalls'>,
+  runIds: Set<string>,
+  fileIds: Set<string>,
+  set: (patch: Pick<LibraryStore, 'files' | 'runs' | 'llmCalls'>) => void,
+): RemovedRuns {
+  const removed: RemovedRuns = { runs: [], files: [], llmCalls: [] };
+  const files: LibraryFile[] = [];
+  state.files.forEach((f, index) => {
+    const touched = fileIds.has(f.id) || f.runIds.some((id) => runIds.has(id));
+    if (!touched) {
+      files.push(f);
+      return;
+    }
+    removed.files.push({ index, file: f });
+    const left = fileIds.has(f.id) ? [] : f.runIds.filter((id) => !runIds.has(id));
+    if (left.length > 0) files.push({ ...f, runIds: left });
+  });
+  const runs = recordOf(state.runs);
+  for (const id of runIds) {
+    const run = ownValue(runs, id);
+    if (!run) continue;
+    removed.runs.push(run);
+    delete runs[id];
+  }
+  const llmCalls = recordOf(state.llmCalls);
+  const stillUsed = new Set(files.flatMap((f) => f.llmCallIds ?? []));
+  for (const { file } of removed.files) {
+    for (const id of file.llmCallIds ?? []) {
+      const call = ownValue(llmCalls, id);
+      if (!call || stillUsed.has(id)) continue;
+      removed.llmCalls.push(call);
+      delete llmCalls[id];
+    }
+  }
+  set({ files, runs, llmCalls });
+  return removed;
+}
 
 /** How many of a file's annotation sets found their run in the library (a set naming `constructor` finds none). */
 export function attachedSetCount(file: LibraryFile, runs: Record<string, Run>): number {

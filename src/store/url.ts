@@ -30,6 +30,24 @@ function toSearch(state: UrlState): string {
   return text ? `?${text}` : '';
 }
 
+/**
+ * The last parameters each view had in this tab, so its navigation tab returns to the run and step it showed
+ * (Run → Engines → Run keeps the run). Keyed by view names only: a Map, never indexed by link text.
+ */
+const remembered = new Map<View, Record<string, string>>();
+
+function remember(state: UrlState): UrlState {
+  const params = recordOf(state.params);
+  delete params.view;
+  remembered.set(state.view, params);
+  return state;
+}
+
+/** Where a view's navigation tab leads: the parameters it last had (`{}` when never shown). */
+export function rememberedParams(view: View): Record<string, string> {
+  return recordOf(remembered.get(view) ?? {});
+}
+
 interface UrlStore extends UrlState {
   /** Go to a view with these parameters (replacing all others). Adds a history entry. */
   navigate(view: View, params?: Record<string, string>): void;
@@ -38,9 +56,9 @@ interface UrlStore extends UrlState {
 }
 
 export const useUrl = create<UrlStore>((set, get) => ({
-  ...parseLocation(typeof location === 'undefined' ? '' : location.search),
+  ...remember(parseLocation(typeof location === 'undefined' ? '' : location.search)),
   navigate(view, params = {}) {
-    const next = { view, params: recordOf(params) };
+    const next = remember({ view, params: recordOf(params) });
     history.pushState(null, '', `${location.pathname}${toSearch(next)}`);
     set(next);
   },
@@ -50,12 +68,12 @@ export const useUrl = create<UrlStore>((set, get) => ({
       if (v === undefined) delete params[k];
       else params[k] = v;
     }
-    const next = { view: get().view, params };
+    const next = remember({ view: get().view, params });
     history.replaceState(null, '', `${location.pathname}${toSearch(next)}`);
     set(next);
   },
 }));
 
 if (typeof window !== 'undefined') {
-  window.addEventListener('popstate', () => useUrl.setState(parseLocation(location.search)));
+  window.addEventListener('popstate', () => useUrl.setState(remember(parseLocation(location.search))));
 }

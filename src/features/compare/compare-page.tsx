@@ -6,6 +6,7 @@ import { useLibrary } from '../../store/library.ts';
 import { useUrl } from '../../store/url.ts';
 import { OutcomeBadge, SimulatedBadge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
+import { useOpeningLinked } from '../library/startup.tsx';
 import { AlignedList } from './aligned-list.tsx';
 import { AlignmentStrip } from './alignment-strip.tsx';
 import { align, compareRun, type AlignMode, type CompareRun } from './compare-model.ts';
@@ -71,6 +72,7 @@ function RunPicker({ side, value, runs, onChange }: { side: 'a' | 'b'; value: st
 export function ComparePage() {
   const storeRuns = useLibrary((s) => s.runs);
   const hydrated = useLibrary((s) => s.hydrated);
+  const opening = useOpeningLinked();
   const params = useUrl((s) => s.params);
   const setParams = useUrl((s) => s.setParams);
   const runs = useMemo(() => Object.values(storeRuns).sort((x, y) => (x.title || x.id).localeCompare(y.title || y.id, 'en', { numeric: true })), [storeRuns]);
@@ -124,12 +126,29 @@ export function ComparePage() {
           {runA && !params.b && <ShadowCompareButton run={runA} />}
         </p>
       )}
-      {missing.length > 0 && hydrated && (
+      {missing.length > 0 && hydrated && opening && (
+        <p role="status" className="text-sm text-slate-600" data-testid="compare-opening">
+          Opening the files the link names…
+        </p>
+      )}
+      {missing.length > 0 && hydrated && !opening && (
         <p className="rounded border border-amber-200 bg-amber-50 p-2 text-sm text-amber-900" role="alert">
           The link names {missing.map((m) => `“${m}”`).join(' and ')}, which the library does not hold. Open the file that contains it, or choose another run.
         </p>
       )}
-      {runs.length === 0 && <p className="text-sm text-slate-600">{hydrated ? 'No runs in the library yet: open trace files in the Library first.' : 'Reading the library…'}</p>}
+      {runs.length === 0 && !opening && <p className="text-sm text-slate-600">{hydrated ? 'No runs in the library yet: open trace files in the Library first.' : 'Reading the library…'}</p>}
+      {runs.length > 0 && !params.a && !params.b && (
+        <div className="rounded-lg border-2 border-dashed border-slate-300 p-6 text-sm text-slate-600" data-testid="compare-empty">
+          <p className="font-medium text-slate-800">Choose two runs to compare, A and B.</p>
+          <p className="mt-1">
+            Pick them above, or in the Library tick two runs and press “Open in Compare”. Steps are aligned by agent and
+            action (or by index), with the token, step and outcome differences at the top.
+          </p>
+        </div>
+      )}
+      {runs.length > 0 && (params.a || params.b) && !(runA && runB) && missing.length === 0 && (
+        <p className="text-sm text-slate-600" data-testid="compare-one-more">Now choose run {runA ? 'B' : 'A'} to compare with.</p>
+      )}
       {a && b && alignment && (
         <>
           <header className="flex flex-wrap gap-2" data-testid="compare-deltas">

@@ -1,28 +1,27 @@
-// One opened file: its format, what came with it, and its runs.
+// One opened file in the library's file list: its format, what came with it, and the actions on the whole file.
 import { useState } from 'react';
 import { useShallow } from 'zustand/shallow';
-import type { Run } from '../../model/types.ts';
 import { parsePreferences, useEngineSettings } from '../../store/engine-settings.ts';
 import { originOf } from '../../store/endpoint.ts';
-import { attachedSetCount, runsOfFile, useLibrary, type LibraryFile } from '../../store/library.ts';
+import { attachedSetCount, runsOfFile, useLibrary, type LibraryFile, type RemovedRuns } from '../../store/library.ts';
 import { Badge, SimulatedBadge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
 import { callsOfRuns, downloadText, otlpText, safeFileName, sessionText } from './download.ts';
-import { RunTable } from './run-table.tsx';
 
-export function FileCard({ file }: { file: LibraryFile }) {
+/** One opened file: its format, run count, what came with it, and the actions on the whole file. */
+export function FileCard({ file, onRemoved, onShowRuns }: { file: LibraryFile; onRemoved(removed: RemovedRuns): void; onShowRuns(fileId: string): void }) {
   const runs = useLibrary(useShallow((s) => runsOfFile(file, s.runs)));
   const removeFile = useLibrary((s) => s.removeFile);
-  const exportRun = async (run: Run) => {
-    const calls = callsOfRuns([run], useLibrary.getState().llmCalls);
-    downloadText(await sessionText([run], calls, run.title), `${safeFileName(run.id)}.session.json`);
+  const exportFile = async () => {
+    const calls = callsOfRuns(runs, useLibrary.getState().llmCalls);
+    downloadText(await sessionText(runs, calls, file.name), `${safeFileName(file.name)}.session.json`);
   };
-  const exportRunOtlp = async (run: Run) => downloadText(await otlpText([run]), `${safeFileName(run.id)}.otlp.json`);
+  const exportOtlp = async () => downloadText(await otlpText(runs), `${safeFileName(file.name)}.otlp.json`);
   const sets = file.annotationSets ?? [];
   const annotated = attachedSetCount(file, useLibrary.getState().runs);
   return (
-    <section className="rounded-lg border border-slate-200 bg-white p-3 shadow-sm" aria-label={`File ${file.name}`} data-testid="library-file">
-      <header className="mb-2 flex flex-wrap items-center gap-2">
+    <section className="rounded border border-slate-200 bg-white px-3 py-1.5" aria-label={`File ${file.name}`} data-testid="library-file">
+      <header className="flex flex-wrap items-center gap-2">
         <h3 className="font-mono text-sm font-semibold break-all text-slate-900">{file.name}</h3>
         <Badge>{file.formatLabel}</Badge>
         {file.simulated && <SimulatedBadge />}
@@ -30,26 +29,46 @@ export function FileCard({ file }: { file: LibraryFile }) {
           {runs.length} run{runs.length === 1 ? '' : 's'} · opened {new Date(file.addedAt).toLocaleString('en')}
         </span>
         <span className="ml-auto flex gap-1">
-          <Button size="sm" variant="danger" onClick={() => removeFile(file.id)} aria-label={`Remove ${file.name} from the library`}>
+          {runs.length > 0 && (
+            <>
+              <Button size="sm" variant="ghost" onClick={() => onShowRuns(file.id)} aria-label={`Show only the runs of ${file.name}`}>
+                Show runs
+              </Button>
+              <Button size="sm" variant="ghost" onClick={() => void exportFile()} aria-label={`Export the runs of ${file.name} as a session`}>
+                Export
+              </Button>
+              <Button size="sm" variant="ghost" onClick={() => void exportOtlp()} aria-label={`Export the runs of ${file.name} as OTLP/JSON`}>
+                OTLP
+              </Button>
+            </>
+          )}
+          <Button
+            size="sm"
+            variant="danger"
+            onClick={() => {
+              const removed = removeFile(file.id);
+              if (removed) onRemoved(removed);
+            }}
+            aria-label={`Remove ${file.name} from the library`}
+          >
             Remove
           </Button>
         </span>
       </header>
       {sets.length > 0 && (
-        <p className="mb-2 text-sm text-slate-700">
+        <p className="mt-1 text-sm text-slate-700">
           Annotations for {sets.length} run{sets.length === 1 ? '' : 's'} ({sets.reduce((n, s) => n + s.annotations.length, 0)} labels);{' '}
           {annotated === sets.length ? 'all attached' : `${annotated} attached, the rest attach when their trace is opened`}.
         </p>
       )}
       {file.engineSettings && <SavedSettings settings={file.engineSettings} />}
       {file.warnings.length > 0 && (
-        <ul className="mb-2 list-disc pl-5 text-xs text-amber-800">
+        <ul className="mt-1 list-disc pl-5 text-xs text-amber-800">
           {file.warnings.map((w, i) => (
             <li key={i}>{w}</li>
           ))}
         </ul>
       )}
-      {runs.length > 0 && <RunTable runs={runs} onExport={(run) => void exportRun(run)} onExportOtlp={(run) => void exportRunOtlp(run)} />}
     </section>
   );
 }

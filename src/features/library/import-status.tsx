@@ -42,9 +42,15 @@ export function ImportProgressList() {
           </Button>
         </div>
       ))}
-      <p role="status" aria-live="polite" className="sr-only">
-        {lastResult}
-      </p>
+      {/* When the imports end, what they did stays as one line (until dismissed), not a banner about loading. */}
+      {jobs.length === 0 && lastResult && (
+        <p role="status" aria-live="polite" className="flex items-center gap-2 text-sm text-slate-700" data-testid="import-summary">
+          {lastResult}
+          <button type="button" className="text-xs text-indigo-700 underline" onClick={() => useImportJobs.setState({ lastResult: undefined })}>
+            dismiss
+          </button>
+        </p>
+      )}
     </div>
   );
 }

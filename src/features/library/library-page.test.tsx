@@ -3,7 +3,7 @@ import '@testing-library/jest-dom/vitest';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { cleanup, render, screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { useLibrary } from '../../store/library.ts';
 import { makeRun } from '../../testing/test-runs.ts';
 import { useUrl } from '../../store/url.ts';
@@ -51,12 +51,13 @@ describe('library page', () => {
     const card = screen.getByTestId('library-file');
     expect(within(card).getByRole('heading', { name: 'demo.session.json' })).toBeInTheDocument();
     expect(within(card).getByText('one span had no name')).toBeInTheDocument();
-    const row = within(card).getByTestId('run-row');
+    const row = screen.getByTestId('run-row');
+    expect(row).toHaveAttribute('data-file', 'demo.session.json');
     expect(within(row).getByTestId('run-agents')).toHaveTextContent('manager, search_agent');
     expect(within(row).getByTestId('run-steps')).toHaveTextContent('2');
     expect(within(row).getByTestId('run-tokens')).toHaveTextContent('≈1,234estimated');
     expect(within(row).getAllByText('simulated').length).toBeGreaterThan(0);
-    expect(within(row).getByText('3')).toHaveClass('text-amber-700');
+    expect(within(row).getByText('3 orphan')).toHaveClass('text-amber-700');
     history.replaceState(null, '', '/');
     await userEvent.click(within(row).getByRole('button', { name: 'Simulated demo run' }));
     expect(useUrl.getState()).toMatchObject({ view: 'run', params: { run: 'r1' } });
@@ -68,6 +69,63 @@ describe('library page', () => {
     await userEvent.click(screen.getByRole('button', { name: 'Remove a.json from the library' }));
     expect(useLibrary.getState().runs).toEqual({});
     expect(screen.getByText('The library is empty.')).toBeInTheDocument();
+    expect(screen.getByTestId('undo-toast')).toHaveTextContent('Removed 1 run');
+    await userEvent.click(within(screen.getByTestId('undo-toast')).getByRole('button', { name: 'Undo' }));
+    expect(Object.keys(useLibrary.getState().runs)).toEqual(['r1']);
+    expect(screen.getByTestId('run-row')).toHaveAttribute('data-run-id', 'r1');
+  });
+
+  it('one table across files: search, filter, sort, same titles told apart, multi-select remove with undo', async () => {
+    useLibrary.getState().addLoaded({ file: 'hand-crafted/3.json', format: 'chat-log', formatLabel: 'Who&When', runs: [makeRun('ww-3', { title: 'Excel task', task: 'sum the sales column' })], warnings: [] });
+    useLibrary.getState().addLoaded({
+      file: 'tau/airline.json',
+      format: 'tau',
+      formatLabel: 'tau-bench',
+      runs: [makeRun('tau-airline-0001', { title: 'airline', simulated: true }), makeRun('tau-airline-0002', { title: 'airline' })],
+      warnings: [],
+    });
+    renderPage();
+    const titles = () => screen.getAllByTestId('run-row').map((r) => r.getAttribute('data-run-id'));
+    expect(titles()).toEqual(['ww-3', 'tau-airline-0001', 'tau-airline-0002']);
+    expect(screen.getByRole('button', { name: 'airline · …ine-0001' })).toBeInTheDocument();
+    expect(screen.getAllByTestId('run-file')[0]).toHaveAttribute('title', 'hand-crafted/3.json');
+    expect(screen.getAllByTestId('run-file')[0]).toHaveTextContent('3.jsonhand-crafted/');
+    await userEvent.type(screen.getByTestId('library-search'), 'sales');
+    expect(titles()).toEqual(['ww-3']);
+    await userEvent.clear(screen.getByTestId('library-search'));
+    await userEvent.selectOptions(screen.getByRole('combobox', { name: 'Origin' }), 'recorded');
+    expect(titles()).toEqual(['ww-3', 'tau-airline-0002']);
+    await userEvent.selectOptions(screen.getByRole('combobox', { name: 'Origin' }), 'all');
+    await userEvent.click(screen.getByRole('button', { name: 'Run' }));
+    await userEvent.click(screen.getByRole('button', { name: /^Run/ }));
+    expect(titles()).toEqual(['ww-3', 'tau-airline-0002', 'tau-airline-0001']);
+    await userEvent.click(screen.getByRole('checkbox', { name: 'Select airline · …ine-0001' }));
+    await userEvent.click(screen.getByRole('checkbox', { name: 'Select Excel task' }));
+    await userEvent.click(screen.getByRole('button', { name: 'Remove selected' }));
+    expect(titles()).toEqual(['tau-airline-0002']);
+    expect(screen.getByTestId('undo-toast')).toHaveTextContent('Removed 2 runs');
+    await userEvent.click(within(screen.getByTestId('undo-toast')).getByRole('button', { name: 'Undo' }));
+    expect(titles()).toHaveLength(3);
+    expect(useLibrary.getState().files.map((f) => f.name)).toEqual(['hand-crafted/3.json', 'tau/airline.json']);
+  });
+
+  it('10,000 runs: only the rows in view are in the page', () => {
+    const runs = Array.from({ length: 10_000 }, (_, i) => makeRun(`r${i}`, { title: `run ${i}` }));
+    useLibrary.getState().addLoaded({ file: 'big.json', format: 'native', formatLabel: 'x', runs, warnings: [] });
+    // jsdom lays nothing out: the scroller reports the size a screen would give it.
+    const height = vi.spyOn(Element.prototype, 'clientHeight', 'get').mockReturnValue(600);
+    const width = vi.spyOn(Element.prototype, 'clientWidth', 'get').mockReturnValue(1200);
+    onTestFinished(() => {
+      height.mockRestore();
+      width.mockRestore();
+    });
+    const started = performance.now();
+    renderPage();
+    expect(performance.now() - started).toBeLessThan(5000);
+    const rows = screen.getAllByTestId('run-row');
+    expect(rows.length).toBeGreaterThan(5);
+    expect(rows.length).toBeLessThan(100);
+    expect(screen.getByTestId('library-shown')).toHaveTextContent('10,000 runs');
   });
 
   it('shows an import failure with file, format and location, and dismisses it', async () => {
@@ -96,7 +154,7 @@ describe('openSources', () => {
     await openSources([textSource('{}', 'a.json'), textSource('{', 'b.json')], undefined, importer);
     expect(Object.keys(useLibrary.getState().runs)).toEqual(['r1']);
     expect(useLibrary.getState().failures.map((f) => f.file)).toEqual(['b.json']);
-    expect(useImportJobs.getState()).toMatchObject({ jobs: [], lastResult: 'Opened 1 file with 1 run; 1 could not be read' });
+    expect(useImportJobs.getState()).toMatchObject({ jobs: [], lastResult: 'Opened 1 file · 1 run · 1 not a trace (see below)' });
   });
 
   it('a cancel leaves the library as it was; a crashed worker becomes a failure per file, never a throw', async () => {

@@ -1,79 +1,69 @@
-// The first studio screen (SPEC §4 Library): open traces by picker, drag-and-drop, paste or `?src=`, list the files
-// and runs in the library, load the bundled samples.
-import { useQuery } from '@tanstack/react-query';
+// The first studio screen (SPEC §4 Library): open traces by picker, drag-and-drop or paste, list the runs of every
+// file in one table and the files below it, load the bundled samples. `?src=` and `?samples=1` are opened by
+// ./startup.tsx from the frame, whichever view a link names.
 import { useEffect, useRef, useState, type DragEvent } from 'react';
 import { exportablePreferences, useEngineSettings } from '../../store/engine-settings.ts';
-import { useLibrary } from '../../store/library.ts';
+import { useLibrary, type RemovedRuns } from '../../store/library.ts';
 import { useUrl } from '../../store/url.ts';
 import { Button } from '../../ui/button.tsx';
 import { ErrorBanner } from '../../ui/error-banner.tsx';
 import { downloadText, sessionText } from './download.ts';
 import { FileCard } from './file-card.tsx';
+import { EMPTY_QUERY, SORT_KEYS, type Origin, type RowQuery, type SortKey } from './library-rows.ts';
+import { LibraryTable } from './library-table.tsx';
+import { UndoToast } from './undo-toast.tsx';
 import { FailureList, ImportProgressList, PersistenceNote } from './import-status.tsx';
-import { fetchSource, openSources, textSource, traceFilesOf } from './open-files.ts';
+import { openSources, textSource, traceFilesOf } from './open-files.ts';
 import { PastePanel } from './paste-panel.tsx';
-import { loadSamples, takeFirstVisit } from './samples.ts';
+import { loadSamplesTracked } from './startup.tsx';
 
 /** Keys typed into a text field are the field's, not the page's. */
 function isEditable(target: EventTarget | null): boolean {
   return target instanceof HTMLElement && (target.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(target.tagName));
 }
 
-/** `?src=<url>`: fetched once per URL (TanStack Query keeps it), then opened like any file. */
-function SourceFromUrl({ url }: { url: string }) {
-  const query = useQuery({
-    queryKey: ['src', url],
-    queryFn: ({ signal }) => fetchSource(url, signal),
-    staleTime: Infinity,
-    gcTime: Infinity,
-  });
-  const opened = useRef<unknown>(undefined);
-  useEffect(() => {
-    if (!query.data || opened.current === query.data) return;
-    opened.current = query.data;
-    // The worker takes ownership of the bytes it is given; the cached copy stays usable.
-    void openSources([{ name: query.data.name, bytes: query.data.bytes.slice(0) }]);
-  }, [query.data]);
-  if (query.isPending) return <p className="text-sm text-slate-600">Fetching {url}…</p>;
-  if (query.isError) {
-    return (
-      <ErrorBanner title={`Could not fetch ${url}`}>
-        <span>{query.error.message}</span>{' '}
-        <Button size="sm" variant="ghost" onClick={() => void query.refetch()}>
-          Try again
-        </Button>
-      </ErrorBanner>
-    );
-  }
-  return null;
-}
+/** With more files than this, the file list starts folded: the runs table is what a corpus is worked through. */
+const FILES_OPEN_MAX = 25;
 
-function useSamplesOnStart(setSampleError: (e: string | undefined) => void) {
-  const hydrated = useLibrary((s) => s.hydrated);
-  const asked = useUrl((s) => s.params.samples === '1');
-  const started = useRef(false);
-  useEffect(() => {
-    if (!hydrated || started.current) return;
-    started.current = true;
-    const firstVisit = takeFirstVisit();
-    const empty = useLibrary.getState().files.length === 0;
-    if (asked || (firstVisit && empty)) {
-      loadSamples().catch((e: unknown) => setSampleError(e instanceof Error ? e.message : String(e)));
-    }
-  }, [hydrated, asked, setSampleError]);
+/** The table's search, filters and sort live in the URL, so a link (and Back) brings them back. */
+function useRowQuery(): [RowQuery, (q: RowQuery) => void] {
+  const params = useUrl((s) => s.params);
+  const setParams = useUrl((s) => s.setParams);
+  const sort = (SORT_KEYS as readonly string[]).includes(params.sort ?? '') ? (params.sort as SortKey) : EMPTY_QUERY.sort;
+  const origin: Origin = params.origin === 'simulated' || params.origin === 'recorded' ? params.origin : 'all';
+  const query: RowQuery = {
+    search: params.q ?? '',
+    format: params.format ?? '',
+    outcome: params.outcome ?? '',
+    origin,
+    fileId: params.file ?? '',
+    sort,
+    descending: params.desc === '1',
+  };
+  const setQuery = (q: RowQuery) =>
+    setParams({
+      q: q.search || undefined,
+      format: q.format || undefined,
+      outcome: q.outcome || undefined,
+      origin: q.origin === 'all' ? undefined : q.origin,
+      file: q.fileId || undefined,
+      sort: q.sort === EMPTY_QUERY.sort ? undefined : q.sort,
+      desc: q.descending ? '1' : undefined,
+    });
+  return [query, setQuery];
 }
 
 export function LibraryPage() {
   const files = useLibrary((s) => s.files);
   const hydrated = useLibrary((s) => s.hydrated);
-  const src = useUrl((s) => s.params.src);
   const inputRef = useRef<HTMLInputElement>(null);
   const folderRef = useRef<HTMLInputElement>(null);
   const [folderNote, setFolderNote] = useState<string>();
   const [pasting, setPasting] = useState(false);
   const [dragging, setDragging] = useState(false);
   const [sampleError, setSampleError] = useState<string>();
-  useSamplesOnStart(setSampleError);
+  const [removed, setRemoved] = useState<RemovedRuns>();
+  const [query, setQuery] = useRowQuery();
 
   // Ctrl+V anywhere on the page (outside text fields) opens what is on the clipboard.
   useEffect(() => {
@@ -112,7 +102,7 @@ export function LibraryPage() {
   };
   const sampleLoad = () => {
     setSampleError(undefined);
-    loadSamples().catch((e: unknown) => setSampleError(e instanceof Error ? e.message : String(e)));
+    loadSamplesTracked().catch((e: unknown) => setSampleError(e instanceof Error ? e.message : String(e)));
   };
   const runCount = files.reduce((n, f) => n + f.runIds.length, 0);
 
@@ -126,7 +116,7 @@ export function LibraryPage() {
       onDrop={onDrop}
       data-testid="library-page"
     >
-      <div className="mx-auto flex max-w-6xl flex-col gap-3">
+      <div className="mx-auto flex max-w-[1800px] flex-col gap-3">
         <div className="flex flex-wrap items-center gap-2">
           <h2 className="mr-2 text-lg font-semibold">Library</h2>
           <Button variant="primary" onClick={() => inputRef.current?.click()}>
@@ -158,14 +148,14 @@ export function LibraryPage() {
               const { traces, skipped } = traceFilesOf([...(e.target.files ?? [])]);
               e.target.value = '';
               const folder = traces[0]?.webkitRelativePath.split('/')[0] || 'the folder';
-              setFolderNote(
-                traces.length === 0
-                  ? `No trace files (.json, .jsonl, .gz) in ${folder}.`
-                  : skipped.length > 0
-                    ? `Opening ${traces.length} trace file${traces.length === 1 ? '' : 's'} from ${folder}; ${skipped.length} other file${skipped.length === 1 ? '' : 's'} left out (${skipped.slice(0, 3).join(', ')}${skipped.length > 3 ? ', …' : ''}).`
-                    : undefined,
-              );
-              void openSources(traces, `${traces.length} files from ${folder}`);
+              setFolderNote(traces.length === 0 ? `No trace files (.json, .jsonl, .gz) in ${folder}.` : undefined);
+              // Named by their path inside the folder, so hand-crafted/3.json and algorithm-generated/3.json differ.
+              const named = traces.map((f) => (f.webkitRelativePath ? new File([f], f.webkitRelativePath, { type: f.type, lastModified: f.lastModified }) : f));
+              void openSources(named, `${traces.length} files from ${folder}`).then(() => {
+                if (skipped.length > 0) {
+                  setFolderNote(`${skipped.length} other file${skipped.length === 1 ? '' : 's'} in ${folder} left out (${skipped.slice(0, 3).join(', ')}${skipped.length > 3 ? ', …' : ''}).`);
+                }
+              });
             }}
           />
           <Button onClick={() => setPasting(!pasting)} aria-expanded={pasting}>
@@ -192,7 +182,6 @@ export function LibraryPage() {
           </p>
         )}
         {pasting && <PastePanel onClose={() => setPasting(false)} />}
-        {src && <SourceFromUrl url={src} />}
         {sampleError && (
           <ErrorBanner title="Could not load the bundled samples" onDismiss={() => setSampleError(undefined)}>
             {sampleError}
@@ -211,10 +200,21 @@ export function LibraryPage() {
             {files.length} file{files.length === 1 ? '' : 's'}, {runCount} run{runCount === 1 ? '' : 's'}
           </p>
         )}
-        {[...files].reverse().map((f) => (
-          <FileCard key={f.id} file={f} />
-        ))}
+        {runCount > 0 && <LibraryTable query={query} setQuery={setQuery} onRemoved={setRemoved} />}
+        {files.length > 0 && (
+          <details open={files.length <= FILES_OPEN_MAX} className="rounded border border-slate-200 bg-slate-50 p-2" data-testid="library-files">
+            <summary className="cursor-pointer text-sm font-medium text-slate-700">
+              Files ({files.length}): per-file export, OTLP, remove, warnings and saved settings
+            </summary>
+            <div className="mt-2 flex max-h-[50vh] flex-col gap-1 overflow-y-auto">
+              {[...files].reverse().map((f) => (
+                <FileCard key={f.id} file={f} onRemoved={setRemoved} onShowRuns={(fileId) => setQuery({ ...query, fileId })} />
+              ))}
+            </div>
+          </details>
+        )}
       </div>
+      {removed && <UndoToast removed={removed} onClose={() => setRemoved(undefined)} />}
       {dragging && (
         <div className="pointer-events-none absolute inset-2 flex items-center justify-center rounded-xl border-4 border-dashed border-indigo-400 bg-indigo-50/80 text-lg font-semibold text-indigo-800">
           Drop trace files to open them

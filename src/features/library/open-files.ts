@@ -33,9 +33,10 @@ export function addBatchToLibrary(result: ImportBatchResult): string {
     runs += loaded.runs.length;
   }
   for (const failure of result.failures) library.addFailure(failure);
-  const parts = [`Opened ${result.loaded.length} file${result.loaded.length === 1 ? '' : 's'} with ${runs} run${runs === 1 ? '' : 's'}`];
-  if (result.failures.length > 0) parts.push(`${result.failures.length} could not be read`);
-  return parts.join('; ');
+  const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
+  const parts = [`Opened ${plural(result.loaded.length, 'file', 'files')}`, plural(runs, 'run', 'runs')];
+  if (result.failures.length > 0) parts.push(`${result.failures.length} not ${result.failures.length === 1 ? 'a trace' : 'traces'} (see below)`);
+  return parts.join(' · ');
 }
 
 /**

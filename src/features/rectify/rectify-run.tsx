@@ -6,6 +6,8 @@ import type { Intervention, Run } from '../../model/types.ts';
 import { effectiveMode, toLlmSettings, useEngineSettings } from '../../store/engine-settings.ts';
 import { usePool } from '../../store/indicator-pool.ts';
 import { useUrl } from '../../store/url.ts';
+import { useLibrary } from '../../store/library.ts';
+import { usePlayhead } from '../../store/playhead.ts';
 import { Badge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
 import { ErrorBanner } from '../../ui/error-banner.tsx';
@@ -58,11 +60,22 @@ export function RectifyParamsCard({ disabled }: { disabled: boolean }) {
 
 export function RectifyRun() {
   const { candidates, hydrated, runId, run } = usePickedRun(hasAgentMessages, { lastViewed: false });
+  // The run last open in the run view, when Rectify cannot take it: say why rather than switch silently.
+  const viewedId = usePlayhead((s) => s.runId);
+  const viewed = useLibrary((s) => (viewedId !== undefined && Object.hasOwn(s.runs, viewedId) ? s.runs[viewedId] : undefined));
+  const notTaken = viewed && viewed.id !== runId && !hasAgentMessages(viewed) ? viewed : undefined;
+  const why = notTaken && (
+    <p className="mb-2 rounded bg-amber-50 px-2 py-1 text-sm text-amber-900" data-testid="rectify-not-current">
+      The run you were viewing, “{notTaken.title || notTaken.id}”, is {notTaken.sourceFormat === 'span-tree' || notTaken.sourceFormat === 'otlp' ? 'a span tree' : 'a run'} without
+      messages from one agent to another, which is what Rectify audits{candidates.length > 0 ? '; pick a chat-style run below' : ''}.
+    </p>
+  );
 
   if (!hydrated) return <Card title="Rectify a run">Loading the library…</Card>;
   if (candidates.length === 0) {
     return (
       <Card title="Rectify a run" testId="rectify-run">
+        {why}
         <p className="text-sm text-slate-600">No chat-style run with agent messages in the library: open a Who&amp;When, tau-bench or native session first.</p>
       </Card>
     );
@@ -70,6 +83,7 @@ export function RectifyRun() {
   return (
     <div className="space-y-4">
       <Card title="Rectify a run" testId="rectify-run">
+        {why}
         <RunPicker runs={candidates} runId={runId} missing={run === undefined} describe={(r) => `${auditableCount(r)} agent messages`} />
         {run ? <Controls run={run} /> : <p className="mt-2 text-sm text-red-800">Run “{runId}” is not in the library.</p>}
       </Card>

@@ -13,7 +13,8 @@ import type { RunView } from './run-view-model.ts';
 import { compact } from '../../ui/format.ts';
 import { useElementWidth } from '../../ui/use-element-width.ts';
 
-const HEIGHT = 440;
+/** Shorter on short screens (a 1280×800 laptop), so the timeline and the token chart stay above the fold. */
+const HEIGHT = typeof window !== 'undefined' && window.innerHeight < 900 ? 300 : 440;
 type Weight = 'messages' | 'tokens';
 type Positions = LayoutOutput['positions'];
 

@@ -6,9 +6,11 @@ import { useLibrary } from '../../store/library.ts';
 import { SPEEDS, usePlayhead } from '../../store/playhead.ts';
 import { useUrl } from '../../store/url.ts';
 import { HelpOverlay } from '../../ui/help-overlay.tsx';
+import { useOpeningLinked } from '../library/startup.tsx';
 import { InteractionGraphView } from './interaction-graph.tsx';
 import { applyAction, usePlayTimer, useRunKeyboard, useStepInUrl } from './playback.ts';
 import { runViewOf, type RunView } from './run-view-model.ts';
+import { ScoresPanel } from './scores-panel.tsx';
 import { StepInspector } from './step-inspector.tsx';
 import { StepList } from './step-list.tsx';
 import { Timeline } from './timeline.tsx';
@@ -21,18 +23,23 @@ export function RunPage() {
   const hydrated = useLibrary((s) => s.hydrated);
   const run = useLibrary((s) => (runId !== undefined ? s.runs[runId] : undefined));
   const navigate = useUrl((s) => s.navigate);
+  const opening = useOpeningLinked();
   if (run) return <RunScreen run={run} />;
-  if (!hydrated) {
+  if (!hydrated || (runId !== undefined && opening)) {
     return (
       <p role="status" data-testid="run-loading" className="p-6 text-sm text-slate-600">
-        Loading the library…
+        {hydrated ? 'Opening the files the link names…' : 'Loading the library…'}
       </p>
     );
   }
   return (
     <div data-testid="run-not-found" className="p-6 text-sm">
-      <p className="text-slate-800">{runId === undefined ? 'No run is open.' : `Run not found: “${runId}”.`}</p>
-      <p className="mt-1 text-slate-600">It may have been removed from the library, or the link comes from another browser.</p>
+      <p className="text-slate-800">{runId === undefined ? 'No run is open yet.' : `Run not found: “${runId}”.`}</p>
+      <p className="mt-1 text-slate-600">
+        {runId === undefined
+          ? 'Pick a run in the Library (click its title) to replay it here; open trace files there first if the library is empty.'
+          : 'The library does not hold it: it may have been removed, or the link comes from another browser. Open the file that contains it in the Library.'}
+      </p>
       <button type="button" className="mt-3 rounded bg-indigo-600 px-3 py-1.5 text-white hover:bg-indigo-700" onClick={() => navigate('library')}>
         Back to the library
       </button>
@@ -45,12 +52,18 @@ function RunScreen({ run }: { run: Run }) {
   const missingStep = useStepInUrl(view);
   usePlayTimer();
   const [help, setHelp] = useState(false);
+  const [scores, setScores] = useState(false);
   const toggleHelp = useCallback(() => setHelp((h) => !h), []);
   useRunKeyboard(view, toggleHelp);
   const ready = usePlayhead((s) => s.runId === run.id);
   return (
     <div data-testid="run-view" className="flex h-full min-h-0 flex-col bg-slate-100">
-      <Toolbar view={view} onHelp={toggleHelp} />
+      <Toolbar view={view} onHelp={toggleHelp} scoresOpen={scores} onScores={() => setScores(!scores)} />
+      {scores && (
+        <section aria-label="Scores and labels" className="max-h-[40vh] overflow-y-auto border-b border-slate-200 bg-white px-4 py-2">
+          <ScoresPanel view={view} />
+        </section>
+      )}
       {missingStep !== undefined && (
         <p role="alert" className="border-b border-amber-200 bg-amber-50 px-4 py-1 text-xs text-amber-900">
           The link names step “{missingStep}”, which this run does not have; showing the first step instead.
@@ -78,7 +91,7 @@ function RunScreen({ run }: { run: Run }) {
   );
 }
 
-function Toolbar({ view, onHelp }: { view: RunView; onHelp: () => void }) {
+function Toolbar({ view, onHelp, scoresOpen, onScores }: { view: RunView; onHelp: () => void; scoresOpen: boolean; onScores: () => void }) {
   const playing = usePlayhead((s) => s.playing);
   const speed = usePlayhead((s) => s.speed);
   const setSpeed = usePlayhead((s) => s.setSpeed);
@@ -146,6 +159,16 @@ function Toolbar({ view, onHelp }: { view: RunView; onHelp: () => void }) {
         </button>
         <button type="button" className={button} onClick={() => applyAction('next-loop', view)} disabled={view.loopPositions.length === 0} title="Next repeated call (l)">
           loop ›
+        </button>
+        <button
+          type="button"
+          className={`${button} ${scoresOpen ? 'bg-indigo-50' : ''}`}
+          onClick={onScores}
+          aria-expanded={scoresOpen}
+          title="Every score and label of the run, with its source and value"
+          data-testid="scores-toggle"
+        >
+          scores &amp; labels ({run.annotations.length})
         </button>
         <button type="button" className={button} onClick={onHelp} title="Keyboard shortcuts (?)" aria-label="Keyboard shortcuts">
           ?

@@ -59,10 +59,11 @@ const InspectorBody = memo(function InspectorBody({ view, step, position }: { vi
         </div>
       </header>
       {loop && <p className="text-xs text-amber-800">Repeats {loop.label}</p>}
+      {/* What people and engines said about this step comes first; then the conversation; raw records last, folded. */}
+      <OnStep annotations={view.annotationsAt.get(position)} interventions={view.interventionsAt.get(position)} />
       <BusSection view={view} step={step} position={position} />
       <StepDetails view={view} step={step} />
       <HandoffLinks run={view.run} stepId={step.id} agentName={(id) => view.index.agentById.get(id)?.name ?? id} />
-      <OnStep annotations={view.annotationsAt.get(position)} interventions={view.interventionsAt.get(position)} />
       {children.length > 0 && (
         <Section title={`Nested calls (${children.length})`}>
           <ol className="space-y-1">
@@ -98,6 +99,88 @@ function nestedSteps(view: RunView, step: Step): Step[] {
   return out;
 }
 
+/** Prompts up to this many messages show open; longer ones start folded. */
+const PROMPT_OPEN_MAX = 6;
+
+const ROLE_TONES: Record<string, string> = {
+  system: 'border-slate-400 bg-slate-50',
+  user: 'border-sky-400 bg-sky-50',
+  human: 'border-sky-400 bg-sky-50',
+  assistant: 'border-indigo-400 bg-white',
+  tool: 'border-amber-400 bg-amber-50',
+  function: 'border-amber-400 bg-amber-50',
+};
+
+/** One turn of a conversation: who speaks (role, name) over what they said. */
+function ChatTurn({ role, name, children }: { role: string; name?: string; children: ReactNode }) {
+  const tone = Object.hasOwn(ROLE_TONES, role) ? ROLE_TONES[role] : 'border-slate-300 bg-white';
+  return (
+    <div className={`rounded-r border-l-4 px-2 py-1 ${tone}`} data-testid="chat-turn" data-role={role}>
+      <p className="text-[11px] font-semibold tracking-wide text-slate-600 uppercase">
+        {role}
+        {name ? <span className="font-normal normal-case"> · {name}</span> : null}
+      </p>
+      {children}
+    </div>
+  );
+}
+
+interface ChatMessage {
+  role: string;
+  content?: string;
+  toolCalls: { name: string; arguments: string }[];
+  toolCallId?: string;
+}
+
+/**
+ * Output that is an OpenAI-style message serialised as JSON (`{"role":"assistant","content":null,"tool_calls":…}`)
+ * read as a message; anything else is undefined. Only small texts are parsed.
+ */
+export function chatMessageOf(text: string): ChatMessage | undefined {
+  const trimmed = text.trimStart();
+  if (!trimmed.startsWith('{') || text.length > 200_000) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const rec = value as Record<string, unknown>;
+  if (typeof rec.role !== 'string') return undefined;
+  const content = typeof rec.content === 'string' ? rec.content : rec.content == null ? undefined : safeStringify(rec.content);
+  const toolCalls: ChatMessage['toolCalls'] = [];
+  if (Array.isArray(rec.tool_calls)) {
+    for (const call of rec.tool_calls) {
+      if (typeof call !== 'object' || call === null) continue;
+      const fn = (call as Record<string, unknown>).function;
+      const f = typeof fn === 'object' && fn !== null ? (fn as Record<string, unknown>) : (call as Record<string, unknown>);
+      const args = f.arguments;
+      toolCalls.push({ name: typeof f.name === 'string' ? f.name : 'call', arguments: typeof args === 'string' ? args : safeStringify(args ?? {}) });
+    }
+  }
+  return { role: rec.role, content, toolCalls, toolCallId: typeof rec.tool_call_id === 'string' ? rec.tool_call_id : undefined };
+}
+
+/** A step's output: as a chat turn when it is a serialised message, else as text (JSON pretty-printed). */
+function OutputTurn({ text }: { text: string }) {
+  const message = chatMessageOf(text);
+  if (!message) return <TraceText text={text} json testId="inspector-output" />;
+  return (
+    <div data-testid="inspector-output">
+      <ChatTurn role={message.role} name={message.toolCallId ? `result of ${message.toolCallId}` : undefined}>
+        {message.content !== undefined && <TraceText text={message.content} />}
+        {message.toolCalls.map((call, i) => (
+          <div key={i} className="mt-1">
+            <p className="font-mono text-xs font-semibold text-slate-800">call {call.name}(…)</p>
+            <TraceText text={call.arguments} json />
+          </div>
+        ))}
+      </ChatTurn>
+    </div>
+  );
+}
+
 function StepDetails({ view, step }: { view: RunView; step: Step }) {
   const nested = nestedSteps(view, step);
   return (
@@ -109,7 +192,7 @@ function StepDetails({ view, step }: { view: RunView; step: Step }) {
       )}
       {step.output !== undefined && step.output !== '' && (
         <Section title={step.kind === 'message' ? 'Message' : 'Model output'}>
-          <TraceText text={step.output} json testId="inspector-output" />
+          <OutputTurn text={step.output} />
         </Section>
       )}
       {step.toolCalls && step.toolCalls.length > 0 && (
@@ -143,15 +226,13 @@ function StepDetails({ view, step }: { view: RunView; step: Step }) {
       <Usage step={step} nested={nested} />
       <Timing step={step} />
       {step.input && step.input.length > 0 && (
-        <Section title={`Prompt (${step.input.length} messages)`} collapsible closed>
-          <ol className="space-y-1">
+        <Section title={`Input messages (${step.input.length})`} collapsible closed={step.input.length > PROMPT_OPEN_MAX}>
+          <ol className="space-y-1.5" data-testid="inspector-prompt">
             {step.input.map((m, i) => (
               <li key={i}>
-                <p className="text-xs font-medium text-slate-600">
-                  {m.role}
-                  {m.name ? ` (${m.name})` : ''}
-                </p>
-                <TraceText text={m.content} limit={600} />
+                <ChatTurn role={m.role} name={m.name}>
+                  <TraceText text={m.content} limit={600} />
+                </ChatTurn>
               </li>
             ))}
           </ol>

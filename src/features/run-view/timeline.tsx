@@ -48,9 +48,11 @@ export function Timeline({ view }: { view: RunView }) {
             </button>
           ))}
         </div>
-        <p className="ml-auto text-[11px] text-slate-400">wheel: zoom · drag: pan · double-click: fit</p>
+        <p className="ml-auto min-w-0 truncate text-[11px] whitespace-nowrap text-slate-400" title="wheel: zoom · drag: pan · double-click: fit">
+          wheel: zoom · drag: pan · double-click: fit
+        </p>
       </header>
-      <div className="max-h-[22rem] overflow-y-auto">
+      <div className="max-h-[22rem] overflow-y-auto [@media(max-height:900px)]:max-h-[9rem]">
         <div className="relative flex" style={{ height }}>
           <LaneLabels view={view} />
           <div ref={area} className="relative min-w-0 flex-1 [contain:content]">

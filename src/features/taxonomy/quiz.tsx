@@ -270,9 +270,16 @@ function QuizItem({ c }: { c: QuizCase }) {
           </div>
         </fieldset>
         {!q.checked ? (
-          <Button variant="primary" disabled={q.type === undefined || q.whom === undefined} onClick={q.check}>
-            Check
-          </Button>
+          <p className="flex items-center gap-2">
+            <Button variant="primary" disabled={q.type === undefined || q.whom === undefined} onClick={q.check}>
+              Check
+            </Button>
+            {(q.type === undefined || q.whom === undefined) && (
+              <span className="text-xs text-slate-600" data-testid="quiz-check-why">
+                {q.type === undefined && q.whom === undefined ? 'Pick a type and whom to ask first.' : q.type === undefined ? 'Pick a type first.' : 'Pick whom to ask first.'}
+              </span>
+            )}
+          </p>
         ) : (
           answer && (
             <div className="space-y-2" data-testid="quiz-feedback" data-correct={answer.typeRight && answer.whomRight ? 'yes' : 'no'}>
