@@ -151,7 +151,7 @@ export function deriveGraph(
 
   const hasExplicitRouting = run.handoffs.length > 0 || run.steps.some((s) => s.recipients && s.recipients.length > 0);
   let previousSpeaker: string | undefined;
-  const calls = new ToolCallCounter();
+  const calls = ToolCallCounter.for(run);
   // The contributions of the step being read.
   let out: Contribution[] = [];
   const targets = new Map<string, { id: string; kind: GraphNodeKind }>();
