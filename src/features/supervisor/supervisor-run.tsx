@@ -2,6 +2,7 @@
 // the token summary (estimates labelled as such) and one card per intervention.
 import { useEffect, useMemo, useState } from 'react';
 import type { TokenSummary } from '../../engine/supervisor/index.ts';
+import { describeStepCounts, stepCounts } from '../../model/steps.ts';
 import type { Run } from '../../model/types.ts';
 import { effectiveMode, useEngineSettings } from '../../store/engine-settings.ts';
 import { isActive } from '../../store/job-store.ts';
@@ -31,7 +32,7 @@ export function SupervisorRun() {
   return (
     <div className="space-y-4">
       <Card title="Run the supervisor" testId="supervisor-run">
-        <RunPicker runs={runList} runId={runId} missing={run === undefined} describe={(r) => `${r.steps.length} steps`} />
+        <RunPicker runs={runList} runId={runId} missing={run === undefined} describe={(r) => describeStepCounts(stepCounts(r))} />
         {run ? <Controls run={run} /> : <p className="mt-2 text-sm text-red-800">Run “{runId}” is not in the library.</p>}
       </Card>
       {run && <Results run={run} />}
@@ -79,12 +80,12 @@ function Controls({ run }: { run: Run }) {
         busyElsewhere="The supervisor is busy with another run; wait for it or cancel it there."
         progress={
           progress && {
-            label: 'Steps examined',
+            label: 'Trace records examined',
             done: progress.done,
             total: progress.total,
             text: (
               <>
-                {progress.done.toLocaleString('en')} / {progress.total.toLocaleString('en')} steps examined · {plural(progress.triggers, 'trigger')} · {plural(progress.interventions, 'intervention')} ·{' '}
+                {progress.done.toLocaleString('en')} / {progress.total.toLocaleString('en')} trace records examined (steps and the calls nested in them) · {plural(progress.triggers, 'trigger')} · {plural(progress.interventions, 'intervention')} ·{' '}
                 <span data-testid="tokens-spent">{job.spent.toLocaleString('en')}</span> supervisor LLM tokens spent
               </>
             ),
