@@ -1,4 +1,4 @@
-// The one step model (README "What a step is", ADR 0016): a step is one row of the run view's step list, the thing
+// The one step model (README "What a step is", ADR 0017): a step is one row of the run view's step list, the thing
 // the playhead moves over — a step not nested in another. Every count of steps (library, run view, engines, stages,
 // rectify, compare, corpus, CLI) is `stepCounts(run).steps`, and step numbers are 1-based positions in that list.
 import type { Run, Step, StepKind } from './types.ts';
