@@ -56,7 +56,7 @@ test('fork a real Who&When run at a step, edit the message, continue against the
   await expect(page.getByTestId('fork-panel')).toBeVisible();
   await expect(page.getByLabel('Run to fork')).toHaveValue(parentId);
   await expect(page.getByLabel('Fork step')).toHaveValue(`${parentId}:s1`);
-  const box = page.getByLabel(/Message at step #1/);
+  const box = page.getByLabel(/Message at step 2 /);
   await expect(box).toHaveValue(/Initial plan/);
   await box.fill('Initial plan: search only for Brazilian jiu-jitsu gyms near 11 Wall Street, then check their evening hours.');
   await page.screenshot({ path: `${SHOTS}/fork-panel.png`, fullPage: true });

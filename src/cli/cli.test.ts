@@ -84,7 +84,7 @@ describe.skipIf(!HAVE_SHARED)(`inspect on every real trace (${HAVE_SHARED ? '' :
         // Result-only files (the benchmark's result lines) add their scores and duration (SPEC §7).
         const resultOnly = /smolagents-bus\/[^/]+\.jsonl$/.test(f.file);
         const extra = resultOnly ? ['scores', 'duration_s'] : [];
-        expect(Object.keys(run)).toEqual(['id', 'title', 'agents', 'steps', 'handoffs', 'tokens', 'annotations', 'outcome', 'loops', ...extra]);
+        expect(Object.keys(run)).toEqual(['id', 'title', 'agents', 'steps', 'steps_by_kind', 'tool_calls', 'handoffs', 'tokens', 'annotations', 'outcome', 'loops', ...extra]);
         expect(Object.keys(run.tokens as object)).toEqual(['input', 'output', 'total']);
         for (const agent of run.agents as Record<string, unknown>[]) expect(Object.keys(agent)).toEqual(['name', 'steps', 'tokens']);
       }

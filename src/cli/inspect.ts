@@ -1,24 +1,43 @@
 // `inspect <file…> [--format <id>] --json` (SPEC §7).
 import { detectLoops } from '../model/loops.ts';
 import { indexRun } from '../model/run-index.ts';
+import { stepCounts, stepsByKindRecord } from '../model/steps.ts';
 import { summarizeRun } from '../model/summary.ts';
+import { toolCallCounts } from '../model/tool-calls.ts';
+import type { Run } from '../model/types.ts';
 import { CliError, parseArgs, printJson, readTraceFiles, stringFlag } from './io.ts';
 
 export function inspectCommand(argv: string[]): void {
   const args = parseArgs(argv, new Set(['json']), new Set(['format']));
   if (args.positional.length === 0) throw new CliError('usage', 'inspect needs at least one file');
   const files = readTraceFiles(args.positional, stringFlag(args, 'format'), { folders: true });
-  const report = {
+  const report = inspectReport(files);
+  if (args.flags.has('json')) {
+    printJson(report);
+    return;
+  }
+  writeText(report);
+}
+
+/** The `inspect --json` report of files already read (SPEC §7). */
+export function inspectReport(files: readonly { file: string; format: string; runs: readonly Run[] }[]) {
+  return {
     files: files.map((f) => ({
       file: f.file,
       format: f.format,
       runs: f.runs.map((run) => {
         const s = summarizeRun(run);
+        // Tool names come from the file: a record without a prototype.
+        const toolCalls: Record<string, number> = Object.create(null);
+        for (const [name, n] of toolCallCounts(run)) toolCalls[name] = n;
         return {
           id: s.id,
           title: s.title,
           agents: s.agents,
+          // Rows of the run view's step list (SPEC §7, model/steps.ts), the count every view shows.
           steps: s.steps,
+          steps_by_kind: stepsByKindRecord(stepCounts(run)),
+          tool_calls: toolCalls,
           handoffs: s.handoffs,
           tokens: { input: s.tokens.input, output: s.tokens.output, total: s.tokens.total },
           annotations: s.annotations,
@@ -35,16 +54,19 @@ export function inspectCommand(argv: string[]): void {
       }),
     })),
   };
-  if (args.flags.has('json')) {
-    printJson(report);
-    return;
-  }
+}
+
+function writeText(report: ReturnType<typeof inspectReport>): void {
   for (const f of report.files) {
     process.stdout.write(`${f.file} (${f.format})\n`);
     for (const r of f.runs) {
       process.stdout.write(
         `  ${r.id}  ${r.title}\n    ${r.steps} steps, ${r.handoffs} handoffs, ${r.tokens.total} tokens, ${r.annotations} annotations, outcome ${r.outcome}\n`,
       );
+      const kinds = Object.entries(r.steps_by_kind).map(([kind, n]) => `${n} ${kind}`);
+      if (kinds.length > 0) process.stdout.write(`    steps by kind: ${kinds.join(', ')}\n`);
+      const calls = Object.entries(r.tool_calls).map(([name, n]) => `${name} ×${n}`);
+      if (calls.length > 0) process.stdout.write(`    tool calls: ${calls.join(', ')}\n`);
       for (const a of r.agents) process.stdout.write(`    - ${a.name}: ${a.steps} steps, ${a.tokens} tokens\n`);
       for (const l of r.loops) process.stdout.write(`    loop (${l.agents.join(', ')}): ${l.label} at steps ${l.steps.join(', ')}, ${l.tokens} tokens\n`);
     }

@@ -3,6 +3,7 @@
 // edges the step at that position lights up. Pure derivation, computed once per run.
 import type { Loop } from './loops.ts';
 import type { Run, Step } from './types.ts';
+import { AGENT_RUN_SPAN, nestedSteps, ToolCallCounter } from './tool-calls.ts';
 
 export type GraphNodeKind = 'agent' | 'tool' | 'memory';
 /** `vote`: a message-bus vote, from the voter to the agent that proposed the poll (counted apart from messages). */
@@ -60,24 +61,7 @@ function callTargetNode(name: string, agentByName: Map<string, string>): { id: s
   return { id: `tool:${name}`, kind: 'tool' };
 }
 
-/** smolagents names an agent run's span `<Class>.run` (CodeAgent.run, ToolCallingAgent.run…). */
-const AGENT_RUN_SPAN = /^\w*Agent\.run$/;
-
 const NO_EDGES: readonly number[] = Object.freeze([]);
-
-/** Every step nested in `stepId`, at any depth, parents before their children. */
-function descendants(stepId: string, childrenOf: ReadonlyMap<string, readonly Step[]>): Step[] {
-  const direct = childrenOf.get(stepId);
-  if (!direct) return [];
-  const out: Step[] = [];
-  const queue = [...direct];
-  for (let i = 0; i < queue.length && i < 100_000; i++) {
-    out.push(queue[i]);
-    const nested = childrenOf.get(queue[i].id);
-    if (nested) queue.push(...nested);
-  }
-  return out;
-}
 
 function stepTokens(step: Step, children: readonly Step[] | undefined): number {
   let total = step.usage?.total ?? 0;
@@ -168,37 +152,30 @@ export function deriveGraph(
 
   const hasExplicitRouting = run.handoffs.length > 0 || run.steps.some((s) => s.recipients && s.recipients.length > 0);
   let previousSpeaker: string | undefined;
-  /** Tool calls issued and not yet answered by a tool step, by tool name. */
-  const pendingCalls = new Map<string, number>();
-  // The contributions of the step being read; addCall appends to it.
+  const calls = ToolCallCounter.for(run);
+  // The contributions of the step being read.
   let out: Contribution[] = [];
   const targets = new Map<string, { id: string; kind: GraphNodeKind }>();
+  /** Agent → agent edges the handoffs already draw at this position: a call to that agent is the same handoff. */
+  const handedOff = new Set<string>();
   const addCall = (name: string, agentId: string) => {
-    pendingCalls.set(name, (pendingCalls.get(name) ?? 0) + 1);
     // A managed agent called through its run span (smolagents `ToolCallingAgent.run`): the delegation handoff
     // already draws that edge.
     if (AGENT_RUN_SPAN.test(name) && !agentByName.has(name)) return;
     let target = targets.get(name);
     if (!target) targets.set(name, (target = callTargetNode(name, agentByName)));
     if (target.id === agentNodeId(agentId)) return;
+    if (target.kind === 'agent' && handedOff.has(`${agentNodeId(agentId)}>${target.id}`)) return;
     if (target.kind !== 'agent') addNode(target.id, target.kind, name);
     out.push({ source: agentNodeId(agentId), target: target.id, kind: target.kind === 'agent' ? 'delegation' : target.kind });
-  };
-  // A tool step that answers a call recorded earlier is the same interaction; one without is a call of its own.
-  const addToolStep = (tool: Step) => {
-    const name = tool.name!;
-    const pending = pendingCalls.get(name) ?? 0;
-    if (pending > 0) pendingCalls.set(name, pending - 1);
-    else {
-      addCall(name, tool.agentId);
-      pendingCalls.set(name, pendingCalls.get(name)! - 1);
-    }
   };
   for (let position = 0; position < replaySteps.length; position++) {
     const step = replaySteps[position];
     const source = agentNodeId(step.agentId);
     nodeAt[position] = ensureAgent(step.agentId);
     out = pending[position] ?? [];
+    handedOff.clear();
+    for (const c of out) handedOff.add(`${c.source}>${c.target}`);
     if (step.recipients && !handoffSteps.has(step.id)) {
       for (const r of step.recipients) {
         const to = resolveAgent(r) ?? r;
@@ -213,13 +190,8 @@ export function deriveGraph(
       }
       previousSpeaker = step.agentId;
     }
-    const children = descendants(step.id, childrenOf);
-    for (const call of step.toolCalls ?? []) addCall(call.name, step.agentId);
-    if (step.kind === 'tool' && step.name) addToolStep(step);
-    for (const child of children ?? []) {
-      for (const call of child.toolCalls ?? []) addCall(call.name, child.agentId);
-      if (child.kind === 'tool' && child.name) addToolStep(child);
-    }
+    const children = nestedSteps(step.id, childrenOf);
+    for (const call of calls.callsOf(step, children)) addCall(call.name, call.agentId);
     const tokens = stepTokens(step, children);
     nodes[nodeAt[position]].activity++;
     nodes[nodeAt[position]].tokens += tokens;

@@ -1,5 +1,6 @@
 // Per-run figures shared by the CLI `inspect` command and the library screen (SPEC §7).
-import type { Run, Step, TokenUsage } from './types.ts';
+import { replaySteps } from './steps.ts';
+import type { Run, TokenUsage } from './types.ts';
 
 export interface TokenTotals {
   input: number;
@@ -19,31 +20,12 @@ export interface RunSummary {
   id: string;
   title: string;
   agents: AgentSummary[];
+  /** Rows of the step list (./steps.ts), the count every view shows. */
   steps: number;
   handoffs: number;
   tokens: TokenTotals;
   annotations: number;
   outcome: Run['outcome']['status'];
-}
-
-const CHAT_FORMATS = new Set<Run['sourceFormat']>(['chat-log', 'openai-chat', 'message-bus', 'runner']);
-
-/**
- * The steps that `inspect` counts: smolagents action steps when the run has them; the turns of chat and
- * message-bus logs; otherwise model calls, tool calls and agent calls (SPEC §7).
- */
-export function countedSteps(run: Run): (step: Step) => boolean {
-  if (run.steps.some((s) => s.kind === 'action')) return (s) => s.kind === 'action';
-  if (CHAT_FORMATS.has(run.sourceFormat)) return (s) => s.parentStepId === undefined;
-  return (s) => s.kind === 'llm' || s.kind === 'tool';
-}
-
-/** Agent calls that count as steps for span formats without action steps: agent runs recorded as spans. */
-function countedAgentCalls(run: Run): Map<string, number> {
-  const byAgent = new Map<string, number>();
-  if (run.steps.some((s) => s.kind === 'action') || CHAT_FORMATS.has(run.sourceFormat)) return byAgent;
-  for (const r of run.agentRuns) if (r.spanId !== undefined) byAgent.set(r.agentId, (byAgent.get(r.agentId) ?? 0) + 1);
-  return byAgent;
 }
 
 /** Token usage is recorded only on model-call and message steps, never on aggregates, so a plain sum is right. */
@@ -60,21 +42,19 @@ export function emptyTotals(): TokenTotals {
 }
 
 export function summarizeRun(run: Run): RunSummary {
-  const counted = countedSteps(run);
-  const agentCalls = countedAgentCalls(run);
   const perAgent = new Map<string, AgentSummary>();
-  for (const a of run.agents) perAgent.set(a.id, { name: a.name, steps: agentCalls.get(a.id) ?? 0, tokens: 0 });
+  for (const a of run.agents) perAgent.set(a.id, { name: a.name, steps: 0, tokens: 0 });
   const tokens = emptyTotals();
-  let steps = 0;
-  for (const c of agentCalls.values()) steps += c;
-  for (const step of run.steps) {
+  const rows = replaySteps(run);
+  for (const step of rows) {
     const agent = perAgent.get(step.agentId);
-    if (counted(step)) {
-      steps++;
-      if (agent) agent.steps++;
-    }
+    if (agent) agent.steps++;
+  }
+  const steps = rows.length;
+  for (const step of run.steps) {
     if (step.usage) {
       addUsage(tokens, step.usage);
+      const agent = perAgent.get(step.agentId);
       if (agent) agent.tokens += step.usage.total;
     }
   }

@@ -55,11 +55,11 @@ describe('compare run', () => {
       interventions: [{ id: 'i', engine: 'supervisor', stepId: 'l2', action: 'provide_guidance', reason: 'loop', heuristic: true, tokens: { input: 3, output: 4, total: 7 } }],
     });
     const c = compareRun(run);
-    // Planning call (5) before the first action goes to it: 5 + 15 = 20; second action 25; total 45.
-    expect(c.steps.map((s) => s.tokens)).toEqual([20, 25]);
-    expect(c.steps.map((s) => s.cumulative)).toEqual([20, 45]);
+    // One unit per row of the step list: the planning step keeps its own 5, each action its nested call; total 45.
+    expect(c.steps.map((s) => s.tokens)).toEqual([5, 15, 25]);
+    expect(c.steps.map((s) => s.cumulative)).toEqual([5, 20, 45]);
     expect(c.total).toBe(45);
     expect(c.overhead).toBe(7);
-    expect(c.steps[1].interventions.map((i) => i.id)).toEqual(['i']);
+    expect(c.steps[2].interventions.map((i) => i.id)).toEqual(['i']);
   });
 });

@@ -3,7 +3,7 @@
 // Tokens and interventions recorded on nested steps (a model call inside an action step) belong to the enclosing
 // unit; usage outside any unit (a planning call between steps) goes to the next unit, so a run's curve ends at the
 // same total the library shows.
-import { countedSteps } from '../../model/summary.ts';
+import { replaySteps } from '../../model/steps.ts';
 import type { Intervention, Run, Step } from '../../model/types.ts';
 
 export interface CompareStep {
@@ -49,13 +49,12 @@ function actionLabel(step: Step): string {
 }
 
 export function compareRun(run: Run): CompareRun {
-  const counted = countedSteps(run);
   const agentName = new Map(run.agents.map((a) => [a.id, a.name]));
   const byId = new Map(run.steps.map((s) => [s.id, s]));
   const unitOf = new Map<string, number>();
   const units: CompareStep[] = [];
-  for (const step of run.steps) {
-    if (!counted(step)) continue;
+  // One unit per row of the step list (model/steps.ts): the same steps, numbered the same, as the run view.
+  for (const step of replaySteps(run)) {
     unitOf.set(step.id, units.length);
     const name = agentName.get(step.agentId) ?? step.agentId;
     units.push({

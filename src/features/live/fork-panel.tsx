@@ -1,6 +1,7 @@
 // Fork tab: pick a run and a step, choose the change (none, an edit by hand, a prune, or an engine's intervention on
 // that step), switch engines on, and continue in the worker. The fork enters the library linked to its parent and
 // opens in the compare view against it.
+import { replaySteps, stepNumber } from '../../model/steps.ts';
 import { emptyRecord, ownValue, recordOf } from '../../model/record.ts';
 import { useMemo, useRef, useState } from 'react';
 import { create } from 'zustand';
@@ -47,7 +48,7 @@ export function ForkPanel() {
   const engines = useEngineSwitches(!!endpoint.settings);
   const forkable = useMemo(() => Object.values(runs).filter((r) => cachedForkProblem(r) === undefined), [runs]);
   const parent: Run | undefined = params.forkOf ? runs[params.forkOf] : undefined;
-  const top = useMemo(() => parent?.steps.filter((s) => s.parentStepId === undefined) ?? [], [parent]);
+  const top = useMemo(() => (parent ? replaySteps(parent) : []), [parent]);
   const step = top.find((s) => s.id === params.at) ?? top[0];
   const interventions = useMemo(() => (parent && step ? parent.interventions.filter((iv) => iv.stepId === step.id && editFromIntervention(iv)) : []), [parent, step]);
   const [change, setChange] = useState<ChangeKind>('edit');
@@ -173,7 +174,7 @@ export function ForkPanel() {
               </details>}
               {change === 'edit' && (
                 <div>
-                  <label htmlFor="fork-text" className="block text-xs font-medium text-slate-700">Message at step #{step.number ?? step.index} ({step.agentId})</label>
+                  <label htmlFor="fork-text" className="block text-xs font-medium text-slate-700">Message at step {stepNumber(top.indexOf(step))} ({step.agentId})</label>
                   <textarea id="fork-text" className="w-full rounded border border-slate-300 px-2 py-1 font-mono text-xs" rows={8} value={edited} disabled={busy} onChange={(e) => setText({ stepId: step.id, value: e.target.value })} />
                 </div>
               )}

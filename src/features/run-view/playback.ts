@@ -1,5 +1,6 @@
 // The playhead's connections to the outside: the URL (`step` param), the play timer and the keyboard.
 import { useEffect } from 'react';
+import { positionFromStepParam, stepNumber } from '../../model/steps.ts';
 import { usePlayhead } from '../../store/playhead.ts';
 import { useUrl } from '../../store/url.ts';
 import { actionForKey, targetPosition, type PlayheadAction } from './keymap.ts';
@@ -10,17 +11,18 @@ const URL_WRITE_DELAY_MS = 120;
 
 /**
  * Opens the run at the step named in the URL, follows later URL changes (back/forward), and writes the current step
- * back to the URL. Returns the requested step id when the URL names a step the run does not have.
+ * back to the URL as its 1-based number (old links naming a step id still open it). Returns the requested value when
+ * the URL names a step the run does not have.
  */
 export function useStepInUrl(view: RunView): string | undefined {
   const stepParam = useUrl((s) => s.params.step);
   const runId = view.run.id;
   useEffect(() => {
     const playhead = usePlayhead.getState();
-    const requested = stepParam !== undefined ? view.positionOf.get(stepParam) : undefined;
+    const requested = stepParam !== undefined ? positionFromStepParam(stepParam, view.steps, view.positionOf) : undefined;
     if (playhead.runId !== runId || playhead.length !== view.steps.length) {
       playhead.load(runId, view.steps.length, requested ?? (playhead.runId === runId ? playhead.position : 0));
-    } else if (requested !== undefined && view.steps[playhead.position]?.id !== stepParam) {
+    } else if (requested !== undefined && playhead.position !== requested) {
       playhead.moveTo(requested);
     }
   }, [view, runId, stepParam]);
@@ -34,7 +36,11 @@ export function useStepInUrl(view: RunView): string | undefined {
         const { runId: openRun, position } = usePlayhead.getState();
         const id = view.steps[position]?.id;
         if (openRun !== runId || id === undefined || useUrl.getState().params.run !== runId) return;
-        if (useUrl.getState().params.step !== id) useUrl.getState().setParams({ step: id });
+        // The 1-based step number; the id only when the number is also some other step's id (ids win when read).
+        const number = String(stepNumber(position));
+        const at = view.positionOf.get(number);
+        const value = at === undefined || at === position ? number : id;
+        if (useUrl.getState().params.step !== value) useUrl.getState().setParams({ step: value });
       }, URL_WRITE_DELAY_MS);
     });
     return () => {
@@ -43,7 +49,7 @@ export function useStepInUrl(view: RunView): string | undefined {
     };
   }, [view, runId]);
 
-  return stepParam !== undefined && !view.positionOf.has(stepParam) ? stepParam : undefined;
+  return stepParam !== undefined && positionFromStepParam(stepParam, view.steps, view.positionOf) === undefined ? stepParam : undefined;
 }
 
 /** Advances the playhead at the chosen speed while playing; stops on the last step. */

@@ -1,6 +1,7 @@
 // The run view (SPEC §4): interaction graph, per-agent timeline, step list, step inspector and token charts, all
 // driven by one playhead. The open run comes from the library by the `run` URL param; the step from `step`.
 import { useCallback, useMemo, useState } from 'react';
+import { countStepKinds, describeStepCounts } from '../../model/steps.ts';
 import type { Run } from '../../model/types.ts';
 import { useLibrary } from '../../store/library.ts';
 import { SPEEDS, usePlayhead } from '../../store/playhead.ts';
@@ -108,7 +109,11 @@ function Toolbar({ view, onHelp, scoresOpen, onScores }: { view: RunView; onHelp
         <ShadowLine run={run} />
         <p className="truncate text-xs text-slate-500" title={run.task}>
           {run.sourceFormat}
-          {run.framework && ` · ${run.framework}`} · {run.agents.length} agents · outcome{' '}
+          {run.framework && ` · ${run.framework}`} ·{' '}
+          <span data-testid="run-step-counts" data-steps={view.steps.length}>
+            {describeStepCounts(countStepKinds(view.steps))}
+          </span>{' '}
+          · {run.agents.length} agents · outcome{' '}
           <span className={outcome === 'success' ? 'text-emerald-700' : outcome === 'failure' ? 'text-red-700' : ''}>{outcome}</span>
           {view.loops.length > 0 && ` · ${view.loops.length} loop${view.loops.length > 1 ? 's' : ''}`}
           {view.errorPositions.length > 0 && ` · ${view.errorPositions.length} steps with errors`}

@@ -4,6 +4,7 @@
 // session) or are derived here, offline or through the endpoint, and saved on the run.
 import { recordOf } from '../../model/record.ts';
 import { useCallback, useEffect, useMemo, useState } from 'react';
+import { countStepKinds, describeStepCounts, stepCounts } from '../../model/steps.ts';
 import type { Run } from '../../model/types.ts';
 import { stageIndexAt } from '../../engine/stages/index.ts';
 import { effectiveMode, useEngineSettings } from '../../store/engine-settings.ts';
@@ -48,7 +49,7 @@ export function StagesPage() {
           runId={runId}
           missing={run === undefined}
           drop={['step']}
-          describe={(r) => `${r.steps.length} steps${r.stages?.length ? `, ${r.stages.length} stages` : ''}`}
+          describe={(r) => `${stepCounts(r).steps} steps${r.stages?.length ? `, ${r.stages.length} stages` : ''}`}
         />
         {run?.simulated && <Badge tone="simulated">simulated</Badge>}
       </div>
@@ -172,7 +173,7 @@ function Toolbar({ view, model, stageColumn, onHelp }: { view: RunView; model: S
           Stages · {view.run.title}
         </h2>
         <p className="truncate text-xs text-slate-500" title={view.run.task}>
-          {view.run.agents.length} agents · {view.steps.length} replay steps{view.run.task ? ` · ${view.run.task}` : ''}
+          {view.run.agents.length} agents · {describeStepCounts(countStepKinds(view.steps))}{view.run.task ? ` · ${view.run.task}` : ''}
         </p>
       </div>
       <div className="flex items-center gap-1" role="group" aria-label="Playback">

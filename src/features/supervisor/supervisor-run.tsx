@@ -2,6 +2,7 @@
 // the token summary (estimates labelled as such) and one card per intervention.
 import { useEffect, useMemo, useState } from 'react';
 import type { TokenSummary } from '../../engine/supervisor/index.ts';
+import { describeStepCounts, stepCounts } from '../../model/steps.ts';
 import type { Run } from '../../model/types.ts';
 import { effectiveMode, useEngineSettings } from '../../store/engine-settings.ts';
 import { isActive } from '../../store/job-store.ts';
@@ -33,7 +34,7 @@ export function SupervisorRun() {
   return (
     <div className="space-y-4">
       <Card title="Run the supervisor" testId="supervisor-run">
-        <RunPicker runs={runList} runId={runId} missing={run === undefined} describe={(r) => `${r.steps.length} steps`} />
+        <RunPicker runs={runList} runId={runId} missing={run === undefined} describe={(r) => describeStepCounts(stepCounts(r))} />
         {run && (
           <p className="mt-2">
             <ShadowCompareButton run={run} />
@@ -92,12 +93,12 @@ function Controls({ run }: { run: Run }) {
         estimate={<CostEstimateLine state={estimate} testId="supervisor-estimate" note={mode === 'offline' ? 'offline the heuristics decide and nothing is sent; this is the price with the endpoint' : undefined} />}
         progress={
           progress && {
-            label: 'Steps examined',
+            label: 'Trace records examined',
             done: progress.done,
             total: progress.total,
             text: (
               <>
-                {progress.done.toLocaleString('en')} / {progress.total.toLocaleString('en')} steps examined · {plural(progress.triggers, 'trigger')} · {plural(progress.interventions, 'intervention')} ·{' '}
+                {progress.done.toLocaleString('en')} / {progress.total.toLocaleString('en')} trace records examined (steps and the calls nested in them) · {plural(progress.triggers, 'trigger')} · {plural(progress.interventions, 'intervention')} ·{' '}
                 <span data-testid="tokens-spent">{job.spent.toLocaleString('en')}</span> supervisor LLM tokens spent
               </>
             ),

@@ -1,0 +1,88 @@
+// The one step model (README "What a step is", ADR 0017): a step is one row of the run view's step list, the thing
+// the playhead moves over — a step not nested in another. Every count of steps (library, run view, engines, stages,
+// rectify, compare, corpus, CLI) is `stepCounts(run).steps`, and step numbers are 1-based positions in that list.
+import type { Run, Step, StepKind } from './types.ts';
+
+/** The rows of the step list, in replay order: steps not nested inside another step. */
+export function replaySteps(run: Pick<Run, 'steps'>): Step[] {
+  const out: Step[] = [];
+  for (const step of run.steps) if (step.parentStepId === undefined) out.push(step);
+  return out;
+}
+
+export interface StepCounts {
+  /** Rows of the step list. */
+  steps: number;
+  /** Rows per kind; kinds absent from the run are absent here (a Map: kinds are read back by name). */
+  byKind: Map<StepKind, number>;
+}
+
+export function countStepKinds(steps: readonly Step[]): StepCounts {
+  const byKind = new Map<StepKind, number>();
+  for (const step of steps) byKind.set(step.kind, (byKind.get(step.kind) ?? 0) + 1);
+  return { steps: steps.length, byKind };
+}
+
+export function stepCounts(run: Pick<Run, 'steps'>): StepCounts {
+  return countStepKinds(replaySteps(run));
+}
+
+const KIND_NAMES: Record<StepKind, [one: string, many: string]> = {
+  action: ['action', 'actions'],
+  planning: ['planning', 'planning'],
+  message: ['message', 'messages'],
+  llm: ['model call', 'model calls'],
+  tool: ['tool call', 'tool calls'],
+  final: ['final answer', 'final answers'],
+};
+
+const KIND_ORDER: readonly StepKind[] = ['action', 'planning', 'message', 'llm', 'tool', 'final'];
+
+export function kindName(kind: StepKind, n: number): string {
+  return KIND_NAMES[kind][n === 1 ? 0 : 1];
+}
+
+/** `{kind: n}` in a fixed kind order, for JSON reports. */
+export function stepsByKindRecord(counts: StepCounts): Record<string, number> {
+  const out: Record<string, number> = Object.create(null);
+  for (const kind of KIND_ORDER) {
+    const n = counts.byKind.get(kind);
+    if (n) out[kind] = n;
+  }
+  return out;
+}
+
+/**
+ * "27 steps · 16 actions · 11 planning": the count with its kinds spelled out when the rows are of more than one
+ * kind; "3 steps" when they are all of one kind.
+ */
+export function describeStepCounts(counts: StepCounts): string {
+  const head = `${counts.steps.toLocaleString('en')} step${counts.steps === 1 ? '' : 's'}`;
+  if (counts.byKind.size < 2) return head;
+  const parts = [head];
+  for (const kind of KIND_ORDER) {
+    const n = counts.byKind.get(kind);
+    if (n) parts.push(`${n.toLocaleString('en')} ${kindName(kind, n)}`);
+  }
+  return parts.join(' · ');
+}
+
+/** The 1-based step number shown for a 0-based position in the step list. */
+export const stepNumber = (position: number): number => position + 1;
+
+/**
+ * Reads a `?step=` value: the 1-based step number, or — for links made before step numbers — a step id, which wins
+ * when a step has that id. Returns the 0-based position, or undefined when the value names no row.
+ */
+export function positionFromStepParam(value: string, steps: readonly Step[], positionOfId?: ReadonlyMap<string, number>): number | undefined {
+  const byId = positionOfId?.get(value) ?? (positionOfId ? undefined : indexOfId(steps, value));
+  if (byId !== undefined) return byId;
+  if (!/^\d+$/.test(value)) return undefined;
+  const n = Number(value);
+  return n >= 1 && n <= steps.length ? n - 1 : undefined;
+}
+
+function indexOfId(steps: readonly Step[], id: string): number | undefined {
+  const i = steps.findIndex((s) => s.id === id);
+  return i < 0 ? undefined : i;
+}
