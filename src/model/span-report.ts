@@ -51,7 +51,7 @@ export function sumSpanReports(reports: Iterable<SpanReport | undefined>): SpanR
 /** "10,000 spans: 1 agent, 1,000 model calls, 1,000 tool calls, 8,000 kept as spans, none dropped". */
 export function spanReportLine(r: SpanReport): string {
   const n = (x: number) => x.toLocaleString('en');
-  const parts = [`${n(r.agents)} agent span${r.agents === 1 ? '' : 's'}`, `${n(r.modelCalls)} model call${r.modelCalls === 1 ? '' : 's'}`, `${n(r.toolCalls)} tool call${r.toolCalls === 1 ? '' : 's'}`];
+  const parts = [`${n(r.agents)} agent span${r.agents === 1 ? '' : 's'}`, `${n(r.modelCalls)} model call${r.modelCalls === 1 ? '' : 's'}${r.mergedModelCalls ? ` (${n(r.mergedModelCalls)} of them inside a wrapper span of the same call, counted once)` : ''}`, `${n(r.toolCalls)} tool call${r.toolCalls === 1 ? '' : 's'}`];
   if (r.otherSteps) parts.push(`${n(r.otherSteps)} other step${r.otherSteps === 1 ? '' : 's'}`);
   parts.push(`${n(r.plain)} kept as span${r.plain === 1 ? '' : 's'}`);
   const dropped = droppedCount(r);
