@@ -8,6 +8,7 @@ import { Badge, SimulatedBadge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
 import { callsOfRuns, downloadText, otlpText, safeFileName, sessionText } from './download.ts';
 import { RunTable } from './run-table.tsx';
+import { SpanImportReport } from './span-report.tsx';
 
 export function FileCard({ file }: { file: LibraryFile }) {
   const runs = useLibrary(useShallow((s) => runsOfFile(file, s.runs)));
@@ -41,6 +42,7 @@ export function FileCard({ file }: { file: LibraryFile }) {
         </p>
       )}
       {file.engineSettings && <SavedSettings settings={file.engineSettings} />}
+      <SpanImportReport runs={runs} />
       {file.warnings.length > 0 && (
         <ul className="mb-2 list-disc pl-5 text-xs text-amber-800">
           {file.warnings.map((w, i) => (
