@@ -4,7 +4,8 @@ import { indexRun } from '../model/run-index.ts';
 import { stepCounts, stepsByKindRecord } from '../model/steps.ts';
 import { summarizeRun } from '../model/summary.ts';
 import { toolCallCounts } from '../model/tool-calls.ts';
-import type { Run } from '../model/types.ts';
+import type { Run, SpanReport } from '../model/types.ts';
+import { spanReportLine, sumSpanReports } from '../model/span-report.ts';
 import { CliError, parseArgs, printJson, readTraceFiles, stringFlag } from './io.ts';
 
 export function inspectCommand(argv: string[]): void {
@@ -25,6 +26,8 @@ export function inspectReport(files: readonly { file: string; format: string; ru
     files: files.map((f) => ({
       file: f.file,
       format: f.format,
+      // Span imports: what became of every span read (issue 20); absent for formats without spans.
+      ...spanReportOf(f.runs),
       runs: f.runs.map((run) => {
         const s = summarizeRun(run);
         // Tool names come from the file: a record without a prototype.
@@ -43,6 +46,8 @@ export function inspectReport(files: readonly { file: string; format: string; ru
           annotations: s.annotations,
           outcome: s.outcome,
           loops: loopsOf(run),
+          // Every span of the run in the file (the runs of a file sum to its span count).
+          ...(run.spanReport ? { spans: run.spanReport.read } : {}),
           // Result-only runs: the benchmark's own scores and the duration it recorded (SPEC §7).
           ...(run.benchmark
             ? {
@@ -59,6 +64,11 @@ export function inspectReport(files: readonly { file: string; format: string; ru
 function writeText(report: ReturnType<typeof inspectReport>): void {
   for (const f of report.files) {
     process.stdout.write(`${f.file} (${f.format})\n`);
+    if (f.report) {
+      process.stdout.write(`  ${spanReportLine(f.report)}\n`);
+      const rules = [...f.report.agentRules.map((r) => `agent ${r.name} by ${r.rule}`), ...f.report.toolRules.map((r) => `tool ${r.name} by ${r.rule}`)];
+      if (rules.length) process.stdout.write(`  named: ${rules.join('; ')}\n`);
+    }
     for (const r of f.runs) {
       process.stdout.write(
         `  ${r.id}  ${r.title}\n    ${r.steps} steps, ${r.handoffs} handoffs, ${r.tokens.total} tokens, ${r.annotations} annotations, outcome ${r.outcome}\n`,
@@ -83,4 +93,9 @@ function loopsOf(run: Parameters<typeof summarizeRun>[0]) {
     steps: l.positions.map((p) => p + 1),
     tokens: l.tokens,
   }));
+}
+
+function spanReportOf(runs: readonly Run[]): { report?: SpanReport } {
+  const report = sumSpanReports(runs.map((r) => r.spanReport));
+  return report ? { report } : {};
 }

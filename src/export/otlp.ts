@@ -7,7 +7,13 @@
 import { hashText } from '../model/hash.ts';
 import type { Annotation, AgentRun, ChatMessage, Intervention, Run, Step } from '../model/types.ts';
 
-type AnyValue = { stringValue: string } | { intValue: string } | { doubleValue: number } | { boolValue: boolean };
+type AnyValue =
+  | { stringValue: string }
+  | { intValue: string }
+  | { doubleValue: number }
+  | { boolValue: boolean }
+  | { arrayValue: { values: AnyValue[] } }
+  | { kvlistValue: { values: KeyValue[] } };
 interface KeyValue {
   key: string;
   value: AnyValue;
@@ -41,6 +47,26 @@ function value(v: string | number | boolean): AnyValue {
   if (typeof v === 'string') return { stringValue: v };
   if (typeof v === 'boolean') return { boolValue: v };
   return Number.isInteger(v) ? { intValue: String(v) } : { doubleValue: v };
+}
+
+/** Any attribute value a source span held (arrays and maps too); undefined for null / undefined. */
+function anyValueOf(v: unknown, depth = 0): AnyValue | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return value(v);
+  if (depth > 32) return { stringValue: String(v) };
+  if (Array.isArray(v)) return { arrayValue: { values: v.map((x) => anyValueOf(x, depth + 1) ?? { stringValue: '' }) } };
+  if (typeof v === 'object') return { kvlistValue: { values: sourceAttributes(v as Record<string, unknown>, depth + 1) } };
+  return { stringValue: String(v) };
+}
+
+/** A source span's attributes as they were read. */
+function sourceAttributes(record: Record<string, unknown>, depth = 0): KeyValue[] {
+  const out: KeyValue[] = [];
+  for (const key in record) {
+    const v = anyValueOf(record[key], depth);
+    if (v !== undefined) out.push({ key, value: v });
+  }
+  return out;
 }
 
 /** Attributes from a record, leaving out what is undefined; keys keep their order. */
@@ -324,8 +350,58 @@ export function runToSpans(run: Run): OtlpSpan[] {
       status: step.error ? { code: 2, message: step.error.message } : { code: 0 },
     });
   }
+  if (run.spans) sourceSpans(run, spans, { traceId, rootId, spanId, stepSpan, agentRunSpan });
   for (const span of spans) span.events.push(...(eventsOf.get(span.spanId) ?? []));
   return spans;
+}
+
+/**
+ * The source spans that are neither steps nor exported agent runs (HTTP, database, framework spans, a provider span
+ * merged into its wrapper's model call) written again as they were read, under the span that now stands for their
+ * parent (issue 20): a re-import finds every span again.
+ */
+function sourceSpans(
+  run: Run,
+  out: OtlpSpan[],
+  ids: { traceId: string; rootId: string; spanId: (key: string) => string; stepSpan: Map<string, string>; agentRunSpan: Map<string, string> },
+): void {
+  const spans = run.spans ?? [];
+  const stepBySpan = new Map<string, string>();
+  for (const step of run.steps) if (step.spanId !== undefined) stepBySpan.set(step.spanId, step.id);
+  const runBySpan = new Map<string, string>();
+  for (const r of run.agentRuns) if (r.spanId !== undefined) runBySpan.set(r.spanId, r.id);
+  const exported = new Map<string, string>();
+  const plain: typeof spans = [];
+  for (const span of spans) {
+    const stepId = stepBySpan.get(span.id);
+    const asStep = stepId !== undefined ? ids.stepSpan.get(stepId) : undefined;
+    const runId = runBySpan.get(span.id);
+    const asRun = runId !== undefined ? ids.agentRunSpan.get(runId) : undefined;
+    const id = asStep ?? asRun;
+    if (id !== undefined) exported.set(span.id, id);
+    else {
+      exported.set(span.id, ids.spanId(`span:${span.id}`));
+      plain.push(span);
+    }
+  }
+  for (const span of plain) {
+    // A provider span merged into its wrapper's model call goes under the wrapper, where a re-import finds it again.
+    const wrapper = span.kind === 'model' && span.stepId !== undefined ? ids.stepSpan.get(span.stepId) : undefined;
+    const parent = wrapper ?? (span.parentId !== undefined ? exported.get(span.parentId) : undefined) ?? (span.stepId !== undefined ? ids.stepSpan.get(span.stepId) : undefined) ?? ids.rootId;
+    const start = span.start ?? span.end ?? 0;
+    out.push({
+      traceId: ids.traceId,
+      spanId: exported.get(span.id)!,
+      parentSpanId: parent,
+      name: span.name,
+      kind: 1,
+      startTimeUnixNano: nanos(start),
+      endTimeUnixNano: nanos(span.end ?? start),
+      attributes: span.kind === 'model' ? [...sourceAttributes(span.attributes), { key: 'mas_replay.span.merged', value: { boolValue: true } }] : sourceAttributes(span.attributes),
+      events: span.events.map((e) => ({ timeUnixNano: nanos(e.time ?? start), name: e.name, attributes: sourceAttributes(e.attributes) })),
+      status: span.status === 'error' ? (span.statusMessage ? { code: 2, message: span.statusMessage } : { code: 2 }) : { code: span.status === 'ok' ? 1 : 0 },
+    });
+  }
 }
 
 export function buildOtlp(runs: Run[]): OtlpDocument {

@@ -221,6 +221,8 @@ export const Step = z
     raw: z.record(z.string(), z.unknown()).optional(),
     /** Message-bus polls, votes and final answers. */
     bus: BusStepData.optional(),
+    /** Other spans recording this same model call (a provider span inside a framework wrapper): counted once here. */
+    mergedSpanIds: z.array(z.string()).optional(),
   })
   .loose();
 
@@ -411,6 +413,59 @@ export const DerivedRun = z
   })
   .loose();
 
+/** What the studio made of one source span: a step of its kind, an agent run, or a plain span kept as it is. */
+export const SpanKind = z.enum(['agent', 'model', 'tool', 'step', 'span']);
+
+/**
+ * One span of the source trace, kept whatever the studio made of it (issue 20). Stored in tree order (pre-order,
+ * `depth` from the roots); attributes and events are the source's own objects, never copies.
+ */
+export const RunSpan = z
+  .object({
+    id: z.string(),
+    /** As the file says: may name a span that is not in the file (an orphan, shown as a root). */
+    parentId: z.string().optional(),
+    name: z.string(),
+    kind: SpanKind.optional(),
+    depth: z.number().optional(),
+    start: z.number().optional(),
+    end: z.number().optional(),
+    status: z.enum(['ok', 'error', 'unset']),
+    statusMessage: z.string().optional(),
+    attributes: z.record(z.string(), z.unknown()),
+    events: z.array(z.object({ name: z.string(), time: z.number().optional(), attributes: z.record(z.string(), z.unknown()) }).loose()),
+    /** The step the span is (kind model / tool / step) or belongs to (a plain span under a step). */
+    stepId: z.string().optional(),
+  })
+  .loose();
+
+/** Which rule named an agent or a tool (`gen_ai.agent.name`, `agent.name`, `span name`, `service.name`, …). */
+export const NamingRule = z.object({ name: z.string(), rule: z.string() }).loose();
+
+/**
+ * The import report of the spans of one run (issue 20): read = agents + modelCalls + toolCalls + otherSteps + plain
+ * + the dropped counts. Nothing is dropped without a reason.
+ */
+export const SpanReport = z
+  .object({
+    read: z.number(),
+    agents: z.number(),
+    modelCalls: z.number(),
+    toolCalls: z.number(),
+    /** Spans that became steps of other kinds (smolagents action steps, …). */
+    otherSteps: z.number(),
+    plain: z.number(),
+    dropped: z.array(z.object({ reason: z.string(), count: z.number() }).loose()),
+    /** Not part of the sum: spans with a missing parent (kept as roots), model-call spans merged into their wrapper
+     *  (counted once, in modelCalls), handoffs made from agent spans. */
+    orphans: z.number(),
+    mergedModelCalls: z.number(),
+    handoffs: z.number(),
+    agentRules: z.array(NamingRule),
+    toolRules: z.array(NamingRule),
+  })
+  .loose();
+
 export const Run = z
   .object({
     id: z.string(),
@@ -434,6 +489,10 @@ export const Run = z
     stages: z.array(Stage).optional(),
     /** Spans whose parent is missing from the file: counted and shown, never dropped. */
     orphanSpans: z.number(),
+    /** Every span of the source trace, in tree order (span imports only). */
+    spans: z.array(RunSpan).optional(),
+    /** What the importer made of the spans (span imports only). */
+    spanReport: SpanReport.optional(),
     /** Made by the project's generator, not recorded from a real system. */
     simulated: z.boolean().optional(),
     parentRunId: z.string().optional(),

@@ -7,6 +7,7 @@ import { attachedSetCount, runsOfFile, useLibrary, type LibraryFile, type Remove
 import { Badge, SimulatedBadge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
 import { callsOfRuns, downloadText, otlpText, safeFileName, sessionText } from './download.ts';
+import { SpanImportReport } from './span-report.tsx';
 
 /** One opened file: its format, run count, what came with it, and the actions on the whole file. */
 export function FileCard({ file, onRemoved, onShowRuns }: { file: LibraryFile; onRemoved(removed: RemovedRuns): void; onShowRuns(fileId: string): void }) {
@@ -62,6 +63,7 @@ export function FileCard({ file, onRemoved, onShowRuns }: { file: LibraryFile; o
         </p>
       )}
       {file.engineSettings && <SavedSettings settings={file.engineSettings} />}
+      <SpanImportReport runs={runs} />
       {file.warnings.length > 0 && (
         <ul className="mt-1 list-disc pl-5 text-xs text-amber-800">
           {file.warnings.map((w, i) => (

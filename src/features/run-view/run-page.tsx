@@ -13,6 +13,7 @@ import { applyAction, usePlayTimer, useRunKeyboard, useStepInUrl } from './playb
 import { runViewOf, type RunView } from './run-view-model.ts';
 import { ScoresPanel } from './scores-panel.tsx';
 import { StepInspector } from './step-inspector.tsx';
+import { SpanTree } from './span-tree.tsx';
 import { StepList } from './step-list.tsx';
 import { Timeline } from './timeline.tsx';
 import { TokenCharts } from './token-charts.tsx';
@@ -80,6 +81,7 @@ function RunScreen({ run }: { run: Run }) {
               <InteractionGraphView view={view} />
               <Timeline view={view} />
               <TokenCharts view={view} />
+              {run.spans && run.spans.length > 0 && <SpanTree view={view} />}
             </div>
             <div data-testid="inspector-panel" className="min-h-0 overflow-y-auto rounded border border-slate-200 bg-white [contain:strict]">
               <StepInspector view={view} />

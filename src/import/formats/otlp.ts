@@ -257,7 +257,11 @@ function readDocument(value: unknown, path: string, into: SpanRecord[], resource
   for (let r = 0; r < resourceSpans.length; r++) {
     const rPath = `${path}.resourceSpans[${r}]`;
     const rs = objectAt(resourceSpans[r], rPath);
-    if (resource.attributes === undefined && isObject(rs.resource)) resource.attributes = attributesAt(rs.resource, `${rPath}.resource`);
+    const resourceAttrs = isObject(rs.resource) ? attributesAt(rs.resource, `${rPath}.resource`) : undefined;
+    if (resource.attributes === undefined && resourceAttrs) resource.attributes = resourceAttrs;
+    const serviceName = resourceAttrs?.['service.name'];
+    // The SDKs' default (`unknown_service`, `unknown_service:node`) names nothing.
+    const service = typeof serviceName === 'string' && serviceName !== '' && !serviceName.startsWith('unknown_service') ? serviceName : undefined;
     let scopeSpans = arrayAt(rs, 'scopeSpans', 'scope_spans', rPath);
     if (scopeSpans.length === 0) scopeSpans = arrayAt(rs, 'instrumentationLibrarySpans', 'instrumentation_library_spans', rPath);
     for (let s = 0; s < scopeSpans.length; s++) {
@@ -296,6 +300,10 @@ function readDocument(value: unknown, path: string, into: SpanRecord[], resource
           events,
           scope,
           order: into.length,
+          service,
+          kind: undefined,
+          stepId: undefined,
+          depth: undefined,
         };
         into.push(record);
       }

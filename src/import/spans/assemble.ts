@@ -1,9 +1,10 @@
 // Span forest → Run: the run assembler (agents, agent runs, steps, handoffs) and the generic reading of model, tool and
 // agent spans (LangChain, LlamaIndex, OpenAI Agents, any OTel GenAI emitter). smolagents' reading is in smolagents.ts.
-import type { Agent, AgentRun, Handoff, Run, SourceFormat, Step, TokenUsage } from '../../model/types.ts';
+import type { Agent, AgentRun, Handoff, NamingRule, Run, RunSpan, SourceFormat, SpanReport, Step, TokenUsage } from '../../model/types.ts';
 import { estimateUsage } from '../tokens.ts';
 import { parseJsonLoose, stringField, type ModelCallIo } from './attributes.ts';
 import { spanError, stepIdOfSpan, type SpanForest, type SpanNode } from './forest.ts';
+import { agentNaming, toolNaming, type Naming } from './naming.ts';
 
 /** The first non-blank line, trimmed. */
 export function firstLine(text: string): string {
@@ -43,6 +44,8 @@ export type StepFields = Partial<Step> & { kind: Step['kind'] };
 /** Steps whose agent is decided after the walk (model calls outside every agent run). */
 interface UnownedStep {
   step: Step;
+  /** The service the span came from: the agent's name when no agent span is found. */
+  service?: string;
 }
 
 export class RunAssembler {
@@ -53,15 +56,22 @@ export class RunAssembler {
   readonly handoffs: Handoff[] = [];
   readonly models = new Set<string>();
   private readonly unowned: UnownedStep[] = [];
-  private readonly usedStepIds = new Set<string>();
+  /** Steps by id (made from spans). */
+  private readonly usedStepIds = new Map<string, Step>();
+  /** Which rule named each agent and tool, first rule per name (for the import report). */
+  private readonly agentRules = new Map<string, string>();
+  private readonly toolRules = new Map<string, string>();
+  /** Model-call steps with their spans, for the wrapper check in finish(). */
+  private readonly modelSteps: Array<{ step: Step; node: SpanNode }> = [];
 
-  agentNamed(name: string): Agent {
+  agentNamed(name: string, rule = 'importer'): Agent {
     const id = `agent-${name}`;
     let agent = this.agents.get(id);
     if (!agent) {
       agent = { id, name, kind: 'agent' };
       this.agents.set(id, agent);
     }
+    if (!this.agentRules.has(name)) this.agentRules.set(name, rule);
     return agent;
   }
 
@@ -87,17 +97,31 @@ export class RunAssembler {
   addSpanStep(node: SpanNode, fields: StepFields, owner: AgentRun | undefined): Step {
     let id = stepIdOfSpan(node.span.id);
     if (this.usedStepIds.has(id)) id = `${id}-${this.steps.length}`;
-    this.usedStepIds.add(id);
     // The fields object becomes the step (no copy: this runs once per span).
     const step = fields as Step;
+    this.usedStepIds.set(id, step);
     step.id = id;
     step.index = 0;
     step.agentId = owner?.agentId ?? SYSTEM_AGENT_ID;
     if (owner) step.agentRunId = owner.id;
-    else this.unowned.push({ step });
+    else this.unowned.push({ step, service: node.span.service });
     this.steps.push(step);
+    const span = node.span;
+    span.kind = step.kind === 'llm' || step.kind === 'planning' ? 'model' : step.kind === 'tool' ? 'tool' : 'step';
+    span.stepId = id;
     return step;
   }
+
+  /** A span recording the same model call as the step `stepId` (see mergeWrappedModelCalls). */
+  mergeInto(node: SpanNode, stepId: string): void {
+    const step = this.usedStepIds.get(stepId);
+    if (!step) return;
+    (step.mergedSpanIds ??= []).push(node.span.id);
+    node.span.kind = 'model';
+    node.span.stepId = stepId;
+    this.premerged++;
+  }
+  private premerged = 0;
 
   /** A new step's fields: its kind and the common span fields, in this key order. */
   newFields(kind: Step['kind'], node: SpanNode): StepFields {
@@ -150,7 +174,9 @@ export class RunAssembler {
     if (usage) fields.usage = usage;
     const error = spanError(node.span);
     if (error) fields.error = error;
-    return this.addSpanStep(node, fields, owner);
+    const step = this.addSpanStep(node, fields, owner);
+    this.modelSteps.push({ step, node });
+    return step;
   }
 
   private estimate(fields: Pick<Step, 'input' | 'inputText' | 'output'>): TokenUsage | undefined {
@@ -163,7 +189,9 @@ export class RunAssembler {
   addToolCall(node: SpanNode, owner: AgentRun | undefined, parentStepId: string | undefined): Step {
     const attrs = node.span.attributes;
     const std = node.standard;
-    const name = std.toolName(attrs) ?? node.span.name;
+    const naming = toolNaming(node);
+    const name = naming.name;
+    if (!this.toolRules.has(name)) this.toolRules.set(name, naming.rule);
     const args = std.inputText(attrs) ?? '';
     // Same keys and order as `{ kind, ...spanFields, name, toolCalls }`: `name` keeps its place, with the tool's name.
     const fields = this.newFields('tool', node);
@@ -185,16 +213,118 @@ export class RunAssembler {
   private settleUnowned(): void {
     if (this.unowned.length === 0) return;
     const runs = [...this.topLevelRuns].sort((a, b) => (a.startTime ?? 0) - (b.startTime ?? 0));
-    for (const { step } of this.unowned) {
+    for (const { step, service } of this.unowned) {
       let owner: AgentRun | undefined = runs[0];
       for (const run of runs) if (run.startTime !== undefined && step.startTime !== undefined && run.startTime <= step.startTime) owner = run;
       if (owner) step.agentId = owner.agentId;
+      else if (service) step.agentId = this.agentNamed(service, 'service.name').id;
       else if (!this.agents.has(SYSTEM_AGENT_ID)) this.agents.set(SYSTEM_AGENT_ID, { id: SYSTEM_AGENT_ID, name: 'system', kind: 'system' });
     }
   }
 
+  /**
+   * A framework's model-call span around the provider's span of the same call (LangChain `ChatOpenAI` and OpenAI's
+   * `ChatCompletion`, often not even parent and child) is one call: the inner span is merged into the wrapper's step,
+   * so its tokens count once. A wrapper is a model-call span whose time holds exactly one other model-call span and
+   * whose reading agrees with it (same recorded usage; else compatible model names and outputs), recorded by another
+   * instrumentation scope.
+   */
+  private mergeWrappedModelCalls(): number {
+    const calls = this.modelSteps.filter((c) => c.step.startTime !== undefined && c.step.endTime !== undefined);
+    if (calls.length < 2) return 0;
+    calls.sort((a, b) => a.step.startTime! - b.step.startTime! || b.step.endTime! - a.step.endTime! || a.node.span.order - b.node.span.order);
+    const inner = new Map<Step, Step[]>();
+    const open: Step[] = [];
+    for (const { step } of calls) {
+      while (open.length && open[open.length - 1].endTime! < step.endTime!) open.pop();
+      const holder = open[open.length - 1];
+      if (holder && holder.startTime! <= step.startTime!) {
+        let list = inner.get(holder);
+        if (!list) inner.set(holder, (list = []));
+        list.push(step);
+      }
+      open.push(step);
+    }
+    const scopeOf = new Map<Step, string | undefined>();
+    for (const { step, node } of calls) scopeOf.set(step, node.span.scope);
+    const removed = new Set<Step>();
+    for (const [wrapper, held] of inner) {
+      if (held.length !== 1 || removed.has(wrapper)) continue;
+      const call = held[0];
+      // Two layers of instrumentation (a framework's and a provider's): two calls recorded by one are two calls.
+      const ws = scopeOf.get(wrapper);
+      const cs = scopeOf.get(call);
+      if (ws === undefined || cs === undefined || ws === cs) continue;
+      if (inner.has(call) || !sameCall(wrapper, call)) continue;
+      // Recorded counts beat a tokenizer's estimate; the provider's model name is the more exact one.
+      if (call.usage && !call.usage.estimated && (!wrapper.usage || wrapper.usage.estimated)) wrapper.usage = call.usage;
+      if (call.model !== undefined && (wrapper.model === undefined || call.model.startsWith(wrapper.model))) wrapper.model = call.model;
+      (wrapper.mergedSpanIds ??= []).push(call.spanId!);
+      removed.add(call);
+    }
+    if (removed.size === 0) return 0;
+    const into = new Map<string, string>();
+    for (const [wrapper, held] of inner) if (removed.has(held[0]) && held.length === 1) into.set(held[0].id, wrapper.id);
+    for (let i = 0, j = 0; i < this.steps.length; i++) {
+      const step = this.steps[i];
+      if (step.parentStepId !== undefined && into.has(step.parentStepId)) step.parentStepId = into.get(step.parentStepId);
+      if (!removed.has(step)) this.steps[j++] = step;
+      if (i === this.steps.length - 1) this.steps.length = j;
+    }
+    for (const { step, node } of this.modelSteps) if (removed.has(step)) node.span.stepId = into.get(step.id);
+    for (const h of this.handoffs) if (h.stepId !== undefined && into.has(h.stepId)) h.stepId = into.get(h.stepId);
+    return removed.size;
+  }
+
+  /**
+   * Every span of the forest, in tree order, as the run keeps it (the records themselves: no copies), and the import
+   * report. A span that is no step and no agent run is kept as a plain span of the step above it (or of the run).
+   */
+  private spansAndReport(forest: SpanForest, merged: number): { spans: RunSpan[]; report: SpanReport } {
+    const agentSpans = new Set<string>();
+    for (const r of this.agentRuns) if (r.spanId !== undefined) agentSpans.add(r.spanId);
+    const spans: RunSpan[] = [];
+    const counts = { agent: 0, model: 0, tool: 0, step: 0, span: 0 };
+    const stack: SpanNode[] = [];
+    for (let i = forest.roots.length - 1; i >= 0; i--) stack.push(forest.roots[i]);
+    while (stack.length) {
+      const node = stack.pop()!;
+      const span = node.span;
+      const parent = node.parent?.span;
+      span.depth = parent ? parent.depth! + 1 : 0;
+      if (span.kind === undefined) {
+        if (agentSpans.has(span.id)) span.kind = 'agent';
+        else {
+          span.kind = 'span';
+          if (parent?.stepId !== undefined) span.stepId = parent.stepId;
+        }
+      }
+      counts[span.kind]++;
+      spans.push(span as unknown as RunSpan);
+      for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]);
+    }
+    const rules = (m: Map<string, string>): NamingRule[] => [...m].map(([name, rule]) => ({ name, rule }));
+    const report: SpanReport = {
+      read: forest.size + forest.duplicates,
+      agents: counts.agent,
+      modelCalls: counts.model,
+      toolCalls: counts.tool,
+      otherSteps: counts.step,
+      plain: counts.span,
+      dropped: forest.duplicates ? [{ reason: 'repeated span id (the first copy is kept)', count: forest.duplicates }] : [],
+      orphans: forest.orphans,
+      mergedModelCalls: merged,
+      handoffs: this.handoffs.length,
+      agentRules: rules(this.agentRules),
+      toolRules: rules(this.toolRules),
+    };
+    return { spans, report };
+  }
+
   finish(base: { id: string; title: string; task?: string; sourceFormat: SourceFormat; framework?: string; forest: SpanForest; finalAnswer?: string; raw?: Record<string, unknown> }): Run {
+    const merged = this.mergeWrappedModelCalls() + this.premerged;
     this.settleUnowned();
+    const { spans, report } = this.spansAndReport(base.forest, merged);
     this.steps.forEach((s, i) => {
       s.index = i;
       if (s.model !== undefined) {
@@ -224,6 +354,8 @@ export class RunAssembler {
       annotations: [],
       interventions: [],
       orphanSpans: base.forest.orphans,
+      spans,
+      spanReport: report,
     };
     if (base.task !== undefined) run.task = base.task;
     if (base.framework !== undefined) run.framework = base.framework;
@@ -232,6 +364,20 @@ export class RunAssembler {
     if (base.raw && Object.keys(base.raw).length) run.raw = base.raw;
     return run;
   }
+}
+
+/** Two model-call steps that read as one call (see mergeWrappedModelCalls). */
+function sameCall(a: Step, b: Step): boolean {
+  if (a.usage && b.usage && !a.usage.estimated && !b.usage.estimated) return a.usage.input === b.usage.input && a.usage.output === b.usage.output;
+  if (a.model !== undefined && b.model !== undefined && !a.model.startsWith(b.model) && !b.model.startsWith(a.model)) return false;
+  // Tool-call answers are written differently by each layer (LangChain generations, OpenAI choices): the names of
+  // the calls are compared; text answers are compared as text.
+  const an = a.toolCalls?.map((c) => c.name).join('\u0000');
+  const bn = b.toolCalls?.map((c) => c.name).join('\u0000');
+  if (an && bn) return an === bn;
+  const ao = a.output?.trim();
+  const bo = b.output?.trim();
+  return !ao || !bo || ao === bo;
 }
 
 /** The framework named by the instrumentation scope (`openinference.instrumentation.langchain` → langchain). */
@@ -270,8 +416,13 @@ interface GenericContext {
 
 /** An AGENT span nested in another agent run is a new agent only when it is named; LangChain marks its runnables
  *  AGENT too, and each of those is not an agent of its own. */
-function startsAgentRun(node: SpanNode, ctx: GenericContext): boolean {
-  return node.category === 'agent' && (!ctx.run || node.standard.agentName(node.span.attributes) !== undefined);
+function startsAgentRun(node: SpanNode, ctx: GenericContext, asm: RunAssembler): Naming | undefined {
+  if (node.category !== 'agent') return undefined;
+  const naming = agentNaming(node);
+  if (!ctx.run) return naming;
+  // Nested: a new agent only when named, and not the same agent again (`agent.step` spans that repeat `agent.name`).
+  if (!naming.explicit) return undefined;
+  return asm.agents.get(`agent-${naming.name}`)?.id === ctx.run.agentId ? undefined : naming;
 }
 
 export function genericSpansToRun(forest: SpanForest, sourceFormat: SourceFormat): Run {
@@ -290,9 +441,9 @@ export function genericSpansToRun(forest: SpanForest, sourceFormat: SourceFormat
     const ctx = contexts.pop()!;
     const attrs = node.span.attributes;
     let childCtx = ctx;
-    if (startsAgentRun(node, ctx)) {
-      const name = node.standard.agentName(attrs) ?? node.span.name;
-      const agent = asm.agentNamed(name);
+    const naming = startsAgentRun(node, ctx, asm);
+    if (naming) {
+      const agent = asm.agentNamed(naming.name, naming.rule);
       if (ctx.run && ctx.run.agentId !== agent.id) agent.parentId ??= ctx.run.agentId;
       const model = node.standard.model(attrs);
       if (model !== undefined) agent.model ??= model;
@@ -309,6 +460,9 @@ export function genericSpansToRun(forest: SpanForest, sourceFormat: SourceFormat
       if (ctx.run) asm.addDelegation(ctx.run, run, ctx.parentStepId);
       if (!ctx.run && firstTask === undefined) firstTask = task;
       childCtx = { run };
+    } else if (ctx.parentStepId !== undefined && attrs['mas_replay.span.merged'] === true) {
+      // Our own export of a provider span merged into its wrapper's model call (written under the wrapper's span).
+      asm.mergeInto(node, ctx.parentStepId);
     } else if (node.category === 'llm' || node.category === 'embedding') {
       const step = asm.addModelCall(node, 'llm', ctx.run, ctx.parentStepId);
       childCtx = { run: ctx.run, parentStepId: step.id };

@@ -117,7 +117,7 @@ export function unwrapOutputValue(value: string | undefined): string | undefined
 // Attribute standards: one categoriser per standard, same shape (AgentPrism's adapter idea).
 
 export interface AttributeStandard {
-  id: 'openinference' | 'gen_ai' | 'none';
+  id: 'openinference' | 'gen_ai' | 'custom' | 'none';
   category(attrs: Attributes): SpanCategory;
   usage(attrs: Attributes): TokenUsage | undefined;
   model(attrs: Attributes): string | undefined;

@@ -1,8 +1,9 @@
 // The span forest shared by the OTLP and the nested span-tree importers: format modules turn their documents into flat
 // SpanRecords; this module builds the tree (orphans kept as roots and counted, duplicates counted, loops cut), gives
 // every span its attribute standard, and reads what every span has (its step id, its error).
-import type { StepError } from '../../model/types.ts';
+import type { RunSpan, StepError } from '../../model/types.ts';
 import { noStandard, textAttr, type Attributes, type AttributeStandard, type ModelCallIo, type SpanCategory } from './attributes.ts';
+import { customAttributes } from './custom.ts';
 import { genAi } from './genai.ts';
 import { openInference } from './openinference.ts';
 
@@ -27,6 +28,15 @@ export interface SpanRecord {
   scope?: string;
   /** Position in the file: breaks start-time ties so replay order is stable. */
   order: number;
+  /** The resource's `service.name` (one string per resource block, shared by its spans). */
+  service?: string;
+  // Set by the run assembler (the span is kept in Run.spans as this same object, issue 20):
+  /** What the span became. */
+  kind?: RunSpan['kind'];
+  /** The step it is, or the step it belongs to. */
+  stepId?: string;
+  /** Depth in the forest (0 for roots). */
+  depth?: number;
 }
 
 export interface SpanNode {
@@ -51,7 +61,7 @@ export interface SpanForest {
   nodes: SpanNode[];
 }
 
-export const ATTRIBUTE_STANDARDS = { openInference, genAi, noStandard } as const;
+export const ATTRIBUTE_STANDARDS = { openInference, genAi, customAttributes, noStandard } as const;
 
 export function standardOf(attrs: Attributes): AttributeStandard {
   if (attrs['openinference.span.kind'] !== undefined) return openInference;
@@ -65,6 +75,7 @@ export function standardOf(attrs: Attributes): AttributeStandard {
   ) {
     return genAi;
   }
+  if (attrs['tool.name'] !== undefined || attrs['agent.name'] !== undefined || attrs['agent_name'] !== undefined) return customAttributes;
   return noStandard;
 }
 

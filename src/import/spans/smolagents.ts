@@ -114,7 +114,7 @@ class SmolagentsAssembler {
     const attrs = node.span.attributes;
     const input = textAttr(attrs, 'input.value');
     const task = taskFromInput(input) ?? input;
-    const agent = this.asm.agentNamed(smolagentsAgentName(task, !ctx.run, node.span.name));
+    const agent = this.asm.agentNamed(smolagentsAgentName(task, !ctx.run, node.span.name), 'smolagents (agent span / managed agent name)');
     if (ctx.run && ctx.run.agentId !== agent.id) agent.parentId ??= ctx.run.agentId;
     const description = textAttr(attrs, 'smolagents.description');
     if (description !== undefined) agent.description ??= description;
@@ -147,7 +147,7 @@ class SmolagentsAssembler {
       const stepsOfRun = this.asm.steps.filter((s) => s.agentRunId === run.id);
       const task = taskFromPrompt(firstUserMessage(stepsOfRun));
       if (task !== undefined) run.task = task;
-      const agent = this.asm.agentNamed(smolagentsAgentName(task, true, firstStepNode.span.name));
+      const agent = this.asm.agentNamed(smolagentsAgentName(task, true, firstStepNode.span.name), 'smolagents (agent span / managed agent name)');
       run.agentId = agent.id;
       for (const step of stepsOfRun) step.agentId = agent.id;
       const times = stepsOfRun.map((s) => s.startTime).filter((t): t is number => t !== undefined);

@@ -1,0 +1,43 @@
+// The import report of a span file (issue 20): one line (spans read and what became of them) and, opened, the
+// counts per run, what was dropped and why, and which rule named each agent and tool.
+import type { Run } from '../../model/types.ts';
+import { spanReportLine, sumSpanReports } from '../../model/span-report.ts';
+
+export function SpanImportReport({ runs }: { runs: Run[] }) {
+  const total = sumSpanReports(runs.map((r) => r.spanReport));
+  if (!total) return null;
+  return (
+    <details className="mb-2 text-xs text-slate-700" data-testid="span-report">
+      <summary className="cursor-pointer">{spanReportLine(total)}</summary>
+      <div className="mt-1 space-y-1 pl-4">
+        {total.orphans > 0 && <p>{total.orphans.toLocaleString('en')} span(s) name a parent that is not in the file: kept as roots.</p>}
+        {total.dropped.length === 0 ? <p>No span was dropped.</p> : (
+          <ul className="list-disc pl-4">
+            {total.dropped.map((d) => (
+              <li key={d.reason}>
+                {d.count.toLocaleString('en')} dropped: {d.reason}
+              </li>
+            ))}
+          </ul>
+        )}
+        {runs.length > 1 && (
+          <ul className="list-disc pl-4">
+            {runs.map((r) =>
+              r.spanReport ? (
+                <li key={r.id}>
+                  <span className="font-mono">{r.id}</span>: {spanReportLine(r.spanReport)}
+                </li>
+              ) : null,
+            )}
+          </ul>
+        )}
+        {(total.agentRules.length > 0 || total.toolRules.length > 0) && (
+          <p>
+            Named by:{' '}
+            {[...total.agentRules.map((r) => `agent “${r.name}” (${r.rule})`), ...total.toolRules.map((r) => `tool “${r.name}” (${r.rule})`)].join('; ')}
+          </p>
+        )}
+      </div>
+    </details>
+  );
+}

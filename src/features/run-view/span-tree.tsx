@@ -1,0 +1,200 @@
+// Every span of the source trace (issue 20), in tree order: collapsible, searchable, virtualised (100k spans keep
+// only the visible rows in the DOM), following the playhead (the current step's spans are highlighted and its own
+// span scrolled into view). A span opened shows its status, times, attributes and events.
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
+import type { RunSpan } from '../../model/types.ts';
+import { usePlayhead } from '../../store/playhead.ts';
+import type { RunView } from './run-view-model.ts';
+
+const ROW_HEIGHT = 22;
+
+const KIND_STYLE = new Map<string, string>([
+  ['agent', 'bg-violet-100 text-violet-900'],
+  ['model', 'bg-sky-100 text-sky-900'],
+  ['tool', 'bg-amber-100 text-amber-900'],
+  ['step', 'bg-emerald-100 text-emerald-900'],
+  ['span', 'bg-slate-100 text-slate-600'],
+]);
+
+function valueText(v: unknown): string {
+  if (typeof v === 'string') return v;
+  if (v === undefined) return '';
+  try {
+    return JSON.stringify(v);
+  } catch {
+    return String(v);
+  }
+}
+
+/** Whether a span matches the filter: its name, kind, or any attribute key or text value (case-insensitive). */
+function matches(span: RunSpan, needle: string): boolean {
+  if (span.name.toLowerCase().includes(needle) || span.kind === needle || span.id === needle) return true;
+  for (const key in span.attributes) {
+    if (key.toLowerCase().includes(needle)) return true;
+    const v = span.attributes[key];
+    if (typeof v === 'string' && v.length < 10_000 && v.toLowerCase().includes(needle)) return true;
+  }
+  return false;
+}
+
+/** The rows shown: the tree with collapsed spans' descendants left out, or (filtering) the matching spans. */
+export function visibleSpanRows(spans: readonly RunSpan[], collapsed: ReadonlySet<string>, filter: string): number[] {
+  const rows: number[] = [];
+  const needle = filter.trim().toLowerCase();
+  if (needle) {
+    for (let i = 0; i < spans.length; i++) if (matches(spans[i], needle)) rows.push(i);
+    return rows;
+  }
+  let skipDeeperThan = Infinity;
+  for (let i = 0; i < spans.length; i++) {
+    const depth = spans[i].depth ?? 0;
+    if (depth > skipDeeperThan) continue;
+    skipDeeperThan = collapsed.has(spans[i].id) ? depth : Infinity;
+    rows.push(i);
+  }
+  return rows;
+}
+
+export function SpanTree({ view }: { view: RunView }) {
+  const spans = view.run.spans ?? [];
+  const report = view.run.spanReport;
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
+  const [filter, setFilter] = useState('');
+  const deferredFilter = useDeferredValue(filter);
+  const [selected, setSelected] = useState<number | undefined>(undefined);
+  const rows = useMemo(() => visibleSpanRows(spans, collapsed, deferredFilter), [spans, collapsed, deferredFilter]);
+  const hasChildren = useMemo(() => {
+    const out = new Uint8Array(spans.length);
+    for (let i = 0; i + 1 < spans.length; i++) if ((spans[i + 1].depth ?? 0) > (spans[i].depth ?? 0)) out[i] = 1;
+    return out;
+  }, [spans]);
+  const position = usePlayhead((s) => s.position);
+  const moveTo = usePlayhead((s) => s.moveTo);
+  const currentStep = view.steps[position];
+  const scroller = useRef<HTMLDivElement>(null);
+  const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 10 });
+  // Follow the playhead: the current step's own span into view when it is shown.
+  const rowOfStepSpan = useMemo(() => {
+    if (!currentStep?.spanId) return -1;
+    for (let r = 0; r < rows.length; r++) if (spans[rows[r]].id === currentStep.spanId) return r;
+    return -1;
+  }, [rows, spans, currentStep]);
+  useEffect(() => {
+    if (rowOfStepSpan >= 0) virtualizer.scrollToIndex(rowOfStepSpan, { align: 'auto' });
+  }, [rowOfStepSpan, virtualizer]);
+  if (spans.length === 0) return null;
+  const toggle = (id: string) =>
+    setCollapsed((c) => {
+      const next = new Set(c);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+  const open = selected !== undefined ? spans[selected] : undefined;
+  return (
+    <section aria-label="Span tree" data-testid="span-tree" className="rounded border border-slate-200 bg-white p-2">
+      <header className="mb-1 flex flex-wrap items-center gap-2 text-xs text-slate-600">
+        <h3 className="text-sm font-semibold text-slate-800">Spans</h3>
+        <span data-testid="span-count">
+          {deferredFilter.trim() ? `${rows.length.toLocaleString('en')} of ${spans.length.toLocaleString('en')} spans match` : `${spans.length.toLocaleString('en')} spans`}
+          {report && report.read !== spans.length && ` (${(report.read - spans.length).toLocaleString('en')} dropped, see the Library)`}
+        </span>
+        <input
+          type="search"
+          aria-label="Filter spans"
+          placeholder="filter: name, attribute, value"
+          className="ml-auto w-56 rounded border border-slate-300 px-1.5 py-0.5 text-xs"
+          value={filter}
+          onChange={(e) => setFilter(e.target.value)}
+        />
+      </header>
+      <div ref={scroller} className="h-64 overflow-y-auto font-mono text-[11px]" role="tree" aria-label="Spans of the trace">
+        <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+          {virtualizer.getVirtualItems().map((item) => {
+            const i = rows[item.index];
+            const span = spans[i];
+            const own = currentStep !== undefined && span.id === currentStep.spanId;
+            const ofStep = currentStep !== undefined && span.stepId === currentStep.id;
+            const isCollapsed = collapsed.has(span.id);
+            return (
+              <div
+                key={item.key}
+                role="treeitem"
+                aria-level={(span.depth ?? 0) + 1}
+                aria-selected={selected === i}
+                aria-expanded={hasChildren[i] ? !isCollapsed : undefined}
+                data-testid="span-row"
+                data-current={own ? 'step' : ofStep ? 'in-step' : undefined}
+                className={`absolute left-0 flex w-full cursor-pointer items-center gap-1 truncate pr-1 ${own ? 'bg-indigo-100' : ofStep ? 'bg-indigo-50' : selected === i ? 'bg-slate-100' : 'hover:bg-slate-50'}`}
+                style={{ top: item.start, height: ROW_HEIGHT, paddingLeft: 4 + Math.min(span.depth ?? 0, 40) * 12 }}
+                onClick={() => {
+                  setSelected(i);
+                  const at = span.stepId !== undefined ? view.positionOf.get(span.stepId) : undefined;
+                  if (at !== undefined) moveTo(at);
+                }}
+              >
+                <button
+                  type="button"
+                  className="w-3 shrink-0 text-slate-500"
+                  aria-label={isCollapsed ? `Expand ${span.name}` : `Collapse ${span.name}`}
+                  disabled={!hasChildren[i] || deferredFilter.trim() !== ''}
+                  onClick={(e) => {
+                    e.stopPropagation();
+                    toggle(span.id);
+                  }}
+                >
+                  {hasChildren[i] ? (isCollapsed ? '▸' : '▾') : ''}
+                </button>
+                <span className={`shrink-0 rounded px-1 ${KIND_STYLE.get(span.kind ?? 'span') ?? ''}`}>{span.kind ?? 'span'}</span>
+                <span className={span.status === 'error' ? 'text-red-700' : 'text-slate-800'}>{span.name || '(no name)'}</span>
+                {span.start !== undefined && span.end !== undefined && <span className="ml-auto shrink-0 text-slate-400">{Math.round(span.end - span.start)} ms</span>}
+              </div>
+            );
+          })}
+        </div>
+      </div>
+      {open && <SpanDetails span={open} />}
+    </section>
+  );
+}
+
+function SpanDetails({ span }: { span: RunSpan }) {
+  const attrs = Object.keys(span.attributes);
+  return (
+    <div data-testid="span-details" className="mt-2 max-h-64 overflow-y-auto border-t border-slate-200 pt-1 text-xs">
+      <p className="font-semibold break-all text-slate-800">
+        {span.name} <span className="font-normal text-slate-500">({span.kind ?? 'span'}, id {span.id})</span>
+      </p>
+      <p className={span.status === 'error' ? 'text-red-700' : 'text-slate-600'}>
+        status {span.status}
+        {span.statusMessage ? `: ${span.statusMessage}` : ''}
+        {span.stepId !== undefined && ` · step ${span.stepId}`}
+      </p>
+      {attrs.length > 0 && (
+        <table className="mt-1 w-full table-fixed">
+          <tbody>
+            {attrs.map((k) => (
+              <tr key={k} className="align-top">
+                <td className="w-2/5 truncate pr-2 font-mono text-slate-500" title={k}>
+                  {k}
+                </td>
+                <td className="font-mono break-all whitespace-pre-wrap text-slate-800">{valueText(span.attributes[k]).slice(0, 4000)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {span.events.length > 0 && (
+        <ul className="mt-1 list-disc pl-4">
+          {span.events.map((e, i) => (
+            <li key={i}>
+              <span className="font-semibold">{e.name}</span>{' '}
+              <span className="font-mono break-all text-slate-700">{Object.keys(e.attributes).length ? valueText(e.attributes).slice(0, 2000) : ''}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
