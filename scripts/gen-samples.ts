@@ -8,7 +8,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { buildSession } from '../src/export/native.ts';
 import { Session } from '../src/model/schema.ts';
-import type { Agent, AgentRun, Annotation, ChatMessage, Handoff, Intervention, Run, Step, TokenUsage, ToolCall } from '../src/model/types.ts';
+import { RunBuilder } from '../src/model/run-builder.ts';
+import type { ChatMessage, Intervention, Run, Step, TokenUsage, ToolCall } from '../src/model/types.ts';
 
 const OUT_DIR = resolve(import.meta.dirname, '../public/samples');
 const SEED = 20260115;
@@ -39,26 +40,22 @@ function prng(seed: number) {
 type Rng = ReturnType<typeof prng>;
 
 // ---------------------------------------------------------------------------------------------------------------
-// A run under construction. Steps are appended in replay order; ids are `<runId>:s<index>`.
+// A run under construction: steps are appended in replay order with ids `<runId>:s<index>`.
 
 function usage(input: number, output: number): TokenUsage {
   return { input, output, total: input + output };
 }
 
-class RunBuilder {
-  readonly steps: Step[] = [];
-  readonly agents: Agent[] = [];
-  readonly agentRuns: AgentRun[] = [];
-  readonly handoffs: Handoff[] = [];
-  readonly annotations: Annotation[] = [];
-  readonly interventions: Intervention[] = [];
-  clock: number;
-
+/**
+ * The model's run builder (ids, agents, agent runs, handoffs and interventions, as every other run is built) with the
+ * generator's fixed clock.
+ */
+class SampleRun extends RunBuilder {
   constructor(
-    readonly id: string,
-    start: number,
+    id: string,
+    public clock: number,
   ) {
-    this.clock = start;
+    super(id);
   }
 
   tick(ms: number): number {
@@ -67,15 +64,12 @@ class RunBuilder {
   }
 
   step(fields: Omit<Step, 'id' | 'index'>): Step {
-    const step = { id: `${this.id}:s${this.steps.length}`, index: this.steps.length, ...fields } as Step;
-    this.steps.push(step);
-    return step;
+    return this.addStep(fields);
   }
 
-  intervene(fields: { stepId: string; context: string; action: string; reason: string; tokens?: TokenUsage; details?: Record<string, unknown> }): Intervention {
-    const iv: Intervention = { id: `${this.id}:iv${this.interventions.length}`, engine: 'supervisor', heuristic: true, ...fields };
-    this.interventions.push(iv);
-    return iv;
+  /** The samples' interventions are all the heuristic supervisor's. */
+  supervise(fields: { stepId: string; context: string; action: string; reason: string; tokens?: TokenUsage; details?: Record<string, unknown> }): Intervention {
+    return this.intervene({ engine: 'supervisor', heuristic: true, ...fields } as Omit<Intervention, 'id'>);
   }
 }
 
@@ -87,7 +81,7 @@ const TOOL_AGENT_SYSTEM = 'You are an expert assistant who can solve any task us
  * (`tool`), nested under it as the span importer nests them.
  */
 function actionStep(
-  b: RunBuilder,
+  b: SampleRun,
   o: {
     agentId: string;
     agentRunId: string;
@@ -203,13 +197,10 @@ const SHOWCASE_TASK =
 
 function showcaseRun(supervised: boolean, rng: Rng): Run {
   const id = `sim-gaia-showcase-${supervised ? 'supervised' : 'baseline'}`;
-  const b = new RunBuilder(id, EPOCH + (supervised ? 3_600_000 : 0));
-  b.agents.push(
-    { id: 'manager', name: 'manager', role: 'CodeAgent', description: 'Plans the task and delegates web research.', model: MODEL, kind: 'agent' },
-    { id: 'search_agent', name: 'search_agent', role: 'ToolCallingAgent', description: 'Searches the web and reads pages for the manager.', model: MODEL, parentId: 'manager', kind: 'agent' },
-  );
-  const managerRun: AgentRun = { id: `${id}:run-manager`, agentId: 'manager', task: SHOWCASE_TASK, startTime: b.clock };
-  b.agentRuns.push(managerRun);
+  const b = new SampleRun(id, EPOCH + (supervised ? 3_600_000 : 0));
+  b.addAgent({ id: 'manager', name: 'manager', role: 'CodeAgent', description: 'Plans the task and delegates web research.', model: MODEL, kind: 'agent' }, null);
+  b.addAgent({ id: 'search_agent', name: 'search_agent', role: 'ToolCallingAgent', description: 'Searches the web and reads pages for the manager.', model: MODEL, parentId: 'manager', kind: 'agent' }, null);
+  const managerRun = b.addAgentRun({ id: `${id}:run-manager`, agentId: 'manager', task: SHOWCASE_TASK, startTime: b.clock });
 
   b.step({
     kind: 'planning',
@@ -252,8 +243,7 @@ function showcaseRun(supervised: boolean, rng: Rng): Run {
   });
 
   // The managed agent's run, nested in the manager's first step.
-  const searchRun: AgentRun = { id: `${id}:run-search`, agentId: 'search_agent', parentRunId: managerRun.id, task: localTask, startTime: b.clock };
-  b.agentRuns.push(searchRun);
+  const searchRun = b.addAgentRun({ id: `${id}:run-search`, agentId: 'search_agent', parentRunId: managerRun.id, task: localTask, startTime: b.clock });
   const history: Step[] = [];
   let n = 0;
   const searchStep = (thought: string, tool: ToolCall, result: { observation?: string; error?: { message: string; type: string } }) => {
@@ -282,7 +272,7 @@ function showcaseRun(supervised: boolean, rng: Rng): Run {
   const html = rawHtmlPage(rng);
   const pageStep = searchStep('The first result looks right; I will open it.', { name: 'visit_webpage', arguments: JSON.stringify({ url: 'https://stats.example.org/simulated/reservoir-levels' }) }, { observation: html });
   if (supervised) {
-    b.intervene({
+    b.supervise({
       stepId: pageStep.id,
       context: 'excessive',
       action: 'correct_observation',
@@ -302,7 +292,7 @@ function showcaseRun(supervised: boolean, rng: Rng): Run {
       { observation: loopObservation },
     );
     if (supervised && i === repeats - 1) {
-      b.intervene({
+      b.supervise({
         stepId: step.id,
         context: 'inefficient',
         action: 'provide_guidance',
@@ -316,7 +306,7 @@ function showcaseRun(supervised: boolean, rng: Rng): Run {
     error: { message: 'Error executing tool visit_webpage: 403 Client Error: Forbidden for url: https://stats.example.org/simulated/reservoir-levels?page=2', type: 'AgentToolExecutionError' },
   });
   if (supervised) {
-    b.intervene({
+    b.supervise({
       stepId: errorStep.id,
       context: 'error',
       action: 'provide_guidance',
@@ -338,7 +328,7 @@ function showcaseRun(supervised: boolean, rng: Rng): Run {
   managerStep1.observation = `Here is the final answer from your managed agent 'search_agent':\n${report}\n\nFor more detail, find below a summary of this agent's work:\n<summary_of_work>\n${summary}\n</summary_of_work>`;
   managerStep1.endTime = b.clock;
   if (supervised) {
-    b.intervene({
+    b.supervise({
       stepId: managerStep1.id,
       context: 'subagent_completion',
       action: 'correct_observation',
@@ -346,10 +336,8 @@ function showcaseRun(supervised: boolean, rng: Rng): Run {
       tokens: usage(0, 0),
     });
   }
-  b.handoffs.push(
-    { id: `${id}:h-delegation`, from: 'manager', to: ['search_agent'], kind: 'delegation', stepId: managerStep1.id, content: localTask },
-    { id: `${id}:h-report`, from: 'search_agent', to: ['manager'], kind: 'report', stepId: managerStep1.id, content: report },
-  );
+  b.addHandoff(managerStep1, { id: `${id}:h-delegation`, from: 'manager', to: ['search_agent'], kind: 'delegation', content: localTask });
+  b.addHandoff(managerStep1, { id: `${id}:h-report`, from: 'search_agent', to: ['manager'], kind: 'report', content: report });
 
   const answer = `${best.year}: ${best.level.toFixed(1)} m`;
   const m2prompt = promptOf(CODE_AGENT_SYSTEM, SHOWCASE_TASK, [managerStep1]);
@@ -390,28 +378,11 @@ function showcaseRun(supervised: boolean, rng: Rng): Run {
   });
 }
 
-function finishRun(b: RunBuilder, o: Pick<Run, 'title' | 'task' | 'sourceFormat' | 'framework' | 'outcome' | 'tags'>): Run {
-  const models = [...new Set(b.steps.flatMap((s) => (s.model ? [s.model] : [])).concat(b.agents.flatMap((a) => (a.model ? [a.model] : []))))];
-  return {
-    id: b.id,
-    title: o.title,
-    task: o.task,
-    sourceFormat: o.sourceFormat,
-    framework: o.framework,
-    models,
-    outcome: o.outcome,
-    tags: o.tags,
-    startTime: b.steps[0]?.startTime,
-    endTime: b.clock,
-    agents: b.agents,
-    agentRuns: b.agentRuns,
-    steps: b.steps,
-    handoffs: b.handoffs,
-    annotations: b.annotations,
-    interventions: b.interventions,
-    orphanSpans: 0,
-    simulated: true,
-  };
+/** The built run, its fields in the order the bundled sample files have always had, marked simulated. */
+function finishRun(b: SampleRun, o: Pick<Run, 'title' | 'task' | 'sourceFormat' | 'framework' | 'outcome' | 'tags'>): Run {
+  const usedModels = [...new Set(b.steps.flatMap((s) => (s.model ? [s.model] : [])).concat(b.agents.flatMap((a) => (a.model ? [a.model] : []))))];
+  const { id, title, task, sourceFormat, framework, models, outcome, tags, ...lists } = b.build({ ...o, models: usedModels });
+  return { id, title, task, sourceFormat, framework, models, outcome, tags, startTime: b.steps[0]?.startTime, endTime: b.clock, ...lists, simulated: true };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -420,7 +391,7 @@ function finishRun(b: RunBuilder, o: Pick<Run, 'title' | 'task' | 'sourceFormat'
 function groupChatRun(rng: Rng): Run {
   const id = 'sim-group-chat-trip-budget';
   const task = 'Plan a 3-day rail trip from Lyon to Milan for two people and give the total budget in EUR, including trains (the 9:04 departure) and two nights at a hotel near Milano Centrale.';
-  const b = new RunBuilder(id, EPOCH + 7_200_000);
+  const b = new SampleRun(id, EPOCH + 7_200_000);
   const agents: [string, string][] = [
     ['user_proxy', 'Relays the user’s request and accepts the final plan.'],
     ['planner', 'Breaks the task down and assigns work.'],
@@ -429,10 +400,9 @@ function groupChatRun(rng: Rng): Run {
     ['critic', 'Checks the plan before it goes back to the user.'],
   ];
   for (const [name, description] of agents) {
-    b.agents.push({ id: name, name, description, kind: name === 'user_proxy' ? 'human' : 'agent', ...(name === 'user_proxy' ? {} : { model: MODEL }) });
+    b.addAgent({ id: name, name, description, kind: name === 'user_proxy' ? 'human' : 'agent', ...(name === 'user_proxy' ? {} : { model: MODEL }) }, null);
   }
-  const chatRun: AgentRun = { id: `${id}:chat`, agentId: 'planner', task, startTime: b.clock };
-  b.agentRuns.push(chatRun);
+  const chatRun = b.addAgentRun({ id: `${id}:chat`, agentId: 'planner', task, startTime: b.clock });
   const turns: [string, string, string][] = [
     ['user_proxy', 'planner', task],
     ['planner', 'researcher', 'Researcher: find the 9:04 Lyon Part-Dieu → Milano Centrale fare for two adults, and a hotel near Milano Centrale for two nights. Report prices with currencies.'],
@@ -459,7 +429,7 @@ function groupChatRun(rng: Rng): Run {
       startTime: b.clock,
       endTime: b.tick(isModel ? rng.int(1500, 5000) : 400),
     });
-    b.handoffs.push({ id: `${id}:h${i}`, from, to: [to], kind: 'message', stepId: step.id, content: text });
+    b.addHandoff(step, { to: [to], kind: 'message', content: text });
   });
   b.annotations.push(
     {
@@ -519,13 +489,10 @@ function corpusRun(arm: 'baseline' | 'supervised', level: number, task: number, 
   const supervised = arm === 'supervised';
   const [what, where] = TOPICS[task];
   const taskText = `(Simulated level-${level} task ${task + 1}) Find ${what} ${where}${level > 1 ? ', then combine it with a second fact found on another page' : ''}${level > 2 ? ', and check the result against a third source' : ''}.`;
-  const b = new RunBuilder(id, EPOCH + 86_400_000 + (level * 100 + task * 2 + (supervised ? 1 : 0)) * 600_000);
-  b.agents.push(
-    { id: 'manager', name: 'manager', role: 'CodeAgent', model: MODEL, kind: 'agent' },
-    { id: 'search_agent', name: 'search_agent', role: 'ToolCallingAgent', model: MODEL, parentId: 'manager', kind: 'agent' },
-  );
-  const managerRun: AgentRun = { id: `${id}:run-manager`, agentId: 'manager', task: taskText, startTime: b.clock };
-  b.agentRuns.push(managerRun);
+  const b = new SampleRun(id, EPOCH + 86_400_000 + (level * 100 + task * 2 + (supervised ? 1 : 0)) * 600_000);
+  b.addAgent({ id: 'manager', name: 'manager', role: 'CodeAgent', model: MODEL, kind: 'agent' }, null);
+  b.addAgent({ id: 'search_agent', name: 'search_agent', role: 'ToolCallingAgent', model: MODEL, parentId: 'manager', kind: 'agent' }, null);
+  const managerRun = b.addAgentRun({ id: `${id}:run-manager`, agentId: 'manager', task: taskText, startTime: b.clock });
 
   // Baseline runs wander (long tails); the supervisor cuts loops short, so supervised runs are shorter and tighter.
   const spread = supervised ? 0.18 : 0.42;
@@ -547,8 +514,7 @@ function corpusRun(arm: 'baseline' | 'supervised', level: number, task: number, 
     startTime: b.clock,
   });
   b.step({ kind: 'llm', agentId: 'manager', agentRunId: managerRun.id, parentStepId: m1.id, model: MODEL, name: 'LiteLLMModel.generate', usage: usage(1300 + rng.int(0, 200), 120 + rng.int(0, 60)), startTime: b.clock, endTime: b.tick(2500) });
-  const searchRun: AgentRun = { id: `${id}:run-search`, agentId: 'search_agent', parentRunId: managerRun.id, task: delegation, startTime: b.clock };
-  b.agentRuns.push(searchRun);
+  const searchRun = b.addAgentRun({ id: `${id}:run-search`, agentId: 'search_agent', parentRunId: managerRun.id, task: delegation, startTime: b.clock });
   let context = 900 + rng.int(0, 200);
   let inefficientTriggers = 0;
   const total = searchSteps + loopLength;
@@ -571,13 +537,13 @@ function corpusRun(arm: 'baseline' | 'supervised', level: number, task: number, 
     context += Math.round((errored ? 40 : observation.length / 4) + 70);
     if (supervised) {
       const N = i + 1;
-      if (errored) b.intervene({ stepId: step.id, context: 'error', action: 'provide_guidance', reason: 'The tool call failed (503).', tokens: usage(0, 0) });
+      if (errored) b.supervise({ stepId: step.id, context: 'error', action: 'provide_guidance', reason: 'The tool call failed (503).', tokens: usage(0, 0) });
       else if (inefficientTriggers < 2 && inLoop && i === loopLength) {
         inefficientTriggers++;
-        b.intervene({ stepId: step.id, context: 'inefficient', action: 'provide_guidance', reason: `The last 5 actions were identical: web_search(${args}).`, tokens: usage(0, 0) });
+        b.supervise({ stepId: step.id, context: 'inefficient', action: 'provide_guidance', reason: `The last 5 actions were identical: web_search(${args}).`, tokens: usage(0, 0) });
       } else if (inefficientTriggers < 2 && N % 8 === 0) {
         inefficientTriggers++;
-        b.intervene({ stepId: step.id, context: 'inefficient', action: 'approve', reason: `Periodic check at step ${N} (τ_step 8): progress is steady.`, tokens: usage(0, 0) });
+        b.supervise({ stepId: step.id, context: 'inefficient', action: 'approve', reason: `Periodic check at step ${N} (τ_step 8): progress is steady.`, tokens: usage(0, 0) });
       }
     }
   }
@@ -592,12 +558,10 @@ function corpusRun(arm: 'baseline' | 'supervised', level: number, task: number, 
   m1.observation = `Here is the final answer from your managed agent 'search_agent':\nFound: ${answer}\n\n<summary_of_work>\n${total} searches and page visits.\n</summary_of_work>`;
   m1.endTime = b.clock;
   if (supervised) {
-    b.intervene({ stepId: m1.id, context: 'subagent_completion', action: 'correct_observation', reason: "The managed agent's report was condensed for the manager.", tokens: usage(0, 0) });
+    b.supervise({ stepId: m1.id, context: 'subagent_completion', action: 'correct_observation', reason: "The managed agent's report was condensed for the manager.", tokens: usage(0, 0) });
   }
-  b.handoffs.push(
-    { id: `${id}:h-delegation`, from: 'manager', to: ['search_agent'], kind: 'delegation', stepId: m1.id, content: delegation },
-    { id: `${id}:h-report`, from: 'search_agent', to: ['manager'], kind: 'report', stepId: m1.id, content: `Found: ${answer}` },
-  );
+  b.addHandoff(m1, { id: `${id}:h-delegation`, from: 'manager', to: ['search_agent'], kind: 'delegation', content: delegation });
+  b.addHandoff(m1, { id: `${id}:h-report`, from: 'search_agent', to: ['manager'], kind: 'report', content: `Found: ${answer}` });
   actionStep(b, {
     agentId: 'manager',
     agentRunId: managerRun.id,

@@ -22,6 +22,19 @@ describe('RunBuilder', () => {
     expect([run.startTime, run.endTime, run.task]).toEqual([2, 9, 'the task']);
     expect(b.build({ title: 'T', sourceFormat: 'native', outcome: { status: 'unknown' } }).startTime).toBeUndefined();
   });
+
+  it('takes agents without a run of their own, agent runs laid out by the caller and named handoffs', () => {
+    const b = new RunBuilder('r');
+    b.addAgent({ id: 'a', name: 'a' }, null);
+    b.addAgent({ id: 'b', name: 'b' }, null);
+    const chat = b.addAgentRun({ id: 'r:chat', agentId: 'a', startTime: 1 });
+    const s0 = b.addStep({ kind: 'message', agentId: 'b', agentRunId: chat.id, output: 'x' });
+    b.addHandoff(s0, { id: 'r:h-report', to: ['a'], kind: 'report', content: 'x' });
+    chat.endTime = 7;
+    const run = b.build({ title: 'T', sourceFormat: 'native', outcome: { status: 'unknown' } });
+    expect(run.agentRuns).toEqual([{ id: 'r:chat', agentId: 'a', startTime: 1, endTime: 7 }]);
+    expect(run.handoffs.map((h) => `${h.id} ${h.from}`)).toEqual(['r:h-report b']);
+  });
 });
 
 describe('annotation sets', () => {

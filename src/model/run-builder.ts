@@ -24,7 +24,7 @@ export class RunBuilder {
   readonly annotations: Annotation[] = [];
   readonly interventions: Intervention[] = [];
   private readonly agentById = new Map<string, Agent>();
-  private readonly agentRunById = new Map<string, AgentRun>();
+  private readonly agentRunList: AgentRun[] = [];
 
   /** `task`, when known, is given to every agent run. */
   constructor(
@@ -45,15 +45,26 @@ export class RunBuilder {
     return `${this.id}:run:${agentId}`;
   }
 
-  /** Add an agent once (a second agent with the same id is ignored) with its agent run; returns the one kept. */
-  addAgent(agent: Agent, agentRun: Partial<AgentRun> = {}): Agent {
+  /**
+   * Add an agent once (a second agent with the same id is ignored) with its agent run `<run>:run:<agent>`; returns the
+   * one kept. With `agentRun` null the agent gets no run of its own (its steps belong to a run added by `addAgentRun`).
+   */
+  addAgent(agent: Agent, agentRun: Partial<AgentRun> | null = {}): Agent {
     const known = this.agentById.get(agent.id);
     if (known) return known;
     this.agentById.set(agent.id, agent);
-    const run: AgentRun = { id: this.agentRunId(agent.id), agentId: agent.id, ...agentRun };
-    if (this.task !== undefined && run.task === undefined) run.task = this.task;
-    this.agentRunById.set(agent.id, run);
+    if (agentRun) this.addAgentRun({ id: this.agentRunId(agent.id), agentId: agent.id, ...agentRun });
     return agent;
+  }
+
+  /**
+   * Append an agent run the caller lays out itself (its own id, a parent run, a start mid-way through the run). It is
+   * kept as given, so the caller may still set its end or output; it gets the builder's task when it has none.
+   */
+  addAgentRun(run: AgentRun): AgentRun {
+    if (this.task !== undefined && run.task === undefined) run.task = this.task;
+    this.agentRunList.push(run);
+    return run;
   }
 
   /** The id the next step gets. */
@@ -70,9 +81,12 @@ export class RunBuilder {
     return step;
   }
 
-  /** Record a handoff made by `step` (from its agent unless said otherwise). The step's recipients are the caller's. */
-  addHandoff(step: Pick<Step, 'id' | 'agentId'>, handoff: Pick<Handoff, 'to' | 'kind' | 'content'> & { from?: string }): Handoff {
-    const h: Handoff = { id: `${this.id}:h${this.handoffs.length}`, from: handoff.from ?? step.agentId, to: handoff.to, kind: handoff.kind, stepId: step.id, content: handoff.content };
+  /**
+   * Record a handoff made by `step` (from its agent unless said otherwise), with the id `<run>:h<n>` unless the caller
+   * names one. The step's recipients are the caller's.
+   */
+  addHandoff(step: Pick<Step, 'id' | 'agentId'>, handoff: Pick<Handoff, 'to' | 'kind' | 'content'> & { from?: string; id?: string }): Handoff {
+    const h: Handoff = { id: handoff.id ?? `${this.id}:h${this.handoffs.length}`, from: handoff.from ?? step.agentId, to: handoff.to, kind: handoff.kind, stepId: step.id, content: handoff.content };
     this.handoffs.push(h);
     return h;
   }
@@ -97,7 +111,7 @@ export class RunBuilder {
       outcome: head.outcome,
       tags: { ...head.tags },
       agents: this.agents,
-      agentRuns: [...this.agentRunById.values()],
+      agentRuns: [...this.agentRunList],
       steps: options.copySteps ? this.steps.map((s) => ({ ...s })) : [...this.steps],
       handoffs: [...this.handoffs],
       annotations: [...this.annotations],

@@ -3,10 +3,10 @@
 // opens in the compare view against it.
 import { replaySteps, stepNumber } from '../../model/steps.ts';
 import { emptyRecord, ownValue, recordOf } from '../../model/record.ts';
-import { useMemo, useRef, useState } from 'react';
+import { useMemo, useState } from 'react';
 import { create } from 'zustand';
 import { defaultTreatment, editFromIntervention, type ForkEdit, type ForkResult, type TurnTreatment } from '../../engine/runner/fork.ts';
-import type { LlmCallRecord, Run } from '../../model/types.ts';
+import type { Run } from '../../model/types.ts';
 import { useLibrary } from '../../store/library.ts';
 import { useUrl } from '../../store/url.ts';
 import { Badge } from '../../ui/badge.tsx';
@@ -18,8 +18,7 @@ import { EngineToggles } from './engine-toggles.tsx';
 import { forkStyle } from '../../engine/runner/forkable.ts';
 import { cachedForkProblem } from './fork-here.tsx';
 import { useEngineSwitches, useLiveEndpoint } from './live-endpoint.ts';
-import { addLiveRunToLibrary } from './live-library.ts';
-import { takeCallsOf } from './run-calls.ts';
+import { useLiveJob } from './use-live-job.ts';
 
 type ChangeKind = 'none' | 'edit' | 'prune' | `iv:${string}`;
 
@@ -61,11 +60,8 @@ export function ForkPanel() {
   }, [top, parent]);
   const treatments = overrides && parent && overrides.runId === parent.id ? overrides.map : emptyRecord<TurnTreatment>();
   const [text, setText] = useState<{ stepId: string; value: string }>();
-  const [busy, setBusy] = useState(false);
-  const [progress, setProgress] = useState('');
-  const [error, setError] = useState<string>();
+  const { busy, progress, error, start: startJob, cancel } = useLiveJob();
   const last = useLastFork((s) => s.last);
-  const stop = useRef<AbortController | undefined>(undefined);
   const edited = text && step && text.stepId === step.id ? text.value : (step?.output ?? step?.observation ?? '');
   const problem = parent ? cachedForkProblem(parent) : undefined;
   const style = useMemo(() => (parent ? forkStyle(parent) : undefined), [parent]);
@@ -77,26 +73,13 @@ export function ForkPanel() {
     if (change === 'edit') edit = { kind: 'replace', text: edited };
     else if (change === 'prune') edit = { kind: 'prune' };
     else if (iv) edit = editFromIntervention(iv) ?? { kind: 'none' };
-    const controller = new AbortController();
-    stop.current = controller;
-    setBusy(true);
-    setError(undefined);
-    const calls = new Map<string, LlmCallRecord>();
-    try {
-      const result = await forkInWorker(
-        { parent, stepId: step.id, edit, fromIntervention: iv, treatments, llm: endpoint.settings, engines },
-        { onCall: (r) => void calls.set(r.id, r), onTurn: setProgress },
-        controller.signal,
-      );
-      await addLiveRunToLibrary(result.run, takeCallsOf(result.run, calls));
-      useLastFork.setState({ last: { parentId: parent.id, forkId: result.run.id, status: result.status, reason: result.reason, stats: result.stats } });
-      navigate('compare', { a: parent.id, b: result.run.id, step: '0' });
-    } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
-    } finally {
-      setBusy(false);
-      setProgress('');
-    }
+    await startJob(
+      (events, signal) => forkInWorker({ parent, stepId: step.id, edit, fromIntervention: iv, treatments, llm: endpoint.settings, engines }, events, signal),
+      (result) => {
+        useLastFork.setState({ last: { parentId: parent.id, forkId: result.run.id, status: result.status, reason: result.reason, stats: result.stats } });
+        navigate('compare', { a: parent.id, b: result.run.id, step: '0' });
+      },
+    );
   };
 
   return (
@@ -194,7 +177,7 @@ export function ForkPanel() {
             <Button variant="primary" disabled={busy || !parent || !step || problem !== undefined} onClick={() => void start()}>
               Fork and continue
             </Button>
-            {busy && <Button onClick={() => stop.current?.abort()}>Cancel</Button>}
+            {busy && <Button onClick={cancel}>Cancel</Button>}
           </div>
           {busy && <p role="status" className="text-xs">Forking… {progress}</p>}
           {error && <ErrorBanner title="The fork failed">{error}</ErrorBanner>}

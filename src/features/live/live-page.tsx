@@ -1,6 +1,7 @@
 // The Live page (SPEC §5.5): run a team, run a batch of tasks in two arms, or fork a recorded run at a step. The tab
 // is in the URL (`?view=live&tab=runner|batch|fork`), and so are the fork's run and step.
 import { useUrl } from '../../store/url.ts';
+import { Tabs } from '../../ui/tabs.tsx';
 import { BatchPanel } from './batch-panel.tsx';
 import { ForkPanel } from './fork-panel.tsx';
 import { RunnerPanel } from './runner-panel.tsx';
@@ -18,20 +19,7 @@ export function LivePage() {
   return (
     <div data-testid="live-page" className="min-h-full bg-slate-100 p-4">
       <div className="mx-auto max-w-7xl space-y-3">
-        <div role="tablist" aria-label="Live runs" className="flex gap-1">
-          {TABS.map((t) => (
-            <button
-              key={t.id}
-              type="button"
-              role="tab"
-              aria-selected={current === t.id}
-              onClick={() => setParams({ tab: t.id })}
-              className={`rounded px-3 py-1 text-sm ${current === t.id ? 'bg-white text-indigo-800 shadow-sm' : 'text-slate-600 hover:bg-white/60'}`}
-            >
-              {t.label}
-            </button>
-          ))}
-        </div>
+        <Tabs tabs={TABS} current={current} onSelect={(id) => setParams({ tab: id })} label="Live runs" />
         {current === 'runner' ? <RunnerPanel /> : current === 'batch' ? <BatchPanel /> : <ForkPanel />}
       </div>
     </div>

@@ -1,10 +1,9 @@
 // Runner tab: one task, a team (chain or group chat, roles with their prompts, a decision agent, max turns), the
 // engines, run in the worker with progress and cancel; the result opens in the run view.
-import { useRef, useState } from 'react';
+import { useState } from 'react';
 import { defaultTeam, teamProblem, type TeamConfig } from '../../engine/runner/runner.ts';
 import type { TaskDomain } from '../../engine/runner/tasks.ts';
 import { enginesOn } from '../../engine/runner/gates.ts';
-import type { LlmCallRecord } from '../../model/types.ts';
 import { hashText } from '../../model/hash.ts';
 import { useUrl } from '../../store/url.ts';
 import { Badge, OutcomeBadge } from '../../ui/badge.tsx';
@@ -15,8 +14,7 @@ import { Card, NumberField, TextField } from '../../ui/fields.tsx';
 import { EngineToggles } from './engine-toggles.tsx';
 import { useEngineSwitches, useLiveEndpoint } from './live-endpoint.ts';
 import { gateEffects } from './gate-effects.ts';
-import { addLiveRunToLibrary } from './live-library.ts';
-import { takeCallsOf } from './run-calls.ts';
+import { useLiveJob } from './use-live-job.ts';
 
 const TEXTAREA = 'w-full rounded border border-slate-300 px-2 py-1 font-mono text-xs focus:border-indigo-500 focus:outline-none';
 
@@ -74,36 +72,27 @@ export function RunnerPanel() {
   const [question, setQuestion] = useState('');
   const [answer, setAnswer] = useState('');
   const [team, setTeam] = useState<TeamConfig>(() => defaultTeam('math'));
-  const [busy, setBusy] = useState(false);
-  const [progress, setProgress] = useState('');
-  const [error, setError] = useState<string>();
+  const { busy, progress, error, setError, start: startJob, cancel } = useLiveJob();
   const [result, setResult] = useState<{ runId: string; status: string; outcome: 'success' | 'failure' | 'unknown'; answer?: string; effects: string[] }>();
-  const stop = useRef<AbortController | undefined>(undefined);
   const problem = endpoint.problem ?? (question.trim() === '' ? 'write a task' : teamProblem(team));
 
   const start = async () => {
     if (!endpoint.settings) return;
-    const controller = new AbortController();
-    stop.current = controller;
-    setBusy(true);
-    setError(undefined);
+    const llm = endpoint.settings;
     setResult(undefined);
-    const calls = new Map<string, LlmCallRecord>();
-    try {
-      const runId = `live-${hashText(`${question}\n${Date.now()}`)}`;
-      const task = { id: runId, question, domain, ...(answer.trim() ? { answer: answer.trim() } : {}) };
-      const on = enginesOn(engines);
-      const tags: Record<string, string> = { dataset: 'runner', arm: on.length > 0 ? 'supervised' : 'baseline', domain, ...(on.length > 0 ? { engines: on.join('+') } : {}) };
-      const res = await runTeamInWorker({ task, team: { ...team, domain }, llm: endpoint.settings, engines, runId, tags }, { onCall: (r) => void calls.set(r.id, r), onTurn: setProgress }, controller.signal);
-      await addLiveRunToLibrary(res.run, takeCallsOf(res.run, calls));
-      setResult({ runId: res.run.id, status: res.status, outcome: res.run.outcome.status, answer: res.run.outcome.finalAnswer, effects: gateEffects(res.run) });
-      if (res.status === 'failed') setError(res.error);
-    } catch (e) {
-      setError(e instanceof Error ? e.message : String(e));
-    } finally {
-      setBusy(false);
-      setProgress('');
-    }
+    await startJob(
+      (events, signal) => {
+        const runId = `live-${hashText(`${question}\n${Date.now()}`)}`;
+        const task = { id: runId, question, domain, ...(answer.trim() ? { answer: answer.trim() } : {}) };
+        const on = enginesOn(engines);
+        const tags: Record<string, string> = { dataset: 'runner', arm: on.length > 0 ? 'supervised' : 'baseline', domain, ...(on.length > 0 ? { engines: on.join('+') } : {}) };
+        return runTeamInWorker({ task, team: { ...team, domain }, llm, engines, runId, tags }, events, signal);
+      },
+      (res) => {
+        setResult({ runId: res.run.id, status: res.status, outcome: res.run.outcome.status, answer: res.run.outcome.finalAnswer, effects: gateEffects(res.run) });
+        if (res.status === 'failed') setError(res.error);
+      },
+    );
   };
 
   return (
@@ -138,7 +127,7 @@ export function RunnerPanel() {
               <Button variant="primary" disabled={busy || problem !== undefined} onClick={() => void start()} title={problem}>
                 Run team
               </Button>
-              {busy && <Button onClick={() => stop.current?.abort()}>Cancel</Button>}
+              {busy && <Button onClick={cancel}>Cancel</Button>}
             </div>
             {problem && !busy && <p className="text-xs text-slate-500">To run: {problem}.</p>}
             {busy && <p role="status" className="text-xs text-slate-700">Running… {progress}</p>}

@@ -2,6 +2,7 @@
 // library run with per-message results, corpus statistics, and mining new indicators. Endpoint settings are shared
 // with the Engines view.
 import { useUrl } from '../../store/url.ts';
+import { Tabs } from '../../ui/tabs.tsx';
 import { EndpointSettings } from '../endpoint/endpoint-settings.tsx';
 import { MiningPanel } from './mining-panel.tsx';
 import { PoolBrowser } from './pool-browser.tsx';
@@ -34,20 +35,7 @@ export function RectifyPage() {
           <EndpointSettings />
         </div>
         <div className="min-w-0 space-y-3">
-          <div role="tablist" aria-label="Rectifier" className="flex gap-1">
-            {TABS.map((t) => (
-              <button
-                key={t.id}
-                type="button"
-                role="tab"
-                aria-selected={tab === t.id}
-                onClick={() => setTab(t.id)}
-                className={`rounded px-3 py-1 text-sm ${tab === t.id ? 'bg-white font-medium text-indigo-800 shadow-sm' : 'text-slate-600 hover:bg-white/60'}`}
-              >
-                {t.label}
-              </button>
-            ))}
-          </div>
+          <Tabs tabs={TABS} current={tab} onSelect={setTab} label="Rectifier" />
           {tab === 'run' ? <RectifyRun /> : tab === 'pool' ? <PoolBrowser /> : tab === 'stats' ? <RectifierStatisticsCard /> : <MiningPanel />}
         </div>
       </div>

@@ -2,6 +2,7 @@
 // run (labelling, clarifier, dataset labels, agreement), the gallery of annotated cases, the quiz, and the charts.
 // The tab, run, edge and case are in the URL, so a link reproduces what is shown.
 import { useUrl } from '../../store/url.ts';
+import { Tabs } from '../../ui/tabs.tsx';
 import { EdgesPanel } from './edges-panel.tsx';
 import { Gallery } from './gallery.tsx';
 import { Quiz } from './quiz.tsx';
@@ -24,20 +25,7 @@ export function TaxonomyPage() {
       <div className="mx-auto max-w-7xl space-y-3">
         <div className="flex flex-wrap items-center gap-3">
           <h2 className="text-base font-semibold text-slate-800">Edge-error taxonomy</h2>
-          <div role="tablist" aria-label="Taxonomy" className="flex gap-1">
-            {TABS.map((t) => (
-              <button
-                key={t.id}
-                type="button"
-                role="tab"
-                aria-selected={tab === t.id}
-                onClick={() => setParams({ tab: t.id, case: undefined })}
-                className={`rounded px-3 py-1 text-sm ${tab === t.id ? 'bg-white font-medium text-indigo-800 shadow-sm' : 'text-slate-600 hover:bg-white/60'}`}
-              >
-                {t.label}
-              </button>
-            ))}
-          </div>
+          <Tabs tabs={TABS} current={tab} onSelect={(id) => setParams({ tab: id, case: undefined })} label="Taxonomy" />
         </div>
         <div role="tabpanel" aria-label={TABS.find((t) => t.id === tab)!.label}>
           {tab === 'edges' ? <EdgesPanel /> : tab === 'quiz' ? <Quiz /> : tab === 'charts' ? <TaxonomyCharts /> : <Gallery />}
