@@ -18,7 +18,10 @@ describe('callSignature', () => {
     const c = callSignature(call('a', 'search', '{"q": "y"}'));
     expect(a?.key).toBe(b?.key);
     expect(a?.key).not.toBe(c?.key);
-    expect(a?.label).toBe('search({"q": "x", "page": 1})');
+    expect(a?.label).toBe('search(q: x, page: 1)');
+    // smolagents' wrapper and its switches are left out of the readable label.
+    const wrapped = call('a', 'find_archived_url', '{"args": [], "sanitize_inputs_outputs": true, "kwargs": {"url": "https://x.com/f", "date": "20221231"}}');
+    expect(callSignature(wrapped)?.label).toBe('find_archived_url(url: https://x.com/f, date: 20221231)');
   });
 
   it('uses nested tool steps when the step records no tool calls', () => {

@@ -275,9 +275,35 @@ export function callSignature(step: Step, children: readonly Step[] = []): CallS
   const key = `${item.kind}:${item.tokens.join(',')}`;
   if (calls) {
     const first = calls[0];
-    return { key, label: `${first.name}(${short(collapse(first.arguments), 60)})${calls.length > 1 ? ` +${calls.length - 1}` : ''}` };
+    return { key, label: `${first.name}(${short(readableArguments(first.arguments), 90)})${calls.length > 1 ? ` +${calls.length - 1}` : ''}` };
   }
   return { key, label: `“${short(collapse(firstLine(sentText(step) ?? '')))}”${recipientsOf(step)}` };
+}
+
+/**
+ * Arguments as a person reads them: a JSON object as `key: value` pairs (smolagents' args/kwargs wrapper and its
+ * boolean switches left out), anything else as its text with whitespace collapsed.
+ */
+function readableArguments(args: string): string {
+  const text = collapse(args);
+  if (!text.startsWith('{') || text.length > 20_000) return text;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return text;
+  let entries = Object.entries(value);
+  const kwargs = entries.find(([k]) => k === 'kwargs')?.[1];
+  if (kwargs && typeof kwargs === 'object' && !Array.isArray(kwargs)) {
+    const positional = entries.find(([k]) => k === 'args')?.[1];
+    entries = [...(Array.isArray(positional) ? positional.map((v, i): [string, unknown] => [String(i), v]) : []), ...Object.entries(kwargs)];
+  }
+  const parts = entries
+    .filter(([, v]) => v !== null && v !== undefined && typeof v !== 'boolean')
+    .map(([k, v]) => `${/^\d+$/.test(k) ? '' : `${k}: `}${typeof v === 'string' ? v : JSON.stringify(v)}`);
+  return parts.length > 0 ? parts.join(', ') : text;
 }
 
 function firstLine(text: string): string {

@@ -14,6 +14,7 @@ import { StepList } from './step-list.tsx';
 import { Timeline } from './timeline.tsx';
 import { TokenCharts } from './token-charts.tsx';
 import { KEY_BINDINGS } from './keymap.ts';
+import { LoopPanel, loopCountLabel } from './loop-panel.tsx';
 
 export function RunPage() {
   const runId = useUrl((s) => s.params.run);
@@ -66,8 +67,11 @@ function RunScreen({ run }: { run: Run }) {
               <Timeline view={view} />
               <TokenCharts view={view} />
             </div>
-            <div data-testid="inspector-panel" className="min-h-0 overflow-y-auto rounded border border-slate-200 bg-white [contain:strict]">
-              <StepInspector view={view} />
+            <div className="flex min-h-0 flex-col gap-2">
+              <LoopPanel view={view} />
+              <div data-testid="inspector-panel" className="min-h-0 flex-1 overflow-y-auto rounded border border-slate-200 bg-white [contain:strict]">
+                <StepInspector view={view} />
+              </div>
             </div>
           </div>
         )
@@ -95,7 +99,7 @@ function Toolbar({ view, onHelp }: { view: RunView; onHelp: () => void }) {
           {run.sourceFormat}
           {run.framework && ` · ${run.framework}`} · {run.agents.length} agents · outcome{' '}
           <span className={outcome === 'success' ? 'text-emerald-700' : outcome === 'failure' ? 'text-red-700' : ''}>{outcome}</span>
-          {view.loops.length > 0 && ` · ${view.loops.length} loop${view.loops.length > 1 ? 's' : ''}`}
+          {view.loops.length > 0 && <span data-testid="loop-count"> · {loopCountLabel(view.loops)}</span>}
           {view.errorPositions.length > 0 && ` · ${view.errorPositions.length} steps with errors`}
           {run.orphanSpans > 0 && ` · ${run.orphanSpans} orphan spans`}
           {run.task && ` · ${run.task}`}

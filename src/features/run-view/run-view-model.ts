@@ -3,7 +3,7 @@
 // steps array: an engine result makes a new Run with new interventions but the same steps, agents and handoffs, so it
 // recomputes only the annotation and intervention positions, and the graph (whose object keys the layout) is kept.
 import { deriveGraph, type InteractionGraph } from '../../model/graph.ts';
-import { detectLoops, type Loop } from '../../model/loops.ts';
+import { detectLoops, ledgerVerdicts, markVerdicts, type Loop, type LoopVerdict } from '../../model/loops.ts';
 import { indexRun, type RunIndex } from '../../model/run-index.ts';
 import type { Annotation, Intervention, Run, Step } from '../../model/types.ts';
 
@@ -32,6 +32,13 @@ export interface RunView {
   positionOf: ReadonlyMap<string, number>;
   graph: InteractionGraph;
   loops: readonly Loop[];
+  /**
+   * Framework verdicts about loops (Magentic-One ledger is_in_loop, TRAIL Resource Abuse, the supervisor's
+   * inefficient rule), by position: evidence shown beside the loops, never used to find them.
+   */
+  loopVerdicts: readonly LoopVerdict[];
+  /** The ledger's verdicts alone: they come from the trace, the others from its annotations and interventions. */
+  ledgerVerdicts: readonly LoopVerdict[];
   /** Index into `loops` per position, -1 when the step is not a repeated call. */
   loopAt: Int32Array;
   /** 1 where the step or one of its nested steps has an error. */
@@ -64,7 +71,7 @@ export interface RunView {
 }
 
 /** What the view derives from the trace alone: nothing here reads annotations or interventions. */
-type TraceView = Omit<RunView, 'run' | 'annotationPositions' | 'interventionPositions' | 'annotationsAt' | 'interventionsAt' | 'runAnnotations'>;
+type TraceView = Omit<RunView, 'run' | 'annotationPositions' | 'interventionPositions' | 'annotationsAt' | 'interventionsAt' | 'runAnnotations' | 'loopVerdicts'>;
 
 interface TraceEntry {
   agents: Run['agents'];
@@ -183,6 +190,7 @@ function buildTraceView(run: Run): TraceView {
     positionOf,
     graph,
     loops,
+    ledgerVerdicts: ledgerVerdicts(steps),
     loopAt,
     errorAt,
     errorPositions: Int32Array.from(errorPositions),
@@ -223,6 +231,7 @@ function withMarks(run: Run, trace: TraceView): RunView {
     annotationsAt,
     interventionsAt,
     runAnnotations,
+    loopVerdicts: [...trace.ledgerVerdicts, ...markVerdicts(run.annotations, run.interventions, positionOfTarget)].sort((a, b) => a.position - b.position),
   };
 }
 
