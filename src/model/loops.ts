@@ -222,6 +222,8 @@ function argumentWords(args: string): void {
   words(args.length > 4000 ? args.slice(0, 4000) : args);
 }
 
+const NO_STEPS: readonly Step[] = [];
+
 interface Item {
   /** Items with different kinds never match: tool names, or "say" and the recipients. */
   kind: string;
@@ -242,7 +244,7 @@ function itemOf(step: Step, children: readonly Step[]): Item | undefined {
       argumentWords(calls[i].arguments);
     }
     const tokens = tokenSet();
-    return { kind, tokens, hash: setHash(tokens), numbers: scratch.numbers.slice(0, scratch.numberCount) };
+    return { kind, tokens, hash: setHash(tokens), numbers: scratch.numberCount > 0 ? scratch.numbers.slice(0, scratch.numberCount) : undefined };
   }
   const text = sentText(step);
   if (text === undefined) return undefined;
@@ -485,7 +487,7 @@ export function detectLoops(
       else routingByAgent.set(step.agentId, [p]);
       continue;
     }
-    const item = itemOf(step, childrenOf.get(step.id) ?? []);
+    const item = itemOf(step, childrenOf.get(step.id) ?? NO_STEPS);
     if (!item) continue;
     let best: Cluster | undefined;
     let bestScore = 0;

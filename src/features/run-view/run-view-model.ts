@@ -129,7 +129,10 @@ function buildTraceView(run: Run): TraceView {
     if (at !== undefined) for (const id of chain) positionOf.set(id, at);
   }
 
+  const loopStart = performance.now();
   const loops = detectLoops(steps, index.childrenOf, {}, run.agents.flatMap((a) => [a.id, a.name]));
+  const ledger = ledgerVerdicts(steps);
+  markTime(LOOP_ANALYSIS_MEASURE, loopStart);
   const graph = deriveGraph(run, steps, index.childrenOf, loops);
   const loopAt = new Int32Array(n).fill(-1);
   loops.forEach((loop, i) => {
@@ -190,7 +193,7 @@ function buildTraceView(run: Run): TraceView {
     positionOf,
     graph,
     loops,
-    ledgerVerdicts: ledgerVerdicts(steps),
+    ledgerVerdicts: ledger,
     loopAt,
     errorAt,
     errorPositions: Int32Array.from(errorPositions),
@@ -201,6 +204,18 @@ function buildTraceView(run: Run): TraceView {
     laneAt,
     bands,
   };
+}
+
+/** The performance entry (User Timing) of the last loop analysis, read by bench/view.bench.ts. */
+export const LOOP_ANALYSIS_MEASURE = 'mas-replay:loop-analysis';
+
+function markTime(name: string, start: number) {
+  try {
+    performance.clearMeasures(name);
+    performance.measure(name, { start, end: performance.now() });
+  } catch {
+    // An environment without User Timing level 3: the figure is for the bench only.
+  }
 }
 
 /** Where the run's annotations and interventions sit: the part an engine result changes. */
