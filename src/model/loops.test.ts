@@ -18,7 +18,10 @@ describe('callSignature', () => {
     const c = callSignature(call('a', 'search', '{"q": "y"}'));
     expect(a?.key).toBe(b?.key);
     expect(a?.key).not.toBe(c?.key);
-    expect(a?.label).toBe('search({"q": "x", "page": 1})');
+    expect(a?.label).toBe('search(q: x, page: 1)');
+    // smolagents' wrapper and its switches are left out of the readable label.
+    const wrapped = call('a', 'find_archived_url', '{"args": [], "sanitize_inputs_outputs": true, "kwargs": {"url": "https://x.com/f", "date": "20221231"}}');
+    expect(callSignature(wrapped)?.label).toBe('find_archived_url(url: https://x.com/f, date: 20221231)');
   });
 
   it('uses nested tool steps when the step records no tool calls', () => {
@@ -77,17 +80,27 @@ describe('detectLoops', () => {
     expect(loops.map((l) => l.agentIds)).toEqual([['a'], ['b']]);
   });
 
+  it('reads paging (a number in the arguments that moves one way at every repeat) as progress, not a loop', () => {
+    const page = (offset: number) => call('a', 'list_items', JSON.stringify({ folder: 'inbox', offset }));
+    expect(detectLoops([0, 20, 40, 60].map(page), new Map())).toEqual([]);
+    expect(detectLoops([60, 40, 20].map(page), new Map())).toEqual([]);
+    // The same page again is repeated work, and so is a retry whose number goes back and forth.
+    expect(detectLoops([0, 20, 20, 40].map(page), new Map())[0].positions).toEqual([0, 1, 2, 3]);
+    expect(detectLoops([20221230, 20221231, 20221230].map((d) => call('a', 'archive', `{"date":"${d}"}`)), new Map())).toHaveLength(1);
+  });
+
   it('counts the tokens of every step in the window', () => {
     const steps = [0, 1, 2].flatMap(() => [call('a', 't', '1'), step('b', { output: 'x', usage: { input: 10, output: 1, total: 11 } })]);
     expect(detectLoops(steps, new Map())[0].tokens).toBe(22);
   });
 
-  it('stays linear: 100k steps in well under a second', () => {
+  it('stays linear: 100k steps in a fraction of a second', () => {
     const steps: Step[] = [];
     for (let i = 0; i < 100_000; i++) steps.push(call(`agent-${i % 50}`, 'visit', i % 5000 < 50 ? '{"url":"same"}' : `{"q":"query ${i} ${i.toString(36)}"}`));
     const t0 = performance.now();
     detectLoops(steps, new Map());
-    expect(performance.now() - t0).toBeLessThan(3000);
+    // About 0.1 s on an idle machine; the bound leaves room for a busy one (bench:view measures it in the browser).
+    expect(performance.now() - t0).toBeLessThan(2000);
   });
 });
 

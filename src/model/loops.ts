@@ -8,8 +8,14 @@
 // Near-duplicates are judged on token sets (lower-cased words, every number read as one token "#", at most
 // MAX_TOKENS per item, a message read from its beginning) by Jaccard similarity. Numbers are folded on purpose:
 // "scrolled down, viewport at 3%" and a retry with date 20221230 instead of 20221231 are the same work again.
+// One exception, for calls only: when a number in the arguments moves the same way at every repeat (page 1, 2, 3;
+// offset 0, 20, 40) the agent is paging through something, which is progress, not a loop. A number that comes back
+// (the same page again, a date tried, changed and tried again) keeps the loop. Messages keep the plain rule: numbered
+// retries ("try 2", "try 3") are still the same request. (The bench's generated run has no per-agent loops; what it
+// reports there are a manager's "Please handle sub-task N" sent to the same worker three times in a short stretch.)
 // Each item is compared only with the open clusters of its own agent (at most maxGap + 1 of them), so the pass is
-// linear in the steps. Framework verdicts (loopVerdicts) are evidence shown beside the findings, never read here.
+// linear in the steps, and reading an item allocates only its token set (words are hashed into a shared buffer,
+// arguments are read as text, not parsed). Framework verdicts (loopVerdicts) are evidence shown beside the findings, never read here.
 import type { Annotation, Intervention, Step, ToolCall } from './types.ts';
 
 export interface LoopOptions {
@@ -95,24 +101,49 @@ const FNV_OFFSET = 0x811c9dc5 | 0;
 const HASH_NUMBER = Math.imul(FNV_OFFSET ^ 35, 0x01000193);
 
 /**
- * Words of `text` (letters and digits, lower-cased; a run of digits is "#"), up to `limit` of them, hashed as they
- * are read (FNV-1a), without building strings. Reads the text only as far as it needs.
+ * Scratch buffers shared by every item: word hashes are written here and only the final sorted, de-duplicated set
+ * is copied out, so reading a step allocates one small Int32Array. `numbers` holds the values of the numbers read
+ * (for the progress rule), at most MAX_NUMBERS of them.
  */
-function words(text: string, limit: number, out: number[] = []): number[] {
+const scratch = { hashes: new Int32Array(MAX_TOKENS), count: 0, numbers: new Float64Array(8), numberCount: 0 };
+const MAX_NUMBERS = 8;
+
+function pushHash(h: number) {
+  if (scratch.count < MAX_TOKENS) scratch.hashes[scratch.count++] = h;
+}
+
+function pushNumber(value: number) {
+  pushHash(HASH_NUMBER);
+  if (scratch.numberCount < MAX_NUMBERS) scratch.numbers[scratch.numberCount++] = value;
+}
+
+/**
+ * Words of `text` (letters and digits, lower-cased; a run of digits is "#"), hashed as they are read (FNV-1a) into
+ * the scratch buffer until it holds MAX_TOKENS, without building strings. Reads the text only as far as it needs.
+ */
+function words(text: string): void {
   let h = FNV_OFFSET;
   let inWord = false;
   let digits = false;
-  for (let i = 0; i < text.length && out.length < limit; i++) {
+  let value = 0;
+  for (let i = 0; i < text.length && scratch.count < MAX_TOKENS; i++) {
     let c = text.charCodeAt(i);
+    // An escape (\n, \t, \") separates words like the character it stands for.
+    if (c === 92) {
+      i++;
+      c = 32;
+    }
     const digit = c >= 48 && c <= 57;
     const letter = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c > 127;
     if (digit && !inWord) {
+      if (!digits) value = 0;
       digits = true;
+      value = value * 10 + (c - 48);
       continue;
     }
     if (letter || digit) {
       if (digits) {
-        out.push(HASH_NUMBER);
+        pushNumber(value);
         digits = false;
       }
       if (c >= 65 && c <= 90) c += 32;
@@ -120,25 +151,50 @@ function words(text: string, limit: number, out: number[] = []): number[] {
       inWord = true;
       continue;
     }
-    if (inWord) out.push(h);
-    else if (digits) out.push(HASH_NUMBER);
+    if (inWord) pushHash(h);
+    else if (digits) pushNumber(value);
     h = FNV_OFFSET;
     inWord = false;
     digits = false;
   }
-  if (out.length < limit) {
-    if (inWord) out.push(h);
-    else if (digits) out.push(HASH_NUMBER);
-  }
-  return out;
+  if (inWord) pushHash(h);
+  else if (digits) pushNumber(value);
 }
 
-/** Sorted distinct values. */
-function tokenSet(hashes: number[]): Int32Array {
-  const set = Int32Array.from(hashes).sort();
-  let n = 0;
-  for (let i = 0; i < set.length; i++) if (i === 0 || set[i] !== set[i - 1]) set[n++] = set[i];
-  return set.subarray(0, n);
+function resetScratch() {
+  scratch.count = 0;
+  scratch.numberCount = 0;
+}
+
+/** The scratch buffer's words as a sorted set of distinct values (insertion sort: at most MAX_TOKENS of them). */
+function tokenSet(): Int32Array {
+  const a = scratch.hashes;
+  const n = scratch.count;
+  for (let i = 1; i < n; i++) {
+    const v = a[i];
+    let j = i - 1;
+    while (j >= 0 && a[j] > v) {
+      a[j + 1] = a[j];
+      j--;
+    }
+    a[j + 1] = v;
+  }
+  let m = 0;
+  for (let i = 0; i < n; i++) if (i === 0 || a[i] !== a[i - 1]) a[m++] = a[i];
+  return a.slice(0, m);
+}
+
+/** A hash of a token set, for exact repeats (confirmed by sameSet). */
+function setHash(set: Int32Array): number {
+  let h = FNV_OFFSET ^ set.length;
+  for (let i = 0; i < set.length; i++) h = Math.imul(h ^ set[i], 0x01000193);
+  return h;
+}
+
+function sameSet(a: Int32Array, b: Int32Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function jaccard(a: Int32Array, b: Int32Array): number {
@@ -157,56 +213,45 @@ function jaccard(a: Int32Array, b: Int32Array): number {
   return common / (a.length + b.length - common);
 }
 
-/** Argument text as words: a JSON object's keys and values (smolagents' args/kwargs wrapper unwrapped), else raw. */
-function argumentWords(args: string, out: number[]): void {
-  const text = args.length > 4000 ? args.slice(0, 4000) : args;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    words(text, MAX_TOKENS, out);
-    return;
-  }
-  if (value && typeof value === 'object' && !Array.isArray(value) && 'kwargs' in value) {
-    const v = value as { args?: unknown; kwargs?: unknown };
-    value = [v.args, v.kwargs];
-  }
-  const walk = (v: unknown) => {
-    if (out.length >= MAX_TOKENS) return;
-    if (typeof v === 'string') words(v, MAX_TOKENS, out);
-    else if (typeof v === 'number') out.push(HASH_NUMBER);
-    else if (Array.isArray(v)) for (const x of v) walk(x);
-    else if (v && typeof v === 'object') {
-      for (const [k, x] of Object.entries(v)) {
-        if (x === null || x === undefined || typeof x === 'boolean') continue;
-        words(k, MAX_TOKENS, out);
-        walk(x);
-      }
-    }
-  };
-  walk(value);
+/**
+ * Argument text as words, read straight from the text: a JSON object's keys and values read the same as its raw text
+ * (quotes, braces and colons separate words; an escape such as \n separates them too), so nothing is parsed.
+ * smolagents' args/kwargs wrapper adds the same two words to every call of a tool, which changes no comparison.
+ */
+function argumentWords(args: string): void {
+  words(args.length > 4000 ? args.slice(0, 4000) : args);
 }
+
+const NO_STEPS: readonly Step[] = [];
 
 interface Item {
   /** Items with different kinds never match: tool names, or "say" and the recipients. */
   kind: string;
   tokens: Int32Array;
-  exact: string;
+  /** setHash(tokens): equal sets are exact repeats. */
+  hash: number;
+  /** The numbers in a call's arguments, in order (see the progress rule in detectLoops); undefined for messages. */
+  numbers?: Float64Array;
 }
 
 function itemOf(step: Step, children: readonly Step[]): Item | undefined {
   const calls = toolCallsOf(step, children);
+  resetScratch();
   if (calls) {
-    const out: number[] = [];
-    for (const c of calls) argumentWords(c.arguments, out);
-    const tokens = tokenSet(out);
-    return { kind: `call:${calls.map((c) => c.name).join(';')}`, tokens, exact: tokens.join(',') };
+    let kind = 'call:';
+    for (let i = 0; i < calls.length; i++) {
+      kind += i === 0 ? calls[i].name : `;${calls[i].name}`;
+      argumentWords(calls[i].arguments);
+    }
+    const tokens = tokenSet();
+    return { kind, tokens, hash: setHash(tokens), numbers: scratch.numberCount > 0 ? scratch.numbers.slice(0, scratch.numberCount) : undefined };
   }
   const text = sentText(step);
   if (text === undefined) return undefined;
-  const tokens = tokenSet(messageWords(text));
+  messageWords(text);
+  const tokens = tokenSet();
   if (tokens.length === 0) return undefined;
-  return { kind: `say${recipientsOf(step)}`, tokens, exact: tokens.join(',') };
+  return { kind: `say${recipientsOf(step)}`, tokens, hash: setHash(tokens) };
 }
 
 /**
@@ -214,13 +259,14 @@ function itemOf(step: Step, children: readonly Step[]): Item | undefined {
  * of its action, "I scrolled down one page in the browser."), else the start of the text. What follows a report
  * (page text, screenshots' OCR) is the observation, which differs on every repeat of the same action.
  */
-function messageWords(text: string): number[] {
+function messageWords(text: string): void {
   const line = firstLine(text);
   if (line.length < text.trim().length) {
-    const lead = words(line, MAX_TOKENS);
-    if (lead.length >= LEAD_MIN_WORDS) return lead;
+    words(line);
+    if (scratch.count >= LEAD_MIN_WORDS) return;
+    resetScratch();
   }
-  return words(text, MAX_TOKENS);
+  words(text);
 }
 
 /** A readable description of what a replay step does (its first tool call, else the start of its text). */
@@ -228,12 +274,38 @@ export function callSignature(step: Step, children: readonly Step[] = []): CallS
   const item = itemOf(step, children);
   if (!item) return undefined;
   const calls = toolCallsOf(step, children);
-  const key = `${item.kind}:${item.exact}`;
+  const key = `${item.kind}:${item.tokens.join(',')}`;
   if (calls) {
     const first = calls[0];
-    return { key, label: `${first.name}(${short(collapse(first.arguments), 60)})${calls.length > 1 ? ` +${calls.length - 1}` : ''}` };
+    return { key, label: `${first.name}(${short(readableArguments(first.arguments), 90)})${calls.length > 1 ? ` +${calls.length - 1}` : ''}` };
   }
   return { key, label: `“${short(collapse(firstLine(sentText(step) ?? '')))}”${recipientsOf(step)}` };
+}
+
+/**
+ * Arguments as a person reads them: a JSON object as `key: value` pairs (smolagents' args/kwargs wrapper and its
+ * boolean switches left out), anything else as its text with whitespace collapsed.
+ */
+function readableArguments(args: string): string {
+  const text = collapse(args);
+  if (!text.startsWith('{') || text.length > 20_000) return text;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) return text;
+  let entries = Object.entries(value);
+  const kwargs = entries.find(([k]) => k === 'kwargs')?.[1];
+  if (kwargs && typeof kwargs === 'object' && !Array.isArray(kwargs)) {
+    const positional = entries.find(([k]) => k === 'args')?.[1];
+    entries = [...(Array.isArray(positional) ? positional.map((v, i): [string, unknown] => [String(i), v]) : []), ...Object.entries(kwargs)];
+  }
+  const parts = entries
+    .filter(([, v]) => v !== null && v !== undefined && typeof v !== 'boolean')
+    .map(([k, v]) => `${/^\d+$/.test(k) ? '' : `${k}: `}${typeof v === 'string' ? v : JSON.stringify(v)}`);
+  return parts.length > 0 ? parts.join(', ') : text;
 }
 
 function firstLine(text: string): string {
@@ -245,21 +317,56 @@ function firstLine(text: string): string {
 // ---------------------------------------------------------------------------------------------------------------------
 // Routing lines: short first lines that name an agent and, with the names taken out, recur for the same agent.
 
-function routingTemplate(step: Step, names: readonly string[]): string | undefined {
+interface AgentNames {
+  /** Lower-cased, distinct, at least two characters, in the order given. */
+  lower: string[];
+  /** The names by their first two characters, so a line is checked with one lookup per character. */
+  byLead: Map<number, string[]>;
+  /** Every name is ASCII, so namesAny can lower-case as it reads. */
+  ascii: boolean;
+}
+
+function agentNamesOf(names: readonly string[]): AgentNames {
+  const lower = [...new Set(names.map((n) => n.toLowerCase()))].filter((n) => n.length >= 2);
+  const byLead = new Map<number, string[]>();
+  for (const name of lower) {
+    const key = (name.charCodeAt(0) << 16) | name.charCodeAt(1);
+    const list = byLead.get(key);
+    if (list) list.push(name);
+    else byLead.set(key, [name]);
+  }
+  return { lower, byLead, ascii: lower.every((n) => /^[\x00-\x7f]*$/.test(n)) };
+}
+
+const lowerCode = (c: number) => (c >= 65 && c <= 90 ? c + 32 : c);
+
+/** Whether `line` contains one of the names, ignoring ASCII case (names are lower-cased), without copying it. */
+function namesAny(line: string, names: AgentNames): boolean {
+  for (let i = 0; i + 1 < line.length; i++) {
+    const list = names.byLead.get((lowerCode(line.charCodeAt(i)) << 16) | lowerCode(line.charCodeAt(i + 1)));
+    if (!list) continue;
+    for (const name of list) {
+      let j = 2;
+      while (j < name.length && i + j < line.length && lowerCode(line.charCodeAt(i + j)) === name.charCodeAt(j)) j++;
+      if (j === name.length) return true;
+    }
+  }
+  return false;
+}
+
+function routingTemplate(step: Step, names: AgentNames): string | undefined {
   if (step.toolCalls && step.toolCalls.length > 0) return undefined;
   const text = sentText(step);
   if (text === undefined) return undefined;
   const line = firstLine(text).trim();
   if (line.length > 200) return undefined;
+  // Non-ASCII names are matched on the lower-cased line only.
+  if (names.ascii && !namesAny(line, names)) return undefined;
   let template = ` ${line.toLowerCase()} `;
-  let named = false;
-  for (const name of names) {
-    const lower = name.toLowerCase();
-    if (lower.length < 2 || !template.includes(lower)) continue;
+  for (const lower of names.lower) {
+    if (!template.includes(lower)) continue;
     template = template.split(lower).join(' <agent> ');
-    named = true;
   }
-  if (!named) return undefined;
   const rest = template.replace(/<agent>/g, ' ').split(/[^a-z0-9_]+/).filter((w) => w !== '');
   if (rest.length > ROUTING_MAX_WORDS) return undefined;
   return `${step.agentId}\u0000${template.replace(/\s+/g, ' ').trim()}`;
@@ -271,13 +378,37 @@ function routingTemplate(step: Step, names: readonly string[]): string | undefin
 interface Cluster {
   agentId: string;
   kind: string;
-  exact: string;
+  hash: number;
   firstTokens: Int32Array;
-  lastTokens: Int32Array;
   positions: number[];
   lastOrdinal: number;
-  recipients: Set<string>;
+  /** Created on the first step with recipients. */
+  recipients?: Set<string>;
+  /** A call's argument numbers at its last occurrence, and which of them rose (falls) at every occurrence so far. */
+  numbers?: Float64Array;
+  rising: number;
+  falling: number;
 }
+
+/** Bits 0..n-1 set. */
+const allBits = (n: number) => (n >= 31 ? -1 : (1 << n) - 1);
+
+/** Updates `c`'s monotone number slots with the next occurrence's numbers. */
+function trackNumbers(c: Cluster, next: Float64Array | undefined) {
+  const prev = c.numbers;
+  c.numbers = next;
+  if (!prev || !next || prev.length !== next.length) {
+    c.rising = 0;
+    c.falling = 0;
+    return;
+  }
+  for (let i = 0; i < next.length; i++) {
+    const bit = 1 << i;
+    if (!(next[i] > prev[i])) c.rising &= ~bit;
+    if (!(next[i] < prev[i])) c.falling &= ~bit;
+  }
+}
+
 
 /** Usage of a step and every step nested in it. */
 function stepTokens(step: Step, childrenOf: ReadonlyMap<string, readonly Step[]>): number {
@@ -307,7 +438,7 @@ export function detectLoops(
 ): Loop[] {
   const { minRepeats, maxGap, maxSpan, similarity, paraphraseSimilarity } = { ...DEFAULT_LOOP_OPTIONS, ...options };
   const n = replaySteps.length;
-  const names = agentNames ?? [...new Set(replaySteps.map((s) => s.agentId))];
+  const names = agentNamesOf(agentNames ?? [...new Set(replaySteps.map((s) => s.agentId))]);
 
   // Pass 1: routing templates that recur for their agent.
   const templateAt: (string | undefined)[] = new Array(n);
@@ -331,20 +462,24 @@ export function detectLoops(
   const found: Cluster[] = [];
   const routingByAgent = new Map<string, number[]>();
   const retire = (c: Cluster) => {
-    if (c.positions.length >= minRepeats) found.push(c);
+    // Progress, not a loop: a call whose arguments differ in a number that moves one way at every repeat (the next
+    // page, offset or item), as in paging through results.
+    if (c.positions.length >= minRepeats && (c.rising | c.falling) === 0) found.push(c);
   };
   for (let p = 0; p < n; p++) {
     const step = replaySteps[p];
     let agent = agents.get(step.agentId);
     if (!agent) agents.set(step.agentId, (agent = { ordinal: -1, open: [] }));
     const ordinal = ++agent.ordinal;
-    if (agent.open.length > 0) {
-      const keep: Cluster[] = [];
-      for (const c of agent.open) {
+    const open = agent.open;
+    if (open.length > 0) {
+      let kept = 0;
+      for (let i = 0; i < open.length; i++) {
+        const c = open[i];
         if (ordinal - c.lastOrdinal - 1 > maxGap || p - c.positions[c.positions.length - 1] > maxSpan) retire(c);
-        else keep.push(c);
+        else open[kept++] = c;
       }
-      agent.open = keep;
+      open.length = kept;
     }
     if (isRouting(p)) {
       const list = routingByAgent.get(step.agentId);
@@ -352,13 +487,13 @@ export function detectLoops(
       else routingByAgent.set(step.agentId, [p]);
       continue;
     }
-    const item = itemOf(step, childrenOf.get(step.id) ?? []);
+    const item = itemOf(step, childrenOf.get(step.id) ?? NO_STEPS);
     if (!item) continue;
     let best: Cluster | undefined;
     let bestScore = 0;
-    for (const c of agent.open) {
+    for (const c of open) {
       if (c.kind !== item.kind) continue;
-      if (c.exact === item.exact) {
+      if (c.hash === item.hash && sameSet(c.firstTokens, item.tokens)) {
         best = c;
         break;
       }
@@ -372,21 +507,16 @@ export function detectLoops(
     if (best) {
       best.positions.push(p);
       best.lastOrdinal = ordinal;
-      best.lastTokens = item.tokens;
+      trackNumbers(best, item.numbers);
     } else {
-      best = {
-        agentId: step.agentId,
-        kind: item.kind,
-        exact: item.exact,
-        firstTokens: item.tokens,
-        lastTokens: item.tokens,
-        positions: [p],
-        lastOrdinal: ordinal,
-        recipients: new Set(),
-      };
-      agent.open.push(best);
+      const slots = item.numbers ? allBits(item.numbers.length) : 0;
+      best = { agentId: step.agentId, kind: item.kind, hash: item.hash, firstTokens: item.tokens, positions: [p], lastOrdinal: ordinal, numbers: item.numbers, rising: slots, falling: slots };
+      open.push(best);
     }
-    for (const r of step.recipients ?? []) best.recipients.add(r);
+    if (step.recipients && step.recipients.length > 0) {
+      best.recipients ??= new Set();
+      for (const r of step.recipients) best.recipients.add(r);
+    }
   }
   for (const agent of agents.values()) for (const c of agent.open) retire(c);
 
@@ -396,7 +526,7 @@ export function detectLoops(
   let current: Cluster[] = [];
   let currentLast = -1;
   const related = (group: Cluster[], c: Cluster) =>
-    group.some((g) => g.agentId === c.agentId || g.recipients.has(c.agentId) || c.recipients.has(g.agentId));
+    group.some((g) => g.agentId === c.agentId || g.recipients?.has(c.agentId) === true || c.recipients?.has(g.agentId) === true);
   for (const c of found) {
     if (current.length > 0 && c.positions[0] <= currentLast && related(current, c)) {
       current.push(c);
@@ -442,7 +572,7 @@ function loopOf(
     agentId: agentIds[0],
     agentIds,
     kind: agentIds.length > 1 ? 'cycle' : group[0].kind.startsWith('call:') ? 'calls' : 'messages',
-    signature: `${group[0].kind}:${group[0].exact}`,
+    signature: `${group[0].kind}:${group[0].firstTokens.join(',')}`,
     label: `${labels.join(' ⇄ ')}${byCount.length > 2 ? ` +${byCount.length - 2}` : ''}`,
     positions,
     routing,

@@ -19,6 +19,7 @@ import { Timeline } from './timeline.tsx';
 import { TokenCharts } from './token-charts.tsx';
 import { KEY_BINDINGS } from './keymap.ts';
 import { EstimateBadge, ShadowCompareButton } from '../compare/shadow-compare.tsx';
+import { LoopPanel, loopCountLabel } from './loop-panel.tsx';
 
 export function RunPage() {
   const runId = useUrl((s) => s.params.run);
@@ -83,8 +84,11 @@ function RunScreen({ run }: { run: Run }) {
               <TokenCharts view={view} />
               {run.spans && run.spans.length > 0 && <SpanTree view={view} />}
             </div>
-            <div data-testid="inspector-panel" className="min-h-0 overflow-y-auto rounded border border-slate-200 bg-white [contain:strict]">
-              <StepInspector view={view} />
+            <div className="flex min-h-0 flex-col gap-2">
+              <LoopPanel view={view} />
+              <div data-testid="inspector-panel" className="min-h-0 flex-1 overflow-y-auto rounded border border-slate-200 bg-white [contain:strict]">
+                <StepInspector view={view} />
+              </div>
             </div>
           </div>
         )
@@ -117,7 +121,7 @@ function Toolbar({ view, onHelp, scoresOpen, onScores }: { view: RunView; onHelp
           </span>{' '}
           · {run.agents.length} agents · outcome{' '}
           <span className={outcome === 'success' ? 'text-emerald-700' : outcome === 'failure' ? 'text-red-700' : ''}>{outcome}</span>
-          {view.loops.length > 0 && ` · ${view.loops.length} loop${view.loops.length > 1 ? 's' : ''}`}
+          {view.loops.length > 0 && <span data-testid="loop-count"> · {loopCountLabel(view.loops)}</span>}
           {view.errorPositions.length > 0 && ` · ${view.errorPositions.length} steps with errors`}
           {run.orphanSpans > 0 && ` · ${run.orphanSpans} orphan spans`}
           {run.task && ` · ${run.task}`}

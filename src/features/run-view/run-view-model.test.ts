@@ -119,6 +119,22 @@ describe('buildRunView', () => {
     expect(runViewOf({ ...run, steps: [...run.steps] }).graph).not.toBe(before.graph);
     expect(runViewOf({ ...run, handoffs: [] }).graph).not.toBe(before.graph);
   });
+
+  it('collects loop verdicts by source from annotations, interventions and the ledger, and updates them with a new result', () => {
+    expect(runViewOf(run).loopVerdicts).toEqual([]);
+    const abuse = { id: 'ra', stepId: 'c', source: 'dataset' as const, taxonomy: 'TRAIL', code: 'Resource Abuse', description: 'same call again' };
+    const inefficient = { id: 'iv', engine: 'supervisor' as const, stepId: 'a.tool', action: 'guide', reason: 'loop', heuristic: false, context: 'inefficient', details: { rule: 'τ_loop' } };
+    const ledger = { id: 'l', kind: 'message' as const, agentId: 'mgr', output: 'Updated Ledger: {"is_in_loop": {"reason": "scrolling again", "answer": true}}' };
+    const withVerdicts = makeRun([...run.steps, ledger], { annotations: [abuse], interventions: [inefficient] });
+    const view = runViewOf(withVerdicts);
+    expect(view.loopVerdicts.map((v) => [v.source, v.sourceLabel, v.position])).toEqual([
+      ['supervisor-filter', "Supervisor filter: inefficient (paper's τ_loop rule)", 0],
+      ['trail-annotation', 'TRAIL: Resource Abuse', 2],
+      ['magentic-one-ledger', 'Magentic-One ledger: is_in_loop', view.steps.length - 1],
+    ]);
+    // An engine result (new interventions, same steps) keeps the ledger's and replaces the others.
+    expect(runViewOf({ ...withVerdicts, interventions: [] }).loopVerdicts.map((v) => v.source)).toEqual(['trail-annotation', 'magentic-one-ledger']);
+  });
 });
 
 describe('timeline geometry and token buckets', () => {

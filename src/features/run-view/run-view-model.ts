@@ -3,7 +3,7 @@
 // steps array: an engine result makes a new Run with new interventions but the same steps, agents and handoffs, so it
 // recomputes only the annotation and intervention positions, and the graph (whose object keys the layout) is kept.
 import { deriveGraph, type InteractionGraph } from '../../model/graph.ts';
-import { detectLoops, type Loop } from '../../model/loops.ts';
+import { detectLoops, ledgerVerdicts, markVerdicts, type Loop, type LoopVerdict } from '../../model/loops.ts';
 import { indexRun, type RunIndex } from '../../model/run-index.ts';
 import type { Annotation, Intervention, Run, Step } from '../../model/types.ts';
 
@@ -32,6 +32,13 @@ export interface RunView {
   positionOf: ReadonlyMap<string, number>;
   graph: InteractionGraph;
   loops: readonly Loop[];
+  /**
+   * Framework verdicts about loops (Magentic-One ledger is_in_loop, TRAIL Resource Abuse, the supervisor's
+   * inefficient rule), by position: evidence shown beside the loops, never used to find them.
+   */
+  loopVerdicts: readonly LoopVerdict[];
+  /** The ledger's verdicts alone: they come from the trace, the others from its annotations and interventions. */
+  ledgerVerdicts: readonly LoopVerdict[];
   /** Index into `loops` per position, -1 when the step is not a repeated call. */
   loopAt: Int32Array;
   /** 1 where the step or one of its nested steps has an error. */
@@ -64,7 +71,7 @@ export interface RunView {
 }
 
 /** What the view derives from the trace alone: nothing here reads annotations or interventions. */
-type TraceView = Omit<RunView, 'run' | 'annotationPositions' | 'interventionPositions' | 'annotationsAt' | 'interventionsAt' | 'runAnnotations'>;
+type TraceView = Omit<RunView, 'run' | 'annotationPositions' | 'interventionPositions' | 'annotationsAt' | 'interventionsAt' | 'runAnnotations' | 'loopVerdicts'>;
 
 interface TraceEntry {
   agents: Run['agents'];
@@ -122,7 +129,10 @@ function buildTraceView(run: Run): TraceView {
     if (at !== undefined) for (const id of chain) positionOf.set(id, at);
   }
 
+  const loopStart = performance.now();
   const loops = detectLoops(steps, index.childrenOf, {}, run.agents.flatMap((a) => [a.id, a.name]));
+  const ledger = ledgerVerdicts(steps);
+  markTime(LOOP_ANALYSIS_MEASURE, loopStart);
   const graph = deriveGraph(run, steps, index.childrenOf, loops);
   const loopAt = new Int32Array(n).fill(-1);
   loops.forEach((loop, i) => {
@@ -183,6 +193,7 @@ function buildTraceView(run: Run): TraceView {
     positionOf,
     graph,
     loops,
+    ledgerVerdicts: ledger,
     loopAt,
     errorAt,
     errorPositions: Int32Array.from(errorPositions),
@@ -193,6 +204,18 @@ function buildTraceView(run: Run): TraceView {
     laneAt,
     bands,
   };
+}
+
+/** The performance entry (User Timing) of the last loop analysis, read by bench/view.bench.ts. */
+export const LOOP_ANALYSIS_MEASURE = 'mas-replay:loop-analysis';
+
+function markTime(name: string, start: number) {
+  try {
+    performance.clearMeasures(name);
+    performance.measure(name, { start, end: performance.now() });
+  } catch {
+    // An environment without User Timing level 3: the figure is for the bench only.
+  }
 }
 
 /** Where the run's annotations and interventions sit: the part an engine result changes. */
@@ -223,6 +246,7 @@ function withMarks(run: Run, trace: TraceView): RunView {
     annotationsAt,
     interventionsAt,
     runAnnotations,
+    loopVerdicts: [...trace.ledgerVerdicts, ...markVerdicts(run.annotations, run.interventions, positionOfTarget)].sort((a, b) => a.position - b.position),
   };
 }
 
