@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { stepCounts, stepsByKindRecord } from '../../model/steps.ts';
 import { summarizeRun } from '../../model/summary.ts';
 import { checkFixture, HAVE_SHARED, SHARED_TRACES, SKIP_REASON, sharedFiles } from '../../testing/fixture-kit.ts';
 import { ImportError, importText } from '../index.ts';
@@ -58,7 +59,10 @@ describe.skipIf(!HAVE_SHARED)(`Langfuse exports (${HAVE_SHARED ? 'real traces' :
     expect(run.agentRuns.map((r) => r.agentId)).toEqual(['assistant', 'user_proxy', 'assistant']);
     expect(run.handoffs.map((h) => `${h.from}>${h.to[0]}`)).toEqual(['assistant>user_proxy', 'user_proxy>assistant']);
     expect(run.handoffs[0].content).toMatch(/^get_weather\(/);
-    expect(summarizeRun(run).steps).toBe(6); // 2 model calls + 1 tool call + 3 agent calls
+    // Steps are the rows of the step list (README "What a step is"): 2 model calls and 1 tool call; the agent runs are
+    // lanes, not steps.
+    expect(summarizeRun(run).steps).toBe(3);
+    expect(stepsByKindRecord(stepCounts(run))).toEqual({ llm: 2, tool: 1 });
   });
 });
 
