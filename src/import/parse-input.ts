@@ -3,6 +3,7 @@
 // with the size limit applied to the raw bytes and, for gzip, to the decoded bytes as they come out.
 import { ImportError } from './errors.ts';
 import { formatMb, GunzipError, GunzipStream, isGzipStart } from './gunzip.ts';
+import { checkJsonDepth } from './json-depth.ts';
 
 /** Files above this size are refused (V8 cannot hold a longer string); for gzip, the limit of the decoded bytes. */
 export const MAX_FILE_BYTES = 400 * 1024 * 1024;
@@ -200,6 +201,7 @@ export function parseText(file: string, text: string): ParsedInput {
   if (trimmed[0] !== '{' && trimmed[0] !== '[') {
     throw new ImportError(file, 'unknown', 'line 1, column 1', 'not JSON or JSON Lines (a trace file starts with { or [)');
   }
+  checkJsonDepth(file, body);
   try {
     return { kind: 'json', value: JSON.parse(body), text: body };
   } catch (wholeError) {
