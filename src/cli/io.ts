@@ -211,9 +211,7 @@ function isFolder(path: string): boolean {
   }
 }
 
-export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-}
+export { printJson } from './terminal.ts';
 
 /**
  * `[--offline | --endpoint URL --model M]`, checked the same way by every command that can call a model: the endpoint
