@@ -22,6 +22,7 @@ import type { LlmCallRecord, Run, Session } from '../model/types.ts';
 import { hashText } from '../model/hash.ts';
 import { CliError, numberFlag, parseArgs, printJson, stringFlag, type ParsedArgs, endpointSettings } from './io.ts';
 import { printOut, printError } from './terminal.ts';
+import { appendAll } from '../model/large-arrays.ts';
 
 export const BATCH_USAGE =
   'batch <tasks.jsonl> --endpoint URL --model M [--limit N] [--arms baseline,supervised] [--concurrency N] [--budget N] ' +
@@ -191,8 +192,8 @@ export async function batchCommand(argv: string[]): Promise<number> {
   if (outPath && existsSync(outPath)) {
     const session = readJson(outPath) as Partial<Session>;
     if (!Array.isArray(session.runs)) throw new CliError(outPath, 'not a native session (no runs)');
-    runs.push(...session.runs);
-    calls.push(...(session.llmCalls ?? []));
+    appendAll(runs, session.runs);
+    appendAll(calls, session.llmCalls ?? []);
   }
   const client = new LlmClient(
     endpointSettings(endpoint, { agents: model, supervisor: model, rectifier: model, clarifier: model, ...(embedModel ? { embeddings: embedModel } : {}) }),
