@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ImportError } from './errors.ts';
 import { importText } from './index.ts';
-import { MAX_JSON_DEPTH, offsetPastDepth } from './json-depth.ts';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.ts';
 
 const arrays = (n: number) => '['.repeat(n) + ']'.repeat(n);
 const objects = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n);
@@ -18,10 +18,11 @@ function failure(file: string, text: string): ImportError {
 }
 
 describe('nesting depth', () => {
-  it('counts brackets outside strings only', () => {
-    expect(offsetPastDepth('{"a": "[[[[[[", "b": [[1]]}', 3)).toBe(-1);
-    expect(offsetPastDepth('{"a": "\\"[[[[", "b": [[[1]]]}', 3)).toBe(23);
-    expect(offsetPastDepth('[1]\n[[2]]', 1)).toBe(5);
+  it('counts objects and arrays, not strings that look like them', () => {
+    expect(nestsDeeperThan(JSON.parse('{"a": "[[[[[[", "b": [[1]]}'), 3)).toBe(false);
+    expect(nestsDeeperThan(JSON.parse('{"a": "[[", "b": [[[1]]]}'), 3)).toBe(true);
+    expect(nestsDeeperThan(JSON.parse(arrays(10_000)), MAX_JSON_DEPTH)).toBe(true);
+    expect(nestsDeeperThan('plain', 0)).toBe(false);
   });
 
   it.each([
