@@ -205,7 +205,7 @@ test('a reload right after an import is reported done keeps what it opened', asy
     const input = page.getByTestId('open-file-input');
     if ((await input.count()) === 0) await page.getByRole('button', { name: 'Library', exact: true }).click();
     await input.setInputFiles(path);
-    await expect(page.getByText(/^Opened 1 file with 1 run$/)).toBeVisible();
+    await expect(page.getByTestId('import-summary')).toHaveText(/^Opened 1 file · 1 run/);
     await expect(page.getByTestId('import-progress')).toHaveCount(0);
     await page.reload();
     await expect(page.getByRole('heading', { name: 'MAS Replay Studio' })).toBeVisible();

@@ -145,7 +145,7 @@ export async function rectifyCommand(argv: string[]): Promise<number> {
   };
   if (args.flags.has('json')) printJson(out);
   else {
-    if (oneTime) process.stdout.write(`pool: ${oneTime.what}: ${oneTime.cached ? 'served from cache, nothing sent' : `${oneTime.calls} requests, ${oneTime.tokens.total} tokens${oneTime.estimated ? ' (estimated)' : ''}`} (one-time)\n`);
+    if (oneTime) printOut`pool: ${oneTime.what}: ${oneTime.cached ? 'served from cache, nothing sent' : `${oneTime.calls} requests, ${oneTime.tokens.total} tokens${oneTime.estimated ? ' (estimated)' : ''}`} (one-time)\n`;
     for (const r of runs) {
       printOut`${r.id}: ${r.messages.length} agent messages (${r.mode})${r.fallback.triggered ? '; global fallback: delivered as recorded' : ''}\n`;
       for (const m of r.messages) {

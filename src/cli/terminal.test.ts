@@ -55,10 +55,10 @@ describe('hostile trace text through the command line', () => {
     expect(r.status, r.stderr).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines.some((l) => CONTROL.test(l))).toBe(false);
-    expect(lines).toHaveLength(4);
+    expect(lines).toHaveLength(5);
     expect(lines[0]).toBe(`${escapeControls(file)} (native)`);
     expect(lines[1]).toBe(`  ${escapeControls(runId)}  title ${escapeControls(HOSTILE)}`);
-    expect(lines[3]).toBe(`    - agent ${escapeControls(HOSTILE)}: 1 steps, 15 tokens`);
+    expect(lines[4]).toBe(`    - agent ${escapeControls(HOSTILE)}: 1 steps, 15 tokens`);
   });
 
   it('inspect --json: \\u escapes only, and the same strings after parsing', () => {
@@ -77,6 +77,13 @@ describe('hostile trace text through the command line', () => {
       expect(r.stdout.split('\n').some((l) => CONTROL.test(l)), command).toBe(false);
       expect(r.stdout, command).toContain(escapeControls(runId));
     }
+  });
+
+  it('--dry-run estimates print the run id escaped', () => {
+    const r = runCli(['clarify', file, '--dry-run']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.split('\n').some((l) => CONTROL.test(l))).toBe(false);
+    expect(r.stdout).toContain(`  ${escapeControls(runId)}: `);
   });
 
   it('a file name with a newline and escape sequences keeps the error on one line', () => {
