@@ -192,3 +192,23 @@ test('a corrupt stored record is reported and set aside in quarantine, not delet
   );
   expect(quarantined).toEqual([{ key: runId, reason: 'steps is not a list', steps: 'not a list' }]);
 });
+
+test('a reload right after an import is reported done keeps what it opened', async ({ page }, testInfo) => {
+  // Small chat logs (Who&When shape), each under its own name, opened and reloaded at once after the done signal:
+  // the progress row gone and the account of the import shown.
+  const { writeFileSync } = await import('node:fs');
+  await openStudio(page);
+  for (let i = 0; i < 3; i++) {
+    const name = `quick-reload-${i}.json`;
+    const path = testInfo.outputPath(name);
+    writeFileSync(path, JSON.stringify({ question: `Question ${i}?`, history: [{ role: 'user', name: 'user', content: 'Start.' }, { role: 'assistant', name: 'solver', content: `Answer ${i}.` }] }));
+    const input = page.getByTestId('open-file-input');
+    if ((await input.count()) === 0) await page.getByRole('button', { name: 'Library', exact: true }).click();
+    await input.setInputFiles(path);
+    await expect(page.getByTestId('import-summary')).toHaveText(/^Opened 1 file · 1 run/);
+    await expect(page.getByTestId('import-progress')).toHaveCount(0);
+    await page.reload();
+    await expect(page.getByRole('heading', { name: 'MAS Replay Studio' })).toBeVisible();
+    for (let j = 0; j <= i; j++) await expect(fileCard(page, `quick-reload-${j}.json`), `file ${j} after reload ${i}`).toBeVisible();
+  }
+});

@@ -21,6 +21,8 @@ import { CallRecorder, LlmClient } from '../llm/index.ts';
 import type { LlmCallRecord, Run, Session } from '../model/types.ts';
 import { hashText } from '../model/hash.ts';
 import { CliError, numberFlag, parseArgs, printJson, stringFlag, type ParsedArgs, endpointSettings } from './io.ts';
+import { printOut, printError } from './terminal.ts';
+import { appendAll } from '../model/large-arrays.ts';
 
 export const BATCH_USAGE =
   'batch <tasks.jsonl> --endpoint URL --model M [--limit N] [--arms baseline,supervised] [--concurrency N] [--budget N] ' +
@@ -190,8 +192,8 @@ export async function batchCommand(argv: string[]): Promise<number> {
   if (outPath && existsSync(outPath)) {
     const session = readJson(outPath) as Partial<Session>;
     if (!Array.isArray(session.runs)) throw new CliError(outPath, 'not a native session (no runs)');
-    runs.push(...session.runs);
-    calls.push(...(session.llmCalls ?? []));
+    appendAll(runs, session.runs);
+    appendAll(calls, session.llmCalls ?? []);
   }
   const client = new LlmClient(
     endpointSettings(endpoint, { agents: model, supervisor: model, rectifier: model, clarifier: model, ...(embedModel ? { embeddings: embedModel } : {}) }),
@@ -212,11 +214,11 @@ export async function batchCommand(argv: string[]): Promise<number> {
   const summary = summarizeBatch(final);
   if (args.flags.has('json')) printJson({ batch: final.spec.id, status: final.status, message: final.message ?? null, tokens: final.tokensUsed, summary });
   else {
-    process.stdout.write(`${final.spec.name}: ${final.status}; ${summary.done} of ${summary.total} done, ${summary.failed} failed, ${final.tokensUsed} tokens\n`);
-    for (const [arm, a] of Object.entries(summary.perArm)) process.stdout.write(`  ${arm}: ${a.correct} / ${a.scored} correct, ${a.done} done\n`);
+    printOut`${final.spec.name}: ${final.status}; ${summary.done} of ${summary.total} done, ${summary.failed} failed, ${final.tokensUsed} tokens\n`;
+    for (const [arm, a] of Object.entries(summary.perArm)) printOut`  ${arm}: ${a.correct} / ${a.scored} correct, ${a.done} done\n`;
   }
   if (final.status !== 'complete') {
-    process.stderr.write(`error: ${file}: ${final.message ?? `batch ${final.status}`}${statePath ? '' : ' (pass --state FILE to resume)'}\n`);
+    printError(file, `${final.message ?? `batch ${final.status}`}${statePath ? '' : ' (pass --state FILE to resume)'}`);
     return 1;
   }
   return 0;

@@ -14,6 +14,7 @@ import {
 } from '../engine/clarifier/index.ts';
 import { CliError, numberFlag, parseArgs, printJson, readTraceFiles, endpointFlags, endpointSettings, stringFlag } from './io.ts';
 import { printEstimate } from './cost.ts';
+import { printOut, printError } from './terminal.ts';
 
 export const CLARIFY_USAGE =
   `clarify <file> [--offline | --endpoint URL --model M] [--window H] [--gate all|flagged|flagged+sample[:rate]] [--seed N] [--dry-run] [--json]   ` +
@@ -107,21 +108,16 @@ export async function clarifyCommand(argv: string[]): Promise<number> {
   else {
     for (const r of runs) {
       const s = r.summary;
-      process.stdout.write(
-        `${r.id}: ${s.edges} edges, ${s.asked} asked (DG ${s.by_type.DG}, RD ${s.by_type.RD}, SC ${s.by_type.SC}, CG ${s.by_type.CG}); ` +
-          `one-shot ${s.one_shot_pct ?? '–'}%; extra ${s.extra_tokens} tokens in ${r.cost.per_run.calls} calls = ${s.extra_cost_pct ?? '–'}% of the run` +
-          `${s.heuristic ? ' [heuristic, offline]' : `; gate ${s.gate}, ${s.sent_to_model} edges sent to the model`}\n`,
-      );
-      for (const e of r.edges) if (e.type !== 'NONE') process.stdout.write(`  ${e.id} ${e.from} → ${e.to.join(', ')}: ${e.type} ask ${e.to_agent}: ${e.question}\n`);
+      printOut`${r.id}: ${s.edges} edges, ${s.asked} asked (DG ${s.by_type.DG}, RD ${s.by_type.RD}, SC ${s.by_type.SC}, CG ${s.by_type.CG}); `;
+      printOut`one-shot ${s.one_shot_pct ?? '–'}%; extra ${s.extra_tokens} tokens in ${r.cost.per_run.calls} calls = ${s.extra_cost_pct ?? '–'}% of the run`;
+      printOut`${s.heuristic ? ' [heuristic, offline]' : `; gate ${s.gate}, ${s.sent_to_model} edges sent to the model`}\n`;
+      for (const e of r.edges) if (e.type !== 'NONE') printOut`  ${e.id} ${e.from} → ${e.to.join(', ')}: ${e.type} ask ${e.to_agent}: ${e.question}\n`;
     }
   }
   const failed = results.find((r) => r.status === 'failed');
   if (failed?.failure) {
     const f = failed.failure;
-    process.stderr.write(
-      `error: ${file.file}: run ${failed.runId}: clarifier call for edge ${f.edgeId} (${f.sender} → ${f.receiver}) failed: ${f.message.replace(/\s+/g, ' ')}; ` +
-        `stopped after ${failed.interventions.length} edges\n`,
-    );
+    printError(file.file, `run ${failed.runId}: clarifier call for edge ${f.edgeId} (${f.sender} → ${f.receiver}) failed: ${f.message}; stopped after ${failed.interventions.length} edges`);
     return 1;
   }
   return 0;

@@ -1,11 +1,13 @@
 // `convert` as a user runs it (a subprocess): a real trace to OTLP and to a native session, each read back by
 // `inspect` with the same counts; usage errors and an annotation-only file exit 2 with one line.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { exportSession } from '../export/native.ts';
 import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from '../testing/fixture-kit.ts';
 import { runCli } from '../testing/run-cli.ts';
+import { makeRun } from '../testing/test-runs.ts';
 
 const WHO = join(SHARED_TRACES, 'who-and-when/hand-crafted/1.json');
 const TRAIL = join(SHARED_TRACES, 'trail/gaia/3205fa0cb2135fe671bf7cd0e5a26151.json');
@@ -29,6 +31,22 @@ describe('convert usage', () => {
       expect(r.status).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stderr).toMatch(re);
+    }
+  });
+});
+
+describe('convert of a deeply nested native session', () => {
+  it('exits 2 with one line naming the JSON path and the depth limit, for convert and inspect alike', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mas-deep-'));
+    const doc = JSON.parse(exportSession({ runs: [makeRun('r1')] })) as { runs: { steps: { raw?: unknown }[] }[] };
+    doc.runs[0].steps[0].raw = { deep: '@@' };
+    const file = join(dir, 'deep.session.json');
+    writeFileSync(file, JSON.stringify(doc).replace('"@@"', `${'['.repeat(10_000)}${']'.repeat(10_000)}`));
+    for (const args of [['convert', file, '--to', 'native', '--out', join(dir, 'out.json')], ['convert', file, '--to', 'otlp', '--out', join(dir, 'out.json')], ['inspect', file]]) {
+      const r = runCli(args);
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(/^error: .*deep\.session\.json: json at \$\.runs\[0\]\.steps\[0\]\.raw\.deep\[0\].*: objects and arrays nested more than 256 levels deep/);
     }
   });
 });

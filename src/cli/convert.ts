@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { exportSession } from '../export/native.ts';
 import { exportOtlp } from '../export/otlp.ts';
 import { CliError, parseArgs, printJson, readTraceFile, stringFlag } from './io.ts';
+import { printOut } from './terminal.ts';
 
 export const CONVERT_USAGE = 'convert <file> --to native|otlp --out <file> [--json]   write the runs of a trace file as a native session or as OTLP/JSON';
 
@@ -28,5 +29,5 @@ export function convertCommand(argv: string[]): void {
   }
   const report = { file: input, format: file.format, to, out, runs: file.runs.length, bytes: Buffer.byteLength(text) + 1 };
   if (args.flags.has('json')) printJson(report);
-  else process.stdout.write(`${input} (${file.format}) → ${out} (${to}): ${report.runs} run${report.runs === 1 ? '' : 's'}, ${report.bytes} bytes\n`);
+  else printOut`${input} (${file.format}) → ${out} (${to}): ${report.runs} run${report.runs === 1 ? '' : 's'}, ${report.bytes} bytes\n`;
 }

@@ -1,6 +1,7 @@
 // `--dry-run` output shared by the commands that can call a model: calls and estimated tokens, nothing sent.
 import { estimateJson, type CostEstimate } from '../llm/index.ts';
 import { printJson } from './io.ts';
+import { printOut } from './terminal.ts';
 
 export function printEstimate(estimate: CostEstimate, json: boolean, offline: boolean): void {
   const note = offline ? 'what a pass against an endpoint would cost; offline spends nothing' : 'no request was sent';
@@ -9,13 +10,13 @@ export function printEstimate(estimate: CostEstimate, json: boolean, offline: bo
     return;
   }
   const t = estimate.tokens;
-  const lines = [`dry run (${note}): ${estimate.calls} calls, about ${t.total} tokens (${t.input} in, ${t.output} out), estimated`];
+  // Run ids and arm names come from files and flags: every value goes through printOut, which escapes controls.
+  printOut`dry run (${note}): ${estimate.calls} calls, about ${t.total} tokens (${t.input} in, ${t.output} out), estimated\n`;
   if (estimate.oneTime) {
     const o = estimate.oneTime;
-    lines.push(`  one-time: ${o.what}: ${o.cached ? 'served from cache, 0 calls' : `${o.calls} calls, about ${o.tokens.total} tokens`}`);
+    printOut`  one-time: ${o.what}: ${o.cached ? 'served from cache, 0 calls' : `${o.calls} calls, about ${o.tokens.total} tokens`}\n`;
   }
-  for (const r of estimate.runs) lines.push(`  ${r.runId}: ${r.calls} calls, about ${r.tokens.total} tokens`);
-  for (const a of estimate.perArm ?? []) lines.push(`  arm ${a.arm}: ${a.calls} calls, about ${a.tokens.total} tokens`);
-  for (const a of estimate.assumptions) lines.push(`  assumed: ${a}`);
-  process.stdout.write(`${lines.join('\n')}\n`);
+  for (const r of estimate.runs) printOut`  ${r.runId}: ${r.calls} calls, about ${r.tokens.total} tokens\n`;
+  for (const a of estimate.perArm ?? []) printOut`  arm ${a.arm}: ${a.calls} calls, about ${a.tokens.total} tokens\n`;
+  for (const a of estimate.assumptions) printOut`  assumed: ${a}\n`;
 }

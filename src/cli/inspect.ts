@@ -7,6 +7,7 @@ import { toolCallCounts } from '../model/tool-calls.ts';
 import type { Run, SpanReport } from '../model/types.ts';
 import { spanReportLine, sumSpanReports } from '../model/span-report.ts';
 import { CliError, parseArgs, printJson, readTraceFiles, stringFlag } from './io.ts';
+import { printOut } from './terminal.ts';
 
 export function inspectCommand(argv: string[]): void {
   const args = parseArgs(argv, new Set(['json']), new Set(['format']));
@@ -63,22 +64,20 @@ export function inspectReport(files: readonly { file: string; format: string; ru
 
 function writeText(report: ReturnType<typeof inspectReport>): void {
   for (const f of report.files) {
-    process.stdout.write(`${f.file} (${f.format})\n`);
+    printOut`${f.file} (${f.format})\n`;
     if (f.report) {
-      process.stdout.write(`  ${spanReportLine(f.report)}\n`);
+      printOut`  ${spanReportLine(f.report)}\n`;
       const rules = [...f.report.agentRules.map((r) => `agent ${r.name} by ${r.rule}`), ...f.report.toolRules.map((r) => `tool ${r.name} by ${r.rule}`)];
-      if (rules.length) process.stdout.write(`  named: ${rules.join('; ')}\n`);
+      if (rules.length) printOut`  named: ${rules.join('; ')}\n`;
     }
     for (const r of f.runs) {
-      process.stdout.write(
-        `  ${r.id}  ${r.title}\n    ${r.steps} steps, ${r.handoffs} handoffs, ${r.tokens.total} tokens, ${r.annotations} annotations, outcome ${r.outcome}\n`,
-      );
+      printOut`  ${r.id}  ${r.title}\n    ${r.steps} steps, ${r.handoffs} handoffs, ${r.tokens.total} tokens, ${r.annotations} annotations, outcome ${r.outcome}\n`;
       const kinds = Object.entries(r.steps_by_kind).map(([kind, n]) => `${n} ${kind}`);
-      if (kinds.length > 0) process.stdout.write(`    steps by kind: ${kinds.join(', ')}\n`);
+      if (kinds.length > 0) printOut`    steps by kind: ${kinds.join(', ')}\n`;
       const calls = Object.entries(r.tool_calls).map(([name, n]) => `${name} ×${n}`);
-      if (calls.length > 0) process.stdout.write(`    tool calls: ${calls.join(', ')}\n`);
-      for (const a of r.agents) process.stdout.write(`    - ${a.name}: ${a.steps} steps, ${a.tokens} tokens\n`);
-      for (const l of r.loops) process.stdout.write(`    loop (${l.agents.join(', ')}): ${l.label} at steps ${l.steps.join(', ')}, ${l.tokens} tokens\n`);
+      if (calls.length > 0) printOut`    tool calls: ${calls.join(', ')}\n`;
+      for (const a of r.agents) printOut`    - ${a.name}: ${a.steps} steps, ${a.tokens} tokens\n`;
+      for (const l of r.loops) printOut`    loop (${l.agents.join(', ')}): ${l.label} at steps ${l.steps.join(', ')}, ${l.tokens} tokens\n`;
     }
   }
 }

@@ -6,6 +6,7 @@ import { attachAnnotationSets } from '../model/annotations.ts';
 import { formatMb } from '../import/gunzip.ts';
 import { MAX_FILE_BYTES, TraceDecoder, TRACE_FILE_NAME } from '../import/parse-input.ts';
 import { originOf, withDefaults, type LlmRole, type LlmSettings } from '../llm/index.ts';
+import { appendAll } from '../model/large-arrays.ts';
 
 /** Bad input or usage: printed as `error: <file>: <what>` and exit code 2. */
 export class CliError extends Error {
@@ -192,7 +193,7 @@ export function readTraceFiles(paths: string[], format?: string, { folders = fal
     for (const f of imported) {
       for (const companion of companionAnnotationFiles(f.file, f.runs.map((r) => r.id))) {
         try {
-          sets.push(...readTraceFile(companion).annotationSets);
+          appendAll(sets, readTraceFile(companion).annotationSets);
         } catch {
           // A broken companion file must not stop the trace from being read; it is simply not attached.
         }
@@ -211,9 +212,7 @@ function isFolder(path: string): boolean {
   }
 }
 
-export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
-}
+export { printJson } from './terminal.ts';
 
 /**
  * `[--offline | --endpoint URL --model M]`, checked the same way by every command that can call a model: the endpoint

@@ -6,6 +6,7 @@ import { clarifyCommand, CLARIFY_USAGE } from './clarify.ts';
 import { convertCommand, CONVERT_USAGE } from './convert.ts';
 import { inspectCommand } from './inspect.ts';
 import { CliError } from './io.ts';
+import { outVerbatim, printError } from './terminal.ts';
 import { stagesCommand, STAGES_USAGE } from './stages.ts';
 import { rectifyCommand, RECTIFY_USAGE } from './rectify.ts';
 import { superviseCommand, SUPERVISE_USAGE } from './supervise.ts';
@@ -36,7 +37,7 @@ commands:
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(`${USAGE}\n`);
+    outVerbatim(`${USAGE}\n`);
     return name === undefined ? 2 : 0;
   }
   const command = COMMANDS[name];
@@ -46,11 +47,11 @@ async function main(argv: string[]): Promise<number> {
     return typeof code === 'number' ? code : 0;
   } catch (e) {
     if (e instanceof CliError) {
-      process.stderr.write(`error: ${e.file}: ${e.message.replace(/\s+/g, ' ')}\n`);
+      printError(e.file, e.message);
       return 2;
     }
     const message = e instanceof Error ? e.message : String(e);
-    process.stderr.write(`error: internal: ${message.replace(/\s+/g, ' ')}\n`);
+    printError('internal', message);
     return 1;
   }
 }

@@ -22,6 +22,7 @@ import {
 import type { Run } from '../model/types.ts';
 import { CliError, numberFlag, parseArgs, printJson, readTraceFiles, stringFlag, type ParsedArgs, endpointFlags, endpointSettings } from './io.ts';
 import { rectifierAudit } from '../engine/rectifier/details.ts';
+import { printOut, printError } from './terminal.ts';
 
 export const RECTIFY_USAGE =
   'rectify <file> --pool <file> [--offline | --endpoint URL --model M [--embed-model E]] [--k 5 --t-max 3 --gamma 1] ' +
@@ -111,7 +112,7 @@ export async function rectifyCommand(argv: string[]): Promise<number> {
   try {
     prepared = zeroShot ? await preparePool(pool) : await preparePool(pool, { client });
   } catch (e) {
-    process.stderr.write(`error: ${poolFile ?? 'pool'}: embedding the indicator pool failed: ${(e instanceof Error ? e.message : String(e)).replace(/\s+/g, ' ')}\n`);
+    printError(poolFile ?? 'pool', `embedding the indicator pool failed: ${e instanceof Error ? e.message : String(e)}`);
     return 1;
   }
   const runs: ReturnType<typeof report>[] = [];
@@ -144,21 +145,21 @@ export async function rectifyCommand(argv: string[]): Promise<number> {
   };
   if (args.flags.has('json')) printJson(out);
   else {
-    if (oneTime) process.stdout.write(`pool: ${oneTime.what}: ${oneTime.cached ? 'served from cache, nothing sent' : `${oneTime.calls} requests, ${oneTime.tokens.total} tokens${oneTime.estimated ? ' (estimated)' : ''}`} (one-time)\n`);
+    if (oneTime) printOut`pool: ${oneTime.what}: ${oneTime.cached ? 'served from cache, nothing sent' : `${oneTime.calls} requests, ${oneTime.tokens.total} tokens${oneTime.estimated ? ' (estimated)' : ''}`} (one-time)\n`;
     for (const r of runs) {
-      process.stdout.write(`${r.id}: ${r.messages.length} agent messages (${r.mode})${r.fallback.triggered ? '; global fallback: delivered as recorded' : ''}\n`);
+      printOut`${r.id}: ${r.messages.length} agent messages (${r.mode})${r.fallback.triggered ? '; global fallback: delivered as recorded' : ''}\n`;
       for (const m of r.messages) {
         const what =
           r.mode === 'endpoint'
             ? `${m.final_state} after ${m.attempts} attempt(s), ${m.llm_calls} LLM calls`
             : `not audited (offline); would audit ${m.detail[0]?.retrieved.map((x) => x.name).join(', ') || 'nothing'}`;
-        process.stdout.write(`  ${m.agent} step ${m.step ?? '?'}: ${what}\n`);
+        printOut`  ${m.agent} step ${m.step ?? '?'}: ${what}\n`;
       }
     }
   }
   if (failed?.failure) {
     const f = failed.failure;
-    process.stderr.write(`error: ${file.file}: run ${failed.runId}: rectifier call for ${f.agent} step ${f.stepNumber ?? '?'} failed: ${f.message.replace(/\s+/g, ' ')}\n`);
+    printError(file.file, `run ${failed.runId}: rectifier call for ${f.agent} step ${f.stepNumber ?? '?'} failed: ${f.message}`);
     return 1;
   }
   return 0;

@@ -9,6 +9,7 @@ import { printEstimate } from './cost.ts';
 import type { Run } from '../model/types.ts';
 import { deriveOfflineStages, estimateStagesCost, stagePass, type StagePassResult } from '../engine/stages/index.ts';
 import { CliError, parseArgs, printJson, readTraceFiles, stringFlag, endpointFlags, endpointSettings } from './io.ts';
+import { escapeControls, printOut, printError } from './terminal.ts';
 
 export const STAGES_USAGE =
   'stages <file> [--offline | --endpoint URL --model M] [--out <file>] [--dry-run] [--json]   stages per run: task state and layered workflow (offline segmentation heuristic unless --endpoint; --dry-run prints the calls and estimated tokens and sends nothing)';
@@ -73,10 +74,10 @@ export async function stagesCommand(argv: string[]): Promise<number> {
   else {
     for (const r of runs) {
       const placed = r.stages.filter((s) => s.steps !== null).length;
-      process.stdout.write(`${r.id}: ${placed} stages${mode === 'offline' ? ' [heuristic, offline]' : `, ${r.tokens} LLM tokens`}\n`);
+      printOut`${r.id}: ${placed} stages${mode === 'offline' ? ' [heuristic, offline]' : `, ${r.tokens} LLM tokens`}\n`;
       for (const s of r.stages) {
         const active = s.subtasks.find((t) => t.id === s.active);
-        process.stdout.write(`  ${s.id}${s.steps ? ` steps ${s.steps[0]}–${s.steps[1]}` : ''}: ${s.verdict ?? '-'}${active ? ` · next: ${active.title}` : ''}\n`);
+        printOut`  ${s.id}${s.steps ? ` steps ${s.steps[0]}–${s.steps[1]}` : ''}: ${s.verdict ?? '-'}${active ? ` · next: ${escapeControls(active.title)}` : ''}\n`;
       }
     }
   }
@@ -88,10 +89,7 @@ export async function stagesCommand(argv: string[]): Promise<number> {
   const failed = done.find((d) => d.result.status === 'failed');
   if (failed?.result.failure) {
     const f = failed.result.failure;
-    process.stderr.write(
-      `error: ${file.file}: run ${failed.run.id}: the ${f.role} call for stage ${f.stage + 1} failed: ${f.message.replace(/\s+/g, ' ')}; ` +
-        `stopped after ${failed.result.stages.length} stages\n`,
-    );
+    printError(file.file, `run ${failed.run.id}: the ${f.role} call for stage ${f.stage + 1} failed: ${f.message}; stopped after ${failed.result.stages.length} stages`);
     return 1;
   }
   return 0;

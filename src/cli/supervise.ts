@@ -20,6 +20,7 @@ import {
   type ShadowResult,
 } from '../engine/supervisor/index.ts';
 import { CliError, numberFlag, parseArgs, printJson, readTraceFiles, stringFlag, type ParsedArgs, endpointFlags, endpointSettings } from './io.ts';
+import { printOut, printError } from './terminal.ts';
 
 export const SUPERVISE_USAGE =
   'supervise <file> [--offline | --endpoint URL --model M] [--preset gaia|humaneval|mbpp|aime|drop|gsm-hard|oagents] ' +
@@ -149,15 +150,13 @@ export async function superviseCommand(argv: string[]): Promise<number> {
   else {
     for (const r of runs) {
       const t = r.tokens;
-      process.stdout.write(
-        `${r.id}: ${r.triggers.length} interventions; tokens baseline ${t.baseline}, supervised (estimate) ${t.supervised_estimate}, ` +
-          `supervisor ${t.supervisor_overhead}, net saving ${t.net_saving_pct}% (estimate)${endpoint || replay ? '' : ' [heuristic, offline]'}\n`,
-      );
-      for (const tr of r.triggers) process.stdout.write(`  ${tr.agent} step ${tr.step ?? '?'}: ${tr.context} → ${tr.action} (${tr.reason})\n`);
+      printOut`${r.id}: ${r.triggers.length} interventions; tokens baseline ${t.baseline}, supervised (estimate) ${t.supervised_estimate}, `;
+      printOut`supervisor ${t.supervisor_overhead}, net saving ${t.net_saving_pct}% (estimate)${endpoint || replay ? '' : ' [heuristic, offline]'}\n`;
+      for (const tr of r.triggers) printOut`  ${tr.agent} step ${tr.step ?? '?'}: ${tr.context} → ${tr.action} (${tr.reason})\n`;
       const check = checks.get(r.id);
       if (check) {
-        process.stdout.write(`  replay from recorded calls: ${check.same} decisions as recorded, ${check.differences.length} different\n`);
-        for (const d of check.differences) process.stdout.write(`    step ${d.stepId ?? '?'}: recorded ${d.recorded ?? 'nothing'}, replayed ${d.replayed ?? 'nothing'}\n`);
+        printOut`  replay from recorded calls: ${check.same} decisions as recorded, ${check.differences.length} different\n`;
+        for (const d of check.differences) printOut`    step ${d.stepId ?? '?'}: recorded ${d.recorded ?? 'nothing'}, replayed ${d.replayed ?? 'nothing'}\n`;
       }
     }
   }
@@ -165,10 +164,10 @@ export async function superviseCommand(argv: string[]): Promise<number> {
   if (failed?.failure) {
     const f = failed.failure;
     const left = file.runs.length - results.length;
-    process.stderr.write(
-      `error: ${file.file}: run ${failed.runId}: supervisor call for ${f.agent} step ${f.stepNumber ?? '?'} (${f.context}) failed: ` +
-        `${f.message.replace(/\s+/g, ' ')}; stopped after ${failed.interventions.length} interventions` +
-        `${left > 0 ? `, ${left} more runs not started` : ''}\n`,
+    printError(
+      file.file,
+      `run ${failed.runId}: supervisor call for ${f.agent} step ${f.stepNumber ?? '?'} (${f.context}) failed: ${f.message}; ` +
+        `stopped after ${failed.interventions.length} interventions${left > 0 ? `, ${left} more runs not started` : ''}`,
     );
     return 1;
   }

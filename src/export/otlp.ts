@@ -6,6 +6,7 @@
 // lossless format.
 import { hashText } from '../model/hash.ts';
 import type { Annotation, AgentRun, ChatMessage, Intervention, Run, Step } from '../model/types.ts';
+import { appendAll, maxOf } from '../model/large-arrays.ts';
 
 type AnyValue =
   | { stringValue: string }
@@ -231,7 +232,7 @@ export function runToSpans(run: Run): OtlpSpan[] {
     return (id: string) => names.get(id) ?? id;
   })();
   const start = run.startTime ?? run.steps.find((s) => s.startTime !== undefined)?.startTime ?? 0;
-  const end = run.endTime ?? Math.max(start, ...run.steps.map((s) => s.endTime ?? s.startTime ?? start));
+  const end = run.endTime ?? maxOf(run.steps.map((s) => s.endTime ?? s.startTime ?? start), start);
 
   const rootId = spanId('run');
   const spans: OtlpSpan[] = [];
@@ -351,7 +352,7 @@ export function runToSpans(run: Run): OtlpSpan[] {
     });
   }
   if (run.spans) sourceSpans(run, spans, { traceId, rootId, spanId, stepSpan, agentRunSpan });
-  for (const span of spans) span.events.push(...(eventsOf.get(span.spanId) ?? []));
+  for (const span of spans) appendAll(span.events, eventsOf.get(span.spanId) ?? []);
   return spans;
 }
 

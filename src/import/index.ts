@@ -1,6 +1,7 @@
 // The only entry point for reading trace files. Detection runs in two passes (SPEC §3): importers whose file-name
 // pattern matches are tried first, then every importer by content. Importers' sniffers are exact enough that the
 // file name only breaks ties, so a file re-imported under an unknown name gives the identical result.
+import { implausibleValueWarnings } from './implausible-values.ts';
 import { FormatProblem, ImportError } from './errors.ts';
 import type { FormatId, FormatImporter, ImportResult } from './format.ts';
 import { agentRxGroundTruthImporter } from './formats/agentrx-ground-truth.ts';
@@ -82,7 +83,9 @@ export function importText(file: string, text: string, options: ImportOptions = 
   }
   try {
     const result = importer.importDoc(doc);
-    return { ...result, file, format: importer.id, formatLabel: importer.label };
+    const implausible = implausibleValueWarnings(result.runs);
+    const warnings = implausible.length > 0 ? [...result.warnings, ...implausible] : result.warnings;
+    return { ...result, warnings, file, format: importer.id, formatLabel: importer.label };
   } catch (e) {
     if (e instanceof ImportError) throw e;
     if (e instanceof FormatProblem) throw new ImportError(file, importer.id, e.path, e.message);

@@ -3,6 +3,7 @@
 // with the size limit applied to the raw bytes and, for gzip, to the decoded bytes as they come out.
 import { ImportError } from './errors.ts';
 import { formatMb, GunzipError, GunzipStream, isGzipStart } from './gunzip.ts';
+import { checkJsonDepth } from './json-depth.ts';
 
 /** Files above this size are refused (V8 cannot hold a longer string); for gzip, the limit of the decoded bytes. */
 export const MAX_FILE_BYTES = 400 * 1024 * 1024;
@@ -200,8 +201,9 @@ export function parseText(file: string, text: string): ParsedInput {
   if (trimmed[0] !== '{' && trimmed[0] !== '[') {
     throw new ImportError(file, 'unknown', 'line 1, column 1', 'not JSON or JSON Lines (a trace file starts with { or [)');
   }
+  let whole: unknown;
   try {
-    return { kind: 'json', value: JSON.parse(body), text: body };
+    whole = JSON.parse(body);
   } catch (wholeError) {
     // JSON Lines: several documents, one per line. Only when the first line is a document on its own — otherwise
     // this is one (broken) JSON document and the error belongs where JSON.parse found it.
@@ -215,14 +217,19 @@ export function parseText(file: string, text: string): ParsedInput {
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i];
       if (line.trim() !== '') {
+        let value: unknown;
         try {
-          values.push(JSON.parse(line));
+          value = JSON.parse(line);
         } catch (lineError) {
           throw new ImportError(file, 'jsonl', syntaxLocation(body, lineError, offset) || `line ${i + 1}`, syntaxDetail(lineError));
         }
+        checkJsonDepth(file, value, `line ${i + 1}: `);
+        values.push(value);
       }
       offset += line.length + 1;
     }
     return { kind: 'jsonl', values, text: body };
   }
+  checkJsonDepth(file, whole);
+  return { kind: 'json', value: whole, text: body };
 }

@@ -2,6 +2,7 @@
 // label) and how they attach to runs. Importers produce annotation sets; these pure functions attach them, in the
 // import worker (runs of one batch), the CLI (files read together) and the library (runs opened before or after).
 // Run ids come from files: runs are found through Maps or own-property lookups, never by indexing a plain object.
+import { appendAll } from './large-arrays.ts';
 import { ownValue } from './record.ts';
 import type { Annotation, Run, Step } from './types.ts';
 
@@ -52,7 +53,7 @@ export function attachAnnotationSets(runs: Run[], sets: readonly AnnotationSet[]
       unattached.push(set);
       continue;
     }
-    run.annotations.push(...newAnnotations(run, [set]));
+    appendAll(run.annotations, newAnnotations(run, [set]));
   }
   return unattached;
 }

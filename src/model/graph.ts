@@ -69,6 +69,38 @@ function stepTokens(step: Step, children: readonly Step[] | undefined): number {
   return total;
 }
 
+/**
+ * How many distinct managers are above each agent. Each agent is climbed from once and depths found are kept, so a
+ * hierarchy 200k deep costs linear time; in a cycle of k agents each has depth k − 1 (the others in the cycle).
+ */
+function agentDepths(ids: readonly string[], parentOf: ReadonlyMap<string, string>): Map<string, number> {
+  const depth = new Map<string, number>();
+  for (const id of ids) {
+    if (depth.has(id)) continue;
+    const path: string[] = [];
+    const onPath = new Map<string, number>();
+    let at: string | undefined = id;
+    while (at !== undefined && !depth.has(at) && !onPath.has(at)) {
+      onPath.set(at, path.length);
+      path.push(at);
+      at = parentOf.get(at);
+    }
+    let end = path.length;
+    let below: number;
+    if (at === undefined) below = -1;
+    else if (depth.has(at)) below = depth.get(at)!;
+    else {
+      // A cycle: path[start..] all climb back to `at`.
+      const start = onPath.get(at)!;
+      for (let i = start; i < path.length; i++) depth.set(path[i], path.length - start - 1);
+      end = start;
+      below = path.length - start - 1;
+    }
+    for (let i = end - 1; i >= 0; i--) depth.set(path[i], ++below);
+  }
+  return depth;
+}
+
 export function deriveGraph(
   run: Run,
   replaySteps: readonly Step[],
@@ -103,15 +135,8 @@ export function deriveGraph(
       hierarchy.push({ manager: agentNodeId(a.parentId), managed: agentNodeId(a.id) });
     }
   }
-  for (const a of run.agents) {
-    let depth = 0;
-    const seen = new Set<string>([a.id]);
-    for (let p = parentOf.get(a.id); p !== undefined && !seen.has(p); p = parentOf.get(p)) {
-      seen.add(p);
-      depth++;
-    }
-    nodes[nodeIndex.get(agentNodeId(a.id))!].depth = depth;
-  }
+  const depthOf = agentDepths(run.agents.map((a) => a.id), parentOf);
+  for (const a of run.agents) nodes[nodeIndex.get(agentNodeId(a.id))!].depth = depthOf.get(a.id) ?? 0;
 
   const edges: GraphEdge[] = [];
   const edgeIndex = new Map<string, Map<string, number>>();

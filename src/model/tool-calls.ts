@@ -3,6 +3,7 @@
 // edge labels, the CLI's `tool_calls` and every other count of calls read this one counter.
 import { replaySteps } from './steps.ts';
 import type { Run, Step } from './types.ts';
+import { appendAll } from './large-arrays.ts';
 
 export interface CallMention {
   name: string;
@@ -109,7 +110,7 @@ export function nestedSteps(stepId: string, childrenOf: ReadonlyMap<string, read
   for (let i = 0; i < queue.length && i < 100_000; i++) {
     out.push(queue[i]);
     const nested = childrenOf.get(queue[i].id);
-    if (nested) queue.push(...nested);
+    if (nested) appendAll(queue, nested);
   }
   return out;
 }

@@ -2,6 +2,7 @@
 // and in tests. Managers sit above the agents they manage; tools and memory settle near the agents that call them.
 import { emptyRecord } from '../model/record.ts';
 import { forceCollide, forceLink, forceManyBody, forceSimulation, forceX, forceY, type SimulationNodeDatum } from 'd3';
+import { maxOf } from '../model/large-arrays.ts';
 
 export interface LayoutInput {
   nodes: { id: string; depth: number; radius: number }[];
@@ -31,7 +32,7 @@ export function layoutGraph(input: LayoutInput): LayoutOutput {
   });
   const ids = new Set(nodes.map((node) => node.id));
   const links = input.links.filter((l) => ids.has(l.source) && ids.has(l.target) && l.source !== l.target).map((l) => ({ ...l }));
-  const maxWeight = Math.max(1, ...links.map((l) => l.weight));
+  const maxWeight = maxOf(links.map((l) => l.weight), 1);
   const simulation = forceSimulation<SimNode>(nodes)
     .force(
       'link',

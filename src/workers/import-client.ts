@@ -4,6 +4,7 @@
 import * as Comlink from 'comlink';
 import { MAX_FILE_BYTES } from '../import/parse-input.ts';
 import type { ImportBatchResult, ImportFailureInfo, ImportProgress } from './import-files.ts';
+import type { LoadedFile } from '../import/index.ts';
 import type { ImportWorkerApi } from './import.worker.ts';
 
 export type { ImportBatchResult, ImportFailureInfo, ImportProgress } from './import-files.ts';
@@ -87,11 +88,15 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
     }
   }
   const api = connect();
+  const loaded: LoadedFile[] = [];
   const imported = api.importFiles(
     Comlink.transfer(inputs, inputs.map((i) => i.bytes)),
+    Comlink.proxy(async (file: LoadedFile) => {
+      loaded.push(file);
+    }),
     onProgress ? Comlink.proxy(onProgress) : undefined,
   );
-  const work = imported.then((r) => ({ loaded: r.loaded, failures: [...refused, ...r.failures] }));
+  const work = imported.then((failures) => ({ loaded, failures: [...refused, ...failures] }));
   const running = worker!;
   return new Promise<ImportBatchResult>((resolve, reject) => {
     const onAbort = () => {

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exportSession } from '../export/native.ts';
 import { makeRun } from '../testing/test-runs.ts';
-import { importFiles, type ImportProgress } from './import-files.ts';
+import { deliverEach, importFiles, type ImportProgress } from './import-files.ts';
 
 const encode = (text: string) => new TextEncoder().encode(text);
 const TRAIL = resolve(import.meta.dirname, '../../../shared/traces/trail');
@@ -54,5 +54,32 @@ describe('importFiles (the import worker’s work)', () => {
     const expected = annotations.annotationSets!.flatMap((s) => s.annotations).length;
     expect(trace.runs[0].annotations.length).toBeGreaterThanOrEqual(expected);
     expect(expected).toBeGreaterThan(0);
+  });
+
+  it('a file nested 10⁴ deep fails alone, with the JSON path; the files opened with it load and survive cloning', () => {
+    const deep = `{"messages":[{"role":"user","content":"hi","extra":${'['.repeat(10_000)}${']'.repeat(10_000)}}]}`;
+    const result = importFiles([
+      { name: 'a.session.json', bytes: encode(exportSession({ runs: [makeRun('r1')] })) },
+      { name: 'deep.json', bytes: encode(deep) },
+      { name: 'b.session.json', bytes: encode(exportSession({ runs: [makeRun('r2')] })) },
+    ]);
+    expect(result.loaded.map((f) => f.file)).toEqual(['a.session.json', 'b.session.json']);
+    expect(result.failures).toEqual([
+      { file: 'deep.json', format: 'json', location: expect.stringMatching(/^\$\.messages\[0\]\.extra\[0\]/), detail: expect.stringContaining('nested more than 256 levels deep') },
+    ]);
+    expect(structuredClone(result)).toEqual(result);
+  });
+
+  it('hands each file over on its own: one that cannot be cloned becomes its own failure', async () => {
+    const ok = importFiles([{ name: 'ok.session.json', bytes: encode(exportSession({ runs: [makeRun('r1')] })) }]);
+    const [file] = ok.loaded;
+    // A result structured cloning refuses (here a function; in the browser, a value nested too deep for the clone).
+    const broken = { ...file, file: 'broken.json', warnings: [() => 1] } as unknown as typeof file;
+    const received: string[] = [];
+    const failures = await deliverEach({ loaded: [broken, file], failures: [] }, async (f) => {
+      received.push(structuredClone(f).file);
+    });
+    expect(received).toEqual(['ok.session.json']);
+    expect(failures).toEqual([{ file: 'broken.json', format: 'native', location: '', detail: expect.stringMatching(/^its contents could not be passed to the page: .*could not be cloned/) }]);
   });
 });

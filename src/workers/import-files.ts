@@ -1,7 +1,8 @@
 // What the import worker does, as a pure function so it can be tested without a Worker (jsdom has none).
 // Files opened together are imported one by one; annotation files (TRAIL annotations, AgentRx ground truth) are
 // attached to the runs of the same batch here, and the library attaches what is left to runs it already holds.
-// Everything returned is plain data: it crosses the worker boundary by structured clone.
+// Everything returned is plain data: it crosses the worker boundary by structured clone, one file at a time, so a
+// file whose result cannot be cloned fails alone (see deliverEach).
 import { ImportError, importText, type LoadedFile } from '../import/index.ts';
 import { attachAnnotationSets, type AnnotationSet } from '../model/annotations.ts';
 import { decodeBytes } from '../import/parse-input.ts';
@@ -82,4 +83,22 @@ export function importFiles(inputs: FileInput[], onProgress?: (p: ImportProgress
     );
   }
   return { loaded, failures };
+}
+
+/**
+ * Hand each loaded file to `send` on its own (the worker posts it to the page); a file that `send` cannot take — its
+ * result does not survive structured cloning — becomes that file's failure instead of failing the whole batch.
+ * Returns all the batch's failures.
+ */
+export async function deliverEach(result: ImportBatchResult, send: (file: LoadedFile) => Promise<void>): Promise<ImportFailureInfo[]> {
+  const failures = [...result.failures];
+  for (const file of result.loaded) {
+    try {
+      await send(file);
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      failures.push({ file: file.file, format: file.format, location: '', detail: `its contents could not be passed to the page: ${detail}` });
+    }
+  }
+  return failures;
 }

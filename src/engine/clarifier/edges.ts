@@ -75,23 +75,32 @@ export function edgeStates(run: Run, window = DEFAULT_WINDOW): EdgeState[] {
   const agentRunTask = new Map(run.agentRuns.map((r) => [r.id, r.task]));
   const task = run.task ?? '';
   const states: EdgeState[] = [];
-  const past: { sender: string; receivers: string[]; entry: HistoryEntry }[] = [];
+  const past: HistoryEntry[] = [];
+  // Positions of the earlier handoffs each agent took part in, ascending: the history is the `window` latest of the
+  // involved agents' lists, found without scanning back through the whole run (which made 40k agents take minutes).
+  const positionsOf = new Map<string, number[]>();
   run.handoffs.forEach((h, position) => {
     const sender = edgeAgent(h.from, byId, byName, prompts);
     const receivers = (h.to.length > 0 ? h.to : ['?']).map((r) => edgeAgent(r, byId, byName, prompts));
     const involved = new Set([sender.id, ...receivers.map((r) => r.id)]);
-    const history: HistoryEntry[] = [];
-    for (let i = past.length - 1; i >= 0 && history.length < window; i--) {
-      const p = past[i];
-      if (involved.has(p.sender) || p.receivers.some((r) => involved.has(r))) history.unshift(p.entry);
+    const recent = new Set<number>();
+    for (const id of involved) {
+      const list = positionsOf.get(id);
+      if (list) for (let i = list.length - 1; i >= 0 && i >= list.length - window; i--) recent.add(list[i]);
     }
+    const history = [...recent].sort((x, y) => x - y).slice(Math.max(0, recent.size - window)).map((i) => past[i]);
     const step = h.stepId !== undefined ? stepById.get(h.stepId) : undefined;
     const local = step?.agentRunId !== undefined ? agentRunTask.get(step.agentRunId) : undefined;
     const state: EdgeState = { id: h.id, task, sender, receiver: receivers[0], receivers, message: h.content, history, kind: h.kind, position };
     if (local && local.trim() !== task.trim()) state.subgoal = local;
     if (h.stepId !== undefined) state.stepId = h.stepId;
     states.push(state);
-    past.push({ sender: sender.id, receivers: receivers.map((r) => r.id), entry: { from: sender.name, to: receivers.map((r) => r.name).join(', '), message: h.content } });
+    past.push({ from: sender.name, to: receivers.map((r) => r.name).join(', '), message: h.content });
+    for (const id of involved) {
+      const list = positionsOf.get(id);
+      if (list) list.push(position);
+      else positionsOf.set(id, [position]);
+    }
   });
   return states;
 }

@@ -4,6 +4,7 @@ import type { LlmClient } from '../../llm/client.ts';
 import type { TokenUsage } from '../../model/types.ts';
 import { poolTextHash } from './indicators.ts';
 import type { EmbeddingCache } from '../../llm/embedding-cache.ts';
+import { appendAll } from '../../model/large-arrays.ts';
 
 export interface Scored {
   /** Position in the pool. */
@@ -130,7 +131,7 @@ export async function embedTexts(
   for (let at = 0; at < texts.length; at += batch) {
     const r = await client.embed(texts.slice(at, at + batch), options.signal);
     requests++;
-    vectors.push(...r.vectors);
+    appendAll(vectors, r.vectors);
     usage.input += r.usage.input;
     usage.total += r.usage.total;
     if (r.usage.estimated) usage.estimated = true;

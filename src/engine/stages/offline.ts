@@ -10,7 +10,7 @@
 // - DONE otherwise.
 // The active subtask of a stage is its own work item (TODO). A closing state after the last stage judges the last item.
 // Confidence is left empty: there is no evaluator offline.
-import type { LayerAgent, Run, Stage, Step, Subtask, SubtaskStatus } from '../../model/types.ts';
+import type { Handoff, LayerAgent, Run, Stage, Step, Subtask, SubtaskStatus } from '../../model/types.ts';
 import { segmentRun, turnsOf, type Segment, type Segmentation } from './segment.ts';
 
 export interface WorkItem {
@@ -69,11 +69,33 @@ const isFinalAnswer = (name: string) => /^final_?answer$/i.test(name);
 const isAgentCall = (name: string) => /(Agent\.run|\.run)$/i.test(name);
 const errorLine = (s: Step) => s.error?.message.split('\n').find((l) => l.trim() !== '')?.trim() ?? 'error';
 
-export function workItemOf(run: Run, seg: Segmentation, segment: Segment, agentName: (id: string) => string): WorkItem {
+/** What each segment looks up, built once per run: a scan of all handoffs or agents per segment was quadratic. */
+export interface RunLookups {
+  /** The manager's delegations by the step that sent them, with their position in the run. */
+  delegationsAt: Map<string, { handoff: Handoff; order: number }[]>;
+  /** Agents that are people (human or system), left out of the layers. */
+  people: Set<string>;
+}
+
+export function runLookups(run: Run, seg: Segmentation): RunLookups {
+  const delegationsAt = new Map<string, { handoff: Handoff; order: number }[]>();
+  run.handoffs.forEach((handoff, order) => {
+    if (handoff.kind !== 'delegation' || handoff.stepId === undefined || handoff.from !== seg.managerId) return;
+    const list = delegationsAt.get(handoff.stepId);
+    if (list) list.push({ handoff, order });
+    else delegationsAt.set(handoff.stepId, [{ handoff, order }]);
+  });
+  const people = new Set(run.agents.filter((a) => a.kind === 'human' || a.kind === 'system').map((a) => a.id));
+  return { delegationsAt, people };
+}
+
+export function workItemOf(run: Run, seg: Segmentation, segment: Segment, agentName: (id: string) => string, lookups = runLookups(run, seg)): WorkItem {
   const stepIds = new Set<string>();
   for (let p = segment.start; p <= segment.end; p++) stepIds.add(seg.steps[p].id);
   const decisions = segment.managerSteps.filter((s) => s.kind !== 'planning');
-  const delegations = run.handoffs.filter((h) => h.kind === 'delegation' && h.stepId !== undefined && stepIds.has(h.stepId) && h.from === seg.managerId);
+  const found: { handoff: Handoff; order: number }[] = [];
+  for (const id of stepIds) for (const d of lookups.delegationsAt.get(id) ?? []) found.push(d);
+  const delegations = found.sort((a, b) => a.order - b.order).map((d) => d.handoff);
   const tools = decisions.flatMap((s) => s.toolCalls ?? []).filter((c) => !isAgentCall(c.name));
   const finalAnswer = tools.some((c) => isFinalAnswer(c.name)) || decisions.some((s) => s.kind === 'final');
   const targets = [...new Set([...delegations.flatMap((h) => h.to), ...tools.filter((c) => !isFinalAnswer(c.name)).map((c) => `tool:${c.name}`)])];
@@ -127,8 +149,7 @@ export function planOf(segment: Segment): string[] | undefined {
 }
 
 /** The workflow of a segment as observed: layer = depth below the manager; each agent's share of its layer's turns. */
-export function observedLayers(run: Run, seg: Segmentation, segment: Segment): LayerAgent[][] {
-  const people = new Set(run.agents.filter((a) => a.kind === 'human' || a.kind === 'system').map((a) => a.id));
+export function observedLayers(run: Run, seg: Segmentation, segment: Segment, { people } = runLookups(run, seg)): LayerAgent[][] {
   const byLayer = new Map<number, Map<string, number>>();
   for (const t of turnsOf(seg, segment)) {
     if (people.has(t.agentId)) continue;
@@ -161,7 +182,8 @@ export function deriveOfflineStages(run: Run): StageDerivation {
   const seg = segmentRun(run);
   const names = new Map(run.agents.map((a) => [a.id, a.name]));
   const agentName = (id: string) => names.get(id) ?? id;
-  const items = seg.segments.map((segment) => workItemOf(run, seg, segment, agentName));
+  const lookups = runLookups(run, seg);
+  const items = seg.segments.map((segment) => workItemOf(run, seg, segment, agentName, lookups));
   // The status each item ends with, judged with what the next stage does.
   const judged: { status: SubtaskStatus; evidence: string }[] = items.map((item, i) => {
     if (item.failed) return { status: 'FAILED', evidence: item.evidence };
@@ -191,7 +213,7 @@ export function deriveOfflineStages(run: Run): StageDerivation {
       subtasks,
       nextSubtaskId: subtaskId(i),
       summary: summaryOf(subtasks),
-      layers: observedLayers(run, seg, segment),
+      layers: observedLayers(run, seg, segment, lookups),
       heuristic: true,
       derivedBy: 'offline',
     };

@@ -3,6 +3,7 @@
 import { recordOf } from '../../model/record.ts';
 import type { Subtask, SubtaskStatus } from '../../model/types.ts';
 import { readJsonAnswer } from '../../llm/json-answer.ts';
+import { appendAll } from '../../model/large-arrays.ts';
 
 export interface Parsed<T> {
   value?: T;
@@ -12,7 +13,7 @@ export interface Parsed<T> {
 
 function readObject(answer: string, repairs: string[]): Record<string, unknown> | string {
   const read = readJsonAnswer(answer);
-  repairs.push(...read.repairs);
+  appendAll(repairs, read.repairs);
   return read.ok ? read.value : read.problem;
 }
 

@@ -14,6 +14,7 @@ import { DEFAULT_DIGEST_LIMITS, digestSegment, type DigestLimits } from './diges
 import { CLOSING_STAGE_ID, deriveOfflineStages, stageId } from './offline.ts';
 import { parseEvaluation, parseTaskState, type EvaluationAnswer, type Parsed, type TaskStateAnswer, type Verdict } from './parse.ts';
 import { evaluatorMessages, JSON_REMINDER, plannerMessages, updaterMessages, type PromptMessage } from './prompts.ts';
+import { appendAll } from '../../model/large-arrays.ts';
 
 export interface StagePassProgress {
   /** Stages (the closing state included) derived so far. */
@@ -142,7 +143,7 @@ export async function* stagePassSteps(run: Run, options: StagePassOptions): Engi
     try {
       if (i === 0) {
         const planned = await ask('planner', plannerMessages(task, digest(0)), (t) => parseTaskState(t));
-        notes.push(...planned.repairs.map((r) => `planner: ${r}`));
+        appendAll(notes, planned.repairs.map((r) => `planner: ${r}`));
         if (planned.value) next = planned.value;
         else {
           heuristic = true;
@@ -153,7 +154,7 @@ export async function* stagePassSteps(run: Run, options: StagePassOptions): Engi
       } else {
         const active = state.subtasks.find((s) => s.id === state.nextSubtaskId);
         const judged = await ask('evaluator', evaluatorMessages(task, active, digest(i - 1), i), parseEvaluation);
-        notes.push(...judged.repairs.map((r) => `evaluator: ${r}`));
+        appendAll(notes, judged.repairs.map((r) => `evaluator: ${r}`));
         if (judged.value) evaluation = judged.value;
         else {
           heuristic = true;
@@ -163,7 +164,7 @@ export async function* stagePassSteps(run: Run, options: StagePassOptions): Engi
         }
         const verdictText = { ...evaluation, verdict: VERDICT_LABEL[evaluation.verdict] };
         const updated = await ask('updater', updaterMessages(task, state, verdictText, digest(i - 1), i, closing ? undefined : digest(i)), (t) => parseTaskState(t, state.subtasks));
-        notes.push(...updated.repairs.map((r) => `updater: ${r}`));
+        appendAll(notes, updated.repairs.map((r) => `updater: ${r}`));
         if (updated.value) next = updated.value;
         else {
           heuristic = true;

@@ -6,6 +6,7 @@ import { ARMS, type Arm, type CorpusStatistics, type GroupStatistics } from '../
 import { toCsv } from '../../export/csv.ts';
 import { accuracy, ARM_COLOR, ARM_LABEL, AXIS, FONT, GRID, groupLabel, pct } from '../../ui/chart/chart-style.ts';
 import { ChartFrame, HoverReadout, useHover, useSvgRef } from '../../ui/chart/chart-frame.tsx';
+import { maxOf, minOf } from '../../model/large-arrays.ts';
 
 const W = 760;
 const H = 320;
@@ -53,8 +54,8 @@ export function BubbleChart({ stats }: { stats: CorpusStatistics }) {
   const untimed = [...new Set(all.filter((b) => !Number.isFinite(b.latencyPct)).map((b) => b.group))];
   const xs = plotted.map((b) => b.latencyPct);
   const ys = plotted.map((b) => b.extraCostPct);
-  const x = scaleLinear().domain([Math.min(90, ...xs), Math.max(110, ...xs)]).nice().range([M.left, W - M.right]);
-  const y = scaleLinear().domain([Math.min(0, ...ys), Math.max(5, ...ys)]).nice().range([H - M.bottom, M.top]);
+  const x = scaleLinear().domain([minOf(xs, 90), maxOf(xs, 110)]).nice().range([M.left, W - M.right]);
+  const y = scaleLinear().domain([minOf(ys, 0), maxOf(ys, 5)]).nice().range([H - M.bottom, M.top]);
   const r = scaleSqrt().domain([0, 1]).range([0, MAX_RADIUS]);
   const radius = (a: number) => (Number.isFinite(a) ? Math.max(r(a), 2) : 4);
   return (

@@ -6,6 +6,7 @@ import { ARMS, type CorpusStatistics } from '../../model/statistics.ts';
 import { toCsv } from '../../export/csv.ts';
 import { ARM_COLOR, ARM_LABEL, AXIS, FONT, GRID, groupLabel, kTokens, pct, tokens } from '../../ui/chart/chart-style.ts';
 import { ChartFrame, HoverReadout, useHover, useSvgRef } from '../../ui/chart/chart-frame.tsx';
+import { maxOf, minOf } from '../../model/large-arrays.ts';
 
 const W = 760;
 const H = 300;
@@ -39,7 +40,7 @@ export function VarianceChart({ stats, armLabels }: { stats: CorpusStatistics; a
   const groups = stats.groups.filter((g) => g.baseline.n + g.supervised.n > 0);
   const value = (v: number) => (Number.isFinite(v) ? v : 0);
   const pick = (g: (typeof groups)[number], arm: (typeof ARMS)[number]) => (measure === 'std' ? g[arm].std : g[arm].variance);
-  const max = Math.max(1, ...groups.flatMap((g) => ARMS.map((a) => value(pick(g, a)))));
+  const max = maxOf(groups.flatMap((g) => ARMS.map((a) => value(pick(g, a)))), 1);
   const x = scaleBand<string>().domain(groups.map((g) => g.group)).range([M.left, W - M.right]).paddingInner(0.3).paddingOuter(0.15);
   const inner = scaleBand<string>().domain([...ARMS]).range([0, x.bandwidth()]).padding(0.08);
   const y = scaleLinear().domain([0, max]).nice().range([H - M.bottom, M.top]);
@@ -78,7 +79,7 @@ export function VarianceChart({ stats, armLabels }: { stats: CorpusStatistics; a
         <line x1={M.left} x2={W - M.right} y1={H - M.bottom} y2={H - M.bottom} stroke={AXIS} />
         {groups.map((g) => {
           const gx = x(g.group)!;
-          const top = Math.min(...ARMS.map((a) => y(value(pick(g, a)))));
+          const top = minOf(ARMS.map((a) => y(value(pick(g, a)))));
           const r = reduction(g);
           return (
             <g key={g.group} data-testid="variance-group" data-group={g.group}>

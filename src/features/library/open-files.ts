@@ -3,6 +3,7 @@
 import { create } from 'zustand';
 import { TRACE_FILE_NAME } from '../../import/parse-input.ts';
 import { useLibrary } from '../../store/library.ts';
+import { flushLibrary } from '../../store/library-db.ts';
 import { ImportCancelled, importInWorker, type ImportBatchResult, type ImportProgress, type ImportSource } from '../../workers/import-client.ts';
 
 export interface ImportJob {
@@ -57,7 +58,11 @@ export async function openSources(sources: ImportSource[], label?: string, impor
   useImportJobs.setState((s) => ({ jobs: [...s.jobs, job] }));
   try {
     const result = await importer(sources, { signal: controller.signal, onProgress: (progress) => update({ progress }) });
-    useImportJobs.setState({ lastResult: addBatchToLibrary(result) });
+    const account = addBatchToLibrary(result);
+    // Done means stored: the import is reported finished (its progress row gone, the account shown) only once the
+    // library's IndexedDB write has committed, so a reload right after it cannot lose the files.
+    await flushLibrary();
+    useImportJobs.setState({ lastResult: account });
     return result;
   } catch (error) {
     if (error instanceof ImportCancelled) {

@@ -5,13 +5,14 @@ import { scaleBand, scaleLinear } from 'd3';
 import type { OverlapMatrix, RoundDistribution } from '../../engine/rectifier/index.ts';
 import { ChartFrame, HoverReadout, useHover, useSvgRef } from '../../ui/chart/chart-frame.tsx';
 import { AXIS, FONT } from '../../ui/chart/chart-style.ts';
+import { maxOf } from '../../model/large-arrays.ts';
 
 const PASS_COLORS = ['#1a9850', '#91cf60', '#d9ef8b', '#fee08b', '#fdae61'];
 const REJECT_COLOR = '#d73027';
 const ordinal = (k: number) => `${k}${k === 1 ? 'st' : k === 2 ? 'nd' : k === 3 ? 'rd' : 'th'}`;
 
 export function roundsCsv(rounds: readonly RoundDistribution[]): string {
-  const k = Math.max(0, ...rounds.map((r) => r.passAt.length));
+  const k = maxOf(rounds.map((r) => r.passAt.length), 0);
   const head = ['dataset', 'messages', ...Array.from({ length: k }, (_, i) => `pass_at_${i + 1}`), 'rejected'];
   return [head.join(','), ...rounds.map((r) => [JSON.stringify(r.dataset), r.messages, ...Array.from({ length: k }, (_, i) => r.passAt[i] ?? 0), r.rejected].join(','))].join('\n') + '\n';
 }
@@ -19,7 +20,7 @@ export function roundsCsv(rounds: readonly RoundDistribution[]): string {
 export function RoundDistributionChart({ rounds }: { rounds: readonly RoundDistribution[] }) {
   const svgRef = useSvgRef();
   const [hover, setHover] = useHover();
-  const k = Math.max(1, ...rounds.map((r) => r.passAt.length));
+  const k = maxOf(rounds.map((r) => r.passAt.length), 1);
   const categories = [...Array.from({ length: k }, (_, i) => ({ label: `Pass @ ${ordinal(i + 1)}`, color: PASS_COLORS[Math.min(i, PASS_COLORS.length - 1)] })), { label: 'Rejected', color: REJECT_COLOR }];
   const width = 640;
   const left = 140;

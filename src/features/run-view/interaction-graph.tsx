@@ -12,6 +12,7 @@ import { agentColors } from '../../ui/agent-colors.ts';
 import type { RunView } from './run-view-model.ts';
 import { compact } from '../../ui/format.ts';
 import { useElementWidth } from '../../ui/use-element-width.ts';
+import { maxOf } from '../../model/large-arrays.ts';
 
 /** Shorter on short screens (a 1280×800 laptop), so the timeline and the token chart stay above the fold. */
 const HEIGHT = typeof window !== 'undefined' && window.innerHeight < 900 ? 300 : 440;
@@ -63,7 +64,7 @@ export function InteractionGraphView({ view }: { view: RunView }) {
   const [weight, setWeight] = useState<Weight>('messages');
   const [layout, setLayout] = useState<{ graph: object; positions: Positions } | undefined>();
   const [error, setError] = useState<string | undefined>();
-  const maxActivity = useMemo(() => Math.max(1, ...graph.nodes.map((n) => n.activity)), [graph]);
+  const maxActivity = useMemo(() => maxOf(graph.nodes.map((n) => n.activity), 1), [graph]);
   useEffect(() => {
     let live = true;
     const input: LayoutInput = {
@@ -234,8 +235,8 @@ function toward(from: [number, number], to: [number, number], distance: number):
 function useMaxima(view: RunView) {
   return useMemo(
     () => ({
-      messages: Math.max(1, ...view.graph.edges.map((e) => e.messages)),
-      tokens: Math.max(0, ...view.graph.edges.map((e) => e.tokens)),
+      messages: maxOf(view.graph.edges.map((e) => e.messages), 1),
+      tokens: maxOf(view.graph.edges.map((e) => e.tokens), 0),
     }),
     [view],
   );

@@ -6,6 +6,7 @@ import { deriveGraph, type InteractionGraph } from '../../model/graph.ts';
 import { detectLoops, ledgerVerdicts, markVerdicts, type Loop, type LoopVerdict } from '../../model/loops.ts';
 import { indexRun, type RunIndex } from '../../model/run-index.ts';
 import type { Annotation, Intervention, Run, Step } from '../../model/types.ts';
+import { appendAll } from '../../model/large-arrays.ts';
 
 export interface Lane {
   agentId: string;
@@ -260,7 +261,7 @@ function withDescendants(step: Step, childrenOf: ReadonlyMap<string, Step[]>): S
     const s = stack.pop()!;
     out.push(s);
     const nested = childrenOf.get(s.id);
-    if (nested && out.length < 100_000) stack.push(...nested);
+    if (nested && out.length < 100_000) appendAll(stack, nested);
   }
   return out;
 }
@@ -307,29 +308,35 @@ function buildLanes(run: Run, steps: readonly Step[]): { lanes: Lane[]; laneOf: 
   }
   const lanes: Lane[] = [];
   const laneOf = new Map<string, number>();
-  const visit = (id: string, depth: number) => {
-    if (laneOf.has(id)) return;
-    laneOf.set(id, lanes.length);
-    lanes.push({ agentId: id, name: names.get(id) ?? id, depth });
-    for (const child of children.get(id) ?? []) visit(child, depth + 1);
+  /** The lane of each lane's manager in the tree as laid out (-1 for a top-level lane). */
+  const managerLane: number[] = [];
+  // Depth-first, managers before the agents they manage, with a stack of its own: hierarchies can be 200k deep.
+  const visit = (rootId: string) => {
+    const stack: { id: string; depth: number; manager: number }[] = [{ id: rootId, depth: 0, manager: -1 }];
+    while (stack.length > 0) {
+      const { id, depth, manager } = stack.pop()!;
+      if (laneOf.has(id)) continue;
+      const lane = lanes.length;
+      laneOf.set(id, lane);
+      lanes.push({ agentId: id, name: names.get(id) ?? id, depth });
+      managerLane.push(manager);
+      const managed = children.get(id) ?? [];
+      for (let i = managed.length - 1; i >= 0; i--) stack.push({ id: managed[i], depth: depth + 1, manager: lane });
+    }
   };
-  for (const root of children.get(undefined) ?? []) visit(root, 0);
-  for (const a of run.agents) visit(a.id, 0); // hierarchy cycles
-  for (const id of acting) visit(id, 0); // steps of agents the run does not list
-  // Agents that never act get no lane unless they manage one that does.
-  const keep = lanes.filter((l) => acting.has(l.agentId) || lanes.some((o) => o.depth > l.depth && isAncestor(run, l.agentId, o.agentId)));
+  for (const root of children.get(undefined) ?? []) visit(root);
+  for (const a of run.agents) visit(a.id); // hierarchy cycles
+  for (const id of acting) visit(id); // steps of agents the run does not list
+  // Agents that never act get no lane unless they manage, directly or not, one that does: each acting lane marks its
+  // managers up to one already marked, so every lane is marked once.
+  const kept = new Uint8Array(lanes.length);
+  lanes.forEach((l, i) => {
+    if (!acting.has(l.agentId)) return;
+    for (let at = i; at !== -1 && !kept[at]; at = managerLane[at]) kept[at] = 1;
+  });
+  const keep = lanes.filter((_, i) => kept[i]);
   const finalOf = new Map(keep.map((l, i) => [l.agentId, i]));
   return { lanes: keep, laneOf: finalOf };
-}
-
-function isAncestor(run: Run, ancestor: string, of: string): boolean {
-  const parent = new Map(run.agents.map((a) => [a.id, a.parentId]));
-  const seen = new Set<string>();
-  for (let p = parent.get(of); p !== undefined && !seen.has(p); p = parent.get(p)) {
-    if (p === ancestor) return true;
-    seen.add(p);
-  }
-  return false;
 }
 
 function buildBands(run: Run, steps: readonly Step[], laneOf: Map<string, number>): AgentRunBand[] {

@@ -11,6 +11,7 @@ import type { RunView } from './run-view-model.ts';
 import { TraceText } from './trace-text.tsx';
 import { BusSection } from './bus-section.tsx';
 import { formatDuration } from '../../ui/format.ts';
+import { appendAll } from '../../model/large-arrays.ts';
 
 export function StepInspector({ view }: { view: RunView }) {
   const position = usePlayhead((s) => s.position);
@@ -94,7 +95,7 @@ function nestedSteps(view: RunView, step: Step): Step[] {
   const queue = [...(view.index.childrenOf.get(step.id) ?? [])];
   for (let i = 0; i < queue.length && i < 10_000; i++) {
     out.push(queue[i]);
-    queue.push(...(view.index.childrenOf.get(queue[i].id) ?? []));
+    appendAll(queue, view.index.childrenOf.get(queue[i].id) ?? []);
   }
   return out;
 }

@@ -8,6 +8,7 @@ import { agentColors } from '../../ui/agent-colors.ts';
 import type { RunView } from './run-view-model.ts';
 import { compact } from '../../ui/format.ts';
 import { useElementWidth } from '../../ui/use-element-width.ts';
+import { maxOf } from '../../model/large-arrays.ts';
 
 const HEIGHT = 190;
 const MARGIN = { top: 10, right: 46, bottom: 22, left: 44 };
@@ -233,7 +234,7 @@ function StepTooltip({ view, buckets, bucket, left }: { view: RunView; buckets: 
 const AgentTotals = memo(function AgentTotals({ view }: { view: RunView }) {
   const colors = agentColors(view);
   const rows = useMemo(() => [...view.tokens.perAgent].filter((a) => a.input + a.output > 0).sort((a, b) => b.input + b.output - (a.input + a.output)), [view]);
-  const max = Math.max(1, ...rows.map((r) => r.input + r.output));
+  const max = maxOf(rows.map((r) => r.input + r.output), 1);
   return (
     <div className="max-h-[190px] overflow-y-auto border-l border-slate-200 px-2 py-1" aria-label="Tokens per agent" data-testid="token-chart-agents">
       <table className="w-full text-[11px]">

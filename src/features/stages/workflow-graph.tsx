@@ -4,6 +4,7 @@
 import { linkHorizontal } from 'd3';
 import { memo, useMemo } from 'react';
 import type { Stage } from '../../model/types.ts';
+import { maxOf } from '../../model/large-arrays.ts';
 
 const COL_W = 150;
 const NODE_W = 116;
@@ -27,7 +28,7 @@ const link = linkHorizontal<{ source: [number, number]; target: [number, number]
 /** Memoised: the playhead moves every step, the stage only at its borders. */
 export const WorkflowGraph = memo(function WorkflowGraph({ stage, agentName, colors }: { stage: Stage; agentName: (id: string) => string; colors: Map<string, string> }) {
   const { nodes, edges, width, height } = useMemo(() => {
-    const tallest = Math.max(1, ...stage.layers.map((l) => l.length));
+    const tallest = maxOf(stage.layers.map((l) => l.length), 1);
     const height = TOP + tallest * (NODE_H + GAP) + 8;
     const nodes: Node[] = stage.layers.flatMap((layer, l) => {
       const top = TOP + ((tallest - layer.length) * (NODE_H + GAP)) / 2;
@@ -57,7 +58,7 @@ export const WorkflowGraph = memo(function WorkflowGraph({ stage, agentName, col
     }
     return { nodes, edges, width: LEFT + Math.max(1, stage.layers.length) * COL_W, height };
   }, [stage]);
-  const stateY = TOP + (Math.max(1, ...stage.layers.map((l) => l.length)) * (NODE_H + GAP) - GAP) / 2 - NODE_H / 2;
+  const stateY = TOP + (maxOf(stage.layers.map((l) => l.length), 1) * (NODE_H + GAP) - GAP) / 2 - NODE_H / 2;
   const recorded = stage.layers.some((l) => l.some((e) => e.probability !== undefined));
 
   return (

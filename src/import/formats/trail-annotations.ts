@@ -119,7 +119,9 @@ export function importFromTrailAnnotations(doc: ParsedInput): ImportResult {
     if (impact !== undefined) a.impact = impact;
     return a;
   });
-  if (value.scores !== undefined && value.scores !== null) annotations.push(...scoreAnnotations(expectArray(value.scores, '$.scores'), '$.scores', runId));
+  if (value.scores !== undefined && value.scores !== null) {
+    for (const a of scoreAnnotations(expectArray(value.scores, '$.scores'), '$.scores', runId)) annotations.push(a);
+  }
   const set: AnnotationSet = { runId, annotations };
   return { runs: [], annotationSets: [set], warnings };
 }

@@ -215,7 +215,7 @@ function openInferenceOutput(attrs: Attributes, messages: ChatMessage[] | undefi
   const first = messages?.[0];
   const text = first && first.content !== '' ? first.content : unwrapOutputValue(textAttr(attrs, 'output.value'));
   let toolCalls: ToolCall[] | undefined;
-  if (messages) for (const m of messages) if (m.toolCalls && m.toolCalls.length) (toolCalls ??= []).push(...m.toolCalls);
+  if (messages) for (const m of messages) if (m.toolCalls && m.toolCalls.length) for (const call of m.toolCalls) (toolCalls ??= []).push(call);
   return { text, toolCalls };
 }
 

@@ -151,9 +151,9 @@ class SmolagentsAssembler {
       run.agentId = agent.id;
       for (const step of stepsOfRun) step.agentId = agent.id;
       const times = stepsOfRun.map((s) => s.startTime).filter((t): t is number => t !== undefined);
-      if (times.length) run.startTime = Math.min(...times);
+      if (times.length) run.startTime = times.reduce((a, b) => Math.min(a, b));
       const ends = stepsOfRun.map((s) => s.endTime ?? s.startTime).filter((t): t is number => t !== undefined);
-      if (ends.length) run.endTime = Math.max(...ends);
+      if (ends.length) run.endTime = ends.reduce((a, b) => Math.max(a, b));
     }
   }
 

@@ -1,0 +1,43 @@
+// Deep nesting (issue 17, item 8): refused with the JSON path, in every format, before anything recursive sees it.
+import { describe, expect, it } from 'vitest';
+import { ImportError } from './errors.ts';
+import { importText } from './index.ts';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.ts';
+
+const arrays = (n: number) => '['.repeat(n) + ']'.repeat(n);
+const objects = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n);
+
+function failure(file: string, text: string): ImportError {
+  try {
+    importText(file, text);
+  } catch (e) {
+    if (e instanceof ImportError) return e;
+    throw e;
+  }
+  throw new Error('imported');
+}
+
+describe('nesting depth', () => {
+  it('counts objects and arrays, not strings that look like them', () => {
+    expect(nestsDeeperThan(JSON.parse('{"a": "[[[[[[", "b": [[1]]}'), 3)).toBe(false);
+    expect(nestsDeeperThan(JSON.parse('{"a": "[[", "b": [[[1]]]}'), 3)).toBe(true);
+    expect(nestsDeeperThan(JSON.parse(arrays(10_000)), MAX_JSON_DEPTH)).toBe(true);
+    expect(nestsDeeperThan('plain', 0)).toBe(false);
+  });
+
+  it.each([
+    ['chat.json', `{"messages":[{"role":"user","content":"hi","extra":${arrays(10_000)}}]}`, '$.messages[0].extra[0][0][0][0][0]…[0][0][0]'],
+    ['s.session.json', `{"format":"mas-replay-session","version":1,"runs":[{"id":"r","x":${objects(10_000)}}]}`, '$.runs[0].x.a.a.a.a.a….a.a.a'],
+    ['attrs.json', `{"gen_ai.system":"x","weird key":${objects(MAX_JSON_DEPTH)}}`, '$["weird key"].a.a.a.a.a.a.a….a.a.a'],
+    ['bus.jsonl', `{"id":1}\n{"id":2,"content":${arrays(5_000)}}\n`, 'line 2: $.content[0][0][0][0][0][0][0]…[0][0][0]'],
+  ])('%s: an error naming the JSON path of the first value past the limit', (file, text, location) => {
+    const e = failure(file, text);
+    expect(e.location).toBe(location);
+    expect(e.detail).toBe(`objects and arrays nested more than ${MAX_JSON_DEPTH} levels deep (the limit)`);
+  });
+
+  it('reads a document nested exactly to the limit', () => {
+    const text = `{"format":"unknown-thing","x":${arrays(MAX_JSON_DEPTH - 1)}}`;
+    expect(failure('x.json', text).detail).toMatch(/not a recognised trace format/);
+  });
+});

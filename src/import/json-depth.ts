@@ -1,0 +1,73 @@
+// How deeply a trace's JSON may nest. Values nested thousands deep parse, but then overflow the stack of whatever
+// walks them recursively (an importer, JSON.stringify on export, the structured clone that carries a worker's result
+// to the page), and one such file used to fail every file opened with it. Real traces nest under 20 levels.
+import { ImportError } from './errors.ts';
+
+/** Objects and arrays nested deeper than this are refused, with the JSON path of the first value past the limit. */
+export const MAX_JSON_DEPTH = 256;
+
+/**
+ * Whether a parsed value holds an object or array at level `maxDepth + 1`. Walked with a stack of its own, never
+ * recursively; strings are not looked into, so this costs a fraction of the JSON.parse before it.
+ */
+export function nestsDeeperThan(value: unknown, maxDepth: number): boolean {
+  const values: unknown[] = [value];
+  const depths: number[] = [1];
+  while (values.length > 0) {
+    const v = values.pop();
+    const depth = depths.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > maxDepth) return true;
+    if (Array.isArray(v)) {
+      for (const child of v) {
+        if (typeof child !== 'object' || child === null) continue;
+        values.push(child);
+        depths.push(depth + 1);
+      }
+    } else {
+      for (const child of Object.values(v)) {
+        if (typeof child !== 'object' || child === null) continue;
+        values.push(child);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}
+
+function pathKey(key: string | number): string {
+  if (typeof key === 'number') return `[${key}]`;
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+}
+
+/** A long path with its middle cut: the start says where in the trace, the end how the nesting goes on. */
+function shortPath(keys: (string | number)[]): string {
+  const parts = keys.map(pathKey);
+  if (parts.length <= 12) return `$${parts.join('')}`;
+  return `$${parts.slice(0, 8).join('')}…${parts.slice(-3).join('')}`;
+}
+
+/** The keys down to the first object or array (in document order) at level `maxDepth + 1`, or undefined. */
+export function pathPastDepth(value: unknown, maxDepth: number): (string | number)[] | undefined {
+  const stack: { value: unknown; depth: number; keys: (string | number)[] }[] = [{ value, depth: 1, keys: [] }];
+  while (stack.length > 0) {
+    const top = stack.pop()!;
+    if (typeof top.value !== 'object' || top.value === null) continue;
+    if (top.depth > maxDepth) return top.keys;
+    const entries: [string | number, unknown][] = Array.isArray(top.value)
+      ? top.value.map((v, i) => [i, v])
+      : Object.entries(top.value as Record<string, unknown>);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, child] = entries[i];
+      if (typeof child === 'object' && child !== null) stack.push({ value: child, depth: top.depth + 1, keys: [...top.keys, key] });
+    }
+  }
+  return undefined;
+}
+
+/** Refuse a parsed document that nests deeper than `maxDepth`, naming the JSON path (after `where`, e.g. `line 3: `). */
+export function checkJsonDepth(file: string, value: unknown, where = '', maxDepth = MAX_JSON_DEPTH): void {
+  if (!nestsDeeperThan(value, maxDepth)) return;
+  const keys = pathPastDepth(value, maxDepth) ?? [];
+  throw new ImportError(file, 'json', `${where}${shortPath(keys)}`, `objects and arrays nested more than ${maxDepth} levels deep (the limit)`);
+}
