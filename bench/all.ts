@@ -8,6 +8,7 @@
 //   filter               bench/filter.bench.ts          ratio to a bare loop over 1M steps
 //   corpus               bench/corpus.bench.ts          violins for 10k runs off the main thread
 //   first load           bench/bundle.bench.ts          gzip KB of JS before first paint; lazy tokenizer and views
+//   cli                  bench/cli.bench.ts             whole-process inspect vs node JSON.parse; small-file start
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -32,6 +33,7 @@ const STEPS: Step[] = [
   { bench: 'filter', script: 'filter.bench.ts' },
   { bench: 'corpus', script: 'corpus.bench.ts' },
   { bench: 'bundle', script: 'bundle.bench.ts' },
+  { bench: 'cli', script: 'cli.bench.ts' },
 ];
 
 interface ImportResults {

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Installs whatever a fresh machine is missing, using only Node's standard library (it runs before npm deps exist).
-//   node scripts/setup.mjs            npm dependencies
+//   node scripts/setup.mjs            npm dependencies and the CLI bundle (when missing or stale)
 //   node scripts/setup.mjs --browser  npm dependencies and Chromium (Debian package) for the e2e tests
 import { execSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { bundleState } from '../bin/cli-bundle.mjs';
 
 function run(cmd) {
   console.log(`setup: ${cmd}`);
@@ -23,6 +24,8 @@ function dependenciesCurrent() {
 }
 
 if (!dependenciesCurrent()) run('npm ci --no-audit --no-fund');
+// The CLI bundle (ADR 0018): `npm ci` builds it through `prepare`; rebuilt here when sources changed since.
+if (!bundleState(process.cwd()).current) run('node scripts/build-cli.mjs');
 
 if (process.argv.includes('--browser')) {
   const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

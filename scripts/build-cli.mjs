@@ -1,0 +1,72 @@
+#!/usr/bin/env node
+// Builds the command line into one ESM bundle, dist-cli/mas-replay.mjs (gitignored), so a command starts without
+// compiling TypeScript (ADR 0018). Runs from `prepare` (after `npm ci` / `npm install`) and from scripts/setup.mjs
+// when the bundle is missing or stale; bin/mas-replay.mjs uses it when current and falls back to tsx otherwise.
+//   node scripts/build-cli.mjs           build
+//   node scripts/build-cli.mjs --if-stale  build only when missing or older than one of its inputs
+//   node scripts/build-cli.mjs --outdir D  build into D instead of dist-cli (tests)
+// dist-cli/inputs.json lists the bundle's inputs (sources and package-lock.json) for the staleness check.
+import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bundleState } from '../bin/cli-bundle.mjs';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const at = process.argv.indexOf('--outdir');
+const OUT = at === -1 ? join(ROOT, 'dist-cli') : resolve(process.argv[at + 1]);
+// Built beside and moved into place whole, so a command started meanwhile finds the old bundle, or none (then tsx).
+const TMP = `${OUT}.tmp-${process.pid}`;
+
+if (process.argv.includes('--if-stale') && bundleState(ROOT).current) process.exit(0);
+
+let esbuild;
+try {
+  esbuild = await import('esbuild');
+} catch {
+  // Never fail an install over this: the bin runs the sources through tsx instead.
+  console.warn('build-cli: esbuild is not installed; the CLI will run through tsx (slower start-up)');
+  process.exit(0);
+}
+
+/** The importers' token counter, swapped for the CLI's lazy one (src/cli/tokens-lazy.ts). */
+const lazyTokens = {
+  name: 'lazy-tokens',
+  setup(build) {
+    build.onResolve({ filter: /\/tokens\.ts$/ }, (args) => {
+      const path = resolve(args.resolveDir, args.path);
+      return path === join(ROOT, 'src/import/tokens.ts') ? { path: join(ROOT, 'src/cli/tokens-lazy.ts') } : undefined;
+    });
+  },
+};
+
+const started = Date.now();
+const result = await esbuild.build({
+  absWorkingDir: ROOT,
+  entryPoints: { 'mas-replay': 'src/cli/main.ts' },
+  outdir: TMP,
+  outExtension: { '.js': '.mjs' },
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  // Loaded from node_modules on first use only (see tokens-lazy.ts and llm/usage.ts).
+  external: ['gpt-tokenizer'],
+  plugins: [lazyTokens],
+  metafile: true,
+  logLevel: 'warning',
+  legalComments: 'none',
+  minify: true,
+  sourcemap: true,
+});
+const inputs = Object.keys(result.metafile.inputs)
+  .filter((p) => !p.includes('node_modules/'))
+  .concat('package-lock.json', 'scripts/build-cli.mjs')
+  .map((p) => relative(ROOT, resolve(ROOT, p)))
+  .sort();
+writeFileSync(join(TMP, 'inputs.json'), `${JSON.stringify({ builtAt: started, inputs }, null, 1)}\n`);
+rmSync(OUT, { recursive: true, force: true });
+renameSync(TMP, OUT);
+const kb = Object.entries(result.metafile.outputs).reduce((n, [path, o]) => (path.endsWith('.map') ? n : n + o.bytes), 0) / 1024;
+console.log(`build-cli: ${relative(ROOT, join(OUT, 'mas-replay.mjs'))} from ${inputs.length} inputs, ${kb.toFixed(0)} KB, ${Date.now() - started} ms`);
+if (!existsSync(join(OUT, 'mas-replay.mjs'))) process.exit(1);

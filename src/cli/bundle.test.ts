@@ -1,0 +1,77 @@
+// The bin runs the bundle built by scripts/build-cli.mjs when it is current, and the sources through tsx with a note
+// when they changed since (ADR 0018). Built into a scratch copy of the tree so the repo's own dist-cli is untouched.
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const SAMPLE = join(ROOT, 'public/samples/simulated-group-chat.session.json');
+let tree: string;
+
+function bin(args: string[], env: Record<string, string> = {}) {
+  return spawnSync(process.execPath, [join(tree, 'bin/mas-replay.mjs'), ...args], {
+    encoding: 'utf8',
+    cwd: tree,
+    env: { ...process.env, MAS_REPLAY_CLI: '', MAS_REPLAY_CLI_NOTE: '', MAS_REPLAY_CLI_DEBUG: '1', ...env },
+  });
+}
+
+beforeAll(() => {
+  tree = mkdtempSync(join(tmpdir(), 'mas-cli-bundle-'));
+  cpSync(join(ROOT, 'bin'), join(tree, 'bin'), { recursive: true });
+  // No node_modules: the bundle must not need it (see the last test); the tsx fallback links it for its test.
+  for (const linked of ['src', 'scripts', 'package-lock.json', 'package.json']) symlinkSync(join(ROOT, linked), join(tree, linked));
+  mkdirSync(join(tree, 'dist-cli'));
+  const build = spawnSync(process.execPath, [join(ROOT, 'scripts/build-cli.mjs'), '--outdir', join(tree, 'dist-cli')], { encoding: 'utf8', cwd: ROOT });
+  expect(build.status, build.stderr).toBe(0);
+}, 60_000);
+
+afterAll(() => rmSync(tree, { recursive: true, force: true }));
+
+describe('the CLI bundle', () => {
+  it('is what the bin runs when it is current, with the same output as the sources', () => {
+    const viaBundle = bin(['inspect', '--json', SAMPLE]);
+    expect(viaBundle.status, viaBundle.stderr).toBe(0);
+    expect(viaBundle.stderr).toBe('mas-replay: bundle dist-cli/mas-replay.mjs\n');
+    const viaTsx = spawnSync(process.execPath, [join(ROOT, 'bin/mas-replay.mjs'), 'inspect', '--json', SAMPLE], {
+      encoding: 'utf8',
+      env: { ...process.env, MAS_REPLAY_CLI: 'tsx', MAS_REPLAY_CLI_DEBUG: '1' },
+    });
+    expect(viaTsx.stderr).toBe('mas-replay: tsx src/cli/main.ts\n');
+    expect(viaBundle.stdout).toBe(viaTsx.stdout);
+    expect(JSON.parse(viaBundle.stdout).files[0].runs.length).toBeGreaterThan(0);
+  });
+
+  it('is not run once a source changed after it was built: the sources run through tsx, with a note', () => {
+    const inputsFile = join(tree, 'dist-cli/inputs.json');
+    const meta = JSON.parse(readFileSync(inputsFile, 'utf8')) as { builtAt: number; inputs: string[] };
+    expect(meta.inputs).toContain('src/cli/inspect.ts');
+    expect(meta.inputs).not.toContain('src/import/tokens.ts');
+    writeFileSync(inputsFile, JSON.stringify({ ...meta, builtAt: 0 }));
+    symlinkSync(join(ROOT, 'node_modules'), join(tree, 'node_modules'));
+    try {
+      const r = bin(['--help']);
+      expect(r.status).toBe(0);
+      expect(r.stderr).toMatch(/^mas-replay: tsx src\/cli\/main.ts\nnote: the CLI bundle is stale \(.+ changed since it was built\)/);
+      const forced = bin(['--help'], { MAS_REPLAY_CLI: 'bundle' });
+      expect(forced.status).toBe(1);
+      expect(forced.stderr).toMatch(/^error: internal: the CLI bundle is stale/);
+    } finally {
+      writeFileSync(inputsFile, JSON.stringify(meta));
+      rmSync(join(tree, 'node_modules'));
+    }
+  });
+
+  it('needs nothing from node_modules but gpt-tokenizer, and that only for files without recorded usage', () => {
+    // The scratch tree has no node_modules: a file that records its token usage is inspected all the same …
+    const recorded = bin(['inspect', '--json', join(ROOT, '../shared/traces/otlp/rag_earnings_agent.json')]);
+    expect(recorded.status, recorded.stderr).toBe(0);
+    expect(JSON.parse(recorded.stdout).files[0].runs[0].tokens.total).toBeGreaterThan(0);
+    // … while one whose tokens are estimated reaches for the tokenizer (tokens-lazy.ts) on its first count.
+    const estimated = bin(['inspect', join(ROOT, '../shared/traces/who-and-when/hand-crafted/1.json')]);
+    expect(estimated.status).not.toBe(0);
+    expect(estimated.stderr).toMatch(/^mas-replay: bundle dist-cli\/mas-replay.mjs\nerror: .*Cannot find module 'gpt-tokenizer'/);
+  });
+});
