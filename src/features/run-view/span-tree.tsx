@@ -159,10 +159,11 @@ export function SpanTree({ view }: { view: RunView }) {
   );
 }
 
-function SpanDetails({ span }: { span: RunSpan }) {
+/** A span's status, attributes and events (the span tree's details pane; the inspector's Spans section). */
+export function SpanDetails({ span, className = 'mt-2 max-h-64 overflow-y-auto border-t border-slate-200 pt-1' }: { span: RunSpan; className?: string }) {
   const attrs = Object.keys(span.attributes);
   return (
-    <div data-testid="span-details" className="mt-2 max-h-64 overflow-y-auto border-t border-slate-200 pt-1 text-xs">
+    <div data-testid="span-details" className={`text-xs ${className}`}>
       <p className="font-semibold break-all text-slate-800">
         {span.name} <span className="font-normal text-slate-500">({span.kind ?? 'span'}, id {span.id})</span>
       </p>

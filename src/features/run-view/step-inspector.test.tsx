@@ -50,7 +50,7 @@ describe('step inspector as a conversation', () => {
   });
 });
 
-describe('step inspector: markdown, paired tool results', () => {
+describe('step inspector: markdown, paired tool results, spans', () => {
   const HOSTILE = `## Plan\n- **bold** [click](javascript:window.__xss='md') <b onmouseover="window.__xss='md'">raw html</b>\n- ![pixel](http://xss.invalid/md.png) [site](https://example.org)`;
 
   it('renders markdown output lazily, raw HTML and unsafe links as literal text, images not loaded; plain on request', async () => {
@@ -115,5 +115,26 @@ describe('step inspector: markdown, paired tool results', () => {
     expect(within(forecast).getByTestId('tool-result')).toHaveTextContent('rain all week');
     fireEvent.click(within(forecast).getByRole('button', { name: 'go to step 2' }));
     expect(usePlayhead.getState().position).toBe(1);
+  });
+
+  it('lists the step’s source spans with attributes, events and status', () => {
+    const run = makeRun('r4', {
+      steps: [{ id: 's0', index: 0, kind: 'llm', agentId: 'a', output: 'ok', spanId: 'sp1' }],
+      spans: [
+        { id: 'sp0', name: 'agent.run', kind: 'agent', depth: 0, status: 'ok', attributes: {}, events: [] },
+        { id: 'sp1', name: 'llm.chat', kind: 'model', depth: 1, status: 'ok', attributes: { 'gen_ai.request.model': 'gpt-x' }, events: [], stepId: 's0' },
+        { id: 'sp2', name: 'HTTP POST', kind: 'span', depth: 2, status: 'error', statusMessage: 'timeout', attributes: { 'http.method': 'POST' }, events: [{ name: 'retry', attributes: { attempt: 2 } }], stepId: 's0' },
+      ],
+    });
+    const view = runViewOf(run);
+    usePlayhead.getState().load('r4', view.steps.length, 0);
+    render(<StepInspector view={view} />);
+    const section = screen.getByTestId('inspector-spans');
+    expect(section).toHaveTextContent('Spans (2)');
+    const spans = within(section).getAllByTestId('inspector-span');
+    expect(spans.map((s) => s.getAttribute('data-span-id'))).toEqual(['sp1', 'sp2']);
+    expect(spans[0]).toHaveTextContent('gen_ai.request.model');
+    expect(spans[1]).toHaveTextContent('status error: timeout');
+    expect(spans[1]).toHaveTextContent('retry');
   });
 });

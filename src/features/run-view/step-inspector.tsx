@@ -11,6 +11,7 @@ import type { RunView } from './run-view-model.ts';
 import { TraceText } from './trace-text.tsx';
 import { CallWithResult, OutputTurn, PromptTurns } from './conversation.tsx';
 import { MessageText } from './message-text.tsx';
+import { SpansSection } from './spans-section.tsx';
 import { BusSection } from './bus-section.tsx';
 import { formatDuration } from '../../ui/format.ts';
 
@@ -156,6 +157,7 @@ function StepDetails({ view, step }: { view: RunView; step: Step }) {
       )}
       <Usage step={step} nested={nested} />
       <Timing step={step} />
+      <SpansSection spans={view.run.spans} step={step} />
       {step.runner && (
         <Section title="Runner record" collapsible closed>
           <TraceText text={safeStringify(step.runner)} limit={4000} />
