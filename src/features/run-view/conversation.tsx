@@ -113,21 +113,38 @@ export function toolResultsByCallId(steps: readonly Step[]): ReadonlyMap<string,
   return index;
 }
 
+/** The key of a prompt's call: its id, or (a source that names no call ids) its place in the prompt. */
+export function callKey(messageIndex: number, callIndex: number, call: ToolCall): string {
+  return call.id ?? `#${messageIndex}:${callIndex}`;
+}
+
 /**
- * A prompt's turns with each tool message placed under the call it answers: `results` maps a call id to its tool
- * message, and `turns` are the messages left to show as turns (every message but the answers placed under a call).
+ * A prompt's turns with each tool message placed under the call it answers: by tool-call id, or, for calls the source
+ * recorded without ids, the tool messages that follow an assistant turn answer its calls in order. `results` maps a
+ * call's key (callKey) to its tool message; `turns` are the messages left to show as turns.
  */
 export function pairToolMessages(messages: readonly InputMessage[]): { turns: number[]; results: Map<string, InputMessage> } {
   const asked = new Set<string>();
   const results = new Map<string, InputMessage>();
   const turns: number[] = [];
+  let unnamed: string[] = [];
   messages.forEach((m, i) => {
     const id = m.toolCallId;
     if (id !== undefined && asked.has(id) && !results.has(id)) {
       results.set(id, m);
       return;
     }
-    for (const call of m.toolCalls ?? []) if (call.id !== undefined) asked.add(call.id);
+    if (m.role === 'tool' || m.role === 'function') {
+      const key = unnamed.shift();
+      if (key !== undefined) {
+        results.set(key, m);
+        return;
+      }
+    } else unnamed = [];
+    m.toolCalls?.forEach((call, j) => {
+      if (call.id !== undefined) asked.add(call.id);
+      else unnamed.push(callKey(i, j, call));
+    });
     turns.push(i);
   });
   return { turns, results };
@@ -146,7 +163,7 @@ export function CallWithResult({ view, call, promptResult }: { view: RunView; ca
       <TraceText text={call.arguments} json limit={800} />
       {promptResult !== undefined && (
         <div className="mt-1 ml-3" data-testid="tool-result">
-          <ChatTurn role={promptResult.role} name={`result${promptResult.name ? ` of ${promptResult.name}` : ''}`}>
+          <ChatTurn role={promptResult.role} name={`result${promptResult.name ? ` of ${promptResult.name}` : ''}${promptResult.toolCallId ? ` · ${promptResult.toolCallId}` : ''}`}>
             <MessageText text={promptResult.content} limit={600} />
           </ChatTurn>
         </div>
@@ -167,11 +184,11 @@ export function CallWithResult({ view, call, promptResult }: { view: RunView; ca
   );
 }
 
-function MessageTurn({ view, message, results }: { view: RunView; message: InputMessage; results: ReadonlyMap<string, InputMessage> }) {
+function MessageTurn({ view, message, at, results }: { view: RunView; message: InputMessage; at: number; results: ReadonlyMap<string, InputMessage> }) {
   return (
     <ChatTurn role={message.role} name={message.toolCallId ? `${message.name ? `${message.name} · ` : ''}result of ${message.toolCallId}` : message.name}>
       {message.content !== '' && <MessageText text={message.content} limit={600} />}
-      {message.toolCalls?.map((call, i) => <CallWithResult key={call.id ?? i} view={view} call={call} promptResult={call.id !== undefined ? results.get(call.id) : undefined} />)}
+      {message.toolCalls?.map((call, j) => <CallWithResult key={call.id ?? j} view={view} call={call} promptResult={results.get(callKey(at, j, call))} />)}
     </ChatTurn>
   );
 }
@@ -208,7 +225,7 @@ export function PromptTurns({ view, messages }: { view: RunView; messages: reado
   const open = folded.length > 0 ? turns.slice(folded.length) : turns;
   const item = (i: number) => (
     <li key={i}>
-      <MessageTurn view={view} message={messages[i]} results={results} />
+      <MessageTurn view={view} message={messages[i]} at={i} results={results} />
     </li>
   );
   return (

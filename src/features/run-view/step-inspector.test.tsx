@@ -6,6 +6,7 @@ import { usePlayhead } from '../../store/playhead.ts';
 import { makeRun } from '../../testing/test-runs.ts';
 import { runViewOf } from './run-view-model.ts';
 import { chatMessageOf, StepInspector } from './step-inspector.tsx';
+import { pairToolMessages } from './conversation.tsx';
 
 afterEach(cleanup);
 
@@ -115,6 +116,20 @@ describe('step inspector: markdown, paired tool results, spans', () => {
     expect(within(forecast).getByTestId('tool-result')).toHaveTextContent('rain all week');
     fireEvent.click(within(forecast).getByRole('button', { name: 'go to step 2' }));
     expect(usePlayhead.getState().position).toBe(1);
+  });
+
+  it('pairs tool messages with calls recorded without ids by order (OpenInference prompts often name only the answer)', () => {
+    const call = { name: 'search', arguments: '{}' };
+    const { turns, results } = pairToolMessages([
+      { role: 'user', content: 'q' },
+      { role: 'assistant', content: '', toolCalls: [call, call] },
+      { role: 'tool', content: 'first', toolCallId: 'call_a' },
+      { role: 'tool', content: 'second', toolCallId: 'call_b' },
+      { role: 'tool', content: 'stray' },
+    ]);
+    expect(turns).toEqual([0, 1, 4]);
+    expect(results.get('#1:0')?.content).toBe('first');
+    expect(results.get('#1:1')?.content).toBe('second');
   });
 
   it('lists the step’s source spans with attributes, events and status', () => {
