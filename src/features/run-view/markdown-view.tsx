@@ -45,7 +45,7 @@ export default function MarkdownView({ text }: { text: string }) {
   return (
     <div
       data-testid="markdown"
-      className="max-h-[32rem] overflow-auto rounded bg-slate-50 p-2 text-xs leading-snug break-words text-slate-800 [&_blockquote]:border-l-2 [&_blockquote]:border-slate-300 [&_blockquote]:pl-2 [&_code]:rounded [&_code]:bg-slate-200/60 [&_code]:px-0.5 [&_code]:font-mono [&_h1]:text-sm [&_h1]:font-bold [&_h2]:text-sm [&_h2]:font-semibold [&_h3]:font-semibold [&_h4]:font-semibold [&_li]:whitespace-pre-wrap [&_ol]:list-decimal [&_ol]:pl-5 [&_p]:whitespace-pre-wrap [&_pre]:overflow-x-auto [&_pre]:rounded [&_pre]:bg-slate-100 [&_pre]:p-1 [&_ul]:list-disc [&_ul]:pl-5 [&>*+*]:mt-1.5"
+      className="max-h-[32rem] overflow-auto rounded bg-slate-50 p-2 text-xs leading-snug break-words text-slate-800 [&_blockquote]:border-l-2 [&_blockquote]:border-slate-300 [&_blockquote]:pl-2 [&_code]:rounded [&_code]:bg-slate-200/60 [&_code]:px-0.5 [&_code]:font-mono [&_h1]:text-sm [&_h1]:font-bold [&_h2]:text-sm [&_h2]:font-semibold [&_h3]:font-semibold [&_h4]:font-semibold [&_ol]:list-decimal [&_ol]:pl-5 [&_p]:whitespace-pre-wrap [&_pre]:overflow-x-auto [&_pre]:rounded [&_pre]:bg-slate-100 [&_pre]:p-1 [&_ul]:list-disc [&_ul]:pl-5 [&>*+*]:mt-1.5"
     >
       <Markdown remarkPlugins={REMARK_PLUGINS} skipHtml urlTransform={urlTransform} components={components}>
         {text}

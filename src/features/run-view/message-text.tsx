@@ -1,9 +1,10 @@
 // What someone said in a trace (a message, a model's output, a prompt turn): markdown rendered as markdown when the
-// text uses it, with a "plain / rendered" toggle per message; other text as TraceText. The markdown renderer is
-// loaded on first use (React.lazy), so it adds nothing to the first-paint JS; until it arrives the text shows plain.
+// text uses it, with a "plain / rendered" toggle per message; other text as TraceText (JSON pretty-printed). The
+// markdown renderer is loaded on first use (React.lazy), so it adds nothing to the first-paint JS; until it arrives
+// the text shows plain.
 import { lazy, Suspense, useState } from 'react';
 import { looksLikeMarkdown } from './markdown.ts';
-import { TraceText } from './trace-text.tsx';
+import { prettyJson, TraceText } from './trace-text.tsx';
 
 const MarkdownView = lazy(() => import('./markdown-view.tsx'));
 
@@ -13,7 +14,8 @@ export function MessageText({ text, limit = DEFAULT_LIMIT, testId }: { text: str
   // Both choices apply to the text they were made for; the next step's text starts rendered and cut again.
   const [plainFor, setPlainFor] = useState<string | undefined>();
   const [allFor, setAllFor] = useState<string | undefined>();
-  if (!looksLikeMarkdown(text)) return <TraceText text={text} limit={limit} testId={testId} />;
+  // JSON (a tool's result, a structured answer) is shown pretty-printed, never as markdown.
+  if (!looksLikeMarkdown(text) || prettyJson(text) !== undefined) return <TraceText text={text} limit={limit} json testId={testId} />;
   const plain = plainFor === text;
   const toggle = (
     <button

@@ -31,15 +31,17 @@ export function SpansSection({ spans, step }: { spans: readonly RunSpan[] | unde
   if (!spans || spans.length === 0) return null;
   const own = spansByStep(spans).get(step.id);
   if (!own || own.length === 0) return null;
-  const baseDepth = own.reduce((d, s) => Math.min(d, s.depth ?? 0), Infinity);
   const merged = new Set(step.mergedSpanIds ?? []);
   const shown = own.slice(0, LIST_MAX);
+  // Indent a span under the listed span it is nested in (tree order: a parent comes before its children).
+  const level = new Map<string, number>();
+  for (const span of shown) level.set(span.id, span.parentId !== undefined && level.has(span.parentId) ? level.get(span.parentId)! + 1 : 0);
   return (
     <details className="group" data-testid="inspector-spans">
       <summary className="cursor-pointer text-xs font-semibold tracking-wide text-slate-500 uppercase">Spans ({own.length.toLocaleString('en')})</summary>
       <ol className="mt-1 space-y-1">
         {shown.map((span) => (
-          <li key={span.id} style={{ marginLeft: Math.min((span.depth ?? 0) - baseDepth, 12) * 10 }}>
+          <li key={span.id} style={{ marginLeft: Math.min(level.get(span.id) ?? 0, 12) * 10 }}>
             <details className="rounded border border-slate-200" open={own.length <= OPEN_MAX} data-testid="inspector-span" data-span-id={span.id}>
               <summary className="cursor-pointer truncate px-2 py-0.5 font-mono text-[11px]">
                 <span className="text-slate-500">{span.id === step.spanId ? 'step span' : merged.has(span.id) ? 'same call' : span.kind ?? 'span'}</span>{' '}

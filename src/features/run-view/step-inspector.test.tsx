@@ -153,3 +153,15 @@ describe('step inspector: markdown, paired tool results, spans', () => {
     expect(spans[1]).toHaveTextContent('retry');
   });
 });
+
+describe('step inspector: JSON is not markdown', () => {
+  it('shows a JSON tool result that contains markdown-looking text pretty-printed, not rendered', () => {
+    const json = JSON.stringify({ results: [{ url: 'https://example.org', raw_content: '# Title\n[link](https://example.org) **bold**' }] });
+    const run = makeRun('r5', { steps: [{ id: 's0', index: 0, kind: 'llm', agentId: 'a', output: 'done', input: [{ role: 'tool', content: json }] }] });
+    const view = runViewOf(run);
+    usePlayhead.getState().load('r5', view.steps.length, 0);
+    render(<StepInspector view={view} />);
+    expect(screen.queryByRole('button', { name: 'plain' })).toBeNull();
+    expect(screen.getByTestId('inspector-prompt')).toHaveTextContent('"raw_content": "# Title');
+  });
+});
