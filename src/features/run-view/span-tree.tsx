@@ -63,6 +63,7 @@ export function SpanTree({ view }: { view: RunView }) {
   const [filter, setFilter] = useState('');
   const deferredFilter = useDeferredValue(filter);
   const [selected, setSelected] = useState<number | undefined>(undefined);
+  const [shown, setShown] = useState(true);
   const rows = useMemo(() => visibleSpanRows(spans, collapsed, deferredFilter), [spans, collapsed, deferredFilter]);
   const hasChildren = useMemo(() => {
     const out = new Uint8Array(spans.length);
@@ -95,74 +96,83 @@ export function SpanTree({ view }: { view: RunView }) {
   return (
     <section aria-label="Span tree" data-testid="span-tree" className="rounded border border-slate-200 bg-white p-2">
       <header className="mb-1 flex flex-wrap items-center gap-2 text-xs text-slate-600">
-        <h3 className="text-sm font-semibold text-slate-800">Spans</h3>
+        <h3 className="text-sm font-semibold text-slate-800">
+          <button type="button" aria-expanded={shown} aria-controls="span-tree-body" onClick={() => setShown(!shown)} className="hover:text-indigo-700">
+            {shown ? '▾' : '▸'} Spans
+          </button>
+        </h3>
         <span data-testid="span-count">
           {deferredFilter.trim() ? `${rows.length.toLocaleString('en')} of ${spans.length.toLocaleString('en')} spans match` : `${spans.length.toLocaleString('en')} spans`}
           {report && report.read !== spans.length && ` (${(report.read - spans.length).toLocaleString('en')} dropped, see the Library)`}
         </span>
-        <input
-          type="search"
-          aria-label="Filter spans"
-          placeholder="filter: name, attribute, value"
-          className="ml-auto w-56 rounded border border-slate-300 px-1.5 py-0.5 text-xs"
-          value={filter}
-          onChange={(e) => setFilter(e.target.value)}
-        />
+        {shown && (
+          <input
+            type="search"
+            aria-label="Filter spans"
+            placeholder="filter: name, attribute, value"
+            className="ml-auto w-56 rounded border border-slate-300 px-1.5 py-0.5 text-xs"
+            value={filter}
+            onChange={(e) => setFilter(e.target.value)}
+          />
+        )}
       </header>
-      <div ref={scroller} className="h-64 overflow-y-auto font-mono text-[11px]" role="tree" aria-label="Spans of the trace">
-        <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-          {virtualizer.getVirtualItems().map((item) => {
-            const i = rows[item.index];
-            const span = spans[i];
-            const own = currentStep !== undefined && span.id === currentStep.spanId;
-            const ofStep = currentStep !== undefined && span.stepId === currentStep.id;
-            const isCollapsed = collapsed.has(span.id);
-            return (
-              <div
-                key={item.key}
-                role="treeitem"
-                aria-level={(span.depth ?? 0) + 1}
-                aria-selected={selected === i}
-                aria-expanded={hasChildren[i] ? !isCollapsed : undefined}
-                data-testid="span-row"
-                data-current={own ? 'step' : ofStep ? 'in-step' : undefined}
-                className={`absolute left-0 flex w-full cursor-pointer items-center gap-1 truncate pr-1 ${own ? 'bg-indigo-100' : ofStep ? 'bg-indigo-50' : selected === i ? 'bg-slate-100' : 'hover:bg-slate-50'}`}
-                style={{ top: item.start, height: ROW_HEIGHT, paddingLeft: 4 + Math.min(span.depth ?? 0, 40) * 12 }}
-                onClick={() => {
-                  setSelected(i);
-                  const at = span.stepId !== undefined ? view.positionOf.get(span.stepId) : undefined;
-                  if (at !== undefined) moveTo(at);
-                }}
-              >
-                <button
-                  type="button"
-                  className="w-3 shrink-0 text-slate-500"
-                  aria-label={isCollapsed ? `Expand ${span.name}` : `Collapse ${span.name}`}
-                  disabled={!hasChildren[i] || deferredFilter.trim() !== ''}
-                  onClick={(e) => {
-                    e.stopPropagation();
-                    toggle(span.id);
+      <div id="span-tree-body" hidden={!shown}>
+        <div ref={scroller} className="h-64 overflow-y-auto font-mono text-[11px]" role="tree" aria-label="Spans of the trace">
+          <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+            {virtualizer.getVirtualItems().map((item) => {
+              const i = rows[item.index];
+              const span = spans[i];
+              const own = currentStep !== undefined && span.id === currentStep.spanId;
+              const ofStep = currentStep !== undefined && span.stepId === currentStep.id;
+              const isCollapsed = collapsed.has(span.id);
+              return (
+                <div
+                  key={item.key}
+                  role="treeitem"
+                  aria-level={(span.depth ?? 0) + 1}
+                  aria-selected={selected === i}
+                  aria-expanded={hasChildren[i] ? !isCollapsed : undefined}
+                  data-testid="span-row"
+                  data-current={own ? 'step' : ofStep ? 'in-step' : undefined}
+                  className={`absolute left-0 flex w-full cursor-pointer items-center gap-1 truncate pr-1 ${own ? 'bg-indigo-100' : ofStep ? 'bg-indigo-50' : selected === i ? 'bg-slate-100' : 'hover:bg-slate-50'}`}
+                  style={{ top: item.start, height: ROW_HEIGHT, paddingLeft: 4 + Math.min(span.depth ?? 0, 40) * 12 }}
+                  onClick={() => {
+                    setSelected(i);
+                    const at = span.stepId !== undefined ? view.positionOf.get(span.stepId) : undefined;
+                    if (at !== undefined) moveTo(at);
                   }}
                 >
-                  {hasChildren[i] ? (isCollapsed ? '▸' : '▾') : ''}
-                </button>
-                <span className={`shrink-0 rounded px-1 ${KIND_STYLE.get(span.kind ?? 'span') ?? ''}`}>{span.kind ?? 'span'}</span>
-                <span className={span.status === 'error' ? 'text-red-700' : 'text-slate-800'}>{span.name || '(no name)'}</span>
-                {span.start !== undefined && span.end !== undefined && <span className="ml-auto shrink-0 text-slate-400">{Math.round(span.end - span.start)} ms</span>}
-              </div>
-            );
-          })}
+                  <button
+                    type="button"
+                    className="w-3 shrink-0 text-slate-500"
+                    aria-label={isCollapsed ? `Expand ${span.name}` : `Collapse ${span.name}`}
+                    disabled={!hasChildren[i] || deferredFilter.trim() !== ''}
+                    onClick={(e) => {
+                      e.stopPropagation();
+                      toggle(span.id);
+                    }}
+                  >
+                    {hasChildren[i] ? (isCollapsed ? '▸' : '▾') : ''}
+                  </button>
+                  <span className={`shrink-0 rounded px-1 ${KIND_STYLE.get(span.kind ?? 'span') ?? ''}`}>{span.kind ?? 'span'}</span>
+                  <span className={span.status === 'error' ? 'text-red-700' : 'text-slate-800'}>{span.name || '(no name)'}</span>
+                  {span.start !== undefined && span.end !== undefined && <span className="ml-auto shrink-0 text-slate-400">{Math.round(span.end - span.start)} ms</span>}
+                </div>
+              );
+            })}
+          </div>
         </div>
+        {open && <SpanDetails span={open} />}
       </div>
-      {open && <SpanDetails span={open} />}
     </section>
   );
 }
 
-function SpanDetails({ span }: { span: RunSpan }) {
+/** A span's status, attributes and events (the span tree's details pane; the inspector's Spans section). */
+export function SpanDetails({ span, className = 'mt-2 max-h-64 overflow-y-auto border-t border-slate-200 pt-1' }: { span: RunSpan; className?: string }) {
   const attrs = Object.keys(span.attributes);
   return (
-    <div data-testid="span-details" className="mt-2 max-h-64 overflow-y-auto border-t border-slate-200 pt-1 text-xs">
+    <div data-testid="span-details" className={`text-xs ${className}`}>
       <p className="font-semibold break-all text-slate-800">
         {span.name} <span className="font-normal text-slate-500">({span.kind ?? 'span'}, id {span.id})</span>
       </p>

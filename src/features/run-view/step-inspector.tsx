@@ -9,9 +9,14 @@ import { RectifierDetails, RectifierStateBadge } from '../rectify/message-card.t
 import { ForkHereButton } from '../live/fork-here.tsx';
 import type { RunView } from './run-view-model.ts';
 import { TraceText } from './trace-text.tsx';
+import { CallWithResult, OutputTurn, PromptTurns } from './conversation.tsx';
+import { MessageText } from './message-text.tsx';
+import { SpansSection } from './spans-section.tsx';
 import { BusSection } from './bus-section.tsx';
 import { formatDuration } from '../../ui/format.ts';
 import { appendAll } from '../../model/large-arrays.ts';
+
+export { chatMessageOf } from './conversation.tsx';
 
 export function StepInspector({ view }: { view: RunView }) {
   const position = usePlayhead((s) => s.position);
@@ -100,109 +105,36 @@ function nestedSteps(view: RunView, step: Step): Step[] {
   return out;
 }
 
-/** Prompts up to this many messages show open; longer ones start folded. */
-const PROMPT_OPEN_MAX = 6;
-
-const ROLE_TONES: Record<string, string> = {
-  system: 'border-slate-400 bg-slate-50',
-  user: 'border-sky-400 bg-sky-50',
-  human: 'border-sky-400 bg-sky-50',
-  assistant: 'border-indigo-400 bg-white',
-  tool: 'border-amber-400 bg-amber-50',
-  function: 'border-amber-400 bg-amber-50',
-};
-
-/** One turn of a conversation: who speaks (role, name) over what they said. */
-function ChatTurn({ role, name, children }: { role: string; name?: string; children: ReactNode }) {
-  const tone = Object.hasOwn(ROLE_TONES, role) ? ROLE_TONES[role] : 'border-slate-300 bg-white';
-  return (
-    <div className={`rounded-r border-l-4 px-2 py-1 ${tone}`} data-testid="chat-turn" data-role={role}>
-      <p className="text-[11px] font-semibold tracking-wide text-slate-600 uppercase">
-        {role}
-        {name ? <span className="font-normal normal-case"> · {name}</span> : null}
-      </p>
-      {children}
-    </div>
-  );
-}
-
-interface ChatMessage {
-  role: string;
-  content?: string;
-  toolCalls: { name: string; arguments: string }[];
-  toolCallId?: string;
-}
-
-/**
- * Output that is an OpenAI-style message serialised as JSON (`{"role":"assistant","content":null,"tool_calls":…}`)
- * read as a message; anything else is undefined. Only small texts are parsed.
- */
-export function chatMessageOf(text: string): ChatMessage | undefined {
-  const trimmed = text.trimStart();
-  if (!trimmed.startsWith('{') || text.length > 200_000) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const rec = value as Record<string, unknown>;
-  if (typeof rec.role !== 'string') return undefined;
-  const content = typeof rec.content === 'string' ? rec.content : rec.content == null ? undefined : safeStringify(rec.content);
-  const toolCalls: ChatMessage['toolCalls'] = [];
-  if (Array.isArray(rec.tool_calls)) {
-    for (const call of rec.tool_calls) {
-      if (typeof call !== 'object' || call === null) continue;
-      const fn = (call as Record<string, unknown>).function;
-      const f = typeof fn === 'object' && fn !== null ? (fn as Record<string, unknown>) : (call as Record<string, unknown>);
-      const args = f.arguments;
-      toolCalls.push({ name: typeof f.name === 'string' ? f.name : 'call', arguments: typeof args === 'string' ? args : safeStringify(args ?? {}) });
-    }
-  }
-  return { role: rec.role, content, toolCalls, toolCallId: typeof rec.tool_call_id === 'string' ? rec.tool_call_id : undefined };
-}
-
-/** A step's output: as a chat turn when it is a serialised message, else as text (JSON pretty-printed). */
-function OutputTurn({ text }: { text: string }) {
-  const message = chatMessageOf(text);
-  if (!message) return <TraceText text={text} json testId="inspector-output" />;
-  return (
-    <div data-testid="inspector-output">
-      <ChatTurn role={message.role} name={message.toolCallId ? `result of ${message.toolCallId}` : undefined}>
-        {message.content !== undefined && <TraceText text={message.content} />}
-        {message.toolCalls.map((call, i) => (
-          <div key={i} className="mt-1">
-            <p className="font-mono text-xs font-semibold text-slate-800">call {call.name}(…)</p>
-            <TraceText text={call.arguments} json />
-          </div>
-        ))}
-      </ChatTurn>
-    </div>
-  );
-}
-
 function StepDetails({ view, step }: { view: RunView; step: Step }) {
   const nested = nestedSteps(view, step);
+  const hasOutput = step.output !== undefined && step.output !== '';
+  const prompt = step.input && step.input.length > 0 ? step.input : undefined;
   return (
     <>
       {step.thought && (
         <Section title="Thought">
-          <TraceText text={step.thought} testId="inspector-thought" />
+          <MessageText text={step.thought} testId="inspector-thought" />
         </Section>
       )}
-      {step.output !== undefined && step.output !== '' && (
-        <Section title={step.kind === 'message' ? 'Message' : 'Model output'}>
-          <OutputTurn text={step.output} />
+      {prompt ? (
+        // A model call reads as one conversation: its input messages as turns, then its output turn.
+        <Section title={`Conversation (${prompt.length} input message${prompt.length === 1 ? '' : 's'}${hasOutput ? ' and the output' : ''})`}>
+          <div className="space-y-1.5" data-testid="inspector-conversation">
+            <PromptTurns view={view} messages={prompt} />
+            {hasOutput && <OutputTurn view={view} step={step} text={step.output!} />}
+          </div>
         </Section>
+      ) : (
+        hasOutput && (
+          <Section title={step.kind === 'message' ? 'Message' : 'Model output'}>
+            <OutputTurn view={view} step={step} text={step.output!} />
+          </Section>
+        )
       )}
       {step.toolCalls && step.toolCalls.length > 0 && (
         <Section title={`Tool calls (${step.toolCalls.length})`}>
           {step.toolCalls.map((call, i) => (
-            <div key={call.id ?? i} className="mb-2">
-              <p className="font-mono text-xs font-semibold text-slate-800">{call.name}</p>
-              <TraceText text={call.arguments} json />
-            </div>
+            <CallWithResult key={call.id ?? i} view={view} call={call} />
           ))}
         </Section>
       )}
@@ -226,19 +158,7 @@ function StepDetails({ view, step }: { view: RunView; step: Step }) {
       )}
       <Usage step={step} nested={nested} />
       <Timing step={step} />
-      {step.input && step.input.length > 0 && (
-        <Section title={`Input messages (${step.input.length})`} collapsible closed={step.input.length > PROMPT_OPEN_MAX}>
-          <ol className="space-y-1.5" data-testid="inspector-prompt">
-            {step.input.map((m, i) => (
-              <li key={i}>
-                <ChatTurn role={m.role} name={m.name}>
-                  <TraceText text={m.content} limit={600} />
-                </ChatTurn>
-              </li>
-            ))}
-          </ol>
-        </Section>
-      )}
+      <SpansSection spans={view.run.spans} step={step} />
       {step.runner && (
         <Section title="Runner record" collapsible closed>
           <TraceText text={safeStringify(step.runner)} limit={4000} />

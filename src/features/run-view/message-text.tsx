@@ -1,0 +1,55 @@
+// What someone said in a trace (a message, a model's output, a prompt turn): markdown rendered as markdown when the
+// text uses it, with a "plain / rendered" toggle per message; other text as TraceText (JSON pretty-printed). The
+// markdown renderer is loaded on first use (React.lazy), so it adds nothing to the first-paint JS; until it arrives
+// the text shows plain.
+import { lazy, Suspense, useState } from 'react';
+import { looksLikeMarkdown } from './markdown.ts';
+import { prettyJson, TraceText } from './trace-text.tsx';
+
+const MarkdownView = lazy(() => import('./markdown-view.tsx'));
+
+const DEFAULT_LIMIT = 1500;
+
+export function MessageText({ text, limit = DEFAULT_LIMIT, testId }: { text: string; limit?: number; testId?: string }) {
+  // Both choices apply to the text they were made for; the next step's text starts rendered and cut again.
+  const [plainFor, setPlainFor] = useState<string | undefined>();
+  const [allFor, setAllFor] = useState<string | undefined>();
+  // JSON (a tool's result, a structured answer) is shown pretty-printed, never as markdown.
+  if (!looksLikeMarkdown(text) || prettyJson(text) !== undefined) return <TraceText text={text} limit={limit} json testId={testId} />;
+  const plain = plainFor === text;
+  const toggle = (
+    <button
+      type="button"
+      className="rounded border border-slate-300 px-1 text-[10px] text-slate-600 hover:bg-slate-100"
+      aria-pressed={!plain}
+      title={plain ? 'Show this text rendered as markdown' : 'Show this text exactly as recorded'}
+      onClick={() => setPlainFor(plain ? undefined : text)}
+    >
+      {plain ? 'rendered' : 'plain'}
+    </button>
+  );
+  if (plain) {
+    return (
+      <div data-testid={testId} data-markdown="plain">
+        <div className="mb-0.5 flex justify-end">{toggle}</div>
+        <TraceText text={text} limit={limit} />
+      </div>
+    );
+  }
+  const all = allFor === text;
+  const cut = !all && text.length > limit;
+  const shown = cut ? `${text.slice(0, limit)}…` : text;
+  return (
+    <div data-testid={testId} data-markdown="rendered">
+      <div className="mb-0.5 flex justify-end">{toggle}</div>
+      <Suspense fallback={<TraceText text={shown} limit={Infinity} />}>
+        <MarkdownView text={shown} />
+      </Suspense>
+      {text.length > limit && (
+        <button type="button" className="mt-1 text-xs text-indigo-700 hover:underline" onClick={() => setAllFor(all ? undefined : text)}>
+          {all ? 'show less' : `show all (${text.length.toLocaleString()} characters)`}
+        </button>
+      )}
+    </div>
+  );
+}
