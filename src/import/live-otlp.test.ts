@@ -40,6 +40,7 @@ describe('LiveTraces', () => {
     expect(live.isDone(TRACE, 3, 10_000)).toBe(false);
     live.add(doc([ROOT]), 4);
     expect(live.spanCount(TRACE)).toBe(4);
+    expect(live.totalSpans).toBe(4);
     expect(live.isDone(TRACE, 4, 10_000)).toBe(true); // the root span arrived
     const run = live.importTrace(TRACE).run!;
     expect(run.id).toBe(TRACE);

@@ -34,6 +34,8 @@ function idOf(o: JsonObject, camel: string, snake: string): string | undefined {
 
 export class LiveTraces {
   private readonly traces = new Map<string, LiveTrace>();
+  /** Distinct spans held, over all traces. */
+  totalSpans = 0;
 
   /** Add one export (`{resourceSpans}`); returns the ids of the traces it changed. */
   add(doc: unknown, now = Date.now()): Set<string> {
@@ -50,6 +52,7 @@ export class LiveTraces {
           if (!traceId || !spanId) continue;
           let trace = this.traces.get(traceId);
           if (!trace) this.traces.set(traceId, (trace = { traceId, spans: new Map(), rootEnded: false, lastSpanAt: now }));
+          if (!trace.spans.has(spanId)) this.totalSpans++;
           trace.spans.set(spanId, { resource: rs.resource, scope: ss.scope, span });
           if (!idOf(span, 'parentSpanId', 'parent_span_id')) trace.rootEnded = true;
           trace.lastSpanAt = now;

@@ -103,6 +103,8 @@ export function startOtlpLive({ url = LIVE_EVENTS_URL, storage = localStorage, q
         const done = traces.isDone(traceId, Date.now(), quietMs);
         putLive(run, { state: done ? 'done' : 'receiving', lastSpanAt: traces.lastSpanAt(traceId) ?? Date.now(), spans: traces.spanCount(traceId), otlp: traces.doc(traceId) }, imported.warnings);
       }
+      // For the load bench and tests: how many distinct spans this page has applied.
+      document.documentElement.dataset.otlpLiveSpans = String(traces.totalSpans);
       if (lastId !== undefined) {
         const saved = lastId;
         void flushLibrary().then(() => storage.setItem(LAST_EVENT_KEY, saved));
