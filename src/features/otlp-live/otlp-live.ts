@@ -15,7 +15,10 @@ export const LIVE_EVENTS_URL = '/v1/live/events';
 export const LAST_EVENT_KEY = 'mas-replay:otlp-last-event';
 /** A trace with no new span for this long is marked done. */
 export const QUIET_MS = 15_000;
-/** Exports are applied together at most this often, so a fast exporter does not re-import a trace per export. */
+/**
+ * Exports are applied together at most this often, so a fast exporter does not re-import a trace per export; under
+ * load the pause grows with the time the last round took (twice it), so the page keeps painting between rounds.
+ */
 const APPLY_EVERY_MS = 200;
 
 /** The live part of a library file (absent on files opened from disk; checked, since it was read from storage). */
@@ -71,15 +74,17 @@ export function startOtlpLive({ url = LIVE_EVENTS_URL, storage = localStorage, q
   let timer: ReturnType<typeof setTimeout> | undefined;
   let source: EventSource | undefined;
   let stopped = false;
+  let lastRoundMs = 0;
 
   const schedule = () => {
-    if (timer === undefined && !applying) timer = setTimeout(apply, APPLY_EVERY_MS);
+    if (timer === undefined && !applying) timer = setTimeout(apply, Math.max(APPLY_EVERY_MS, 2 * lastRoundMs));
   };
 
   async function apply() {
     timer = undefined;
     if (stopped) return;
     applying = true;
+    const began = performance.now();
     let lastId: string | undefined;
     try {
       for (const { id, data } of queue.splice(0)) {
@@ -101,6 +106,9 @@ export function startOtlpLive({ url = LIVE_EVENTS_URL, storage = localStorage, q
         const run = await supervised(imported.run, previous);
         if (stopped) return;
         const done = traces.isDone(traceId, Date.now(), quietMs);
+        // One trace per task: the page can paint and answer input between them.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        if (stopped) return;
         putLive(run, { state: done ? 'done' : 'receiving', lastSpanAt: traces.lastSpanAt(traceId) ?? Date.now(), spans: traces.spanCount(traceId), otlp: traces.doc(traceId) }, imported.warnings);
       }
       // For the load bench and tests: how many distinct spans this page has applied.
@@ -110,6 +118,7 @@ export function startOtlpLive({ url = LIVE_EVENTS_URL, storage = localStorage, q
         void flushLibrary().then(() => storage.setItem(LAST_EVENT_KEY, saved));
       }
     } finally {
+      lastRoundMs = performance.now() - began;
       applying = false;
       if (queue.length > 0 || pending.size > 0) schedule();
     }
