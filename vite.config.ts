@@ -3,11 +3,13 @@ import react from '@vitejs/plugin-react';
 import tailwindcss from '@tailwindcss/vite';
 import { defineConfig } from 'vite';
 import { llmProxy } from './scripts/llm-proxy.ts';
+import { otlpReceiver } from './scripts/otlp-receiver.ts';
 import { contentSecurityPolicy, studioHeaders } from './scripts/studio-headers.ts';
 
 export default defineConfig({
-  // The strict CSP (SPEC §9) as a meta tag in the build, and as headers with frame-ancestors 'none' from both servers.
-  plugins: [react(), tailwindcss(), contentSecurityPolicy(), studioHeaders()],
+  // The strict CSP (SPEC §9) as a meta tag in the build, and as headers with frame-ancestors 'none' from both servers;
+  // the OTLP/HTTP receiver (POST /v1/traces, issue 19) on both servers too.
+  plugins: [react(), tailwindcss(), contentSecurityPolicy(), studioHeaders(), otlpReceiver()],
   worker: { format: 'es' },
   server: { host: '127.0.0.1', proxy: llmProxy() },
   preview: { host: '127.0.0.1', proxy: llmProxy() },

@@ -14,6 +14,8 @@ if (isFramed(window)) {
 } else {
   // Read the saved library back (sets `hydrated`, even when IndexedDB is unavailable) and save every change after.
   void startLibraryPersistence();
+  // Runs sent live to the studio's OTLP receiver (issue 19); loaded apart, since it brings the supervisor engine.
+  void import('./features/otlp-live/otlp-live.ts').then((m) => m.startOtlpLive());
 
   const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false, refetchOnWindowFocus: false } } });
 

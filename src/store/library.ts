@@ -5,6 +5,7 @@
 // (../model/record.ts): `runs['constructor']` is undefined and a run with id `__proto__` is stored like any other.
 import { create } from 'zustand';
 import type { LoadedFile } from '../import/format.ts';
+import type { LiveTraceDoc } from '../import/live-otlp.ts';
 import { withAnnotationSets, type AnnotationSet } from '../model/annotations.ts';
 import { emptyRecord, ownValue, recordOf } from '../model/record.ts';
 import type { LlmCallRecord, Run } from '../model/types.ts';
@@ -28,6 +29,17 @@ export interface LibraryFile {
    * someone else could name their own endpoint; the person applies them from the file's card.
    */
   engineSettings?: Record<string, unknown>;
+  /** A run received live over OTLP (issue 19): still receiving or done, with every span received so far. */
+  live?: LiveFile;
+}
+
+export interface LiveFile {
+  state: 'receiving' | 'done';
+  /** When the page received the trace's latest span (ms since the epoch). */
+  lastSpanAt: number;
+  spans: number;
+  /** The trace's spans as received (one copy per span id), imported again when more arrive. */
+  otlp: LiveTraceDoc;
 }
 
 export interface ImportFailure {

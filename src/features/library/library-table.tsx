@@ -278,7 +278,14 @@ function Row({ row, index, style, checked, onToggle, onOpen }: { row: LibraryRow
         {run.interventions.length > 0 && <Badge tone="info">{run.interventions.length} int.</Badge>}
       </div>
       <div role="cell" className="min-w-0 px-2 text-xs leading-tight text-slate-700" title={run.framework ? `${file.formatLabel} · ${run.framework}` : file.formatLabel}>
-        <div className="truncate">{file.formatLabel}</div>
+        <div className="truncate">
+          {file.formatLabel}
+          {file.live && (
+            <span data-testid="live-badge" className={`ml-1 rounded px-1 text-[10px] ${file.live.state === 'receiving' ? 'bg-emerald-100 text-emerald-800' : 'bg-slate-100 text-slate-700'}`}>
+              {file.live.state === 'receiving' ? 'live' : 'done'}
+            </span>
+          )}
+        </div>
         {run.framework && <div className="truncate text-[11px] text-slate-500">{run.framework}</div>}
       </div>
       <div role="cell" className="truncate px-2 text-slate-700">

@@ -21,7 +21,11 @@ export function useStepInUrl(view: RunView): string | undefined {
     const playhead = usePlayhead.getState();
     const requested = stepParam !== undefined ? positionFromStepParam(stepParam, view.steps, view.positionOf) : undefined;
     if (playhead.runId !== runId || playhead.length !== view.steps.length) {
-      playhead.load(runId, view.steps.length, requested ?? (playhead.runId === runId ? playhead.position : 0));
+      // A run that grows (received live) keeps the newest step in view while the playhead rests on the last step;
+      // once the person moves it elsewhere, it stays where they put it.
+      const following =
+        playhead.runId === runId && playhead.length > 0 && view.steps.length > playhead.length && playhead.position === playhead.length - 1 && (requested === undefined || requested === playhead.position);
+      playhead.load(runId, view.steps.length, following ? view.steps.length - 1 : (requested ?? (playhead.runId === runId ? playhead.position : 0)));
     } else if (requested !== undefined && playhead.position !== requested) {
       playhead.moveTo(requested);
     }

@@ -1,0 +1,73 @@
+// Live OTLP traces: the same run as the file importer gives, whatever order, repetition or split the spans come in.
+import { describe, expect, it } from 'vitest';
+import { importFromOtlp } from './formats/otlp.ts';
+import { LiveTraces } from './live-otlp.ts';
+
+const TRACE = '0af7651916cd43dd8448eb211c80319c';
+
+function kv(key: string, value: string | number) {
+  return { key, value: typeof value === 'number' ? { intValue: String(value) } : { stringValue: value } };
+}
+
+function span(id: string, parent: string | undefined, name: string, at: number, attrs: Record<string, string | number>, extra: object = {}) {
+  return {
+    traceId: TRACE,
+    spanId: id,
+    ...(parent ? { parentSpanId: parent } : {}),
+    name,
+    startTimeUnixNano: String(1_700_000_000_000_000_000 + at * 1_000_000),
+    endTimeUnixNano: String(1_700_000_000_000_000_000 + (at + 1) * 1_000_000),
+    attributes: Object.entries(attrs).map(([k, v]) => kv(k, v)),
+    ...extra,
+  };
+}
+
+const ROOT = span('00000000000000a0', undefined, 'CodeAgent.run', 0, { 'openinference.span.kind': 'AGENT', 'input.value': '{"task": "Find the capital of France."}', 'output.value': 'Paris' });
+const STEP1 = span('00000000000000a2', '00000000000000a0', 'Step 1', 2, { 'openinference.span.kind': 'CHAIN', 'output.value': 'Observation: Paris' });
+const LLM1 = span('00000000000000a3', '00000000000000a2', 'LiteLLMModel.__call__', 3, { 'openinference.span.kind': 'LLM', 'llm.token_count.prompt': 20, 'llm.token_count.completion': 7 });
+const STEP2 = span('00000000000000a4', '00000000000000a0', 'Step 2', 5, { 'openinference.span.kind': 'CHAIN', 'output.value': 'done' }, { status: { code: 2, message: 'ValueError: boom' } });
+
+const doc = (spans: object[]) => ({ resourceSpans: [{ resource: { attributes: [kv('service.name', 'demo')] }, scopeSpans: [{ scope: { name: 'openinference.instrumentation.smolagents' }, spans }] }] });
+
+describe('LiveTraces', () => {
+  it('gives the file importer’s run for spans sent one by one, out of order, twice, children before parents', () => {
+    const whole = importFromOtlp({ kind: 'json', value: doc([ROOT, STEP1, LLM1, STEP2]), text: '' }).runs[0];
+    const live = new LiveTraces();
+    expect([...live.add(doc([LLM1]), 1)]).toEqual([TRACE]); // the child first: its step arrives later
+    expect(live.importTrace(TRACE).run!.steps.length).toBeGreaterThan(0);
+    live.add(doc([STEP2]), 2);
+    live.add(doc([LLM1, STEP1]), 3); // a retried export repeats LLM1
+    expect(live.isDone(TRACE, 3, 10_000)).toBe(false);
+    live.add(doc([ROOT]), 4);
+    expect(live.spanCount(TRACE)).toBe(4);
+    expect(live.totalSpans).toBe(4);
+    expect(live.isDone(TRACE, 4, 10_000)).toBe(true); // the root span arrived
+    const run = live.importTrace(TRACE).run!;
+    expect(run.id).toBe(TRACE);
+    expect(run.steps.map((s) => [s.kind, s.spanId])).toEqual(whole.steps.map((s) => [s.kind, s.spanId]));
+    expect(run.steps.map((s) => s.spanId).sort()).toEqual(whole.steps.map((s) => s.spanId).sort());
+    expect(run.agents).toEqual(whole.agents);
+  });
+
+  it('marks a trace done after a quiet time, and continues from a saved export after a reload', () => {
+    const live = new LiveTraces();
+    live.add(doc([STEP1, LLM1]), 1000);
+    expect(live.isDone(TRACE, 5000, 10_000)).toBe(false);
+    expect(live.isDone(TRACE, 11_000, 10_000)).toBe(true);
+    const saved = live.doc(TRACE);
+    const after = new LiveTraces();
+    after.seed(saved, 1000);
+    after.add(doc([STEP2, ROOT]), 2000);
+    expect(after.spanCount(TRACE)).toBe(4);
+    expect(after.importTrace(TRACE).run!.steps.some((s) => s.spanId === '00000000000000a2')).toBe(true);
+  });
+
+  it('keeps several traces apart and ignores spans without ids', () => {
+    const live = new LiveTraces();
+    const other = { ...STEP1, traceId: 'ffffffffffffffffffffffffffffffff' };
+    const changed = live.add({ resourceSpans: [{ scopeSpans: [{ spans: [STEP1, other, { name: 'no ids' }] }] }] });
+    expect([...changed].sort()).toEqual([TRACE, 'ffffffffffffffffffffffffffffffff']);
+    expect(live.spanCount(TRACE)).toBe(1);
+    expect(live.add('nonsense').size).toBe(0);
+  });
+});
