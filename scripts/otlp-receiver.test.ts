@@ -1,9 +1,9 @@
 // The OTLP/HTTP receiver over real HTTP: its middleware on a node http server on 127.0.0.1, spoken to with fetch.
 import { createServer, type Server } from 'node:http';
 import { gzipSync } from 'node:zlib';
-import protobuf from 'protobufjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOtlpReceiver, decodeProtobufRequest, LiveRing, type OtlpReceiver, type OtlpReceiverOptions } from './otlp-receiver.ts';
+import { otlpTraceTypes } from './otlp-schema.ts';
 
 const TRACE = '5b8efff798038103d269b633813fc60c';
 
@@ -39,13 +39,6 @@ function post(origin: string, body: BodyInit, headers: Record<string, string> = 
   return fetch(`${origin}/v1/traces`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
 }
 
-function requestType(): protobuf.Type {
-  const root = new protobuf.Root();
-  root.resolvePath = (_o, t) => `${import.meta.dirname}/otlp-proto/${t}`;
-  root.loadSync('opentelemetry/proto/collector/trace/v1/trace_service.proto');
-  return root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
-}
-
 describe('POST /v1/traces', () => {
   it('accepts OTLP/JSON and puts the spans in the ring with hex ids', async () => {
     const origin = await start();
@@ -63,7 +56,7 @@ describe('POST /v1/traces', () => {
 
   it('accepts OTLP/protobuf, gzip or not, and answers in protobuf', async () => {
     const origin = await start();
-    const T = requestType();
+    const T = otlpTraceTypes().request;
     const message = T.fromObject({
       resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: Buffer.from(TRACE, 'hex'), spanId: Buffer.from('0102030405060708', 'hex'), name: 'agent run', startTimeUnixNano: '1700000000000000000', attributes: [{ key: 'n', value: { intValue: 7 } }] }] }] }],
     });

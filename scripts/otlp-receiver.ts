@@ -1,6 +1,6 @@
 // The studio as an OTLP/HTTP destination (issue 19): `POST /v1/traces` on the server `npm start` runs (and on `vite`),
 // so an exporter pointed at OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:5173 sends its spans here. Both OTLP/HTTP
-// encodings are accepted (application/x-protobuf, decoded by protobufjs with the official schema in ./otlp-proto, and
+// encodings are accepted (application/x-protobuf, decoded by protobufjs with our schema in ./otlp-schema.ts, and
 // application/json), gzip or not; answers follow the OTLP/HTTP spec: 200 with an ExportTraceServiceResponse (a
 // partialSuccess when some spans had no usable ids), 400 with a Status on bad input, 413 over the size limit, 429
 // with Retry-After when an open page cannot keep up. Requests another site's page makes get 403 (as ./llm-proxy.ts);
@@ -11,12 +11,11 @@
 // what it missed. The page merges them into runs with the same importer as files (src/features/otlp-live).
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import path from 'node:path';
-import protobuf from 'protobufjs';
 import type { Connect, Plugin } from 'vite';
 import { formatMb, GunzipError, GunzipStream } from '../src/import/gunzip.ts';
 import { normaliseId } from '../src/import/formats/otlp.ts';
 import { fromStudioOrigin } from './llm-proxy.ts';
+import { otlpTraceTypes } from './otlp-schema.ts';
 
 export const OTLP_TRACES_PATH = '/v1/traces';
 export const LIVE_EVENTS_PATH = '/v1/live/events';
@@ -49,35 +48,9 @@ const DEFAULTS = {
 
 // --- protobuf ----------------------------------------------------------------------------------------------------
 
-const PROTO_DIR = path.join(import.meta.dirname, 'otlp-proto');
-
-interface Codec {
-  request: protobuf.Type;
-  response: protobuf.Type;
-  status: protobuf.Type;
-}
-
-let codec: Codec | undefined;
-
-function protoCodec(): Codec {
-  if (codec) return codec;
-  const root = new protobuf.Root();
-  root.resolvePath = (_origin, target) => path.join(PROTO_DIR, target);
-  root.loadSync('opentelemetry/proto/collector/trace/v1/trace_service.proto');
-  // google.rpc.Status (what an OTLP/HTTP error body holds); `details` (repeated Any) is left out: never sent.
-  const status = new protobuf.Type('Status').add(new protobuf.Field('code', 1, 'int32')).add(new protobuf.Field('message', 2, 'string'));
-  new protobuf.Root().define('google.rpc').add(status);
-  codec = {
-    request: root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest'),
-    response: root.lookupType('opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse'),
-    status,
-  };
-  return codec;
-}
-
 /** An ExportTraceServiceRequest in protobuf to its OTLP/JSON shape (ids still base64; normalised by `accept`). */
 export function decodeProtobufRequest(bytes: Uint8Array): unknown {
-  const { request } = protoCodec();
+  const { request } = otlpTraceTypes();
   return request.toObject(request.decode(bytes), { longs: String, bytes: String, enums: Number });
 }
 
@@ -226,7 +199,7 @@ function sendStatus(res: ServerResponse, http: number, encoding: Encoding, messa
   const code = http === 400 || http === 413 || http === 415 ? 3 : http === 429 ? 8 : http === 401 ? 16 : http === 403 ? 7 : 14;
   let body: Uint8Array | string;
   if (encoding === 'protobuf') {
-    const { status } = protoCodec();
+    const { status } = otlpTraceTypes();
     body = status.encode(status.create({ code, message })).finish();
   } else body = JSON.stringify({ code, message });
   res.writeHead(http, { 'content-type': encoding === 'protobuf' ? 'application/x-protobuf' : 'application/json', ...headers });
@@ -236,7 +209,7 @@ function sendStatus(res: ServerResponse, http: number, encoding: Encoding, messa
 function sendExportResponse(res: ServerResponse, encoding: Encoding, accepted: Accepted): void {
   const partial = accepted.rejected > 0 ? { rejectedSpans: accepted.rejected, errorMessage: accepted.why ?? '' } : undefined;
   if (encoding === 'protobuf') {
-    const { response } = protoCodec();
+    const { response } = otlpTraceTypes();
     res.writeHead(200, { 'content-type': 'application/x-protobuf' });
     res.end(response.encode(response.create(partial ? { partialSuccess: partial } : {})).finish());
   } else {

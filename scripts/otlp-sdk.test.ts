@@ -5,6 +5,8 @@ import { createServer, type Server } from 'node:http';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { filterParams, filterSteps, PRESETS, DEFAULT_PRESET } from '../src/engine/supervisor/index.ts';
 import { LiveTraces } from '../src/import/live-otlp.ts';
 import { smolagentsEmitter } from '../src/testing/otel-smolagents.ts';
@@ -64,5 +66,44 @@ describe.each([
     expect(run.steps.find((s) => s.kind === 'action' && s.number === 2)?.error?.message).toMatch(/timed out/);
     expect(receiver!.stats.spans).toBe(4 * 3 + 1);
     await emitter.provider.shutdown();
+  });
+});
+
+describe('our protobuf schema against the SDK’s http/protobuf exporter', () => {
+  it('reads every part of a span: kind, flags, times, each attribute type, events, links, status, scope', async () => {
+    const origin = await start();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new ProtoExporter({ url: `${origin}/v1/traces` }))] });
+    const tracer = provider.getTracer('scope', '1.2.3');
+    const link = { context: { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 }, attributes: { why: 'follows' } };
+    const attributes = { s: 'x', b: true, i: 42, d: 1.5, a: ['p', 'q'] };
+    const span = tracer.startSpan('everything', { kind: SpanKind.CLIENT, startTime: [1_700_000_000, 5], links: [link], attributes });
+    span.addEvent('ev', { k: 'v' }, [1_700_000_000, 7]);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: 'bad' });
+    span.end([1_700_000_001, 9]);
+    await provider.shutdown();
+    const [event] = receiver!.ring.since(undefined);
+    const { resourceSpans } = JSON.parse(event.data);
+    expect(resourceSpans[0].resource.attributes).toContainEqual({ key: 'telemetry.sdk.language', value: { stringValue: 'nodejs' } });
+    expect(resourceSpans[0].scopeSpans[0].scope).toMatchObject({ name: 'scope', version: '1.2.3' });
+    expect(resourceSpans[0].scopeSpans[0].spans[0]).toMatchObject({
+      traceId: span.spanContext().traceId,
+      spanId: span.spanContext().spanId,
+      name: 'everything',
+      kind: 3,
+      flags: 0x101,
+      startTimeUnixNano: '1700000000000000005',
+      endTimeUnixNano: '1700000001000000009',
+      attributes: [
+        { key: 's', value: { stringValue: 'x' } },
+        { key: 'b', value: { boolValue: true } },
+        { key: 'i', value: { intValue: '42' } },
+        { key: 'd', value: { doubleValue: 1.5 } },
+        { key: 'a', value: { arrayValue: { values: [{ stringValue: 'p' }, { stringValue: 'q' }] } } },
+      ],
+      events: [{ name: 'ev', timeUnixNano: '1700000000000000007', attributes: [{ key: 'k', value: { stringValue: 'v' } }] }],
+      // link ids stay as the protobuf decode gives them (base64); only span ids are normalised to hex
+      links: [{ traceId: Buffer.from(link.context.traceId, 'hex').toString('base64'), spanId: Buffer.from(link.context.spanId, 'hex').toString('base64'), flags: 0x101 }],
+      status: { code: 2, message: 'bad' },
+    });
   });
 });
