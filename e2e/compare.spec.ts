@@ -10,13 +10,14 @@ const SHOWCASE = fileURLToPath(new URL('../public/samples/simulated-gaia-showcas
 
 interface SampleRun {
   id: string;
-  steps: { kind: string; usage?: { total: number } }[];
+  steps: { kind: string; parentStepId?: string; usage?: { total: number } }[];
   interventions: unknown[];
 }
 const showcase = JSON.parse(readFileSync(SHOWCASE, 'utf8')) as { runs: SampleRun[] };
 const [baseline, supervised] = ['sim-gaia-showcase-baseline', 'sim-gaia-showcase-supervised'].map((id) => showcase.runs.find((r) => r.id === id)!);
 const tokensOf = (r: SampleRun) => r.steps.reduce((a, s) => a + (s.usage?.total ?? 0), 0);
-const actionSteps = (r: SampleRun) => r.steps.filter((s) => s.kind === 'action').length;
+/** Rows of the step list (the one step model): steps not nested in another — the planning step, the action steps, the final answer. */
+const rowSteps = (r: SampleRun) => r.steps.filter((s) => s.parentStepId === undefined).length;
 
 /** Open files and wait until the library has written them to IndexedDB, so a reload or a deep link finds them. */
 async function openAndSave(page: Page, ...paths: string[]) {
@@ -35,12 +36,12 @@ test('deep link opens both runs at one playhead; keys, clicks and modes move it'
   await page.goto(`/?view=compare&a=${baseline.id}&b=${supervised.id}&step=3`);
   await expect(page.getByTestId('compare-page')).toBeVisible();
 
-  // Deltas against the file: tokens and action steps.
+  // Deltas against the file: tokens and steps (rows of the step list).
   const [ta, tb] = [tokensOf(baseline), tokensOf(supervised)];
   const fmt = (n: number) => n.toLocaleString('en');
   const d = tb - ta;
   await expect(page.getByTestId('delta-tokens')).toContainText(`${fmt(ta)} → ${fmt(tb)} ${d < 0 ? '−' : '+'}${fmt(Math.abs(d))} (${d < 0 ? '−' : '+'}${Math.abs((d / ta) * 100).toFixed(1)}%)`);
-  await expect(page.getByTestId('delta-steps')).toContainText(`${actionSteps(baseline)} → ${actionSteps(supervised)}`);
+  await expect(page.getByTestId('delta-steps')).toContainText(`${rowSteps(baseline)} → ${rowSteps(supervised)}`);
   await expect(page.getByTestId('delta-interventions')).toContainText(`0 → ${supervised.interventions.length}`);
 
   // One playhead: row 4 of the alignment; both sides show the step of that row.
@@ -76,7 +77,7 @@ test('deep link opens both runs at one playhead; keys, clicks and modes move it'
   // By index: rows = the longer run's step count.
   await page.getByLabel('Alignment mode').selectOption('index');
   await expect(page).toHaveURL(/align=index/);
-  await expect(position).toContainText(`/ ${Math.max(actionSteps(baseline), actionSteps(supervised))} `);
+  await expect(position).toContainText(`/ ${Math.max(rowSteps(baseline), rowSteps(supervised))} `);
   expect(errors).toEqual([]);
 });
 

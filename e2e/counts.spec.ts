@@ -4,6 +4,7 @@ import { expect, test } from '@playwright/test';
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fileRuns } from './fixtures.ts';
 
 const TRACES = fileURLToPath(new URL('../../shared/traces/', import.meta.url));
 const TRACE = `${TRACES}trail/gaia/b1f9b9baefa4c69d1d848e35c130e29d.json`;
@@ -13,7 +14,7 @@ test.skip(!existsSync(TRACE), `${TRACE} is absent: real-trace counts test skippe
 test('TRAIL b1f9b9ba…: edge labels count each tool call once; the header counts the step list rows', async ({ page }) => {
   await page.goto('/');
   await page.getByTestId('open-file-input').setInputFiles([TRACE]);
-  const row = page.getByTestId('library-file').filter({ hasText: basename(TRACE) }).getByTestId('run-row').first();
+  const row = fileRuns(page, basename(TRACE)).first();
   await expect(row).toBeVisible();
   await row.getByRole('button').first().click();
   await expect(page.getByTestId('graph-current')).toBeAttached();

@@ -27,8 +27,9 @@ test('a TRAIL GAIA trace opens through the file input, in the worker, with its a
   const row = fileRuns(page, '3205fa0cb2135fe671bf7cd0e5a26151.json');
   await expect(row).toHaveCount(1);
   await expect(row.getByTestId('run-agents')).toHaveText('manager, search_agent');
-  // `Step N` spans of both agents (6 + 4), as `inspect` counts them (SPEC §7).
-  await expect(row.getByTestId('run-steps')).toHaveText('10');
+  // Rows of the step list, as `inspect` counts them (SPEC §7): the `Step N` spans of both agents (6 + 4 actions),
+  // 8 planning steps and 1 model call outside any step.
+  await expect(row.getByTestId('run-steps')).toHaveText('19');
   await expect(row.getByText('smolagents', { exact: false }).first()).toBeVisible();
   await expect(page.getByTestId('import-summary')).toHaveText(/^Opened 1 file · 1 run/);
   expect(problems).toEqual([]);
@@ -60,7 +61,7 @@ test('a folder of traces opens at once, subfolders included; files that are not 
     await expect(trail.getByTestId('run-file')).toHaveAttribute('title', 'my-corpus/trail/trace.json');
     await expect(trail.getByTestId('run-file')).toContainText('my-corpus/trail/');
     // The annotation file found its trace in the same folder: the TRAIL run carries the human error labels.
-    await expect(trail.getByTestId('run-steps')).toHaveText('10');
+    await expect(trail.getByTestId('run-steps')).toHaveText('19');
     const labels = JSON.parse(readFileSync(sharedTrace(TRAIL_ANNOTATIONS), 'utf8')).errors.length as number;
     expect(labels).toBeGreaterThan(0);
     await expect(async () => expect(Number(await trail.getByTestId('run-annotations').textContent())).toBeGreaterThanOrEqual(labels)).toPass();

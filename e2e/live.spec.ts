@@ -81,7 +81,10 @@ test('fork a real Who&When run at a step, edit the message, continue against the
   // The fork is a library run linked to its parent, stored like any other; its inspector says where each turn came from.
   await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Library' }).click();
   await expect(page.getByTestId('persistence-status')).toHaveAttribute('data-status', 'saved');
-  await expect(page.getByText(/^live: Fork of /)).toBeVisible();
+  // Its row in the runs table, named after its file (the file list below names the file too).
+  const forkRow = page.getByTestId('library-table').locator(`[data-testid="run-row"][data-run-id=${JSON.stringify(forkId)}]`);
+  await expect(forkRow).toBeVisible();
+  await expect(forkRow.getByTestId('run-file')).toHaveText(/^live: Fork of /);
   await page.goto(`/?run=${encodeURIComponent(forkId)}&step=${encodeURIComponent(`${forkId}:s2`)}`);
   await expect(page.getByTestId('inspector')).toContainText('live call');
   await page.goto(`/?run=${encodeURIComponent(forkId)}&step=${encodeURIComponent(`${forkId}:s0`)}`);

@@ -3,7 +3,8 @@
 // web surfer to scroll again and again while its own ledger says is_in_loop. The panel lists the repeated work with
 // its 1-based step numbers, shows the framework verdicts as evidence badges, and moves the playhead on a click.
 import { expect, test } from '@playwright/test';
-import { openStudio, openTraceFiles, sharedTrace, skipWithoutShared } from './fixtures.ts';
+import { basename } from 'node:path';
+import { fileRuns, openStudio, openTraceFiles, openTraceInRunView, sharedTrace, skipWithoutShared } from './fixtures.ts';
 
 const TRAIL = 'trail/gaia/b1f9b9baefa4c69d1d848e35c130e29d.json';
 const TRAIL_LABELS = 'trail/annotations/b1f9b9baefa4c69d1d848e35c130e29d.json';
@@ -14,8 +15,8 @@ test.use({ viewport: { width: 1280, height: 800 } });
 test('TRAIL b1f9b9ba: find_archived_url ×4 at steps 18–21 with TRAIL Resource Abuse as evidence; an occurrence moves the playhead', async ({ page }) => {
   skipWithoutShared(TRAIL, TRAIL_LABELS);
   await openStudio(page);
-  const [card] = await openTraceFiles(page, sharedTrace(TRAIL), sharedTrace(TRAIL_LABELS));
-  await card.getByTestId('run-row').first().getByRole('button').first().click();
+  await openTraceFiles(page, sharedTrace(TRAIL), sharedTrace(TRAIL_LABELS));
+  await fileRuns(page, basename(TRAIL)).first().getByRole('button').first().click();
   await expect(page.getByTestId('playhead-position')).toBeVisible();
 
   const panel = page.getByTestId('loop-panel');
@@ -46,9 +47,7 @@ test('TRAIL b1f9b9ba: find_archived_url ×4 at steps 18–21 with TRAIL Resource
 test('Who&When hand-crafted/3: the scrolling cycle carries the Magentic-One ledger is_in_loop badge', async ({ page }) => {
   skipWithoutShared(MAGENTIC);
   await openStudio(page);
-  const [card] = await openTraceFiles(page, sharedTrace(MAGENTIC));
-  await card.getByTestId('run-row').first().getByRole('button').first().click();
-  await expect(page.getByTestId('playhead-position')).toBeVisible();
+  await openTraceInRunView(page, sharedTrace(MAGENTIC));
 
   const panel = page.getByTestId('loop-panel');
   const cycle = panel.getByTestId('loop-item').filter({ hasText: 'I scrolled down one page in the browser.' });

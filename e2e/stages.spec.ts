@@ -113,13 +113,13 @@ test('offline stages of a real TRAIL run: board, workflow and heatmap follow the
   for (let i = 0; i < stage3Start; i++) await page.keyboard.press('ArrowRight');
   await expect(page.getByTestId('stage-position')).toHaveText('stage 3 / 6');
   const stepId = (await page.getByTestId('current-step').getAttribute('data-step-id'))!;
-  // The URL follows the playhead once it rests.
-  await expect.poll(() => new URL(page.url()).searchParams.get('step')).toBe(stepId);
+  // The URL follows the playhead once it rests, naming the step by its 1-based number (model/steps.ts).
+  await expect.poll(() => new URL(page.url()).searchParams.get('step')).toBe(String(stage3Start + 1));
   await page.reload();
   await expect(page.getByTestId('stage-source')).toHaveAttribute('data-source', 'offline');
   await expect(page.getByTestId('stage-chip')).toHaveCount(7);
   await expect(page.getByTestId('stage-position')).toHaveText('stage 3 / 6');
-  await page.goto(`/?view=stages&run=${encodeURIComponent(runId)}&step=${encodeURIComponent(stepId)}`);
+  await page.goto(`/?view=stages&run=${encodeURIComponent(runId)}&step=${stage3Start + 1}`);
   await expect(page.getByTestId('stage-position')).toHaveText('stage 3 / 6');
   await expect(page.getByTestId('current-step')).toHaveAttribute('data-step-id', stepId);
   // The run view opened from here is at the same step.

@@ -82,7 +82,7 @@ async function walkStages(page: Page, runIds: readonly string[], { stepsPerRun }
     // A run without steps, or with recorded stages, offers no derivation: it is shown as it is.
     if (!(await derive.isEnabled().catch(() => false))) continue;
     // A run without steps (a results-only bus line) has nothing to segment.
-    if ((await page.getByText(/^\d+ agents · 0 replay steps/).count()) > 0) continue;
+    if ((await page.getByText(/^\d+ agents · 0 steps\b/).count()) > 0) continue;
     await derive.click();
     await expect(page.getByTestId('stage-source')).toHaveAttribute('data-source', 'offline');
     await stepThrough(page, 's', Math.min(stepsPerRun, (await page.getByTestId('stage-chip').count()) - 1));
