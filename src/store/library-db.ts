@@ -1,6 +1,7 @@
 // The library in IndexedDB (SPEC §4, §9): it survives reloads. Every change to the store is written, debounced, in
-// one transaction (all of it lands or none of it does). A stored record of the wrong shape is reported and moved to
-// the `quarantine` store, never deleted. Hydration always ends with `hydrated: true`, even without IndexedDB.
+// one transaction (all of it lands or none of it does). A stored run must pass the native import's schema (files and
+// LLM calls a lighter shape check); one that does not is moved to the `quarantine` store with its path and reason, never
+// deleted unasked, and listed in the Library. Hydration always ends with `hydrated: true`, even without IndexedDB.
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
 import { create } from 'zustand';
 import { emptyRecord, recordFromEntries } from '../model/record.ts';
