@@ -43,6 +43,22 @@ describe('fetchSource', () => {
     expect(seen.at(-1)).toEqual({ received: 10_000, total: 10_000 });
   });
 
+  it('keeps every byte in order whether the body is announced, unannounced, or longer than announced', async () => {
+    const make = () =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let i = 0; i < 40; i++) controller.enqueue(new Uint8Array(100_000).fill(i));
+          controller.close();
+        },
+      });
+    for (const headers of [{ 'Content-Length': '4000000' }, {}, { 'Content-Length': '1000' }]) {
+      serve(make(), headers);
+      const got = new Uint8Array((await fetchSource('http://studio.test/t.json')).bytes);
+      expect(got.length).toBe(4_000_000);
+      for (let i = 0; i < 40; i++) expect([got[i * 100_000], got[i * 100_000 + 99_999]]).toEqual([i, i]);
+    }
+  });
+
   it('refuses a Content-Length over the limit before reading the body', async () => {
     const { stream, seen } = body(1_000_000, 1000);
     serve(stream, { 'Content-Length': String(10 * 1024 ** 3) });

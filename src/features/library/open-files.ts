@@ -156,7 +156,9 @@ export async function fetchSource(url: string, { signal, onProgress, maxBytes = 
   // A stop ends the read in progress at once, whether or not the fetch ties its signal to the body.
   const onStop = () => void reader.cancel().catch(() => {});
   signal?.addEventListener('abort', onStop, { once: true });
-  const chunks: Uint8Array[] = [];
+  // Written into one buffer as it arrives: sized by Content-Length when announced, grown by doubling otherwise (or when
+  // the body is longer than announced, as a transport-compressed one is), so the body is never held twice over.
+  let buffer = new Uint8Array(total ?? 1 << 20);
   let received = 0;
   let reported = 0;
   try {
@@ -169,7 +171,12 @@ export async function fetchSource(url: string, { signal, onProgress, maxBytes = 
         void reader.cancel().catch(() => {});
         throw new FetchProblem(url, `the body is larger than the ${formatMb(maxBytes)} limit; stopped reading there`);
       }
-      chunks.push(value);
+      if (received > buffer.length) {
+        const grown = new Uint8Array(Math.min(maxBytes, Math.max(received, buffer.length * 2)));
+        grown.set(buffer.subarray(0, received - value.length));
+        buffer = grown;
+      }
+      buffer.set(value, received - value.length);
       const now = Date.now();
       if (onProgress && now - reported >= PROGRESS_EVERY_MS) {
         reported = now;
@@ -185,14 +192,8 @@ export async function fetchSource(url: string, { signal, onProgress, maxBytes = 
   }
   if (cancelled()) throw new FetchCancelled(url);
   onProgress?.({ received, total });
-  const bytes = new Uint8Array(received);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.length;
-  }
-  chunks.length = 0;
-  return { name: nameFromUrl(url), bytes: bytes.buffer };
+  const bytes = received === buffer.length ? buffer.buffer : buffer.slice(0, received).buffer;
+  return { name: nameFromUrl(url), bytes };
 }
 
 /** True when `url` is served by another origin than the studio's own (a relative URL is the studio's). */
