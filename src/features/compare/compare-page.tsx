@@ -202,7 +202,7 @@ export function ComparePage() {
           <div className="grid gap-3 xl:grid-cols-2">
             <ErrorBoundary name="aligned step list" resetKey={`${a.run.id} ${b.run.id}`}><AlignedList a={a} b={b} alignment={alignment} row={row} onRow={setRow} /></ErrorBoundary>
             <ErrorBoundary name="step comparison" resetKey={`${a.run.id} ${b.run.id}`}>
-            <StepDiff
+              <StepDiff
                 a={current?.a != null ? a.steps[current.a] : null}
                 b={current?.b != null ? b.steps[current.b] : null}
                 aLabel={`A · ${a.run.title || a.run.id}`}
