@@ -51,7 +51,8 @@ describe('fetchSource', () => {
           controller.close();
         },
       });
-    for (const headers of [{ 'Content-Length': '4000000' }, {}, { 'Content-Length': '1000' }]) {
+    const announced: Record<string, string>[] = [{ 'Content-Length': '4000000' }, {}, { 'Content-Length': '1000' }];
+    for (const headers of announced) {
       serve(make(), headers);
       const got = new Uint8Array((await fetchSource('http://studio.test/t.json')).bytes);
       expect(got.length).toBe(4_000_000);
