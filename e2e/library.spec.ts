@@ -224,6 +224,8 @@ test('?src= opens a same-origin URL; a URL that cannot be fetched or read says w
   await expect(fileRuns(page, 'simulated-group-chat.session.json')).toHaveCount(1);
   // Nothing listens on port 9: the request itself fails.
   await page.goto('/?src=http://127.0.0.1:9/trace.json');
+  // Another origin (another port): asked first (issue 17, item 6).
+  await page.getByTestId('src-confirm').getByRole('button', { name: 'Load it' }).click();
   await expect(page.getByRole('alert').filter({ hasText: 'Could not fetch http://127.0.0.1:9/trace.json' })).toContainText('the request failed');
   // The preview server answers unknown paths with the app's HTML: fetched, but not a trace.
   await page.goto('/?src=/samples/missing.session.json');

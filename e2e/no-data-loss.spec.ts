@@ -172,10 +172,10 @@ test('a corrupt stored record is reported and set aside in quarantine, not delet
       }),
   );
   await page.reload();
-  const failures = page.getByTestId('import-failures');
-  await expect(failures).toContainText(`runs/${runId}`);
-  await expect(failures).toContainText('steps is not a list');
-  await expect(failures).toContainText('set aside in the quarantine store, not deleted');
+  const note = page.getByTestId('quarantine-note');
+  await expect(note).toContainText('1 stored record was set aside');
+  await expect(note).toContainText(`runs/${runId}`);
+  await expect(note).toContainText('$.steps: Invalid input: expected array, received string');
   await page.screenshot({ path: `${SHOTS}/quarantined.png` });
   const quarantined = await page.evaluate(
     () =>
@@ -190,7 +190,7 @@ test('a corrupt stored record is reported and set aside in quarantine, not delet
         };
       }),
   );
-  expect(quarantined).toEqual([{ key: runId, reason: 'steps is not a list', steps: 'not a list' }]);
+  expect(quarantined).toEqual([{ key: runId, reason: '$.steps: Invalid input: expected array, received string', steps: 'not a list' }]);
 });
 
 test('a reload right after an import is reported done keeps what it opened', async ({ page }, testInfo) => {

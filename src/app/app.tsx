@@ -5,6 +5,7 @@ import { lazy, Suspense, type ComponentType } from 'react';
 import { rememberedParams, useUrl, type View } from '../store/url.ts';
 import { LibraryPage } from '../features/library/library-page.tsx';
 import { LinkedSources } from '../features/library/startup.tsx';
+import { ErrorBoundary } from '../ui/error-boundary.tsx';
 
 const RunPage = lazy(() => import('../features/run-view/run-page.tsx').then((m) => ({ default: m.RunPage })));
 const ComparePage = lazy(() => import('../features/compare/compare-page.tsx').then((m) => ({ default: m.ComparePage })));
@@ -51,7 +52,9 @@ export function App() {
           ))}
         </nav>
       </header>
-      <LinkedSources />
+      <ErrorBoundary name="linked sources note">
+        <LinkedSources />
+      </ErrorBoundary>
       <main className="min-h-0 flex-1 overflow-auto">
         <Suspense
           fallback={
@@ -60,7 +63,10 @@ export function App() {
             </p>
           }
         >
-          <current.Page />
+          {/* One failing view leaves the header and the other views usable; changing view tries again. */}
+          <ErrorBoundary name={`${current.label} view`} resetKey={view} size="view">
+            <current.Page />
+          </ErrorBoundary>
         </Suspense>
       </main>
     </div>

@@ -3,6 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { useLibrary } from './library.ts';
 import {
   EMPTY_SNAPSHOT,
+  forgetQuarantined,
   MIGRATIONS,
   openLibraryDb,
   readLibrary,
@@ -69,9 +70,10 @@ describe('library database', () => {
     expect(s.hydrated).toBe(true);
     expect(Object.keys(s.runs)).toEqual(['good']);
     expect(s.files[0].runIds).toEqual(['good']);
-    expect(s.failures).toHaveLength(1);
-    expect(s.failures[0]).toMatchObject({ file: 'stored library', location: 'runs/bad' });
-    expect(s.failures[0].detail).toContain('steps is not a list');
+    const shown = usePersistence.getState().quarantined;
+    expect(shown).toHaveLength(1);
+    expect(shown[0]).toMatchObject({ store: 'runs', key: 'bad' });
+    expect(shown[0].reason).toMatch(/^\$\.steps: .*expected array/);
     persistence.stop();
 
     const again = await openLibraryDb({ name });
@@ -79,6 +81,56 @@ describe('library database', () => {
     expect(q).toHaveLength(1);
     expect(q[0]).toMatchObject({ store: 'runs', key: 'bad', value: broken });
     expect(await again.get('runs', 'bad')).toBeUndefined();
+    again.close();
+  });
+
+  // Issue 17, item 7: each of these blanked every view on every reload before stored runs met the import schema.
+  const CORRUPT: [string, (r: Record<string, unknown>) => void, RegExp][] = [
+    ['agents: [null]', (r) => (r.agents = [null]), /^\$\.agents\[0\]: /],
+    ['a step whose toolCalls is not a list', (r) => ((r.steps as Record<string, unknown>[])[0].toolCalls = { name: 'x' }), /^\$\.steps\[0\]\.toolCalls: /],
+    ['a step without agentId', (r) => delete (r.steps as Record<string, unknown>[])[1].agentId, /^\$\.steps\[1\]\.agentId: /],
+    ['handoffs: [null]', (r) => (r.handoffs = [null]), /^\$\.handoffs\[0\]: /],
+    ['an object where text belongs', (r) => ((r.steps as Record<string, unknown>[])[0].output = { text: 'hi' }), /^\$\.steps\[0\]\.output: /],
+    ['a title that is not text', (r) => (r.title = ['t']), /^\$\.title: /],
+    ['a step that is null', (r) => ((r.steps as unknown[])[1] = null), /^\$\.steps\[1\]: /],
+  ];
+  for (const [label, damage, reason] of CORRUPT) {
+    it(`sets aside a stored run with ${label}, with a note, and loads the rest`, async () => {
+      const name = freshName();
+      const db = await openLibraryDb({ name });
+      await writeChanges(db, EMPTY_SNAPSHOT, { files: [file('f1', ['good', 'bad'])], runs: { good: makeRun('good'), bad: makeRun('bad') }, llmCalls: {} });
+      const broken = structuredClone(makeRun('bad')) as unknown as Record<string, unknown>;
+      damage(broken);
+      await db.put('runs', broken as never);
+      const { library, quarantined } = await readLibrary(db);
+      expect(Object.keys(library.runs)).toEqual(['good']);
+      expect(library.files[0].runIds).toEqual(['good']);
+      expect(quarantined).toHaveLength(1);
+      expect(quarantined[0]).toMatchObject({ store: 'runs', key: 'bad', value: broken });
+      expect(quarantined[0].reason).toMatch(reason);
+      expect(await db.get('runs', 'bad')).toBeUndefined();
+      expect(await readQuarantine(db)).toHaveLength(1);
+      db.close();
+    });
+  }
+
+  it('shows what was set aside on every load until it is forgotten', async () => {
+    const name = freshName();
+    const db = await openLibraryDb({ name });
+    await writeChanges(db, EMPTY_SNAPSHOT, { files: [file('f1', ['good'])], runs: { good: makeRun('good') }, llmCalls: {} });
+    await db.put('runs', { ...makeRun('bad'), agents: [null] } as never);
+    db.close();
+    const first = await startLibraryPersistence({ name });
+    expect(usePersistence.getState().quarantined.map((q) => q.key)).toEqual(['bad']);
+    first.stop();
+    usePersistence.setState({ quarantined: [] });
+    const second = await startLibraryPersistence({ name });
+    expect(usePersistence.getState().quarantined.map((q) => q.key)).toEqual(['bad']);
+    await forgetQuarantined();
+    expect(usePersistence.getState().quarantined).toEqual([]);
+    second.stop();
+    const again = await openLibraryDb({ name });
+    expect(await readQuarantine(again)).toEqual([]);
     again.close();
   });
 

@@ -1,6 +1,7 @@
 // The library in IndexedDB (SPEC §4, §9): it survives reloads. Every change to the store is written, debounced, in
-// one transaction (all of it lands or none of it does). A stored record of the wrong shape is reported and moved to
-// the `quarantine` store, never deleted. Hydration always ends with `hydrated: true`, even without IndexedDB.
+// one transaction (all of it lands or none of it does). A stored run must pass the native import's schema (files and
+// LLM calls a lighter shape check); one that does not is moved to the `quarantine` store with its path and reason, never
+// deleted unasked, and listed in the Library. Hydration always ends with `hydrated: true`, even without IndexedDB.
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
 import { create } from 'zustand';
 import { emptyRecord, recordFromEntries } from '../model/record.ts';
@@ -76,25 +77,33 @@ export async function openLibraryDb({ name = DB_NAME, migrations = MIGRATIONS }:
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Shape checks. IndexedDB hands back structured clones, so corruption shows as a wrong shape (a missing array, a
-// key that does not match the record), which these catch without parsing whole runs again.
+// Shape checks. A stored run passes the same zod schema as a native import (after `migrateRun`, which reads records
+// stored before the runner's fields were typed): a record with `agents: [null]`, a step without `agentId` or an
+// object where text belongs is set aside here rather than reaching the views. The schema is loaded with the library
+// (its own chunk), keeping zod out of the JS shipped before first paint (SPEC §8).
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export function runProblem(key: string, v: unknown): string | undefined {
-  if (!isObject(v)) return 'not an object';
-  if (v.id !== key) return `id ${JSON.stringify(v.id)} does not match its key`;
-  if (typeof v.title !== 'string') return 'title is not text';
-  if (typeof v.sourceFormat !== 'string') return 'sourceFormat is missing';
-  for (const field of ['agents', 'agentRuns', 'steps', 'handoffs', 'annotations', 'interventions', 'models']) {
-    if (!Array.isArray(v[field])) return `${field} is not a list`;
+type RunSchema = typeof import('../model/schema.ts').Run;
+
+function issuePath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : `${acc}.${String(key)}`), '$');
+}
+
+/** The run as the views will read it, or why it cannot be. */
+export function checkRun(schema: RunSchema, key: string, v: unknown): { run: Run } | { problem: string } {
+  if (!isObject(v)) return { problem: 'not an object' };
+  if (v.id !== key) return { problem: `id ${JSON.stringify(v.id)} does not match its key` };
+  let migrated: Run;
+  try {
+    migrated = migrateRun(v as unknown as Run);
+  } catch (e) {
+    return { problem: `it could not be read (${describeError(e)})` };
   }
-  if (!isObject(v.outcome) || typeof v.outcome.status !== 'string') return 'outcome is missing';
-  if (!isObject(v.tags)) return 'tags are missing';
-  if (typeof v.orphanSpans !== 'number') return 'orphanSpans is not a number';
-  const badStep = (v.steps as unknown[]).findIndex((s) => !isObject(s) || typeof s.id !== 'string' || typeof s.kind !== 'string');
-  if (badStep !== -1) return `step ${badStep} is malformed`;
-  return undefined;
+  const parsed = schema.safeParse(migrated);
+  if (parsed.success) return { run: parsed.data as Run };
+  const issue = parsed.error.issues[0];
+  return { problem: `${issuePath(issue.path)}: ${issue.message}` };
 }
 
 export function fileProblem(key: string, v: unknown): string | undefined {
@@ -118,22 +127,30 @@ export interface ReadResult {
   quarantined: QuarantinedRecord[];
 }
 
-/** Read the whole library; records of the wrong shape are moved to `quarantine` in the same transaction. */
+type Check<T> = (key: string, v: unknown) => { value: T } | { problem: string };
+
+const plainCheck =
+  <T,>(problemOf: (key: string, v: unknown) => string | undefined): Check<T> =>
+  (key, v) => {
+    const problem = problemOf(key, v);
+    return problem === undefined ? { value: v as T } : { problem };
+  };
+
+/** Read the whole library; records that fail their check are moved to `quarantine` in the same transaction. */
 export async function readLibrary(db: Db, now = Date.now()): Promise<ReadResult> {
+  // Loaded before the transaction opens: an IndexedDB transaction commits when it waits on anything else.
+  const { Run: runSchema } = await import('../model/schema.ts');
   const tx = db.transaction(['files', 'runs', 'llmCalls', 'quarantine'], 'readwrite');
   const quarantined: QuarantinedRecord[] = [];
-  async function readStore<S extends 'files' | 'runs' | 'llmCalls'>(
-    store: S,
-    problemOf: (key: string, v: unknown) => string | undefined,
-  ): Promise<LibrarySchema[S]['value'][]> {
+  async function readStore<S extends 'files' | 'runs' | 'llmCalls'>(store: S, check: Check<LibrarySchema[S]['value']>): Promise<LibrarySchema[S]['value'][]> {
     const good: LibrarySchema[S]['value'][] = [];
     let cursor = await tx.objectStore(store).openCursor();
     while (cursor) {
       const key = String(cursor.key);
-      const problem = problemOf(key, cursor.value);
-      if (problem === undefined) good.push(cursor.value);
+      const checked = check(key, cursor.value);
+      if ('value' in checked) good.push(checked.value);
       else {
-        const record: QuarantinedRecord = { store, key, value: cursor.value, reason: problem, at: now };
+        const record: QuarantinedRecord = { store, key, value: cursor.value, reason: checked.problem, at: now };
         quarantined.push(record);
         await tx.objectStore('quarantine').add(record);
         await cursor.delete();
@@ -142,13 +159,15 @@ export async function readLibrary(db: Db, now = Date.now()): Promise<ReadResult>
     }
     return good;
   }
-  const files = await readStore('files', fileProblem);
-  const runList = await readStore('runs', runProblem);
-  const callList = await readStore('llmCalls', llmCallProblem);
+  const files = await readStore('files', plainCheck(fileProblem));
+  const runList = await readStore('runs', (key, v) => {
+    const checked = checkRun(runSchema, key, v);
+    return 'run' in checked ? { value: checked.run } : checked;
+  });
+  const callList = await readStore('llmCalls', plainCheck(llmCallProblem));
   await tx.done;
   // Keyed by stored ids, which came from files: records without a prototype (a run may be called `constructor`).
-  // Runs stored before the runner's semantics were typed are read into the typed fields (ADR 0016).
-  const runs = recordFromEntries(runList.map((r) => [r.id, migrateRun(r)] as const));
+  const runs = recordFromEntries(runList.map((r) => [r.id, r] as const));
   const llmCalls = recordFromEntries(callList.map((c) => [c.id, c] as const));
   // A file whose run was set aside lists only the runs that are still here.
   const shown = files
@@ -198,9 +217,11 @@ interface PersistenceStore {
   problem?: string;
   /** Writes that changed records, committed since the page loaded (lets a test or a view wait for a change to land). */
   writes: number;
+  /** Stored records that failed their check, kept in the `quarantine` store (oldest first). */
+  quarantined: QuarantinedRecord[];
 }
 
-export const usePersistence = create<PersistenceStore>(() => ({ status: 'loading', writes: 0 }));
+export const usePersistence = create<PersistenceStore>(() => ({ status: 'loading', writes: 0, quarantined: [] }));
 
 export interface Persistence {
   /** Write pending changes now; resolves when they have committed. */
@@ -214,6 +235,15 @@ function snapshotOf(s: Snapshot): Snapshot {
 
 function describeError(e: unknown): string {
   return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+}
+
+/** The open database of the running persistence, for the quarantine's "forget". */
+let activeDb: Db | undefined;
+
+/** Delete the set-aside records for good (the reader exported them or does not want them). */
+export async function forgetQuarantined(): Promise<void> {
+  if (activeDb) await activeDb.clear('quarantine');
+  usePersistence.setState({ quarantined: [] });
 }
 
 /** The running persistence, so work that must not wait for the debounce (engine results) can write at once. */
@@ -250,18 +280,12 @@ export async function startLibraryPersistence({ debounceMs = 250, ...options }: 
 
   let written: Snapshot = EMPTY_SNAPSHOT;
   try {
-    const { library: stored, quarantined } = await readLibrary(db);
+    const { library: stored } = await readLibrary(db);
     // What was read is what the database holds (minus nothing: quarantined records already moved out).
     written = { files: stored.files, runs: stored.runs, llmCalls: stored.llmCalls ?? emptyRecord() };
     library.getState().hydrate(stored);
-    for (const q of quarantined) {
-      library.getState().addFailure({
-        file: 'stored library',
-        format: 'IndexedDB',
-        location: `${q.store}/${q.key}`,
-        detail: `a stored record is corrupt (${q.reason}); it was set aside in the quarantine store, not deleted`,
-      });
-    }
+    // Everything set aside so far, this time and before: shown in the Library until the reader exports or forgets it.
+    usePersistence.setState({ quarantined: await readQuarantine(db) });
   } catch (e) {
     usePersistence.setState({ status: 'failed', problem: `the stored library could not be read: ${describeError(e)}` });
     library.getState().hydrate({ files: [], runs: emptyRecord() });
@@ -321,10 +345,14 @@ export async function startLibraryPersistence({ debounceMs = 250, ...options }: 
       if (timer !== undefined) clearTimeout(timer);
       unsubscribe();
       if (typeof window !== 'undefined') window.removeEventListener('pagehide', onHide);
-      if (active === persistence) active = undefined;
+      if (active === persistence) {
+        active = undefined;
+        activeDb = undefined;
+      }
       void writing.then(() => db.close());
     },
   };
   active = persistence;
+  activeDb = db;
   return persistence;
 }

@@ -14,6 +14,7 @@ import { count, RUN_COLOR } from './compare-colors.ts';
 import { StepDiff } from './step-diff.tsx';
 import { TokenOverlay } from './token-overlay.tsx';
 import { canShadow, EstimateBadge, ShadowCompareButton } from './shadow-compare.tsx';
+import { ErrorBoundary } from '../../ui/error-boundary.tsx';
 
 const compared = new WeakMap<Run, CompareRun>();
 function compareOf(run: Run): CompareRun {
@@ -196,16 +197,18 @@ export function ComparePage() {
             </span>
             <span className="text-xs text-slate-500">{alignment.matched} matched steps</span>
           </div>
-          <AlignmentStrip a={a} b={b} alignment={alignment} row={row} onRow={setRow} />
-          <TokenOverlay a={a} b={b} alignment={alignment} row={row} onRow={setRow} />
+          <ErrorBoundary name="alignment strip" resetKey={`${a.run.id} ${b.run.id}`}><AlignmentStrip a={a} b={b} alignment={alignment} row={row} onRow={setRow} /></ErrorBoundary>
+          <ErrorBoundary name="token overlay" resetKey={`${a.run.id} ${b.run.id}`}><TokenOverlay a={a} b={b} alignment={alignment} row={row} onRow={setRow} /></ErrorBoundary>
           <div className="grid gap-3 xl:grid-cols-2">
-            <AlignedList a={a} b={b} alignment={alignment} row={row} onRow={setRow} />
-            <StepDiff
-              a={current?.a != null ? a.steps[current.a] : null}
-              b={current?.b != null ? b.steps[current.b] : null}
-              aLabel={`A · ${a.run.title || a.run.id}`}
-              bLabel={`B · ${b.run.title || b.run.id}`}
-            />
+            <ErrorBoundary name="aligned step list" resetKey={`${a.run.id} ${b.run.id}`}><AlignedList a={a} b={b} alignment={alignment} row={row} onRow={setRow} /></ErrorBoundary>
+            <ErrorBoundary name="step comparison" resetKey={`${a.run.id} ${b.run.id}`}>
+              <StepDiff
+                a={current?.a != null ? a.steps[current.a] : null}
+                b={current?.b != null ? b.steps[current.b] : null}
+                aLabel={`A · ${a.run.title || a.run.id}`}
+                bLabel={`B · ${b.run.title || b.run.id}`}
+              />
+            </ErrorBoundary>
           </div>
         </>
       )}

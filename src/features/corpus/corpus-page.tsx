@@ -20,6 +20,7 @@ import { useCorpusStatistics } from './statistics-client.ts';
 import { VarianceChart } from './variance-chart.tsx';
 import { ViolinChart } from './violin-chart.tsx';
 import { RectifierStatisticsCard } from '../rectify/rectifier-statistics.tsx';
+import { ErrorBoundary } from '../../ui/error-boundary.tsx';
 
 const metricsCache = new WeakMap<Run, RunMetrics>();
 
@@ -237,15 +238,15 @@ export function CorpusPage() {
       {stats.error && <p className="text-sm text-red-700">The statistics could not be computed: {stats.error}</p>}
       {stats.stats && (
         <section className="grid gap-3 xl:grid-cols-2" aria-label="Corpus charts" aria-busy={stats.computing} data-testid="corpus-charts" data-ms={stats.ms?.toFixed(1)}>
-          <ViolinChart stats={stats.stats} onLogScale={(log) => setParams({ scale: log ? 'log' : undefined })} />
-          <VarianceChart stats={stats.stats} />
+          <ErrorBoundary name="violin chart"><ViolinChart stats={stats.stats} onLogScale={(log) => setParams({ scale: log ? 'log' : undefined })} /></ErrorBoundary>
+          <ErrorBoundary name="variance chart"><VarianceChart stats={stats.stats} /></ErrorBoundary>
           <div className="xl:col-span-2">
-            <GroupTable stats={stats.stats} />
+            <ErrorBoundary name="group table"><GroupTable stats={stats.stats} /></ErrorBoundary>
           </div>
-          <BubbleChart stats={stats.stats} />
+          <ErrorBoundary name="bubble chart"><BubbleChart stats={stats.stats} /></ErrorBoundary>
         </section>
       )}
-      <RectifierStatisticsCard hideWhenEmpty />
+      <ErrorBoundary name="rectifier statistics"><RectifierStatisticsCard hideWhenEmpty /></ErrorBoundary>
     </div>
   );
 }

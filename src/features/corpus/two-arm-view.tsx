@@ -14,6 +14,7 @@ import { deriveShadowRun } from '../compare/shadow-compare.tsx';
 import { GroupTable } from './group-table.tsx';
 import { VarianceChart } from './variance-chart.tsx';
 import { ViolinChart } from './violin-chart.tsx';
+import { ErrorBoundary } from '../../ui/error-boundary.tsx';
 
 export const TWO_ARM_LABELS = { baseline: 'Baseline · measured', supervised: 'Supervised · estimated' } as const;
 
@@ -118,10 +119,10 @@ export function TwoArmView({ runs, groupBy, onLogScale }: { runs: Run[]; groupBy
       </div>
       {corpus.rows.length > 0 && (
         <section className="grid gap-3 xl:grid-cols-2" aria-label="Two-arm charts">
-          <ViolinChart stats={corpus.statistics} onLogScale={onLogScale} armLabels={TWO_ARM_LABELS} />
-          <VarianceChart stats={corpus.statistics} armLabels={TWO_ARM_LABELS} />
+          <ErrorBoundary name="violin chart"><ViolinChart stats={corpus.statistics} onLogScale={onLogScale} armLabels={TWO_ARM_LABELS} /></ErrorBoundary>
+          <ErrorBoundary name="variance chart"><VarianceChart stats={corpus.statistics} armLabels={TWO_ARM_LABELS} /></ErrorBoundary>
           <div className="xl:col-span-2">
-            <GroupTable stats={corpus.statistics} />
+            <ErrorBoundary name="group table"><GroupTable stats={corpus.statistics} /></ErrorBoundary>
             <p className="mt-1 text-xs text-slate-500">In this table the supervised columns are the estimate arm (estimated; its outcomes are unknown).</p>
           </div>
         </section>

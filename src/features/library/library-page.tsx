@@ -15,6 +15,8 @@ import { UndoToast } from './undo-toast.tsx';
 import { FailureList, ImportProgressList, PersistenceNote } from './import-status.tsx';
 import { openSources, textSource, traceFilesOf } from './open-files.ts';
 import { PastePanel } from './paste-panel.tsx';
+import { QuarantineNote } from './quarantine-note.tsx';
+import { ErrorBoundary } from '../../ui/error-boundary.tsx';
 import { loadSamplesTracked } from './startup.tsx';
 
 /** Keys typed into a text field are the field's, not the page's. */
@@ -189,6 +191,9 @@ export function LibraryPage() {
         )}
         <ImportProgressList />
         <FailureList />
+        <ErrorBoundary name="note on set-aside records">
+          <QuarantineNote />
+        </ErrorBoundary>
         {hydrated && files.length === 0 && (
           <div className="rounded-lg border-2 border-dashed border-slate-300 p-10 text-center text-slate-600">
             <p className="font-medium">The library is empty.</p>
@@ -200,7 +205,11 @@ export function LibraryPage() {
             {files.length} file{files.length === 1 ? '' : 's'}, {runCount} run{runCount === 1 ? '' : 's'}
           </p>
         )}
-        {runCount > 0 && <LibraryTable query={query} setQuery={setQuery} onRemoved={setRemoved} />}
+        {runCount > 0 && (
+          <ErrorBoundary name="library table">
+            <LibraryTable query={query} setQuery={setQuery} onRemoved={setRemoved} />
+          </ErrorBoundary>
+        )}
         {files.length > 0 && (
           <details open={files.length <= FILES_OPEN_MAX} className="rounded border border-slate-200 bg-slate-50 p-2" data-testid="library-files">
             <summary className="cursor-pointer text-sm font-medium text-slate-700">
@@ -208,7 +217,9 @@ export function LibraryPage() {
             </summary>
             <div className="mt-2 flex max-h-[50vh] flex-col gap-1 overflow-y-auto">
               {[...files].reverse().map((f) => (
-                <FileCard key={f.id} file={f} onRemoved={setRemoved} onShowRuns={(fileId) => setQuery({ ...query, fileId })} />
+                <ErrorBoundary key={f.id} name={`card of ${f.name}`}>
+                  <FileCard file={f} onRemoved={setRemoved} onShowRuns={(fileId) => setQuery({ ...query, fileId })} />
+                </ErrorBoundary>
               ))}
             </div>
           </details>

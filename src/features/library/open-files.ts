@@ -1,7 +1,7 @@
 // Opening files from any entry point (picker, drop, paste, `?src=`, samples): import in the worker, add the results
 // to the library, report failures. The import in progress (for the progress bar and Cancel) lives here.
 import { create } from 'zustand';
-import { TRACE_FILE_NAME } from '../../import/parse-input.ts';
+import { MAX_FILE_BYTES, TRACE_FILE_NAME } from '../../import/parse-input.ts';
 import { useLibrary } from '../../store/library.ts';
 import { flushLibrary } from '../../store/library-db.ts';
 import { ImportCancelled, importInWorker, type ImportBatchResult, type ImportProgress, type ImportSource } from '../../workers/import-client.ts';
@@ -105,17 +105,119 @@ export class FetchProblem extends Error {
   }
 }
 
-/** Fetch a URL's bytes; an HTTP error or a refused request (network, CORS, CSP) becomes a FetchProblem. */
-export async function fetchSource(url: string, signal?: AbortSignal): Promise<{ name: string; bytes: ArrayBuffer }> {
+/** The reader stopped a fetch (its Cancel button); not a failure of the server. */
+export class FetchCancelled extends Error {
+  constructor(readonly url: string) {
+    super('stopped before the end: nothing was opened');
+    this.name = 'FetchCancelled';
+  }
+}
+
+export interface FetchProgress {
+  /** Bytes read so far. */
+  received: number;
+  /** What the server's Content-Length announced, when it did. */
+  total?: number;
+}
+
+export interface FetchOptions {
+  signal?: AbortSignal;
+  onProgress?: (p: FetchProgress) => void;
+  /** Bytes allowed; MAX_FILE_BYTES unless given. A gzip body's decoded bytes are limited again by the import. */
+  maxBytes?: number;
+}
+
+const formatMb = (bytes: number) => (bytes >= 1048576 ? `${Math.round(bytes / 1048576).toLocaleString('en')} MB` : `${bytes.toLocaleString('en')} bytes`);
+
+/** Progress is reported at most this often (a large body arrives in thousands of chunks). */
+const PROGRESS_EVERY_MS = 100;
+
+/**
+ * Fetch a URL's bytes as a stream (issue 17, item 6): a Content-Length over the limit is refused before a byte is read,
+ * a body that grows past it is stopped there, progress is reported as it arrives and `signal` stops it at once. An
+ * HTTP error or a refused request (network, CORS, CSP) becomes a FetchProblem; a stop by `signal`, FetchCancelled.
+ */
+export async function fetchSource(url: string, { signal, onProgress, maxBytes = MAX_FILE_BYTES }: FetchOptions = {}): Promise<{ name: string; bytes: ArrayBuffer }> {
+  const cancelled = () => signal?.aborted === true;
   let response: Response;
   try {
     response = await fetch(url, { signal, credentials: 'same-origin' });
   } catch (e) {
+    if (cancelled()) throw new FetchCancelled(url);
     const why = e instanceof Error ? e.message : String(e);
     throw new FetchProblem(url, `the request failed (${why}); the server may be down, or the address may not allow loading from this page (CORS or the Content-Security-Policy)`);
   }
   if (!response.ok) throw new FetchProblem(url, `the server answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`);
-  return { name: nameFromUrl(url), bytes: await response.arrayBuffer() };
+  const announced = response.headers.get('Content-Length');
+  const total = announced !== null && /^\d+$/.test(announced.trim()) ? Number(announced) : undefined;
+  if (total !== undefined && total > maxBytes) {
+    void response.body?.cancel().catch(() => {});
+    throw new FetchProblem(url, `the server announces ${formatMb(total)}; the limit is ${formatMb(maxBytes)}, so nothing was read`);
+  }
+  onProgress?.({ received: 0, total });
+  const body = response.body;
+  if (!body) return { name: nameFromUrl(url), bytes: new ArrayBuffer(0) };
+  const reader = body.getReader();
+  // A stop ends the read in progress at once, whether or not the fetch ties its signal to the body.
+  const onStop = () => void reader.cancel().catch(() => {});
+  signal?.addEventListener('abort', onStop, { once: true });
+  // Written into one buffer as it arrives: sized by Content-Length when announced, grown by doubling otherwise (or when
+  // the body is longer than announced, as a transport-compressed one is), so the body is never held twice over.
+  let buffer = new Uint8Array(total ?? 1 << 20);
+  let received = 0;
+  let reported = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      received += value.length;
+      // Counted as it arrives (a body without Content-Length, or one longer than it said): never held past the limit.
+      if (received > maxBytes) {
+        void reader.cancel().catch(() => {});
+        throw new FetchProblem(url, `the body is larger than the ${formatMb(maxBytes)} limit; stopped reading there`);
+      }
+      if (received > buffer.length) {
+        const grown = new Uint8Array(Math.min(maxBytes, Math.max(received, buffer.length * 2)));
+        grown.set(buffer.subarray(0, received - value.length));
+        buffer = grown;
+      }
+      buffer.set(value, received - value.length);
+      const now = Date.now();
+      if (onProgress && now - reported >= PROGRESS_EVERY_MS) {
+        reported = now;
+        onProgress({ received, total });
+      }
+    }
+  } catch (e) {
+    if (cancelled()) throw new FetchCancelled(url);
+    if (e instanceof FetchProblem) throw e;
+    throw new FetchProblem(url, `the body stopped arriving (${e instanceof Error ? e.message : String(e)})`);
+  } finally {
+    signal?.removeEventListener('abort', onStop);
+  }
+  if (cancelled()) throw new FetchCancelled(url);
+  onProgress?.({ received, total });
+  const bytes = received === buffer.length ? buffer.buffer : buffer.slice(0, received).buffer;
+  return { name: nameFromUrl(url), bytes };
+}
+
+/** True when `url` is served by another origin than the studio's own (a relative URL is the studio's). */
+export function isForeignUrl(url: string, here: string = location.href): boolean {
+  try {
+    return new URL(url, here).origin !== new URL(here).origin;
+  } catch {
+    return true;
+  }
+}
+
+/** The origin a foreign URL would be fetched from, as shown to the reader. */
+export function originOf(url: string, here: string = location.href): string {
+  try {
+    const u = new URL(url, here);
+    return u.origin === 'null' ? `${u.protocol} address` : u.origin;
+  } catch {
+    return url;
+  }
 }
 
 /** Of the files in a picked folder (all of its subfolders too), those a trace can be in; the rest are named. */

@@ -8,7 +8,7 @@ import { useLibrary } from '../../store/library.ts';
 import { useUrl } from '../../store/url.ts';
 import { Button } from '../../ui/button.tsx';
 import { ErrorBanner } from '../../ui/error-banner.tsx';
-import { fetchSource, openSources, useImportJobs } from './open-files.ts';
+import { FetchCancelled, fetchSource, isForeignUrl, openSources, originOf, useImportJobs, type FetchProgress } from './open-files.ts';
 import { loadSamples, takeFirstVisit } from './samples.ts';
 
 /** Sources being fetched for the link (before their import job starts). */
@@ -35,11 +35,72 @@ export function loadSamplesTracked(): Promise<void> {
   return tracked(loadSamples());
 }
 
+/** The `?src=` fetch in progress, for its progress bar. One link names one source. */
+const useSourceFetch = create<{ url?: string; progress?: FetchProgress }>(() => ({}));
+/** Stops for the fetches in progress, by URL (the reader's Cancel). */
+const stops = new Map<string, AbortController>();
+/** Foreign origins the reader agreed to load from in this page's life. */
+const allowedUrls = new Set<string>();
+
+function fetchWithStop(url: string, querySignal: AbortSignal) {
+  const stop = new AbortController();
+  stops.set(url, stop);
+  const signal = AbortSignal.any([querySignal, stop.signal]);
+  useSourceFetch.setState({ url, progress: undefined });
+  return tracked(fetchSource(url, { signal, onProgress: (progress) => useSourceFetch.setState({ url, progress }) })).finally(() => {
+    if (stops.get(url) === stop) stops.delete(url);
+    useSourceFetch.setState((s) => (s.url === url ? { url: undefined, progress: undefined } : s));
+  });
+}
+
+const mb = (n: number) => `${(n / 1048576).toFixed(n < 10 * 1048576 ? 1 : 0)} MB`;
+
+function SourceProgress({ url }: { url: string }) {
+  const progress = useSourceFetch((s) => (s.url === url ? s.progress : undefined));
+  const total = progress?.total;
+  const received = progress?.received ?? 0;
+  return (
+    <div className="flex flex-wrap items-center gap-2 text-sm text-slate-600" data-testid="src-progress">
+      <span role="status">
+        Fetching {url}… {total !== undefined ? `${mb(Math.min(received, total))} of ${mb(total)}` : `${mb(received)}`}
+      </span>
+      {/* Without Content-Length the bar cannot know its end: indeterminate. */}
+      <progress className="h-2 w-48" aria-label={`Fetching ${url}`} max={total ?? undefined} value={total !== undefined ? Math.min(received, total) : undefined} />
+      <Button size="sm" variant="ghost" onClick={() => stops.get(url)?.abort()}>
+        Cancel
+      </Button>
+    </div>
+  );
+}
+
+/** Asked before a link makes the studio fetch from another host (issue 17, item 6). */
+function ConfirmForeign({ url, onLoad }: { url: string; onLoad: () => void }) {
+  const setParams = useUrl((s) => s.setParams);
+  return (
+    <div role="alertdialog" aria-label="Load a trace from another site?" data-testid="src-confirm" className="rounded border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900">
+      <p className="font-semibold">Load a trace from {originOf(url)}?</p>
+      <p className="mt-0.5 break-all">
+        The link asks to fetch <span className="font-mono">{url}</span>. It is fetched from that host and stored in this browser.
+      </p>
+      <div className="mt-2 flex gap-2">
+        <Button size="sm" variant="primary" onClick={onLoad}>
+          Load it
+        </Button>
+        <Button size="sm" onClick={() => setParams({ src: undefined })}>
+          Don’t load
+        </Button>
+      </div>
+    </div>
+  );
+}
+
 /** `?src=<url>`: fetched once per URL (TanStack Query keeps it), then opened like any file. */
 function SourceFromUrl({ url }: { url: string }) {
+  const [allowed, setAllowed] = useState(() => !isForeignUrl(url) || allowedUrls.has(url));
   const query = useQuery({
     queryKey: ['src', url],
-    queryFn: ({ signal }) => tracked(fetchSource(url, signal)),
+    queryFn: ({ signal }) => fetchWithStop(url, signal),
+    enabled: allowed,
     staleTime: Infinity,
     gcTime: Infinity,
   });
@@ -50,13 +111,25 @@ function SourceFromUrl({ url }: { url: string }) {
     // The worker takes ownership of the bytes it is given; the cached copy stays usable.
     void openSources([{ name: query.data.name, bytes: query.data.bytes.slice(0) }]);
   }, [query.data]);
-  if (query.isPending) return <p className="text-sm text-slate-600">Fetching {url}…</p>;
-  if (query.isError) {
+  if (!allowed) {
     return (
-      <ErrorBanner title={`Could not fetch ${url}`}>
+      <ConfirmForeign
+        url={url}
+        onLoad={() => {
+          allowedUrls.add(url);
+          setAllowed(true);
+        }}
+      />
+    );
+  }
+  if (query.isPending || query.isFetching) return <SourceProgress url={url} />;
+  if (query.isError) {
+    const cancelled = query.error instanceof FetchCancelled;
+    return (
+      <ErrorBanner tone={cancelled ? 'warning' : 'error'} title={cancelled ? `Stopped fetching ${url}` : `Could not fetch ${url}`}>
         <span>{query.error.message}</span>{' '}
         <Button size="sm" variant="ghost" onClick={() => void query.refetch()}>
-          Try again
+          {cancelled ? 'Fetch again' : 'Try again'}
         </Button>
       </ErrorBanner>
     );

@@ -5,6 +5,7 @@ import { Tabs } from '../../ui/tabs.tsx';
 import { BatchPanel } from './batch-panel.tsx';
 import { ForkPanel } from './fork-panel.tsx';
 import { RunnerPanel } from './runner-panel.tsx';
+import { ErrorBoundary } from '../../ui/error-boundary.tsx';
 
 const TABS = [
   { id: 'runner', label: 'Runner' },
@@ -20,7 +21,9 @@ export function LivePage() {
     <div data-testid="live-page" className="min-h-full bg-slate-100 p-4">
       <div className="mx-auto max-w-7xl space-y-3">
         <Tabs tabs={TABS} current={current} onSelect={(id) => setParams({ tab: id })} label="Live runs" />
-        {current === 'runner' ? <RunnerPanel /> : current === 'batch' ? <BatchPanel /> : <ForkPanel />}
+        <ErrorBoundary name={`${current} panel`} resetKey={current}>
+          {current === 'runner' ? <RunnerPanel /> : current === 'batch' ? <BatchPanel /> : <ForkPanel />}
+        </ErrorBoundary>
       </div>
     </div>
   );

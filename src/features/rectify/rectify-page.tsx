@@ -11,6 +11,7 @@ import { RectifierStatisticsCard } from './rectifier-statistics.tsx';
 import { useRectifyJob } from './rectify-job.ts';
 import { isActive } from '../../store/job-store.ts';
 import { RectifyParamsCard, RectifyRun } from './rectify-run.tsx';
+import { ErrorBoundary } from '../../ui/error-boundary.tsx';
 
 const TABS = [
   { id: 'run', label: 'Rectify a run' },
@@ -30,13 +31,15 @@ export function RectifyPage() {
     <div data-testid="rectify-page" className="min-h-full bg-slate-100 p-4">
       <div className="mx-auto grid max-w-7xl gap-4 lg:grid-cols-[minmax(0,26rem)_minmax(0,1fr)]">
         <div className="space-y-4">
-          <PoolPanel />
+          <ErrorBoundary name="pool panel"><PoolPanel /></ErrorBoundary>
           <RectifyParamsCard disabled={busy} />
           <EndpointSettings />
         </div>
         <div className="min-w-0 space-y-3">
           <Tabs tabs={TABS} current={tab} onSelect={setTab} label="Rectifier" />
-          {tab === 'run' ? <RectifyRun /> : tab === 'pool' ? <PoolBrowser /> : tab === 'stats' ? <RectifierStatisticsCard /> : <MiningPanel />}
+          <ErrorBoundary name={`“${TABS.find((t) => t.id === tab)?.label ?? tab}” tab`} resetKey={tab}>
+            {tab === 'run' ? <RectifyRun /> : tab === 'pool' ? <PoolBrowser /> : tab === 'stats' ? <RectifierStatisticsCard /> : <MiningPanel />}
+          </ErrorBoundary>
         </div>
       </div>
     </div>

@@ -6,6 +6,7 @@ import type { Run } from '../../model/types.ts';
 import { useLibrary } from '../../store/library.ts';
 import { SPEEDS, usePlayhead } from '../../store/playhead.ts';
 import { useUrl } from '../../store/url.ts';
+import { ErrorBoundary } from '../../ui/error-boundary.tsx';
 import { HelpOverlay } from '../../ui/help-overlay.tsx';
 import { useOpeningLinked } from '../library/startup.tsx';
 import { InteractionGraphView } from './interaction-graph.tsx';
@@ -64,7 +65,7 @@ function RunScreen({ run }: { run: Run }) {
       <Toolbar view={view} onHelp={toggleHelp} scoresOpen={scores} onScores={() => setScores(!scores)} />
       {scores && (
         <section aria-label="Scores and labels" className="max-h-[40vh] overflow-y-auto border-b border-slate-200 bg-white px-4 py-2">
-          <ScoresPanel view={view} />
+          <ErrorBoundary name="scores panel" resetKey={run.id}><ScoresPanel view={view} /></ErrorBoundary>
         </section>
       )}
       {missingStep !== undefined && (
@@ -77,17 +78,17 @@ function RunScreen({ run }: { run: Run }) {
       ) : (
         ready && (
           <div className="grid min-h-0 flex-1 grid-cols-[minmax(16rem,24rem)_minmax(0,1fr)_minmax(20rem,28rem)] gap-2 p-2">
-            <StepList view={view} />
+            <ErrorBoundary name="step list" resetKey={run.id}><StepList view={view} /></ErrorBoundary>
             <div className="flex min-h-0 flex-col gap-2 overflow-y-auto pr-1">
-              <InteractionGraphView view={view} />
-              <Timeline view={view} />
-              <TokenCharts view={view} />
-              {run.spans && run.spans.length > 0 && <SpanTree view={view} />}
+              <ErrorBoundary name="interaction graph" resetKey={run.id}><InteractionGraphView view={view} /></ErrorBoundary>
+              <ErrorBoundary name="timeline" resetKey={run.id}><Timeline view={view} /></ErrorBoundary>
+              <ErrorBoundary name="token charts" resetKey={run.id}><TokenCharts view={view} /></ErrorBoundary>
+              {run.spans && run.spans.length > 0 && <ErrorBoundary name="span tree" resetKey={run.id}><SpanTree view={view} /></ErrorBoundary>}
             </div>
             <div className="flex min-h-0 flex-col gap-2">
-              <LoopPanel view={view} />
+              <ErrorBoundary name="loop panel" resetKey={run.id}><LoopPanel view={view} /></ErrorBoundary>
               <div data-testid="inspector-panel" className="min-h-0 flex-1 overflow-y-auto rounded border border-slate-200 bg-white [contain:strict]">
-                <StepInspector view={view} />
+                <ErrorBoundary name="step inspector" resetKey={run.id}><StepInspector view={view} /></ErrorBoundary>
               </div>
             </div>
           </div>

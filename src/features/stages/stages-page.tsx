@@ -26,6 +26,7 @@ import { hasRecordedStages, llmStages, useStagesJob, type StagesOptions } from '
 import { SubtaskBoard } from './subtask-board.tsx';
 import { WorkflowGraph } from './workflow-graph.tsx';
 import { KEY_BINDINGS } from '../run-view/keymap.ts';
+import { ErrorBoundary } from '../../ui/error-boundary.tsx';
 
 const plural = (n: number, word: string) => `${n.toLocaleString('en')} ${word}${n === 1 ? '' : 's'}`;
 
@@ -104,21 +105,21 @@ function StagesScreen({ run }: { run: Run }) {
         </p>
       )}
       <div className="min-h-0 flex-1 space-y-2 overflow-y-auto p-2">
-        <DerivePanel run={run} model={model} />
-        {model.columns.length > 0 && <StageStrip model={model} current={column} onPick={pick} />}
-        {ready && view.steps.length > 0 && <CurrentStep view={view} position={position} />}
+        <ErrorBoundary name="stage derivation panel" resetKey={run.id}><DerivePanel run={run} model={model} /></ErrorBoundary>
+        {model.columns.length > 0 && <ErrorBoundary name="stage strip" resetKey={run.id}><StageStrip model={model} current={column} onPick={pick} /></ErrorBoundary>}
+        {ready && view.steps.length > 0 && <ErrorBoundary name="current step" resetKey={run.id}><CurrentStep view={view} position={position} /></ErrorBoundary>}
         {model.columns.length > 0 &&
           (stage ? (
             <div className="grid grid-cols-1 gap-2 xl:grid-cols-[minmax(0,3fr)_minmax(0,2fr)]">
-              <SubtaskBoard stage={stage} previous={previous} label={stage.closing ? 'closing state' : `stage ${column + 1} of ${model.placed.stages.length}`} />
-              <WorkflowGraph stage={stage} agentName={model.agentName} colors={colors} />
+              <ErrorBoundary name="subtask board" resetKey={run.id}><SubtaskBoard stage={stage} previous={previous} label={stage.closing ? 'closing state' : `stage ${column + 1} of ${model.placed.stages.length}`} /></ErrorBoundary>
+              <ErrorBoundary name="workflow graph" resetKey={run.id}><WorkflowGraph stage={stage} agentName={model.agentName} colors={colors} /></ErrorBoundary>
             </div>
           ) : (
             <p data-testid="no-stage-here" className="rounded border border-slate-200 bg-white p-3 text-sm text-slate-600">
               The step at the playhead is in no stage{model.placed.stages.length < (run.stages?.length ?? 0) ? ' that has been derived yet' : ''}.
             </p>
           ))}
-        {model.columns.length > 0 && <SelectionHeatmap model={model} current={column} onPick={pick} />}
+        {model.columns.length > 0 && <ErrorBoundary name="selection heatmap" resetKey={run.id}><SelectionHeatmap model={model} current={column} onPick={pick} /></ErrorBoundary>}
         {model.placed.unplaced.length > 0 && (
           <p className="text-xs text-amber-800">
             {plural(model.placed.unplaced.length, 'recorded stage')} name steps this run does not have and cannot be placed on the replay: {model.placed.unplaced.map((s) => s.id).join(', ')}.

@@ -7,6 +7,7 @@ import { EdgesPanel } from './edges-panel.tsx';
 import { Gallery } from './gallery.tsx';
 import { Quiz } from './quiz.tsx';
 import { TaxonomyCharts } from './taxonomy-charts.tsx';
+import { ErrorBoundary } from '../../ui/error-boundary.tsx';
 
 const TABS = [
   { id: 'gallery', label: 'Gallery' },
@@ -28,7 +29,9 @@ export function TaxonomyPage() {
           <Tabs tabs={TABS} current={tab} onSelect={(id) => setParams({ tab: id, case: undefined })} label="Taxonomy" />
         </div>
         <div role="tabpanel" aria-label={TABS.find((t) => t.id === tab)!.label}>
-          {tab === 'edges' ? <EdgesPanel /> : tab === 'quiz' ? <Quiz /> : tab === 'charts' ? <TaxonomyCharts /> : <Gallery />}
+          <ErrorBoundary name={`“${TABS.find((t) => t.id === tab)!.label}” tab`} resetKey={tab}>
+            {tab === 'edges' ? <EdgesPanel /> : tab === 'quiz' ? <Quiz /> : tab === 'charts' ? <TaxonomyCharts /> : <Gallery />}
+          </ErrorBoundary>
         </div>
       </div>
     </div>

@@ -1,0 +1,79 @@
+// Corrupt stored records (issue 17, item 7): runs damaged in IndexedDB the ways that used to blank every view on every
+// reload are set aside on load, with a note in the Library naming each and why, and an export; the good runs load and
+// open. (A run that passes the schema yet makes one panel throw is covered in jsdom: run-page-boundary.test.tsx.)
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { openStudio, openTraceFiles } from './fixtures.ts';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const SAMPLE = resolve(ROOT, 'public/samples/simulated-gaia-corpus.session.json');
+
+test('damaged stored runs are set aside with a note; the rest of the library loads and opens', async ({ page }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await openStudio(page);
+  await openTraceFiles(page, SAMPLE);
+  await expect(page.getByTestId('library-shown')).toHaveText('60 runs');
+  await expect(page.getByTestId('persistence-status')).toHaveAttribute('data-status', 'saved');
+  await expect.poll(async () => Number(await page.getByTestId('persistence-status').getAttribute('data-writes'))).toBeGreaterThan(0);
+
+  // Five runs damaged in the five ways the issue lists.
+  const damaged = await page.evaluate(
+    () =>
+      new Promise<string[]>((done, fail) => {
+        const damage: ((r: Record<string, unknown>) => void)[] = [
+          (r) => (r.agents = [null]),
+          (r) => ((r.steps as Record<string, unknown>[])[0].toolCalls = 'not a list'),
+          (r) => delete (r.steps as Record<string, unknown>[])[0].agentId,
+          (r) => (r.handoffs = [null]),
+          (r) => ((r.steps as Record<string, unknown>[])[0].output = { text: 'an object where text belongs' }),
+        ];
+        const open = indexedDB.open('mas-replay-studio');
+        open.onerror = () => fail(open.error);
+        open.onsuccess = () => {
+          const tx = open.result.transaction('runs', 'readwrite');
+          const keys: string[] = [];
+          const cursor = tx.objectStore('runs').openCursor();
+          cursor.onsuccess = () => {
+            const c = cursor.result;
+            if (!c || keys.length === damage.length) return;
+            const value = structuredClone(c.value as Record<string, unknown>);
+            damage[keys.length](value);
+            keys.push(String(c.key));
+            c.update(value);
+            c.continue();
+          };
+          tx.oncomplete = () => {
+            open.result.close();
+            done(keys);
+          };
+        };
+      }),
+  );
+  expect(damaged).toHaveLength(5);
+
+  await page.reload();
+  const note = page.getByTestId('quarantine-note');
+  await expect(note).toContainText('5 stored records were set aside');
+  for (const [i, key] of damaged.entries()) {
+    const reason = [/\$\.agents\[0\]/, /\$\.steps\[0\]\.toolCalls/, /\$\.steps\[0\]\.agentId/, /\$\.handoffs\[0\]/, /\$\.steps\[0\]\.output/][i];
+    await expect(note.getByRole('listitem').filter({ hasText: `runs/${key}` })).toContainText(reason);
+  }
+  await expect(page.getByTestId('library-shown')).toHaveText('55 runs');
+
+  // The set-aside records can be taken away as JSON, untouched.
+  const download = page.waitForEvent('download');
+  await note.getByRole('button', { name: 'Export them (JSON)' }).click();
+  const saved = JSON.parse(readFileSync((await (await download).path())!, 'utf8')) as { records: { key: string; value: { id: string } }[] };
+  expect(saved.records.map((r) => r.key).sort()).toEqual([...damaged].sort());
+  expect(saved.records.every((r) => r.value.id === r.key)).toBe(true);
+
+  // The note stays on the next load (the records are kept, not deleted), and a good run opens.
+  await page.reload();
+  await expect(page.getByTestId('quarantine-note')).toContainText('5 stored records were set aside');
+  await page.getByTestId('run-row').first().getByRole('button').first().click();
+  await expect(page.getByTestId('run-view')).toBeVisible();
+  await expect(page.getByRole('alert').filter({ hasText: 'could not be shown' })).toHaveCount(0);
+  expect(errors).toEqual([]);
+});
