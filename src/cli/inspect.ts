@@ -5,7 +5,7 @@ import { stepCounts, stepsByKindRecord } from '../model/steps.ts';
 import { summarizeRun } from '../model/summary.ts';
 import { toolCallCounts } from '../model/tool-calls.ts';
 import type { Run, SpanReport } from '../model/types.ts';
-import { spanReportLine, sumSpanReports } from '../model/span-report.ts';
+import { spanReportExtras, spanReportLine, sumSpanReports } from '../model/span-report.ts';
 import { CliError, parseArgs, printJson, readTraceFiles, stringFlag } from './io.ts';
 import { printOut } from './terminal.ts';
 
@@ -67,6 +67,8 @@ function writeText(report: ReturnType<typeof inspectReport>): void {
     printOut`${f.file} (${f.format})\n`;
     if (f.report) {
       printOut`  ${spanReportLine(f.report)}\n`;
+      const extras = spanReportExtras(f.report);
+      if (extras) printOut`  ${extras}\n`;
       const rules = [...f.report.agentRules.map((r) => `agent ${r.name} by ${r.rule}`), ...f.report.toolRules.map((r) => `tool ${r.name} by ${r.rule}`)];
       if (rules.length) printOut`  named: ${rules.join('; ')}\n`;
     }

@@ -2,6 +2,7 @@
 import { SESSION_FORMAT, SESSION_VERSION } from '../model/schema.ts';
 import { hashText } from '../model/hash.ts';
 import type { LlmCallRecord, Run, Session } from '../model/types.ts';
+import { compactRun } from '../model/session-spans.ts';
 
 export interface SessionParts {
   runs: Run[];
@@ -33,6 +34,6 @@ function withoutSecrets(settings: Record<string, unknown>): Record<string, unkno
 }
 
 export function exportSession(parts: SessionParts, indent = 0): string {
-  const session = buildSession({ ...parts, engineSettings: withoutSecrets(parts.engineSettings ?? {}) });
+  const session = buildSession({ ...parts, runs: parts.runs.map(compactRun), engineSettings: withoutSecrets(parts.engineSettings ?? {}) });
   return JSON.stringify(session, null, indent || undefined);
 }

@@ -436,6 +436,9 @@ export const RunSpan = z
     events: z.array(z.object({ name: z.string(), time: z.number().optional(), attributes: z.record(z.string(), z.unknown()) }).loose()),
     /** The step the span is (kind model / tool / step) or belongs to (a plain span under a step). */
     stepId: z.string().optional(),
+    /** In a session file: the attributes are the `raw` of the step `stepId` (written once, there); `attributes` is
+     *  left empty and filled from the step on import. Never set in memory. */
+    attributesOf: z.literal('step').optional(),
   })
   .loose();
 

@@ -48,7 +48,10 @@ export function sumSpanReports(reports: Iterable<SpanReport | undefined>): SpanR
   return out;
 }
 
-/** "10,000 spans: 1 agent, 1,000 model calls, 1,000 tool calls, 8,000 kept as spans, none dropped". */
+/**
+ * "10,000 spans: 1 agent span, 1,000 model calls, 1,000 tool calls, 7,999 kept as spans, none dropped": the parts
+ * after the colon sum to the spans read. Figures outside that sum are in spanReportExtras.
+ */
 export function spanReportLine(r: SpanReport): string {
   const n = (x: number) => x.toLocaleString('en');
   const parts = [`${n(r.agents)} agent span${r.agents === 1 ? '' : 's'}`, `${n(r.modelCalls)} model call${r.modelCalls === 1 ? '' : 's'}${r.mergedModelCalls ? ` (${n(r.mergedModelCalls)} of them inside a wrapper span of the same call, counted once)` : ''}`, `${n(r.toolCalls)} tool call${r.toolCalls === 1 ? '' : 's'}`];
@@ -59,4 +62,16 @@ export function spanReportLine(r: SpanReport): string {
   const missing = unaccounted(r);
   if (missing) parts.push(`${n(missing)} UNACCOUNTED`);
   return `${n(r.read)} span${r.read === 1 ? '' : 's'}: ${parts.join(', ')}`;
+}
+
+/**
+ * What the report counts beside the sum (issue 20): handoffs made from the agent spans already counted, spans with a
+ * missing parent (counted in the sum, kept as roots). Undefined when there is nothing to add.
+ */
+export function spanReportExtras(r: SpanReport): string | undefined {
+  const n = (x: number) => x.toLocaleString('en');
+  const parts: string[] = [];
+  if (r.handoffs) parts.push(`${n(r.handoffs)} handoff${r.handoffs === 1 ? '' : 's'} made from the agent spans (not spans of their own)`);
+  if (r.orphans) parts.push(`${n(r.orphans)} span${r.orphans === 1 ? '' : 's'} naming a parent not in the file (kept as roots, counted above)`);
+  return parts.length ? `not in the sum: ${parts.join('; ')}` : undefined;
 }

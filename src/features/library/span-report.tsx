@@ -10,7 +10,13 @@ export function SpanImportReport({ runs }: { runs: Run[] }) {
     <details className="mb-2 text-xs text-slate-700" data-testid="span-report">
       <summary className="cursor-pointer">{spanReportLine(total)}</summary>
       <div className="mt-1 space-y-1 pl-4">
-        {total.orphans > 0 && <p>{total.orphans.toLocaleString('en')} span(s) name a parent that is not in the file: kept as roots.</p>}
+        <p>Spans read = agent spans + model calls + tool calls + other steps + spans kept as spans + spans dropped.</p>
+        {total.orphans > 0 && <p>{total.orphans.toLocaleString('en')} span(s) name a parent that is not in the file: kept as roots (already in the sum).</p>}
+        {total.handoffs > 0 && (
+          <p>
+            Besides the sum: {total.handoffs.toLocaleString('en')} handoff(s) made from the agent spans (a handoff is not a span of its own).
+          </p>
+        )}
         {total.dropped.length === 0 ? <p>No span was dropped.</p> : (
           <ul className="list-disc pl-4">
             {total.dropped.map((d) => (

@@ -1,5 +1,6 @@
 // The native session file: our own format, versioned, validated with the zod schema (SPEC §2).
 import { migrateRun } from '../../model/migrate.ts';
+import { hydrateRun } from '../../model/session-spans.ts';
 import { Session, SESSION_FORMAT, SESSION_VERSION } from '../../model/schema.ts';
 import { FormatProblem } from '../errors.ts';
 import type { FormatImporter } from '../format.ts';
@@ -27,7 +28,7 @@ export const nativeImporter: FormatImporter = {
     const session = parsed.data;
     return {
       // Version 1 sessions kept the runner's semantics in `raw`; they are read into the typed fields (ADR 0014).
-      runs: session.runs.map(migrateRun),
+      runs: session.runs.map((r) => hydrateRun(migrateRun(r))),
       annotationSets: [],
       engineSettings: session.engineSettings,
       llmCalls: session.llmCalls,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { summarizeRun } from '../../model/summary.ts';
 import { checkFixture, HAVE_SHARED, SHARED_TRACES, SKIP_REASON, sharedFiles } from '../../testing/fixture-kit.ts';
-import { ImportError, importText } from '../index.ts';
+import { importText } from '../index.ts';
 import { normaliseId } from './otlp.ts';
 
 const DUMPS = join(import.meta.dirname, 'dumps');
@@ -196,15 +196,84 @@ describe('OTLP variants', () => {
     expect(summarizeRun(run).steps).toBe(2);
   });
 
-  it('reports a bad span with its JSON path', () => {
-    const bad = { resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: 'ab', name: 'x' }] }] }] };
-    try {
-      importText('bad.json', JSON.stringify(bad));
-      expect.unreachable();
-    } catch (e) {
-      expect(e).toBeInstanceOf(ImportError);
-      expect((e as ImportError).location).toBe('$.resourceSpans[0].scopeSpans[0].spans[0].spanId');
+  // Issue 20: a defect of one span is that span's, not the file's.
+  describe('a defective span is dropped with a reason or kept with a note; the rest of the file imports', () => {
+    const TRACE = '0af7651916cd43dd8448eb211c80319c';
+    const good = [
+      span('0000000000000001', undefined, 'agent.run', 0, { 'agent.name': 'a' }),
+      span('0000000000000002', '0000000000000001', 'tool.call', 1, { 'tool.name': 't' }),
+    ];
+    const importSpans = (spans: unknown[]) => importText('x.otlp.json', JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] }));
+    const dropped = (file: ReturnType<typeof importText>) => file.runs.flatMap((r) => r.spanReport!.dropped);
+
+    for (const [label, traceId] of [
+      ['missing', undefined],
+      ['empty', ''],
+      ['all zeros', '00000000000000000000000000000000'],
+      ['not a string', 42],
+    ] as const) {
+      it(`no trace id (${label}): dropped as "no trace id"`, () => {
+        const bad = { ...span('0000000000000009', undefined, 'lost', 3, {}), trace_id: traceId };
+        const file = importSpans([...good, bad]);
+        expect(file.runs).toHaveLength(1);
+        expect(file.runs[0].id).toBe(TRACE);
+        expect(file.runs[0].spans).toHaveLength(2);
+        expect(dropped(file)).toEqual([{ reason: 'no trace id', count: 1 }]);
+        expect(file.runs[0].spanReport!.read).toBe(3);
+        expect(file.warnings.join('\n')).toMatch(/1 no trace id/);
+      });
     }
+
+    it('no span id: dropped as "no span id" in its trace, its children kept as orphans', () => {
+      const noId = { ...span('0000000000000003', '0000000000000001', 'step', 2, {}), span_id: undefined };
+      const child = span('0000000000000004', '0000000000000003', 'http', 3, {});
+      const file = importSpans([...good, noId, child]);
+      expect(file.runs[0].spans!.map((s) => s.id)).toEqual(['0000000000000001', '0000000000000002', '0000000000000004']);
+      expect(dropped(file)).toEqual([{ reason: 'no span id', count: 1 }]);
+      expect(file.runs[0].spanReport).toMatchObject({ read: 4, orphans: 1 });
+    });
+
+    it('a span that is not an object: dropped as "not a span object"', () => {
+      const file = importSpans([...good, 'oops']);
+      expect(file.runs[0].spans).toHaveLength(2);
+      expect(dropped(file)).toEqual([{ reason: 'not a span object', count: 1 }]);
+    });
+
+    it('unparseable times: kept without them, with a note', () => {
+      const bad = { ...span('0000000000000005', '0000000000000001', 'late', 4, {}), start_time_unix_nano: 'yesterday', end_time_unix_nano: { x: 1 } };
+      const file = importSpans([...good, bad]);
+      const kept = file.runs[0].spans!.find((s) => s.id === '0000000000000005')!;
+      expect(kept).toBeDefined();
+      expect(kept.start).toBeUndefined();
+      expect(kept.end).toBeUndefined();
+      expect(dropped(file)).toEqual([]);
+      expect(file.warnings.join('\n')).toMatch(/span 0000000000000005: start or end time unreadable/);
+    });
+
+    it('unreadable attributes or events: kept without them, with a note', () => {
+      const badAttrs = { ...span('0000000000000006', '0000000000000001', 'a', 5, {}), attributes: [{ nokey: 1 }] };
+      const badEvents = { ...span('0000000000000007', '0000000000000001', 'e', 6, { k: 'v' }), events: 'not a list' };
+      const file = importSpans([...good, badAttrs, badEvents]);
+      const spans = new Map(file.runs[0].spans!.map((s) => [s.id, s]));
+      expect(spans.get('0000000000000006')!.attributes).toEqual({});
+      expect(spans.get('0000000000000007')!.attributes).toEqual({ k: 'v' });
+      expect(spans.get('0000000000000007')!.events).toEqual([]);
+      expect(file.warnings.join('\n')).toMatch(/span 0000000000000006: attributes unreadable/);
+      expect(file.warnings.join('\n')).toMatch(/span 0000000000000007: events unreadable/);
+    });
+
+    it('an unreadable parent id: kept as a root, with a note', () => {
+      const bad = { ...span('0000000000000008', undefined, 'p', 7, {}), parent_span_id: 17 };
+      const file = importSpans([...good, bad]);
+      expect(file.runs[0].spans!.find((s) => s.id === '0000000000000008')!.depth).toBe(0);
+      expect(file.warnings.join('\n')).toMatch(/span 0000000000000008: parent span id unreadable/);
+    });
+
+    it('every span defective: no run, and the warning says why', () => {
+      const file = importSpans([{ ...good[0], trace_id: '' }]);
+      expect(file.runs).toEqual([]);
+      expect(file.warnings.join('\n')).toMatch(/1 no trace id; no span could be read/);
+    });
   });
 
   it('survives a parent cycle and keeps every span', () => {

@@ -12,7 +12,7 @@ import { describe, isObject, type JsonObject } from '../read.ts';
 import { looksLikeSmolagents, smolagentsSpansToRun } from '../spans/smolagents.ts';
 import { genericSpansToRun } from '../spans/assemble.ts';
 import type { Attributes } from '../spans/attributes.ts';
-import { buildForest, type SpanEvent, type SpanRecord } from '../spans/forest.ts';
+import { buildForest, countDrop, type SpanEvent, type SpanRecord } from '../spans/forest.ts';
 
 function field(o: JsonObject, camel: string, snake: string): unknown {
   const v = o[camel];
@@ -87,16 +87,6 @@ export function normaliseId(text: string, bytes: 8 | 16): string {
   const hex = base64ToHex(text);
   if (hex !== undefined && hex.length > 0 && (text.length % 4 === 0 || text.indexOf('=') === -1)) return hex;
   return text;
-}
-
-function idAt(o: JsonObject, camel: string, snake: string, bytes: 8 | 16, where: SpanLocation, required: boolean): string | undefined {
-  const v = field(o, camel, snake);
-  if (v === undefined || v === null || v === '') {
-    if (required) throw new FormatProblem(`${pathOf(where)}.${camel}`, 'missing');
-    return undefined;
-  }
-  if (typeof v !== 'string') throw new FormatProblem(`${pathOf(where)}.${camel}`, `expected a string, found ${describe(v)}`);
-  return normaliseId(v, bytes);
 }
 
 // --- values ----------------------------------------------------------------------------------------------------
@@ -250,7 +240,45 @@ function documentsOf(doc: ParsedInput): Array<{ value: unknown; path: string }> 
   return [{ value: doc.value, path: '$' }];
 }
 
-function readDocument(value: unknown, path: string, into: SpanRecord[], resource: { attributes?: Attributes }): void {
+/** What the reader could not keep (by trace id; '' for spans with no trace) and what it noted. */
+class ReadDefects {
+  readonly drops = new Map<string, Map<string, number>>();
+  readonly notes: string[] = [];
+  private noted = 0;
+  dropsOf(traceId: string): Map<string, number> {
+    let m = this.drops.get(traceId);
+    if (!m) this.drops.set(traceId, (m = new Map()));
+    return m;
+  }
+  /** The first few notes in full, then a count (a broken exporter can write thousands). */
+  note(text: string): void {
+    if (this.noted++ < 5) this.notes.push(text);
+  }
+  get more(): number {
+    return Math.max(0, this.noted - 5);
+  }
+}
+
+/** All zeros (after normalising): the OTLP spelling of "no id". */
+function isZeroHex(hex: string): boolean {
+  for (let i = 0; i < hex.length; i++) if (hex.charCodeAt(i) !== 48 /* 0 */) return false;
+  return hex.length > 0;
+}
+
+/** A span's own id, trace id or parent id: undefined when absent, not a string, or all zeros (invalid in OTLP). */
+function spanIdAt(o: JsonObject, camel: string, snake: string, bytes: 8 | 16): string | undefined {
+  const v = field(o, camel, snake);
+  if (typeof v !== 'string' || v === '') return undefined;
+  const id = normaliseId(v, bytes);
+  return isZeroHex(id) ? undefined : id;
+}
+
+/** A time field that says "no time" (absent, empty, zero) rather than an unreadable one. */
+function isNoTime(v: unknown): boolean {
+  return v === undefined || v === null || v === '' || v === '0' || v === 0;
+}
+
+function readDocument(value: unknown, path: string, into: SpanRecord[], resource: { attributes?: Attributes }, read: ReadDefects): void {
   const doc = objectAt(value, path);
   const resourceSpans = resourceSpansOf(doc);
   if (!Array.isArray(resourceSpans)) throw new FormatProblem(`${path}.resourceSpans`, `expected an array, found ${describe(resourceSpans)}`);
@@ -275,15 +303,50 @@ function readDocument(value: unknown, path: string, into: SpanRecord[], resource
       for (let i = 0; i < spans.length; i++) {
         p.index = i;
         const raw = spans[i];
-        if (!isObject(raw)) throw new FormatProblem(pathOf(p), `expected an object, found ${describe(raw)}`);
+        // A defect of one span drops that span with a reason (or keeps it with a note), never the file (issue 20).
+        if (!isObject(raw)) {
+          countDrop(read.dropsOf(''), 'not a span object');
+          continue;
+        }
         const span = raw;
-        const id = idAt(span, 'spanId', 'span_id', 8, p, true)!;
-        const traceId = idAt(span, 'traceId', 'trace_id', 16, p, true)!;
-        const attributes = attributesAt(span, p);
-        const events = eventsAt(span, p);
-        const parentId = idAt(span, 'parentSpanId', 'parent_span_id', 8, p, false);
-        const start = nanosToMs(field(span, 'startTimeUnixNano', 'start_time_unix_nano'));
-        const end = nanosToMs(field(span, 'endTimeUnixNano', 'end_time_unix_nano'));
+        const traceId = spanIdAt(span, 'traceId', 'trace_id', 16);
+        if (traceId === undefined) {
+          countDrop(read.dropsOf(''), 'no trace id');
+          continue;
+        }
+        const id = spanIdAt(span, 'spanId', 'span_id', 8);
+        if (id === undefined) {
+          countDrop(read.dropsOf(traceId), 'no span id');
+          continue;
+        }
+        let attributes: Attributes;
+        try {
+          attributes = attributesAt(span, p);
+        } catch (e) {
+          if (!(e instanceof FormatProblem)) throw e;
+          attributes = {};
+          read.note(`span ${id}: attributes unreadable (${e.message}); the span is kept without them`);
+        }
+        let events: SpanEvent[];
+        try {
+          events = eventsAt(span, p);
+        } catch (e) {
+          if (!(e instanceof FormatProblem)) throw e;
+          events = [];
+          read.note(`span ${id}: events unreadable (${e.message}); the span is kept without them`);
+        }
+        const parentRaw = field(span, 'parentSpanId', 'parent_span_id');
+        const parentId = spanIdAt(span, 'parentSpanId', 'parent_span_id', 8);
+        if (parentId === undefined && parentRaw !== undefined && parentRaw !== null && parentRaw !== '' && !(typeof parentRaw === 'string' && isZeroHex(normaliseId(parentRaw, 8)))) {
+          read.note(`span ${id}: parent span id unreadable (${describe(parentRaw)}); the span is kept as a root`);
+        }
+        const startRaw = field(span, 'startTimeUnixNano', 'start_time_unix_nano');
+        const endRaw = field(span, 'endTimeUnixNano', 'end_time_unix_nano');
+        const start = nanosToMs(startRaw);
+        const end = nanosToMs(endRaw);
+        if ((start === undefined && !isNoTime(startRaw)) || (end === undefined && !isNoTime(endRaw))) {
+          read.note(`span ${id}: start or end time unreadable; the span is kept without it`);
+        }
         const status = span.status;
         const message = statusMessageOf(status);
         // Every field in the literal, in one order: one shape for all records, no property store grown per span.
@@ -314,7 +377,8 @@ function readDocument(value: unknown, path: string, into: SpanRecord[], resource
 export function importFromOtlp(doc: ParsedInput): ImportResult {
   const spans: SpanRecord[] = [];
   const resource: { attributes?: Attributes } = {};
-  for (const { value, path } of documentsOf(doc)) readDocument(value, path, spans, resource);
+  const read = new ReadDefects();
+  for (const { value, path } of documentsOf(doc)) readDocument(value, path, spans, resource, read);
   const byTrace = new Map<string, SpanRecord[]>();
   for (const span of spans) {
     let list = byTrace.get(span.traceId);
@@ -323,14 +387,32 @@ export function importFromOtlp(doc: ParsedInput): ImportResult {
   }
   const warnings: string[] = [];
   const runs: Run[] = [];
+  // A trace whose every span was dropped (no span id, …) still has its drops reported: an empty list keeps its place.
+  for (const traceId of read.drops.keys()) if (traceId !== '' && !byTrace.has(traceId)) byTrace.set(traceId, []);
   for (const [traceId, traceSpans] of byTrace) {
-    const forest = buildForest(traceId, traceSpans);
+    const forest = buildForest(traceId, traceSpans, read.drops.get(traceId));
     if (forest.duplicates) warnings.push(`trace ${traceId}: ${forest.duplicates} repeated span id(s); the first copy of each was kept`);
     const run = looksLikeSmolagents(forest) ? smolagentsSpansToRun(forest, 'otlp') : genericSpansToRun(forest, 'otlp');
     if (resource.attributes && Object.keys(resource.attributes).length) run.raw = { ...run.raw, resource: resource.attributes };
     runs.push(run);
   }
-  if (spans.length === 0) warnings.push('the file holds no spans');
+  // Spans with no trace id belong to no run: the file's first run reports them (the file's sum stays whole).
+  const noTrace = read.drops.get('');
+  if (noTrace && runs.length > 0) {
+    const report = runs[0].spanReport!;
+    for (const [reason, count] of noTrace) {
+      report.dropped.push({ reason, count });
+      report.read += count;
+    }
+  }
+  for (const note of read.notes) warnings.push(note);
+  if (read.more) warnings.push(`${read.more} more span(s) with the same kind of defect were kept the same way`);
+  for (const [traceId, drops] of read.drops) {
+    const parts = [...drops].map(([reason, count]) => `${count} ${reason}`).join(', ');
+    if (traceId !== '') warnings.push(`trace ${traceId}: spans dropped: ${parts}`);
+    else warnings.push(runs.length > 0 ? `spans dropped: ${parts} (reported with the first run)` : `spans dropped: ${parts}; no span could be read`);
+  }
+  if (spans.length === 0 && !noTrace) warnings.push('the file holds no spans');
   return { runs, annotationSets: [], warnings };
 }
 

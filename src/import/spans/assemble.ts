@@ -304,14 +304,20 @@ export class RunAssembler {
       for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]);
     }
     const rules = (m: Map<string, string>): NamingRule[] => [...m].map(([name, rule]) => ({ name, rule }));
+    const dropped: SpanReport['dropped'] = forest.duplicates ? [{ reason: 'repeated span id (the first copy is kept)', count: forest.duplicates }] : [];
+    let droppedByReader = 0;
+    for (const [reason, count] of forest.dropped) {
+      dropped.push({ reason, count });
+      droppedByReader += count;
+    }
     const report: SpanReport = {
-      read: forest.size + forest.duplicates,
+      read: forest.size + forest.duplicates + droppedByReader,
       agents: counts.agent,
       modelCalls: counts.model,
       toolCalls: counts.tool,
       otherSteps: counts.step,
       plain: counts.span,
-      dropped: forest.duplicates ? [{ reason: 'repeated span id (the first copy is kept)', count: forest.duplicates }] : [],
+      dropped,
       orphans: forest.orphans,
       mergedModelCalls: merged,
       handoffs: this.handoffs.length,

@@ -56,6 +56,8 @@ export interface SpanForest {
   orphans: number;
   /** Spans repeated under the same id (an exporter artefact): the first copy is kept. */
   duplicates: number;
+  /** Spans the format reader could not keep (no span id, …), by reason: counted in the import report, never silent. */
+  dropped: ReadonlyMap<string, number>;
   size: number;
   /** Every node of the forest, in file order (for the readers whose result does not depend on the order). */
   nodes: SpanNode[];
@@ -89,7 +91,14 @@ function byStart(a: SpanNode, b: SpanNode): number {
   return a.span.order - b.span.order;
 }
 
-export function buildForest(traceId: string, spans: SpanRecord[]): SpanForest {
+const NO_DROPS: ReadonlyMap<string, number> = new Map();
+
+/** Counts one span dropped for `reason` (per-span defects the format readers isolate, issue 20). */
+export function countDrop(into: Map<string, number>, reason: string): void {
+  into.set(reason, (into.get(reason) ?? 0) + 1);
+}
+
+export function buildForest(traceId: string, spans: SpanRecord[], dropped: ReadonlyMap<string, number> = NO_DROPS): SpanForest {
   const nodes = new Map<string, SpanNode>();
   let duplicates = 0;
   const kept: SpanNode[] = [];
@@ -125,7 +134,7 @@ export function buildForest(traceId: string, spans: SpanRecord[]): SpanForest {
     } else if (children.length > 2) children.sort(byStart);
   }
   roots.sort(byStart);
-  return { traceId, roots, orphans, duplicates, size: kept.length, nodes: kept };
+  return { traceId, roots, orphans, duplicates, dropped, size: kept.length, nodes: kept };
 }
 
 /**

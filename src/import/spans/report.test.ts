@@ -137,7 +137,10 @@ describe('no importer loses a span (generated forests)', () => {
     attrs: fc.integer({ min: 0, max: attrPool.length - 1 }),
     start: fc.integer({ min: 0, max: 50 }),
     length: fc.integer({ min: 0, max: 20 }),
+    // Per-span defects (OTLP only): each is dropped with a reason or kept with a note, never the whole file.
+    defect: fc.constantFrom(...(['none', 'none', 'none', 'none', 'noTrace', 'emptyTrace', 'zeroTrace', 'noSpanId', 'badTime', 'badAttrs', 'badEvents', 'notObject'] as const)),
   });
+  const NO_RUN_DEFECTS = new Set(['noTrace', 'emptyTrace', 'zeroTrace', 'notObject']);
   it('spans in = mapped + kept + dropped with a reason', () => {
     fc.assert(
       fc.property(fc.array(spanArb, { minLength: 1, maxLength: 40 }), fc.boolean(), (specs, nested) => {
@@ -149,7 +152,8 @@ describe('no importer loses a span (generated forests)', () => {
         } else {
           const spans = specs.map((s) => {
             const attributes = Object.entries(attrPool[s.attrs]).map(([key, v]) => ({ key, value: typeof v === 'number' ? { intValue: String(v) } : { stringValue: v } }));
-            return {
+            if (s.defect === 'notObject') return 'not a span';
+            const span: Record<string, unknown> = {
               traceId: hex(s.trace, 32),
               spanId: hex(s.id, 16),
               ...(s.parent !== undefined ? { parentSpanId: hex(s.parent, 16) } : {}),
@@ -158,12 +162,36 @@ describe('no importer loses a span (generated forests)', () => {
               endTimeUnixNano: String((1_700_000_000_000 + s.start + s.length) * 1e6),
               attributes,
             };
+            if (s.defect === 'noTrace') delete span.traceId;
+            if (s.defect === 'emptyTrace') span.traceId = '';
+            if (s.defect === 'zeroTrace') span.traceId = '0'.repeat(32);
+            if (s.defect === 'noSpanId') delete span.spanId;
+            if (s.defect === 'badTime') span.startTimeUnixNano = 'soon';
+            if (s.defect === 'badAttrs') span.attributes = [{ value: 1 }];
+            if (s.defect === 'badEvents') span.events = { not: 'a list' };
+            return span;
           });
           text = JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] });
         }
         const file = importText(nested ? 'x.span-tree.json' : 'x.otlp.json', text);
         for (const run of file.runs) checkRun(run);
-        expect(sumSpanReports(file.runs.map((r) => r.spanReport))!.read).toBe(specs.length);
+        if (!nested && specs.every((s) => NO_RUN_DEFECTS.has(s.defect))) {
+          // No span names a trace: no run to hold them, and the warning counts them.
+          expect(file.runs).toEqual([]);
+          expect(file.warnings.join('\n')).toMatch(/no span could be read/);
+          return;
+        }
+        const total = sumSpanReports(file.runs.map((r) => r.spanReport))!;
+        expect(total.read).toBe(specs.length);
+        expect(unaccounted(total)).toBe(0);
+        if (!nested) {
+          const expected = new Map<string, number>();
+          const reasons = { noTrace: 'no trace id', emptyTrace: 'no trace id', zeroTrace: 'no trace id', noSpanId: 'no span id', notObject: 'not a span object' } as const;
+          for (const s of specs) if (s.defect in reasons) expected.set(reasons[s.defect as keyof typeof reasons], (expected.get(reasons[s.defect as keyof typeof reasons]) ?? 0) + 1);
+          const got = new Map<string, number>();
+          for (const d of total.dropped) if (!d.reason.startsWith('repeated')) got.set(d.reason, d.count);
+          expect(got).toEqual(expected);
+        }
       }),
       { numRuns: 200 },
     );
