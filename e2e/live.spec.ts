@@ -69,7 +69,7 @@ test('fork a real Who&When run at a step, edit the message, continue against the
   expect(url.searchParams.get('a')).toBe(parentId);
   const forkId = url.searchParams.get('b')!;
   expect(forkId).toMatch(/^fork-/);
-  await expect(page.getByLabel('Run B').locator('option:checked')).toHaveText(/^Fork of .* at step 1 \(stopped at step 4\)/);
+  await expect(page.getByLabel('Run B').locator('option:checked')).toHaveText(/^Fork of .* at step 2 \(stopped at step 5\)/);
   await expect(page.getByTestId('compare-deltas')).toBeVisible();
   await page.screenshot({ path: `${SHOTS}/compare-fork.png`, fullPage: true });
 
