@@ -71,6 +71,11 @@ test('fork a real Who&When run at a step, edit the message, continue against the
   expect(forkId).toMatch(/^fork-/);
   await expect(page.getByLabel('Run B').locator('option:checked')).toHaveText(/^Fork of .* at step 2 \(stopped at step 5\)/);
   await expect(page.getByTestId('compare-deltas')).toBeVisible();
+  // The fork stopped early: never shown as a saving; the figures cover the steps both runs made, the totals stand apart.
+  await expect(page.getByTestId('compare-early-stop')).toContainText('B stopped at step 5 (WebSurfer)');
+  await expect(page.getByTestId('delta-tokens-n')).toHaveText('steps 1–4 of each');
+  await expect(page.getByTestId('delta-full')).toBeVisible();
+  await expect(page.getByTestId('delta-steps')).toHaveCount(0);
   await page.screenshot({ path: `${SHOTS}/compare-fork.png`, fullPage: true });
 
   // Live calls only after the edited step: the Orchestrator's two next turns; then the WebSurfer's request changed.
@@ -81,7 +86,7 @@ test('fork a real Who&When run at a step, edit the message, continue against the
   // The fork is a library run linked to its parent, stored like any other; its inspector says where each turn came from.
   await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Library' }).click();
   await expect(page.getByTestId('persistence-status')).toHaveAttribute('data-status', 'saved');
-  await expect(page.getByText(/^live: Fork of /)).toBeVisible();
+  await expect(page.getByTestId('library-table').getByText(/^live: Fork of /)).toBeVisible();
   await page.goto(`/?run=${encodeURIComponent(forkId)}&step=${encodeURIComponent(`${forkId}:s2`)}`);
   await expect(page.getByTestId('inspector')).toContainText('live call');
   await page.goto(`/?run=${encodeURIComponent(forkId)}&step=${encodeURIComponent(`${forkId}:s0`)}`);
