@@ -116,8 +116,8 @@ test('offline stages of a real TRAIL run: board, workflow and heatmap follow the
   await expect(page.getByTestId('playhead-position')).toHaveText(new RegExp(`^step ${stage3Start + 1} /`));
   await expect(page.getByTestId('current-step')).toContainText(`At the playhead: step ${stage3Start + 1} · `);
   const stepId = (await page.getByTestId('current-step').getAttribute('data-step-id'))!;
-  // The URL follows the playhead once it rests.
-  await expect.poll(() => new URL(page.url()).searchParams.get('step')).toBe(stepId);
+  // The URL follows the playhead once it rests, with the 1-based step number (a link with the step's id still opens it).
+  await expect.poll(() => new URL(page.url()).searchParams.get('step')).toBe(String(stage3Start + 1));
   await page.reload();
   await expect(page.getByTestId('stage-source')).toHaveAttribute('data-source', 'offline');
   await expect(page.getByTestId('stage-chip')).toHaveCount(7);
