@@ -69,8 +69,13 @@ test('fork a real Who&When run at a step, edit the message, continue against the
   expect(url.searchParams.get('a')).toBe(parentId);
   const forkId = url.searchParams.get('b')!;
   expect(forkId).toMatch(/^fork-/);
-  await expect(page.getByLabel('Run B').locator('option:checked')).toHaveText(/^Fork of .* at step 1 \(stopped at step 4\)/);
+  await expect(page.getByLabel('Run B').locator('option:checked')).toHaveText(/^Fork of .* at step 2 \(stopped at step 5\)/);
   await expect(page.getByTestId('compare-deltas')).toBeVisible();
+  // The fork stopped early: never shown as a saving; the figures cover the steps both runs made, the totals stand apart.
+  await expect(page.getByTestId('compare-early-stop')).toContainText('B stopped at step 5 (WebSurfer)');
+  await expect(page.getByTestId('delta-tokens-n')).toHaveText('steps 1–4 of each');
+  await expect(page.getByTestId('delta-full')).toBeVisible();
+  await expect(page.getByTestId('delta-steps')).toHaveCount(0);
   await page.screenshot({ path: `${SHOTS}/compare-fork.png`, fullPage: true });
 
   // Live calls only after the edited step: the Orchestrator's two next turns; then the WebSurfer's request changed.

@@ -49,6 +49,14 @@ test('offline: retrieval only over the 2000-indicator pool, labelled, and the po
   const messages = page.getByTestId('rectify-message');
   await expect(messages).toHaveCount(4);
   for (let i = 0; i < 4; i++) await expect(messages.nth(i)).toHaveAttribute('data-state', 'retrieval-only');
+  // The picker counts steps as every view does and says how many of them are audited; messages carry 1-based step numbers.
+  await expect(page.getByLabel('Run', { exact: true }).locator('option:checked')).toContainText(/\d+ steps.* · audits 4 agent messages/);
+  await expect(messages.first().getByTestId('rectify-step-number')).not.toHaveText('step 0');
+  const firstNumber = Number((await messages.first().getByTestId('rectify-step-number').textContent())!.replace(/\D+/g, ''));
+  await messages.first().getByRole('button', { name: 'Open in run view' }).click();
+  await expect(page.getByTestId('inspector')).toHaveAttribute('data-position', String(firstNumber - 1));
+  await page.goBack();
+  await expect(messages).toHaveCount(4);
   await expect(messages.first().getByTestId('retrieved-indicators').locator('li')).toHaveCount(5);
   await expect(messages.first()).toContainText('Nothing was audited');
   await expect(page.getByTestId('verdict')).toHaveCount(0);

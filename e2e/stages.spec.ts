@@ -112,6 +112,9 @@ test('offline stages of a real TRAIL run: board, workflow and heatmap follow the
   await page.keyboard.press('Home');
   for (let i = 0; i < stage3Start; i++) await page.keyboard.press('ArrowRight');
   await expect(page.getByTestId('stage-position')).toHaveText('stage 3 / 6');
+  // The step at the playhead is named by the same 1-based number as the playhead counter.
+  await expect(page.getByTestId('playhead-position')).toHaveText(new RegExp(`^step ${stage3Start + 1} /`));
+  await expect(page.getByTestId('current-step')).toContainText(`At the playhead: step ${stage3Start + 1} · `);
   const stepId = (await page.getByTestId('current-step').getAttribute('data-step-id'))!;
   // The URL follows the playhead once it rests, naming the step by its 1-based number (model/steps.ts).
   await expect.poll(() => new URL(page.url()).searchParams.get('step')).toBe(String(stage3Start + 1));

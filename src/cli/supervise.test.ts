@@ -13,8 +13,8 @@ import { runCliAsync } from '../testing/run-cli.ts';
 interface Report {
   runs: {
     id: string;
-    triggers: { agent: string; step: number; context: keyof typeof ALLOWED_ACTIONS; action: string; reason: string }[];
-    tokens: { baseline: number; supervised_estimate: number; supervisor_overhead: number; net_saving_pct: number };
+    triggers: { agent: string; step: number; row: number; context: keyof typeof ALLOWED_ACTIONS; action: string; reason: string; did_not_shorten?: true }[];
+    tokens: { baseline: number; supervised_estimate: number; supervisor_overhead: number; net_saving_pct: number; not_shortened?: number };
   }[];
 }
 
@@ -65,13 +65,18 @@ describe.skipIf(!HAVE_SHARED)(`supervise offline on the TRAIL traces (${HAVE_SHA
       expect(Object.keys(report)).toEqual(['runs', 'cost']);
       for (const run of report.runs) {
         expect(Object.keys(run)).toEqual(['id', 'triggers', 'tokens', 'cost']);
-        expect(Object.keys(run.tokens)).toEqual(['baseline', 'supervised_estimate', 'supervisor_overhead', 'net_saving_pct']);
+        // not_shortened only when a purification did not shorten its observation (it then saves nothing, flagged per trigger).
+        const keys = ['baseline', 'supervised_estimate', 'supervisor_overhead', 'net_saving_pct'];
+        expect(Object.keys(run.tokens)).toEqual(run.tokens.not_shortened === undefined ? keys : [...keys, 'not_shortened']);
+        expect(run.triggers.filter((t) => t.did_not_shorten === true).length).toBe(run.tokens.not_shortened ?? 0);
         expect(run.tokens.supervisor_overhead).toBe(0);
         expect(run.tokens.baseline).toBeGreaterThan(0);
         for (const t of run.triggers) {
-          expect(Object.keys(t)).toEqual(['agent', 'step', 'context', 'action', 'reason']);
+          expect(Object.keys(t)).toEqual(['agent', 'step', 'row', 'context', 'action', 'reason', ...(t.did_not_shorten ? ['did_not_shorten'] : [])]);
           expect(ALLOWED_ACTIONS[t.context]).toContain(t.action);
           expect(Number.isInteger(t.step)).toBe(true);
+          // row: the 1-based position in the run view's step list (SPEC §7).
+          expect(Number.isInteger(t.row) && t.row >= 1).toBe(true);
         }
       }
     }

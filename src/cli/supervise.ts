@@ -2,6 +2,7 @@
 // (SPEC §7): shadow-replay the runtime supervisor over every run in a trace file.
 import type { ImportedFile } from '../import/index.ts';
 import { writeFileSync } from 'node:fs';
+import { stepNumbersById } from '../model/steps.ts';
 import { exportSession } from '../export/native.ts';
 import { CallRecorder, Cassette, costJson, DEFAULT_LLM_SETTINGS, LlmClient, replaySettings, sumCosts } from '../llm/index.ts';
 import { loadTokenCounter } from '../llm/usage.ts';
@@ -48,6 +49,7 @@ function report(file: ImportedFile, results: ShadowResult[]) {
     const run = file.runs.find((x) => x.id === r.runId)!;
     const stepById = new Map(run.steps.map((s) => [s.id, s]));
     const agentName = new Map(run.agents.map((a) => [a.id, a.name]));
+    const rows = stepNumbersById(run);
     return {
       id: r.runId,
       triggers: r.interventions.map((iv) => {
@@ -55,9 +57,11 @@ function report(file: ImportedFile, results: ShadowResult[]) {
         return {
           agent: step ? (agentName.get(step.agentId) ?? step.agentId) : '',
           step: step?.number ?? null,
+          row: rows.get(iv.stepId ?? '') ?? null,
           context: iv.context,
           action: iv.action,
           reason: iv.reason,
+          ...(r.tokens.notShortened.includes(iv.id) ? { did_not_shorten: true } : {}),
         };
       }),
       tokens: {
@@ -65,6 +69,8 @@ function report(file: ImportedFile, results: ShadowResult[]) {
         supervised_estimate: r.tokens.supervisedEstimate,
         supervisor_overhead: r.tokens.supervisorOverhead,
         net_saving_pct: r.tokens.netSavingPct,
+        // Purifications whose new text is not shorter: counted as saving nothing (left out of the net saving).
+        ...(r.tokens.notShortened.length > 0 ? { not_shortened: r.tokens.notShortened.length } : {}),
       },
       cost: costJson(r.cost),
     };

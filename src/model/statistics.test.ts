@@ -10,6 +10,7 @@ import {
   linearGrid,
   mean,
   NO_GROUP,
+  SIMULATED_SUFFIX,
   percentChange,
   quantile,
   reductionPercent,
@@ -191,6 +192,30 @@ describe('corpus statistics per group', () => {
     expect(stats.otherArm).toBe(1);
     expect(stats.runs).toBe(10);
     expect(stats.overall.baseline.n).toBe(6);
+  });
+
+  it('never pools simulated and recorded runs into one figure: the overall row and the groups split by provenance', () => {
+    // Recorded baselines (all failures) beside simulated supervised runs (all successes): pooled, "+100 pp accuracy".
+    const mixed = corpusStatistics(
+      [
+        metrics('r1', { tags: { level: '1' }, simulated: false, tokens: 1000, outcome: 'failure' }),
+        metrics('r2', { tags: { level: '1' }, simulated: false, tokens: 1200, outcome: 'failure' }),
+        metrics('m1', { tags: { level: '1', arm: 'supervised' }, arm: 'supervised', simulated: true, tokens: 100 }),
+        metrics('m2', { tags: { level: '1' }, simulated: true, tokens: 300 }),
+      ],
+      'level',
+    );
+    expect(mixed.overall.baseline.n).toBe(2);
+    expect(mixed.overall.supervised.n).toBe(0);
+    expect(Number.isNaN(mixed.overall.accuracyChangePp)).toBe(true);
+    expect(mixed.overallSimulated?.baseline.n).toBe(1);
+    expect(mixed.overallSimulated?.supervised.n).toBe(1);
+    expect(mixed.groups.map((g) => [g.group, g.baseline.n, g.supervised.n])).toEqual([
+      ['1', 2, 0],
+      [`1${SIMULATED_SUFFIX}`, 1, 1],
+    ]);
+    // A corpus of one provenance has one overall row, as before.
+    expect(stats.overallSimulated).toBeUndefined();
   });
 
   it('computes means, variances, accuracy and changes net of overhead', () => {

@@ -327,14 +327,21 @@ export interface CorpusStatistics {
   groupBy: string;
   /** One entry per group value, naturally sorted; runs lacking the tag fall in "(none)". */
   groups: GroupStatistics[];
-  /** All runs together, whatever their group. */
+  /**
+   * All runs together, whatever their group — but never simulated and recorded runs in one figure: when the corpus
+   * holds both, this is the recorded runs only and `overallSimulated` the simulated ones (and groups split the same way).
+   */
   overall: GroupStatistics;
+  /** Set when the corpus mixes simulated and recorded runs: the simulated runs' own overall figures. */
+  overallSimulated?: GroupStatistics;
   /** Runs left out of the arm comparison because their `arm` tag is neither baseline nor supervised. */
   otherArm: number;
   runs: number;
 }
 
 export const NO_GROUP = '(none)';
+/** Appended to a group's value for its simulated runs when a corpus mixes simulated and recorded runs. */
+export const SIMULATED_SUFFIX = ' · simulated';
 
 function armStatistics(runs: RunMetrics[], options: ViolinOptions): ArmStatistics {
   const tokens = runs.map((r) => r.tokens);
@@ -404,14 +411,24 @@ export function groupKey(run: RunMetrics, groupBy: string): string {
 export function corpusStatistics(runs: readonly RunMetrics[], groupBy: string, options: ViolinOptions = {}): CorpusStatistics {
   const byGroup = new Map<string, RunMetrics[]>();
   const compared: RunMetrics[] = [];
+  const simulated: RunMetrics[] = [];
   let otherArm = 0;
+  let anySimulated = false;
+  let anyRecorded = false;
+  for (const r of runs) {
+    if (r.simulated) anySimulated = true;
+    else anyRecorded = true;
+  }
+  // Simulated runs (the sample generator's) and recorded runs are never pooled into one figure (issue 13 item 5).
+  const mixed = anySimulated && anyRecorded;
   for (const r of runs) {
     if (r.arm === null) {
       otherArm++;
       continue;
     }
-    compared.push(r);
-    const key = groupKey(r, groupBy);
+    if (mixed && r.simulated) simulated.push(r);
+    else compared.push(r);
+    const key = mixed && r.simulated ? `${groupKey(r, groupBy)}${SIMULATED_SUFFIX}` : groupKey(r, groupBy);
     let list = byGroup.get(key);
     if (!list) byGroup.set(key, (list = []));
     list.push(r);
@@ -421,6 +438,7 @@ export function corpusStatistics(runs: readonly RunMetrics[], groupBy: string, o
     groupBy,
     groups: keys.map((k) => groupStatistics(k, byGroup.get(k)!, options)),
     overall: groupStatistics('all', compared, options),
+    ...(mixed ? { overallSimulated: groupStatistics(`all${SIMULATED_SUFFIX}`, simulated, options) } : {}),
     otherArm,
     runs: runs.length,
   };

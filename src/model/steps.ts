@@ -86,3 +86,25 @@ function indexOfId(steps: readonly Step[], id: string): number | undefined {
   const i = steps.findIndex((s) => s.id === id);
   return i < 0 ? undefined : i;
 }
+
+/**
+ * The 1-based step number of every step by id: a row's position in the step list plus one; a step nested in a row
+ * gets its row's number (the row the playhead stops on). One pass; build it once per run, not per lookup.
+ */
+export function stepNumbersById(run: Pick<Run, 'steps'>): Map<string, number> {
+  const out = new Map<string, number>();
+  let position = -1;
+  for (const step of run.steps) {
+    if (step.parentStepId === undefined) out.set(step.id, stepNumber(++position));
+  }
+  const parentOf = new Map<string, string>();
+  for (const step of run.steps) if (step.parentStepId !== undefined) parentOf.set(step.id, step.parentStepId);
+  for (const [id, first] of parentOf) {
+    // Nested steps point at their row, possibly through another nested step; a few levels at most.
+    let parent: string | undefined = first;
+    for (let hops = 0; parent !== undefined && !out.has(parent) && hops < 8; hops++) parent = parentOf.get(parent);
+    const n = parent === undefined ? undefined : out.get(parent);
+    if (n !== undefined) out.set(id, n);
+  }
+  return out;
+}

@@ -3,6 +3,7 @@
 // where earlier rejected messages are now missing and rectified ones carry their new text. The later recorded messages
 // are not regenerated (that is fork-and-continue, SPEC §5.5); what changes is what each audited agent is shown.
 import { indexRun } from '../../model/run-index.ts';
+import { stepNumbersById } from '../../model/steps.ts';
 import type { Agent, ChatMessage, Intervention, Run, Step, TokenUsage } from '../../model/types.ts';
 import { Cancelled } from '../../llm/errors.ts';
 import { drivePass, type EnginePass, type PassCallbacks, type PassEvent } from '../pass.ts';
@@ -57,6 +58,7 @@ export type RectifyStatus = 'complete' | 'cancelled' | 'failed';
 
 export interface RectifyFailure {
   stepId: string;
+  /** The 1-based step number in the run view's step list. */
   stepNumber?: number;
   agent: string;
   message: string;
@@ -199,6 +201,7 @@ export async function* rectifyRunSteps(run: Run, options: RectifyOptions): Engin
   const index = indexRun(run);
   const { params, pool, client, signal } = options;
   const previous = new Map((options.previous ?? []).filter((i) => i.engine === RECTIFIER_ENGINE && i.stepId).map((i) => [i.stepId!, i]));
+  const numbers = stepNumbersById(run);
   const positions: number[] = [];
   run.steps.forEach((s, i) => {
     if (isAuditable(s, index.agentById.get(s.agentId))) positions.push(i);
@@ -262,7 +265,7 @@ export async function* rectifyRunSteps(run: Run, options: RectifyOptions): Engin
       if (cause instanceof Cancelled || signal?.aborted) status = 'cancelled';
       else {
         status = 'failed';
-        failure = { stepId: step.id, stepNumber: step.number, agent: agentName, message: cause instanceof Error ? cause.message : String(cause) };
+        failure = { stepId: step.id, stepNumber: numbers.get(step.id), agent: agentName, message: cause instanceof Error ? cause.message : String(cause) };
       }
       break;
     }

@@ -70,7 +70,7 @@ describe('forkRun on a runner run', () => {
     const parent = await recordedRun();
     const fork = await forkRun(parent, { stepId: parent.steps[0].id, edit: { kind: 'prune' } });
     expect(fork.status).toBe('stopped');
-    expect(fork.reason).toMatch(/step 1 \(Checker\).*no endpoint/);
+    expect(fork.reason).toMatch(/step 2 \(Checker\).*no endpoint/);
     expect(fork.run.steps).toHaveLength(1);
     expect(fork.run.steps[0].runner?.pruned).toBe(true);
   });
@@ -100,8 +100,8 @@ describe.skipIf(!HAVE_SHARED)(`forkRun on a real Who&When run${HAVE_SHARED ? '' 
     server.setScript({ fallback: { content: 'Please look up dojos on Wall Street and report their evening hours.' } });
     const fork = await forkRun(parent, { stepId: parent.steps[1].id, edit: { kind: 'replace', text: 'Plan: search only for Brazilian jiu-jitsu gyms near 11 Wall Street.' }, client: client() });
     expect(fork.status).toBe('stopped');
-    expect(fork.reason).toMatch(/step 4 \(WebSurfer\).*cannot run in the browser/);
-    expect(fork.run.title).toMatch(/\(stopped at step 4\)$/);
+    expect(fork.reason).toMatch(/step 5 \(WebSurfer\).*cannot run in the browser/);
+    expect(fork.run.title).toMatch(/ at step 2 \(stopped at step 5\)$/);
     expect(fork.run.steps[1].usage).toBeUndefined();
     expect(fork.stats).toMatchObject({ copied: 1, edited: 1, live: 2 });
     expect(chatCalls()).toHaveLength(2);
@@ -127,6 +127,15 @@ describe.skipIf(!HAVE_SHARED)(`forkRun on a real Who&When run${HAVE_SHARED ? '' 
   it('refuses runs that are not chat-style, with the reason', () => {
     const trail = importShared(join(SHARED_TRACES, 'trail/gaia/0ebe673d64647ec44c370638b82d3c78.json')).runs[0];
     expect(forkProblem(trail)).toMatch(/^forks need chat turns, or model calls with recorded prompts and tool calls/);
+  });
+
+  it('names the step that blocks a fork by its 1-based number in the step list, once', () => {
+    const trail = importShared(join(SHARED_TRACES, 'trail/gaia/0ebe673d64647ec44c370638b82d3c78.json')).runs[0];
+    const first = trail.steps.filter((s) => s.parentStepId === undefined)[0];
+    const problem = forkProblem(trail) ?? '';
+    expect(problem).toContain(`(step 1 is a${first.kind === 'action' ? 'n' : ''} ${first.kind} step, not a chat turn)`);
+    expect(problem).not.toMatch(/step 0\b/);
+    expect(problem.split(`is a${first.kind === 'action' ? 'n' : ''} ${first.kind} step`)).toHaveLength(2);
   });
 });
 
@@ -157,7 +166,7 @@ describe('forkRun through recorded prompts (model calls and tool calls)', () => 
     // b's prompt contained "Blue sky." → live; c's did not → replayed; the search after the changed b → stop.
     expect(fork.stats).toMatchObject({ edited: 1, live: 1, replayed: 1 });
     expect(fork.status).toBe('stopped');
-    expect(fork.reason).toMatch(/step 3 \(search\): its input contains text that changed/);
+    expect(fork.reason).toMatch(/step 4 \(search\): its input contains text that changed/);
     const calls = chatCalls();
     expect(calls).toHaveLength(1);
     expect((calls[0].body as { messages: { content: string }[] }).messages[1].content).toBe('Translate to French: Grey sky.');

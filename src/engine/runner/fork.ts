@@ -7,6 +7,7 @@ import { ownValue } from '../../model/record.ts';
 import type { LlmClient } from '../../llm/client.ts';
 import { Cancelled } from '../../llm/errors.ts';
 import { hashText } from '../../model/hash.ts';
+import { stepNumber } from '../../model/steps.ts';
 import type { Agent, Intervention, Outcome, Run, Step } from '../../model/types.ts';
 import { callKey, pendingFor, toolKey, turnInput, type Speaker, type VisibleTurn } from './conversation.ts';
 import type { MessageGate } from './gates.ts';
@@ -144,7 +145,7 @@ export async function forkRun(parent: Run, options: ForkOptions): Promise<ForkRe
   const forkId = options.forkId ?? newForkId();
   const forkStep = top[k];
   const builder = new RunBuilder(forkId, task, parent.agents, {
-    title: `Fork of ${parent.title} at step ${forkStep.number ?? k}`,
+    title: `Fork of ${parent.title} at step ${stepNumber(k)}`,
     sourceFormat: 'runner',
     framework: `fork of ${parent.framework ?? parent.sourceFormat}`,
     tags: { ...parent.tags },
@@ -186,7 +187,7 @@ export async function forkRun(parent: Run, options: ForkOptions): Promise<ForkRe
       if (options.signal?.aborted) throw new Cancelled();
       const s = top[p];
       const t = treat(s);
-      const label = `step ${s.number ?? p} (${s.agentId})`;
+      const label = `step ${stepNumber(p)} (${s.agentId})`;
       if (p < k) {
         replayInto(s, builder.addStep(s.agentId, producedText(s), recordedSource(s, 'recorded', keyAt[p] || undefined), copyFields(s)));
         stats.copied++;
@@ -220,7 +221,7 @@ export async function forkRun(parent: Run, options: ForkOptions): Promise<ForkRe
         const hit = fromRecording(key, p);
         if (!hit) {
           status = 'stopped';
-          stoppedAt = s.number ?? p;
+          stoppedAt = stepNumber(p);
           reason = `${label}: ${s.agentId} acts through tools the studio cannot run in the browser, and what it was asked since its last turn has changed; the fork stops here`;
           break;
         }
@@ -242,7 +243,7 @@ export async function forkRun(parent: Run, options: ForkOptions): Promise<ForkRe
       } else {
         if (!options.client) {
           status = 'stopped';
-          stoppedAt = s.number ?? p;
+          stoppedAt = stepNumber(p);
           reason = `${label}: its input changed, so it needs a live call, and no endpoint is configured`;
           break;
         }

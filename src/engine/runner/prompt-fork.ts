@@ -5,6 +5,7 @@
 // can neither tell its new arguments nor run the tool.
 import type { LlmClient } from '../../llm/client.ts';
 import { Cancelled } from '../../llm/errors.ts';
+import { stepNumber } from '../../model/steps.ts';
 import type { ChatMessage, Intervention, Run, Step, TurnOrigin } from '../../model/types.ts';
 import type { CallMessage } from './conversation.ts';
 import { forkChangeIntervention, RunBuilder, type RunStatus } from './run-builder.ts';
@@ -33,7 +34,7 @@ export function sendable(m: Pick<ChatMessage, 'role' | 'content' | 'name'>): Cal
 export async function forkRecordedPrompts(parent: Run, top: Step[], k: number, options: PromptForkOptions): Promise<ForkResult> {
   const forkStep = top[k];
   const builder = new RunBuilder(options.forkId, parent.task ?? '', parent.agents, {
-    title: `Fork of ${parent.title} at step ${forkStep.number ?? k}`,
+    title: `Fork of ${parent.title} at step ${stepNumber(k)}`,
     sourceFormat: 'runner',
     framework: `fork of ${parent.framework ?? parent.sourceFormat} (recorded prompts)`,
     tags: { ...parent.tags },
@@ -68,8 +69,8 @@ export async function forkRecordedPrompts(parent: Run, top: Step[], k: number, o
   let stoppedAt: number | undefined;
   const stop = (s: Step, p: number, why: string) => {
     status = 'stopped';
-    stoppedAt = s.number ?? p;
-    reason = `step ${s.number ?? p} (${s.name ?? s.agentId}): ${why}; the fork stops here`;
+    stoppedAt = stepNumber(p);
+    reason = `step ${stepNumber(p)} (${s.name ?? s.agentId}): ${why}; the fork stops here`;
   };
   try {
     for (let p = 0; p < top.length; p++) {

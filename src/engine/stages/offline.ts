@@ -10,6 +10,7 @@
 // - DONE otherwise.
 // The active subtask of a stage is its own work item (TODO). A closing state after the last stage judges the last item.
 // Confidence is left empty: there is no evaluator offline.
+import { stepNumber } from '../../model/steps.ts';
 import type { Handoff, LayerAgent, Run, Stage, Step, Subtask, SubtaskStatus } from '../../model/types.ts';
 import { segmentRun, turnsOf, type Segment, type Segmentation } from './segment.ts';
 
@@ -117,7 +118,10 @@ export function workItemOf(run: Run, seg: Segmentation, segment: Segment, agentN
   let failed = false;
   if (managerError) {
     failed = true;
-    evidence = `${agentName(managerError.agentId)} step ${managerError.number ?? managerError.index} failed: ${clip(errorLine(managerError), 160)}`;
+    // Named by its step number in the step list (1-based), as every view names steps; searched in this segment only.
+    let at = segment.start;
+    while (at < segment.end && seg.steps[at] !== managerError) at++;
+    evidence = `${agentName(managerError.agentId)} step ${stepNumber(at)} failed: ${clip(errorLine(managerError), 160)}`;
   } else {
     const lastOfRun = new Map<string, Step>();
     for (let p = segment.start; p <= segment.end; p++) {

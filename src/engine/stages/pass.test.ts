@@ -112,7 +112,7 @@ describe('stage pass through the endpoint', () => {
     expect(first.notes).toEqual(['planner: took the JSON out of a code fence']);
     expect(second.heuristic).toBe(true);
     expect(second.verdict).toBe('failure');
-    expect(second.feedback).toMatch(/manager step 1 failed: RateLimitError/);
+    expect(second.feedback).toMatch(/manager step 2 failed: RateLimitError/);
     expect(second.notes).toContain('evaluator: the answer contains no JSON object; asked again: the answer contains no JSON object; used the offline rule\'s verdict');
     expect(second.notes).toContain('updater marked s1 DONE although the evaluator said failure; set it to FAILED');
     expect(second.subtasks.find((s) => s.id === 's1')!.status).toBe('FAILED');

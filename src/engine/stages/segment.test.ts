@@ -68,7 +68,7 @@ describe('offline task state', () => {
     ]);
     expect(stages.map((s) => s.nextSubtaskId)).toEqual(['t1', 't2', 't3', 't4', undefined]);
     expect(stages.map((s) => s.verdict)).toEqual([undefined, 'failure', 'needs refinement', 'failure', 'success']);
-    expect(stages[1].feedback).toBe('manager step 1 failed: RateLimitError: too many requests');
+    expect(stages[1].feedback).toBe('manager step 2 failed: RateLimitError: too many requests');
     expect(stages[2].feedback).toBe('worker returned without an error, but the next stage goes back to worker');
     expect(stages[3].feedback).toBe('worker ended on an error: TimeoutError: page did not load');
     // No evaluator offline, so no confidence.

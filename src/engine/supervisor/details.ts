@@ -46,3 +46,11 @@ export function supervisorDetails(iv: Intervention): SupervisorDetails | undefin
 
 /** What `superviseTrigger` stores (the engine tag is implied by `Intervention.engine`). */
 export type StoredSupervisorDetails = Omit<SupervisorDetails, 'engine'>;
+
+/**
+ * A purification (correct_observation) whose new text is not shorter (in characters) than the observation it
+ * replaced. It saves nothing: counting it would turn a longer observation into a negative saving.
+ */
+export function didNotShorten(iv: Pick<Intervention, 'action'>, original: string, changed: string): boolean {
+  return iv.action === 'correct_observation' && changed.length >= original.length;
+}

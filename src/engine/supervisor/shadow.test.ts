@@ -101,6 +101,23 @@ describe('shadow replay offline', () => {
     expect(s.supervisedEstimate).toBe(s.baseline + 3);
     expect(s.supervisorOverhead).toBe(55);
     expect(s.netSaving).toBe(-58);
+    expect(s.notShortened).toEqual([]);
+  });
+
+  it('a purification that did not shorten the observation saves nothing (not negative, not positive) and is flagged', () => {
+    const run = makeRun();
+    const purify = (id: string, newObservation: string) => ({ id, engine: 'supervisor' as const, stepId: 's2', action: 'correct_observation' as const, reason: '', heuristic: true, details: { originalObservation: 'ok', newObservation } });
+    // Longer: the recorded prompts would have grown, but a purification is never counted as a cost or a saving.
+    const longer = accountTokens(run, [purify('p1', 'ok plus four words')], words);
+    expect(longer.supervisedEstimate).toBe(longer.baseline);
+    expect(longer.netSaving).toBe(0);
+    expect(longer.netSavingPct).toBe(0);
+    expect(longer.notShortened).toEqual(['p1']);
+    expect(longer.affectedCalls).toEqual({ p1: 0 });
+    // Same length: flagged too. A shorter one alongside still counts on its own.
+    const same = accountTokens(run, [purify('p2', 'no')], words);
+    expect(same.notShortened).toEqual(['p2']);
+    expect(same.netSaving).toBe(0);
   });
 });
 

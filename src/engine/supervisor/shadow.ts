@@ -11,7 +11,7 @@ import { CostTally, engineCost, type EngineCost } from '../../llm/cost.ts';
 import { loadTokenCounter } from '../../llm/usage.ts';
 import { AdaptiveFilter, type FilterParams, type Trigger } from './filter.ts';
 import { SupervisionFailed, superviseTrigger } from './supervisor.ts';
-import { supervisorDetails } from './details.ts';
+import { didNotShorten, supervisorDetails } from './details.ts';
 
 export interface TokenSummary {
   /** Tokens the run used as recorded (sum over model calls). */
@@ -28,6 +28,8 @@ export interface TokenSummary {
   overheadEstimated: boolean;
   /** Model calls whose input the estimate changed, per intervention. */
   affectedCalls: Record<string, number>;
+  /** Purifications (correct_observation) whose new text is not shorter: they save nothing, and are flagged. */
+  notShortened: string[];
 }
 
 export interface ShadowProgress {
@@ -176,7 +178,10 @@ export interface CounterfactualSavings {
   byCall: Map<string, number>;
   /** Intervention id → number of model calls whose input it changed. */
   affectedCalls: Record<string, number>;
+  /** Ids of purifications whose new text is not shorter than the old: counted as saving nothing. */
+  notShortened: string[];
 }
+
 
 /**
  * SPEC §5.1 counterfactual: an observation changed by Δ tokens changes the input of every later model call of the
@@ -201,11 +206,18 @@ export function counterfactualSavings(run: Run, interventions: readonly Interven
   let saved = 0;
   const byCall = new Map<string, number>();
   const affectedCalls = emptyRecord<number>(); // intervention ids may come from a file
+  const notShortened: string[] = [];
   for (const iv of interventions) {
     const step = iv.stepId ? stepById.get(iv.stepId) : undefined;
     const { originalObservation: original, newObservation: changed } = supervisorDetails(iv) ?? {};
     if (!step || original === undefined || changed === undefined) continue;
-    const delta = countTokens(original) - countTokens(changed);
+    if (didNotShorten(iv, original, changed)) {
+      notShortened.push(iv.id);
+      affectedCalls[iv.id] = 0;
+      continue;
+    }
+    // A shorter purification never costs tokens, whatever the tokenizer makes of it: at worst it saves nothing.
+    const delta = iv.action === 'correct_observation' ? Math.max(0, countTokens(original) - countTokens(changed)) : countTokens(original) - countTokens(changed);
     if (delta === 0) continue;
     const at = position.get(step.id) ?? step.index;
     const probe = probeOf(original);
@@ -223,7 +235,7 @@ export function counterfactualSavings(run: Run, interventions: readonly Interven
     }
     affectedCalls[iv.id] = affected;
   }
-  return { baseline, saved, byCall, affectedCalls };
+  return { baseline, saved, byCall, affectedCalls, notShortened };
 }
 
 /** The run's token summary under the counterfactual of `counterfactualSavings`, with the supervisor's own cost. */
@@ -234,7 +246,7 @@ export function accountTokens(
   failedSpent = 0,
   failedEstimated = false,
 ): TokenSummary {
-  const { baseline, saved, affectedCalls } = counterfactualSavings(run, interventions, countTokens);
+  const { baseline, saved, affectedCalls, notShortened } = counterfactualSavings(run, interventions, countTokens);
   let overhead = failedSpent;
   let overheadEstimated = failedEstimated;
   for (const iv of interventions) {
@@ -254,5 +266,6 @@ export function accountTokens(
     estimate: true,
     overheadEstimated,
     affectedCalls,
+    notShortened,
   };
 }

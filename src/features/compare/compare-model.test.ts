@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeRun } from '../../testing/test-runs.ts';
 import type { Step } from '../../model/types.ts';
-import { actionSignature, alignByIndex, alignByLcs, compareRun, sideAt } from './compare-model.ts';
+import { actionSignature, alignByIndex, alignByLcs, compareFigures, compareRun, sideAt } from './compare-model.ts';
 
 describe('LCS alignment', () => {
   it('matches the longest common subsequence and lists gaps A first', () => {
@@ -61,5 +61,41 @@ describe('compare run', () => {
     expect(c.total).toBe(45);
     expect(c.overhead).toBe(7);
     expect(c.steps[2].interventions.map((i) => i.id)).toEqual(['i']);
+  });
+});
+
+describe('compare figures', () => {
+  const msgs = (prefix: string, tokens: number[]): Step[] =>
+    tokens.map((t, i) => ({ id: `${prefix}${i}`, index: i, kind: 'message', agentId: 'manager', usage: { input: t, output: 0, total: t } }));
+  const parent = () => makeRun('p', { steps: msgs('p', [100, 200, 300, 400, 500, 600]) });
+
+  it('a fork that stopped early is compared over the steps both runs have, never as a saving of the steps it did not make', () => {
+    // Steps 1–4 made (step 2 edited and answered live), then the fork stopped at step 5.
+    const fork = makeRun('f', {
+      steps: msgs('f', [100, 250, 300, 400]),
+      live: { status: 'stopped', note: 'step 5 (WebSurfer): its input changed; the fork stops here' },
+    });
+    const f = compareFigures(compareRun(parent()), compareRun(fork));
+    expect(f.stops).toEqual([{ side: 'b', status: 'stopped', steps: 4, label: 'stopped at step 5 (WebSurfer): its input changed; the fork stops here' }]);
+    expect(f.n).toEqual({ a: 4, b: 4 });
+    // Over steps 1–4 the fork spent more (1,050 vs 1,000), not 49% less.
+    expect(f.tokens).toEqual({ a: 1000, b: 1050 });
+    expect(f.net).toEqual({ a: 1000, b: 1050 });
+    expect(f.full).toEqual({ a: { steps: 6, tokens: 2100 }, b: { steps: 4, tokens: 1050 } });
+  });
+
+  it('two complete runs are compared in full', () => {
+    const other = makeRun('o', { steps: msgs('o', [50, 50]), live: { status: 'complete' } });
+    const f = compareFigures(compareRun(parent()), compareRun(other));
+    expect(f.stops).toEqual([]);
+    expect(f.n).toEqual({ a: 6, b: 2 });
+    expect(f.tokens).toEqual({ a: 2100, b: 100 });
+  });
+
+  it('a run that failed without a step in its note still says so', () => {
+    const failed = makeRun('x', { steps: msgs('x', [100, 200]), live: { status: 'failed', note: 'HTTP 500' } });
+    const f = compareFigures(compareRun(failed), compareRun(parent()));
+    expect(f.stops.map((s) => [s.side, s.label])).toEqual([['a', 'failed: HTTP 500']]);
+    expect(f.tokens).toEqual({ a: 300, b: 300 });
   });
 });

@@ -218,3 +218,61 @@ export function sideAt(rows: readonly AlignedRow[], row: number, side: 'a' | 'b'
   }
   return null;
 }
+
+// ---------------------------------------------------------------------------------------------------------------
+// Headline figures (issue 13 item 5): a run that stopped early is never shown as a saving
+
+/** A run that ended before it finished (a fork stopped at a step it could not make, failed or cancelled). */
+export interface EarlyStop {
+  side: 'a' | 'b';
+  status: 'stopped' | 'failed' | 'cancelled';
+  /** Steps the run has (it stopped before making the next one). */
+  steps: number;
+  /** "stopped at step 5 (WebSurfer): …" — where and why, in the runner's words when it gave them. */
+  label: string;
+}
+
+export interface CompareFigures {
+  /** Set when either run ended early: the figures then cover only the steps both runs have. */
+  stops: EarlyStop[];
+  /** How many steps of each run the token and step figures cover (both runs' full length when none stopped). */
+  n: { a: number; b: number };
+  tokens: { a: number; b: number };
+  net: { a: number; b: number };
+  /** Both runs' full totals, shown as they are (not as a difference) when a run stopped early. */
+  full: { a: { steps: number; tokens: number }; b: { steps: number; tokens: number } };
+}
+
+function earlyStop(side: 'a' | 'b', c: CompareRun): EarlyStop | undefined {
+  const status = c.run.live?.status;
+  if (status === undefined || status === 'complete') return undefined;
+  const note = c.run.live?.note?.trim();
+  const label = note ? (status === 'stopped' && /^step \d/.test(note) ? `stopped at ${note}` : `${status}: ${note}`) : `${status} after step ${c.steps.length}`;
+  return { side, status, steps: c.steps.length, label };
+}
+
+/** Tokens of the first `n` steps, with the overhead of the interventions on them. */
+function prefix(c: CompareRun, n: number): { tokens: number; net: number } {
+  if (n >= c.steps.length) return { tokens: c.total, net: c.total + c.overhead };
+  const tokens = n === 0 ? 0 : c.steps[n - 1].cumulative;
+  let overhead = 0;
+  for (let i = 0; i < n; i++) for (const iv of c.steps[i].interventions) overhead += iv.tokens?.total ?? 0;
+  return { tokens, net: tokens + overhead };
+}
+
+/**
+ * The deltas Compare shows. When neither run ended early they are the full totals. When one did, a difference of the
+ * full totals would count the steps it never made as saved; the figures then cover the steps both runs have — the
+ * first min(steps) steps, up to the stop — and the full totals are kept apart to be shown without a difference.
+ */
+export function compareFigures(a: CompareRun, b: CompareRun): CompareFigures {
+  const stops = [earlyStop('a', a), earlyStop('b', b)].filter((s): s is EarlyStop => s !== undefined);
+  const full = { a: { steps: a.steps.length, tokens: a.total }, b: { steps: b.steps.length, tokens: b.total } };
+  if (stops.length === 0) {
+    return { stops, n: { a: a.steps.length, b: b.steps.length }, tokens: { a: a.total, b: b.total }, net: { a: a.total + a.overhead, b: b.total + b.overhead }, full };
+  }
+  const n = Math.min(a.steps.length, b.steps.length);
+  const pa = prefix(a, n);
+  const pb = prefix(b, n);
+  return { stops, n: { a: n, b: n }, tokens: { a: pa.tokens, b: pb.tokens }, net: { a: pa.net, b: pb.net }, full };
+}

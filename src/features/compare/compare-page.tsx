@@ -9,7 +9,7 @@ import { Button } from '../../ui/button.tsx';
 import { useOpeningLinked } from '../library/startup.tsx';
 import { AlignedList } from './aligned-list.tsx';
 import { AlignmentStrip } from './alignment-strip.tsx';
-import { align, compareRun, type AlignMode, type CompareRun } from './compare-model.ts';
+import { align, compareFigures, compareRun, type AlignMode, type CompareRun } from './compare-model.ts';
 import { count, RUN_COLOR } from './compare-colors.ts';
 import { StepDiff } from './step-diff.tsx';
 import { TokenOverlay } from './token-overlay.tsx';
@@ -40,11 +40,14 @@ function signedPercent(from: number, to: number): string {
   return ` (${p > 0 ? '+' : p < 0 ? '−' : '±'}${Math.abs(p).toFixed(1)}%)`;
 }
 
-function Delta({ label, a, b, testId, percent }: { label: string; a: number; b: number; testId: string; percent?: boolean }) {
+function Delta({ label, a, b, testId, percent, n }: { label: string; a: number; b: number; testId: string; percent?: boolean; n?: string }) {
   const d = b - a;
   return (
     <div className="rounded border border-slate-200 bg-white px-2 py-1" data-testid={testId}>
-      <div className="text-[11px] text-slate-500 uppercase">{label}</div>
+      <div className="text-[11px] text-slate-500 uppercase">
+        {label}
+        {n && <span className="ml-1 normal-case" data-testid={`${testId}-n`}>{n}</span>}
+      </div>
       <div className="text-sm tabular-nums">
         <span style={{ color: RUN_COLOR.a }}>{count(a)}</span> → <span style={{ color: RUN_COLOR.b }}>{count(b)}</span>{' '}
         <span className={d < 0 ? 'text-emerald-700' : d > 0 ? 'text-red-700' : 'text-slate-500'}>
@@ -82,6 +85,8 @@ export function ComparePage() {
   const mode: AlignMode = params.align === 'index' ? 'index' : 'lcs';
   const a = runA && compareOf(runA);
   const b = runB && compareOf(runB);
+  const figures = useMemo(() => (a && b ? compareFigures(a, b) : undefined), [a, b]);
+  const figuresN = figures && (figures.stops.length > 0 ? `steps 1–${count(figures.n.a)} of each` : `n = ${count(figures.n.a)} / ${count(figures.n.b)} steps`);
   const alignment = useMemo(() => (a && b ? align(a, b, mode) : null), [a, b, mode]);
   const last = alignment ? Math.max(0, alignment.rows.length - 1) : 0;
   const requested = Number.parseInt(params.step ?? '0', 10);
@@ -150,7 +155,7 @@ export function ComparePage() {
       {runs.length > 0 && (params.a || params.b) && !(runA && runB) && missing.length === 0 && (
         <p className="text-sm text-slate-600" data-testid="compare-one-more">Now choose run {runA ? 'B' : 'A'} to compare with.</p>
       )}
-      {a && b && alignment && (
+      {a && b && alignment && figures && (
         <>
           <header className="flex flex-wrap gap-2" data-testid="compare-deltas">
             <div className="flex min-w-0 flex-col gap-1 text-xs">
@@ -164,9 +169,19 @@ export function ComparePage() {
                 </div>
               ))}
             </div>
-            <Delta label="Tokens" a={a.total} b={b.total} testId="delta-tokens" percent />
-            <Delta label="Tokens + overhead" a={a.total + a.overhead} b={b.total + b.overhead} testId="delta-net" percent />
-            <Delta label="Steps" a={a.steps.length} b={b.steps.length} testId="delta-steps" />
+            <Delta label="Tokens" a={figures.tokens.a} b={figures.tokens.b} testId="delta-tokens" percent n={figuresN} />
+            <Delta label="Tokens + overhead" a={figures.net.a} b={figures.net.b} testId="delta-net" percent n={figuresN} />
+            {figures.stops.length > 0 ? (
+              <div className="rounded border border-slate-200 bg-white px-2 py-1" data-testid="delta-full">
+                <div className="text-[11px] text-slate-500 uppercase">Full runs (not a difference)</div>
+                <div className="text-sm text-slate-700 tabular-nums">
+                  <span style={{ color: RUN_COLOR.a }}>A</span> {count(figures.full.a.steps)} steps · {count(figures.full.a.tokens)} tokens;{' '}
+                  <span style={{ color: RUN_COLOR.b }}>B</span> {count(figures.full.b.steps)} steps · {count(figures.full.b.tokens)} tokens
+                </div>
+              </div>
+            ) : (
+              <Delta label="Steps" a={a.steps.length} b={b.steps.length} testId="delta-steps" />
+            )}
             <Delta label="Agents" a={a.agents} b={b.agents} testId="delta-agents" />
             <Delta label="Interventions" a={a.run.interventions.length} b={b.run.interventions.length} testId="delta-interventions" />
             <div className="rounded border border-slate-200 bg-white px-2 py-1" data-testid="delta-outcome">
@@ -177,6 +192,11 @@ export function ComparePage() {
               </div>
             </div>
           </header>
+          {figures.stops.length > 0 && (
+            <p className="rounded border border-amber-200 bg-amber-50 p-2 text-sm text-amber-900" role="status" data-testid="compare-early-stop">
+              {figures.stops.map((stop) => `${stop.side.toUpperCase()} ${stop.label}`).join('. ')}. It made {count(figures.n.a)} steps, so the token figures above compare steps 1–{count(figures.n.a)} of both runs — what both did — and are not a saving of the steps it never made.
+            </p>
+          )}
           {(a.run.derived || b.run.derived) && (
             <p className="text-xs text-amber-800" data-testid="compare-estimate-note">
               {b.run.derived ? 'B' : 'A'} is a shadow-supervised estimate: the supervisor's verdicts applied to the recorded run by{' '}

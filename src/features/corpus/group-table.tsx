@@ -8,7 +8,7 @@ import { ChartFrame } from '../../ui/chart/chart-frame.tsx';
 export function groupTableCsv(stats: CorpusStatistics): string {
   return toCsv(
     [stats.groupBy, 'baseline_runs', 'supervised_runs', 'baseline_mean_tokens', 'supervised_mean_tokens', 'supervised_mean_overhead_tokens', 'supervised_mean_net_tokens', 'token_change_pct', 'net_token_change_pct', 'baseline_accuracy_pct', 'supervised_accuracy_pct', 'accuracy_change_pp', 'baseline_unknown_outcomes', 'supervised_unknown_outcomes'],
-    [...stats.groups, stats.overall].map((g) => [
+    [...stats.groups, stats.overall, ...(stats.overallSimulated ? [stats.overallSimulated] : [])].map((g) => [
       g.group, g.baseline.n, g.supervised.n, g.baseline.meanTokens, g.supervised.meanTokens, g.supervised.meanOverhead, g.supervised.meanNetTokens,
       g.tokenChangePct, g.netTokenChangePct, g.baseline.accuracy * 100, g.supervised.accuracy * 100, g.accuracyChangePp, g.baseline.unknown, g.supervised.unknown,
     ]),
@@ -48,7 +48,8 @@ export function GroupTable({ stats }: { stats: CorpusStatistics }) {
       caption={
         <>
           Net = the supervised run's tokens plus the supervisor's own (overhead); the change compares it with the baseline mean.
-          Accuracy = successes / runs with a known outcome{unknown > 0 ? ` (${unknown} runs with unknown outcome left out)` : ''}.
+          Accuracy = successes / runs with a known outcome{unknown > 0 ? ` (${unknown} runs with unknown outcome left out)` : ''}. n = runs per arm (B / S).
+          {stats.overallSimulated && ' Simulated and recorded runs are never pooled: each has its own rows.'}
         </>
       }
     >
@@ -70,7 +71,8 @@ export function GroupTable({ stats }: { stats: CorpusStatistics }) {
           </thead>
           <tbody>
             {stats.groups.map((g) => <Row key={g.group} g={g} label={groupLabel(stats.groupBy, g.group)} />)}
-            <Row g={stats.overall} label="All runs" strong />
+            <Row g={stats.overall} label={stats.overallSimulated ? 'All recorded runs' : 'All runs'} strong />
+            {stats.overallSimulated && <Row g={stats.overallSimulated} label="All simulated runs" strong />}
           </tbody>
         </table>
       </div>

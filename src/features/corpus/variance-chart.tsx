@@ -17,7 +17,7 @@ type Measure = 'std' | 'variance';
 export function varianceCsv(stats: CorpusStatistics): string {
   return toCsv(
     [stats.groupBy, 'baseline_runs', 'supervised_runs', 'baseline_std_tokens', 'supervised_std_tokens', 'std_reduction_pct', 'baseline_variance_tokens2', 'supervised_variance_tokens2', 'variance_reduction_pct'],
-    [...stats.groups, stats.overall].map((g) => [
+    [...stats.groups, stats.overall, ...(stats.overallSimulated ? [stats.overallSimulated] : [])].map((g) => [
       g.group,
       g.baseline.n,
       g.supervised.n,

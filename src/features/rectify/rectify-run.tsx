@@ -2,6 +2,7 @@
 // and one card per agent message with its attempts, verdicts, feedback and final state.
 import { useMemo } from 'react';
 import { DOMAINS, isAuditable, RECTIFIER_ENGINE, rectifierEffects, type Domain } from '../../engine/rectifier/index.ts';
+import { describeStepCounts, stepCounts, stepNumbersById } from '../../model/steps.ts';
 import type { Intervention, Run } from '../../model/types.ts';
 import { effectiveMode, toLlmSettings, useEngineSettings } from '../../store/engine-settings.ts';
 import { usePool } from '../../store/indicator-pool.ts';
@@ -27,6 +28,12 @@ export function auditableCount(run: Run): number {
 }
 
 const hasAgentMessages = (run: Run) => auditableCount(run) > 0;
+
+/** The picker names a run by its step count (as every view does) and says how many of those steps Rectify audits. */
+function describePickable(run: Run): string {
+  const n = auditableCount(run);
+  return `${describeStepCounts(stepCounts(run))} · audits ${n.toLocaleString('en')} agent message${n === 1 ? '' : 's'}`;
+}
 
 export function RectifyParamsCard({ disabled }: { disabled: boolean }) {
   const params = useEngineSettings((s) => s.rectifier);
@@ -84,7 +91,7 @@ export function RectifyRun() {
     <div className="space-y-4">
       <Card title="Rectify a run" testId="rectify-run">
         {why}
-        <RunPicker runs={candidates} runId={runId} missing={run === undefined} describe={(r) => `${auditableCount(r)} agent messages`} />
+        <RunPicker runs={candidates} runId={runId} missing={run === undefined} describe={describePickable} />
         {run ? <Controls run={run} /> : <p className="mt-2 text-sm text-red-800">Run “{runId}” is not in the library.</p>}
       </Card>
       {run && <Messages run={run} />}
@@ -175,6 +182,7 @@ function Messages({ run }: { run: Run }) {
   const navigate = useUrl((s) => s.navigate);
   const effects = useMemo(() => rectifierEffects(run), [run]);
   const position = useMemo(() => new Map(run.steps.map((s, i) => [s.id, i])), [run]);
+  const numbers = useMemo(() => stepNumbersById(run), [run]);
   const mine = useMemo(
     () => run.interventions.filter((i) => i.engine === RECTIFIER_ENGINE && i.stepId).sort((a, b) => (position.get(a.stepId!) ?? 0) - (position.get(b.stepId!) ?? 0)),
     [run, position],
@@ -195,14 +203,14 @@ function Messages({ run }: { run: Run }) {
       </p>
       <ol className="space-y-3">
         {mine.map((iv) => (
-          <MessageItem key={iv.id} iv={iv} run={run} fallback={!!fallback} onOpen={() => navigate('run', { run: run.id, step: iv.stepId! })} />
+          <MessageItem key={iv.id} iv={iv} run={run} number={numbers.get(iv.stepId!)} fallback={!!fallback} onOpen={() => navigate('run', { run: run.id, step: iv.stepId! })} />
         ))}
       </ol>
     </Card>
   );
 }
 
-function MessageItem({ iv, run, fallback, onOpen }: { iv: Intervention; run: Run; fallback: boolean; onOpen: () => void }) {
+function MessageItem({ iv, run, number, fallback, onOpen }: { iv: Intervention; run: Run; number: number | undefined; fallback: boolean; onOpen: () => void }) {
   const step = run.steps.find((s) => s.id === iv.stepId);
   const d = rectifierAudit(iv);
   const final = typeof d?.finalOutput === 'string' && d.finalOutput !== d.originalOutput ? d.finalOutput : undefined;
@@ -210,7 +218,9 @@ function MessageItem({ iv, run, fallback, onOpen }: { iv: Intervention; run: Run
     <li className={`rounded border p-3 ${iv.action === 'rejected' ? 'border-red-200 bg-red-50/40' : 'border-slate-200'}`} data-testid="rectify-message" data-state={iv.action} data-step={iv.stepId}>
       <header className="mb-1 flex flex-wrap items-center gap-2 text-sm">
         <span className="font-medium">{d?.agent ?? step?.agentId ?? ''}</span>
-        <span className="text-xs text-slate-500">step {step?.number ?? '?'}</span>
+        <span className="text-xs text-slate-500" data-testid="rectify-step-number">
+          step {number ?? '?'}
+        </span>
         <RectifierStateBadge iv={iv} fallback={fallback} />
         <span className="text-xs text-slate-500">
           {d?.attempts.length ?? 0} attempt(s) · {d?.calls ?? 0} LLM calls{iv.tokens ? ` · ${iv.tokens.total.toLocaleString('en')} tokens` : ''}

@@ -4,7 +4,7 @@
 // session) or are derived here, offline or through the endpoint, and saved on the run.
 import { recordOf } from '../../model/record.ts';
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { countStepKinds, describeStepCounts, stepCounts } from '../../model/steps.ts';
+import { countStepKinds, describeStepCounts, stepCounts, stepNumber } from '../../model/steps.ts';
 import type { Run } from '../../model/types.ts';
 import { stageIndexAt } from '../../engine/stages/index.ts';
 import { effectiveMode, useEngineSettings } from '../../store/engine-settings.ts';
@@ -352,8 +352,7 @@ function CurrentStep({ view, position }: { view: RunView; position: number }) {
   return (
     <p className="flex flex-wrap items-center gap-2 text-xs text-slate-700" data-testid="current-step" data-step-id={step.id}>
       <span>
-        At the playhead: <span className="font-medium">{agent}</span> · {step.kind}
-        {step.number !== undefined ? ` ${step.number}` : ''}
+        At the playhead: step {stepNumber(position).toLocaleString('en')} · <span className="font-medium">{agent}</span> · {step.kind}
         {step.name ? ` · “${step.name}”` : ''}
         {step.error ? ' · error' : ''}
       </span>

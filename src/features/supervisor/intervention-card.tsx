@@ -1,7 +1,7 @@
 // One supervisor intervention: why it fired, what it did, how (LLM-free heuristic, or the supervisor's exchange with
 // the endpoint), what it cost, and the observation before and after. All trace and model text is rendered as text.
 import { recordOf } from '../../model/record.ts';
-import { supervisorDetails, type SupervisorDetails } from '../../engine/supervisor/details.ts';
+import { didNotShorten, supervisorDetails, type SupervisorDetails } from '../../engine/supervisor/details.ts';
 import { observationChangeOf } from '../../engine/runner/edit-details.ts';
 import type { Intervention, LlmCallRecord, Step } from '../../model/types.ts';
 import { Badge } from '../../ui/badge.tsx';
@@ -81,6 +81,12 @@ export function InterventionBody({ iv }: { iv: Intervention }) {
       {repairs.length > 0 && <p className="rounded bg-amber-50 px-2 py-1 text-amber-900">Answer repaired: {repairs.join('; ')}</p>}
       {d.unchanged === true && <p className="text-slate-500">The correction left the observation unchanged, so it was not applied.</p>}
       {iv.llmCallIds && iv.llmCallIds.length > 0 && <LlmExchange ids={iv.llmCallIds} engine={iv.engine} />}
+      {original !== undefined && changed !== undefined && didNotShorten(iv, original, changed) && (
+        <p className="rounded bg-amber-50 px-2 py-1 text-amber-900" data-testid="did-not-shorten">
+          Did not shorten the observation ({original.length.toLocaleString('en')} → {changed.length.toLocaleString('en')} characters): it saves nothing, and the net
+          saving leaves it out.
+        </p>
+      )}
       {original !== undefined && changed !== undefined && (
         <details open className="rounded border border-slate-200 p-2">
           <summary className="cursor-pointer font-semibold text-slate-600">Observation: raw vs {AFTER_LABEL[iv.action] ?? 'changed'}</summary>

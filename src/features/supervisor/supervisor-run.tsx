@@ -190,6 +190,19 @@ function Results({ run }: { run: Run }) {
   );
 }
 
+/** The net saving's basis: n (interventions counted, model calls changed) and the purifications left out. */
+function netSavingNote(tokens: TokenSummary): string {
+  const counted = Object.keys(tokens.affectedCalls).length - tokens.notShortened.length;
+  let calls = 0;
+  for (const n of Object.values(tokens.affectedCalls)) calls += n;
+  const skipped = tokens.notShortened.length;
+  return (
+    `estimate: ${tokens.netSavingPct}% of the baseline · n = ${counted.toLocaleString('en')} changed observation${counted === 1 ? '' : 's'}, ` +
+    `${calls.toLocaleString('en')} later model call${calls === 1 ? '' : 's'}` +
+    (skipped > 0 ? ` · ${skipped.toLocaleString('en')} purification${skipped === 1 ? '' : 's'} did not shorten the text: counted as saving nothing` : '')
+  );
+}
+
 function TokenSummaryView({ tokens, heuristicOnly }: { tokens: TokenSummary; heuristicOnly: boolean }) {
   const fmt = (n: number) => n.toLocaleString('en');
   const items: { key: string; label: string; value: number; note: string; tone?: string }[] = [
@@ -205,7 +218,7 @@ function TokenSummaryView({ tokens, heuristicOnly }: { tokens: TokenSummary; heu
       key: 'net',
       label: 'Net saving',
       value: tokens.netSaving,
-      note: `estimate: ${tokens.netSavingPct}% of the baseline`,
+      note: netSavingNote(tokens),
       tone: tokens.netSaving >= 0 ? 'text-emerald-800' : 'text-red-800',
     },
   ];
