@@ -33,7 +33,7 @@ test('deep link opens both runs at one playhead; keys, clicks and modes move it'
   const errors: string[] = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await openAndSave(page, SHOWCASE);
-  await page.goto(`/?view=compare&a=${baseline.id}&b=${supervised.id}&step=3`);
+  await page.goto(`/?view=compare&a=${baseline.id}&b=${supervised.id}&step=4`);
   await expect(page.getByTestId('compare-page')).toBeVisible();
 
   // Deltas against the file: tokens and steps (rows of the step list).
@@ -49,7 +49,7 @@ test('deep link opens both runs at one playhead; keys, clicks and modes move it'
   await expect(position).toContainText('row 4 /');
   await expect(page.locator('[data-testid="aligned-row"][aria-selected="true"]')).toHaveCount(1);
   await page.keyboard.press('ArrowRight');
-  await expect(page).toHaveURL(/step=4/);
+  await expect(page).toHaveURL(/step=5/);
   await expect(position).toContainText('row 5 /');
   await page.getByRole('button', { name: 'Last row' }).click();
   const rows = Number((await position.textContent())!.match(/row (\d+) \/ (\d+)/)![2]);
@@ -62,7 +62,7 @@ test('deep link opens both runs at one playhead; keys, clicks and modes move it'
 
   // Click a row of the list: the playhead follows, and the diff shows both steps.
   await page.getByTestId('aligned-row').nth(2).click();
-  await expect(page).toHaveURL(/step=2(&|$)/);
+  await expect(page).toHaveURL(/step=3(&|$)/);
   await expect(page.getByTestId('step-a')).toContainText('step');
   await expect(page.getByTestId('step-b')).toContainText('step');
   await page.setViewportSize({ width: 1400, height: 1800 });

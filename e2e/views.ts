@@ -55,7 +55,7 @@ async function walkRuns(page: Page, runIds: readonly string[], { stepsPerRun }: 
 
 async function walkCompare(page: Page, runIds: readonly string[], { stepsPerRun }: WalkOptions): Promise<void> {
   for (let i = 0; i + 1 < runIds.length; i += 2) {
-    await goTo(page, `?view=compare&a=${encodeURIComponent(runIds[i])}&b=${encodeURIComponent(runIds[i + 1])}&step=0`);
+    await goTo(page, `?view=compare&a=${encodeURIComponent(runIds[i])}&b=${encodeURIComponent(runIds[i + 1])}&step=1`);
     await expect(page.getByTestId('compare-page')).toBeVisible();
     if ((await page.getByTestId('compare-position').count()) === 0) continue;
     await stepThrough(page, 'j', stepsPerRun);

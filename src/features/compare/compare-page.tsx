@@ -1,7 +1,8 @@
 // The compare view (SPEC §4 Compare, §1 job 2): two runs side by side under one playhead. Deep link:
-// ?view=compare&a=<runId>&b=<runId>&step=<n>&align=index|lcs — `step` is the 0-based aligned row.
+// ?view=compare&a=<runId>&b=<runId>&step=<n>&align=index|lcs — `step` is the 1-based aligned row, like `?step=` everywhere.
 import { useEffect, useMemo } from 'react';
 import type { Run } from '../../model/types.ts';
+import { stepNumber } from '../../model/steps.ts';
 import { useLibrary } from '../../store/library.ts';
 import { useUrl } from '../../store/url.ts';
 import { OutcomeBadge, SimulatedBadge } from '../../ui/badge.tsx';
@@ -89,9 +90,10 @@ export function ComparePage() {
   const figuresN = figures && (figures.stops.length > 0 ? `steps 1–${count(figures.n.a)} of each` : `n = ${count(figures.n.a)} / ${count(figures.n.b)} steps`);
   const alignment = useMemo(() => (a && b ? align(a, b, mode) : null), [a, b, mode]);
   const last = alignment ? Math.max(0, alignment.rows.length - 1) : 0;
-  const requested = Number.parseInt(params.step ?? '0', 10);
+  // The link names the row by its 1-based number (stepNumber), as every view's ?step= does.
+  const requested = Number.parseInt(params.step ?? '1', 10) - 1;
   const row = Number.isFinite(requested) ? Math.max(0, Math.min(last, requested)) : 0;
-  const setRow = (r: number) => setParams({ step: String(Math.max(0, Math.min(last, r))) });
+  const setRow = (r: number) => setParams({ step: String(stepNumber(Math.max(0, Math.min(last, r)))) });
 
   useEffect(() => {
     if (!alignment) return;
@@ -101,7 +103,7 @@ export function ComparePage() {
       const moves: Record<string, number> = { ArrowRight: row + 1, j: row + 1, ArrowLeft: row - 1, k: row - 1, Home: 0, End: last };
       if (e.key in moves) {
         e.preventDefault();
-        setParams({ step: String(Math.max(0, Math.min(last, moves[e.key]))) });
+        setParams({ step: String(stepNumber(Math.max(0, Math.min(last, moves[e.key])))) });
       }
     };
     window.addEventListener('keydown', onKey);
@@ -115,12 +117,12 @@ export function ComparePage() {
   return (
     <div className="mx-auto flex max-w-[1400px] flex-col gap-3 p-4" data-testid="compare-page">
       <div className="flex flex-wrap items-end gap-3">
-        <RunPicker side="a" value={runA ? runA.id : ''} runs={runs} onChange={(id) => setParams({ a: id || undefined, step: '0' })} />
-        <Button onClick={() => setParams({ a: params.b, b: params.a, step: '0' })} disabled={!params.a && !params.b} aria-label="Swap A and B">⇄</Button>
-        <RunPicker side="b" value={runB ? runB.id : ''} runs={runs} onChange={(id) => setParams({ b: id || undefined, step: '0' })} />
+        <RunPicker side="a" value={runA ? runA.id : ''} runs={runs} onChange={(id) => setParams({ a: id || undefined, step: '1' })} />
+        <Button onClick={() => setParams({ a: params.b, b: params.a, step: '1' })} disabled={!params.a && !params.b} aria-label="Swap A and B">⇄</Button>
+        <RunPicker side="b" value={runB ? runB.id : ''} runs={runs} onChange={(id) => setParams({ b: id || undefined, step: '1' })} />
         <label className="flex flex-col text-xs text-slate-600">
           Align
-          <select className="rounded border border-slate-300 bg-white px-1.5 py-1 text-sm" value={mode} onChange={(e) => setParams({ align: e.target.value, step: '0' })} aria-label="Alignment mode">
+          <select className="rounded border border-slate-300 bg-white px-1.5 py-1 text-sm" value={mode} onChange={(e) => setParams({ align: e.target.value, step: '1' })} aria-label="Alignment mode">
             <option value="lcs">by matching steps (agent + action)</option>
             <option value="index">by step index</option>
           </select>
@@ -128,7 +130,7 @@ export function ComparePage() {
       </div>
       {((pair && !pair.derived) || (runA && !params.b && canShadow(runA))) && (
         <p className="flex flex-wrap gap-2 text-sm">
-          {pair && !pair.derived && <Button size="sm" onClick={() => setParams({ b: pair.id, step: '0' })}>Compare with its {pair.tags.arm ?? 'baseline'} run</Button>}
+          {pair && !pair.derived && <Button size="sm" onClick={() => setParams({ b: pair.id, step: '1' })}>Compare with its {pair.tags.arm ?? 'baseline'} run</Button>}
           {runA && !params.b && <ShadowCompareButton run={runA} />}
         </p>
       )}

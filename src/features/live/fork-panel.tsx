@@ -77,7 +77,7 @@ export function ForkPanel() {
       (events, signal) => forkInWorker({ parent, stepId: step.id, edit, fromIntervention: iv, treatments, llm: endpoint.settings, engines }, events, signal),
       (result) => {
         useLastFork.setState({ last: { parentId: parent.id, forkId: result.run.id, status: result.status, reason: result.reason, stats: result.stats } });
-        navigate('compare', { a: parent.id, b: result.run.id, step: '0' });
+        navigate('compare', { a: parent.id, b: result.run.id, step: '1' });
       },
     );
   };
@@ -187,7 +187,7 @@ export function ForkPanel() {
                 Last fork: <Badge tone={last.status === 'complete' ? 'success' : 'warning'}>{last.status}</Badge> {last.stats.copied} copied, {last.stats.edited} edited, {last.stats.replayed} from the recording, {last.stats.toolReplayed} tool turns replayed, {last.stats.live} live calls
               </p>
               {last.reason && <p className="text-amber-800">{last.reason}</p>}
-              <Button size="sm" onClick={() => navigate('compare', { a: last.parentId, b: last.forkId, step: '0' })}>Open in compare</Button>
+              <Button size="sm" onClick={() => navigate('compare', { a: last.parentId, b: last.forkId, step: '1' })}>Open in compare</Button>
             </div>
           )}
         </div>
