@@ -5,6 +5,10 @@ import { defineConfig } from '@playwright/test';
 // which inherits the environment, so the choice is stored there.
 process.env.E2E_PORT ??= String(4173 + Math.floor(Math.random() * 700));
 const PORT = Number(process.env.E2E_PORT);
+// Live OTLP runs stream to every page the server has open, so the spec that exports spans gets a server of its own:
+// otherwise its run would appear in the libraries of tests running beside it.
+const LIVE_PORT = PORT + 1000;
+const LIVE_SPECS = /live-otlp\.spec\.ts$/;
 
 export default defineConfig({
   testDir: 'e2e',
@@ -27,10 +31,22 @@ export default defineConfig({
     },
     screenshot: 'only-on-failure',
   },
-  webServer: {
-    command: `node node_modules/vite/bin/vite.js preview --port ${PORT} --strictPort`,
-    url: `http://127.0.0.1:${PORT}`,
-    reuseExistingServer: false,
-    timeout: 60_000,
-  },
+  projects: [
+    { name: 'studio', testIgnore: LIVE_SPECS },
+    { name: 'live-otlp', testMatch: LIVE_SPECS, use: { baseURL: `http://127.0.0.1:${LIVE_PORT}` } },
+  ],
+  webServer: [
+    {
+      command: `node node_modules/vite/bin/vite.js preview --port ${PORT} --strictPort`,
+      url: `http://127.0.0.1:${PORT}`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+    },
+    {
+      command: `node node_modules/vite/bin/vite.js preview --port ${LIVE_PORT} --strictPort`,
+      url: `http://127.0.0.1:${LIVE_PORT}`,
+      reuseExistingServer: false,
+      timeout: 60_000,
+    },
+  ],
 });
