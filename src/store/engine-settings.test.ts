@@ -12,23 +12,8 @@ import {
   SETTINGS_KEY,
   toLlmSettings,
 } from './engine-settings.ts';
+import { MemoryStorage } from '../testing/memory-storage.ts';
 
-class MemoryStorage {
-  readonly map = new Map<string, string>();
-  getItem(k: string) {
-    return this.map.get(k) ?? null;
-  }
-  setItem(k: string, v: string) {
-    this.map.set(k, v);
-  }
-  removeItem(k: string) {
-    this.map.delete(k);
-  }
-  /** Every stored value, joined: a secret must not appear anywhere in it. */
-  dump() {
-    return [...this.map.entries()].map(([k, v]) => `${k}=${v}`).join('\n');
-  }
-}
 
 describe('engine settings persistence', () => {
   it('keeps the API key in memory only unless "remember" is ticked', () => {

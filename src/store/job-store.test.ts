@@ -2,19 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Intervention, LlmCallRecord, Run } from '../model/types.ts';
 import { DEFAULT_PREFERENCES, type EngineSettingsState } from './engine-settings.ts';
 import { createJobStore, readRunningMarker, runningMarkerKey, withoutEngine, type JobEvents, type JobStoreDeps, type PassOutcome, type StartOptions } from './job-store.ts';
+import { MemoryStorage } from '../testing/memory-storage.ts';
 
-class MemoryStorage {
-  readonly map = new Map<string, string>();
-  getItem(k: string) {
-    return this.map.get(k) ?? null;
-  }
-  setItem(k: string, v: string) {
-    this.map.set(k, v);
-  }
-  removeItem(k: string) {
-    this.map.delete(k);
-  }
-}
 
 const iv = (id: string, engine: Intervention['engine'], total?: number): Intervention => ({
   id,

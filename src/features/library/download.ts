@@ -3,6 +3,7 @@
 import { ownValue } from '../../model/record.ts';
 import { llmCallIdsOf } from '../../model/llm-calls.ts';
 import type { LlmCallRecord, Run } from '../../model/types.ts';
+import { downloadBlob } from '../../ui/chart/chart-export.ts';
 
 /** A file name from an id: only safe characters, so trace content can never shape a path. */
 export function safeFileName(base: string): string {
@@ -32,14 +33,7 @@ export async function sessionText(runs: Run[], llmCalls: LlmCallRecord[], title?
 }
 
 export function downloadText(text: string, fileName: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = fileName;
-  document.body.append(a);
-  a.click();
-  a.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  downloadBlob(new Blob([text], { type: 'application/json' }), fileName);
 }
 
 /** Runs as strict OTLP/JSON (lossy: see src/export/otlp.ts); the exporter loads on first use. */
