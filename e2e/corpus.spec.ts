@@ -147,8 +147,12 @@ test('at least 30 real recorded runs in the corpus table', async ({ page }) => {
   // Heavy-tailed real token counts: the log scale re-estimates the density on log10 tokens. (Once the statistics
   // have settled: while the worker recomputes them the chart is redrawn.)
   await expect(page.getByTestId('corpus-charts')).toHaveAttribute('aria-busy', 'false');
-  await page.getByTestId('violin-chart').getByRole('checkbox', { name: 'log scale' }).check();
-  await expect(page).toHaveURL(/scale=log/);
+  // The chart can still be redrawn once after aria-busy clears (the two-arm data arrive separately), which may swallow
+  // the click: check again until the URL carries the scale.
+  await expect(async () => {
+    await page.getByTestId('violin-chart').getByRole('checkbox', { name: 'log scale' }).check({ timeout: 2_000 });
+    await expect(page).toHaveURL(/scale=log/, { timeout: 1_000 });
+  }).toPass({ timeout: 15_000 });
   await expect(page.getByTestId('violin-chart')).toContainText('Gaussian KDE of log10 tokens');
   // A baseline (left) half hugs the centre line: point just inside its right edge, half-way up.
   const half = page.getByTestId('violin-chart').locator('[data-testid="violin-half"][data-arm="baseline"]').first();

@@ -13,6 +13,7 @@ import { useUrl } from '../../store/url.ts';
 import { Badge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
 import { deriveShadowInWorker } from '../../workers/supervisor-client.ts';
+import { flushLibrary } from '../../store/library-db.ts';
 
 export const SHADOW_FORMAT = 'shadow-supervised';
 
@@ -72,6 +73,8 @@ export async function deriveShadowRun(source: Run): Promise<Run> {
       runs: [run],
       warnings: [],
     });
+    // Durable before it is reported done, as an import is: a reload right after must still find it.
+    await flushLibrary();
     setJob(source.id, 'done');
     return run;
   } catch (e) {
