@@ -7,7 +7,7 @@ process.env.E2E_PORT ??= String(4173 + Math.floor(Math.random() * 700));
 const PORT = Number(process.env.E2E_PORT);
 // Live OTLP runs stream to every page the server has open, so the spec that exports spans gets a server of its own:
 // otherwise its run would appear in the libraries of tests running beside it.
-const LIVE_PORT = PORT + 1000;
+const LIVE_PORT = PORT + 1500; // clear of 5173, where `npm start` serves
 const LIVE_SPECS = /live-otlp\.spec\.ts$/;
 
 export default defineConfig({
