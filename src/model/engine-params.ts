@@ -78,3 +78,10 @@ export const DEFAULT_RECTIFY_PARAMS: RectifyParams = { k: 5, tMax: 3, gamma: 1, 
 
 /** History window H: earlier handoffs of the sender or receiver the clarifier sees by default. */
 export const DEFAULT_WINDOW = 3;
+
+/**
+ * Which edges of a recorded run go to the clarifier model (issue 21): all, only those the LLM-free flagger flags, or
+ * those plus a seeded sample of the rest. Kept here so the settings store and the clarifier share one list.
+ */
+export const EDGE_GATE_MODES = ['all', 'flagged', 'flagged+sample'] as const;
+export type EdgeGateMode = (typeof EDGE_GATE_MODES)[number];

@@ -6,6 +6,7 @@
 // it was typed for (SPEC §9): whatever changes that origin (typing, settings from a file, stored settings) clears it
 // and says why.
 import { create } from 'zustand';
+import { EDGE_GATE_MODES, type EdgeGateMode } from '../model/engine-params.ts';
 import { DEFAULT_LLM_SETTINGS, originOf, type BoundApiKey, type LlmRole, type LlmSettings } from '../llm/settings.ts';
 import {
   DEFAULT_PRESET,
@@ -50,9 +51,9 @@ export interface SupervisorPreferences {
   nonCriticalErrors: string[];
 }
 
-/** Which edges of a recorded run go to the clarifier model (the engine's EdgeGateMode, issue 21). */
-export const CLARIFIER_GATES = ['all', 'flagged', 'flagged+sample'] as const;
-export type ClarifierGate = (typeof CLARIFIER_GATES)[number];
+/** Which edges of a recorded run go to the clarifier model: the engine's own list (model/engine-params.ts). */
+export const CLARIFIER_GATES = EDGE_GATE_MODES;
+export type ClarifierGate = EdgeGateMode;
 
 export interface ClarifierPreferences {
   /** History window H: how many earlier handoffs of the sender or receiver the clarifier sees (a link's `h` wins). */

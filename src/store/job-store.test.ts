@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { testIntervention as iv } from '../testing/test-runs.ts';
 import type { Intervention, LlmCallRecord, Run } from '../model/types.ts';
 import { DEFAULT_PREFERENCES, type EngineSettingsState } from './engine-settings.ts';
 import { createJobStore, readRunningMarker, runningMarkerKey, withoutEngine, type JobEvents, type JobStoreDeps, type PassOutcome, type StartOptions } from './job-store.ts';
 import { MemoryStorage } from '../testing/memory-storage.ts';
-
-
-const iv = (id: string, engine: Intervention['engine'], total?: number): Intervention => ({
-  id,
-  engine,
-  stepId: id,
-  action: 'approve',
-  reason: 'r',
-  heuristic: total === undefined,
-  ...(total !== undefined ? { tokens: { input: total, output: 0, total } } : {}),
-});
 
 const makeRun = (interventions: Intervention[] = []) => ({ id: 'run', steps: [], interventions }) as unknown as Run;
 

@@ -1,5 +1,5 @@
 // Small valid runs for the store, database and worker tests.
-import type { Annotation, Run } from '../model/types.ts';
+import type { Annotation, Intervention, Run } from '../model/types.ts';
 
 export function makeRun(id: string, patch: Partial<Run> = {}): Run {
   return {
@@ -26,3 +26,14 @@ export function makeRun(id: string, patch: Partial<Run> = {}): Run {
 export function makeAnnotation(id: string, stepId?: string): Annotation {
   return { id, stepId, source: 'dataset', taxonomy: 'TRAIL', code: 'Tool Output Misinterpretation' };
 }
+
+/** An intervention for job and store tests: approved, heuristic unless it carries tokens. */
+export const testIntervention = (id: string, engine: Intervention['engine'], total?: number): Intervention => ({
+  id,
+  engine,
+  stepId: id,
+  action: 'approve',
+  reason: 'r',
+  heuristic: total === undefined,
+  ...(total !== undefined ? { tokens: { input: total, output: 0, total } } : {}),
+});

@@ -4,8 +4,9 @@
 import type { EdgeState } from './edges.ts';
 import { flagEdge, type HeuristicFlag } from './heuristic.ts';
 
-export const EDGE_GATE_MODES = ['all', 'flagged', 'flagged+sample'] as const;
-export type EdgeGateMode = (typeof EDGE_GATE_MODES)[number];
+import { EDGE_GATE_MODES, type EdgeGateMode } from '../../model/engine-params.ts';
+
+export { EDGE_GATE_MODES, type EdgeGateMode };
 
 export interface EdgeGate {
   mode: EdgeGateMode;

@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Intervention, Run } from '../../model/types.ts';
+import { testIntervention as iv } from '../../testing/test-runs.ts';
+import type { Run } from '../../model/types.ts';
 import { supervisorInterventions, tokensOf } from './supervisor-job.ts';
-
-const iv = (id: string, engine: Intervention['engine'], total?: number): Intervention => ({
-  id,
-  engine,
-  stepId: id,
-  action: 'approve',
-  reason: 'r',
-  heuristic: total === undefined,
-  ...(total !== undefined ? { tokens: { input: total, output: 0, total } } : {}),
-});
 
 describe('supervisor job bookkeeping', () => {
   it("counts only the supervisor's interventions and their tokens", () => {
