@@ -303,7 +303,7 @@ function Row({ row, index, style, checked, onToggle, onOpen }: { row: LibraryRow
         {formatCount(s.tokens.total)}
         {s.tokens.estimated && <EstimatedBadge />}
       </div>
-      <div role="cell" className="px-2 text-right tabular-nums text-slate-700">
+      <div role="cell" className="whitespace-nowrap px-2 text-right tabular-nums text-slate-700">
         {row.duration !== undefined ? formatDuration(row.duration) : '—'}
       </div>
       <div role="cell" className="px-2">
