@@ -74,7 +74,7 @@ async function gatesFor(engines: EngineSwitches | undefined, llm: LlmSettings | 
 
 const api = {
   /** What a batch will cost per arm before it runs (issue 21), tokenized here, not on the page. */
-  estimateBatch(spec: Pick<BatchSpec, 'tasks' | 'arms' | 'team'>, maxTokens?: number): Promise<CostEstimate> {
+  estimateBatch(spec: Pick<BatchSpec, 'tasks' | 'arms' | 'team' | 'engines' | 'supervisor'>, maxTokens?: number): Promise<CostEstimate> {
     return estimateBatchCost(spec, { maxTokens });
   },
 

@@ -164,8 +164,7 @@ function BatchCard({ state }: { state: BatchState }) {
               {k > 0 ? ' · ' : ''}
               {a.arm} {a.calls.toLocaleString('en')} calls, ~{a.tokens.total.toLocaleString('en')} tokens
             </span>
-          ))}{' '}
-          (agents’ calls; engine calls of the supervised arm not included)
+          ))}
         </p>
       )}
       <div className="mt-2">
