@@ -136,13 +136,30 @@ describe.skipIf(!HAVE_SHARED)(`engine costs against the test server (${HAVE_SHAR
     expect(within(estimate.one_time!.tokens.total, pool.total, 0.2), `pool estimate ${estimate.one_time!.tokens.total} vs served ${pool.total}`).toBe(true);
   });
 
-  it('stages: the reported cost is the served usage, and --dry-run sends nothing', async () => {
+  it('stages: the reported cost is the served usage; --dry-run sends nothing and is within 20%', async () => {
     const estimate = await dryRun('stages', [WW(1)]);
-    server.setScript({ tokens: 'o200k', fallback: { content: '{"subtasks": [{"id": "s1", "title": "answer the question", "status": "TODO"}], "next_subtask_id": "s1", "verdict": "success"}' } });
+    // Answers of the size a model writes: a task state of a few subtasks with a summary, a verdict with feedback.
+    const state = JSON.stringify({
+      subtasks: [
+        { id: 's1', title: 'find the list of the relevant records on the official site', status: 'DONE' },
+        { id: 's2', title: 'open each record and read the figure the question asks about', status: 'DONE' },
+        { id: 's3', title: 'check the figures against a second source', status: 'NEED-REFINE' },
+        { id: 's4', title: 'convert the figures to the units the question uses', status: 'TODO' },
+        { id: 's5', title: 'compute the answer and state it in the requested format', status: 'TODO' },
+      ],
+      next_subtask_id: 's3',
+      summary:
+        'The team found the official list and read the figures of every record on it; the values agree with what the orchestrator expected, ' +
+        'but one of them was read from a cached copy of the page and has not been checked against a second source yet. ' +
+        'The next stage should confirm that value, then convert the figures and compute the final answer.',
+    });
+    const evaluation = JSON.stringify({ verdict: 'needs_refinement', confidence: 0.7, feedback: 'The stage read the figures from the page it opened, but one of them comes from a cached copy and was not checked; confirm it before computing the answer.' });
+    server.setScript({ tokens: 'o200k', rules: [{ match: { contains: '[stage evaluator]' }, content: evaluation }], fallback: { content: state } });
     const out = await run('stages', [WW(1)]);
     const served = servedUsage(server.log());
     expect((out.cost as Cost).per_run).toEqual({ calls: served.calls, tokens: { input: served.input, output: served.output, total: served.total }, estimated: false });
     expect(estimate.calls).toBe(served.calls);
+    expect(within(estimate.tokens.total, served.total, 0.2), `estimate ${estimate.tokens.total} vs served ${served.total}`).toBe(true);
   });
 });
 
