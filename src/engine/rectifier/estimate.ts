@@ -29,6 +29,19 @@ export interface RectifierEstimateOptions {
   countTokens?: TokenCounter;
 }
 
+/** The pool's one-time embedding: its trigger conditions in batches of EMBED_BATCH, nothing when the cache holds them. */
+export async function poolEmbeddingEstimate(pool: IndicatorPool, embedModel: string, cache: EmbeddingCache | undefined, count: TokenCounter): Promise<NonNullable<CostEstimate['oneTime']>> {
+  const texts = pool.indicators.map(triggerText);
+  const cached = (await cache?.get(embeddingKey('trigger', texts, embedModel)))?.length === texts.length;
+  const input = cached ? 0 : texts.reduce((n, t) => n + count(t), 0);
+  return {
+    calls: cached ? 0 : Math.ceil(texts.length / EMBED_BATCH),
+    tokens: { input, output: 0, total: input },
+    cached,
+    what: `embeddings of the ${texts.length} trigger conditions of pool ${pool.name}${cached ? ' (served from cache)' : ''}`,
+  };
+}
+
 /** One message as the audit sees it: the task, the agent, what it had seen and what it wrote. */
 export interface AuditedMessage {
   task: string;
@@ -63,16 +76,7 @@ export async function estimateRectifierCost(runs: readonly Run[], options: Recti
   const est = new CostEstimator(count, options.maxTokens);
   const texts = options.pool.indicators.map(triggerText);
   const embedding = !params.zeroShot && options.embedModel !== undefined && texts.length > 0;
-  if (embedding) {
-    const cached = (await options.cache?.get(embeddingKey('trigger', texts, options.embedModel!)))?.length === texts.length;
-    const input = cached ? 0 : texts.reduce((n, t) => n + count(t), 0);
-    est.setOneTime({
-      calls: cached ? 0 : Math.ceil(texts.length / EMBED_BATCH),
-      tokens: { input, output: 0, total: input },
-      cached,
-      what: `embeddings of the ${texts.length} trigger conditions of pool ${options.pool.name}${cached ? ' (served from cache)' : ''}`,
-    });
-  }
+  if (embedding) est.setOneTime(await poolEmbeddingEstimate(options.pool, options.embedModel!, options.cache, count));
   est.assumptions.push(
     params.zeroShot
       ? `every agent message passes at the first attempt: 1 audit against the general indicator, answering ${AUDIT_ANSWER_TOKENS} tokens`

@@ -11,8 +11,9 @@ import { DEFAULT_WINDOW } from '../clarifier/edges.ts';
 import { estimatePassingEdge } from '../clarifier/estimate.ts';
 import { gateEdgeState } from '../clarifier/gate.ts';
 import { seenText } from '../rectifier/gate.ts';
-import { messageAuditor, AUDIT_ANSWER_TOKENS, type AuditedMessage } from '../rectifier/estimate.ts';
+import { messageAuditor, poolEmbeddingEstimate, AUDIT_ANSWER_TOKENS, type AuditedMessage } from '../rectifier/estimate.ts';
 import type { IndicatorPool } from '../rectifier/indicators.ts';
+import type { EmbeddingCache } from '../rectifier/retrieval.ts';
 import { AdaptiveFilter, filterParams } from '../supervisor/filter.ts';
 import { estimateTriggers, SUPERVISOR_ASSUMPTION } from '../supervisor/estimate.ts';
 import type { BatchSpec } from './batch.ts';
@@ -27,6 +28,12 @@ export const AGENT_ANSWER_TOKENS = 300;
 export interface BatchEstimateOptions {
   maxTokens?: number;
   countTokens?: TokenCounter;
+  /**
+   * The embeddings model, when the rectifier's pool will be embedded (an endpoint with a pool): the pool's embedding is
+   * the batch's one-time cost (none when `cache` holds it) and each message's retrieval query is embedded.
+   */
+  embedModel?: string;
+  cache?: EmbeddingCache;
 }
 
 /** The engines of the engine arm: `spec.engines`, or (batches made before they were wired) the supervisor alone. */
@@ -43,7 +50,7 @@ interface MessageEngines {
   assumptions: string[];
 }
 
-function messageEngines(config: EngineConfig, est: CostEstimator, count: TokenCounter): MessageEngines {
+function messageEngines(config: EngineConfig, est: CostEstimator, count: TokenCounter, embedModel: string | undefined): MessageEngines {
   const on = enginesOn(config);
   const assumptions: string[] = [];
   let audit: ((msg: AuditedMessage) => void) | undefined;
@@ -51,9 +58,10 @@ function messageEngines(config: EngineConfig, est: CostEstimator, count: TokenCo
   if (r) {
     const pool = r.pool && r.pool.indicators.length > 0 && !r.params.zeroShot ? (r.pool as IndicatorPool) : undefined;
     const params = { ...r.params, zeroShot: pool === undefined };
-    audit = messageAuditor(est, pool ?? { name: 'general indicator', indicators: [] }, params, false);
+    const embedding = pool !== undefined && embedModel !== undefined;
+    audit = messageAuditor(est, pool ?? { name: 'general indicator', indicators: [] }, params, embedding);
     assumptions.push(
-      `rectifier: every message passes at the first attempt, ${params.zeroShot ? '1 audit against the general indicator' : `1 keyword call and ${params.k} audits of the indicators BM25 ranks highest`} (${AUDIT_ANSWER_TOKENS} tokens out each); no restart`,
+      `rectifier: every message passes at the first attempt, ${params.zeroShot ? '1 audit against the general indicator' : `1 keyword call, ${embedding ? '1 query embedding, ' : ''}${params.k} audits of the indicators BM25 ranks highest`} (${AUDIT_ANSWER_TOKENS} tokens out each); no restart`,
     );
   }
   const clarify = config.clarifier && !config.clarifier.heuristic;
@@ -106,7 +114,13 @@ export async function estimateBatchCost(
     `${turns} agent turn(s) and the decision agent's per task; every answer ${answer} tokens` +
       `${team.mode === 'group-chat' && team.selector === 'llm' ? '; the speaker selector is not counted' : ''}`,
   );
-  const engines = spec.arms.includes('supervised') && (spec.engines || spec.supervisor) ? messageEngines(armEngines(spec as Pick<BatchSpec, 'engines' | 'supervisor'>), est, count) : undefined;
+  const config = spec.arms.includes('supervised') && (spec.engines || spec.supervisor) ? armEngines(spec as Pick<BatchSpec, 'engines' | 'supervisor'>) : undefined;
+  const engines = config ? messageEngines(config, est, count, options.embedModel) : undefined;
+  const r = config?.rectifier;
+  if (r?.pool && r.pool.indicators.length > 0 && !r.params.zeroShot && options.embedModel !== undefined) {
+    // The pool is embedded once for the whole batch, before its first task (src/engine/live-engines).
+    est.setOneTime(await poolEmbeddingEstimate(r.pool as IndicatorPool, options.embedModel, options.cache, count));
+  }
   if (engines) est.assumptions.push(...engines.assumptions.map((a) => `supervised arm, ${a}`));
   const agents = teamAgents({ ...team, roles });
   const perArm: NonNullable<CostEstimate['perArm']> = [];
