@@ -183,7 +183,7 @@ export async function batchCommand(argv: string[]): Promise<number> {
   }
 
   if (args.flags.has('dry-run')) {
-    printEstimate(await estimateBatchCost(state.spec), args.flags.has('json'), false);
+    printEstimate(await estimateBatchCost(state.spec, { embedModel }), args.flags.has('json'), false);
     return 0;
   }
 

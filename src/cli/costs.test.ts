@@ -3,6 +3,8 @@
 // within 20% of the real run's served tokens, and the gated clarifier sends only the flagged edges.
 // The server counts usage with o200k (like a real endpoint); its answers are scripted to the sizes the estimators
 // assume where the answer's size is the model's choice (a decision JSON, a verdict, keywords; the purifier keeps 40%).
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { servedUsage, startTestServer, type TestServer } from '../../test-server/server.ts';
@@ -134,12 +136,80 @@ describe.skipIf(!HAVE_SHARED)(`engine costs against the test server (${HAVE_SHAR
     expect(within(estimate.one_time!.tokens.total, pool.total, 0.2), `pool estimate ${estimate.one_time!.tokens.total} vs served ${pool.total}`).toBe(true);
   });
 
-  it('stages: the reported cost is the served usage, and --dry-run sends nothing', async () => {
+  it('stages: the reported cost is the served usage; --dry-run sends nothing and is within 20%', async () => {
     const estimate = await dryRun('stages', [WW(1)]);
-    server.setScript({ tokens: 'o200k', fallback: { content: '{"subtasks": [{"id": "s1", "title": "answer the question", "status": "TODO"}], "next_subtask_id": "s1", "verdict": "success"}' } });
+    // Answers of the size a model writes: a task state of a few subtasks with a summary, a verdict with feedback.
+    const state = JSON.stringify({
+      subtasks: [
+        { id: 's1', title: 'find the list of the relevant records on the official site', status: 'DONE' },
+        { id: 's2', title: 'open each record and read the figure the question asks about', status: 'DONE' },
+        { id: 's3', title: 'check the figures against a second source', status: 'NEED-REFINE' },
+        { id: 's4', title: 'convert the figures to the units the question uses', status: 'TODO' },
+        { id: 's5', title: 'compute the answer and state it in the requested format', status: 'TODO' },
+      ],
+      next_subtask_id: 's3',
+      summary:
+        'The team found the official list and read the figures of every record on it; the values agree with what the orchestrator expected, ' +
+        'but one of them was read from a cached copy of the page and has not been checked against a second source yet. ' +
+        'The next stage should confirm that value, then convert the figures and compute the final answer.',
+    });
+    const evaluation = JSON.stringify({ verdict: 'needs_refinement', confidence: 0.7, feedback: 'The stage read the figures from the page it opened, but one of them comes from a cached copy and was not checked; confirm it before computing the answer.' });
+    server.setScript({ tokens: 'o200k', rules: [{ match: { contains: '[stage evaluator]' }, content: evaluation }], fallback: { content: state } });
     const out = await run('stages', [WW(1)]);
     const served = servedUsage(server.log());
     expect((out.cost as Cost).per_run).toEqual({ calls: served.calls, tokens: { input: served.input, output: served.output, total: served.total }, estimated: false });
     expect(estimate.calls).toBe(served.calls);
+    expect(within(estimate.tokens.total, served.total, 0.2), `estimate ${estimate.tokens.total} vs served ${served.total}`).toBe(true);
+  });
+});
+
+// A batch as a user runs it, per arm: the estimate adds the engine arm's own calls (here the supervisor's periodic
+// checks: a group chat of 12 turns gives each of the 3 roles 4 turns, and τ_step 4 fires once per role), so the arms
+// differ as they do when run; each arm's estimate lands within 20% of what that arm spent.
+describe('batch --dry-run per arm against the test server', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close());
+
+  it('the supervised arm is estimated with the supervisor\'s calls, and each arm is within 20% of what it spent', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mas-batch-cost-'));
+    const tasks = join(dir, 'sums.jsonl');
+    writeFileSync(tasks, ['2+5', '3+4'].map((q, i) => JSON.stringify({ id: i, question: `What is ${q}?`, answer: '7' })).join('\n'));
+    const args = [tasks, '--endpoint', server.baseUrl, '--model', 'm', '--mode', 'group-chat', '--max-turns', '12', '--preset', 'gsm-hard', '--concurrency', '1', '--json'];
+    server.reset();
+    const dry = await runCliAsync('batch', [...args, '--dry-run']);
+    expect(dry.stderr).toBe('');
+    expect(server.log()).toHaveLength(0);
+    const estimate = (JSON.parse(dry.stdout) as { estimate: { per_arm: { arm: string; calls: number; tokens: Counts }[] } }).estimate;
+    const arm = (name: string) => estimate.per_arm.find((a) => a.arm === name)!;
+    // 13 agent calls per task (12 turns and the decision agent); the supervised arm adds 3 checks per task.
+    expect(arm('baseline').calls).toBe(2 * 13);
+    expect(arm('supervised').calls).toBe(2 * (13 + 3));
+    expect(arm('supervised').tokens.total).toBeGreaterThan(arm('baseline').tokens.total);
+
+    // Every agent answer is different (as a model's are, so the loop rule stays quiet) and about 300 tokens long.
+    const answer = (i: number) => `Turn ${i}. ${'The two numbers add up to seven, and I checked the sum again carefully. '.repeat(20)}FINAL ANSWER: 7`;
+    server.setScript({
+      tokens: 'o200k',
+      rules: [
+        { match: { contains: 'You oversee one agent inside a team' }, content: APPROVE },
+        ...Array.from({ length: 2 * 2 * 13 }, (_, i) => ({ times: 1, content: answer(i) })),
+      ],
+    });
+    const real = await runCliAsync('batch', args);
+    expect(real.stderr).toBe('');
+    expect(real.status).toBe(0);
+    const out = JSON.parse(real.stdout) as { tokens: number; summary: { perArm: Record<string, { tokens: number }> } };
+    const served = servedUsage(server.log());
+    expect(out.tokens).toBe(served.total);
+    const supervisorCalls = server.log().filter((e) => JSON.stringify(e.body).includes('You oversee one agent inside a team'));
+    expect(supervisorCalls).toHaveLength(2 * 3);
+    for (const name of ['baseline', 'supervised']) {
+      const spent = out.summary.perArm[name].tokens;
+      expect(within(arm(name).tokens.total, spent, 0.2), `${name}: estimate ${arm(name).tokens.total} vs spent ${spent}`).toBe(true);
+    }
+    expect(out.summary.perArm.supervised.tokens - out.summary.perArm.baseline.tokens).toBe(servedUsage(supervisorCalls).total);
   });
 });

@@ -26,6 +26,7 @@ export function runBatchInWorker(state: BatchState, llm: LlmSettings, events: Ba
 }
 
 /** A batch's cost per arm before it runs, counted in the live worker. */
-export function estimateBatchInWorker(spec: Pick<BatchSpec, 'tasks' | 'arms' | 'team'>, maxTokens?: number): Promise<CostEstimate> {
-  return live.remote().estimateBatch({ tasks: spec.tasks, arms: spec.arms, team: spec.team }, maxTokens);
+/** `embedModel`: the endpoint's embeddings model, when there is an endpoint (then a rectifier pool is embedded once). */
+export function estimateBatchInWorker(spec: Pick<BatchSpec, 'tasks' | 'arms' | 'team' | 'engines' | 'supervisor'>, maxTokens?: number, embedModel?: string): Promise<CostEstimate> {
+  return live.remote().estimateBatch({ tasks: spec.tasks, arms: spec.arms, team: spec.team, engines: spec.engines, supervisor: spec.supervisor }, maxTokens, embedModel);
 }

@@ -74,8 +74,9 @@ async function gatesFor(engines: EngineSwitches | undefined, llm: LlmSettings | 
 
 const api = {
   /** What a batch will cost per arm before it runs (issue 21), tokenized here, not on the page. */
-  estimateBatch(spec: Pick<BatchSpec, 'tasks' | 'arms' | 'team'>, maxTokens?: number): Promise<CostEstimate> {
-    return estimateBatchCost(spec, { maxTokens });
+  estimateBatch(spec: Pick<BatchSpec, 'tasks' | 'arms' | 'team' | 'engines' | 'supervisor'>, maxTokens?: number, embedModel?: string): Promise<CostEstimate> {
+    // With an endpoint the pool is embedded (cached in IndexedDB, as gatesFor does): the estimate checks that cache.
+    return estimateBatchCost(spec, { maxTokens, embedModel, cache: embedModel ? idbEmbeddingCache : undefined });
   },
 
   runTeam(jobId: number, job: TeamJob, events: LiveEvents): Promise<TeamRunResult> {

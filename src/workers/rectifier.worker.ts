@@ -9,6 +9,7 @@ import {
   estimateRectifierCost,
   mineIndicators,
   preparePool,
+  reusedPool,
   rectifierStatistics,
   rectifyRunSteps,
   triggerText,
@@ -54,7 +55,7 @@ async function prepared(pool: IndicatorPool, llm: LlmSettings | undefined, signa
   // Pool embeddings are not part of any run's record: they are shared by every run and cached apart.
   const client = new LlmClient(llm, { recorder: new CallRecorder() });
   const key = embeddingKey('trigger', pool.indicators.map(triggerText), modelFor(llm, 'embeddings'));
-  if (lastPrepared?.key === key && lastPrepared.pool.name === pool.name) return lastPrepared.pool;
+  if (lastPrepared?.key === key && lastPrepared.pool.name === pool.name) return reusedPool(lastPrepared.pool);
   const p = await preparePool(pool, { client, cache: idbEmbeddingCache, signal, onProgress });
   lastPrepared = { key, pool: p };
   return p;

@@ -5,7 +5,7 @@
 import type { Run } from '../../model/types.ts';
 import { CostEstimator, tokenCounter, type CostEstimate, type TokenCounter } from '../../llm/cost.ts';
 import { DEFAULT_EDGE_GATE, edgeGateLabel, routeEdge, type EdgeGate } from './edge-gate.ts';
-import { DEFAULT_WINDOW, edgeStates } from './edges.ts';
+import { DEFAULT_WINDOW, edgeStates, type EdgeState } from './edges.ts';
 import { addresseeMessages, clarifierMessages, reviseMessage } from './prompts.ts';
 
 /** `{"type": …, "to_agent": …, "question": "…"}`: a one-sentence question at most. */
@@ -18,6 +18,11 @@ export interface ClarifierEstimateOptions {
   gate?: EdgeGate;
   maxTokens?: number;
   countTokens?: TokenCounter;
+}
+
+/** The live clarifier's check of one message that passes (one call: the clarifier answers NONE). */
+export function estimatePassingEdge(est: CostEstimator, state: EdgeState): void {
+  est.chat(clarifierMessages(state), DECISION_ANSWER_TOKENS);
 }
 
 export async function estimateClarifierCost(runs: readonly Run[], options: ClarifierEstimateOptions = {}): Promise<CostEstimate> {

@@ -25,7 +25,7 @@ function member(id: string, agents: ReadonlyMap<string, Agent>): EdgeAgent {
 }
 
 /** The edge state of a message in a live run: sender, the members in speaking order after it, the last H turns. */
-export function gateEdgeState(ctx: GateContext, window = DEFAULT_WINDOW): EdgeState {
+export function gateEdgeState(ctx: Pick<GateContext, 'run' | 'step' | 'members' | 'visible' | 'task' | 'text'>, window = DEFAULT_WINDOW): EdgeState {
   const agents = new Map(ctx.run.agents.map((a) => [a.id, a]));
   const sender = ctx.step.agentId;
   const others = ctx.members.filter((m) => m !== sender);

@@ -29,29 +29,61 @@ export interface RectifierEstimateOptions {
   countTokens?: TokenCounter;
 }
 
+/** The pool's one-time embedding: its trigger conditions in batches of EMBED_BATCH, nothing when the cache holds them. */
+export async function poolEmbeddingEstimate(pool: IndicatorPool, embedModel: string, cache: EmbeddingCache | undefined, count: TokenCounter): Promise<NonNullable<CostEstimate['oneTime']>> {
+  const texts = pool.indicators.map(triggerText);
+  const cached = (await cache?.get(embeddingKey('trigger', texts, embedModel)))?.length === texts.length;
+  const input = cached ? 0 : texts.reduce((n, t) => n + count(t), 0);
+  return {
+    calls: cached ? 0 : Math.ceil(texts.length / EMBED_BATCH),
+    tokens: { input, output: 0, total: input },
+    cached,
+    what: `embeddings of the ${texts.length} trigger conditions of pool ${pool.name}${cached ? ' (served from cache)' : ''}`,
+  };
+}
+
+/** One message as the audit sees it: the task, the agent, what it had seen and what it wrote. */
+export interface AuditedMessage {
+  task: string;
+  agent: string;
+  role?: string;
+  seen: string;
+  output: string;
+}
+
+/**
+ * The calls one message costs when it passes at the first attempt: keywords, the query's embedding and K audits of
+ * the indicators BM25 ranks highest, or one audit against the domain's general indicator (zero-shot).
+ */
+export function messageAuditor(est: CostEstimator, pool: IndicatorPool, params: RectifyParams, embedding: boolean): (msg: AuditedMessage) => void {
+  const bm25 = params.zeroShot ? undefined : new Bm25Index(pool.indicators.map(triggerText));
+  return (msg) => {
+    let active: Indicator[];
+    if (params.zeroShot) active = [GENERAL_INDICATORS[params.domain]];
+    else {
+      est.chat(keywordMessages(msg.task, msg.agent, msg.output), KEYWORD_ANSWER_TOKENS);
+      if (embedding) est.add(QUERY_TOKENS, 0);
+      const query = `${msg.task.slice(0, 400)}\n${msg.output.slice(0, 1200)}`;
+      active = bm25!.search(query, params.k).map((s) => pool.indicators[s.index]);
+    }
+    for (const indicator of active) est.chat(auditMessages(params.domain, indicator, msg), AUDIT_ANSWER_TOKENS);
+  };
+}
+
 export async function estimateRectifierCost(runs: readonly Run[], options: RectifierEstimateOptions): Promise<CostEstimate> {
   const count = options.countTokens ?? (await tokenCounter());
   const params = options.params ?? DEFAULT_RECTIFY_PARAMS;
   const est = new CostEstimator(count, options.maxTokens);
   const texts = options.pool.indicators.map(triggerText);
   const embedding = !params.zeroShot && options.embedModel !== undefined && texts.length > 0;
-  if (embedding) {
-    const cached = (await options.cache?.get(embeddingKey('trigger', texts, options.embedModel!)))?.length === texts.length;
-    const input = cached ? 0 : texts.reduce((n, t) => n + count(t), 0);
-    est.setOneTime({
-      calls: cached ? 0 : Math.ceil(texts.length / EMBED_BATCH),
-      tokens: { input, output: 0, total: input },
-      cached,
-      what: `embeddings of the ${texts.length} trigger conditions of pool ${options.pool.name}${cached ? ' (served from cache)' : ''}`,
-    });
-  }
+  if (embedding) est.setOneTime(await poolEmbeddingEstimate(options.pool, options.embedModel!, options.cache, count));
   est.assumptions.push(
     params.zeroShot
       ? `every agent message passes at the first attempt: 1 audit against the general indicator, answering ${AUDIT_ANSWER_TOKENS} tokens`
       : `every agent message passes at the first attempt: 1 keyword call (${KEYWORD_ANSWER_TOKENS} tokens out), ${embedding ? `1 query embedding (${QUERY_TOKENS} tokens), ` : ''}` +
           `${params.k} audits (${AUDIT_ANSWER_TOKENS} tokens out each) of the indicators BM25 ranks highest`,
   );
-  const bm25 = params.zeroShot ? undefined : new Bm25Index(texts);
+  const audit = messageAuditor(est, options.pool, params, embedding);
   const none = new Map<string, string | null>();
   for (const run of runs) {
     est.startRun(run.id);
@@ -60,18 +92,7 @@ export async function estimateRectifierCost(runs: readonly Run[], options: Recti
     run.steps.forEach((step, p) => {
       const agent = index.agentById.get(step.agentId);
       if (!isAuditable(step, agent)) return;
-      const name = agent?.name ?? step.agentId;
-      const output = messageText(step);
-      let active: Indicator[];
-      if (params.zeroShot) active = [GENERAL_INDICATORS[params.domain]];
-      else {
-        est.chat(keywordMessages(task, name, output), KEYWORD_ANSWER_TOKENS);
-        if (embedding) est.add(QUERY_TOKENS, 0);
-        const query = `${task.slice(0, 400)}\n${output.slice(0, 1200)}`;
-        active = bm25!.search(query, params.k).map((s) => options.pool.indicators[s.index]);
-      }
-      const ctx = { task, agent: name, role: agent?.role ?? agent?.description, seen: seenText(recordedInput(run, p, agent, none)), output };
-      for (const indicator of active) est.chat(auditMessages(params.domain, indicator, ctx), AUDIT_ANSWER_TOKENS);
+      audit({ task, agent: agent?.name ?? step.agentId, role: agent?.role ?? agent?.description, seen: seenText(recordedInput(run, p, agent, none)), output: messageText(step) });
     });
   }
   return est.result();

@@ -53,6 +53,15 @@ export async function preparePool(
   return { name: pool.name, indicators: pool.indicators, retrieval: 'embedding', vectors: r.vectors, embedModel: model, fromCache: r.fromCache, usage: r.usage, embedRequests: r.requests };
 }
 
+/**
+ * A prepared pool used again: its embeddings are already held, so this use sent nothing and its one-time cost is
+ * served from cache (reporting the first use's tokens again would count them twice).
+ */
+export function reusedPool(pool: PreparedPool): PreparedPool {
+  if (pool.retrieval !== 'embedding') return pool;
+  return { ...pool, fromCache: true, usage: { input: 0, output: 0, total: 0 }, embedRequests: 0 };
+}
+
 /** The pool's one-time cost: its trigger-condition embeddings (null offline: BM25 needs no request). */
 export function poolCost(pool: PreparedPool): OneTimeCost | null {
   if (pool.retrieval !== 'embedding') return null;

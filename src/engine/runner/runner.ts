@@ -90,7 +90,8 @@ export interface TeamRunResult {
   endpointFailure?: boolean;
 }
 
-function teamAgents(team: TeamConfig): Agent[] {
+/** The run's agents: the roles (their role is the prompt's first sentence) and the decision agent. */
+export function teamAgents(team: TeamConfig): Agent[] {
   const firstLine = (p: string) => p.split(/(?<=\.)\s/)[0];
   return [
     ...team.roles.map((r) => ({ id: r.id, name: r.id, role: firstLine(r.prompt), description: r.prompt })),

@@ -10,6 +10,8 @@ import { useUrl } from '../../store/url.ts';
 import { Badge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
 import { useCostEstimate } from '../../ui/cost-view.tsx';
+import { estimateOneTimeLine } from '../../ui/cost-format.ts';
+import { modelFor, type LlmSettings } from '../../store/endpoint.ts';
 import { estimateBatchInWorker } from '../../workers/live-client.ts';
 import { ErrorBanner } from '../../ui/error-banner.tsx';
 import { Card, NumberField, TextField } from '../../ui/fields.tsx';
@@ -117,6 +119,14 @@ function NewBatch({ disabled }: { disabled: boolean }) {
   );
 }
 
+function embeddingsModel(settings: LlmSettings): string | undefined {
+  try {
+    return modelFor(settings, 'embeddings');
+  } catch {
+    return undefined;
+  }
+}
+
 const pct = (n: number, d: number) => (d === 0 ? '–' : `${((100 * n) / d).toFixed(1)}%`);
 
 function BatchCard({ state }: { state: BatchState }) {
@@ -130,7 +140,10 @@ function BatchCard({ state }: { state: BatchState }) {
   const interrupted = !running && state.status === 'running';
   const finished = state.status === 'complete';
   const label = running ? 'running' : interrupted ? 'interrupted' : state.status;
-  const estimate = useCostEstimate(summary.done === 0 && !running ? state.spec.id : undefined, () => estimateBatchInWorker(state.spec));
+  // With an endpoint a rectifier pool is embedded once (the batch's one-time cost) with the embeddings model.
+  const embedModel = endpoint.settings ? embeddingsModel(endpoint.settings) : undefined;
+  const estimate = useCostEstimate(summary.done === 0 && !running ? `${state.spec.id}\u0000${embedModel ?? ''}` : undefined, () => estimateBatchInWorker(state.spec, undefined, embedModel));
+  const oneTime = estimate?.status === 'ready' ? estimateOneTimeLine(estimate.estimate) : undefined;
   return (
     <section className="rounded border border-slate-200 bg-white p-3 text-sm" aria-label={`Batch ${state.spec.name}`} data-testid="batch-card" data-status={label}>
       <header className="flex flex-wrap items-center gap-2">
@@ -164,8 +177,8 @@ function BatchCard({ state }: { state: BatchState }) {
               {k > 0 ? ' · ' : ''}
               {a.arm} {a.calls.toLocaleString('en')} calls, ~{a.tokens.total.toLocaleString('en')} tokens
             </span>
-          ))}{' '}
-          (agents’ calls; engine calls of the supervised arm not included)
+          ))}
+          {oneTime && <span data-testid="batch-estimate-one-time"> · {oneTime}</span>}
         </p>
       )}
       <div className="mt-2">

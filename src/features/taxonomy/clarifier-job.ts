@@ -5,6 +5,7 @@ import type { Intervention, Run } from '../../model/types.ts';
 import { DEFAULT_EDGE_GATE, DEFAULT_WINDOW, edgeGateLabel, type ClarifyFailure, type ClarifyProgress, type ClarifySummary, type EdgeGate } from '../../engine/clarifier/index.ts';
 import type { ClarifierPreferences } from '../../store/engine-settings.ts';
 import { keepIntervention } from '../../store/engine-results.ts';
+import { loadGateResults, saveGateResult, type GateRecordOutline } from '../../store/gate-results-db.ts';
 import { createJobStore, withoutEngine, type StartOptions } from '../../store/job-store.ts';
 import { clarifyEdgeInWorker, runClarifierInWorker, type EngineCost } from '../../workers/clarifier-client.ts';
 
@@ -40,11 +41,49 @@ export function withGateResult(results: readonly GateResult[], r: GateResult): G
   return [...results.filter((x) => !(x.runId === r.runId && x.gate === r.gate)), r];
 }
 
-/** Kept apart from the job's state, which every start resets: the figures of each gate setting for this session. */
-export const useGateResults = create<{ results: GateResult[]; add(r: GateResult): void }>()((set) => ({
-  results: [],
-  add: (r) => set((s) => ({ results: withGateResult(s.results, r) })),
-}));
+/** A stored record that has a gate result's shape (the figures the table reads). */
+function isGateResult(r: GateRecordOutline): r is GateResult {
+  const s = r.summary as Partial<ClarifySummary>;
+  const c = r.cost as Partial<EngineCost>;
+  return (
+    typeof s.edges === 'number' &&
+    typeof s.sentToModel === 'number' &&
+    !!s.byType &&
+    typeof s.byType === 'object' &&
+    (s.oneShotPct === null || typeof s.oneShotPct === 'number') &&
+    (s.extraCostPct === null || typeof s.extraCostPct === 'number') &&
+    typeof c.perRun?.tokens?.total === 'number'
+  );
+}
+
+/**
+ * Kept apart from the job's state, which every start resets: the figures of each gate setting, written to IndexedDB
+ * as they arrive and read back per run when its panel opens, so the table survives a reload.
+ */
+export const useGateResults = create<{ results: GateResult[]; add(r: GateResult): void; load(runId: string): Promise<void> }>()((set) => {
+  const loaded = new Set<string>();
+  return {
+    results: [],
+    add: (r) => {
+      set((s) => ({ results: withGateResult(s.results, r) }));
+      saveGateResult(r).catch(() => {
+        // Storage refused: the figures still hold for this session.
+      });
+    },
+    async load(runId) {
+      if (loaded.has(runId)) return;
+      loaded.add(runId);
+      let stored: GateResult[];
+      try {
+        stored = await loadGateResults(runId, isGateResult);
+      } catch {
+        return;
+      }
+      // A pass that finished while the records were read is newer than its stored copy.
+      set((s) => ({ results: [...s.results, ...stored.filter((r) => !s.results.some((x) => x.runId === r.runId && x.gate === r.gate))] }));
+    },
+  };
+});
 
 interface ClarifierExtra {
   edgeId?: string;

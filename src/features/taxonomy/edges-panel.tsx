@@ -398,6 +398,9 @@ function ClarifierControls({ run }: { run: Run }) {
     estimateClarifierInWorker([run], historyWindow, gate, endpoint.maxTokens),
   );
   const allGateResults = useGateResults((s) => s.results);
+  useEffect(() => {
+    void useGateResults.getState().load(run.id);
+  }, [run.id]);
   const gateResults = useMemo(() => allGateResults.filter((r) => r.runId === run.id), [allGateResults, run.id]);
   return (
     <Panel title="Edge clarifier" testId="clarifier-controls">
@@ -549,7 +552,7 @@ function GateTable({ results }: { results: GateResult[] }) {
   return (
     <div className="mt-3 overflow-x-auto">
       <table className="w-full text-left text-xs" data-testid="clarifier-gate-table">
-        <caption className="mb-1 text-left text-slate-600">Per gate setting (complete passes through the endpoint in this session)</caption>
+        <caption className="mb-1 text-left text-slate-600">Per gate setting (the last complete pass through the endpoint under each)</caption>
         <thead className="text-slate-500">
           <tr>
             <th className="pr-2 font-medium">Gate</th>
