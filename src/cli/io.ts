@@ -1,7 +1,7 @@
 // Shared plumbing of the command line: argument parsing, reading trace files, the one-line error contract (SPEC §7).
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { importText, ImportError, type ImportedFile } from '../import/index.ts';
+import { detectText, importDetected, ImportError, type DetectedInput, type ImportedFile } from '../import/index.ts';
 import { attachAnnotationSets } from '../model/annotations.ts';
 import { formatMb } from '../import/gunzip.ts';
 import { MAX_FILE_BYTES, TraceDecoder, TRACE_FILE_NAME } from '../import/parse-input.ts';
@@ -116,11 +116,25 @@ export function readTraceText(file: string, maxBytes = MAX_FILE_BYTES): string {
     throw openProblem(file, e);
   }
   try {
-    const opened = kindOf(fstatSync(fd));
+    const openedStat = fstatSync(fd);
+    const opened = kindOf(openedStat);
     if (opened) throw new CliError(file, `is ${opened}, not a regular file; only regular files are read`);
     const decoder = new TraceDecoder(file, { maxBytes });
+    // The whole file into one buffer of its size, decoded in one call into one string: read in pieces, the text
+    // was decoded piece by piece and joined, a second copy of it (ADR 0019). One byte past the limit is enough for
+    // the decoder to refuse a file that grew past it since the stat above.
+    const size = Math.min(openedStat.size, maxBytes + 1);
+    const whole = Buffer.allocUnsafe(size);
+    let filled = 0;
+    while (filled < size) {
+      const n = readSync(fd, whole, filled, size - filled, null);
+      if (n === 0) break;
+      filled += n;
+    }
+    if (filled > 0) decoder.push(whole.subarray(0, filled));
+    // Whatever is left (a file that grew since its size was taken, or one whose size says nothing), in pieces.
     for (;;) {
-      // A fresh buffer each time: the gzip decoder may keep a reference to the bytes it was given.
+      // A fresh buffer each time: the decoder keeps a reference to the last bytes it was given.
       const buf = new Uint8Array(1 << 20);
       const n = readSync(fd, buf, 0, buf.length, null);
       if (n === 0) break;
@@ -141,13 +155,20 @@ function cliErrorOf(file: string, e: ImportError): CliError {
 }
 
 export function readTraceFile(file: string, format?: string): ImportedFile {
-  const text = readTraceText(file);
   try {
-    return importText(file, text, { format });
+    return importDetected(readAndDetect(file, format));
   } catch (e) {
     if (e instanceof ImportError) throw cliErrorOf(file, e);
     throw e;
   }
+}
+
+/**
+ * Read, parse and detect in a frame of its own: when it returns, nothing refers to the text any longer (the parsed
+ * input drops it unless its importer reads it), so the text can be collected while the runs are built (ADR 0019).
+ */
+function readAndDetect(file: string, format: string | undefined): DetectedInput {
+  return detectText(file, readTraceText(file), { format, dropText: true });
 }
 
 /** The trace files in a folder and all its subfolders (as the studio's "Open folder…"), in path order. */

@@ -1,48 +1,54 @@
 // The command line: the same importers and engines as the studio, for batches and checks (SPEC §7).
 // Each command lives in its own module and registers here.
 import { recordOf } from '../model/record.ts';
-import { batchCommand, BATCH_USAGE } from './batch.ts';
-import { clarifyCommand, CLARIFY_USAGE } from './clarify.ts';
-import { convertCommand, CONVERT_USAGE } from './convert.ts';
-import { inspectCommand } from './inspect.ts';
 import { CliError } from './io.ts';
 import { outVerbatim, printError } from './terminal.ts';
-import { stagesCommand, STAGES_USAGE } from './stages.ts';
-import { rectifyCommand, RECTIFY_USAGE } from './rectify.ts';
-import { superviseCommand, SUPERVISE_USAGE } from './supervise.ts';
 
 /** A command may return its exit code (e.g. 1 when an endpoint failure stopped it after printing partial results). */
 type Command = (argv: string[]) => void | number | Promise<void | number>;
 
-const COMMANDS: Record<string, Command> = recordOf({
-  inspect: inspectCommand,
-  supervise: superviseCommand,
-  stages: stagesCommand,
-  rectify: rectifyCommand,
-  batch: batchCommand,
-  convert: convertCommand,
-  clarify: clarifyCommand,
+// Each command's module is loaded when it runs (in the bundle, a chunk of its own: ADR 0019), so `inspect` does not
+// load the engines and the endpoint client of the others.
+const COMMANDS: Record<string, () => Promise<Command>> = recordOf({
+  inspect: async () => (await import('./inspect.ts')).inspectCommand,
+  supervise: async () => (await import('./supervise.ts')).superviseCommand,
+  stages: async () => (await import('./stages.ts')).stagesCommand,
+  rectify: async () => (await import('./rectify.ts')).rectifyCommand,
+  batch: async () => (await import('./batch.ts')).batchCommand,
+  convert: async () => (await import('./convert.ts')).convertCommand,
+  clarify: async () => (await import('./clarify.ts')).clarifyCommand,
 });
 
-const USAGE = `usage: mas-replay <command> [options]
+async function usage(): Promise<string> {
+  const [supervise, stages, rectify, batch, clarify, convert] = await Promise.all([
+    import('./supervise.ts'),
+    import('./stages.ts'),
+    import('./rectify.ts'),
+    import('./batch.ts'),
+    import('./clarify.ts'),
+    import('./convert.ts'),
+  ]);
+  return `usage: mas-replay <command> [options]
 commands:
   inspect <file|folder…> [--format <id>] [--json]   list the runs, agents, steps and tokens in trace files (a folder: all traces in it)
-  ${SUPERVISE_USAGE}
-  ${STAGES_USAGE}
-  ${RECTIFY_USAGE}
-  ${BATCH_USAGE}
-  ${CLARIFY_USAGE}
-  ${CONVERT_USAGE}`;
+  ${supervise.SUPERVISE_USAGE}
+  ${stages.STAGES_USAGE}
+  ${rectify.RECTIFY_USAGE}
+  ${batch.BATCH_USAGE}
+  ${clarify.CLARIFY_USAGE}
+  ${convert.CONVERT_USAGE}`;
+}
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    outVerbatim(`${USAGE}\n`);
+    outVerbatim(`${await usage()}\n`);
     return name === undefined ? 2 : 0;
   }
-  const command = COMMANDS[name];
+  const load = COMMANDS[name];
   try {
-    if (!command) throw new CliError('usage', `unknown command ${JSON.stringify(name)}; try --help`);
+    if (!load) throw new CliError('usage', `unknown command ${JSON.stringify(name)}; try --help`);
+    const command = await load();
     const code = await command(rest);
     return typeof code === 'number' ? code : 0;
   } catch (e) {

@@ -38,6 +38,8 @@ export interface FormatImporter {
   sniff(doc: ParsedInput): boolean;
   /** Map the document into the model. Throws FormatProblem (with a JSON path) on bad input. */
   importDoc(doc: ParsedInput): ImportResult;
+  /** importDoc reads `doc.text` (not only the parsed values); see detectText's `dropText`. */
+  readsText?: boolean;
 }
 
 /** What the import worker hands back for one file: the structured-clone-safe part of an imported file. */

@@ -72,6 +72,22 @@ export interface ImportOptions {
 }
 
 export function importText(file: string, text: string, options: ImportOptions = {}): ImportedFile {
+  return importDetected(detectText(file, text, options));
+}
+
+/** A parsed file and the importer that reads it: importText in two halves, for callers that hold the text apart. */
+export interface DetectedInput {
+  file: string;
+  doc: ParsedInput;
+  importer: FormatImporter;
+}
+
+/**
+ * Parse and pick the importer (importText's first half). With `dropText`, the parsed input keeps no reference to the
+ * text unless the importer reads it (`readsText`), so that a caller holding only the result lets the text go while
+ * the run is built (the command line: a 100 MB file is otherwise held twice over, as text and as parsed values).
+ */
+export function detectText(file: string, text: string, options: ImportOptions & { dropText?: boolean } = {}): DetectedInput {
   const doc = parseText(file, text);
   let importer: FormatImporter;
   if (options.format) {
@@ -81,6 +97,12 @@ export function importText(file: string, text: string, options: ImportOptions = 
   } else {
     importer = detect(file, doc);
   }
+  if (options.dropText && !importer.readsText) doc.text = '';
+  return { file, doc, importer };
+}
+
+/** Build the runs of a detected input (importText's second half). */
+export function importDetected({ file, doc, importer }: DetectedInput): ImportedFile {
   try {
     const result = importer.importDoc(doc);
     const implausible = implausibleValueWarnings(result.runs);

@@ -25,6 +25,18 @@ describe('nesting depth', () => {
     expect(nestsDeeperThan('plain', 0)).toBe(false);
   });
 
+  it('the same answers by recursion (limits up to 1024) and by its own stack (deeper limits)', () => {
+    for (const [n, limit] of [[1024, 1024], [1025, 1024], [2000, 2000], [2001, 2000], [5000, 4999]]) {
+      expect(nestsDeeperThan(JSON.parse(arrays(n)), limit)).toBe(n > limit);
+      expect(nestsDeeperThan(JSON.parse(objects(n)), limit)).toBe(n > limit);
+    }
+  });
+
+  it('own keys only: a key named __proto__ counts, inherited properties do not', () => {
+    expect(nestsDeeperThan(JSON.parse('{"__proto__": [[[1]]]}'), 3)).toBe(true);
+    expect(nestsDeeperThan(Object.create({ inherited: [[[[1]]]] }), 1)).toBe(false);
+  });
+
   it.each([
     ['chat.json', `{"messages":[{"role":"user","content":"hi","extra":${arrays(10_000)}}]}`, '$.messages[0].extra[0][0][0][0][0]…[0][0][0]'],
     ['s.session.json', `{"format":"mas-replay-session","version":1,"runs":[{"id":"r","x":${objects(10_000)}}]}`, '$.runs[0].x.a.a.a.a.a….a.a.a'],

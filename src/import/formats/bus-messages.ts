@@ -238,4 +238,6 @@ export const busMessagesImporter: FormatImporter = {
   importDoc(doc): ImportResult {
     return { runs: [runFromBus(documentsOf(doc), doc.text)], annotationSets: [], warnings: [] };
   },
+  // The run id is a hash of the file's text.
+  readsText: true,
 };
