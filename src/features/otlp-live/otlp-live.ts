@@ -23,8 +23,12 @@ export const TOKEN_KEY = 'mas-replay:otlp-token';
 export const QUIET_MS = 15_000;
 const LEADER_LOCK = 'mas-replay:live-otlp-leader';
 const CHANNEL = 'mas-replay:live-otlp';
-/** Live runs are written to IndexedDB at least this often while they grow (the spans themselves are stored at once). */
-const FLUSH_EVERY_MS = 2000;
+/**
+ * Live runs are written to IndexedDB at least this often while they grow, and at once when one is done. The spans
+ * themselves are stored as they arrive (by the worker), and a reload rebuilds unfinished runs from them, so writing
+ * a growing run (a structured clone of all of it, on the page) more often would only cost frames.
+ */
+const FLUSH_EVERY_MS = 10_000;
 
 export const liveFileId = (traceId: string) => `live-otlp:${traceId}`;
 
