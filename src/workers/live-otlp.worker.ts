@@ -65,7 +65,9 @@ let db: IDBPDatabase<LiveSpansSchema> | undefined;
 let pipeline: LiveOtlpPipeline | undefined;
 let stopped = false;
 let abort: AbortController | undefined;
-let listeners: LiveStreamEvents | undefined;
+/** The supervisor's settings as last given (a change may come while the worker is still starting). */
+let supervisorConfig: LiveSupervisorConfig | undefined;
+let configChanged = false;
 
 function setupOf(config: LiveSupervisorConfig, events: LiveStreamEvents) {
   const params: FilterParams = filterParams(config.thresholds, { nonCriticalErrors: config.nonCriticalErrors });
@@ -118,9 +120,10 @@ function parseBlock(block: string): { event: string; id?: string; data: string }
 const api = {
   async start(options: LiveStartOptions, events: LiveStreamEvents): Promise<void> {
     stopped = false;
-    listeners = events;
+    supervisorConfig = options.supervisor;
     db ??= await openSpans();
-    const p = (pipeline = new LiveOtlpPipeline(setupOf(options.supervisor, events), options.quietMs));
+    const p = (pipeline = new LiveOtlpPipeline(setupOf(supervisorConfig, events), options.quietMs));
+    configChanged = false;
     const roundMs = options.roundMs ?? 100;
     /** Traces looked up in storage in this worker's life. */
     const looked = new Set<string>();
@@ -171,6 +174,10 @@ const api = {
           await tx.done;
         }
         if (lastId !== undefined) events.onStored(lastId);
+        if (configChanged && supervisorConfig) {
+          configChanged = false;
+          p.configure(setupOf(supervisorConfig, events));
+        }
         const updates = await p.round(Date.now());
         if (updates.length > 0) events.onUpdates(updates, p.traces.totalSpans);
       } catch (e) {
@@ -236,8 +243,10 @@ const api = {
     clearTimeout(timer);
   },
 
+  /** New supervisor settings: used from the next round on. */
   configure(supervisor: LiveSupervisorConfig): void {
-    if (pipeline && listeners) pipeline.configure(setupOf(supervisor, listeners));
+    supervisorConfig = supervisor;
+    configChanged = true;
   },
 
   resync(traceId: string): void {

@@ -43,6 +43,8 @@ function supervisorConfig(leader: boolean): LiveSupervisorConfig {
   const { tauStep, tauLoop, tauLen } = s.supervisor;
   const config: LiveSupervisorConfig = { thresholds: { tauStep, tauLoop, tauLen }, nonCriticalErrors: s.supervisor.nonCriticalErrors };
   if (leader && effectiveMode(s.endpoint) === 'endpoint') config.llm = toLlmSettings(s.endpoint, s.apiKey);
+  // Said on the page (and read by tests): who decides the supervisor's actions on live runs.
+  document.documentElement.dataset.otlpLiveSupervisor = config.llm ? 'endpoint' : 'heuristics';
   return config;
 }
 
