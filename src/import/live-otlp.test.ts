@@ -1,6 +1,6 @@
 // Live OTLP traces: the same run as the file importer gives, whatever order, repetition or split the spans come in.
 import { describe, expect, it } from 'vitest';
-import { importFromOtlp } from './formats/otlp.ts';
+import { importFromOtlp, type OtlpSpanCache } from './formats/otlp.ts';
 import { applyRunPatch, diffRun, LiveTraces, type AddedSpan } from './live-otlp.ts';
 
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
@@ -87,5 +87,21 @@ describe('diffRun / applyRunPatch', () => {
     expect(applyRunPatch(before, patch)).toEqual(after);
     expect(applyRunPatch(after, diffRun(after, before))).toEqual(before);
     expect(Object.keys(diffRun(after, after).lists)).toEqual([]);
+  });
+});
+
+describe('importFromOtlp with a span cache (what LiveTraces passes)', () => {
+  it('gives the same runs and warnings as without, on every import, and reads each span once', () => {
+    const BAD = { ...STEP2, spanId: '00000000000000a5', attributes: 'not a list' };
+    const value = doc([ROOT, STEP1, LLM1, STEP2, BAD]);
+    const plain = importFromOtlp({ kind: 'json', value, text: '' });
+    const cache: OtlpSpanCache = new WeakMap();
+    const first = importFromOtlp({ kind: 'json', value, text: '' }, cache);
+    const second = importFromOtlp({ kind: 'json', value, text: '' }, cache);
+    expect(first).toEqual(plain);
+    expect(second).toEqual(plain);
+    expect(second.warnings.some((w) => w.includes('attributes unreadable'))).toBe(true);
+    // Read once: the second import shares the first one's attribute objects.
+    expect(second.runs[0].steps.find((s) => s.spanId === '00000000000000a2')!.raw).toBe(first.runs[0].steps.find((s) => s.spanId === '00000000000000a2')!.raw);
   });
 });

@@ -7,7 +7,7 @@
 // worker feeds it (src/workers/live-otlp.worker.ts).
 import type { Run } from '../model/types.ts';
 import type { ImportResult } from './format.ts';
-import { importFromOtlp } from './formats/otlp.ts';
+import { importFromOtlp, type OtlpSpanCache } from './formats/otlp.ts';
 import { isObject, type JsonObject } from './read.ts';
 
 /** One received span with the resource and scope it came under; `order` is its place in arrival order. */
@@ -44,6 +44,8 @@ export interface AddedSpan extends KeptSpan {
 
 export class LiveTraces {
   private readonly traces = new Map<string, LiveTrace>();
+  /** Each kept span's attributes and events, read once (a span replaced by a retry is a new object, read again). */
+  private readonly read: OtlpSpanCache = new WeakMap();
   /** Distinct spans held, over all traces. */
   totalSpans = 0;
 
@@ -127,7 +129,7 @@ export class LiveTraces {
 
   /** The trace imported from everything received so far, by the OTLP file importer. */
   importTrace(traceId: string): ImportResult & { run: Run | undefined } {
-    const result = importFromOtlp({ kind: 'json', value: this.doc(traceId), text: '' });
+    const result = importFromOtlp({ kind: 'json', value: this.doc(traceId), text: '' }, this.read);
     return { ...result, run: result.runs.find((r) => r.id === traceId) ?? result.runs[0] };
   }
 }
