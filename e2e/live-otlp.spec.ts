@@ -185,46 +185,54 @@ test('a finished live run forks from a step, and the fork opens', async ({ page,
   await emitter.provider.shutdown();
 });
 
-test('two tabs: one leads (reads the stream, stores the run once), both show it growing, the other takes over when it closes', async ({ context, baseURL }) => {
+test('two tabs: one leads (reads the stream, stores the spans), both show the run growing and store it once, the other takes over when it closes', async ({ context, baseURL }) => {
   const a = await context.newPage();
   await openStudio(a);
   const b = await context.newPage();
   await openStudio(b);
   const roles = async () => [await a.evaluate(() => document.documentElement.dataset.otlpLiveRole), await b.evaluate(() => document.documentElement.dataset.otlpLiveRole)];
   await expect.poll(roles).toEqual(['leader', 'follower']);
-
-  const task = `Find the capital of Chile (${test.info().testId}).`;
-  const emitter = smolagentsEmitter(new OTLPTraceExporter({ url: `${baseURL}/v1/traces` }), task);
-  await emitter.step(1);
-  await emitter.step(2);
-  for (const page of [a, b]) {
-    await expect(liveRows(page, emitter.traceId)).toHaveCount(1);
-    await expect(liveRows(page, emitter.traceId).first().getByTestId('run-steps')).toHaveText('2');
-  }
-  // Both tabs wrote the library; the run is stored once, under the file id its trace gives.
-  const storedFiles = (page: Page) =>
+  const storedFiles = (page: Page, traceId: string) =>
     page.evaluate(
-      (traceId) =>
+      (id) =>
         new Promise<string[]>((resolve, reject) => {
           const open = indexedDB.open('mas-replay-studio');
           open.onerror = () => reject(open.error);
           open.onsuccess = () => {
             const all = open.result.transaction('files').objectStore('files').getAll();
-            all.onsuccess = () => resolve((all.result as Array<{ id: string; runIds: string[] }>).filter((f) => f.runIds.includes(traceId)).map((f) => f.id));
+            all.onsuccess = () => resolve((all.result as Array<{ id: string; runIds: string[] }>).filter((f) => f.runIds.includes(id)).map((f) => f.id));
           };
         }),
-      emitter.traceId,
+      traceId,
     );
-  await b.evaluate(() => new Promise((r) => setTimeout(r, 0)));
-  await expect.poll(() => storedFiles(b), { timeout: 20_000 }).toEqual([`live-otlp:${emitter.traceId}`]);
 
-  // The leader closes: the other tab leads, and the run goes on growing there.
+  const first = smolagentsEmitter(new OTLPTraceExporter({ url: `${baseURL}/v1/traces` }), `Find the capital of Chile (${test.info().testId}).`);
+  await first.step(1);
+  await first.step(2);
+  for (const page of [a, b]) {
+    await expect(liveRows(page, first.traceId)).toHaveCount(1);
+    await expect(liveRows(page, first.traceId).first().getByTestId('run-steps')).toHaveText('2');
+  }
+  // The growing run is not written yet (its spans are, by the leader's worker).
+  expect(await storedFiles(b, first.traceId)).toEqual([]);
+  await first.finish();
+  for (const page of [a, b]) await expect(liveRows(page, first.traceId).first().getByTestId('live-badge')).toHaveText('done');
+  // Both tabs wrote the finished run: one file, under the id its trace gives.
+  await expect.poll(() => storedFiles(b, first.traceId)).toEqual([`live-otlp:${first.traceId}`]);
+  await b.waitForTimeout(500);
+  expect(await storedFiles(b, first.traceId)).toEqual([`live-otlp:${first.traceId}`]);
+
+  // The leader closes: the other tab leads, reads the stream and shows the next run growing.
   await a.close();
   await expect.poll(async () => b.evaluate(() => document.documentElement.dataset.otlpLiveRole)).toBe('leader');
-  await emitter.step(3);
-  await expect(liveRows(b, emitter.traceId).first().getByTestId('run-steps')).toHaveText('3');
-  await emitter.finish();
-  await expect(liveRows(b, emitter.traceId).first().getByTestId('live-badge')).toHaveText('done');
-  await expect.poll(() => storedFiles(b)).toEqual([`live-otlp:${emitter.traceId}`]);
-  await emitter.provider.shutdown();
+  const second = smolagentsEmitter(new OTLPTraceExporter({ url: `${baseURL}/v1/traces` }), `Find the capital of Peru (${test.info().testId}).`);
+  await second.step(1);
+  await expect(liveRows(b, second.traceId).first().getByTestId('run-steps')).toHaveText('1');
+  await second.step(2);
+  await expect(liveRows(b, second.traceId).first().getByTestId('run-steps')).toHaveText('2');
+  await second.finish();
+  await expect(liveRows(b, second.traceId).first().getByTestId('live-badge')).toHaveText('done');
+  await expect.poll(() => storedFiles(b, second.traceId)).toEqual([`live-otlp:${second.traceId}`]);
+  await first.provider.shutdown();
+  await second.provider.shutdown();
 });

@@ -139,7 +139,7 @@ describe('POST /v1/traces', () => {
     expect(receiver!.ring.since(undefined).map((e) => JSON.parse(e.data).resourceSpans[0].scopeSpans[0].spans[0].spanId)).toEqual(['eee19b7ec3c1b171', 'eee19b7ec3c1b172']);
     // A page reads both; the exporter's retry is taken (the oldest, already read, leaves the ring).
     expect(await readEvents(await fetch(`${origin}/v1/live/events`), 2)).toHaveLength(2);
-    await new Promise((r) => setTimeout(r, 50));
+    await expect.poll(() => receiver!.readers()).toBe(0);
     expect((await post(origin, body('eee19b7ec3c1b173'))).status).toBe(200);
     expect(receiver!.stats).toMatchObject({ unavailable: 1, spans: 3 });
     // The page has gone: one more fits (the last export it read leaves), the next would push out an unread one.

@@ -298,6 +298,8 @@ export interface OtlpReceiver {
   ring: LiveRing;
   /** Received spans and exports since start (for the load test and the log). */
   stats: { exports: number; spans: number; rejected: number; throttled: number; unavailable: number };
+  /** Pages reading the event stream now. */
+  readers(): number;
   close(): void;
 }
 
@@ -419,6 +421,7 @@ export function createOtlpReceiver(options: OtlpReceiverOptions = {}): OtlpRecei
     handle,
     ring,
     stats,
+    readers: () => clients.size,
     close() {
       clearInterval(heartbeat);
       for (const c of clients) c.end();

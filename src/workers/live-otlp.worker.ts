@@ -14,6 +14,8 @@ import type { FilterThresholds } from '../engine/supervisor/index.ts';
 import { LiveOtlpPipeline, type LiveUpdate } from './live-otlp-pipeline.ts';
 
 export const LIVE_SPANS_DB = 'mas-replay-live-spans';
+/** A stored trace the page does not know is rebuilt after a reload if its last span came within this time. */
+const RECENT_MS = 60 * 60 * 1000;
 
 interface StoredSpan extends KeptSpan {
   traceId: string;
@@ -44,8 +46,10 @@ export interface LiveStartOptions {
   /** Id of the last event whose spans are stored (resume after it). */
   after?: string;
   quietMs: number;
-  /** Traces the page holds as done, with their span count: the others are rebuilt from the stored spans. */
+  /** Traces the page holds as done, with their span count (not rebuilt unless they have more spans stored)… */
   done: Record<string, number>;
+  /** …and those it holds as still receiving (rebuilt from the stored spans). */
+  receiving: string[];
   supervisor: LiveSupervisorConfig;
   /** Rounds at most this often (ms). */
   roundMs?: number;
@@ -141,6 +145,8 @@ const api = {
     }
 
     const schedule = () => {
+      // A round that took long is followed by a pause as long: the events of that time go into one bigger round, so
+      // the imports per received span fall as the traces grow (each round imports every changed trace whole).
       if (timer === undefined && !running && !stopped) timer = setTimeout(() => void round(), Math.max(roundMs, lastRoundMs));
     };
 
@@ -189,10 +195,16 @@ const api = {
       }
     }
 
-    // Traces received before this start that the page does not hold as finished: rebuilt from the stored spans.
+    // Traces received before this start that the page holds as receiving, or holds as done with fewer spans, or does
+    // not hold at all while their last span is recent (the page closed before it stored the run): rebuilt from the
+    // stored spans. A trace the page does not hold and that went quiet long ago was removed from the library: left.
     if (db) {
+      const receiving = new Set(options.receiving);
+      const now = Date.now();
       for (const t of await db.getAll('traces')) {
-        if (Object.hasOwn(options.done, t.traceId) && options.done[t.traceId] === t.spans) continue;
+        const known = Object.hasOwn(options.done, t.traceId);
+        if (known && options.done[t.traceId] >= t.spans) continue;
+        if (!known && !receiving.has(t.traceId) && now - t.lastSpanAt > RECENT_MS) continue;
         await restore(t.traceId);
       }
       if (p.hasPending) schedule();

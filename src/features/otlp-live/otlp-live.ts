@@ -11,7 +11,7 @@ import { ownValue, recordOf } from '../../model/record.ts';
 import type { Intervention, LlmCallRecord, Run } from '../../model/types.ts';
 import { effectiveMode, toLlmSettings, useEngineSettings } from '../../store/engine-settings.ts';
 import { keepLlmCall } from '../../store/engine-results.ts';
-import { flushLibrary } from '../../store/library-db.ts';
+import { deferRunWrites, flushLibrary } from '../../store/library-db.ts';
 import { useLibrary, type LibraryFile, type LiveFile } from '../../store/library.ts';
 import { startLiveOtlpWorker, type LiveOtlpWorker, type LiveSupervisorConfig, type LiveUpdate } from '../../workers/live-otlp-client.ts';
 
@@ -23,13 +23,6 @@ export const TOKEN_KEY = 'mas-replay:otlp-token';
 export const QUIET_MS = 15_000;
 const LEADER_LOCK = 'mas-replay:live-otlp-leader';
 const CHANNEL = 'mas-replay:live-otlp';
-/**
- * Live runs are written to IndexedDB at least this often while they grow, and at once when one is done. The spans
- * themselves are stored as they arrive (by the worker), and a reload rebuilds unfinished runs from them, so writing
- * a growing run (a structured clone of all of it, on the page) more often would only cost frames.
- */
-const FLUSH_EVERY_MS = 10_000;
-
 export const liveFileId = (traceId: string) => `live-otlp:${traceId}`;
 
 /** The live part of a library file (absent on files opened from disk; checked, since it was read from storage). */
@@ -77,19 +70,27 @@ export function startOtlpLive({ url = LIVE_EVENTS_URL, storage = localStorage, q
   const revs = new Map<string, number>();
   let queued: LiveUpdate[] = [];
   let frame: number | undefined;
-  let lastFlush = 0;
-  let flushTimer: ReturnType<typeof setTimeout> | undefined;
   const root = document.documentElement;
   root.dataset.otlpLiveRole = 'follower';
+  /**
+   * Live runs still arriving: the library writes them once they are done (deferRunWrites), not while they grow.
+   * Writing one is a structured clone of all of it, on the page, while its spans are stored as they arrive (by the
+   * worker) and a reload rebuilds unfinished runs from them.
+   */
+  const growing = new Set<string>();
+  deferRunWrites((runId) => growing.has(runId));
 
   const resync = (traceId: string) => {
     if (worker) worker.resync(traceId);
     else channel?.postMessage({ type: 'resync', traceId } satisfies Message);
   };
 
+  /** Distinct spans the leader's worker holds, as of the updates queued last (written once they are applied). */
+  let totalQueued = 0;
+
   function receive(updates: LiveUpdate[], totalSpans: number) {
     queued.push(...updates);
-    root.dataset.otlpLiveSpans = String(totalSpans);
+    totalQueued = totalSpans;
     frame ??= requestAnimationFrame(applyQueued);
   }
 
@@ -121,6 +122,8 @@ export function startOtlpLive({ url = LIVE_EVENTS_URL, storage = localStorage, q
       const before = byId.get(id);
       const live: LiveFile = { state: u.done ? 'done' : 'receiving', lastSpanAt: u.lastSpanAt, spans: u.spans };
       if (u.done && before?.live?.state !== 'done') finished = true;
+      if (u.done) growing.delete(u.traceId);
+      else growing.add(u.traceId);
       byId.set(id, {
         id,
         name: `live OTLP · ${run.title || run.id}`,
@@ -133,7 +136,7 @@ export function startOtlpLive({ url = LIVE_EVENTS_URL, storage = localStorage, q
         live,
       });
     }
-    if (byId.size === state.files.length + 0 && updates.length === 0) return;
+    if (updates.length === 0) return;
     const touched = new Set(updates.map((u) => u.traceId));
     // A run listed by another file (stored before live files had fixed ids) leaves it: one file per live run.
     const files: LibraryFile[] = [];
@@ -155,18 +158,13 @@ export function startOtlpLive({ url = LIVE_EVENTS_URL, storage = localStorage, q
     for (const [id, f] of byId) if (!placed.has(id)) files.push(f);
     if (fresh.length > 0) withAnnotationSets(runs, fresh, files.flatMap((f) => f.annotationSets ?? []));
     useLibrary.setState({ files, runs });
+    // For the load bench and tests: how many distinct spans the runs in this page's library are built from.
+    root.dataset.otlpLiveSpans = String(totalQueued);
     scheduleFlush(finished);
   }
 
   function scheduleFlush(now: boolean) {
-    const wait = now ? 0 : Math.max(0, lastFlush + FLUSH_EVERY_MS - Date.now());
-    if (flushTimer !== undefined && !now) return;
-    clearTimeout(flushTimer);
-    flushTimer = setTimeout(() => {
-      flushTimer = undefined;
-      lastFlush = Date.now();
-      void flushLibrary();
-    }, wait);
+    if (now) void flushLibrary();
   }
 
   channel?.addEventListener('message', (e: MessageEvent<Message>) => {
@@ -180,14 +178,17 @@ export function startOtlpLive({ url = LIVE_EVENTS_URL, storage = localStorage, q
     if (stopped) return;
     root.dataset.otlpLiveRole = 'leader';
     const done: Record<string, number> = Object.create(null);
+    const receiving: string[] = [];
     for (const f of useLibrary.getState().files) {
       const live = liveOf(f);
-      if (live?.state === 'done' && f.runIds[0] !== undefined) done[f.runIds[0]] = live.spans;
+      if (!live || f.runIds[0] === undefined) continue;
+      if (live.state === 'done') done[f.runIds[0]] = live.spans;
+      else receiving.push(f.runIds[0]);
     }
     // A tab taking over starts every run again from its stored spans: the whole run comes next, not a patch.
     revs.clear();
     worker = startLiveOtlpWorker(
-      { url, token: tokenFrom(storage), after: storage.getItem(LAST_EVENT_KEY) ?? undefined, quietMs, done, supervisor: supervisorConfig(true) },
+      { url, token: tokenFrom(storage), after: storage.getItem(LAST_EVENT_KEY) ?? undefined, quietMs, done, receiving, supervisor: supervisorConfig(true) },
       {
         onUpdates(updates, totalSpans) {
           channel?.postMessage({ type: 'updates', updates, totalSpans } satisfies Message);
@@ -240,12 +241,12 @@ export function startOtlpLive({ url = LIVE_EVENTS_URL, storage = localStorage, q
 
   return () => {
     stopped = true;
+    deferRunWrites(undefined);
     worker?.stop();
     worker = undefined;
     releaseLead?.();
     channel?.close();
     unsubscribeSettings();
     if (frame !== undefined) cancelAnimationFrame(frame);
-    clearTimeout(flushTimer);
   };
 }
