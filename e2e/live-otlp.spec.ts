@@ -190,8 +190,10 @@ test('two tabs: one leads (reads the stream, stores the spans), both show the ru
   await openStudio(a);
   const b = await context.newPage();
   await openStudio(b);
-  const roles = async () => [await a.evaluate(() => document.documentElement.dataset.otlpLiveRole), await b.evaluate(() => document.documentElement.dataset.otlpLiveRole)];
-  await expect.poll(roles).toEqual(['leader', 'follower']);
+  const role = (page: Page) => page.evaluate(() => document.documentElement.dataset.otlpLiveRole);
+  // Exactly one leads (whichever took the lock first).
+  await expect.poll(async () => [await role(a), await role(b)].sort()).toEqual(['follower', 'leader']);
+  const [leader, follower] = (await role(a)) === 'leader' ? [a, b] : [b, a];
   const storedFiles = (page: Page, traceId: string) =>
     page.evaluate(
       (id) =>
@@ -209,30 +211,30 @@ test('two tabs: one leads (reads the stream, stores the spans), both show the ru
   const first = smolagentsEmitter(new OTLPTraceExporter({ url: `${baseURL}/v1/traces` }), `Find the capital of Chile (${test.info().testId}).`);
   await first.step(1);
   await first.step(2);
-  for (const page of [a, b]) {
+  for (const page of [leader, follower]) {
     await expect(liveRows(page, first.traceId)).toHaveCount(1);
     await expect(liveRows(page, first.traceId).first().getByTestId('run-steps')).toHaveText('2');
   }
   // The growing run is not written yet (its spans are, by the leader's worker).
-  expect(await storedFiles(b, first.traceId)).toEqual([]);
+  expect(await storedFiles(follower, first.traceId)).toEqual([]);
   await first.finish();
-  for (const page of [a, b]) await expect(liveRows(page, first.traceId).first().getByTestId('live-badge')).toHaveText('done');
+  for (const page of [leader, follower]) await expect(liveRows(page, first.traceId).first().getByTestId('live-badge')).toHaveText('done');
   // Both tabs wrote the finished run: one file, under the id its trace gives.
-  await expect.poll(() => storedFiles(b, first.traceId)).toEqual([`live-otlp:${first.traceId}`]);
-  await b.waitForTimeout(500);
-  expect(await storedFiles(b, first.traceId)).toEqual([`live-otlp:${first.traceId}`]);
+  await expect.poll(() => storedFiles(follower, first.traceId)).toEqual([`live-otlp:${first.traceId}`]);
+  await follower.waitForTimeout(500);
+  expect(await storedFiles(follower, first.traceId)).toEqual([`live-otlp:${first.traceId}`]);
 
   // The leader closes: the other tab leads, reads the stream and shows the next run growing.
-  await a.close();
-  await expect.poll(async () => b.evaluate(() => document.documentElement.dataset.otlpLiveRole)).toBe('leader');
+  await leader.close();
+  await expect.poll(async () => role(follower)).toBe('leader');
   const second = smolagentsEmitter(new OTLPTraceExporter({ url: `${baseURL}/v1/traces` }), `Find the capital of Peru (${test.info().testId}).`);
   await second.step(1);
-  await expect(liveRows(b, second.traceId).first().getByTestId('run-steps')).toHaveText('1');
+  await expect(liveRows(follower, second.traceId).first().getByTestId('run-steps')).toHaveText('1');
   await second.step(2);
-  await expect(liveRows(b, second.traceId).first().getByTestId('run-steps')).toHaveText('2');
+  await expect(liveRows(follower, second.traceId).first().getByTestId('run-steps')).toHaveText('2');
   await second.finish();
-  await expect(liveRows(b, second.traceId).first().getByTestId('live-badge')).toHaveText('done');
-  await expect.poll(() => storedFiles(b, second.traceId)).toEqual([`live-otlp:${second.traceId}`]);
+  await expect(liveRows(follower, second.traceId).first().getByTestId('live-badge')).toHaveText('done');
+  await expect.poll(() => storedFiles(follower, second.traceId)).toEqual([`live-otlp:${second.traceId}`]);
   await first.provider.shutdown();
   await second.provider.shutdown();
 });

@@ -135,6 +135,8 @@ const api = {
     let timer: ReturnType<typeof setTimeout> | undefined;
     let running = false;
     let lastRoundMs = 0;
+    /** The span writes in flight, in order: an event id is reported stored once every write before it committed. */
+    let stored: Promise<unknown> = Promise.resolve();
 
     async function restore(traceId: string) {
       if (looked.has(traceId)) return;
@@ -170,6 +172,8 @@ const api = {
           for (const s of p.add(doc)) added.push({ traceId: s.traceId, spanId: s.spanId, resource: s.resource, scope: s.scope, span: s.span, order: s.order });
         }
         if (db && added.length > 0) {
+          // Written while the round imports (the database works on its own thread); the page learns that the events
+          // up to `lastId` are safe once the transaction has committed (transactions commit in order).
           const tx = db.transaction(['spans', 'traces'], 'readwrite');
           const spans = tx.objectStore('spans');
           const traces = tx.objectStore('traces');
@@ -177,9 +181,16 @@ const api = {
           for (const traceId of new Set(added.map((s) => s.traceId))) {
             void traces.put({ traceId, spans: p.traces.spanCount(traceId), lastSpanAt: p.traces.lastSpanAt(traceId) ?? Date.now() });
           }
-          await tx.done;
+          const committed = tx.done;
+          stored = stored.then(() => committed);
         }
-        if (lastId !== undefined) events.onStored(lastId);
+        if (lastId !== undefined) {
+          const saved = lastId;
+          stored = stored.then(
+            () => events.onStored(saved),
+            (e: unknown) => events.onStatus({ state: 'retrying', message: `spans not stored: ${e instanceof Error ? e.message : String(e)}` }),
+          );
+        }
         if (configChanged && supervisorConfig) {
           configChanged = false;
           p.configure(setupOf(supervisorConfig, events));

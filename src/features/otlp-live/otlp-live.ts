@@ -41,7 +41,13 @@ function supervisorConfig(leader: boolean): LiveSupervisorConfig {
   return config;
 }
 
-type Message = { type: 'updates'; updates: LiveUpdate[]; totalSpans: number } | { type: 'call'; record: LlmCallRecord } | { type: 'resync'; traceId: string };
+type Message =
+  | { type: 'updates'; updates: LiveUpdate[]; totalSpans: number }
+  | { type: 'call'; record: LlmCallRecord }
+  | { type: 'resync'; traceId: string }
+  /** A tab that follows says so (when it starts, and when a new leader asks): until then nothing is relayed. */
+  | { type: 'follower' }
+  | { type: 'leader' };
 
 export interface OtlpLiveOptions {
   url?: string;
@@ -167,12 +173,20 @@ export function startOtlpLive({ url = LIVE_EVENTS_URL, storage = localStorage, q
     if (now) void flushLibrary();
   }
 
+  /** Whether another tab follows this one (relaying the changes costs a structured clone of them on the page). */
+  let followed = false;
+  const relay = (m: Message) => {
+    if (followed) channel?.postMessage(m);
+  };
   channel?.addEventListener('message', (e: MessageEvent<Message>) => {
     const m = e.data;
     if (m.type === 'updates' && !worker) receive(m.updates, m.totalSpans);
     else if (m.type === 'call' && !worker) keepLlmCall(m.record);
     else if (m.type === 'resync' && worker) worker.resync(m.traceId);
+    else if (m.type === 'follower' && worker) followed = true;
+    else if (m.type === 'leader' && !worker) channel?.postMessage({ type: 'follower' } satisfies Message);
   });
+  channel?.postMessage({ type: 'follower' } satisfies Message);
 
   function lead() {
     if (stopped) return;
@@ -187,18 +201,19 @@ export function startOtlpLive({ url = LIVE_EVENTS_URL, storage = localStorage, q
     }
     // A tab taking over starts every run again from its stored spans: the whole run comes next, not a patch.
     revs.clear();
+    channel?.postMessage({ type: 'leader' } satisfies Message);
     worker = startLiveOtlpWorker(
       { url, token: tokenFrom(storage), after: storage.getItem(LAST_EVENT_KEY) ?? undefined, quietMs, done, receiving, supervisor: supervisorConfig(true) },
       {
         onUpdates(updates, totalSpans) {
-          channel?.postMessage({ type: 'updates', updates, totalSpans } satisfies Message);
+          relay({ type: 'updates', updates, totalSpans });
           receive(updates, totalSpans);
         },
         onStored(lastEventId) {
           storage.setItem(LAST_EVENT_KEY, lastEventId);
         },
         onCall(record) {
-          channel?.postMessage({ type: 'call', record } satisfies Message);
+          relay({ type: 'call', record });
           keepLlmCall(record);
         },
         onStatus(status) {
