@@ -75,7 +75,8 @@ export function startOtlpLive({ url = LIVE_EVENTS_URL, storage = localStorage, q
   /** The revision of each live run this page holds (a patch applies only to the revision before it). */
   const revs = new Map<string, number>();
   let queued: LiveUpdate[] = [];
-  let frame: number | undefined;
+  /** The pending apply: at the next animation frame, or in 100 ms in a hidden tab (which gets no frames). */
+  let frame: { cancel(): void } | undefined;
   const root = document.documentElement;
   root.dataset.otlpLiveRole = 'follower';
   /**
@@ -95,10 +96,30 @@ export function startOtlpLive({ url = LIVE_EVENTS_URL, storage = localStorage, q
   let totalQueued = 0;
 
   function receive(updates: LiveUpdate[], totalSpans: number) {
-    queued.push(...updates);
+    for (const u of updates) queued.push(u);
     totalQueued = totalSpans;
-    frame ??= requestAnimationFrame(applyQueued);
+    scheduleApply();
   }
+
+  function scheduleApply() {
+    if (frame) return;
+    if (document.hidden) {
+      const t = setTimeout(applyQueued, 100);
+      frame = { cancel: () => clearTimeout(t) };
+    } else {
+      const f = requestAnimationFrame(applyQueued);
+      frame = { cancel: () => cancelAnimationFrame(f) };
+    }
+  }
+
+  // A frame asked for just before the tab was hidden would wait until it is shown again.
+  const onVisibility = () => {
+    if (!frame) return;
+    frame.cancel();
+    frame = undefined;
+    scheduleApply();
+  };
+  document.addEventListener('visibilitychange', onVisibility);
 
   /** Every update that arrived since the last frame, in one store change. */
   function applyQueued() {
@@ -262,6 +283,7 @@ export function startOtlpLive({ url = LIVE_EVENTS_URL, storage = localStorage, q
     releaseLead?.();
     channel?.close();
     unsubscribeSettings();
-    if (frame !== undefined) cancelAnimationFrame(frame);
+    frame?.cancel();
+    document.removeEventListener('visibilitychange', onVisibility);
   };
 }
