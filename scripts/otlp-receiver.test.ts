@@ -127,6 +127,43 @@ describe('POST /v1/traces', () => {
     controller.abort();
   });
 
+  it('answers 503 with Retry-After while no page reads and the ring is full of unread exports, and takes them again once a page has read', async () => {
+    const origin = await start({ ringEvents: 2, retryAfterUnavailableSeconds: 7 });
+    const body = (id: string) => JSON.stringify(exportOf([span(id)]));
+    expect((await post(origin, body('eee19b7ec3c1b171'))).status).toBe(200);
+    expect((await post(origin, body('eee19b7ec3c1b172'))).status).toBe(200);
+    const refused = await post(origin, body('eee19b7ec3c1b173'));
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('7');
+    expect((await refused.json()).code).toBe(14);
+    expect(receiver!.ring.since(undefined).map((e) => JSON.parse(e.data).resourceSpans[0].scopeSpans[0].spans[0].spanId)).toEqual(['eee19b7ec3c1b171', 'eee19b7ec3c1b172']);
+    // A page reads both; the exporter's retry is taken (the oldest, already read, leaves the ring).
+    expect(await readEvents(await fetch(`${origin}/v1/live/events`), 2)).toHaveLength(2);
+    await expect.poll(() => receiver!.readers()).toBe(0);
+    expect((await post(origin, body('eee19b7ec3c1b173'))).status).toBe(200);
+    expect(receiver!.stats).toMatchObject({ unavailable: 1, spans: 3 });
+    // The page has gone: one more fits (the last export it read leaves), the next would push out an unread one.
+    expect((await post(origin, body('eee19b7ec3c1b175'))).status).toBe(200);
+    // Protobuf exporters get the Status in protobuf.
+    const proto = await post(origin, otlpTraceTypes().request.encode(otlpTraceTypes().request.fromObject({ resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: Buffer.from(TRACE, 'hex'), spanId: Buffer.from('0102030405060708', 'hex'), name: 'x' }] }] }] })).finish() as Uint8Array<ArrayBuffer>, { 'content-type': 'application/x-protobuf' });
+    expect(proto.status).toBe(503);
+    expect(otlpTraceTypes().status.decode(new Uint8Array(await proto.arrayBuffer()))).toMatchObject({ code: 14 });
+  });
+
+  it('event stream: needs the bearer token when one is set, and answers only the studio’s own pages', async () => {
+    const origin = await start({ token: 's3cret' });
+    expect((await post(origin, JSON.stringify(exportOf([span('eee19b7ec3c1b174')])), { authorization: 'Bearer s3cret' })).status).toBe(200);
+    const without = await fetch(`${origin}/v1/live/events`);
+    expect(without.status).toBe(401);
+    expect(without.headers.get('www-authenticate')).toBe('Bearer');
+    expect((await fetch(`${origin}/v1/live/events`, { headers: { authorization: 'Bearer wrong!' } })).status).toBe(401);
+    expect((await fetch(`${origin}/v1/live/events`, { headers: { authorization: 'Bearer s3cret', origin: 'https://evil.example' } })).status).toBe(403);
+    expect((await fetch(`${origin}/v1/live/events`, { headers: { authorization: 'Bearer s3cret', 'sec-fetch-site': 'cross-site' } })).status).toBe(403);
+    const ok = await fetch(`${origin}/v1/live/events`, { headers: { authorization: 'Bearer s3cret', origin } });
+    expect(ok.status).toBe(200);
+    expect(await readEvents(ok, 1)).toHaveLength(1);
+  });
+
   it('requires the bearer token when one is set', async () => {
     const origin = await start({ token: 's3cret' });
     const body = JSON.stringify(exportOf([span('eee19b7ec3c1b174')]));

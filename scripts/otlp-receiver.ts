@@ -3,8 +3,10 @@
 // encodings are accepted (application/x-protobuf, decoded by protobufjs with our schema in ./otlp-schema.ts, and
 // application/json), gzip or not; answers follow the OTLP/HTTP spec: 200 with an ExportTraceServiceResponse (a
 // partialSuccess when some spans had no usable ids), 400 with a Status on bad input, 413 over the size limit, 429
-// with Retry-After when an open page cannot keep up. Requests another site's page makes get 403 (as ./llm-proxy.ts);
-// with MAS_REPLAY_OTLP_TOKEN set, a request must carry `Authorization: Bearer <token>`.
+// with Retry-After when an open page cannot keep up, 503 with Retry-After when no page reads and the ring already
+// holds as many unread exports as it keeps (taking more would drop some). Requests another site's page makes get 403
+// (as ./llm-proxy.ts); with MAS_REPLAY_OTLP_TOKEN set, every request (the exports and the event stream) must carry
+// `Authorization: Bearer <token>`.
 //
 // Received spans go to open pages over Server-Sent Events (`GET /v1/live/events`), one event per export, each with an
 // id; a bounded ring keeps the latest exports so a page that reconnects (Last-Event-ID) or reloads (`?after=`) gets
@@ -33,6 +35,9 @@ export interface OtlpReceiverOptions {
   ringBytes?: number;
   /** A page whose unsent events pass this many bytes makes new exports wait (429 with Retry-After). */
   maxClientBacklogBytes?: number;
+  /** Seconds an exporter is asked to wait: while a page is behind (429), while no page reads and the ring is full (503). */
+  retryAfterBusySeconds?: number;
+  retryAfterUnavailableSeconds?: number;
   /** Seconds between keep-alive comments on the event stream. */
   heartbeatSeconds?: number;
 }
@@ -43,6 +48,8 @@ const DEFAULTS = {
   ringEvents: 50_000,
   ringBytes: 128 * 1024 * 1024,
   maxClientBacklogBytes: 16 * 1024 * 1024,
+  retryAfterBusySeconds: 2,
+  retryAfterUnavailableSeconds: 10,
   heartbeatSeconds: 15,
 };
 
@@ -109,6 +116,14 @@ export class LiveRing {
 
   get size(): number {
     return this.events.length - this.head;
+  }
+
+  /** Whether keeping `bytes` more would push out an event with a sequence number above `delivered`. */
+  wouldEvict(bytes: number, delivered: number): boolean {
+    const size = this.size;
+    if (size === 0) return false;
+    const full = size + 1 > this.maxEvents || this.bytes + bytes > this.maxBytes;
+    return full && this.events[this.head].seq > delivered;
   }
 }
 
@@ -282,7 +297,9 @@ export interface OtlpReceiver {
   handle: Connect.NextHandleFunction;
   ring: LiveRing;
   /** Received spans and exports since start (for the load test and the log). */
-  stats: { exports: number; spans: number; rejected: number; throttled: number };
+  stats: { exports: number; spans: number; rejected: number; throttled: number; unavailable: number };
+  /** Pages reading the event stream now. */
+  readers(): number;
   close(): void;
 }
 
@@ -290,13 +307,18 @@ export function createOtlpReceiver(options: OtlpReceiverOptions = {}): OtlpRecei
   const o = { ...DEFAULTS, ...options };
   const ring = new LiveRing(o.ringEvents, o.ringBytes);
   const clients = new Set<ServerResponse>();
-  const stats = { exports: 0, spans: 0, rejected: 0, throttled: 0 };
+  const stats = { exports: 0, spans: 0, rejected: 0, throttled: 0, unavailable: 0 };
   const heartbeat = setInterval(() => {
     for (const c of clients) c.write(': keep-alive\n\n');
   }, o.heartbeatSeconds * 1000);
   heartbeat.unref();
 
-  const writeEvent = (res: ServerResponse, e: LiveEvent) => res.write(`id: ${e.id}\nevent: spans\ndata: ${e.data}\n\n`);
+  /** The newest event some page has been sent: older ones may leave the ring, newer ones not while no page reads. */
+  let delivered = 0;
+  const writeEvent = (res: ServerResponse, e: LiveEvent) => {
+    if (e.seq > delivered) delivered = e.seq;
+    return res.write(`id: ${e.id}\nevent: spans\ndata: ${e.data}\n\n`);
+  };
 
   async function receive(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const encoding = mediaType(req) ?? 'json';
@@ -308,7 +330,7 @@ export function createOtlpReceiver(options: OtlpReceiverOptions = {}): OtlpRecei
       if (c.writableLength > o.maxClientBacklogBytes) {
         stats.throttled++;
         req.resume();
-        return sendStatus(res, 429, encoding, 'an open studio page is behind; retry later', { 'retry-after': '2' });
+        return sendStatus(res, 429, encoding, 'an open studio page is behind; retry later', { 'retry-after': String(o.retryAfterBusySeconds) });
       }
     }
     let body: Uint8Array;
@@ -341,11 +363,19 @@ export function createOtlpReceiver(options: OtlpReceiverOptions = {}): OtlpRecei
       if (e instanceof BadRequest) return sendStatus(res, 400, encoding, e.message);
       throw e;
     }
+    const data = accepted.spans > 0 ? JSON.stringify(accepted.doc) : '';
+    if (accepted.spans > 0 && clients.size === 0 && ring.wouldEvict(data.length, delivered)) {
+      // No page is reading and the ring is full of exports no page has seen: keeping this one would drop one of them.
+      stats.unavailable++;
+      return sendStatus(res, 503, encoding, 'no studio page is reading and the studio holds as many unread exports as it keeps; retry later', {
+        'retry-after': String(o.retryAfterUnavailableSeconds),
+      });
+    }
     stats.exports++;
     stats.spans += accepted.spans;
     stats.rejected += accepted.rejected;
     if (accepted.spans > 0) {
-      const event = ring.push(JSON.stringify(accepted.doc), accepted.spans);
+      const event = ring.push(data, accepted.spans);
       for (const c of clients) writeEvent(c, event);
     }
     sendExportResponse(res, encoding, accepted);
@@ -358,6 +388,10 @@ export function createOtlpReceiver(options: OtlpReceiverOptions = {}): OtlpRecei
     }
     if (!fromStudioOrigin(req)) {
       res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' }).end('The live stream answers only the studio’s own page.\n');
+      return;
+    }
+    if (o.token && !tokenMatches(req, o.token)) {
+      res.writeHead(401, { 'content-type': 'text/plain; charset=utf-8', 'www-authenticate': 'Bearer' }).end('The live stream needs the bearer token (MAS_REPLAY_OTLP_TOKEN): open the link npm start printed.\n');
       return;
     }
     const last = (req.headers['last-event-id'] as string | undefined) ?? url.searchParams.get('after') ?? undefined;
@@ -387,6 +421,7 @@ export function createOtlpReceiver(options: OtlpReceiverOptions = {}): OtlpRecei
     handle,
     ring,
     stats,
+    readers: () => clients.size,
     close() {
       clearInterval(heartbeat);
       for (const c of clients) c.end();

@@ -10,6 +10,10 @@ import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-tra
 import { filterParams, filterSteps, PRESETS, DEFAULT_PRESET } from '../src/engine/supervisor/index.ts';
 import { LiveTraces } from '../src/import/live-otlp.ts';
 import { smolagentsEmitter } from '../src/testing/otel-smolagents.ts';
+import { CallRecorder, LlmClient, withDefaults } from '../src/llm/index.ts';
+import type { LlmCallRecord } from '../src/model/types.ts';
+import { LiveOtlpPipeline } from '../src/workers/live-otlp-pipeline.ts';
+import { startTestServer } from '../test-server/server.ts';
 import { createOtlpReceiver, type OtlpReceiver } from './otlp-receiver.ts';
 
 let receiver: OtlpReceiver | undefined;
@@ -105,5 +109,54 @@ describe('our protobuf schema against the SDK’s http/protobuf exporter', () =>
       links: [{ traceId: Buffer.from(link.context.traceId, 'hex').toString('base64'), spanId: Buffer.from(link.context.spanId, 'hex').toString('base64'), flags: 0x101 }],
       status: { code: 2, message: 'bad' },
     });
+  });
+});
+
+describe('supervision as it happens, with an endpoint (the project’s test server over HTTP)', () => {
+  it('the supervisor’s action on the failed step comes from the endpoint while the run goes on, and is not asked again', async () => {
+    const llm = await startTestServer({
+      script: {
+        rules: [{ match: { contains: 'failed with an error' }, content: '{"analysis":"the search timed out","action":"provide_guidance","parameters":{"guidance":"Retry web_search with a shorter query."}}', usage: { prompt_tokens: 30, completion_tokens: 9 } }],
+        fallback: { content: '{"analysis":"fine","action":"approve","parameters":{}}' },
+      },
+    });
+    try {
+      const origin = await start();
+      const emitter = smolagentsEmitter(new JsonExporter({ url: `${origin}/v1/traces` }));
+      const calls: LlmCallRecord[] = [];
+      const base = new LlmClient(withDefaults({ baseUrl: llm.baseUrl, models: { supervisor: 'sup' }, retries: 0 }), { recorder: new CallRecorder((r) => calls.push(r)) });
+      const pipeline = new LiveOtlpPipeline({ params: filterParams(PRESETS[DEFAULT_PRESET]), client: () => base.forRun() }, 60_000);
+      let seen = 0;
+      const pull = () => {
+        for (const e of receiver!.ring.since(undefined).slice(seen)) pipeline.add(JSON.parse(e.data));
+        seen = receiver!.ring.size;
+      };
+      const supervisorOf = (run: { interventions: Array<{ engine: string }> }) => run.interventions.filter((i) => i.engine === 'supervisor');
+      await emitter.step(1);
+      pull();
+      let [update] = await pipeline.round();
+      expect(supervisorOf(update.full!)).toEqual([]);
+      await emitter.step(2);
+      pull();
+      [update] = await pipeline.round();
+      expect(update.done).toBe(false);
+      const added = update.patch!.lists.interventions.items as Array<Record<string, unknown>>;
+      expect(added).toHaveLength(1);
+      expect(added[0]).toMatchObject({ engine: 'supervisor', context: 'error', action: 'provide_guidance', heuristic: false });
+      expect(JSON.stringify(added[0])).toContain('Retry web_search with a shorter query.');
+      expect(calls).toHaveLength(1);
+      const asked = llm.log().length;
+      // Later steps and the run's end: the decision on step 2 is kept, the endpoint is not asked about it again.
+      await emitter.step(3);
+      await emitter.finish();
+      pull();
+      [update] = await pipeline.round();
+      expect(update.done).toBe(true);
+      expect(update.patch!.lists.interventions).toBeUndefined();
+      expect(llm.log().length).toBe(asked);
+      await emitter.provider.shutdown();
+    } finally {
+      await llm.close();
+    }
   });
 });

@@ -1,7 +1,7 @@
 // Live OTLP traces: the same run as the file importer gives, whatever order, repetition or split the spans come in.
 import { describe, expect, it } from 'vitest';
-import { importFromOtlp } from './formats/otlp.ts';
-import { LiveTraces } from './live-otlp.ts';
+import { importFromOtlp, type OtlpSpanCache } from './formats/otlp.ts';
+import { applyRunPatch, diffRun, LiveTraces, type AddedSpan } from './live-otlp.ts';
 
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
 
@@ -49,15 +49,17 @@ describe('LiveTraces', () => {
     expect(run.agents).toEqual(whole.agents);
   });
 
-  it('marks a trace done after a quiet time, and continues from a saved export after a reload', () => {
+  it('marks a trace done after a quiet time, and continues from stored spans after a reload (in arrival order)', () => {
     const live = new LiveTraces();
-    live.add(doc([STEP1, LLM1]), 1000);
+    const stored: AddedSpan[] = [];
+    live.add(doc([STEP1, LLM1]), 1000, stored);
+    expect(stored.map((s) => [s.spanId, s.order])).toEqual([['00000000000000a2', 0], ['00000000000000a3', 1]]);
     expect(live.isDone(TRACE, 5000, 10_000)).toBe(false);
     expect(live.isDone(TRACE, 11_000, 10_000)).toBe(true);
-    const saved = live.doc(TRACE);
     const after = new LiveTraces();
-    after.seed(saved, 1000);
+    for (const s of [...stored].reverse()) after.keep(TRACE, s.spanId, s, 1000);
     after.add(doc([STEP2, ROOT]), 2000);
+    expect(after.doc(TRACE).resourceSpans.flatMap((r) => r.scopeSpans.flatMap((ss) => ss.spans.map((x) => x.spanId)))).toEqual(['00000000000000a2', '00000000000000a3', '00000000000000a4', '00000000000000a0']);
     expect(after.spanCount(TRACE)).toBe(4);
     expect(after.importTrace(TRACE).run!.steps.some((s) => s.spanId === '00000000000000a2')).toBe(true);
   });
@@ -69,5 +71,37 @@ describe('LiveTraces', () => {
     expect([...changed].sort()).toEqual([TRACE, 'ffffffffffffffffffffffffffffffff']);
     expect(live.spanCount(TRACE)).toBe(1);
     expect(live.add('nonsense').size).toBe(0);
+  });
+});
+
+describe('diffRun / applyRunPatch', () => {
+  it('carries only the changed tail of each list, and the patch rebuilds the new run', () => {
+    const live = new LiveTraces();
+    live.add(doc([STEP1, LLM1]), 1);
+    const before = live.importTrace(TRACE).run!;
+    live.add(doc([STEP2]), 2);
+    const after = live.importTrace(TRACE).run!;
+    const patch = diffRun(before, after);
+    expect(patch.lists.steps.from).toBe(before.steps.length);
+    expect(patch.lists.steps.items).toHaveLength(1);
+    expect(applyRunPatch(before, patch)).toEqual(after);
+    expect(applyRunPatch(after, diffRun(after, before))).toEqual(before);
+    expect(Object.keys(diffRun(after, after).lists)).toEqual([]);
+  });
+});
+
+describe('importFromOtlp with a span cache (what LiveTraces passes)', () => {
+  it('gives the same runs and warnings as without, on every import, and reads each span once', () => {
+    const BAD = { ...STEP2, spanId: '00000000000000a5', attributes: 'not a list' };
+    const value = doc([ROOT, STEP1, LLM1, STEP2, BAD]);
+    const plain = importFromOtlp({ kind: 'json', value, text: '' });
+    const cache: OtlpSpanCache = new WeakMap();
+    const first = importFromOtlp({ kind: 'json', value, text: '' }, cache);
+    const second = importFromOtlp({ kind: 'json', value, text: '' }, cache);
+    expect(first).toEqual(plain);
+    expect(second).toEqual(plain);
+    expect(second.warnings.some((w) => w.includes('attributes unreadable'))).toBe(true);
+    // Read once: the second import shares the first one's attribute objects.
+    expect(second.runs[0].steps.find((s) => s.spanId === '00000000000000a2')!.raw).toBe(first.runs[0].steps.find((s) => s.spanId === '00000000000000a2')!.raw);
   });
 });

@@ -8,6 +8,7 @@ import {
   openLibraryDb,
   readLibrary,
   readQuarantine,
+  deferRunWrites,
   startLibraryPersistence,
   usePersistence,
   writeChanges,
@@ -210,6 +211,32 @@ describe('library database', () => {
     const { library } = await readLibrary(v2);
     expect(library.runs.r1.title).toBe('old title (migrated)');
     v2.close();
+  });
+});
+
+describe('deferred run writes (live runs, issue 19)', () => {
+  it('keeps a deferred run and its file out of the database, and writes them once the deferral ends', async () => {
+    const name = freshName();
+    const persistence = await startLibraryPersistence({ name, debounceMs: 0 });
+    const growing = new Set(['live']);
+    deferRunWrites((id) => growing.has(id));
+    try {
+      useLibrary.getState().addLoaded({ file: 'a.json', format: 'native', formatLabel: 'x', runs: [makeRun('kept')], warnings: [] });
+      const live = useLibrary.getState().addLoaded({ file: 'live', format: 'otlp', formatLabel: 'x', runs: [makeRun('live')], warnings: [] });
+      await persistence.flush();
+      const db = await openLibraryDb({ name });
+      expect((await db.getAllKeys('runs')).sort()).toEqual(['kept']);
+      expect(await db.get('files', live.id)).toBeUndefined();
+      growing.delete('live');
+      useLibrary.getState().updateRun(makeRun('live', { title: 'done' }));
+      await persistence.flush();
+      expect((await db.get('runs', 'live'))?.title).toBe('done');
+      expect(await db.get('files', live.id)).toBeDefined();
+      db.close();
+    } finally {
+      deferRunWrites(undefined);
+      persistence.stop();
+    }
   });
 });
 

@@ -4,7 +4,7 @@
 // deleted unasked, and listed in the Library. Hydration always ends with `hydrated: true`, even without IndexedDB.
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
 import { create } from 'zustand';
-import { emptyRecord, recordFromEntries } from '../model/record.ts';
+import { emptyRecord, recordFromEntries, recordOf } from '../model/record.ts';
 import { migrateRun } from '../model/migrate.ts';
 import type { LlmCallRecord, Run } from '../model/types.ts';
 import { useLibrary, type LibraryFile, type StoredLibrary } from './library.ts';
@@ -264,6 +264,35 @@ export function flushLibrary(): Promise<void> {
 /** The corpus' former estimate cache (ADR 0015): deleted once the library opens. */
 export const LEGACY_SHADOW_DB_NAME = 'mas-replay-corpus';
 
+/**
+ * Runs whose writes wait (and the files that hold only such runs): a run still arriving live over OTLP (issue 19) is
+ * written once it is done, not at every change, since each write is a structured clone of the whole run on the page
+ * and its spans are already stored as they arrive (by the live worker, which rebuilds it after a reload).
+ */
+let deferred: ((runId: string) => boolean) | undefined;
+
+export function deferRunWrites(predicate: ((runId: string) => boolean) | undefined): void {
+  deferred = predicate;
+}
+
+/** `next` with the deferred runs (and their files) as they were last written, or absent if never written. */
+function withoutDeferred(next: Snapshot, written: Snapshot, wait: (runId: string) => boolean): Snapshot {
+  const ids = Object.keys(next.runs).filter(wait);
+  if (ids.length === 0) return next;
+  const runs = recordOf(next.runs);
+  for (const id of ids) {
+    if (Object.hasOwn(written.runs, id)) runs[id] = written.runs[id];
+    else delete runs[id];
+  }
+  const before = new Map(written.files.map((f) => [f.id, f]));
+  const files: LibraryFile[] = [];
+  for (const f of next.files) {
+    if (f.runIds.length === 0 || !f.runIds.every(wait)) files.push(f);
+    else if (before.has(f.id)) files.push(before.get(f.id)!);
+  }
+  return { files, runs, llmCalls: next.llmCalls };
+}
+
 export async function startLibraryPersistence({ debounceMs = 250, ...options }: OpenOptions & { debounceMs?: number } = {}): Promise<Persistence> {
   const library = useLibrary;
   let db: Db;
@@ -298,7 +327,8 @@ export async function startLibraryPersistence({ debounceMs = 250, ...options }: 
   const write = (): Promise<void> => {
     timer = undefined;
     writing = writing.then(async () => {
-      const next = snapshotOf(library.getState());
+      const current = snapshotOf(library.getState());
+      const next = deferred ? withoutDeferred(current, written, deferred) : current;
       if (next.files === written.files && next.runs === written.runs && next.llmCalls === written.llmCalls) {
         usePersistence.setState({ status: 'saved', problem: undefined });
         return;

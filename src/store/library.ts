@@ -29,7 +29,7 @@ export interface LibraryFile {
    * someone else could name their own endpoint; the person applies them from the file's card.
    */
   engineSettings?: Record<string, unknown>;
-  /** A run received live over OTLP (issue 19): still receiving or done, with every span received so far. */
+  /** A run received live over OTLP (issue 19): still receiving or done. */
   live?: LiveFile;
 }
 
@@ -38,8 +38,8 @@ export interface LiveFile {
   /** When the page received the trace's latest span (ms since the epoch). */
   lastSpanAt: number;
   spans: number;
-  /** The trace's spans as received (one copy per span id), imported again when more arrive. */
-  otlp: LiveTraceDoc;
+  /** Files stored before the live worker kept the spans itself (in its own database) held them here. */
+  otlp?: LiveTraceDoc;
 }
 
 export interface ImportFailure {

@@ -1,13 +1,17 @@
 // @vitest-environment jsdom
 import '@testing-library/jest-dom/vitest';
-import { cleanup, render, screen } from '@testing-library/react';
+import { act, cleanup, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeRun } from '../../testing/test-runs.ts';
+import { useLibrary } from '../../store/library.ts';
 import { useUrl } from '../../store/url.ts';
 import { ForkHereButton } from './fork-here.tsx';
 
-beforeEach(() => useUrl.setState({ view: 'run', params: {} }));
+beforeEach(() => {
+  useUrl.setState({ view: 'run', params: {} });
+  useLibrary.setState({ files: [] });
+});
 afterEach(cleanup);
 
 const chat = makeRun('c', {
@@ -31,5 +35,17 @@ describe('ForkHereButton', () => {
     const button = screen.getByRole('button', { name: 'Fork here' });
     expect(button).toBeDisabled();
     expect(button).toHaveAttribute('title', expect.stringMatching(/action step/));
+  });
+
+  it('waits until a run received live is done', () => {
+    const file = { id: 'live-otlp:c', name: 'live', format: 'otlp', formatLabel: 'OTLP (live)', runIds: ['c'], addedAt: 0, simulated: false, warnings: [] };
+    useLibrary.setState({ files: [{ ...file, live: { state: 'receiving', lastSpanAt: 0, spans: 2 } }] });
+    const { rerender } = render(<ForkHereButton run={chat} step={chat.steps[1]} />);
+    const button = screen.getByRole('button', { name: 'Fork here' });
+    expect(button).toBeDisabled();
+    expect(button).toHaveAttribute('title', expect.stringMatching(/still arriving live/));
+    act(() => useLibrary.setState({ files: [{ ...file, live: { state: 'done', lastSpanAt: 0, spans: 2 } }] }));
+    rerender(<ForkHereButton run={chat} step={chat.steps[1]} />);
+    expect(screen.getByRole('button', { name: 'Fork here' })).toBeEnabled();
   });
 });

@@ -1,6 +1,7 @@
 // "Fork here" in the run view's step inspector: opens the Live page's fork tab at this step.
 import { forkProblem } from '../../engine/runner/forkable.ts';
 import type { Run, Step } from '../../model/types.ts';
+import { useLibrary } from '../../store/library.ts';
 import { useUrl } from '../../store/url.ts';
 import { Button } from '../../ui/button.tsx';
 
@@ -14,7 +15,11 @@ export function cachedForkProblem(run: Run): string | undefined {
 
 export function ForkHereButton({ run, step }: { run: Run; step: Step }) {
   const navigate = useUrl((s) => s.navigate);
-  const problem = cachedForkProblem(run) ?? (step.parentStepId !== undefined ? 'fork at the turn that holds this call' : undefined);
+  // A run still arriving over OTLP (issue 19) is forked once it is done: its steps may still change.
+  const receiving = useLibrary((s) => s.files.some((f) => f.live?.state === 'receiving' && f.runIds.includes(run.id)));
+  const problem =
+    cachedForkProblem(run) ??
+    (step.parentStepId !== undefined ? 'fork at the turn that holds this call' : receiving ? 'the run is still arriving live; fork it once it is done' : undefined);
   return (
     <Button size="sm" disabled={problem !== undefined} title={problem ?? 'Copy the run up to this step, change it, and continue against the endpoint'} onClick={() => navigate('live', { tab: 'fork', forkOf: run.id, at: step.id })}>
       Fork here

@@ -278,7 +278,14 @@ function isNoTime(v: unknown): boolean {
   return v === undefined || v === null || v === '' || v === '0' || v === 0;
 }
 
-function readDocument(value: unknown, path: string, into: SpanRecord[], resource: { attributes?: Attributes }, read: ReadDefects): void {
+/**
+ * What reading a span's attributes and events gave, by the span's JSON object: a caller that imports the same span
+ * objects again and again (the live worker, src/import/live-otlp.ts) reads each span once. The importer never changes
+ * attributes or events after reading them, so sharing them between imports gives the same runs.
+ */
+export type OtlpSpanCache = WeakMap<object, { attributes: Attributes; events: SpanEvent[] }>;
+
+function readDocument(value: unknown, path: string, into: SpanRecord[], resource: { attributes?: Attributes }, read: ReadDefects, cache?: OtlpSpanCache): void {
   const doc = objectAt(value, path);
   const resourceSpans = resourceSpansOf(doc);
   if (!Array.isArray(resourceSpans)) throw new FormatProblem(`${path}.resourceSpans`, `expected an array, found ${describe(resourceSpans)}`);
@@ -319,21 +326,30 @@ function readDocument(value: unknown, path: string, into: SpanRecord[], resource
           countDrop(read.dropsOf(traceId), 'no span id');
           continue;
         }
+        const cached = cache?.get(span);
         let attributes: Attributes;
-        try {
-          attributes = attributesAt(span, p);
-        } catch (e) {
-          if (!(e instanceof FormatProblem)) throw e;
-          attributes = {};
-          read.note(`span ${id}: attributes unreadable (${e.message}); the span is kept without them`);
-        }
         let events: SpanEvent[];
-        try {
-          events = eventsAt(span, p);
-        } catch (e) {
-          if (!(e instanceof FormatProblem)) throw e;
-          events = [];
-          read.note(`span ${id}: events unreadable (${e.message}); the span is kept without them`);
+        if (cached) ({ attributes, events } = cached);
+        else {
+          let readable = true;
+          try {
+            attributes = attributesAt(span, p);
+          } catch (e) {
+            if (!(e instanceof FormatProblem)) throw e;
+            attributes = {};
+            readable = false;
+            read.note(`span ${id}: attributes unreadable (${e.message}); the span is kept without them`);
+          }
+          try {
+            events = eventsAt(span, p);
+          } catch (e) {
+            if (!(e instanceof FormatProblem)) throw e;
+            events = [];
+            readable = false;
+            read.note(`span ${id}: events unreadable (${e.message}); the span is kept without them`);
+          }
+          // A span read with a note is read again next time, so every import of it gives the note.
+          if (cache && readable) cache.set(span, { attributes, events });
         }
         const parentRaw = field(span, 'parentSpanId', 'parent_span_id');
         const parentId = spanIdAt(span, 'parentSpanId', 'parent_span_id', 8);
@@ -374,11 +390,11 @@ function readDocument(value: unknown, path: string, into: SpanRecord[], resource
   }
 }
 
-export function importFromOtlp(doc: ParsedInput): ImportResult {
+export function importFromOtlp(doc: ParsedInput, cache?: OtlpSpanCache): ImportResult {
   const spans: SpanRecord[] = [];
   const resource: { attributes?: Attributes } = {};
   const read = new ReadDefects();
-  for (const { value, path } of documentsOf(doc)) readDocument(value, path, spans, resource, read);
+  for (const { value, path } of documentsOf(doc)) readDocument(value, path, spans, resource, read, cache);
   const byTrace = new Map<string, SpanRecord[]>();
   for (const span of spans) {
     let list = byTrace.get(span.traceId);
