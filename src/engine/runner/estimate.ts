@@ -121,7 +121,7 @@ export async function estimateBatchCost(
     // The pool is embedded once for the whole batch, before its first task (src/engine/live-engines).
     est.setOneTime(await poolEmbeddingEstimate(r.pool as IndicatorPool, options.embedModel, options.cache, count));
   }
-  if (engines) est.assumptions.push(...engines.assumptions.map((a) => `supervised arm, ${a}`));
+  if (engines) for (const a of engines.assumptions) est.assumptions.push(`supervised arm, ${a}`);
   const agents = teamAgents({ ...team, roles });
   const perArm: NonNullable<CostEstimate['perArm']> = [];
   for (const arm of spec.arms) {
