@@ -4,6 +4,7 @@ import { useCallback, useMemo, useState } from 'react';
 import { countStepKinds, describeStepCounts } from '../../model/steps.ts';
 import type { Run } from '../../model/types.ts';
 import { useLibrary } from '../../store/library.ts';
+import { usePersistence } from '../../store/library-db.ts';
 import { SPEEDS, usePlayhead } from '../../store/playhead.ts';
 import { useUrl } from '../../store/url.ts';
 import { ErrorBoundary } from '../../ui/error-boundary.tsx';
@@ -60,6 +61,8 @@ function RunScreen({ run }: { run: Run }) {
   const toggleHelp = useCallback(() => setHelp((h) => !h), []);
   useRunKeyboard(view, toggleHelp);
   const ready = usePlayhead((s) => s.runId === run.id);
+  // A run opened from a file has its spans in IndexedDB, read when the span tree opens (ADR 0019).
+  const storedSpans = usePersistence((p) => p.storedSpans.has(run.id));
   return (
     <div data-testid="run-view" className="flex h-full min-h-0 flex-col bg-slate-100">
       <Toolbar view={view} onHelp={toggleHelp} scoresOpen={scores} onScores={() => setScores(!scores)} />
@@ -83,7 +86,7 @@ function RunScreen({ run }: { run: Run }) {
               <ErrorBoundary name="interaction graph" resetKey={run.id}><InteractionGraphView view={view} /></ErrorBoundary>
               <ErrorBoundary name="timeline" resetKey={run.id}><Timeline view={view} /></ErrorBoundary>
               <ErrorBoundary name="token charts" resetKey={run.id}><TokenCharts view={view} /></ErrorBoundary>
-              {run.spans && run.spans.length > 0 && <ErrorBoundary name="span tree" resetKey={run.id}><SpanTree view={view} /></ErrorBoundary>}
+              {(run.spans ? run.spans.length > 0 : storedSpans) && <ErrorBoundary name="span tree" resetKey={run.id}><SpanTree view={view} /></ErrorBoundary>}
             </div>
             <div className="flex min-h-0 flex-col gap-2">
               <ErrorBoundary name="loop panel" resetKey={run.id}><LoopPanel view={view} /></ErrorBoundary>
