@@ -11,165 +11,19 @@
 //
 //   npx vite build --outDir <dir> && BENCH_DIST=<dir> npx tsx bench/open-run.bench.ts
 //   BENCH_SPANS=…                          spans in the file (default 100k)
-import { chromium } from '@playwright/test';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
-import { extname, join, normalize, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { buildApp } from './browser-import.bench.ts';
+import { buildApp, measureThroughLibrary } from './browser-import.bench.ts';
 import { generateFlatAgentTrace } from './gen-flat-agent-otlp.ts';
 import { writeResults, type Figure } from './results.ts';
 
 const SPANS = Number(process.env.BENCH_SPANS ?? 100_000);
 const RATIO_TARGET = 2;
 const OPEN_TARGET_MS = 1400;
-const LONG_TASK_TARGET_MS = 100;
+export const LONG_TASK_TARGET_MS = 100;
 const HEAP_TARGET = 1.5;
-/** BENCH_PROFILE=1: sample the page's main thread from the drop to the painted run view; print the heaviest functions. */
-const PROFILE = process.env.BENCH_PROFILE === '1';
-
-interface CpuProfile {
-  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }[];
-  samples: number[];
-  timeDeltas: number[];
-}
-
-function printProfile(profile: CpuProfile): void {
-  const self = new Map<number, number>();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
-  const byName = new Map<string, number>();
-  for (const node of profile.nodes) {
-    const f = node.callFrame;
-    const name = `${f.functionName || '(anonymous)'} ${f.url.split('/').pop()}:${f.lineNumber}`;
-    byName.set(name, (byName.get(name) ?? 0) + (self.get(node.id) ?? 0));
-  }
-  const top = [...byName].sort((a, b) => b[1] - a[1]).slice(0, 25);
-  console.log('  main thread, self time (ms), drop → painted:');
-  for (const [name, us] of top) console.log(`    ${(us / 1000).toFixed(0).padStart(6)}  ${name}`);
-}
-
-const MIME: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.json': 'application/json', '.svg': 'image/svg+xml' };
-
-interface Measured {
-  parseMs: number;
-  importMs: number;
-  openMs: number;
-  clickToRowsMs: number;
-  savedMs: number;
-  longestTaskMs: number;
-  /** After the run view is painted, until the library says saved. */
-  longestWhileSavingMs: number;
-  longTasks: number[];
-  heapBytes: number;
-  rows: number;
-}
-
-async function measure(dist: string, file: string): Promise<Measured> {
-  const server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-    let target = path === '/bench/trace.json' ? file : normalize(join(dist, path));
-    if (target !== file && (!target.startsWith(dist) || !existsSync(target) || statSync(target).isDirectory())) target = join(dist, 'index.html');
-    res.writeHead(200, { 'content-type': MIME[extname(target)] ?? 'application/octet-stream' });
-    res.end(readFileSync(target));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1'] });
-  try {
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-    const page = await context.newPage();
-    // As a string: tsx would add its own helpers (`__name`) to a function, which do not exist in the page.
-    await page.addInitScript(`
-      localStorage.setItem('mas-replay:visited', 'bench');
-      window.__longTasks = [];
-      new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__longTasks.push({ start: e.startTime, duration: e.duration }); }).observe({ type: 'longtask', buffered: true });
-      document.addEventListener('change', (e) => { if (e.target?.dataset?.testid === 'open-file-input') { window.__dropAt = performance.now(); window.__writesAtDrop = Number(document.documentElement.dataset.libraryWrites ?? 0); } }, true);
-      // Observers start with the document (an init script runs before there is a document element).
-      document.addEventListener('DOMContentLoaded', () => {
-      // Saved: the first moment after the drop when the library's status is 'saved' with more writes than before it.
-      new MutationObserver(() => {
-        const d = document.documentElement.dataset;
-        if (window.__dropAt !== undefined && window.__savedAt === undefined && d.libraryStatus === 'saved' && Number(d.libraryWrites) > window.__writesAtDrop) window.__savedAt = performance.now();
-      }).observe(document.documentElement, { attributes: true, attributeFilter: ['data-library-status', 'data-library-writes'] });
-      // The import's phases as its progress row shows them (reading, decoding, parsing, saving), with their times.
-      window.__phases = [];
-      new MutationObserver(() => {
-        const text = document.querySelector('[data-testid="import-progress"]')?.textContent?.replace(/:.*$/, '') ?? '';
-        const phase = /reading|decoding|parsing|saving/.exec(document.querySelector('[data-testid="import-progress"]')?.textContent ?? '')?.[0] ?? (text ? 'starting' : 'done');
-        const last = window.__phases[window.__phases.length - 1];
-        if (window.__dropAt !== undefined && last?.phase !== phase) window.__phases.push({ phase, at: performance.now() });
-      }).observe(document.documentElement, { subtree: true, childList: true, characterData: true });
-      });
-    `);
-    await page.goto(`${base}/`);
-    await page.getByTestId('open-file-input').waitFor({ state: 'attached' });
-    await page.getByTestId('persistence-status').and(page.locator('[data-status="saved"]')).waitFor();
-    // The baseline: JSON.parse of the same file's text in this page (median of 3, after a warm-up).
-    const parseMs = await page.evaluate(async () => {
-      const text = await (await fetch('/bench/trace.json')).text();
-      JSON.parse(text);
-      const times: number[] = [];
-      for (let i = 0; i < 3; i++) {
-        const t0 = performance.now();
-        JSON.parse(text);
-        times.push(performance.now() - t0);
-      }
-      return times.sort((a, b) => a - b)[1];
-    });
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('HeapProfiler.collectGarbage');
-    await page.waitForTimeout(500);
-    await page.evaluate('window.__longTasks.length = 0');
-    if (PROFILE) {
-      await cdp.send('Profiler.enable');
-      await cdp.send('Profiler.setSamplingInterval', { interval: 1000 });
-      await cdp.send('Profiler.start');
-    }
-
-    await page.getByTestId('open-file-input').setInputFiles(file);
-    const row = page.getByTestId('run-row').first();
-    await row.waitFor({ timeout: 120_000 });
-    const listedAt = (await page.evaluate('performance.now()')) as number;
-    const clickAt = (await page.evaluate('performance.now()')) as number;
-    await row.getByRole('button').first().click();
-    // Painted: a step row is in the DOM and a frame has been drawn after it.
-    await page.locator('[data-testid="step-list"] li').first().waitFor({ timeout: 120_000 });
-    const paintedAt = (await page.evaluate('new Promise((r) => requestAnimationFrame(() => setTimeout(() => r(performance.now()), 0)))')) as number;
-    const dropAt = (await page.evaluate('window.__dropAt')) as number;
-    const rows = (await page.evaluate(`document.querySelector('section[aria-label="Steps"] h2')?.textContent ?? ''`)) as string;
-    for (let i = 0; i < 1200 && (await page.evaluate('window.__savedAt === undefined')); i++) await page.waitForTimeout(100);
-    const savedAt = (await page.evaluate('window.__savedAt')) as number;
-    if (PROFILE) printProfile(((await cdp.send('Profiler.stop')) as { profile: CpuProfile }).profile);
-    const allTasks = ((await page.evaluate('window.__longTasks')) as { start: number; duration: number }[]).filter((t) => t.start >= dropAt);
-    const tasks = allTasks.filter((t) => t.start <= paintedAt);
-    const whileSaving = allTasks.filter((t) => t.start > paintedAt && t.start <= savedAt).map((t) => t.duration);
-    const longTasks = tasks.map((t) => t.duration);
-    const phases = (await page.evaluate('window.__phases')) as { phase: string; at: number }[];
-    console.log(`  import phases from the drop: ${phases.map((p) => `${p.phase} ${(p.at - dropAt).toFixed(0)}`).join(', ')}`);
-    console.log(`  timeline from the drop: listed ${(listedAt - dropAt).toFixed(0)} ms, click ${(clickAt - dropAt).toFixed(0)} ms, painted ${(paintedAt - dropAt).toFixed(0)} ms, saved ${(savedAt - dropAt).toFixed(0)} ms; long tasks (start+duration) ${allTasks.map((t) => `${(t.start - dropAt).toFixed(0)}+${t.duration.toFixed(0)}`).join(', ')}`);
-    await cdp.send('HeapProfiler.collectGarbage');
-    await page.waitForTimeout(300);
-    await cdp.send('HeapProfiler.collectGarbage');
-    const heap = (await cdp.send('Runtime.getHeapUsage')) as { usedSize: number };
-    return {
-      parseMs,
-      importMs: listedAt - dropAt,
-      openMs: paintedAt - dropAt,
-      clickToRowsMs: paintedAt - clickAt,
-      savedMs: savedAt - dropAt,
-      longestTaskMs: longTasks.reduce((m, d) => (d > m ? d : m), 0),
-      longestWhileSavingMs: whileSaving.reduce((m, d) => (d > m ? d : m), 0),
-      longTasks,
-      heapBytes: heap.usedSize,
-      rows: Number(rows.replace(/[^0-9]/g, '')),
-    };
-  } finally {
-    await browser.close();
-    server.close();
-  }
-}
 
 async function main(): Promise<void> {
   const tmp = mkdtempSync(join(tmpdir(), 'mas-bench-open-'));
@@ -183,7 +37,7 @@ async function main(): Promise<void> {
     const file = join(tmp, 'flat-agent.json');
     writeFileSync(file, generateFlatAgentTrace(SPANS));
     const size = statSync(file).size;
-    const m = await measure(resolve(dist), file);
+    const m = await measureThroughLibrary(resolve(dist), file);
     const load = loadavg()[0];
     const ratio = m.importMs / m.parseMs;
     const heapRatio = m.heapBytes / size;
