@@ -130,7 +130,8 @@ export const STEP_SLICE = 2000;
 export type FilePart =
   | { kind: 'file'; file: LoadedFile }
   | { kind: 'steps'; run: number; steps: Step[] }
-  | { kind: 'end' };
+  /** The steps each run should now have: a slice lost on the way (not cloneable) leaves the file unfinished. */
+  | { kind: 'end'; steps: number[] };
 
 /** The run the page receives: no steps yet (they follow in slices); without `spans` when they are kept apart. */
 export function shellOf(run: Run, keepSpans: boolean): Run {
@@ -140,13 +141,23 @@ export function shellOf(run: Run, keepSpans: boolean): Run {
   return shell;
 }
 
-/** Send one file in parts (see FilePart). */
+/**
+ * Send one file in parts (see FilePart), without waiting for each to be taken: the next slice is cloned here while
+ * the page reads the one before (messages keep their order). Resolves when the page has taken every part; rejects
+ * when one could not be sent (not cloneable).
+ */
 export async function sendInParts(file: LoadedFile, send: (part: FilePart) => Promise<void>, keepSpans: boolean): Promise<void> {
-  await send({ kind: 'file', file: { ...file, runs: file.runs.map((r) => shellOf(r, keepSpans)) } });
+  const sent: Promise<void>[] = [];
+  // A part that cannot be cloned rejects its own promise; the rest are still awaited so none is left unhandled.
+  const post = (part: FilePart) => sent.push(Promise.resolve().then(() => send(part)));
+  post({ kind: 'file', file: { ...file, runs: file.runs.map((r) => shellOf(r, keepSpans)) } });
   for (const [run, { steps }] of file.runs.entries()) {
-    for (let at = 0; at < steps.length; at += STEP_SLICE) await send({ kind: 'steps', run, steps: steps.slice(at, at + STEP_SLICE) });
+    for (let at = 0; at < steps.length; at += STEP_SLICE) post({ kind: 'steps', run, steps: steps.slice(at, at + STEP_SLICE) });
   }
-  await send({ kind: 'end' });
+  post({ kind: 'end', steps: file.runs.map((r) => r.steps.length) });
+  const results = await Promise.allSettled(sent);
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /** The page's side of sendInParts: the file put back together. */
@@ -167,6 +178,7 @@ export class FileAssembler {
       return undefined;
     }
     this.file = undefined;
+    if (file.runs.some((r, i) => r.steps.length !== part.steps[i])) throw new Error('some of its steps did not arrive');
     return file;
   }
 }

@@ -48,6 +48,20 @@ describe('handing a file to the page in parts', () => {
     expect(received.runs[0]).toEqual(rest);
   });
 
+  it('a slice that cannot be sent fails the file: the page never takes it with steps missing', async () => {
+    const file = agentFile();
+    const assembler = new FileAssembler();
+    const taken: LoadedFile[] = [];
+    let n = 0;
+    const sending = sendInParts(file, async (part) => {
+      if (part.kind === 'steps' && n++ === 0) throw new DOMException('could not be cloned', 'DataCloneError');
+      const done = assembler.take(structuredClone(part));
+      if (done) taken.push(done);
+    }, false);
+    await expect(sending).rejects.toThrow(/could not be cloned|did not arrive/);
+    expect(taken).toEqual([]);
+  });
+
   it('keeps the spans in the run when the worker does not store them (no IndexedDB)', async () => {
     const file = agentFile();
     const { received } = await handOver(file, true);

@@ -52,6 +52,21 @@ export function RunPage() {
   );
 }
 
+/**
+ * The span tree, when the run has spans: inline, or kept in IndexedDB (a run opened from a file, ADR 0019), which is
+ * known once its write has committed. Its own component, so that news re-renders only this slot.
+ */
+function SpanTreeSlot({ view }: { view: RunView }) {
+  const run = view.run;
+  const stored = usePersistence((p) => p.storedSpans.has(run.id));
+  if (!(run.spans ? run.spans.length > 0 : stored)) return null;
+  return (
+    <ErrorBoundary name="span tree" resetKey={run.id}>
+      <SpanTree view={view} />
+    </ErrorBoundary>
+  );
+}
+
 function RunScreen({ run }: { run: Run }) {
   const view = useMemo(() => runViewOf(run), [run]);
   const missingStep = useStepInUrl(view);
@@ -61,8 +76,6 @@ function RunScreen({ run }: { run: Run }) {
   const toggleHelp = useCallback(() => setHelp((h) => !h), []);
   useRunKeyboard(view, toggleHelp);
   const ready = usePlayhead((s) => s.runId === run.id);
-  // A run opened from a file has its spans in IndexedDB, read when the span tree opens (ADR 0019).
-  const storedSpans = usePersistence((p) => p.storedSpans.has(run.id));
   return (
     <div data-testid="run-view" className="flex h-full min-h-0 flex-col bg-slate-100">
       <Toolbar view={view} onHelp={toggleHelp} scoresOpen={scores} onScores={() => setScores(!scores)} />
@@ -86,7 +99,7 @@ function RunScreen({ run }: { run: Run }) {
               <ErrorBoundary name="interaction graph" resetKey={run.id}><InteractionGraphView view={view} /></ErrorBoundary>
               <ErrorBoundary name="timeline" resetKey={run.id}><Timeline view={view} /></ErrorBoundary>
               <ErrorBoundary name="token charts" resetKey={run.id}><TokenCharts view={view} /></ErrorBoundary>
-              {(run.spans ? run.spans.length > 0 : storedSpans) && <ErrorBoundary name="span tree" resetKey={run.id}><SpanTree view={view} /></ErrorBoundary>}
+              <SpanTreeSlot view={view} />
             </div>
             <div className="flex min-h-0 flex-col gap-2">
               <ErrorBoundary name="loop panel" resetKey={run.id}><LoopPanel view={view} /></ErrorBoundary>
