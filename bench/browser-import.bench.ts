@@ -31,6 +31,10 @@ export function buildApp(outDir: string): void {
 
 /** BENCH_PROFILE=1: sample the page's main thread from the drop to the painted run view; print the heaviest functions. */
 const PROFILE = process.env.BENCH_PROFILE === '1';
+/** BENCH_PROFILE=open: the same, from the click on the run to the painted run view only. */
+const PROFILE_OPEN = process.env.BENCH_PROFILE === 'open';
+/** BENCH_PROFILE=spans: from the click on the folded span tree to its rows. */
+const PROFILE_SPANS = process.env.BENCH_PROFILE === 'spans';
 
 interface CpuProfile {
   nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }[];
@@ -63,6 +67,11 @@ export interface Measured {
   longestTaskMs: number;
   /** After the run view is painted, until the library says saved. */
   longestWhileSavingMs: number;
+  /** Click on the folded span tree → its first rows painted, and the longest task meanwhile (NaN: not measured). */
+  spanTreeMs: number;
+  spanTreeTaskMs: number;
+  /** Heap after GC once the span tree has been opened (its spans read). */
+  heapWithSpansBytes: number;
   longTasks: number[];
   heapBytes: number;
   rows: number;
@@ -141,27 +150,56 @@ export async function measureThroughLibrary(dist: string, file: string, open = t
     const listedAt = (await page.evaluate('performance.now()')) as number;
     const clickAt = (await page.evaluate('performance.now()')) as number;
     if (open) {
+      if (PROFILE_OPEN) {
+        await cdp.send('Profiler.enable');
+        await cdp.send('Profiler.setSamplingInterval', { interval: 1000 });
+        await cdp.send('Profiler.start');
+      }
       await row.getByRole('button').first().click();
       // Painted: a step row is in the DOM and a frame has been drawn after it.
       await page.locator('[data-testid="step-list"] li').first().waitFor({ timeout: 120_000 });
     }
     const paintedAt = (await page.evaluate('new Promise((r) => requestAnimationFrame(() => setTimeout(() => r(performance.now()), 0)))')) as number;
+    if (PROFILE_OPEN) printProfile(((await cdp.send('Profiler.stop')) as { profile: CpuProfile }).profile);
     const dropAt = (await page.evaluate('window.__dropAt')) as number;
     const rows = (await page.evaluate(`document.querySelector('section[aria-label="Steps"] h2')?.textContent ?? ''`)) as string;
     for (let i = 0; i < 1200 && (await page.evaluate('window.__savedAt === undefined')); i++) await page.waitForTimeout(100);
     const savedAt = (await page.evaluate('window.__savedAt')) as number;
     if (PROFILE) printProfile(((await cdp.send('Profiler.stop')) as { profile: CpuProfile }).profile);
-    const allTasks = ((await page.evaluate('window.__longTasks')) as { start: number; duration: number }[]).filter((t) => t.start >= dropAt);
+    // Heap after GC with the run view open (its spans not read yet), then with the spans read.
+    const heapAfterGc = async () => {
+      await cdp.send('HeapProfiler.collectGarbage');
+      await page.waitForTimeout(300);
+      await cdp.send('HeapProfiler.collectGarbage');
+      return ((await cdp.send('Runtime.getHeapUsage')) as { usedSize: number }).usedSize;
+    };
+    const heap = { usedSize: await heapAfterGc() };
+    // The span tree of a large run is folded: opening it reads the spans from IndexedDB (through the import worker).
+    let spanTreeMs = Number.NaN;
+    let spanTreeTaskMs = Number.NaN;
+    const toggle = page.getByTestId('span-tree').getByRole('button', { name: /Spans/ });
+    if (open && (await toggle.count()) > 0 && (await toggle.getAttribute('aria-expanded')) === 'false') {
+      if (PROFILE_SPANS) {
+        await cdp.send('Profiler.enable');
+        await cdp.send('Profiler.setSamplingInterval', { interval: 1000 });
+        await cdp.send('Profiler.start');
+      }
+      const before = (await page.evaluate('performance.now()')) as number;
+      await toggle.click();
+      await page.getByTestId('span-row').first().waitFor({ timeout: 120_000 });
+      const after = (await page.evaluate('new Promise((r) => requestAnimationFrame(() => setTimeout(() => r(performance.now()), 0)))')) as number;
+      if (PROFILE_SPANS) printProfile(((await cdp.send('Profiler.stop')) as { profile: CpuProfile }).profile);
+      spanTreeMs = after - before;
+      spanTreeTaskMs = ((await page.evaluate('window.__longTasks')) as { start: number; duration: number }[]).filter((t) => t.start >= before && t.start <= after).reduce((m, t) => (t.duration > m ? t.duration : m), 0);
+    }
+    const heapWithSpans = await heapAfterGc();
+    const allTasks = ((await page.evaluate('window.__longTasks')) as { start: number; duration: number }[]).filter((t) => t.start >= dropAt && t.start <= savedAt);
     const tasks = allTasks.filter((t) => t.start <= paintedAt);
     const whileSaving = allTasks.filter((t) => t.start > paintedAt && t.start <= savedAt).map((t) => t.duration);
     const longTasks = tasks.map((t) => t.duration);
     const phases = (await page.evaluate('window.__phases')) as { phase: string; at: number }[];
     console.log(`  import phases from the drop: ${phases.map((p) => `${p.phase} ${(p.at - dropAt).toFixed(0)}`).join(', ')}`);
     console.log(`  timeline from the drop: listed ${(listedAt - dropAt).toFixed(0)} ms, click ${(clickAt - dropAt).toFixed(0)} ms, painted ${(paintedAt - dropAt).toFixed(0)} ms, saved ${(savedAt - dropAt).toFixed(0)} ms; long tasks (start+duration) ${allTasks.map((t) => `${(t.start - dropAt).toFixed(0)}+${t.duration.toFixed(0)}`).join(', ')}`);
-    await cdp.send('HeapProfiler.collectGarbage');
-    await page.waitForTimeout(300);
-    await cdp.send('HeapProfiler.collectGarbage');
-    const heap = (await cdp.send('Runtime.getHeapUsage')) as { usedSize: number };
     return {
       parseMs,
       importMs: listedAt - dropAt,
@@ -170,6 +208,9 @@ export async function measureThroughLibrary(dist: string, file: string, open = t
       savedMs: savedAt - dropAt,
       longestTaskMs: longTasks.reduce((m, d) => (d > m ? d : m), 0),
       longestWhileSavingMs: whileSaving.reduce((m, d) => (d > m ? d : m), 0),
+      spanTreeMs,
+      spanTreeTaskMs,
+      heapWithSpansBytes: heapWithSpans,
       longTasks,
       heapBytes: heap.usedSize,
       rows: Number(rows.replace(/[^0-9]/g, '')),

@@ -6,6 +6,7 @@ import * as Comlink from 'comlink';
 import { MAX_FILE_BYTES } from '../import/parse-input.ts';
 import { FileAssembler, type FilePart, type ImportBatchResult as LoadedBatch, type ImportFailureInfo, type ImportProgress } from './import-files.ts';
 import type { LoadedFile } from '../import/index.ts';
+import type { RunSpan } from '../model/types.ts';
 import type { ImportCallbacks, ImportWorkerApi } from './import.worker.ts';
 import type { RunStorage } from './import-storage.ts';
 
@@ -64,6 +65,24 @@ export class ImportCancelled extends Error {
     super('import cancelled');
     this.name = 'ImportCancelled';
   }
+}
+
+/**
+ * A run's spans stored apart (ADR 0019), read by the import worker and received in slices, so that neither reading
+ * nor receiving them is one long task on the page. Undefined when none are stored. Step spans come back compacted
+ * (their attributes are the step's `raw`): `restore` gives each span back its attributes.
+ */
+export async function readSpansInWorker(storage: RunStorage, runId: string, restore: (span: RunSpan) => RunSpan = (s) => s): Promise<RunSpan[] | undefined> {
+  const spans: RunSpan[] = [];
+  const count = await connect().readSpans(
+    storage,
+    runId,
+    // Each slice is restored as it arrives: the work is spread over the slices' tasks.
+    Comlink.proxy(async (slice: RunSpan[]) => {
+      for (const span of slice) spans.push(restore(span));
+    }),
+  );
+  return count === 0 ? undefined : spans;
 }
 
 /** Import files in the worker. Rejects with ImportCancelled when the signal aborts; per-file errors are in the result. */

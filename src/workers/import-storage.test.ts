@@ -5,7 +5,10 @@ import { importText } from '../import/index.ts';
 import { expectStoredRuns, openLibraryDb, readStoredSpans, startLibraryPersistence, usePersistence } from '../store/library-db.ts';
 import { useLibrary } from '../store/library.ts';
 import { FileAssembler, sendInParts, STEP_SLICE, type FilePart } from './import-files.ts';
-import { storeRuns } from './import-storage.ts';
+import { readSpans, storeRuns } from './import-storage.ts';
+import { hydrateRun } from '../model/session-spans.ts';
+import { stepSpanRestorer } from '../features/run-view/span-tree-loader.ts';
+import type { RunSpan } from '../model/types.ts';
 import type { LoadedFile } from '../import/index.ts';
 
 let dbCount = 0;
@@ -137,6 +140,29 @@ describe('the import worker’s write (ADR 0019)', () => {
     expect(usePersistence.getState()).toMatchObject({ status: 'failed' });
     expect(usePersistence.getState().problem).toContain('was not saved: Error: QuotaExceededError');
     expect(usePersistence.getState().savingRuns.size).toBe(0);
+    persistence.stop();
+  });
+
+  it('reads stored spans back in slices, for the page to restore', async () => {
+    const name = freshName();
+    const persistence = await startLibraryPersistence({ name, debounceMs: 0 });
+    const file = agentFile();
+    const [run] = file.runs;
+    await storeRuns({ name, version: 2 }, file.runs);
+    const slices: number[] = [];
+    const spans: RunSpan[] = [];
+    const count = await readSpans({ name, version: 2 }, run.id, async (slice) => {
+      slices.push(slice.length);
+      spans.push(...structuredClone(slice));
+    });
+    expect(count).toBe(3000);
+    expect(slices).toEqual([3000]);
+    // Step spans are stored compacted (their attributes are the step's raw).
+    expect(spans.filter((x) => x.attributesOf === 'step').length).toBe(600);
+    expect(hydrateRun({ ...run, spans: structuredClone(spans) }).spans).toEqual(run.spans);
+    // The loader's restorer, span by span, gives the same spans.
+    expect(spans.map(stepSpanRestorer(run))).toEqual(run.spans);
+    expect(await readSpans({ name, version: 2 }, 'no-such-run', async () => {})).toBe(0);
     persistence.stop();
   });
 

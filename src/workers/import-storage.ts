@@ -4,7 +4,7 @@
 // Serialising a large run for IndexedDB takes hundreds of milliseconds: here it costs the page nothing.
 import { openDB, type IDBPDatabase } from 'idb';
 import { compactRun } from '../model/session-spans.ts';
-import type { Run } from '../model/types.ts';
+import type { Run, RunSpan } from '../model/types.ts';
 
 /** The library database as the page opened it (store/library-db.ts owns its schema and migrations). */
 export interface RunStorage {
@@ -36,6 +36,23 @@ function database(target: RunStorage): Promise<IDBPDatabase> {
     open = { key, db };
   }
   return open.db;
+}
+
+/** Spans per message when they go back to the page: each slice is a short task to receive. */
+export const SPAN_SLICE = 5000;
+
+/**
+ * Read a run's stored spans here (deserialising them costs the page nothing) and send them in slices, posted without
+ * waiting for each to be taken. Resolves to how many were sent; 0 when none are stored.
+ */
+export async function readSpans(target: RunStorage, runId: string, send: (slice: RunSpan[]) => Promise<void>): Promise<number> {
+  const db = await database(target);
+  const spans = (await db.get('runSpans', runId)) as RunSpan[] | undefined;
+  if (!spans) return 0;
+  const sent: Promise<void>[] = [];
+  for (let at = 0; at < spans.length; at += SPAN_SLICE) sent.push(send(spans.slice(at, at + SPAN_SLICE)));
+  await Promise.all(sent);
+  return spans.length;
 }
 
 /** Write these runs (spans apart). Resolves when the transaction has committed. */

@@ -3,7 +3,8 @@
 // are then written there from here, and the page learns when each file's runs are durable (ADR 0019).
 import * as Comlink from 'comlink';
 import { deliverEach, failureOf, importFiles, readFileText, sendInParts, type FileInput, type FilePart, type ImportFailureInfo, type ImportProgress } from './import-files.ts';
-import { storeRuns, type RunStorage } from './import-storage.ts';
+import { readSpans, storeRuns, type RunStorage } from './import-storage.ts';
+import type { RunSpan } from '../model/types.ts';
 
 export interface ImportCallbacks {
   onPart(part: FilePart): Promise<void>;
@@ -57,6 +58,11 @@ const api = {
       );
     }
     return failures;
+  },
+
+  /** A run's stored spans, to `onSlice` in slices (the span tree opened); resolves to how many there were. */
+  readSpans(storage: RunStorage, runId: string, onSlice: (slice: RunSpan[]) => Promise<void>): Promise<number> {
+    return readSpans(storage, runId, onSlice);
   },
 };
 

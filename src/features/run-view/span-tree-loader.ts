@@ -4,7 +4,8 @@
 // waits for, or holds, spans nobody looked at. The spans of one run at a time are kept.
 import { useCallback, useEffect, useSyncExternalStore } from 'react';
 import type { Run, RunSpan } from '../../model/types.ts';
-import { readStoredSpans, usePersistence } from '../../store/library-db.ts';
+import { readStoredSpans, runStorageTarget, usePersistence } from '../../store/library-db.ts';
+import { readSpansInWorker } from '../../workers/import-client.ts';
 
 /** Runs with at most this many spans load them with the run view; larger ones when the span tree is opened. */
 export const AUTO_LOAD_MAX = 20_000;
@@ -24,11 +25,36 @@ function subscribe(listener: () => void): () => void {
   return () => listeners.delete(listener);
 }
 
+/** Read through the import worker (received in slices, no long task here); on this thread without it. */
+async function read(run: Run): Promise<RunSpan[] | undefined> {
+  const storage = runStorageTarget();
+  if (!storage) return readStoredSpans(run);
+  return readSpansInWorker(storage, run.id, stepSpanRestorer(run));
+}
+
+/**
+ * What model/session-spans.ts hydrateRun does, span by span and without `delete` (which turns every span into a slow
+ * dictionary object): a step span compacted on storage gets its step's `raw` back as its attributes.
+ */
+export function stepSpanRestorer(run: Run): (span: RunSpan) => RunSpan {
+  let rawOf: Map<string, Record<string, unknown>> | undefined;
+  return (span) => {
+    if (span.attributesOf !== 'step') return span;
+    if (!rawOf) {
+      rawOf = new Map();
+      for (const step of run.steps) if (step.spanId !== undefined && step.raw !== undefined) rawOf.set(step.spanId, step.raw as Record<string, unknown>);
+    }
+    const { attributesOf: _compacted, ...restored } = span;
+    const raw = rawOf.get(span.id);
+    return raw ? { ...restored, attributes: raw } : restored;
+  };
+}
+
 /** Read a run's stored spans once (later callers share the read). */
 export function loadSpans(run: Run): void {
   if (current?.runId === run.id && current.state !== 'failed') return;
   set({ runId: run.id, state: 'loading' });
-  readStoredSpans(run).then(
+  read(run).then(
     (spans) => {
       if (current?.runId === run.id) set({ runId: run.id, state: 'loaded', spans });
     },
