@@ -193,7 +193,7 @@ export async function measureThroughLibrary(dist: string, file: string, open = t
       spanTreeTaskMs = ((await page.evaluate('window.__longTasks')) as { start: number; duration: number }[]).filter((t) => t.start >= before && t.start <= after).reduce((m, t) => (t.duration > m ? t.duration : m), 0);
     }
     const heapWithSpans = await heapAfterGc();
-    const allTasks = ((await page.evaluate('window.__longTasks')) as { start: number; duration: number }[]).filter((t) => t.start >= dropAt && t.start <= savedAt);
+    const allTasks = ((await page.evaluate('window.__longTasks')) as { start: number; duration: number }[]).filter((t) => t.start >= dropAt && t.start <= Math.max(savedAt, paintedAt));
     const tasks = allTasks.filter((t) => t.start <= paintedAt);
     const whileSaving = allTasks.filter((t) => t.start > paintedAt && t.start <= savedAt).map((t) => t.duration);
     const longTasks = tasks.map((t) => t.duration);

@@ -85,6 +85,18 @@ export async function readSpansInWorker(storage: RunStorage, runId: string, rest
   return count === 0 ? undefined : spans;
 }
 
+/** Longest wait for an idle moment before the worker writes anyway. */
+const IDLE_WAIT_MS = 2000;
+
+/** After the next frame, once the page has nothing else to do (or IDLE_WAIT_MS at the latest). */
+function whenIdle(): Promise<void> {
+  return new Promise((resolve) => {
+    const idle = () => (typeof requestIdleCallback === 'function' ? requestIdleCallback(() => resolve(), { timeout: IDLE_WAIT_MS }) : setTimeout(resolve, 0));
+    if (typeof requestAnimationFrame === 'function') requestAnimationFrame(() => setTimeout(idle, 0));
+    else idle();
+  });
+}
+
 /** Import files in the worker. Rejects with ImportCancelled when the signal aborts; per-file errors are in the result. */
 export async function importInWorker(sources: ImportSource[], { onProgress, signal, storage }: ImportOptions = {}): Promise<ImportBatchResult> {
   if (signal?.aborted) throw new ImportCancelled();
@@ -134,6 +146,7 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
     onStored(file: number, error?: string) {
       durable[file]?.settle(error);
     },
+    whenIdle,
   };
   const buffers = inputs.flatMap((i) => ('bytes' in i ? [i.bytes] : []));
   const imported = api.importFiles(Comlink.transfer(inputs, buffers), Comlink.proxy(callbacks), storage);

@@ -11,6 +11,8 @@ export interface ImportCallbacks {
   onProgress?(p: ImportProgress): void;
   /** The runs of the `file`-th delivered file are durable (`error` unset) or could not be written. */
   onStored?(file: number, error?: string): void;
+  /** Resolves when the page is idle: the write starts then, so it never competes with the run view's first paint. */
+  whenIdle?(): Promise<void>;
 }
 
 const api = {
@@ -45,7 +47,8 @@ const api = {
       delivered.push(result.loaded.indexOf(file));
     });
     if (storage) {
-      // One file after the other, not awaited: the answer goes back now, the writes report as they commit.
+      // One file after the other, not awaited: the answer goes back now, the writes report as they commit, and
+      // they start once the page is idle (a run opened at once paints first).
       void delivered.reduce<Promise<void>>(
         (previous, index, position) =>
           previous.then(() =>
@@ -54,7 +57,7 @@ const api = {
               (e: unknown) => callbacks.onStored?.(position, e instanceof Error ? `${e.name}: ${e.message}` : String(e)),
             ),
           ),
-        Promise.resolve(),
+        Promise.resolve(callbacks.whenIdle?.()).catch(() => {}),
       );
     }
     return failures;
