@@ -3,7 +3,8 @@
 // (gitignored). The app is built once, with a manifest, into a private directory for the browser benchmarks.
 //
 //   import   (Node)      bench/import.bench.ts          ratio to JSON.parse, peak memory / file size
-//   import   (Chromium)  bench/browser-import.bench.ts  ratio to JSON.parse in the same page
+//   import   (Chromium)  bench/browser-import.bench.ts  ratio to JSON.parse in the same page (through the Library)
+//   open                 bench/open-run.bench.ts        100k-span flat trace: drop → run view painted, long tasks, heap
 //   view                 bench/view.bench.ts            p95 per playhead move on 100k steps
 //   filter               bench/filter.bench.ts          ratio to a bare loop over 1M steps
 //   corpus               bench/corpus.bench.ts          violins for 10k runs off the main thread
@@ -29,6 +30,7 @@ interface Step {
 const STEPS: Step[] = [
   { bench: 'import', script: 'import.bench.ts' },
   { bench: 'browser-import', script: 'browser-import.bench.ts' },
+  { bench: 'open-run', script: 'open-run.bench.ts' },
   { bench: 'view', script: 'view.bench.ts' },
   { bench: 'filter', script: 'filter.bench.ts' },
   { bench: 'corpus', script: 'corpus.bench.ts' },

@@ -2,11 +2,14 @@
 // one transaction (all of it lands or none of it does). A stored run must pass the native import's schema (files and
 // LLM calls a lighter shape check); one that does not is moved to the `quarantine` store with its path and reason, never
 // deleted unasked, and listed in the Library. Hydration always ends with `hydrated: true`, even without IndexedDB.
+// Runs opened from files are written by the import worker, not here (ADR 0020): the run without its source spans in
+// `runs`, the spans in `runSpans` (read when the span tree asks); the page only waits for that write to commit.
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
 import { create } from 'zustand';
 import { emptyRecord, recordFromEntries, recordOf } from '../model/record.ts';
 import { migrateRun } from '../model/migrate.ts';
-import type { LlmCallRecord, Run } from '../model/types.ts';
+import { hydrateRun } from '../model/session-spans.ts';
+import type { LlmCallRecord, Run, RunSpan } from '../model/types.ts';
 import { useLibrary, type LibraryFile, type StoredLibrary } from './library.ts';
 
 export const DB_NAME = 'mas-replay-studio';
@@ -25,6 +28,8 @@ export interface LibrarySchema extends DBSchema {
   runs: { key: string; value: Run };
   llmCalls: { key: string; value: LlmCallRecord };
   quarantine: { key: number; value: QuarantinedRecord };
+  /** A run's source spans kept apart from it (written by the import worker; step spans compacted, model/session-spans). */
+  runSpans: { key: string; value: RunSpan[] };
 }
 
 type Db = IDBPDatabase<LibrarySchema>;
@@ -41,7 +46,17 @@ export const MIGRATIONS: Migration[] = [
     db.createObjectStore('llmCalls', { keyPath: 'id' });
     db.createObjectStore('quarantine', { autoIncrement: true });
   },
+  // Version 2 (issue 14): a large run's spans apart from the run, so the page can load the run without them.
+  (db) => {
+    db.createObjectStore('runSpans');
+  },
 ];
+
+/** The database the import worker writes runs into: the page has opened (and migrated) it before handing it over. */
+export interface RunStorageTarget {
+  name: string;
+  version: number;
+}
 
 export interface OpenOptions {
   name?: string;
@@ -125,6 +140,8 @@ export function llmCallProblem(key: string, v: unknown): string | undefined {
 export interface ReadResult {
   library: StoredLibrary;
   quarantined: QuarantinedRecord[];
+  /** Runs whose spans are stored apart (`runSpans`), loaded on demand. */
+  storedSpans: Set<string>;
 }
 
 type Check<T> = (key: string, v: unknown) => { value: T } | { problem: string };
@@ -140,7 +157,7 @@ const plainCheck =
 export async function readLibrary(db: Db, now = Date.now()): Promise<ReadResult> {
   // Loaded before the transaction opens: an IndexedDB transaction commits when it waits on anything else.
   const { Run: runSchema } = await import('../model/schema.ts');
-  const tx = db.transaction(['files', 'runs', 'llmCalls', 'quarantine'], 'readwrite');
+  const tx = db.transaction(['files', 'runs', 'llmCalls', 'quarantine', 'runSpans'], 'readwrite');
   const quarantined: QuarantinedRecord[] = [];
   async function readStore<S extends 'files' | 'runs' | 'llmCalls'>(store: S, check: Check<LibrarySchema[S]['value']>): Promise<LibrarySchema[S]['value'][]> {
     const good: LibrarySchema[S]['value'][] = [];
@@ -165,6 +182,14 @@ export async function readLibrary(db: Db, now = Date.now()): Promise<ReadResult>
     return 'run' in checked ? { value: checked.run } : checked;
   });
   const callList = await readStore('llmCalls', plainCheck(llmCallProblem));
+  // Spans of runs no longer stored (removed, or set aside above) go; removal leaves them until here so that an undo
+  // in the same session finds them again.
+  const storedSpans = new Set<string>();
+  const kept = new Set(runList.map((r) => r.id));
+  for (const key of await tx.objectStore('runSpans').getAllKeys()) {
+    if (kept.has(key)) storedSpans.add(key);
+    else if (!quarantined.some((q) => q.store === 'runs' && q.key === key)) await tx.objectStore('runSpans').delete(key);
+  }
   await tx.done;
   // Keyed by stored ids, which came from files: records without a prototype (a run may be called `constructor`).
   const runs = recordFromEntries(runList.map((r) => [r.id, r] as const));
@@ -173,7 +198,7 @@ export async function readLibrary(db: Db, now = Date.now()): Promise<ReadResult>
   const shown = files
     .map((f) => (f.runIds.every((id) => Object.hasOwn(runs, id)) ? f : { ...f, runIds: f.runIds.filter((id) => Object.hasOwn(runs, id)) }))
     .sort((a, b) => a.addedAt - b.addedAt);
-  return { library: { files: shown, runs, llmCalls }, quarantined };
+  return { library: { files: shown, runs, llmCalls }, quarantined, storedSpans };
 }
 
 export async function readQuarantine(db: Db): Promise<QuarantinedRecord[]> {
@@ -189,16 +214,24 @@ export interface Snapshot {
 
 export const EMPTY_SNAPSHOT: Snapshot = { files: [], runs: emptyRecord(), llmCalls: emptyRecord() };
 
+/** Run objects the import worker writes itself (ADR 0020): this page never writes these same objects. */
+const storedByWorker = new WeakSet<Run>();
+
 /** Write the difference between two states in one transaction. Resolves when it has committed. */
 export async function writeChanges(db: Db, before: Snapshot, after: Snapshot): Promise<number> {
-  const tx = db.transaction(['files', 'runs', 'llmCalls'], 'readwrite');
+  const tx = db.transaction(['files', 'runs', 'llmCalls', 'runSpans'], 'readwrite');
   const ops: Promise<unknown>[] = [];
   const oldFiles = new Map(before.files.map((f) => [f.id, f]));
   const newFiles = new Map(after.files.map((f) => [f.id, f]));
   for (const [id, f] of newFiles) if (oldFiles.get(id) !== f) ops.push(tx.objectStore('files').put(f));
   for (const id of oldFiles.keys()) if (!newFiles.has(id)) ops.push(tx.objectStore('files').delete(id));
   // Own keys only: a snapshot built elsewhere may be a plain object, where `constructor` is always "present".
-  for (const [id, r] of Object.entries(after.runs)) if (!Object.hasOwn(before.runs, id) || before.runs[id] !== r) ops.push(tx.objectStore('runs').put(r));
+  for (const [id, r] of Object.entries(after.runs)) {
+    if ((Object.hasOwn(before.runs, id) && before.runs[id] === r) || storedByWorker.has(r)) continue;
+    ops.push(tx.objectStore('runs').put(r));
+    // Spans written inline replace any kept apart; a run without them (spans apart) keeps those.
+    if (r.spans !== undefined) ops.push(tx.objectStore('runSpans').delete(id));
+  }
   for (const id of Object.keys(before.runs)) if (!Object.hasOwn(after.runs, id)) ops.push(tx.objectStore('runs').delete(id));
   for (const [id, c] of Object.entries(after.llmCalls)) if (!Object.hasOwn(before.llmCalls, id) || before.llmCalls[id] !== c) ops.push(tx.objectStore('llmCalls').put(c));
   for (const id of Object.keys(before.llmCalls)) if (!Object.hasOwn(after.llmCalls, id)) ops.push(tx.objectStore('llmCalls').delete(id));
@@ -219,9 +252,22 @@ interface PersistenceStore {
   writes: number;
   /** Stored records that failed their check, kept in the `quarantine` store (oldest first). */
   quarantined: QuarantinedRecord[];
+  /** Runs the import worker is writing: in the library already, not yet durable (shown as saving). */
+  savingRuns: ReadonlySet<string>;
+  /** Runs whose source spans are stored apart (`runSpans`): the span tree loads them when it opens. */
+  storedSpans: ReadonlySet<string>;
 }
 
-export const usePersistence = create<PersistenceStore>(() => ({ status: 'loading', writes: 0, quarantined: [] }));
+export const usePersistence = create<PersistenceStore>(() => ({ status: 'loading', writes: 0, quarantined: [], savingRuns: new Set(), storedSpans: new Set() }));
+
+// The status on the document element too (`data-library-status`, `data-library-writes`), for benchmarks and tests that
+// watch a page whose Library is not on screen (the run view).
+if (typeof document !== 'undefined') {
+  usePersistence.subscribe((s) => {
+    document.documentElement.dataset.libraryStatus = s.status;
+    document.documentElement.dataset.libraryWrites = String(s.writes);
+  });
+}
 
 export interface Persistence {
   /** Write pending changes now; resolves when they have committed. */
@@ -239,6 +285,56 @@ function describeError(e: unknown): string {
 
 /** The open database of the running persistence, for the quarantine's "forget". */
 let activeDb: Db | undefined;
+
+/** Where the import worker may write runs: the running persistence's database, while it can be written. */
+let storageTarget: RunStorageTarget | undefined;
+
+export function runStorageTarget(): RunStorageTarget | undefined {
+  const status = usePersistence.getState().status;
+  return status === 'saved' || status === 'saving' ? storageTarget : undefined;
+}
+
+/** Writes of the import worker not yet committed: page writes wait for them, so the last word stays the page's. */
+let workerWrites: Promise<unknown> = Promise.resolve();
+
+/**
+ * These runs (the objects about to enter the library) are being written by the import worker; `durable` settles
+ * when its transaction has. Until then the library shows them as saving, and this page never writes these objects
+ * itself (a later change to a run, a new object, is written as usual, without its spans: they stay in `runSpans`).
+ */
+export function expectStoredRuns(runs: readonly Run[], durable: Promise<void>): Promise<void> {
+  const ids = runs.map((r) => r.id);
+  for (const run of runs) storedByWorker.add(run);
+  const saving = new Set(usePersistence.getState().savingRuns);
+  for (const id of ids) saving.add(id);
+  usePersistence.setState({ savingRuns: saving, status: 'saving' });
+  const settled = durable.then(
+    () => {
+      const spans = new Set(usePersistence.getState().storedSpans);
+      for (const run of runs) if (run.spans === undefined) spans.add(run.id);
+      usePersistence.setState({ storedSpans: spans });
+    },
+    (e: unknown) => {
+      usePersistence.setState({ status: 'failed', problem: `${ids.length === 1 ? `the run ${ids[0]} was` : `${ids.length} runs were`} not saved: ${describeError(e)}` });
+    },
+  );
+  const done = settled.finally(() => {
+    const left = new Set(usePersistence.getState().savingRuns);
+    for (const id of ids) left.delete(id);
+    usePersistence.setState({ savingRuns: left });
+    // Whatever else changed meanwhile is written now, and the status says saved when all of it is.
+    if (left.size === 0 && usePersistence.getState().status === 'saving') void active?.flush();
+  });
+  workerWrites = Promise.all([workerWrites, done]);
+  return done;
+}
+
+/** A run's source spans kept apart (`runSpans`), with step spans' attributes restored from the steps; undefined when none. */
+export async function readStoredSpans(run: Run): Promise<RunSpan[] | undefined> {
+  if (!activeDb) return undefined;
+  const spans = await activeDb.get('runSpans', run.id);
+  return spans ? hydrateRun({ ...run, spans }).spans : undefined;
+}
 
 /** Delete the set-aside records for good (the reader exported them or does not want them). */
 export async function forgetQuarantined(): Promise<void> {
@@ -309,12 +405,12 @@ export async function startLibraryPersistence({ debounceMs = 250, ...options }: 
 
   let written: Snapshot = EMPTY_SNAPSHOT;
   try {
-    const { library: stored } = await readLibrary(db);
+    const { library: stored, storedSpans } = await readLibrary(db);
     // What was read is what the database holds (minus nothing: quarantined records already moved out).
     written = { files: stored.files, runs: stored.runs, llmCalls: stored.llmCalls ?? emptyRecord() };
     library.getState().hydrate(stored);
     // Everything set aside so far, this time and before: shown in the Library until the reader exports or forgets it.
-    usePersistence.setState({ quarantined: await readQuarantine(db) });
+    usePersistence.setState({ quarantined: await readQuarantine(db), storedSpans });
   } catch (e) {
     usePersistence.setState({ status: 'failed', problem: `the stored library could not be read: ${describeError(e)}` });
     library.getState().hydrate({ files: [], runs: emptyRecord() });
@@ -327,10 +423,12 @@ export async function startLibraryPersistence({ debounceMs = 250, ...options }: 
   const write = (): Promise<void> => {
     timer = undefined;
     writing = writing.then(async () => {
+      // The import worker's runs first: a removal or a change made meanwhile must land after them, not under them.
+      await workerWrites.catch(() => {});
       const current = snapshotOf(library.getState());
       const next = deferred ? withoutDeferred(current, written, deferred) : current;
       if (next.files === written.files && next.runs === written.runs && next.llmCalls === written.llmCalls) {
-        usePersistence.setState({ status: 'saved', problem: undefined });
+        if (usePersistence.getState().savingRuns.size === 0) usePersistence.setState({ status: 'saved', problem: undefined });
         return;
       }
       usePersistence.setState({ status: 'saving' });
@@ -340,7 +438,8 @@ export async function startLibraryPersistence({ debounceMs = 250, ...options }: 
         // Only writes that changed something count: a test or a view waiting for its change must not be satisfied
         // by an empty write (the store replaces its arrays on hydration without changing any record).
         const writes = usePersistence.getState().writes + (ops > 0 ? 1 : 0);
-        usePersistence.setState(timer === undefined ? { status: 'saved', problem: undefined, writes } : { writes });
+        const busy = timer !== undefined || usePersistence.getState().savingRuns.size > 0;
+        usePersistence.setState(busy ? { writes } : { status: 'saved', problem: undefined, writes });
       } catch (e) {
         usePersistence.setState({ status: 'failed', problem: `the last change was not saved: ${describeError(e)}` });
       }
@@ -378,11 +477,13 @@ export async function startLibraryPersistence({ debounceMs = 250, ...options }: 
       if (active === persistence) {
         active = undefined;
         activeDb = undefined;
+        storageTarget = undefined;
       }
       void writing.then(() => db.close());
     },
   };
   active = persistence;
   activeDb = db;
+  storageTarget = { name: db.name, version: db.version };
   return persistence;
 }

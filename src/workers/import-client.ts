@@ -1,13 +1,28 @@
 // The main thread's side of the import worker: read files (with byte progress), hand the bytes over as transferable
-// buffers, and get plain results back. Cancelling terminates the worker, the only way to stop a synchronous parse;
-// the next import starts a fresh one.
+// buffers, and get plain results back, each file in parts (no one long task to receive a large run). With `storage`
+// the worker also writes the runs to the library's database; `storing` says when each file's runs are durable.
+// Cancelling terminates the worker, the only way to stop a synchronous parse; the next import starts a fresh one.
 import * as Comlink from 'comlink';
 import { MAX_FILE_BYTES } from '../import/parse-input.ts';
-import type { ImportBatchResult, ImportFailureInfo, ImportProgress } from './import-files.ts';
+import { FileAssembler, type FilePart, type ImportBatchResult as LoadedBatch, type ImportFailureInfo, type ImportProgress } from './import-files.ts';
 import type { LoadedFile } from '../import/index.ts';
-import type { ImportWorkerApi } from './import.worker.ts';
+import type { RunSpan } from '../model/types.ts';
+import type { ImportCallbacks, ImportWorkerApi } from './import.worker.ts';
+import type { RunStorage } from './import-storage.ts';
 
-export type { ImportBatchResult, ImportFailureInfo, ImportProgress } from './import-files.ts';
+export type { ImportFailureInfo, ImportProgress } from './import-files.ts';
+export type { RunStorage } from './import-storage.ts';
+
+/** What the worker wrote, per loaded file: `durable` settles when that file's runs are in the database. */
+export interface StoringFile {
+  file: LoadedFile;
+  durable: Promise<void>;
+}
+
+export interface ImportBatchResult extends LoadedBatch {
+  /** With `storage`: the files whose runs the worker is writing (not the page). */
+  storing?: StoringFile[];
+}
 
 /** A file to import: a browser File (picker, drop) or bytes already in hand (paste, fetch). */
 export type ImportSource = File | { name: string; bytes: ArrayBuffer };
@@ -15,23 +30,34 @@ export type ImportSource = File | { name: string; bytes: ArrayBuffer };
 export interface ImportOptions {
   onProgress?: (p: ImportProgress) => void;
   signal?: AbortSignal;
+  /** The library database the worker writes the runs into (the page then does not). */
+  storage?: RunStorage;
 }
 
 let worker: Worker | undefined;
 let remote: Comlink.Remote<ImportWorkerApi> | undefined;
+/** Writes the worker has not reported yet: a worker that stops (cancel, crash) fails them rather than leave them open. */
+const unsettled = new Set<(error: Error) => void>();
 
 function connect(): Comlink.Remote<ImportWorkerApi> {
   if (!remote) {
     worker = new Worker(new URL('./import.worker.ts', import.meta.url), { type: 'module', name: 'import' });
+    worker.addEventListener('error', (e) => failUnsettled(new Error(e.message || 'the import worker stopped unexpectedly')));
     remote = Comlink.wrap<ImportWorkerApi>(worker);
   }
   return remote;
+}
+
+function failUnsettled(error: Error): void {
+  for (const fail of unsettled) fail(error);
+  unsettled.clear();
 }
 
 function disconnect(): void {
   worker?.terminate();
   worker = undefined;
   remote = undefined;
+  failUnsettled(new Error('the import worker was stopped before the runs were written'));
 }
 
 export class ImportCancelled extends Error {
@@ -41,35 +67,42 @@ export class ImportCancelled extends Error {
   }
 }
 
-async function readFile(file: File, report: (bytesRead: number) => void, signal?: AbortSignal): Promise<ArrayBuffer> {
-  const reader = file.stream().getReader();
-  const chunks: Uint8Array[] = [];
-  let read = 0;
-  for (;;) {
-    if (signal?.aborted) {
-      await reader.cancel();
-      throw new ImportCancelled();
-    }
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    read += value.length;
-    report(read);
-  }
-  const out = new Uint8Array(read);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out.buffer;
+/**
+ * A run's spans stored apart (ADR 0020), read by the import worker and received in slices, so that neither reading
+ * nor receiving them is one long task on the page. Undefined when none are stored. Step spans come back compacted
+ * (their attributes are the step's `raw`): `restore` gives each span back its attributes.
+ */
+export async function readSpansInWorker(storage: RunStorage, runId: string, restore: (span: RunSpan) => RunSpan = (s) => s): Promise<RunSpan[] | undefined> {
+  const spans: RunSpan[] = [];
+  const count = await connect().readSpans(
+    storage,
+    runId,
+    // Each slice is restored as it arrives: the work is spread over the slices' tasks.
+    Comlink.proxy(async (slice: RunSpan[]) => {
+      for (const span of slice) spans.push(restore(span));
+    }),
+  );
+  return count === 0 ? undefined : spans;
+}
+
+/** Longest wait for an idle moment before the worker writes anyway. */
+const IDLE_WAIT_MS = 2000;
+
+/** After the next frame, once the page has nothing else to do (or IDLE_WAIT_MS at the latest). */
+function whenIdle(): Promise<void> {
+  return new Promise((resolve) => {
+    const idle = () => (typeof requestIdleCallback === 'function' ? requestIdleCallback(() => resolve(), { timeout: IDLE_WAIT_MS }) : setTimeout(resolve, 0));
+    if (typeof requestAnimationFrame === 'function') requestAnimationFrame(() => setTimeout(idle, 0));
+    else idle();
+  });
 }
 
 /** Import files in the worker. Rejects with ImportCancelled when the signal aborts; per-file errors are in the result. */
-export async function importInWorker(sources: ImportSource[], { onProgress, signal }: ImportOptions = {}): Promise<ImportBatchResult> {
+export async function importInWorker(sources: ImportSource[], { onProgress, signal, storage }: ImportOptions = {}): Promise<ImportBatchResult> {
   if (signal?.aborted) throw new ImportCancelled();
   const fileCount = sources.length;
-  const inputs: { name: string; bytes: ArrayBuffer }[] = [];
+  // Files go to the worker as they are (a handle, not their bytes): it reads and decodes them itself.
+  const inputs: ({ name: string; bytes: ArrayBuffer } | { name: string; file: File })[] = [];
   // Too big to hold as one string: refused before reading a byte of it.
   const refused: ImportFailureInfo[] = [];
   for (const [fileIndex, source] of sources.entries()) {
@@ -77,26 +110,51 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
       const mb = (n: number) => `${Math.round(n / 1048576)} MB`;
       refused.push({ file: source.name, format: 'unknown', location: '', detail: `file is ${mb(source.size)}; the limit is ${mb(MAX_FILE_BYTES)}` });
     } else if (source instanceof File) {
-      const bytes = await readFile(
-        source,
-        (bytesRead) => onProgress?.({ file: source.name, fileIndex, fileCount, phase: 'reading', bytesRead, bytesTotal: source.size }),
-        signal,
-      );
-      inputs.push({ name: source.name, bytes });
+      onProgress?.({ file: source.name, fileIndex, fileCount, phase: 'reading', bytesRead: 0, bytesTotal: source.size });
+      inputs.push({ name: source.name, file: source });
     } else {
       inputs.push(source);
     }
   }
   const api = connect();
   const loaded: LoadedFile[] = [];
-  const imported = api.importFiles(
-    Comlink.transfer(inputs, inputs.map((i) => i.bytes)),
-    Comlink.proxy(async (file: LoadedFile) => {
+  const assembler = new FileAssembler();
+  // One promise per delivered file, settled by the worker's onStored (in delivery order).
+  const durable: { promise: Promise<void>; settle(error?: string): void }[] = [];
+  const callbacks: ImportCallbacks = {
+    async onPart(part: FilePart) {
+      const file = assembler.take(part);
+      if (!file) return;
       loaded.push(file);
-    }),
-    onProgress ? Comlink.proxy(onProgress) : undefined,
-  );
-  const work = imported.then((failures) => ({ loaded, failures: [...refused, ...failures] }));
+      if (!storage) return;
+      let settle!: (error?: string) => void;
+      const promise = new Promise<void>((resolve, reject) => {
+        const fail = (e: Error) => reject(e);
+        unsettled.add(fail);
+        settle = (error) => {
+          unsettled.delete(fail);
+          if (error === undefined) resolve();
+          else reject(new Error(error));
+        };
+      });
+      promise.catch(() => {}); // reported through `storing`; a batch nobody reads must not raise an unhandled rejection
+      durable.push({ promise, settle });
+    },
+    onProgress(p: ImportProgress) {
+      onProgress?.(p);
+    },
+    onStored(file: number, error?: string) {
+      durable[file]?.settle(error);
+    },
+    whenIdle,
+  };
+  const buffers = inputs.flatMap((i) => ('bytes' in i ? [i.bytes] : []));
+  const imported = api.importFiles(Comlink.transfer(inputs, buffers), Comlink.proxy(callbacks), storage);
+  const work = imported.then((failures): ImportBatchResult => {
+    const result: ImportBatchResult = { loaded, failures: [...refused, ...failures] };
+    if (storage) result.storing = loaded.map((file, i) => ({ file, durable: durable[i].promise }));
+    return result;
+  });
   const running = worker!;
   return new Promise<ImportBatchResult>((resolve, reject) => {
     const onAbort = () => {

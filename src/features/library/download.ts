@@ -3,6 +3,7 @@
 import { ownValue } from '../../model/record.ts';
 import { llmCallIdsOf } from '../../model/llm-calls.ts';
 import type { LlmCallRecord, Run } from '../../model/types.ts';
+import { readStoredSpans, usePersistence } from '../../store/library-db.ts';
 import { downloadBlob } from '../../ui/chart/chart-export.ts';
 
 /** A file name from an id: only safe characters, so trace content can never shape a path. */
@@ -20,10 +21,22 @@ export function callsOfRuns(runs: Run[], calls: Record<string, LlmCallRecord>): 
   });
 }
 
+/** The runs with their source spans: those kept apart in IndexedDB (ADR 0020) are read back for the export. */
+export async function withStoredSpans(runs: Run[]): Promise<Run[]> {
+  const stored = usePersistence.getState().storedSpans;
+  return Promise.all(
+    runs.map(async (run) => {
+      if (run.spans !== undefined || !stored.has(run.id)) return run;
+      const spans = await readStoredSpans(run);
+      return spans ? { ...run, spans } : run;
+    }),
+  );
+}
+
 export async function sessionText(runs: Run[], llmCalls: LlmCallRecord[], title?: string, engineSettings?: Record<string, unknown>): Promise<string> {
   const { exportSession } = await import('../../export/native.ts');
   return exportSession({
-    runs,
+    runs: await withStoredSpans(runs),
     llmCalls,
     title,
     engineSettings,
@@ -39,5 +52,5 @@ export function downloadText(text: string, fileName: string): void {
 /** Runs as strict OTLP/JSON (lossy: see src/export/otlp.ts); the exporter loads on first use. */
 export async function otlpText(runs: Run[]): Promise<string> {
   const { exportOtlp } = await import('../../export/otlp.ts');
-  return exportOtlp(runs, 2);
+  return exportOtlp(await withStoredSpans(runs), 2);
 }

@@ -23,6 +23,8 @@ function describeProgress(p: ImportProgress | undefined): string {
       return `parsing ${p.file}${of}`;
     case 'attaching':
       return 'attaching annotations';
+    case 'saving':
+      return `saving ${p.file} in this browser${of}`;
   }
 }
 

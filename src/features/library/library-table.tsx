@@ -5,6 +5,7 @@ import { useDeferredValue, useMemo, useRef, useState, type CSSProperties } from 
 import { useShallow } from 'zustand/shallow';
 import type { Run } from '../../model/types.ts';
 import { useLibrary, type RemovedRuns } from '../../store/library.ts';
+import { usePersistence } from '../../store/library-db.ts';
 import { useUrl } from '../../store/url.ts';
 import { Badge, EstimatedBadge, OutcomeBadge, SimulatedBadge } from '../../ui/badge.tsx';
 import { EstimateBadge } from '../compare/shadow-compare.tsx';
@@ -243,6 +244,8 @@ function Row({ row, index, style, checked, onToggle, onOpen }: { row: LibraryRow
   const { run, file, summary: s } = row;
   const { dir, base } = splitPath(file.name);
   const exportOtlp = async () => downloadText(await otlpText([run]), `${safeFileName(run.id)}.otlp.json`);
+  // Opened, not yet durable: the import worker is still writing it to IndexedDB (ADR 0020).
+  const saving = usePersistence((p) => p.savingRuns.has(run.id));
   return (
     <div
       role="row"
@@ -276,6 +279,11 @@ function Row({ row, index, style, checked, onToggle, onOpen }: { row: LibraryRow
         </button>
         {run.tags.arm && <Badge tone="info">{run.tags.arm}</Badge>}
         {run.interventions.length > 0 && <Badge tone="info">{run.interventions.length} int.</Badge>}
+        {saving && (
+          <span data-testid="run-saving" title="Open already; being saved in this browser" className="shrink-0 rounded bg-amber-50 px-1 text-[10px] text-amber-800">
+            saving…
+          </span>
+        )}
       </div>
       <div role="cell" className="min-w-0 px-2 text-xs leading-tight text-slate-700" title={run.framework ? `${file.formatLabel} · ${run.framework}` : file.formatLabel}>
         <div className="truncate">

@@ -3,7 +3,7 @@
 import { create } from 'zustand';
 import { MAX_FILE_BYTES, TRACE_FILE_NAME } from '../../import/parse-input.ts';
 import { useLibrary } from '../../store/library.ts';
-import { flushLibrary } from '../../store/library-db.ts';
+import { expectStoredRuns, flushLibrary, runStorageTarget } from '../../store/library-db.ts';
 import { ImportCancelled, importInWorker, type ImportBatchResult, type ImportProgress, type ImportSource } from '../../workers/import-client.ts';
 
 export interface ImportJob {
@@ -28,6 +28,8 @@ export type Importer = typeof importInWorker;
 /** Add a batch result to the library; returns a one-line account of it. */
 export function addBatchToLibrary(result: ImportBatchResult): string {
   const library = useLibrary.getState();
+  // Runs the worker writes itself: registered before they enter the library, so this page never writes them too.
+  for (const { file, durable } of result.storing ?? []) void expectStoredRuns(file.runs, durable);
   let runs = 0;
   for (const loaded of result.loaded) {
     library.addLoaded(loaded);
@@ -57,10 +59,15 @@ export async function openSources(sources: ImportSource[], label?: string, impor
     useImportJobs.setState((s) => ({ jobs: s.jobs.map((j) => (j.id === id ? { ...j, ...patch } : j)) }));
   useImportJobs.setState((s) => ({ jobs: [...s.jobs, job] }));
   try {
-    const result = await importer(sources, { signal: controller.signal, onProgress: (progress) => update({ progress }) });
+    const result = await importer(sources, { signal: controller.signal, onProgress: (progress) => update({ progress }), storage: runStorageTarget() });
     const account = addBatchToLibrary(result);
     // Done means stored: the import is reported finished (its progress row gone, the account shown) only once the
-    // library's IndexedDB write has committed, so a reload right after it cannot lose the files.
+    // library's IndexedDB write has committed, so a reload right after it cannot lose the files. The runs are in the
+    // library meanwhile (each row says it is saving) and open at once: the write is the worker's, not this page's.
+    if (result.loaded.length > 0) {
+      const last = result.loaded[result.loaded.length - 1];
+      update({ progress: { file: result.loaded.length === 1 ? last.file : `${result.loaded.length} files`, fileIndex: 0, fileCount: 1, phase: 'saving' } });
+    }
     await flushLibrary();
     useImportJobs.setState({ lastResult: account });
     return result;

@@ -4,6 +4,7 @@ import { useCallback, useMemo, useState } from 'react';
 import { countStepKinds, describeStepCounts } from '../../model/steps.ts';
 import type { Run } from '../../model/types.ts';
 import { useLibrary } from '../../store/library.ts';
+import { usePersistence } from '../../store/library-db.ts';
 import { SPEEDS, usePlayhead } from '../../store/playhead.ts';
 import { useUrl } from '../../store/url.ts';
 import { ErrorBoundary } from '../../ui/error-boundary.tsx';
@@ -51,6 +52,21 @@ export function RunPage() {
   );
 }
 
+/**
+ * The span tree, when the run has spans: inline, or kept in IndexedDB (a run opened from a file, ADR 0020), which is
+ * known once its write has committed. Its own component, so that news re-renders only this slot.
+ */
+function SpanTreeSlot({ view }: { view: RunView }) {
+  const run = view.run;
+  const stored = usePersistence((p) => p.storedSpans.has(run.id));
+  if (!(run.spans ? run.spans.length > 0 : stored)) return null;
+  return (
+    <ErrorBoundary name="span tree" resetKey={run.id}>
+      <SpanTree view={view} />
+    </ErrorBoundary>
+  );
+}
+
 function RunScreen({ run }: { run: Run }) {
   const view = useMemo(() => runViewOf(run), [run]);
   const missingStep = useStepInUrl(view);
@@ -83,7 +99,7 @@ function RunScreen({ run }: { run: Run }) {
               <ErrorBoundary name="interaction graph" resetKey={run.id}><InteractionGraphView view={view} /></ErrorBoundary>
               <ErrorBoundary name="timeline" resetKey={run.id}><Timeline view={view} /></ErrorBoundary>
               <ErrorBoundary name="token charts" resetKey={run.id}><TokenCharts view={view} /></ErrorBoundary>
-              {run.spans && run.spans.length > 0 && <ErrorBoundary name="span tree" resetKey={run.id}><SpanTree view={view} /></ErrorBoundary>}
+              <SpanTreeSlot view={view} />
             </div>
             <div className="flex min-h-0 flex-col gap-2">
               <ErrorBoundary name="loop panel" resetKey={run.id}><LoopPanel view={view} /></ErrorBoundary>

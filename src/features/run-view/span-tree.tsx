@@ -1,11 +1,15 @@
 // Every span of the source trace (issue 20), in tree order: collapsible, searchable, virtualised (100k spans keep
 // only the visible rows in the DOM), following the playhead (the current step's spans are highlighted and its own
-// span scrolled into view). A span opened shows its status, times, attributes and events.
+// span scrolled into view). A span opened shows its status, times, attributes and events. A large run's spans are
+// read from IndexedDB when the tree is opened (span-tree-loader.ts, ADR 0020).
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import type { RunSpan } from '../../model/types.ts';
 import { usePlayhead } from '../../store/playhead.ts';
 import type { RunView } from './run-view-model.ts';
+import { AUTO_LOAD_MAX, useRunSpans } from './span-tree-loader.ts';
+
+const NO_SPANS: readonly RunSpan[] = [];
 
 const ROW_HEIGHT = 22;
 
@@ -57,13 +61,19 @@ export function visibleSpanRows(spans: readonly RunSpan[], collapsed: ReadonlySe
 }
 
 export function SpanTree({ view }: { view: RunView }) {
-  const spans = view.run.spans ?? [];
+  const source = useRunSpans(view.run, true);
+  const spans = source.spans ?? NO_SPANS;
   const report = view.run.spanReport;
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(() => new Set());
   const [filter, setFilter] = useState('');
   const deferredFilter = useDeferredValue(filter);
   const [selected, setSelected] = useState<number | undefined>(undefined);
-  const [shown, setShown] = useState(true);
+  // Spans kept apart beyond AUTO_LOAD_MAX start folded: opening the tree reads them.
+  const [shown, setShown] = useState(() => !source.stored || source.expected <= AUTO_LOAD_MAX);
+  const { load } = source;
+  useEffect(() => {
+    if (shown) load();
+  }, [shown, load]);
   const rows = useMemo(() => visibleSpanRows(spans, collapsed, deferredFilter), [spans, collapsed, deferredFilter]);
   const hasChildren = useMemo(() => {
     const out = new Uint8Array(spans.length);
@@ -84,7 +94,7 @@ export function SpanTree({ view }: { view: RunView }) {
   useEffect(() => {
     if (rowOfStepSpan >= 0) virtualizer.scrollToIndex(rowOfStepSpan, { align: 'auto' });
   }, [rowOfStepSpan, virtualizer]);
-  if (spans.length === 0) return null;
+  if (spans.length === 0 && !source.stored) return null;
   const toggle = (id: string) =>
     setCollapsed((c) => {
       const next = new Set(c);
@@ -102,10 +112,14 @@ export function SpanTree({ view }: { view: RunView }) {
           </button>
         </h3>
         <span data-testid="span-count">
-          {deferredFilter.trim() ? `${rows.length.toLocaleString('en')} of ${spans.length.toLocaleString('en')} spans match` : `${spans.length.toLocaleString('en')} spans`}
-          {report && report.read !== spans.length && ` (${(report.read - spans.length).toLocaleString('en')} dropped, see the Library)`}
+          {source.spans === undefined
+            ? `${source.expected.toLocaleString('en')} spans${source.state === 'loading' ? ' (reading…)' : source.state === 'failed' ? ` (could not be read: ${source.problem})` : shown ? '' : ' (read when opened)'}`
+            : deferredFilter.trim()
+              ? `${rows.length.toLocaleString('en')} of ${spans.length.toLocaleString('en')} spans match`
+              : `${spans.length.toLocaleString('en')} spans`}
+          {source.spans !== undefined && report && report.read !== spans.length && ` (${(report.read - spans.length).toLocaleString('en')} dropped, see the Library)`}
         </span>
-        {shown && (
+        {shown && source.spans !== undefined && (
           <input
             type="search"
             aria-label="Filter spans"

@@ -1,8 +1,9 @@
 // The source spans of the step under the playhead (issue 20 item 1: every span visible in the inspector too): the
 // step's own span, the spans merged into it (a provider span inside a framework wrapper) and the plain spans nested
 // under it, in tree order, each foldable to its status, attributes and events (the span tree's details pane).
-import type { RunSpan, Step } from '../../model/types.ts';
+import type { Run, RunSpan, Step } from '../../model/types.ts';
 import { SpanDetails } from './span-tree.tsx';
+import { useRunSpans } from './span-tree-loader.ts';
 
 const spanIndexes = new WeakMap<readonly RunSpan[], Map<string, RunSpan[]>>();
 
@@ -27,7 +28,18 @@ const OPEN_MAX = 1;
 /** At most this many spans are listed (a step with more says how many are left out; the span tree has them all). */
 const LIST_MAX = 200;
 
-export function SpansSection({ spans, step }: { spans: readonly RunSpan[] | undefined; step: Step }) {
+export function SpansSection({ run, step }: { run: Run; step: Step }) {
+  const source = useRunSpans(run);
+  const spans = source.spans;
+  // Kept apart and not read yet (a large run, its span tree folded): opening this reads them.
+  if (spans === undefined && source.stored && step.spanId !== undefined) {
+    return (
+      <details className="group" data-testid="inspector-spans" onToggle={(e) => e.currentTarget.open && source.load()}>
+        <summary className="cursor-pointer text-xs font-semibold tracking-wide text-slate-500 uppercase">Spans</summary>
+        <p className="mt-1 text-xs text-slate-500">{source.state === 'failed' ? `The spans could not be read: ${source.problem}` : 'Reading the spans…'}</p>
+      </details>
+    );
+  }
   if (!spans || spans.length === 0) return null;
   const own = spansByStep(spans).get(step.id);
   if (!own || own.length === 0) return null;

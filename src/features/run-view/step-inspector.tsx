@@ -158,7 +158,7 @@ function StepDetails({ view, step }: { view: RunView; step: Step }) {
       )}
       <Usage step={step} nested={nested} />
       <Timing step={step} />
-      <SpansSection spans={view.run.spans} step={step} />
+      <SpansSection run={view.run} step={step} />
       {step.runner && (
         <Section title="Runner record" collapsible closed>
           <TraceText text={safeStringify(step.runner)} limit={4000} />

@@ -1,0 +1,172 @@
+import 'fake-indexeddb/auto';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { generateAgentTrace } from '../../bench/gen-agent-otlp.ts';
+import { importText } from '../import/index.ts';
+import { expectStoredRuns, openLibraryDb, readStoredSpans, startLibraryPersistence, usePersistence } from '../store/library-db.ts';
+import { useLibrary } from '../store/library.ts';
+import { FileAssembler, sendInParts, STEP_SLICE, type FilePart } from './import-files.ts';
+import { readSpans, storeRuns } from './import-storage.ts';
+import { hydrateRun } from '../model/session-spans.ts';
+import { stepSpanRestorer } from '../features/run-view/span-tree-loader.ts';
+import type { RunSpan } from '../model/types.ts';
+import type { LoadedFile } from '../import/index.ts';
+
+let dbCount = 0;
+const freshName = () => `import-storage-test-${dbCount++}`;
+
+/** A 300-step agent trace (3,000 spans): step spans share their attributes with the steps' raw. */
+function agentFile(): LoadedFile {
+  const result = importText('agent.otlp.json', JSON.stringify(generateAgentTrace(300, 'genai')));
+  return { file: 'agent.otlp.json', format: result.format, formatLabel: result.formatLabel, runs: result.runs, warnings: result.warnings };
+}
+
+async function handOver(file: LoadedFile, keepSpans: boolean): Promise<{ received: LoadedFile; parts: FilePart[] }> {
+  const assembler = new FileAssembler();
+  const parts: FilePart[] = [];
+  let received: LoadedFile | undefined;
+  // Each part is cloned, as postMessage would.
+  await sendInParts(file, async (part) => {
+    parts.push(part);
+    received = assembler.take(structuredClone(part)) ?? received;
+  }, keepSpans);
+  return { received: received!, parts };
+}
+
+beforeEach(() => {
+  useLibrary.setState({ hydrated: false, files: [], runs: {}, llmCalls: {}, failures: [] });
+  usePersistence.setState({ status: 'loading', problem: undefined, writes: 0, savingRuns: new Set(), storedSpans: new Set() });
+});
+
+describe('handing a file to the page in parts', () => {
+  it('sends the run without its spans, then its steps in slices, and puts it back together', async () => {
+    const file = agentFile();
+    const [run] = file.runs;
+    run.steps = Array.from({ length: 2 * STEP_SLICE + 5 }, (_, i) => ({ ...run.steps[i % run.steps.length], id: `s${i}`, index: i }));
+    const { received, parts } = await handOver(file, false);
+    expect(parts.map((p) => p.kind)).toEqual(['file', 'steps', 'steps', 'steps', 'end']);
+    expect(parts[0].kind === 'file' && parts[0].file.runs[0].steps).toEqual([]);
+    expect(parts[0].kind === 'file' && 'spans' in parts[0].file.runs[0]).toBe(false);
+    const { spans, ...rest } = run;
+    expect(spans!.length).toBe(3000);
+    expect(received.runs[0]).toEqual(rest);
+  });
+
+  it('a slice that cannot be sent fails the file: the page never takes it with steps missing', async () => {
+    const file = agentFile();
+    const assembler = new FileAssembler();
+    const taken: LoadedFile[] = [];
+    let n = 0;
+    const sending = sendInParts(file, async (part) => {
+      if (part.kind === 'steps' && n++ === 0) throw new DOMException('could not be cloned', 'DataCloneError');
+      const done = assembler.take(structuredClone(part));
+      if (done) taken.push(done);
+    }, false);
+    await expect(sending).rejects.toThrow(/could not be cloned|did not arrive/);
+    expect(taken).toEqual([]);
+  });
+
+  it('keeps the spans in the run when the worker does not store them (no IndexedDB)', async () => {
+    const file = agentFile();
+    const { received } = await handOver(file, true);
+    expect(received.runs[0]).toEqual(file.runs[0]);
+  });
+});
+
+describe('the import worker’s write (ADR 0020)', () => {
+  it('stores the run without spans and the spans apart; the page reads them back as they were', async () => {
+    const name = freshName();
+    const persistence = await startLibraryPersistence({ name, debounceMs: 0 });
+    const file = agentFile();
+    const [run] = file.runs;
+    const { received } = await handOver(file, false);
+    const shell = received.runs[0];
+    const durable = storeRuns({ name, version: 2 }, file.runs);
+    const saved = expectStoredRuns(received.runs, durable);
+    useLibrary.getState().addLoaded(received);
+    expect(usePersistence.getState().savingRuns.has(run.id)).toBe(true);
+    expect(usePersistence.getState().status).toBe('saving');
+    await saved;
+    await persistence.flush();
+    expect(usePersistence.getState().savingRuns.size).toBe(0);
+    expect(usePersistence.getState().status).toBe('saved');
+    expect(usePersistence.getState().storedSpans.has(run.id)).toBe(true);
+    expect(await readStoredSpans(shell)).toEqual(run.spans);
+
+    // A change made on the page (a label) writes the run without spans; the spans stay where they are.
+    useLibrary.getState().updateRun({ ...shell, title: 'relabelled' });
+    await persistence.flush();
+    persistence.stop();
+
+    useLibrary.setState({ hydrated: false, files: [], runs: {}, llmCalls: {}, failures: [] });
+    const again = await startLibraryPersistence({ name, debounceMs: 0 });
+    const stored = useLibrary.getState().runs[run.id];
+    expect(stored.title).toBe('relabelled');
+    expect(stored.spans).toBeUndefined();
+    expect(stored.steps).toEqual(run.steps);
+    expect(usePersistence.getState().storedSpans.has(run.id)).toBe(true);
+    expect(await readStoredSpans(stored)).toEqual(run.spans);
+    again.stop();
+  });
+
+  it('the page never writes the runs the worker writes, and its own later writes wait for the worker', async () => {
+    const name = freshName();
+    const persistence = await startLibraryPersistence({ name, debounceMs: 0 });
+    const { received } = await handOver(agentFile(), false);
+    let commit!: () => void;
+    const durable = new Promise<void>((resolve) => (commit = resolve));
+    void expectStoredRuns(received.runs, durable);
+    useLibrary.getState().addLoaded(received);
+    const flushed = persistence.flush();
+    await new Promise((r) => setTimeout(r, 20));
+    // Still waiting for the worker: nothing of this page written yet, the status says saving.
+    expect(usePersistence.getState().status).toBe('saving');
+    commit();
+    await flushed;
+    await persistence.flush();
+    expect(usePersistence.getState().status).toBe('saved');
+    persistence.stop();
+    // Only the file record came from the page: the run itself is not in the database (the worker "wrote" nothing here).
+    const db = await openLibraryDb({ name });
+    expect(await db.count('files')).toBe(1);
+    expect(await db.count('runs')).toBe(0);
+    db.close();
+  });
+
+  it('a write that fails says so in the library’s status', async () => {
+    const name = freshName();
+    const persistence = await startLibraryPersistence({ name, debounceMs: 0 });
+    const { received } = await handOver(agentFile(), false);
+    await expectStoredRuns(received.runs, Promise.reject(new Error('QuotaExceededError')));
+    expect(usePersistence.getState()).toMatchObject({ status: 'failed' });
+    expect(usePersistence.getState().problem).toContain('was not saved: Error: QuotaExceededError');
+    expect(usePersistence.getState().savingRuns.size).toBe(0);
+    persistence.stop();
+  });
+
+  it('reads stored spans back in slices, for the page to restore', async () => {
+    const name = freshName();
+    const persistence = await startLibraryPersistence({ name, debounceMs: 0 });
+    const file = agentFile();
+    const [run] = file.runs;
+    await storeRuns({ name, version: 2 }, file.runs);
+    const slices: number[] = [];
+    const spans: RunSpan[] = [];
+    const count = await readSpans({ name, version: 2 }, run.id, async (slice) => {
+      slices.push(slice.length);
+      spans.push(...structuredClone(slice));
+    });
+    expect(count).toBe(3000);
+    expect(slices).toEqual([3000]);
+    // Step spans are stored compacted (their attributes are the step's raw).
+    expect(spans.filter((x) => x.attributesOf === 'step').length).toBe(600);
+    expect(hydrateRun({ ...run, spans: structuredClone(spans) }).spans).toEqual(run.spans);
+    // The loader's restorer, span by span, gives the same spans.
+    expect(spans.map(stepSpanRestorer(run))).toEqual(run.spans);
+    expect(await readSpans({ name, version: 2 }, 'no-such-run', async () => {})).toBe(0);
+    persistence.stop();
+  });
+
+  it('refuses a database the page has not migrated, instead of creating it', async () => {
+    await expect(storeRuns({ name: freshName(), version: 2 }, agentFile().runs)).rejects.toThrow();
+  });
+});
