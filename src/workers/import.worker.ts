@@ -40,7 +40,7 @@ const api = {
       }
     }
     const result = importFiles(inputs, callbacks.onProgress);
-    result.failures.unshift(...unread);
+    result.failures = [...unread, ...result.failures];
     const delivered: number[] = [];
     const failures = await deliverEach(result, async (file) => {
       await sendInParts(file, callbacks.onPart, storage === undefined);
