@@ -15,12 +15,21 @@ const ROW_HEIGHT = 40;
  */
 const ROW_SLOTS = 256;
 
+const SUMMARY_MAX = 140;
+/** How much of a long text the summary reads first: its first 140 characters after folding white space, nearly always. */
+const SUMMARY_HEAD = 4096;
+
 /** One line saying what the step did. */
 export function stepSummary(step: Step): string {
   const calls = step.toolCalls?.map((c) => c.name).join(', ');
   const text = calls ? `→ ${calls}` : (step.output ?? step.thought ?? step.observation ?? step.inputText ?? step.error?.message ?? '');
+  // A row is rendered on every scroll: fold the white space of the text's head only, not of a 10 MB message.
+  if (text.length > SUMMARY_HEAD) {
+    const head = text.slice(0, SUMMARY_HEAD).replace(/\s+/g, ' ').trimStart();
+    if (head.length > SUMMARY_MAX) return `${head.slice(0, SUMMARY_MAX)}…`;
+  }
   const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > 140 ? `${line.slice(0, 140)}…` : line;
+  return line.length > SUMMARY_MAX ? `${line.slice(0, SUMMARY_MAX)}…` : line;
 }
 
 /**
