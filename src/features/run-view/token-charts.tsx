@@ -119,7 +119,8 @@ function StepChart({ view, width }: { view: RunView; width: number }) {
         data-testid="token-chart-steps"
         width={width}
         height={HEIGHT}
-        className="block"
+        // Its own compositing layer: the bars (hundreds of elements) are not painted again when the playhead moves.
+        className="block will-change-transform"
         onMouseMove={(e) => setHover(bucketAt(e.clientX, e.currentTarget.getBoundingClientRect()))}
         onMouseLeave={() => setHover(undefined)}
         onClick={(e) => {
