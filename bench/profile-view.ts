@@ -11,7 +11,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, join, normalize } from 'node:path';
 import { loadavg, tmpdir } from 'node:os';
-import { generateSessionBody } from './view.bench.ts';
+import { generateSessionBody, waitForSaved } from './view.bench.ts';
 
 const args = process.argv.slice(2);
 const opt = (name: string, fallback: string) => {
@@ -107,6 +107,7 @@ try {
   await page.goto(`${base}/?src=${encodeURIComponent(`${base}/bench/run.session.json`)}`);
   const row = page.locator(`[data-testid="run-row"][data-run-id="bench-generated-${STEPS}"] button`).first();
   await row.waitFor({ timeout: 900_000 });
+  await waitForSaved(page);
   await row.click();
   await page.getByTestId('graph-current').waitFor({ timeout: 120_000 });
   await page.mouse.move(800, 990);
