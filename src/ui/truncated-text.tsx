@@ -13,9 +13,11 @@ export interface TruncatedTextProps {
 
 export function TruncatedText({ text, limit = 2000, pre = false, className = '' }: TruncatedTextProps) {
   const [expanded, setExpanded] = useState(false);
-  const chars = Array.from(text);
-  const long = chars.length > limit;
-  const shown = long && !expanded ? `${chars.slice(0, limit).join('')}…` : text;
+  // UTF-16 offset after `limit` code points, and the count of code points: no array of every character (a 10 MB
+  // text would be ten million strings).
+  const { end, count } = codePoints(text, limit);
+  const long = count > limit;
+  const shown = long && !expanded ? `${text.slice(0, end)}…` : text;
   const Tag = pre ? 'pre' : 'p';
   return (
     <div className={className}>
@@ -27,9 +29,25 @@ export function TruncatedText({ text, limit = 2000, pre = false, className = '' 
           aria-expanded={expanded}
           className="mt-1 text-xs font-medium text-indigo-700 underline hover:text-indigo-900 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500"
         >
-          {expanded ? 'show less' : `show all (${chars.length.toLocaleString('en')} characters)`}
+          {expanded ? 'show less' : `show all (${count.toLocaleString('en')} characters)`}
         </button>
       )}
     </div>
   );
+}
+
+/** The number of code points in `text`, and the UTF-16 offset where its first `limit` code points end. */
+export function codePoints(text: string, limit: number): { end: number; count: number } {
+  let count = 0;
+  let end = text.length;
+  for (let i = 0; i < text.length; i++) {
+    if (count === limit) end = i;
+    const code = text.charCodeAt(i);
+    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+    count++;
+  }
+  return { end: count > limit ? end : text.length, count };
 }

@@ -153,7 +153,7 @@ export function InteractionGraphView({ view }: { view: RunView }) {
       </header>
       <div ref={box} className="relative [contain:strict]" style={{ height: HEIGHT }}>
         {!positions && <p className="absolute inset-0 flex items-center justify-center text-xs text-slate-500">{error ? `Layout failed: ${error}` : 'Laying out the graph…'}</p>}
-        <svg ref={svg} data-testid="graph" width={width} height={HEIGHT} className="block cursor-grab select-none" role="img" aria-label="Agent interaction graph">
+        <svg ref={svg} data-testid="graph" width={width} height={HEIGHT} className="block cursor-grab select-none will-change-transform" role="img" aria-label="Agent interaction graph">
           <GraphDefs />
           <g ref={content}>{positions && <GraphBase view={view} positions={positions} weight={weight} maxActivity={maxActivity} />}</g>
         </svg>

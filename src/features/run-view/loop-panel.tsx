@@ -58,7 +58,7 @@ export const LoopPanel = memo(function LoopPanel({ view }: { view: RunView }) {
   const alone = loopVerdicts.filter((v) => !covered.has(v));
   const shown = all ? loops : loops.slice(0, FIRST_LOOPS);
   return (
-    <section data-testid="loop-panel" aria-label="Loops" className="shrink-0 rounded border border-slate-200 bg-white text-xs">
+    <section data-testid="loop-panel" aria-label="Loops" className="shrink-0 rounded border border-slate-200 bg-white text-xs will-change-transform">
       <button
         type="button"
         className="flex w-full items-center gap-2 px-3 py-1.5 text-left hover:bg-slate-50"

@@ -1,6 +1,6 @@
 // The run view (SPEC §4): interaction graph, per-agent timeline, step list, step inspector and token charts, all
 // driven by one playhead. The open run comes from the library by the `run` URL param; the step from `step`.
-import { useCallback, useMemo, useState } from 'react';
+import { memo, useCallback, useMemo, useState } from 'react';
 import { countStepKinds, describeStepCounts } from '../../model/steps.ts';
 import type { Run } from '../../model/types.ts';
 import { useLibrary } from '../../store/library.ts';
@@ -69,51 +69,73 @@ function SpanTreeSlot({ view }: { view: RunView }) {
 
 function RunScreen({ run }: { run: Run }) {
   const view = useMemo(() => runViewOf(run), [run]);
-  const missingStep = useStepInUrl(view);
   usePlayTimer();
   const [help, setHelp] = useState(false);
   const [scores, setScores] = useState(false);
   const toggleHelp = useCallback(() => setHelp((h) => !h), []);
+  const toggleScores = useCallback(() => setScores((s) => !s), []);
   useRunKeyboard(view, toggleHelp);
   const ready = usePlayhead((s) => s.runId === run.id);
   return (
     <div data-testid="run-view" className="flex h-full min-h-0 flex-col bg-slate-100">
-      <Toolbar view={view} onHelp={toggleHelp} scoresOpen={scores} onScores={() => setScores(!scores)} />
+      <Toolbar view={view} onHelp={toggleHelp} scoresOpen={scores} onScores={toggleScores} />
       {scores && (
         <section aria-label="Scores and labels" className="max-h-[40vh] overflow-y-auto border-b border-slate-200 bg-white px-4 py-2">
           <ErrorBoundary name="scores panel" resetKey={run.id}><ScoresPanel view={view} /></ErrorBoundary>
         </section>
       )}
-      {missingStep !== undefined && (
-        <p role="alert" className="border-b border-amber-200 bg-amber-50 px-4 py-1 text-xs text-amber-900">
-          The link names step “{missingStep}”, which this run does not have; showing the first step instead.
-        </p>
-      )}
+      <StepLink view={view} />
       {view.steps.length === 0 ? (
         <p className="p-6 text-sm text-slate-600">This run has no steps to replay.</p>
       ) : (
-        ready && (
-          <div className="grid min-h-0 flex-1 grid-cols-[minmax(16rem,24rem)_minmax(0,1fr)_minmax(20rem,28rem)] gap-2 p-2">
-            <ErrorBoundary name="step list" resetKey={run.id}><StepList view={view} /></ErrorBoundary>
-            <div className="flex min-h-0 flex-col gap-2 overflow-y-auto pr-1">
-              <ErrorBoundary name="interaction graph" resetKey={run.id}><InteractionGraphView view={view} /></ErrorBoundary>
-              <ErrorBoundary name="timeline" resetKey={run.id}><Timeline view={view} /></ErrorBoundary>
-              <ErrorBoundary name="token charts" resetKey={run.id}><TokenCharts view={view} /></ErrorBoundary>
-              <SpanTreeSlot view={view} />
-            </div>
-            <div className="flex min-h-0 flex-col gap-2">
-              <ErrorBoundary name="loop panel" resetKey={run.id}><LoopPanel view={view} /></ErrorBoundary>
-              <div data-testid="inspector-panel" className="min-h-0 flex-1 overflow-y-auto rounded border border-slate-200 bg-white [contain:strict]">
-                <ErrorBoundary name="step inspector" resetKey={run.id}><StepInspector view={view} /></ErrorBoundary>
-              </div>
-            </div>
-          </div>
-        )
+        ready && <Panels view={view} />
       )}
       {help && <HelpOverlay onClose={toggleHelp} bindings={KEY_BINDINGS} />}
     </div>
   );
 }
+
+/**
+ * The step in the URL, kept in step with the playhead, and the notice when the link names a step the run does not
+ * have. A component of its own: the URL is written after each move, and only this has to render again then.
+ */
+function StepLink({ view }: { view: RunView }) {
+  const missingStep = useStepInUrl(view);
+  if (missingStep === undefined) return null;
+  return (
+    <p role="alert" className="border-b border-amber-200 bg-amber-50 px-4 py-1 text-xs text-amber-900">
+      The link names step “{missingStep}”, which this run does not have; showing the first step instead.
+    </p>
+  );
+}
+
+/**
+ * The views of the open run. Memoised: opening the scores or the help, or a URL write, does not render them again.
+ * What a playhead move never changes but is costly to paint (the graph, the token bars, the loop panel: ~2,800
+ * elements) each have a compositing layer (`will-change-transform`), so a move does not paint them again: in an A/B
+ * trace of key presses on 100k steps (bench/profile-view.ts), Paint and PrePaint fell from 3.6 to 2.3 ms per press.
+ * Layers for the inspector and the step list too gave nothing measurable (more layerize and commit work).
+ */
+const Panels = memo(function Panels({ view }: { view: RunView }) {
+  const { run } = view;
+  return (
+    <div className="grid min-h-0 flex-1 grid-cols-[minmax(16rem,24rem)_minmax(0,1fr)_minmax(20rem,28rem)] gap-2 p-2">
+      <ErrorBoundary name="step list" resetKey={run.id}><StepList view={view} /></ErrorBoundary>
+      <div className="flex min-h-0 flex-col gap-2 overflow-y-auto pr-1">
+        <ErrorBoundary name="interaction graph" resetKey={run.id}><InteractionGraphView view={view} /></ErrorBoundary>
+        <ErrorBoundary name="timeline" resetKey={run.id}><Timeline view={view} /></ErrorBoundary>
+        <ErrorBoundary name="token charts" resetKey={run.id}><TokenCharts view={view} /></ErrorBoundary>
+        <SpanTreeSlot view={view} />
+      </div>
+      <div className="flex min-h-0 flex-col gap-2">
+        <ErrorBoundary name="loop panel" resetKey={run.id}><LoopPanel view={view} /></ErrorBoundary>
+        <div data-testid="inspector-panel" className="min-h-0 flex-1 overflow-y-auto rounded border border-slate-200 bg-white [contain:strict]">
+          <ErrorBoundary name="step inspector" resetKey={run.id}><StepInspector view={view} /></ErrorBoundary>
+        </div>
+      </div>
+    </div>
+  );
+});
 
 function Toolbar({ view, onHelp, scoresOpen, onScores }: { view: RunView; onHelp: () => void; scoresOpen: boolean; onScores: () => void }) {
   const playing = usePlayhead((s) => s.playing);
@@ -121,6 +143,8 @@ function Toolbar({ view, onHelp, scoresOpen, onScores }: { view: RunView; onHelp
   const setSpeed = usePlayhead((s) => s.setSpeed);
   const { run } = view;
   const outcome = run.outcome.status;
+  // One pass over every step: done once per run, not on each render of the toolbar (play, speed).
+  const stepCounts = useMemo(() => describeStepCounts(countStepKinds(view.steps)), [view]);
   const button = 'rounded border border-slate-300 bg-white px-2 py-0.5 text-sm hover:bg-slate-50 disabled:opacity-40';
   return (
     <div className="flex flex-wrap items-center gap-x-4 gap-y-1 border-b border-slate-200 bg-white px-4 py-2">
@@ -134,7 +158,7 @@ function Toolbar({ view, onHelp, scoresOpen, onScores }: { view: RunView; onHelp
           {run.sourceFormat}
           {run.framework && ` · ${run.framework}`} ·{' '}
           <span data-testid="run-step-counts" data-steps={view.steps.length}>
-            {describeStepCounts(countStepKinds(view.steps))}
+            {stepCounts}
           </span>{' '}
           · {run.agents.length} agents · outcome{' '}
           <span className={outcome === 'success' ? 'text-emerald-700' : outcome === 'failure' ? 'text-red-700' : ''}>{outcome}</span>

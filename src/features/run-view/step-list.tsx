@@ -1,12 +1,13 @@
-// The replay steps as a virtualised list: only the visible rows exist in the DOM, whatever the run's size.
-import { useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
-import { memo, useEffect, useRef } from 'react';
+// The replay steps as a virtualised list: only the visible rows exist in the DOM, whatever the run's size (a million
+// steps included: see ./list-window.ts).
+import { memo, useCallback, useEffect, useRef, useState, type RefObject } from 'react';
 import type { Step } from '../../model/types.ts';
 import { usePlayhead } from '../../store/playhead.ts';
 import { agentColors } from '../../ui/agent-colors.ts';
 import { rectifierMarks } from './rectifier-marks.ts';
 import type { RunView } from './run-view-model.ts';
 import { compact } from '../../ui/format.ts';
+import { listGeometry, rowInView, rowTop, scrollTopCentring, visibleRows, type ListGeometry } from './list-window.ts';
 
 const ROW_HEIGHT = 40;
 /**
@@ -15,68 +16,114 @@ const ROW_HEIGHT = 40;
  */
 const ROW_SLOTS = 256;
 
+const SUMMARY_MAX = 140;
+/** How much of a long text the summary reads first: its first 140 characters after folding white space, nearly always. */
+const SUMMARY_HEAD = 4096;
+
 /** One line saying what the step did. */
 export function stepSummary(step: Step): string {
   const calls = step.toolCalls?.map((c) => c.name).join(', ');
   const text = calls ? `→ ${calls}` : (step.output ?? step.thought ?? step.observation ?? step.inputText ?? step.error?.message ?? '');
+  // A row is rendered on every scroll: fold the white space of the text's head only, not of a 10 MB message.
+  if (text.length > SUMMARY_HEAD) {
+    const head = text.slice(0, SUMMARY_HEAD).replace(/\s+/g, ' ').trimStart();
+    if (head.length > SUMMARY_MAX) return `${head.slice(0, SUMMARY_MAX)}…`;
+  }
   const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > 140 ? `${line.slice(0, 140)}…` : line;
+  return line.length > SUMMARY_MAX ? `${line.slice(0, SUMMARY_MAX)}…` : line;
+}
+
+/** Rows drawn beyond the viewport on each side. */
+const OVERSCAN = 4;
+/** The viewport assumed until the list has been measured (and where there is no layout, as in unit tests). */
+const UNMEASURED_VIEWPORT = 20 * ROW_HEIGHT;
+
+interface ScrollState {
+  top: number;
+  /** The list's height; 0 until measured. */
+  height: number;
 }
 
 /**
  * The list itself does not follow the playhead (that would re-render it per step): each visible row watches whether
- * it is current, and a follower scrolls when the current row leaves the window.
+ * it is current, and a follower scrolls when the current row leaves the window. Rows have one height, so the window
+ * is arithmetic (./list-window.ts), with the scroll position scaled on runs too tall for the browser to lay out.
  */
 export function StepList({ view }: { view: RunView }) {
   const moveTo = usePlayhead((s) => s.moveTo);
   const scroller = useRef<HTMLDivElement>(null);
-  const virtualizer = useVirtualizer({
-    count: view.steps.length,
-    getScrollElement: () => scroller.current,
-    estimateSize: () => ROW_HEIGHT,
-    overscan: 4,
-  });
+  const [scroll, setScroll] = useState<ScrollState>({ top: 0, height: 0 });
+  const geometry = listGeometry(view.steps.length, ROW_HEIGHT, scroll.height || UNMEASURED_VIEWPORT);
+  const { first, last } = visibleRows(geometry, scroll.top, OVERSCAN);
   const colors = agentColors(view);
+  const scrolledTo = useCallback((top: number) => setScroll((s) => (s.top === top ? s : { ...s, top })), []);
+  useEffect(() => {
+    const element = scroller.current;
+    if (!element) return;
+    const measure = () => setScroll((s) => (s.height === element.clientHeight ? s : { top: element.scrollTop, height: element.clientHeight }));
+    measure();
+    if (typeof ResizeObserver === 'undefined') return;
+    const observer = new ResizeObserver(measure);
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+  const rows = [];
+  for (let index = first; index <= last; index++) {
+    rows.push(
+      <StepRow
+        key={index % ROW_SLOTS}
+        view={view}
+        index={index}
+        top={rowTop(geometry, scroll.top, index)}
+        color={colors.get(view.steps[index].agentId) ?? '#64748b'}
+        onSelect={moveTo}
+      />,
+    );
+  }
   return (
     <section aria-label="Steps" className="flex min-h-0 flex-col rounded border border-slate-200 bg-white">
       <h2 className="border-b border-slate-200 px-2 py-1 text-xs font-semibold tracking-wide text-slate-500 uppercase">
         Steps ({view.steps.length.toLocaleString()})
       </h2>
-      <div ref={scroller} data-testid="step-list" className="min-h-0 flex-1 overflow-auto [contain:strict]" tabIndex={-1}>
-        <ol className="relative" style={{ height: virtualizer.getTotalSize() }}>
-          {virtualizer.getVirtualItems().map((item) => (
-            <StepRow
-              key={item.index % ROW_SLOTS}
-              view={view}
-              index={item.index}
-              top={item.start}
-              color={colors.get(view.steps[item.index].agentId) ?? '#64748b'}
-              onSelect={moveTo}
-            />
-          ))}
+      <div ref={scroller} data-testid="step-list" className="min-h-0 flex-1 overflow-auto [contain:strict]" tabIndex={-1} onScroll={(e) => scrolledTo(e.currentTarget.scrollTop)}>
+        <ol className="relative" style={{ height: geometry.scrollHeight }}>
+          {rows}
         </ol>
       </div>
-      <FollowPlayhead virtualizer={virtualizer} />
+      <FollowPlayhead scroller={scroller} geometry={geometry} scrollTop={scroll.top} measured={scroll.height > 0} onScrolled={scrolledTo} />
     </section>
   );
 }
 
-function FollowPlayhead({ virtualizer }: { virtualizer: Virtualizer<HTMLDivElement, Element> }) {
+interface FollowProps {
+  scroller: RefObject<HTMLDivElement | null>;
+  geometry: ListGeometry;
+  scrollTop: number;
+  measured: boolean;
+  onScrolled: (top: number) => void;
+}
+
+function FollowPlayhead({ scroller, geometry, scrollTop, measured, onScrolled }: FollowProps) {
   const position = usePlayhead((s) => s.position);
+  // The window as last rendered, read by the effect without making it run on every scroll.
+  const latest = useRef({ geometry, scrollTop, measured });
+  latest.current = { geometry, scrollTop, measured };
   // Follow the playhead only when its row leaves the list's window, then centre it: stepping through a long run
-  // scrolls once per screenful rather than on every step. Rows have one fixed height, so the offset is arithmetic:
-  // the virtualizer's cached offsets say whether to scroll, and a plain scrollTop write does it (no layout reads).
+  // scrolls once per screenful rather than on every step. The window comes from the last scroll event and the
+  // measured height (no layout read), and the new scroll position is rendered in the same commit as the move.
   useEffect(() => {
-    const element = virtualizer.scrollElement;
-    const top = position * ROW_HEIGHT;
-    const offset = virtualizer.scrollOffset ?? 0;
-    const height = virtualizer.scrollRect?.height ?? 0;
-    if (!element || height === 0) {
-      virtualizer.scrollToIndex(position, { align: 'center' });
-    } else if (top < offset || top + ROW_HEIGHT > offset + height) {
-      element.scrollTop = Math.max(0, top - (height - ROW_HEIGHT) / 2);
+    const element = scroller.current;
+    if (!element) return;
+    let { geometry: g, scrollTop: top } = latest.current;
+    if (!latest.current.measured) {
+      g = listGeometry(g.count, g.row, element.clientHeight || g.viewport);
+      top = element.scrollTop;
     }
-  }, [virtualizer, position]);
+    if (rowInView(g, top, position)) return;
+    const next = scrollTopCentring(g, position);
+    element.scrollTop = next;
+    onScrolled(next);
+  }, [scroller, position, onScrolled]);
   return null;
 }
 

@@ -53,7 +53,8 @@ export function TokenCharts({ view }: { view: RunView }) {
   const [box, width] = useElementWidth<HTMLDivElement>();
   const n = view.steps.length;
   const total = n > 0 ? view.tokens.cumulative[n - 1] : 0;
-  const anyEstimated = view.tokens.estimated.some((e) => e === 1);
+  // One pass over every step: once per run, not on each render (hovering the chart renders this again).
+  const anyEstimated = useMemo(() => view.tokens.estimated.some((e) => e === 1), [view]);
   return (
     <section aria-label="Token charts" data-testid="token-charts-panel" className="rounded border border-slate-200 bg-white">
       <header className="flex items-center gap-3 border-b border-slate-200 px-2 py-1">
@@ -118,7 +119,8 @@ function StepChart({ view, width }: { view: RunView; width: number }) {
         data-testid="token-chart-steps"
         width={width}
         height={HEIGHT}
-        className="block"
+        // Its own compositing layer: the bars (hundreds of elements) are not painted again when the playhead moves.
+        className="block will-change-transform"
         onMouseMove={(e) => setHover(bucketAt(e.clientX, e.currentTarget.getBoundingClientRect()))}
         onMouseLeave={() => setHover(undefined)}
         onClick={(e) => {

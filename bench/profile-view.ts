@@ -1,0 +1,158 @@
+// Profiles playhead moves in the run view (issue 14 goal 3): a Chromium trace (devtools.timeline) of real key
+// presses on a generated run, summed per press by what the renderer's main thread did (key handlers, style, layout,
+// pre-paint, paint, layerize, commit), optionally with the hottest JS functions from a CPU profile. With --css the
+// same presses are traced again with each style sheet added, alternating rounds (A B A B…) so a busy machine
+// weighs on both alike: a layering idea can be tried without a rebuild.
+//   npx tsx bench/profile-view.ts --steps 100000 --presses 60 --rounds 2 [--dist DIR] [--css '…'] [--keys End,Home] [--cpu] [--out trace.json]
+// DIR is a build (`npx vite build --outDir DIR`); by default the one `npm run bench:view` leaves in the temp directory.
+import { chromium, type CDPSession, type Page } from '@playwright/test';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, normalize } from 'node:path';
+import { loadavg, tmpdir } from 'node:os';
+import { generateSessionBody, waitForSaved } from './view.bench.ts';
+
+const args = process.argv.slice(2);
+const opt = (name: string, fallback: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : fallback;
+};
+const STEPS = Number(opt('steps', '100000'));
+const PRESSES = Number(opt('presses', '60'));
+const ROUNDS = Number(opt('rounds', '2'));
+const DIST = opt('dist', join(tmpdir(), 'mas-replay-bench-view'));
+const OUT = opt('out', '');
+/** Style sheets to try, one variant each (`--css` may be given more than once). */
+const CSS = args.flatMap((a, i) => (a === '--css' ? [args[i + 1]] : []));
+const CPU = args.includes('--cpu');
+/** `--keys End,Home,e`: press these in turn instead of the default mix of steps and jumps. */
+const KEYS = opt('keys', '').split(',').filter((k) => k !== '');
+
+interface TraceEvent {
+  name: string;
+  ph: string;
+  ts: number;
+  dur?: number;
+  tid: number;
+  pid: number;
+  args?: { data?: { type?: string; nodeName?: string } };
+}
+
+async function threadTime(cdp: CDPSession): Promise<number> {
+  const { metrics } = await cdp.send('Performance.getMetrics');
+  return (metrics.find((m) => m.name === 'ThreadTime')?.value ?? NaN) * 1000;
+}
+
+async function tracePresses(page: Page, cdp: CDPSession, offset: number) {
+  const events: TraceEvent[] = [];
+  const cpu0 = await threadTime(cdp);
+  const collect = (e: { value: object[] }) => events.push(...(e.value as unknown as TraceEvent[]));
+  cdp.on('Tracing.dataCollected', collect);
+  const done = new Promise<void>((r) => cdp.once('Tracing.tracingComplete', () => r()));
+  await cdp.send('Tracing.start', { categories: 'devtools.timeline,disabled-by-default-devtools.timeline', transferMode: 'ReportEvents' });
+  if (CPU) await cdp.send('Profiler.start');
+  for (let i = 0; i < PRESSES; i++) {
+    const n = offset + i;
+    const key = KEYS.length > 0 ? KEYS[n % KEYS.length] : n % 10 === 9 ? ['End', 'Home', 'e', 'l', 'a'][(n / 10) % 5 | 0] : n % 4 === 3 ? 'k' : 'j';
+    await page.keyboard.press(key);
+    await page.waitForTimeout(20 + (n % 7) * 3);
+  }
+  const cpu = (await threadTime(cdp)) - cpu0;
+  const profile = CPU ? (await cdp.send('Profiler.stop')).profile : undefined;
+  await cdp.send('Tracing.end');
+  await done;
+  cdp.off('Tracing.dataCollected', collect);
+  return { events, profile, cpu };
+}
+
+/** Milliseconds per press by event name on the busiest renderer thread, counting only the outermost of nested same-name events. */
+function perPress(events: TraceEvent[]): Map<string, number> {
+  const byThread = new Map<string, number>();
+  for (const e of events) if (e.ph === 'X' && e.name === 'RunTask') byThread.set(`${e.pid}:${e.tid}`, (byThread.get(`${e.pid}:${e.tid}`) ?? 0) + (e.dur ?? 0));
+  const main = [...byThread.entries()].sort((a, b) => b[1] - a[1])[0]?.[0];
+  const totals = new Map<string, number>();
+  const openUntil = new Map<string, number>();
+  for (const e of events.filter((x) => x.ph === 'X' && `${x.pid}:${x.tid}` === main).sort((a, b) => a.ts - b.ts)) {
+    const name = e.name === 'EventDispatch' ? `EventDispatch ${e.args?.data?.type ?? ''}` : e.name;
+    if ((openUntil.get(name) ?? -1) > e.ts) continue;
+    openUntil.set(name, e.ts + (e.dur ?? 0));
+    totals.set(name, (totals.get(name) ?? 0) + (e.dur ?? 0) / 1000 / PRESSES);
+  }
+  return totals;
+}
+
+const SHOWN = ['main-thread CPU time', 'RunTask', 'EventDispatch keydown', 'FunctionCall', 'TimerFire', 'EventDispatch scroll', 'UpdateLayoutTree', 'Layout', 'PrePaint', 'Paint', 'Layerize', 'Commit', 'EventDispatch pointerout', 'EventDispatch mouseout', 'MajorGC', 'MinorGC'];
+
+const body = generateSessionBody(STEPS);
+const server = createServer((req, res) => {
+  const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+  if (path === '/bench/run.session.json') {
+    for (const c of body) res.write(c);
+    res.end();
+    return;
+  }
+  let file = normalize(join(DIST, path));
+  if (!existsSync(file) || statSync(file).isDirectory()) file = join(DIST, 'index.html');
+  const types: Record<string, string> = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css' };
+  res.writeHead(200, { 'content-type': types[extname(file)] ?? 'application/octet-stream' });
+  res.end(readFileSync(file));
+});
+await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
+try {
+  const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
+  const page = await context.newPage();
+  await page.goto(`${base}/?src=${encodeURIComponent(`${base}/bench/run.session.json`)}`);
+  const row = page.locator(`[data-testid="run-row"][data-run-id="bench-generated-${STEPS}"] button`).first();
+  await row.waitFor({ timeout: 900_000 });
+  await waitForSaved(page);
+  await row.click();
+  await page.getByTestId('graph-current').waitFor({ timeout: 120_000 });
+  await page.mouse.move(800, 990);
+  await page.waitForTimeout(1000);
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Performance.enable');
+  if (CPU) {
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+  }
+  const variants = ['as built', ...CSS.map((_, i) => `css ${i + 1}`)];
+  const sums = variants.map(() => new Map<string, number>());
+  let style: Awaited<ReturnType<Page['addStyleTag']>> | undefined;
+  let offset = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [v, variant] of variants.entries()) {
+      if (style) {
+        await style.evaluate((el) => (el as HTMLElement).remove());
+        style = undefined;
+      }
+      if (v > 0) style = await page.addStyleTag({ content: CSS[v - 1] });
+      await page.waitForTimeout(300);
+      const { events, profile, cpu } = await tracePresses(page, cdp, offset);
+      sums[v].set('main-thread CPU time', (sums[v].get('main-thread CPU time') ?? 0) + cpu / PRESSES / ROUNDS);
+      offset += PRESSES;
+      for (const [k, ms] of perPress(events)) sums[v].set(k, (sums[v].get(k) ?? 0) + ms / ROUNDS);
+      if (OUT && round === 0 && v === 0) writeFileSync(OUT, JSON.stringify({ traceEvents: events }));
+      if (profile && round === 0) {
+        const self = new Map<string, number>();
+        const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+        const dt = profile.timeDeltas ?? [];
+        (profile.samples ?? []).forEach((id, i) => {
+          const f = nodes.get(id)!.callFrame;
+          const key = `${f.functionName || '(anonymous)'} ${f.url.split('/').pop()}:${f.lineNumber}:${f.columnNumber}`;
+          self.set(key, (self.get(key) ?? 0) + (dt[i] ?? 0) / 1000 / PRESSES);
+        });
+        console.log(`CPU profile (${variant}), self ms per press:`);
+        for (const [name, ms] of [...self.entries()].filter(([n]) => !n.startsWith('(idle)')).sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`  ${ms.toFixed(2).padStart(7)}  ${name}`);
+      }
+    }
+  }
+  console.log(`\n${STEPS.toLocaleString()} steps, ${ROUNDS}×${PRESSES} presses per variant (load average ${loadavg()[0].toFixed(1)}): renderer main thread, ms per press`);
+  console.log(`  ${'event'.padEnd(26)}${variants.map((v) => v.padStart(12)).join('')}`);
+  for (const name of SHOWN) console.log(`  ${name.padEnd(26)}${sums.map((s) => (s.get(name) ?? 0).toFixed(2).padStart(12)).join('')}`);
+} finally {
+  await browser.close();
+  server.close();
+}
