@@ -5,7 +5,7 @@
 //   import   (Node)      bench/import.bench.ts          ratio to JSON.parse, peak memory / file size
 //   import   (Chromium)  bench/browser-import.bench.ts  ratio to JSON.parse in the same page (through the Library)
 //   open                 bench/open-run.bench.ts        100k-span flat trace: drop → run view painted, long tasks, heap
-//   view                 bench/view.bench.ts            p95 per playhead move on 100k steps
+//   view                 bench/view.bench.ts            key → painted p50/p95 per playhead move at 1k, 100k and 1M steps
 //   filter               bench/filter.bench.ts          ratio to a bare loop over 1M steps
 //   corpus               bench/corpus.bench.ts          violins for 10k runs off the main thread
 //   first load           bench/bundle.bench.ts          gzip KB of JS before first paint; lazy tokenizer and views
