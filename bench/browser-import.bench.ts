@@ -24,6 +24,15 @@ const TARGET = 2;
 const LONG_TASK_TARGET_MS = 100;
 const ROOT = resolve(import.meta.dirname, '..');
 
+/** The build the browser benchmarks measure: BENCH_DIST when given, else a fresh build inside `tmp`. */
+export function appDist(tmp: string): string {
+  if (process.env.BENCH_DIST) return process.env.BENCH_DIST;
+  const dist = join(tmp, 'dist');
+  console.log(`building the app into ${dist} …`);
+  buildApp(dist);
+  return dist;
+}
+
 export function buildApp(outDir: string): void {
   const built = spawnSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--logLevel', 'warn', '--manifest', '--outDir', outDir, '--emptyOutDir'], { cwd: ROOT, stdio: 'inherit' });
   if (built.status !== 0) throw new Error('vite build failed');
@@ -225,12 +234,7 @@ export async function measureThroughLibrary(dist: string, file: string, open = t
 async function main(): Promise<void> {
   const tmp = mkdtempSync(join(tmpdir(), 'mas-bench-browser-'));
   try {
-    let dist = process.env.BENCH_DIST;
-    if (!dist) {
-      dist = join(tmp, 'dist');
-      console.log(`building the app into ${dist} …`);
-      buildApp(dist);
-    }
+    const dist = appDist(tmp);
     const file = join(tmp, 'otlp.json');
     await generateOtlpFile(file, SPANS);
     const size = statSync(file).size;

@@ -15,7 +15,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { buildApp, measureThroughLibrary } from './browser-import.bench.ts';
+import { appDist, measureThroughLibrary } from './browser-import.bench.ts';
 import { generateFlatAgentTrace } from './gen-flat-agent-otlp.ts';
 import { writeResults, type Figure } from './results.ts';
 
@@ -28,12 +28,7 @@ const HEAP_TARGET = 1.5;
 async function main(): Promise<void> {
   const tmp = mkdtempSync(join(tmpdir(), 'mas-bench-open-'));
   try {
-    let dist = process.env.BENCH_DIST;
-    if (!dist) {
-      dist = join(tmp, 'dist');
-      console.log(`building the app into ${dist} …`);
-      buildApp(dist);
-    }
+    const dist = appDist(tmp);
     const file = join(tmp, 'flat-agent.json');
     writeFileSync(file, generateFlatAgentTrace(SPANS));
     const size = statSync(file).size;

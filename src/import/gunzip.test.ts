@@ -5,18 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { importFiles } from '../workers/import-files.ts';
 import { GunzipError, GunzipStream } from './gunzip.ts';
 import { busLines, gzipBomb, multiMemberGzip } from '../testing/gzip-kit.ts';
-import { ImportError, importBytes } from './index.ts';
+import { importBytes } from './index.ts';
 import { decodeBytes } from './parse-input.ts';
+import { importError } from '../testing/fixture-kit.ts';
 
-function importError(run: () => unknown): ImportError {
-  try {
-    run();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ImportError);
-    return e as ImportError;
-  }
-  throw new Error('expected an ImportError');
-}
 
 describe('gzip: every member, the trailer not trusted', () => {
   const lines = busLines(6);

@@ -6,18 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { exportSession } from '../export/native.ts';
 import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON } from '../testing/fixture-kit.ts';
 import type { Run } from '../model/types.ts';
-import { IMPORTERS, ImportError, importBytes, importText } from './index.ts';
+import { IMPORTERS, importBytes, importText } from './index.ts';
 import { attachAnnotationSets } from '../model/annotations.ts';
+import { importError } from '../testing/fixture-kit.ts';
 
-function importError(run: () => unknown): ImportError {
-  try {
-    run();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ImportError);
-    return e as ImportError;
-  }
-  throw new Error('expected an ImportError, but the import succeeded');
-}
 
 const REAL = {
   'chat-log': 'who-and-when/hand-crafted/6.json',

@@ -2,8 +2,9 @@
 // plain decode into one string; pushed in pieces, whatever the boundaries, the text is the same; and the parsed input
 // lets go of the text when its importer does not read it.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { detectText, ImportError, importDetected, importText } from './index.ts';
+import { detectText, importDetected, importText } from './index.ts';
 import { decodeBytes, TraceDecoder } from './parse-input.ts';
+import { importError } from '../testing/fixture-kit.ts';
 
 const TEXT = '{"runs":[{"name":"café ✓ 😀","note":"ünïcödé — every byte length","n":1}]}\n';
 
@@ -13,15 +14,6 @@ function pieces(file: string, bytes: Uint8Array, size: number): string {
   return decoder.finish();
 }
 
-function importError(run: () => unknown): ImportError {
-  try {
-    run();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ImportError);
-    return e as ImportError;
-  }
-  throw new Error('expected an ImportError');
-}
 
 describe('TraceDecoder', () => {
   afterEach(() => {

@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { expect } from 'vitest';
 import { dumpRun } from '../model/dump.ts';
-import { importBytes, type ImportedFile } from '../import/index.ts';
+import { ImportError, importBytes, type ImportedFile } from '../import/index.ts';
 
 export const SHARED_TRACES = resolve(import.meta.dirname, '../../../shared/traces');
 export const HAVE_SHARED = existsSync(SHARED_TRACES);
@@ -50,4 +50,15 @@ export async function checkFixture(path: string, expectedFormat: string, dumpDir
   const again = importBytes(`unknown-${basename(path).length}`, readFileSync(path));
   expect({ ...again, file: imported.file }).toEqual(imported);
   return imported;
+}
+
+/** The ImportError a call throws; fails the test when it throws something else or nothing. */
+export function importError(run: () => unknown): ImportError {
+  try {
+    run();
+  } catch (e) {
+    expect(e).toBeInstanceOf(ImportError);
+    return e as ImportError;
+  }
+  throw new Error('expected an ImportError, but the call succeeded');
 }
