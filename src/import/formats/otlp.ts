@@ -164,8 +164,9 @@ function readKeyValues(list: unknown[], into: Attributes, path: string, depth = 
     } else {
       value = anyValue(raw, `${listPathOf(path, where)}[${i}].value`, depth);
     }
-    // A key named __proto__ would otherwise replace the object's prototype instead of being stored.
-    if (key === '__proto__') Object.defineProperty(into, key, { value, enumerable: true, writable: true, configurable: true });
+    // A key named __proto__ would otherwise replace the object's prototype instead of being stored. Past 16 keys, a
+    // computed store turns the record into a hash table (V8's limit for keyed stores); a definition keeps it fast.
+    if (key === '__proto__' || i >= 16) Object.defineProperty(into, key, { value, enumerable: true, writable: true, configurable: true });
     else into[key] = value;
   }
 }
