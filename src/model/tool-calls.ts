@@ -87,12 +87,14 @@ export class ToolCallCounter {
       const s = k < 0 ? row : nested[k];
       const calls = s.toolCalls;
       if (!calls || calls.length === 0) continue;
-      tally.clear();
+      // A step of one call (the usual case) needs no tally.
+      const single = calls.length === 1;
+      if (!single) tally.clear();
       for (const c of calls) {
         const key = `${s.agentId}\u0000${c.name}`;
-        const count = (tally.get(key) ?? 0) + 1;
-        tally.set(key, count);
-        const at = requested.get(key);
+        let count = 1;
+        if (!single) tally.set(key, (count = (tally.get(key) ?? 0) + 1));
+        const at = n === 0 ? undefined : requested.get(key);
         if (at === undefined) {
           requested.set(key, n);
           this.requestAgents[n] = s.agentId;

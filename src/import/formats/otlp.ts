@@ -158,7 +158,9 @@ function readKeyValues(list: unknown[], into: Attributes, path: string, depth = 
     let value: unknown;
     if (isObject(raw)) {
       const s = raw.stringValue;
-      if (typeof s === 'string') value = s;
+      // anyValue's reading of a present stringValue within the depth limit, without looking at the value itself (the
+      // one read of each value string's header on this pass).
+      if (s !== undefined && (depth <= 32 || typeof s === 'string')) value = s;
       else if (s === undefined && depth <= 32 && typeof raw.intValue === 'string') value = intFromString(raw.intValue);
       else value = anyValue(raw, `${listPathOf(path, where)}[${i}].value`, depth);
     } else {
@@ -397,10 +399,17 @@ export function importFromOtlp(doc: ParsedInput, cache?: OtlpSpanCache): ImportR
   const read = new ReadDefects();
   for (const { value, path } of documentsOf(doc)) readDocument(value, path, spans, resource, read, cache);
   const byTrace = new Map<string, SpanRecord[]>();
+  // A trace's spans mostly follow one another: the last trace's list is tried before the map.
+  let lastTrace: string | undefined;
+  let lastList: SpanRecord[] = [];
   for (const span of spans) {
-    let list = byTrace.get(span.traceId);
-    if (!list) byTrace.set(span.traceId, (list = []));
-    list.push(span);
+    if (span.traceId !== lastTrace) {
+      let list = byTrace.get(span.traceId);
+      if (!list) byTrace.set(span.traceId, (list = []));
+      lastTrace = span.traceId;
+      lastList = list;
+    }
+    lastList.push(span);
   }
   const warnings: string[] = [];
   const runs: Run[] = [];
