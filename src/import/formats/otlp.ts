@@ -149,11 +149,26 @@ function intFromString(text: string): unknown {
  * Copies an OTLP `[{key, value}]` list into a plain record in one pass. The common scalar forms (`stringValue`,
  * `intValue` as a string) are read inline; a path is built only for a problem or for the rarer value forms.
  */
+/**
+ * The keys of the last list read, by list length (spans of one kind repeat the same keys in the same order). A key
+ * equal to the one at its place there is taken from there: a key already used as a property name, so the store below
+ * does not look each new copy of the text up in V8's table of property names. Only an aid: compared by content.
+ */
+const lastKeys: string[][] = [];
+const LAST_KEYS_UP_TO = 64;
+
 function readKeyValues(list: unknown[], into: Attributes, path: string, depth = 0, where?: SpanLocation): void {
-  for (let i = 0; i < list.length; i++) {
+  const n = list.length;
+  const known = n <= LAST_KEYS_UP_TO ? (lastKeys[n] ??= []) : undefined;
+  for (let i = 0; i < n; i++) {
     const kv = list[i];
     if (!isObject(kv) || typeof kv.key !== 'string') throw new FormatProblem(`${listPathOf(path, where)}[${i}]`, 'expected {key, value}');
-    const key = kv.key;
+    let key = kv.key;
+    if (known) {
+      const before = known[i];
+      if (before === key) key = before;
+      else known[i] = key;
+    }
     const raw = kv.value;
     let value: unknown;
     if (isObject(raw)) {
