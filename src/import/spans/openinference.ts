@@ -174,8 +174,10 @@ function finishMessages(reader: MessageReader): ChatMessage[] | undefined {
       if (full.toolCalls) message.toolCalls = full.toolCalls;
     }
   }
-  // Indices may have gaps in a sloppy export: the messages keep their order, the holes go.
-  return reader.count === messages.length ? messages : messages.filter((m) => m !== undefined);
+  // Indices may have gaps in a sloppy export: the messages keep their order, the holes go. Either way the run keeps a
+  // copy of the exact length: the array the messages were written into has room for 17 (V8's first growth), which every
+  // model call of a large trace would otherwise keep.
+  return reader.count === messages.length ? messages.slice() : messages.filter((m) => m !== undefined);
 }
 
 /** Messages from flattened attributes (`<prefix>N.message.*`) in one pass over the keys. */
