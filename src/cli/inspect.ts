@@ -1,7 +1,7 @@
 // `inspect <file…> [--format <id>] --json` (SPEC §7).
 import { detectLoops } from '../model/loops.ts';
-import { indexRun } from '../model/run-index.ts';
-import { stepCounts, stepsByKindRecord } from '../model/steps.ts';
+import { stepTree, type StepTree } from '../model/run-index.ts';
+import { countStepKinds, stepsByKindRecord } from '../model/steps.ts';
 import { summarizeRun } from '../model/summary.ts';
 import { toolCallCounts } from '../model/tool-calls.ts';
 import type { Run, SpanReport } from '../model/types.ts';
@@ -30,23 +30,25 @@ export function inspectReport(files: readonly { file: string; format: string; ru
       // Span imports: what became of every span read (issue 20); absent for formats without spans.
       ...spanReportOf(f.runs),
       runs: f.runs.map((run) => {
-        const s = summarizeRun(run);
+        // The rows and their nested steps, found once for every figure below.
+        const tree = stepTree(run.steps);
+        const s = summarizeRun(run, tree.replaySteps);
         // Tool names come from the file: a record without a prototype.
         const toolCalls: Record<string, number> = Object.create(null);
-        for (const [name, n] of toolCallCounts(run)) toolCalls[name] = n;
+        for (const [name, n] of toolCallCounts(run, tree)) toolCalls[name] = n;
         return {
           id: s.id,
           title: s.title,
           agents: s.agents,
           // Rows of the run view's step list (SPEC §7, model/steps.ts), the count every view shows.
           steps: s.steps,
-          steps_by_kind: stepsByKindRecord(stepCounts(run)),
+          steps_by_kind: stepsByKindRecord(countStepKinds(tree.replaySteps)),
           tool_calls: toolCalls,
           handoffs: s.handoffs,
           tokens: { input: s.tokens.input, output: s.tokens.output, total: s.tokens.total },
           annotations: s.annotations,
           outcome: s.outcome,
-          loops: loopsOf(run),
+          loops: loopsOf(run, tree),
           // Every span of the run in the file (the runs of a file sum to its span count).
           ...(run.spanReport ? { spans: run.spanReport.read } : {}),
           // Result-only runs: the benchmark's own scores and the duration it recorded (SPEC §7).
@@ -85,10 +87,9 @@ function writeText(report: ReturnType<typeof inspectReport>): void {
 }
 
 /** The run's loops as the run view shows them: step numbers are 1-based positions in its step list. */
-function loopsOf(run: Parameters<typeof summarizeRun>[0]) {
-  const index = indexRun(run);
+function loopsOf(run: Run, tree: StepTree) {
   const names = new Map(run.agents.map((a) => [a.id, a.name]));
-  return detectLoops(index.replaySteps, index.childrenOf, {}, run.agents.flatMap((a) => [a.id, a.name])).map((l) => ({
+  return detectLoops(tree.replaySteps, tree.childrenOf, {}, run.agents.flatMap((a) => [a.id, a.name])).map((l) => ({
     agents: l.agentIds.map((id) => names.get(id) ?? id),
     label: l.label,
     steps: l.positions.map((p) => p + 1),

@@ -37,6 +37,17 @@ describe('nesting depth', () => {
     expect(nestsDeeperThan(Object.create({ inherited: [[[[1]]]] }), 1)).toBe(false);
   });
 
+  it('own keys only even when Object.prototype was given an enumerable property', () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.polluted = [[[[1]]]];
+    try {
+      expect(nestsDeeperThan(JSON.parse('{"a": {"b": 1}}'), 2)).toBe(false);
+      expect(nestsDeeperThan(JSON.parse('{"a": {"b": [1]}}'), 2)).toBe(true);
+    } finally {
+      delete proto.polluted;
+    }
+  });
+
   it.each([
     ['chat.json', `{"messages":[{"role":"user","content":"hi","extra":${arrays(10_000)}}]}`, '$.messages[0].extra[0][0][0][0][0]…[0][0][0]'],
     ['s.session.json', `{"format":"mas-replay-session","version":1,"runs":[{"id":"r","x":${objects(10_000)}}]}`, '$.runs[0].x.a.a.a.a.a….a.a.a'],

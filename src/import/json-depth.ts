@@ -14,11 +14,26 @@ export const MAX_JSON_DEPTH = 256;
  */
 export function nestsDeeperThan(value: unknown, maxDepth: number): boolean {
   if (typeof value !== 'object' || value === null) return false;
-  return maxDepth <= RECURSION_LIMIT ? deeperFrom(value, 1, maxDepth) : nestsDeeperThanByStack(value, maxDepth);
+  if (maxDepth > RECURSION_LIMIT) return nestsDeeperThanByStack(value, maxDepth);
+  plainOwnOnly = noEnumerableInherited();
+  return deeperFrom(value, 1, maxDepth);
 }
 
 /** Limits up to this are checked by recursion. */
 const RECURSION_LIMIT = 1024;
+
+const PLAIN_PROTOTYPE = Object.prototype;
+
+/**
+ * Whether for-in on an object whose prototype is Object.prototype lists only its own keys: true unless something gave
+ * Object.prototype an enumerable property. Set by nestsDeeperThan for the walk it starts.
+ */
+let plainOwnOnly = false;
+
+function noEnumerableInherited(): boolean {
+  for (const key in PLAIN_PROTOTYPE) if (key !== undefined) return false;
+  return true;
+}
 
 function deeperFrom(v: object, depth: number, maxDepth: number): boolean {
   if (depth > maxDepth) return true;
@@ -30,8 +45,11 @@ function deeperFrom(v: object, depth: number, maxDepth: number): boolean {
     return false;
   }
   const o = v as Record<string, unknown>;
+  // A parsed object inherits from Object.prototype, whose properties are not enumerable: for-in gives only its own
+  // keys, and checking each (a call per key, on millions of keys) is needed only for other prototypes.
+  const checkOwn = !plainOwnOnly || Object.getPrototypeOf(o) !== PLAIN_PROTOTYPE;
   for (const key in o) {
-    if (!Object.hasOwn(o, key)) continue;
+    if (checkOwn && !Object.hasOwn(o, key)) continue;
     const child = o[key];
     if (typeof child === 'object' && child !== null && deeperFrom(child, depth + 1, maxDepth)) return true;
   }

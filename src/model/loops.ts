@@ -234,15 +234,34 @@ interface Item {
   numbers?: Float64Array;
 }
 
+/**
+ * The kind of a step of one call, by tool name: one string per name, so that comparing an item's kind with every open
+ * cluster's is a pointer compare, not a compare of two equal strings built apart. Bounded like the other caches.
+ */
+const CALL_KINDS = new Map<string, string>();
+
+/** `call:` and the calls' names joined by `;`. */
+function callKind(calls: readonly Call[]): string {
+  if (calls.length === 1) {
+    const name = calls[0].name;
+    let kind = CALL_KINDS.get(name);
+    if (kind === undefined) {
+      if (CALL_KINDS.size >= 10_000) CALL_KINDS.clear();
+      CALL_KINDS.set(name, (kind = `call:${name}`));
+    }
+    return kind;
+  }
+  let kind = 'call:';
+  for (let i = 0; i < calls.length; i++) kind += i === 0 ? calls[i].name : `;${calls[i].name}`;
+  return kind;
+}
+
 function itemOf(step: Step, children: readonly Step[]): Item | undefined {
   const calls = toolCallsOf(step, children);
   resetScratch();
   if (calls) {
-    let kind = 'call:';
-    for (let i = 0; i < calls.length; i++) {
-      kind += i === 0 ? calls[i].name : `;${calls[i].name}`;
-      argumentWords(calls[i].arguments);
-    }
+    for (let i = 0; i < calls.length; i++) argumentWords(calls[i].arguments);
+    const kind = callKind(calls);
     const tokens = tokenSet();
     return { kind, tokens, hash: setHash(tokens), numbers: scratch.numberCount > 0 ? scratch.numbers.slice(0, scratch.numberCount) : undefined };
   }
@@ -491,6 +510,8 @@ export function detectLoops(
     if (!item) continue;
     let best: Cluster | undefined;
     let bestScore = 0;
+    // Read once per item: the clusters compared below have the item's kind.
+    const toOthers = item.kind.startsWith('say →');
     for (const c of open) {
       if (c.kind !== item.kind) continue;
       if (c.hash === item.hash && sameSet(c.firstTokens, item.tokens)) {
@@ -498,7 +519,7 @@ export function detectLoops(
         break;
       }
       const score = jaccard(c.firstTokens, item.tokens);
-      const paraphrase = c.kind.startsWith('say →') && c.firstTokens.length >= PARAPHRASE_MIN_WORDS && item.tokens.length >= PARAPHRASE_MIN_WORDS;
+      const paraphrase = toOthers && c.firstTokens.length >= PARAPHRASE_MIN_WORDS && item.tokens.length >= PARAPHRASE_MIN_WORDS;
       if (score >= (paraphrase ? paraphraseSimilarity : similarity) && score > bestScore) {
         best = c;
         bestScore = score;

@@ -1,23 +1,25 @@
 // Precomputed lookups over a run that every view shares (built once per run, never per render).
 import type { Agent, Run, Step } from './types.ts';
 
-export interface RunIndex {
-  run: Run;
-  agentById: Map<string, Agent>;
-  stepById: Map<string, Step>;
+/** The rows of a run's step list and the steps nested in them (src/model/steps.ts). */
+export interface StepTree {
   /** The steps a playhead moves over: those not nested inside another step, in run order. */
   replaySteps: Step[];
   /** Nested steps (model calls, tool calls) by the id of the step that holds them. */
   childrenOf: Map<string, Step[]>;
 }
 
-export function indexRun(run: Run): RunIndex {
-  const agentById = new Map(run.agents.map((a) => [a.id, a]));
-  const stepById = new Map<string, Step>();
+export interface RunIndex extends StepTree {
+  run: Run;
+  agentById: Map<string, Agent>;
+  stepById: Map<string, Step>;
+}
+
+/** The rows and the nested steps in one pass (what the CLI report reads, without the lookups by id). */
+export function stepTree(steps: readonly Step[]): StepTree {
   const replaySteps: Step[] = [];
   const childrenOf = new Map<string, Step[]>();
-  for (const step of run.steps) {
-    stepById.set(step.id, step);
+  for (const step of steps) {
     if (step.parentStepId === undefined) replaySteps.push(step);
     else {
       const siblings = childrenOf.get(step.parentStepId);
@@ -25,5 +27,13 @@ export function indexRun(run: Run): RunIndex {
       else childrenOf.set(step.parentStepId, [step]);
     }
   }
+  return { replaySteps, childrenOf };
+}
+
+export function indexRun(run: Run): RunIndex {
+  const agentById = new Map(run.agents.map((a) => [a.id, a]));
+  const stepById = new Map<string, Step>();
+  for (const step of run.steps) stepById.set(step.id, step);
+  const { replaySteps, childrenOf } = stepTree(run.steps);
   return { run, agentById, stepById, replaySteps, childrenOf };
 }

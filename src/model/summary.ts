@@ -1,6 +1,6 @@
 // Per-run figures shared by the CLI `inspect` command and the library screen (SPEC §7).
 import { replaySteps } from './steps.ts';
-import type { Run, TokenUsage } from './types.ts';
+import type { Run, Step, TokenUsage } from './types.ts';
 
 export interface TokenTotals {
   input: number;
@@ -41,11 +41,11 @@ export function emptyTotals(): TokenTotals {
   return { input: 0, output: 0, total: 0, estimated: false };
 }
 
-export function summarizeRun(run: Run): RunSummary {
+/** `rows`: the run's replay steps, when the caller already has them. */
+export function summarizeRun(run: Run, rows: readonly Step[] = replaySteps(run)): RunSummary {
   const perAgent = new Map<string, AgentSummary>();
   for (const a of run.agents) perAgent.set(a.id, { name: a.name, steps: 0, tokens: 0 });
   const tokens = emptyTotals();
-  const rows = replaySteps(run);
   for (const step of rows) {
     const agent = perAgent.get(step.agentId);
     if (agent) agent.steps++;

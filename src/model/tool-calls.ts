@@ -1,7 +1,7 @@
 // Counting tool calls once (issue 13): one invocation is often mentioned in several places — the model's tool_calls
 // request, the action step that carries the same request, the TOOL span that ran it — and is still one call. The graph's
 // edge labels, the CLI's `tool_calls` and every other count of calls read this one counter.
-import { replaySteps } from './steps.ts';
+import { stepTree, type StepTree } from './run-index.ts';
 import type { Run, Step } from './types.ts';
 import { appendAll } from './large-arrays.ts';
 
@@ -23,6 +23,14 @@ export const AGENT_RUN_SPAN = /^\w*Agent\.run$/;
 export class ToolCallCounter {
   /** Requesting agents of requests not yet answered by a tool step, by tool name, oldest first. */
   private open = new Map<string, string[]>();
+  // The requests of the row being read (see readRequests), reused row after row: by `agentId \0 name`, the index of
+  // the request in the three columns, in order of first sight.
+  private readonly requested = new Map<string, number>();
+  private readonly requestAgents: string[] = [];
+  private readonly requestNames: string[] = [];
+  private readonly requestCounts: number[] = [];
+  /** Calls per key within one step. */
+  private readonly tally = new Map<string, number>();
 
   constructor(private readonly executions: boolean) {}
 
@@ -31,86 +39,124 @@ export class ToolCallCounter {
   }
 
   callsOf(row: Step, nested: readonly Step[]): CallMention[] {
-    const requests = requestsOf(row, nested);
-    if (!this.executions) return requests;
+    const out: CallMention[] = [];
+    this.eachCall(row, nested, (name, agentId) => out.push({ name, agentId }));
+    return out;
+  }
+
+  /** The calls of callsOf, in the same order, handed to `visit` one by one (nothing is allocated per row). */
+  eachCall(row: Step, nested: readonly Step[], visit: (name: string, agentId: string) => void): void {
+    const n = this.readRequests(row, nested);
+    const agents = this.requestAgents;
+    const names = this.requestNames;
+    const counts = this.requestCounts;
+    if (!this.executions) {
+      for (let r = 0; r < n; r++) for (let i = 0; i < counts[r]; i++) visit(names[r], agents[r]);
+      return;
+    }
     // A tool step is drawn from the agent that asked for it (chat logs answer in a later turn, by a tool "agent"):
     // its own agent's open request first, else the oldest open one.
-    for (const r of requests) {
-      let q = this.open.get(r.name);
-      if (!q) this.open.set(r.name, (q = []));
-      q.push(r.agentId);
+    for (let r = 0; r < n; r++) {
+      let q = this.open.get(names[r]);
+      if (!q) this.open.set(names[r], (q = []));
+      for (let i = 0; i < counts[r]; i++) q.push(agents[r]);
     }
-    const out: CallMention[] = [];
-    for (const s of [row, ...nested]) {
+    for (let k = -1; k < nested.length; k++) {
+      const s = k < 0 ? row : nested[k];
       if (s.kind !== 'tool' || !s.name) continue;
       const q = this.open.get(s.name);
       let asker = s.agentId;
       if (q && q.length > 0) {
         const own = q.indexOf(s.agentId);
-        asker = q.splice(own >= 0 ? own : 0, 1)[0];
+        asker = takeAt(q, own >= 0 ? own : 0);
       }
-      out.push({ name: s.name, agentId: asker });
+      visit(s.name, asker);
     }
-    return out;
+  }
+
+  /**
+   * The calls a row asks for, into the request columns (returns how many): per agent and tool name, the most any one
+   * of its steps (row or nested) asks for, in order of first sight.
+   */
+  private readRequests(row: Step, nested: readonly Step[]): number {
+    const requested = this.requested;
+    const tally = this.tally;
+    requested.clear();
+    let n = 0;
+    for (let k = -1; k < nested.length; k++) {
+      const s = k < 0 ? row : nested[k];
+      const calls = s.toolCalls;
+      if (!calls || calls.length === 0) continue;
+      // A step of one call (the usual case) needs no tally.
+      const single = calls.length === 1;
+      if (!single) tally.clear();
+      for (const c of calls) {
+        const key = `${s.agentId}\u0000${c.name}`;
+        let count = 1;
+        if (!single) tally.set(key, (count = (tally.get(key) ?? 0) + 1));
+        const at = n === 0 ? undefined : requested.get(key);
+        if (at === undefined) {
+          requested.set(key, n);
+          this.requestAgents[n] = s.agentId;
+          this.requestNames[n] = c.name;
+          this.requestCounts[n] = count;
+          n++;
+        } else if (this.requestCounts[at] < count) this.requestCounts[at] = count;
+      }
+    }
+    return n;
   }
 }
 
-/** The calls a row asks for: per agent and tool name, the most any one of its steps (row or nested) asks for. */
-function requestsOf(row: Step, nested: readonly Step[]): CallMention[] {
-  const requested = new Map<string, { agentId: string; name: string; n: number }>();
-  const tally = new Map<string, number>();
-  for (const s of [row, ...nested]) {
-    if (!s.toolCalls || s.toolCalls.length === 0) continue;
-    tally.clear();
-    for (const c of s.toolCalls) {
-      const key = `${s.agentId}\u0000${c.name}`;
-      const n = (tally.get(key) ?? 0) + 1;
-      tally.set(key, n);
-      const seen = requested.get(key);
-      if (!seen) requested.set(key, { agentId: s.agentId, name: c.name, n });
-      else if (seen.n < n) seen.n = n;
-    }
+/** `list.splice(i, 1)[0]` without the array splice returns. */
+function takeAt<T>(list: T[], i: number): T {
+  const item = list[i];
+  if (i === 0) list.shift();
+  else {
+    for (let j = i; j < list.length - 1; j++) list[j] = list[j + 1];
+    list.length--;
   }
-  const out: CallMention[] = [];
-  for (const r of requested.values()) for (let i = 0; i < r.n; i++) out.push({ name: r.name, agentId: r.agentId });
-  return out;
+  return item;
 }
 
 /**
  * Calls per tool name over the run (agents called as tools and agent-run spans are handoffs, not tool calls). A Map:
- * tool names come from the file.
+ * tool names come from the file. `tree` (the run's rows and nested steps, src/model/run-index.ts) when the caller
+ * already has it.
  */
-export function toolCallCounts(run: Run): Map<string, number> {
-  const childrenOf = new Map<string, Step[]>();
-  for (const s of run.steps) {
-    if (s.parentStepId === undefined) continue;
-    const list = childrenOf.get(s.parentStepId);
-    if (list) list.push(s);
-    else childrenOf.set(s.parentStepId, [s]);
-  }
+export function toolCallCounts(run: Run, tree: StepTree = stepTree(run.steps)): Map<string, number> {
   const agentNames = new Set<string>();
   for (const a of run.agents) agentNames.add(a.name);
   const counter = ToolCallCounter.for(run);
   const counts = new Map<string, number>();
-  for (const row of replaySteps(run)) {
-    for (const call of counter.callsOf(row, nestedSteps(row.id, childrenOf))) {
-      if (agentNames.has(call.name) || AGENT_RUN_SPAN.test(call.name)) continue;
-      counts.set(call.name, (counts.get(call.name) ?? 0) + 1);
-    }
-  }
+  // One list of nested steps, refilled row after row.
+  const nested: Step[] = [];
+  const count = (name: string) => {
+    if (agentNames.has(name) || AGENT_RUN_SPAN.test(name)) return;
+    counts.set(name, (counts.get(name) ?? 0) + 1);
+  };
+  for (const row of tree.replaySteps) counter.eachCall(row, nestedStepsInto(row.id, tree.childrenOf, nested), count);
   return counts;
 }
 
 /** Every step nested in `stepId`, at any depth, parents before their children. */
 export function nestedSteps(stepId: string, childrenOf: ReadonlyMap<string, readonly Step[]>): Step[] {
+  return nestedStepsInto(stepId, childrenOf, []);
+}
+
+/** nestedSteps into `out` (emptied first; returned): a caller reading row after row reuses one array. */
+export function nestedStepsInto(stepId: string, childrenOf: ReadonlyMap<string, readonly Step[]>, out: Step[]): Step[] {
+  out.length = 0;
   const direct = childrenOf.get(stepId);
-  if (!direct) return [];
-  const out: Step[] = [];
-  const queue = [...direct];
-  for (let i = 0; i < queue.length && i < 100_000; i++) {
-    out.push(queue[i]);
-    const nested = childrenOf.get(queue[i].id);
-    if (nested) appendAll(queue, nested);
+  if (!direct) return out;
+  appendAll(out, direct);
+  // `out` is the queue: at most MAX_NESTED steps are read, and kept.
+  for (let i = 0; i < out.length && i < MAX_NESTED; i++) {
+    const nested = childrenOf.get(out[i].id);
+    if (nested) appendAll(out, nested);
   }
+  if (out.length > MAX_NESTED) out.length = MAX_NESTED;
   return out;
 }
+
+const MAX_NESTED = 100_000;

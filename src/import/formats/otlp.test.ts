@@ -281,4 +281,33 @@ describe('OTLP variants', () => {
     const run = importText('unknown', JSON.stringify(cyclic)).runs[0];
     expect(run.steps).toHaveLength(2);
   });
+
+  it('attribute lists past 16 keys, repeated keys and lists of one length with other keys read as written', () => {
+    const kv = (key: string, v: string) => ({ key, value: { stringValue: v } });
+    const long = Array.from({ length: 20 }, (_, i) => kv(`k.${i}`, `v${i}`));
+    // A repeated key past the 16th keeps its first place and takes the last value, as a store does.
+    long.push(kv('k.3', 'again'), kv('k.18', 'later'), kv('__proto__', 'p'));
+    const sameLength = long.map((a, i) => kv(i % 2 ? a.key : `other.${i}`, `w${i}`));
+    const spans = [long, sameLength, long].map((attributes, i) => ({
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: `000000000000000${i + 1}`,
+      name: `s${i}`,
+      startTimeUnixNano: String(1_700_000_000_000_000_000 + i * 1_000_000),
+      attributes,
+    }));
+    const run = importText('x.otlp.json', JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] })).runs[0];
+    const expected = (list: { key: string; value: { stringValue: string } }[]) => {
+      const out: Record<string, unknown> = {};
+      for (const a of list) Object.defineProperty(out, a.key, { value: a.value.stringValue, enumerable: true, writable: true, configurable: true });
+      return out;
+    };
+    const byName = new Map(run.spans!.map((s) => [s.name, s.attributes as Record<string, unknown>]));
+    for (const [name, list] of [['s0', long], ['s1', sameLength], ['s2', long]] as const) {
+      const got = byName.get(name)!;
+      expect(Object.keys(got)).toEqual(Object.keys(expected(list)));
+      expect(Object.entries(got)).toEqual(Object.entries(expected(list)));
+      expect(Object.getPrototypeOf(got)).toBe(Object.prototype);
+    }
+    expect(byName.get('s0')!['k.3']).toBe('again');
+  });
 });

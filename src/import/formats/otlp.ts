@@ -149,23 +149,41 @@ function intFromString(text: string): unknown {
  * Copies an OTLP `[{key, value}]` list into a plain record in one pass. The common scalar forms (`stringValue`,
  * `intValue` as a string) are read inline; a path is built only for a problem or for the rarer value forms.
  */
+/**
+ * The keys of the last list read, by list length (spans of one kind repeat the same keys in the same order). A key
+ * equal to the one at its place there is taken from there: a key already used as a property name, so the store below
+ * does not look each new copy of the text up in V8's table of property names. Only an aid: compared by content.
+ */
+const lastKeys: string[][] = [];
+const LAST_KEYS_UP_TO = 64;
+
 function readKeyValues(list: unknown[], into: Attributes, path: string, depth = 0, where?: SpanLocation): void {
-  for (let i = 0; i < list.length; i++) {
+  const n = list.length;
+  const known = n <= LAST_KEYS_UP_TO ? (lastKeys[n] ??= []) : undefined;
+  for (let i = 0; i < n; i++) {
     const kv = list[i];
     if (!isObject(kv) || typeof kv.key !== 'string') throw new FormatProblem(`${listPathOf(path, where)}[${i}]`, 'expected {key, value}');
-    const key = kv.key;
+    let key = kv.key;
+    if (known) {
+      const before = known[i];
+      if (before === key) key = before;
+      else known[i] = key;
+    }
     const raw = kv.value;
     let value: unknown;
     if (isObject(raw)) {
       const s = raw.stringValue;
-      if (typeof s === 'string') value = s;
+      // anyValue's reading of a present stringValue within the depth limit, without looking at the value itself (the
+      // one read of each value string's header on this pass).
+      if (s !== undefined && (depth <= 32 || typeof s === 'string')) value = s;
       else if (s === undefined && depth <= 32 && typeof raw.intValue === 'string') value = intFromString(raw.intValue);
       else value = anyValue(raw, `${listPathOf(path, where)}[${i}].value`, depth);
     } else {
       value = anyValue(raw, `${listPathOf(path, where)}[${i}].value`, depth);
     }
-    // A key named __proto__ would otherwise replace the object's prototype instead of being stored.
-    if (key === '__proto__') Object.defineProperty(into, key, { value, enumerable: true, writable: true, configurable: true });
+    // A key named __proto__ would otherwise replace the object's prototype instead of being stored. Past 16 keys, a
+    // computed store turns the record into a hash table (V8's limit for keyed stores); a definition keeps it fast.
+    if (key === '__proto__' || i >= 16) Object.defineProperty(into, key, { value, enumerable: true, writable: true, configurable: true });
     else into[key] = value;
   }
 }
@@ -396,10 +414,17 @@ export function importFromOtlp(doc: ParsedInput, cache?: OtlpSpanCache): ImportR
   const read = new ReadDefects();
   for (const { value, path } of documentsOf(doc)) readDocument(value, path, spans, resource, read, cache);
   const byTrace = new Map<string, SpanRecord[]>();
+  // A trace's spans mostly follow one another: the last trace's list is tried before the map.
+  let lastTrace: string | undefined;
+  let lastList: SpanRecord[] = [];
   for (const span of spans) {
-    let list = byTrace.get(span.traceId);
-    if (!list) byTrace.set(span.traceId, (list = []));
-    list.push(span);
+    if (span.traceId !== lastTrace) {
+      let list = byTrace.get(span.traceId);
+      if (!list) byTrace.set(span.traceId, (list = []));
+      lastTrace = span.traceId;
+      lastList = list;
+    }
+    lastList.push(span);
   }
   const warnings: string[] = [];
   const runs: Run[] = [];

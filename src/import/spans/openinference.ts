@@ -174,8 +174,10 @@ function finishMessages(reader: MessageReader): ChatMessage[] | undefined {
       if (full.toolCalls) message.toolCalls = full.toolCalls;
     }
   }
-  // Indices may have gaps in a sloppy export: the messages keep their order, the holes go.
-  return reader.count === messages.length ? messages : messages.filter((m) => m !== undefined);
+  // Indices may have gaps in a sloppy export: the messages keep their order, the holes go. Either way the run keeps a
+  // copy of the exact length: the array the messages were written into has room for 17 (V8's first growth), which every
+  // model call of a large trace would otherwise keep.
+  return reader.count === messages.length ? messages.slice() : messages.filter((m) => m !== undefined);
 }
 
 /** Messages from flattened attributes (`<prefix>N.message.*`) in one pass over the keys. */
@@ -191,21 +193,45 @@ function openInferenceMessages(attrs: Attributes, prefix: string): ChatMessage[]
 }
 
 
+/** An `llm.` key of either message prefix taken apart, with the prefix it has. */
+interface PairKey {
+  output: boolean;
+  parsed: MessageKey;
+}
+
+/** `llm.` keys by key: their PairKey, or null for any other `llm.` key. Bounded like messageKeys. */
+const pairKeys = new Map<string, PairKey | null>();
+
+function pairKeyOf(key: string): PairKey | null {
+  let known = pairKeys.get(key);
+  if (known === undefined) {
+    if (pairKeys.size >= 20_000) pairKeys.clear();
+    // Both prefixes start with `llm.`; the character after it tells them apart.
+    const c = key.charCodeAt(4);
+    let parsed: MessageKey | undefined;
+    let output = false;
+    if (c === 105 /* i */ && key.startsWith(INPUT_MESSAGES)) parsed = parseMessageKey(key, INPUT_MESSAGES.length);
+    else if (c === 111 /* o */ && key.startsWith(OUTPUT_MESSAGES)) {
+      parsed = parseMessageKey(key, OUTPUT_MESSAGES.length);
+      output = true;
+    }
+    known = parsed ? { output, parsed } : null;
+    pairKeys.set(key, known);
+  }
+  return known;
+}
+
 /** Input and output messages of a model call from one pass over its keys (a model call has many). */
 function openInferenceMessagePair(attrs: Attributes): { input: ChatMessage[] | undefined; output: ChatMessage[] | undefined } {
   let input: MessageReader | undefined;
   let output: MessageReader | undefined;
   for (const key in attrs) {
-    // Both prefixes start with `llm.`; the character after it tells them apart.
     if (key.charCodeAt(3) !== 46 /* . */ || !key.startsWith('llm.')) continue;
-    const c = key.charCodeAt(4);
-    if (c === 105 /* i */ && key.startsWith(INPUT_MESSAGES)) {
-      const parsed = messageKeyOf(key, 0, INPUT_MESSAGES.length);
-      if (parsed) readMessageAttr((input ??= messageReader()), parsed, attrs[key]);
-    } else if (c === 111 /* o */ && key.startsWith(OUTPUT_MESSAGES)) {
-      const parsed = messageKeyOf(key, 1, OUTPUT_MESSAGES.length);
-      if (parsed) readMessageAttr((output ??= messageReader()), parsed, attrs[key]);
-    }
+    // One lookup per key (keys of an attribute record have their hash): no prefix compare per message attribute.
+    const known = pairKeyOf(key);
+    if (known === null) continue;
+    if (known.output) readMessageAttr((output ??= messageReader()), known.parsed, attrs[key]);
+    else readMessageAttr((input ??= messageReader()), known.parsed, attrs[key]);
   }
   return { input: input && finishMessages(input), output: output && finishMessages(output) };
 }
