@@ -116,8 +116,9 @@ function buildTraceView(run: Run): TraceView {
   const steps = index.replaySteps;
   const n = steps.length;
   const positionOf = new Map<string, number>();
-  steps.forEach((s, i) => positionOf.set(s.id, i));
-  for (const s of run.steps) {
+  for (let i = 0; i < n; i++) positionOf.set(steps[i].id, i);
+  // Nested steps only: a run where every step is a replay step (a flat export) has none to place.
+  for (const s of run.steps.length === n ? [] : run.steps) {
     if (positionOf.has(s.id)) continue;
     // Nested steps: climb to the replay step (nesting may be deeper than one level).
     const chain: string[] = [];
@@ -153,10 +154,12 @@ function buildTraceView(run: Run): TraceView {
   let max = 0;
   for (let p = 0; p < n; p++) {
     const step = steps[p];
-    const parts = withDescendants(step, index.childrenOf);
+    // Most steps hold no nested steps: read the step itself without building a list for it.
+    const parts = index.childrenOf.has(step.id) ? withDescendants(step, index.childrenOf) : undefined;
     let lo = Infinity;
     let hi = -Infinity;
-    for (const s of parts) {
+    for (let k = 0, count = parts ? parts.length : 1; k < count; k++) {
+      const s = parts ? parts[k] : step;
       if (s.error) errorAt[p] = 1;
       if (s.usage) {
         input[p] += s.usage.input;
