@@ -32,8 +32,20 @@ export function stepTree(steps: readonly Step[]): StepTree {
 
 export function indexRun(run: Run): RunIndex {
   const agentById = new Map(run.agents.map((a) => [a.id, a]));
-  const stepById = new Map<string, Step>();
-  for (const step of run.steps) stepById.set(step.id, step);
   const { replaySteps, childrenOf } = stepTree(run.steps);
-  return { run, agentById, stepById, replaySteps, childrenOf };
+  // Built on first read: opening a run reads it only to place nested steps, and a flat run has none.
+  let stepById: Map<string, Step> | undefined;
+  return {
+    run,
+    agentById,
+    get stepById() {
+      if (!stepById) {
+        stepById = new Map<string, Step>();
+        for (const step of run.steps) stepById.set(step.id, step);
+      }
+      return stepById;
+    },
+    replaySteps,
+    childrenOf,
+  };
 }

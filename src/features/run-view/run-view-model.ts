@@ -116,19 +116,8 @@ function buildTraceView(run: Run): TraceView {
   const steps = index.replaySteps;
   const n = steps.length;
   const positionOf = new Map<string, number>();
-  steps.forEach((s, i) => positionOf.set(s.id, i));
-  for (const s of run.steps) {
-    if (positionOf.has(s.id)) continue;
-    // Nested steps: climb to the replay step (nesting may be deeper than one level).
-    const chain: string[] = [];
-    let cur: Step | undefined = s;
-    while (cur && !positionOf.has(cur.id) && cur.parentStepId !== undefined && chain.length < 64) {
-      chain.push(cur.id);
-      cur = index.stepById.get(cur.parentStepId);
-    }
-    const at = cur ? positionOf.get(cur.id) : undefined;
-    if (at !== undefined) for (const id of chain) positionOf.set(id, at);
-  }
+  for (let i = 0; i < n; i++) positionOf.set(steps[i].id, i);
+  // Nested steps get their replay step's position in the per-step pass below, which walks them anyway.
 
   const loopStart = performance.now();
   const loops = detectLoops(steps, index.childrenOf, {}, run.agents.flatMap((a) => [a.id, a.name]));
@@ -153,10 +142,14 @@ function buildTraceView(run: Run): TraceView {
   let max = 0;
   for (let p = 0; p < n; p++) {
     const step = steps[p];
-    const parts = withDescendants(step, index.childrenOf);
+    // Most steps hold no nested steps: read the step itself without building a list for it.
+    const parts = index.childrenOf.has(step.id) ? withDescendants(step, index.childrenOf) : undefined;
+    // Nested steps (at any depth) map to the position of the replay step holding them.
+    if (parts) for (let k = 1; k < parts.length; k++) if (!positionOf.has(parts[k].id)) positionOf.set(parts[k].id, p);
     let lo = Infinity;
     let hi = -Infinity;
-    for (const s of parts) {
+    for (let k = 0, count = parts ? parts.length : 1; k < count; k++) {
+      const s = parts ? parts[k] : step;
       if (s.error) errorAt[p] = 1;
       if (s.usage) {
         input[p] += s.usage.input;
@@ -179,6 +172,8 @@ function buildTraceView(run: Run): TraceView {
     agent.input += input[p];
     agent.output += output[p];
   }
+  // Left unplaced by that walk only in odd traces (over 100k steps nested in one, repeated ids): climb to the replay step.
+  if (positionOf.size < run.steps.length) placeNestedByClimbing(run.steps, positionOf, index);
   const time = placeInTime(start, end);
 
   const { lanes, laneOf } = buildLanes(run, steps);
@@ -249,6 +244,21 @@ function withMarks(run: Run, trace: TraceView): RunView {
     runAnnotations,
     loopVerdicts: [...trace.ledgerVerdicts, ...markVerdicts(run.annotations, run.interventions, positionOfTarget)].sort((a, b) => a.position - b.position),
   };
+}
+
+/** Nested steps not yet placed: climb to the replay step (nesting may be deeper than one level). */
+function placeNestedByClimbing(all: readonly Step[], positionOf: Map<string, number>, index: RunIndex) {
+  for (const s of all) {
+    if (positionOf.has(s.id)) continue;
+    const chain: string[] = [];
+    let cur: Step | undefined = s;
+    while (cur && !positionOf.has(cur.id) && cur.parentStepId !== undefined && chain.length < 64) {
+      chain.push(cur.id);
+      cur = index.stepById.get(cur.parentStepId);
+    }
+    const at = cur ? positionOf.get(cur.id) : undefined;
+    if (at !== undefined) for (const id of chain) positionOf.set(id, at);
+  }
 }
 
 /** The step and every step nested in it, at any depth. */

@@ -42,6 +42,8 @@ interface ScrollState {
   top: number;
   /** The list's height; 0 until measured. */
   height: number;
+  /** Whether the list has been measured at all (its height may be 0 when hidden). */
+  measured?: boolean;
 }
 
 /**
@@ -60,9 +62,13 @@ export function StepList({ view }: { view: RunView }) {
   useEffect(() => {
     const element = scroller.current;
     if (!element) return;
-    const measure = () => setScroll((s) => (s.height === element.clientHeight ? s : { top: element.scrollTop, height: element.clientHeight }));
-    measure();
-    if (typeof ResizeObserver === 'undefined') return;
+    const measure = () => setScroll((s) => (s.measured && s.height === element.clientHeight ? s : { top: element.scrollTop, height: element.clientHeight, measured: true }));
+    // Measured in the observer's first callback, which runs once the page is laid out: reading the height here, in
+    // the commit that mounts the run view, forced a layout of the whole page inside the opening task.
+    if (typeof ResizeObserver === 'undefined') {
+      measure();
+      return;
+    }
     const observer = new ResizeObserver(measure);
     observer.observe(element);
     return () => observer.disconnect();
@@ -90,7 +96,7 @@ export function StepList({ view }: { view: RunView }) {
           {rows}
         </ol>
       </div>
-      <FollowPlayhead scroller={scroller} geometry={geometry} scrollTop={scroll.top} measured={scroll.height > 0} onScrolled={scrolledTo} />
+      <FollowPlayhead scroller={scroller} geometry={geometry} scrollTop={scroll.top} measured={scroll.height > 0} ready={scroll.measured === true} onScrolled={scrolledTo} />
     </section>
   );
 }
@@ -100,10 +106,12 @@ interface FollowProps {
   geometry: ListGeometry;
   scrollTop: number;
   measured: boolean;
+  /** The list has been measured once (or cannot be: no ResizeObserver); following waits for it. */
+  ready: boolean;
   onScrolled: (top: number) => void;
 }
 
-function FollowPlayhead({ scroller, geometry, scrollTop, measured, onScrolled }: FollowProps) {
+function FollowPlayhead({ scroller, geometry, scrollTop, measured, ready, onScrolled }: FollowProps) {
   const position = usePlayhead((s) => s.position);
   // The window as last rendered, read by the effect without making it run on every scroll.
   const latest = useRef({ geometry, scrollTop, measured });
@@ -111,9 +119,12 @@ function FollowPlayhead({ scroller, geometry, scrollTop, measured, onScrolled }:
   // Follow the playhead only when its row leaves the list's window, then centre it: stepping through a long run
   // scrolls once per screenful rather than on every step. The window comes from the last scroll event and the
   // measured height (no layout read), and the new scroll position is rendered in the same commit as the move.
+  // Until the list is measured (the observer's first callback, after layout) there is nothing to follow with: the
+  // effect runs again once it is, so opening a run reads no layout.
+  const canFollow = ready || typeof ResizeObserver === 'undefined';
   useEffect(() => {
     const element = scroller.current;
-    if (!element) return;
+    if (!element || !canFollow) return;
     let { geometry: g, scrollTop: top } = latest.current;
     if (!latest.current.measured) {
       g = listGeometry(g.count, g.row, element.clientHeight || g.viewport);
@@ -123,7 +134,7 @@ function FollowPlayhead({ scroller, geometry, scrollTop, measured, onScrolled }:
     const next = scrollTopCentring(g, position);
     element.scrollTop = next;
     onScrolled(next);
-  }, [scroller, position, onScrolled]);
+  }, [scroller, position, onScrolled, canFollow]);
   return null;
 }
 
