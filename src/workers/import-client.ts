@@ -4,7 +4,8 @@
 // Cancelling terminates the worker, the only way to stop a synchronous parse; the next import starts a fresh one.
 import * as Comlink from 'comlink';
 import { MAX_FILE_BYTES } from '../import/parse-input.ts';
-import { FileAssembler, type FilePart, type ImportBatchResult as LoadedBatch, type ImportFailureInfo, type ImportProgress } from './import-files.ts';
+import type { ImportBatchResult as LoadedBatch, ImportFailureInfo, ImportProgress } from './import-files.ts';
+import { FileAssembler, type FilePart } from './run-parts.ts';
 import type { LoadedFile } from '../import/index.ts';
 import type { RunSpan } from '../model/types.ts';
 import type { ImportCallbacks, ImportWorkerApi } from './import.worker.ts';

@@ -4,7 +4,7 @@ import { generateAgentTrace } from '../../bench/gen-agent-otlp.ts';
 import { importText } from '../import/index.ts';
 import { expectStoredRuns, openLibraryDb, readStoredSpans, startLibraryPersistence, usePersistence } from '../store/library-db.ts';
 import { useLibrary } from '../store/library.ts';
-import { FileAssembler, sendInParts, STEP_SLICE, type FilePart } from './import-files.ts';
+import { FileAssembler, sendInParts, STEP_SLICE, type FilePart } from './run-parts.ts';
 import { readSpans, storeRuns } from './import-storage.ts';
 import { hydrateRun } from '../model/session-spans.ts';
 import { stepSpanRestorer } from '../features/run-view/span-tree-loader.ts';
