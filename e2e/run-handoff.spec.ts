@@ -13,6 +13,8 @@ test('a 20,500-span run: saved by the worker, its span tree read from IndexedDB 
   const file = testInfo.outputPath('flat-agent.otlp.json');
   writeFileSync(file, generateFlatAgentTrace(SPANS));
   await openStudio(page);
+  // The worker writes the runs only once the library has been read (before that the page keeps them, spans inline).
+  await page.getByTestId('persistence-status').and(page.locator('[data-status="saved"]')).waitFor();
   await openTraceInRunView(page, file);
   await expect(page.locator('section[aria-label="Steps"] h2')).toContainText('19,679');
 
