@@ -163,6 +163,16 @@ describe('library database', () => {
     db.close();
   });
 
+  it('says saving while a change waits for its debounced write (a reload then could lose it)', async () => {
+    const persistence = await startLibraryPersistence({ name: freshName(), debounceMs: 50 });
+    expect(usePersistence.getState().status).toBe('saved');
+    useLibrary.getState().addLoaded({ file: 'pending.json', format: 'native', formatLabel: 'x', runs: [makeRun('pending')], warnings: [] });
+    expect(usePersistence.getState().status).toBe('saving');
+    await persistence.flush();
+    expect(usePersistence.getState().status).toBe('saved');
+    persistence.stop();
+  });
+
   it('debounces a burst of changes into one write', async () => {
     const name = freshName();
     const persistence = await startLibraryPersistence({ name, debounceMs: 20 });

@@ -431,7 +431,7 @@ export async function startLibraryPersistence({ debounceMs = 250, ...options }: 
         if (usePersistence.getState().savingRuns.size === 0) usePersistence.setState({ status: 'saved', problem: undefined });
         return;
       }
-      usePersistence.setState({ status: 'saving' });
+      if (usePersistence.getState().status !== 'saving') usePersistence.setState({ status: 'saving' });
       try {
         const ops = await writeChanges(db, written, next);
         written = next;
@@ -446,15 +446,17 @@ export async function startLibraryPersistence({ debounceMs = 250, ...options }: 
     });
     return writing;
   };
-  const schedule = () => {
+  const schedule = (pending = true) => {
     if (timer !== undefined) clearTimeout(timer);
     timer = setTimeout(() => void write(), debounceMs);
+    // A change waiting for its write is not saved yet: say so (a reload now could lose it).
+    if (pending && usePersistence.getState().status === 'saved') usePersistence.setState({ status: 'saving' });
   };
 
   // Files opened while the library was loading are new to the database.
   usePersistence.setState({ status: 'saved', problem: undefined });
   const state = library.getState();
-  if (state.files !== written.files || state.runs !== written.runs) schedule();
+  if (state.files !== written.files || state.runs !== written.runs) schedule(false);
   const unsubscribe = library.subscribe((s, prev) => {
     if (s.files !== prev.files || s.runs !== prev.runs || s.llmCalls !== prev.llmCalls) schedule();
   });
