@@ -1,8 +1,8 @@
 // The OTLP/HTTP receiver over real HTTP: its middleware on a node http server on 127.0.0.1, spoken to with fetch.
-import { createServer, type Server } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createOtlpReceiver, decodeProtobufRequest, LiveRing, type OtlpReceiver, type OtlpReceiverOptions } from './otlp-receiver.ts';
+import { decodeProtobufRequest, LiveRing, type OtlpReceiver, type OtlpReceiverOptions } from './otlp-receiver.ts';
+import { startReceiver, type RunningReceiver } from './otlp-test-receiver.ts';
 import { otlpTraceTypes } from './otlp-schema.ts';
 
 const TRACE = '5b8efff798038103d269b633813fc60c';
@@ -15,23 +15,18 @@ function exportOf(spans: unknown[]) {
   return { resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'test' } }] }, scopeSpans: [{ scope: { name: 't' }, spans }] }] };
 }
 
+let running: RunningReceiver | undefined;
 let receiver: OtlpReceiver | undefined;
-let server: Server | undefined;
 
 async function start(options: OtlpReceiverOptions = {}): Promise<string> {
-  receiver = createOtlpReceiver(options);
-  const r = receiver;
-  server = createServer((req, res) => r.handle(req, res, () => res.writeHead(404).end()));
-  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (!address || typeof address === 'string') throw new Error('no port');
-  return `http://127.0.0.1:${address.port}`;
+  running = await startReceiver(options);
+  receiver = running.receiver;
+  return running.origin;
 }
 
 afterEach(async () => {
-  receiver?.close();
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  server = undefined;
+  await running?.stop();
+  running = undefined;
   receiver = undefined;
 });
 

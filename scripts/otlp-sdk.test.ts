@@ -1,7 +1,6 @@
 // The receiver with the real OpenTelemetry JS SDK and both of its OTLP/HTTP trace exporters (JSON and protobuf): an
 // OpenInference-shaped smolagents run, emitted step by step, becomes a run that grows by the same import as a file,
 // and the supervisor's filter fires on the failed step before the run ends.
-import { createServer, type Server } from 'node:http';
 import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as ProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -14,24 +13,21 @@ import { CallRecorder, LlmClient, withDefaults } from '../src/llm/index.ts';
 import type { LlmCallRecord } from '../src/model/types.ts';
 import { LiveOtlpPipeline } from '../src/workers/live-otlp-pipeline.ts';
 import { startTestServer } from '../test-server/server.ts';
-import { createOtlpReceiver, type OtlpReceiver } from './otlp-receiver.ts';
+import type { OtlpReceiver } from './otlp-receiver.ts';
+import { startReceiver, type RunningReceiver } from './otlp-test-receiver.ts';
 
+let running: RunningReceiver | undefined;
 let receiver: OtlpReceiver | undefined;
-let server: Server | undefined;
 
 afterEach(async () => {
-  receiver?.close();
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  await running?.stop();
+  running = undefined;
 });
 
 async function start(token?: string): Promise<string> {
-  receiver = createOtlpReceiver({ token });
-  const r = receiver;
-  server = createServer((req, res) => r.handle(req, res, () => res.writeHead(404).end()));
-  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (!address || typeof address === 'string') throw new Error('no port');
-  return `http://127.0.0.1:${address.port}`;
+  running = await startReceiver({ token });
+  receiver = running.receiver;
+  return running.origin;
 }
 
 describe.each([
