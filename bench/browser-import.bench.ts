@@ -8,7 +8,7 @@
 //   npm run bench:browser-import                   builds the app into a private directory, then measures
 //   BENCH_DIST=<dir> tsx bench/browser-import.bench.ts   uses an existing build
 //   BENCH_SPANS=…                                  file size (default 100k spans)
-import { chromium } from '@playwright/test';
+import { chromium, type CDPSession } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -44,25 +44,116 @@ const PROFILE = process.env.BENCH_PROFILE === '1';
 const PROFILE_OPEN = process.env.BENCH_PROFILE === 'open';
 /** BENCH_PROFILE=spans: from the click on the folded span tree to its rows. */
 const PROFILE_SPANS = process.env.BENCH_PROFILE === 'spans';
+/**
+ * BENCH_PROFILE=worker: sample the import worker (not the page) from the drop to the runs listed; print its heaviest
+ * functions. The worker is reached through a browser-level CDP session that attaches to every new target (flattened
+ * sessions), so profiling starts before the worker runs its first line.
+ */
+const PROFILE_WORKER = process.env.BENCH_PROFILE === 'worker';
 
 interface CpuProfile {
+  startTime: number;
   nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }[];
   samples: number[];
   timeDeltas: number[];
 }
 
-function printProfile(profile: CpuProfile): void {
+function nameOf(f: CpuProfile['nodes'][number]['callFrame']): string {
+  return `${f.functionName || '(anonymous)'} ${f.url.split('/').pop()}:${f.lineNumber}`;
+}
+
+function printProfile(profile: CpuProfile, title = 'main thread, self time (ms), drop → painted', timeline = false): void {
   const self = new Map<number, number>();
   profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
   const byName = new Map<string, number>();
   for (const node of profile.nodes) {
-    const f = node.callFrame;
-    const name = `${f.functionName || '(anonymous)'} ${f.url.split('/').pop()}:${f.lineNumber}`;
+    const name = nameOf(node.callFrame);
     byName.set(name, (byName.get(name) ?? 0) + (self.get(node.id) ?? 0));
   }
   const top = [...byName].sort((a, b) => b[1] - a[1]).slice(0, 25);
-  console.log('  main thread, self time (ms), drop → painted:');
+  const total = profile.timeDeltas.reduce((a, b) => a + b, 0);
+  console.log(`  ${title} (${(total / 1000).toFixed(0)} ms sampled):`);
   for (const [name, us] of top) console.log(`    ${(us / 1000).toFixed(0).padStart(6)}  ${name}`);
+  if (!timeline) return;
+  // Inclusive (total) time: a function counted once per sample however deep it recurses.
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const nodeById = new Map(profile.nodes.map((n) => [n.id, n]));
+  const inclusive = new Map<string, number>();
+  // Where the time went, 100 ms at a time: the heaviest self function of each slice.
+  const slices: Map<string, number>[] = [];
+  let at = 0;
+  profile.samples.forEach((id, i) => {
+    const dt = profile.timeDeltas[i] ?? 0;
+    at += dt;
+    const seen = new Set<string>();
+    for (let n: number | undefined = id; n !== undefined; n = parent.get(n)) {
+      const name = nameOf(nodeById.get(n)!.callFrame);
+      if (seen.has(name)) continue;
+      seen.add(name);
+      inclusive.set(name, (inclusive.get(name) ?? 0) + dt);
+    }
+    const slice = (slices[Math.floor(at / 100_000)] ??= new Map());
+    const name = nameOf(nodeById.get(id)!.callFrame);
+    slice.set(name, (slice.get(name) ?? 0) + dt);
+  });
+  console.log('  total time (ms), functions of the worker\'s code:');
+  const ownCode = [...inclusive].filter(([name]) => !name.startsWith('(') || name.startsWith('(anonymous) ') && !name.endsWith(':-1'));
+  for (const [name, us] of ownCode.sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`    ${(us / 1000).toFixed(0).padStart(6)}  ${name}`);
+  console.log('  timeline from the start of sampling, per 100 ms: the two heaviest functions (self ms)');
+  slices.forEach((slice, i) => {
+    const two = [...slice].sort((a, b) => b[1] - a[1]).slice(0, 2).map(([name, us]) => `${name} ${(us / 1000).toFixed(0)}`);
+    console.log(`    ${String(i * 100).padStart(5)}  ${two.join(', ')}`);
+  });
+}
+
+interface WorkerProfiler {
+  /** Stops sampling the workers started since and prints the heaviest functions of each. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Sample every worker the page starts from now on (the import worker starts with the first import). A page-level CDP
+ * session of our own auto-attaches to the page's workers in the non-flattened mode (Playwright's own sessions use the
+ * flattened one, whose child sessions a `CDPSession` cannot address): commands reach a worker through
+ * Target.sendMessageToTarget and its answers come back as Target.receivedMessageFromTarget. The worker is not paused
+ * at its start, so its first few ms (loading its module) may be missed.
+ */
+async function profileWorkers(cdp: CDPSession): Promise<WorkerProfiler> {
+  let nextId = 1;
+  const pending = new Map<number, (result: unknown) => void>();
+  const workers: { sessionId: string; url: string; started: Promise<unknown> }[] = [];
+  const call = (sessionId: string, method: string, params: object = {}) =>
+    new Promise<unknown>((resolveCall) => {
+      const id = nextId++;
+      pending.set(id, resolveCall);
+      void cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method, params }) });
+    });
+  cdp.on('Target.receivedMessageFromTarget', (event: { sessionId: string; message: string }) => {
+    const message = JSON.parse(event.message) as { id?: number; result?: unknown; error?: unknown };
+    if (message.id === undefined) return;
+    pending.get(message.id)?.(message.result ?? message.error);
+    pending.delete(message.id);
+  });
+  cdp.on('Target.attachedToTarget', (event: { sessionId: string; targetInfo: { type: string; url: string } }) => {
+    const { sessionId, targetInfo } = event;
+    if (targetInfo.type !== 'worker' || !/import/.test(targetInfo.url)) return;
+    const started = call(sessionId, 'Profiler.enable')
+      .then(() => call(sessionId, 'Profiler.setSamplingInterval', { interval: 500 }))
+      .then(() => call(sessionId, 'Profiler.start'));
+    workers.push({ sessionId, url: targetInfo.url, started });
+  });
+  await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
+  return {
+    async stop() {
+      for (const w of workers) {
+        await w.started;
+        const stopped = (await call(w.sessionId, 'Profiler.stop')) as { profile?: CpuProfile };
+        if (stopped.profile) printProfile(stopped.profile, `worker ${w.url.split('/').pop()}, self time (ms), drop → listed`, true);
+      }
+      if (workers.length === 0) console.log('  (no worker started during the import)');
+    },
+  };
 }
 
 const MIME: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.json': 'application/json', '.svg': 'image/svg+xml' };
@@ -147,6 +238,7 @@ export async function measureThroughLibrary(dist: string, file: string, open = t
     await cdp.send('HeapProfiler.collectGarbage');
     await page.waitForTimeout(500);
     await page.evaluate('window.__longTasks.length = 0');
+    const workerProfiler = PROFILE_WORKER ? await profileWorkers(await context.newCDPSession(page)) : undefined;
     if (PROFILE) {
       await cdp.send('Profiler.enable');
       await cdp.send('Profiler.setSamplingInterval', { interval: 1000 });
@@ -157,6 +249,7 @@ export async function measureThroughLibrary(dist: string, file: string, open = t
     const row = page.getByTestId('run-row').first();
     await row.waitFor({ timeout: 120_000 });
     const listedAt = (await page.evaluate('performance.now()')) as number;
+    await workerProfiler?.stop();
     const clickAt = (await page.evaluate('performance.now()')) as number;
     if (open) {
       if (PROFILE_OPEN) {
