@@ -81,3 +81,40 @@ describe('detectText', () => {
     expect(detectText('t.json', otlp).doc.text).toBe(otlp);
   });
 });
+
+describe('TraceDecoder: the NUL check on the decoded text (issue 14)', () => {
+  const nulAt = Buffer.byteLength(TEXT);
+  const withNul = Buffer.concat([Buffer.from(TEXT), Buffer.from([0]), Buffer.from(TEXT)]);
+
+  it('a NUL after a multi-byte character split between pieces is found at its byte', () => {
+    const bytes = Buffer.concat([Buffer.from('{"a":"é'), Buffer.from([0xe2, 0x82]), Buffer.from([0]), Buffer.from('"}')]);
+    const where = `byte ${Buffer.byteLength('{"a":"é') + 2}`;
+    expect(importError(() => decodeBytes('x.json', bytes)).location).toBe(where);
+    for (const size of [1, 2, 3, 5, 8, 9, 10]) expect(importError(() => pieces('x.json', bytes, size)).location).toBe(where);
+  });
+
+  it('a NUL in a piece still held is reported before the size limit a later piece passes', () => {
+    const decoder = new TraceDecoder('x.json', { maxBytes: withNul.length });
+    decoder.push(withNul);
+    const e = importError(() => decoder.push(Buffer.from('more')));
+    expect(e.location).toBe(`byte ${nulAt}`);
+    expect(e.detail).toMatch(/NUL byte/);
+  });
+
+  it('checkPushed (a reader that failed) reports a NUL in the held piece, and nothing when there is none', () => {
+    const decoder = new TraceDecoder('x.json');
+    decoder.push(withNul);
+    expect(importError(() => decoder.checkPushed()).location).toBe(`byte ${nulAt}`);
+    const clean = new TraceDecoder('x.json');
+    clean.push(Buffer.from(TEXT));
+    expect(() => clean.checkPushed()).not.toThrow();
+    expect(clean.finish()).toBe(TEXT);
+  });
+
+  it('the bytes are not searched for a NUL when the text is (one indexOf on the decoded string)', () => {
+    const search = vi.spyOn(Uint8Array.prototype, 'indexOf');
+    expect(decodeBytes('x.json', new Uint8Array(Buffer.from(TEXT)))).toBe(TEXT);
+    expect(search).not.toHaveBeenCalled();
+    search.mockRestore();
+  });
+});

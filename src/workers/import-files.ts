@@ -37,6 +37,7 @@ export async function readFileText(name: string, file: Blob, onRead?: (bytesRead
     }
   } catch (e) {
     void reader.cancel().catch(() => {});
+    decoder.checkPushed();
     throw e;
   }
   onRead?.(read);
