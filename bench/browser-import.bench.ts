@@ -8,6 +8,7 @@
 //   npm run bench:browser-import                   builds the app into a private directory, then measures
 //   BENCH_DIST=<dir> tsx bench/browser-import.bench.ts   uses an existing build
 //   BENCH_SPANS=…                                  file size (default 100k spans)
+//   BENCH_PROFILE=worker                           also profile the import worker (ADR 0022); =1, open, spans: the page
 import { chromium, type CDPSession } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -45,9 +46,9 @@ const PROFILE_OPEN = process.env.BENCH_PROFILE === 'open';
 /** BENCH_PROFILE=spans: from the click on the folded span tree to its rows. */
 const PROFILE_SPANS = process.env.BENCH_PROFILE === 'spans';
 /**
- * BENCH_PROFILE=worker: sample the import worker (not the page) from the drop to the runs listed; print its heaviest
- * functions. The worker is reached through a browser-level CDP session that attaches to every new target (flattened
- * sessions), so profiling starts before the worker runs its first line.
+ * BENCH_PROFILE=worker: sample the import worker (not the page) from its start (the first import creates it) to the runs
+ * listed; print its heaviest functions by self and by total time, and a 100 ms timeline (see profileWorkers). Names
+ * are readable on an unminified build: `vite build --minify false --outDir <dir>`, then BENCH_DIST=<dir>.
  */
 const PROFILE_WORKER = process.env.BENCH_PROFILE === 'worker';
 
@@ -80,7 +81,7 @@ function printProfile(profile: CpuProfile, title = 'main thread, self time (ms),
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
   const nodeById = new Map(profile.nodes.map((n) => [n.id, n]));
   const inclusive = new Map<string, number>();
-  // Where the time went, 100 ms at a time: the heaviest self function of each slice.
+  // Where the time went, 100 ms at a time: the two heaviest self functions of each slice.
   const slices: Map<string, number>[] = [];
   let at = 0;
   profile.samples.forEach((id, i) => {
