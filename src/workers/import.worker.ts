@@ -2,7 +2,7 @@
 // Each loaded file goes to the page in parts (run-parts.ts); when the page names its library database, the runs
 // are then written there from here, and the page learns when each file's runs are durable (ADR 0020).
 import * as Comlink from 'comlink';
-import { deliverEach, failureOf, importFiles, readFileText, type FileInput, type ImportFailureInfo, type ImportProgress } from './import-files.ts';
+import { deliverEach, failureOf, importFiles, readFileInput, type FileInput, type ImportFailureInfo, type ImportProgress } from './import-files.ts';
 import { sendInParts, type FilePart } from './run-parts.ts';
 import { readSpans, storeRuns, type RunStorage } from './import-storage.ts';
 import type { RunSpan } from '../model/types.ts';
@@ -15,6 +15,9 @@ export interface ImportCallbacks {
   /** Resolves when the page is idle: the write starts then, so it never competes with the run view's first paint. */
   whenIdle?(): Promise<void>;
 }
+
+/** Hand-over progress is reported at most this often. */
+const HAND_OVER_PROGRESS_EVERY_MS = 100;
 
 const api = {
   /**
@@ -32,10 +35,11 @@ const api = {
       }
       const bytesTotal = source.file.size;
       try {
-        const text = await readFileText(source.name, source.file, (bytesRead) =>
-          callbacks.onProgress?.({ file: source.name, fileIndex, fileCount: sources.length, phase: 'reading', bytesRead, bytesTotal }),
+        inputs.push(
+          await readFileInput(source.name, source.file, (phase, bytesRead) =>
+            callbacks.onProgress?.({ file: source.name, fileIndex, fileCount: sources.length, phase, bytesRead, bytesTotal }),
+          ),
         );
-        inputs.push({ name: source.name, text });
       } catch (error) {
         unread.push(failureOf(source.name, error));
       }
@@ -43,9 +47,30 @@ const api = {
     const result = importFiles(inputs, callbacks.onProgress);
     result.failures = [...unread, ...result.failures];
     const delivered: number[] = [];
+    const fileCount = result.loaded.length;
     const failures = await deliverEach(result, async (file) => {
-      await sendInParts(file, callbacks.onPart, storage === undefined);
-      delivered.push(result.loaded.indexOf(file));
+      const fileIndex = result.loaded.indexOf(file);
+      // Handing over: steps taken by the page, of the file's steps (each part's answer is the page having taken it).
+      const total = file.runs.reduce((n, r) => n + r.steps.length, 0);
+      let done = 0;
+      let reported = 0;
+      const report = () => callbacks.onProgress?.({ file: file.file, fileIndex, fileCount, phase: 'handing-over', done, total });
+      report();
+      await sendInParts(
+        file,
+        async (part) => {
+          await callbacks.onPart(part);
+          if (part.kind !== 'steps') return;
+          done += part.steps.length;
+          const now = Date.now();
+          if (now - reported >= HAND_OVER_PROGRESS_EVERY_MS) {
+            reported = now;
+            report();
+          }
+        },
+        storage === undefined,
+      );
+      delivered.push(fileIndex);
     });
     if (storage) {
       // One file after the other, not awaited: the answer goes back now, the writes report as they commit, and
