@@ -3,7 +3,6 @@
 // the worker also writes the runs to the library's database; `storing` says when each file's runs are durable.
 // Cancelling terminates the worker, the only way to stop a synchronous parse; the next import starts a fresh one.
 import * as Comlink from 'comlink';
-import { MAX_FILE_BYTES } from '../import/parse-input.ts';
 import type { ImportBatchResult as LoadedBatch, ImportFailureInfo, ImportProgress } from './import-files.ts';
 import { FileAssembler, type FilePart } from './run-parts.ts';
 import type { LoadedFile } from '../import/index.ts';
@@ -102,15 +101,12 @@ function whenIdle(): Promise<void> {
 export async function importInWorker(sources: ImportSource[], { onProgress, signal, storage }: ImportOptions = {}): Promise<ImportBatchResult> {
   if (signal?.aborted) throw new ImportCancelled();
   const fileCount = sources.length;
-  // Files go to the worker as they are (a handle, not their bytes): it reads and decodes them itself.
+  // Files go to the worker as they are (a handle, not their bytes): it reads and decodes them itself. A file too big
+  // to hold as one string is read there as a stream when it is JSON Lines, else refused after a look at its head.
   const inputs: ({ name: string; bytes: ArrayBuffer } | { name: string; file: File })[] = [];
-  // Too big to hold as one string: refused before reading a byte of it.
   const refused: ImportFailureInfo[] = [];
   for (const [fileIndex, source] of sources.entries()) {
-    if (source instanceof File && source.size > MAX_FILE_BYTES) {
-      const mb = (n: number) => `${Math.round(n / 1048576)} MB`;
-      refused.push({ file: source.name, format: 'unknown', location: '', detail: `file is ${mb(source.size)}; the limit is ${mb(MAX_FILE_BYTES)}` });
-    } else if (source instanceof File) {
+    if (source instanceof File) {
       onProgress?.({ file: source.name, fileIndex, fileCount, phase: 'reading', bytesRead: 0, bytesTotal: source.size });
       inputs.push({ name: source.name, file: source });
     } else {
