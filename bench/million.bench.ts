@@ -279,7 +279,7 @@ async function openThroughLibrary(base: string, file: string): Promise<Opened> {
     }
     if (during.length === 0) stillMs = listedAt - dropAt;
     const rows = (await page.evaluate(`document.querySelector('section[aria-label="Steps"] h2')?.textContent ?? ''`)) as string;
-    const phaseOf = (s: string) => /reading|decoding|parsing|mapping|handing over|receiving|saving|gone/.exec(s)?.[0] ?? s.slice(0, 30);
+    const phaseOf = (s: string) => /reading|decoding|parsing|mapping|handing|saving|gone/.exec(s)?.[0] ?? s.slice(0, 30);
     const phases: string[] = [];
     for (const p of progress) {
       const name = phaseOf(p.state);

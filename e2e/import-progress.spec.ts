@@ -60,7 +60,7 @@ test('a large JSON Lines file shows a progress bar that advances through reading
   const handing = seen.filter((s) => s.phase === 'handing-over' && s.value !== null).map((s) => s.value!);
   expect(handing.length).toBeGreaterThan(0);
   expect(handing.every((v, i) => v >= 0 && v <= 1 && (i === 0 || v >= handing[i - 1]))).toBe(true);
-  expect(seen.some((s) => /of 150,000 steps/.test(s.text))).toBe(true);
+  expect(seen.some((s) => /of 300,000 steps and handoffs/.test(s.text))).toBe(true); // a broadcast handoff per message
 });
 
 test('Cancel, pressed from the keyboard mid-import, stops the worker and leaves the library as it was', async ({ page }, testInfo) => {

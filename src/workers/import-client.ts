@@ -85,6 +85,9 @@ export async function readSpansInWorker(storage: RunStorage, runId: string, rest
   return count === 0 ? undefined : spans;
 }
 
+/** Hand-over progress is shown at most this often. */
+const HAND_OVER_PROGRESS_EVERY_MS = 100;
+
 /** Longest wait for an idle moment before the worker writes anyway. */
 const IDLE_WAIT_MS = 2000;
 
@@ -118,8 +121,19 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
   const assembler = new FileAssembler();
   // One promise per delivered file, settled by the worker's onStored (in delivery order).
   const durable: { promise: Promise<void>; settle(error?: string): void }[] = [];
+  // The hand-over in progress, as the worker announced it: the parts taken here advance it (at most every 100 ms).
+  let handing: ImportProgress | undefined;
+  let handingReported = 0;
   const callbacks: ImportCallbacks = {
     async onPart(part: FilePart) {
+      if (handing && (part.kind === 'steps' || part.kind === 'handoffs')) {
+        handing = { ...handing, done: (handing.done ?? 0) + (part.kind === 'steps' ? part.steps.length : part.handoffs.length) };
+        const now = Date.now();
+        if (now - handingReported >= HAND_OVER_PROGRESS_EVERY_MS) {
+          handingReported = now;
+          onProgress?.(handing);
+        }
+      }
       const file = assembler.take(part);
       if (!file) return;
       loaded.push(file);
@@ -138,6 +152,7 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
       durable.push({ promise, settle });
     },
     onProgress(p: ImportProgress) {
+      handing = p.phase === 'handing-over' ? p : undefined;
       onProgress?.(p);
     },
     onStored(file: number, error?: string) {

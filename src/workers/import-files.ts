@@ -166,6 +166,10 @@ export function importFiles(inputs: FileInput[], onProgress?: (p: ImportProgress
       failures.push(failureOf(input.name, error));
     } finally {
       stepTicks.onTick = undefined;
+      // The parsed values (or text) are not needed once the runs are built: the caller's list no longer holds them
+      // through the hand-over and the write (a million steps' parsed JSON is hundreds of MB).
+      if ('parsed' in input) (input as { parsed: ParsedInput | undefined }).parsed = undefined;
+      else if ('text' in input) input.text = '';
     }
   });
   const sets: AnnotationSet[] = loaded.flatMap((f) => f.annotationSets ?? []);

@@ -16,9 +16,6 @@ export interface ImportCallbacks {
   whenIdle?(): Promise<void>;
 }
 
-/** Hand-over progress is reported at most this often. */
-const HAND_OVER_PROGRESS_EVERY_MS = 100;
-
 const api = {
   /**
    * Each loaded file goes to `onPart` in parts; the failures are the answer. With `storage`, the runs are written
@@ -50,26 +47,11 @@ const api = {
     const fileCount = result.loaded.length;
     const failures = await deliverEach(result, async (file) => {
       const fileIndex = result.loaded.indexOf(file);
-      // Handing over: steps taken by the page, of the file's steps (each part's answer is the page having taken it).
-      const total = file.runs.reduce((n, r) => n + r.steps.length, 0);
-      let done = 0;
-      let reported = 0;
-      const report = () => callbacks.onProgress?.({ file: file.file, fileIndex, fileCount, phase: 'handing-over', done, total });
-      report();
-      await sendInParts(
-        file,
-        async (part) => {
-          await callbacks.onPart(part);
-          if (part.kind !== 'steps') return;
-          done += part.steps.length;
-          const now = Date.now();
-          if (now - reported >= HAND_OVER_PROGRESS_EVERY_MS) {
-            reported = now;
-            report();
-          }
-        },
-        storage === undefined,
-      );
+      // Handing over: the worker says how much there is, before the first part; the page counts the parts it takes
+      // (a report sent from here after each part would queue behind every part already posted, and arrive at the end).
+      const total = file.runs.reduce((n, r) => n + r.steps.length + r.handoffs.length, 0);
+      callbacks.onProgress?.({ file: file.file, fileIndex, fileCount, phase: 'handing-over', done: 0, total });
+      await sendInParts(file, callbacks.onPart, storage === undefined);
       delivered.push(fileIndex);
     });
     if (storage) {

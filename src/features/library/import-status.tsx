@@ -31,7 +31,7 @@ export function describeProgress(p: ImportProgress | undefined): string {
     case 'attaching':
       return 'attaching annotations';
     case 'handing-over':
-      return `handing ${p.file} to this page: ${count(p.done ?? 0)} of ${count(p.total ?? 0)} steps${of}`;
+      return `handing ${p.file} to this page: ${count(p.done ?? 0)} of ${count(p.total ?? 0)} steps and handoffs${of}`;
     case 'saving':
       return `saving ${p.file} in this browser${p.total !== undefined ? `: ${count(p.done ?? 0)} of ${count(p.total)} files` : ''}${of}`;
   }
