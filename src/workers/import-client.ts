@@ -3,7 +3,7 @@
 // the worker also writes the runs to the library's database; `storing` says when each file's runs are durable.
 // Cancelling terminates the worker, the only way to stop a synchronous parse; the next import starts a fresh one.
 import * as Comlink from 'comlink';
-import type { ImportBatchResult as LoadedBatch, ImportFailureInfo, ImportProgress } from './import-files.ts';
+import type { ImportBatchResult as LoadedBatch, ImportProgress } from './import-files.ts';
 import { FileAssembler, type FilePart } from './run-parts.ts';
 import type { LoadedFile } from '../import/index.ts';
 import type { RunSpan } from '../model/types.ts';
@@ -107,7 +107,6 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
   // Files go to the worker as they are (a handle, not their bytes): it reads and decodes them itself. A file too big
   // to hold as one string is read there as a stream when it is JSON Lines, else refused after a look at its head.
   const inputs: ({ name: string; bytes: ArrayBuffer } | { name: string; file: File })[] = [];
-  const refused: ImportFailureInfo[] = [];
   for (const [fileIndex, source] of sources.entries()) {
     if (source instanceof File) {
       onProgress?.({ file: source.name, fileIndex, fileCount, phase: 'reading', bytesRead: 0, bytesTotal: source.size });
@@ -163,7 +162,7 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
   const buffers = inputs.flatMap((i) => ('bytes' in i ? [i.bytes] : []));
   const imported = api.importFiles(Comlink.transfer(inputs, buffers), Comlink.proxy(callbacks), storage);
   const work = imported.then((failures): ImportBatchResult => {
-    const result: ImportBatchResult = { loaded, failures: [...refused, ...failures] };
+    const result: ImportBatchResult = { loaded, failures };
     if (storage) result.storing = loaded.map((file, i) => ({ file, durable: durable[i].promise }));
     return result;
   });
