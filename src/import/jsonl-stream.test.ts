@@ -78,6 +78,18 @@ describe('readJsonLines', () => {
     expect(doc.textHash).toBeUndefined();
   });
 
+  it('imports every JSON Lines trace in ../shared/traces as the whole-text import does, ids included', async () => {
+    const files = (readdirSync(SHARED, { recursive: true }) as string[]).filter((f) => f.endsWith('.jsonl'));
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) {
+      const text = readFileSync(join(SHARED, f), 'utf8');
+      const name = f.split('/').pop()!;
+      expect(startsJsonLines(enc.encode(text).subarray(0, 1 << 20), true)).toBe(true);
+      const doc = await readJsonLines(name, pieces(text, 1000), { hashWhen: isBusMessage });
+      expect(importParsed(name, doc), f).toEqual(importText(name, text));
+    }
+  });
+
   it('reads a message-bus log into the run the whole-text import gives, id included', async () => {
     const dir = join(SHARED, 'smolagents-bus/runs');
     const run = readdirSync(dir)[0];
