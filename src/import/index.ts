@@ -116,6 +116,11 @@ export function importDetected({ file, doc, importer }: DetectedInput): Imported
   }
 }
 
+/** Import an input parsed elsewhere (JSON Lines read as a stream, jsonl-stream.ts): detection, then the runs. */
+export function importParsed(file: string, doc: ParsedInput): ImportedFile {
+  return importDetected({ file, doc, importer: detect(file, doc) });
+}
+
 export function importBytes(file: string, bytes: Uint8Array, options: ImportOptions = {}): ImportedFile {
   return importText(file, decodeBytes(file, bytes), options);
 }

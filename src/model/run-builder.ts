@@ -18,6 +18,13 @@ export interface RunHead {
   raw?: Record<string, unknown>;
 }
 
+/**
+ * Told every STEP_TICK steps a builder adds, with that builder's step count: the import worker's progress while an
+ * importer maps a large file (a synchronous pass it cannot otherwise look into). Unset: nothing is called.
+ */
+export const stepTicks: { onTick?: (steps: number) => void } = {};
+const STEP_TICK = 1 << 14;
+
 export class RunBuilder {
   readonly steps: Step[] = [];
   readonly handoffs: Handoff[] = [];
@@ -78,6 +85,7 @@ export class RunBuilder {
     const { id, ...rest } = fields;
     const step = { id: id ?? `${this.id}:s${index}`, index, ...rest } as Step;
     this.steps.push(step);
+    if ((index & (STEP_TICK - 1)) === 0 && index > 0) stepTicks.onTick?.(index);
     return step;
   }
 

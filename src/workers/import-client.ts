@@ -3,8 +3,7 @@
 // the worker also writes the runs to the library's database; `storing` says when each file's runs are durable.
 // Cancelling terminates the worker, the only way to stop a synchronous parse; the next import starts a fresh one.
 import * as Comlink from 'comlink';
-import { MAX_FILE_BYTES } from '../import/parse-input.ts';
-import type { ImportBatchResult as LoadedBatch, ImportFailureInfo, ImportProgress } from './import-files.ts';
+import type { ImportBatchResult as LoadedBatch, ImportProgress } from './import-files.ts';
 import { FileAssembler, type FilePart } from './run-parts.ts';
 import type { LoadedFile } from '../import/index.ts';
 import type { RunSpan } from '../model/types.ts';
@@ -86,6 +85,9 @@ export async function readSpansInWorker(storage: RunStorage, runId: string, rest
   return count === 0 ? undefined : spans;
 }
 
+/** Hand-over progress is shown at most this often. */
+const HAND_OVER_PROGRESS_EVERY_MS = 100;
+
 /** Longest wait for an idle moment before the worker writes anyway. */
 const IDLE_WAIT_MS = 2000;
 
@@ -102,15 +104,11 @@ function whenIdle(): Promise<void> {
 export async function importInWorker(sources: ImportSource[], { onProgress, signal, storage }: ImportOptions = {}): Promise<ImportBatchResult> {
   if (signal?.aborted) throw new ImportCancelled();
   const fileCount = sources.length;
-  // Files go to the worker as they are (a handle, not their bytes): it reads and decodes them itself.
+  // Files go to the worker as they are (a handle, not their bytes): it reads and decodes them itself. A file too big
+  // to hold as one string is read there as a stream when it is JSON Lines, else refused after a look at its head.
   const inputs: ({ name: string; bytes: ArrayBuffer } | { name: string; file: File })[] = [];
-  // Too big to hold as one string: refused before reading a byte of it.
-  const refused: ImportFailureInfo[] = [];
   for (const [fileIndex, source] of sources.entries()) {
-    if (source instanceof File && source.size > MAX_FILE_BYTES) {
-      const mb = (n: number) => `${Math.round(n / 1048576)} MB`;
-      refused.push({ file: source.name, format: 'unknown', location: '', detail: `file is ${mb(source.size)}; the limit is ${mb(MAX_FILE_BYTES)}` });
-    } else if (source instanceof File) {
+    if (source instanceof File) {
       onProgress?.({ file: source.name, fileIndex, fileCount, phase: 'reading', bytesRead: 0, bytesTotal: source.size });
       inputs.push({ name: source.name, file: source });
     } else {
@@ -122,8 +120,19 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
   const assembler = new FileAssembler();
   // One promise per delivered file, settled by the worker's onStored (in delivery order).
   const durable: { promise: Promise<void>; settle(error?: string): void }[] = [];
+  // The hand-over in progress, as the worker announced it: the parts taken here advance it (at most every 100 ms).
+  let handing: ImportProgress | undefined;
+  let handingReported = 0;
   const callbacks: ImportCallbacks = {
     async onPart(part: FilePart) {
+      if (handing && (part.kind === 'steps' || part.kind === 'handoffs')) {
+        handing = { ...handing, done: (handing.done ?? 0) + (part.kind === 'steps' ? part.steps.length : part.handoffs.length) };
+        const now = Date.now();
+        if (now - handingReported >= HAND_OVER_PROGRESS_EVERY_MS) {
+          handingReported = now;
+          onProgress?.(handing);
+        }
+      }
       const file = assembler.take(part);
       if (!file) return;
       loaded.push(file);
@@ -142,6 +151,7 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
       durable.push({ promise, settle });
     },
     onProgress(p: ImportProgress) {
+      handing = p.phase === 'handing-over' ? p : undefined;
       onProgress?.(p);
     },
     onStored(file: number, error?: string) {
@@ -152,7 +162,7 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
   const buffers = inputs.flatMap((i) => ('bytes' in i ? [i.bytes] : []));
   const imported = api.importFiles(Comlink.transfer(inputs, buffers), Comlink.proxy(callbacks), storage);
   const work = imported.then((failures): ImportBatchResult => {
-    const result: ImportBatchResult = { loaded, failures: [...refused, ...failures] };
+    const result: ImportBatchResult = { loaded, failures };
     if (storage) result.storing = loaded.map((file, i) => ({ file, durable: durable[i].promise }));
     return result;
   });

@@ -1,16 +1,58 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { closeSync, existsSync, ftruncateSync, mkdtempSync, openAsBlob, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exportSession } from '../export/native.ts';
 import { makeRun } from '../testing/test-runs.ts';
-import { deliverEach, importFiles, type ImportProgress } from './import-files.ts';
+import { deliverEach, importFiles, readFileInput, type ImportProgress } from './import-files.ts';
 
 const encode = (text: string) => new TextEncoder().encode(text);
 const TRAIL = resolve(import.meta.dirname, '../../../shared/traces/trail');
 const TRAIL_ID = '0ebe673d64647ec44c370638b82d3c78';
 const haveTrail = existsSync(`${TRAIL}/gaia/${TRAIL_ID}.json`) && existsSync(`${TRAIL}/annotations/${TRAIL_ID}.json`);
 
+describe('readFileInput (a File, as the worker reads it)', () => {
+  it('reads JSON Lines as a stream, parsing as it reads, and imports them as the whole text would be', async () => {
+    const lines = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ sender: i % 2 ? 'a' : 'b', type: 'channel_message', content: `m${i}`, recipients: ['@all'], thread_id: null }));
+    const text = `${lines.join('\n')}\n`;
+    const phases: string[] = [];
+    const input = await readFileInput('messages.jsonl', new Blob([text]), (phase) => phases.push(phase));
+    expect('parsed' in input && input.parsed.kind).toBe('jsonl');
+    expect(phases.every((p) => p === 'parsing')).toBe(true);
+    const streamed = importFiles([input]);
+    const whole = importFiles([{ name: 'messages.jsonl', text }]);
+    expect(streamed.failures).toEqual([]);
+    expect(streamed.loaded).toEqual(whole.loaded);
+  });
+
+  it('refuses a file that is not JSON Lines and too long for one string, after reading only its head', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mas-read-input-'));
+    try {
+      const path = join(dir, 'huge.json');
+      const fd = openSync(path, 'w');
+      ftruncateSync(fd, 401 * 1024 * 1024); // sparse: nothing on disk
+      closeSync(fd);
+      const error = await readFileInput('huge.json', await openAsBlob(path)).then(
+        () => undefined,
+        (e: unknown) => e as Error & { detail?: string },
+      );
+      expect(error?.detail).toMatch(/^file is 401 MB; the limit is 400 MB for a file read whole .* JSON Lines/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('importFiles (the import worker’s work)', () => {
+  it('reports the steps mapped while an importer builds a large run', () => {
+    const history = Array.from({ length: 40_000 }, (_, i) => ({ content: `m${i}`, role: 'assistant', name: i % 2 ? 'A' : 'B' }));
+    const progress: ImportProgress[] = [];
+    const { loaded } = importFiles([{ name: 'chat.json', text: JSON.stringify({ question: 'q', history }) }], (p) => progress.push(p));
+    expect(loaded[0].runs[0].steps).toHaveLength(40_000);
+    const counts = progress.filter((p) => p.phase === 'mapping' && p.done !== undefined).map((p) => p.done);
+    expect(counts[0]).toBe(16384);
+  });
+
   it('imports a native session from an ArrayBuffer and reports each phase', () => {
     const bytes = encode(exportSession({ runs: [makeRun('r1', { simulated: true })], simulated: true }));
     const progress: ImportProgress[] = [];
@@ -19,7 +61,7 @@ describe('importFiles (the import worker’s work)', () => {
     expect(loaded).toHaveLength(1);
     expect(loaded[0]).toMatchObject({ file: 'demo.session.json', format: 'native', formatLabel: 'MAS Replay session' });
     expect(loaded[0].runs.map((r) => r.id)).toEqual(['r1']);
-    expect(progress.map((p) => p.phase)).toEqual(['decoding', 'parsing']);
+    expect(progress.map((p) => p.phase)).toEqual(['decoding', 'parsing', 'mapping']);
     expect(progress[0]).toMatchObject({ fileIndex: 0, fileCount: 1, bytesTotal: bytes.length });
     // What crosses the worker boundary must survive structured cloning unchanged.
     expect(structuredClone(loaded)).toEqual(loaded);

@@ -4,12 +4,47 @@
 // Everything returned is plain data: it crosses the worker boundary by structured clone, one file at a time, so a
 // file whose result cannot be cloned fails alone (see deliverEach). A large run crosses in parts (its shell, then its
 // steps in slices), each a short task on the page; its source spans stay with the worker's IndexedDB write (ADR 0020).
-import { ImportError, importText, type LoadedFile } from '../import/index.ts';
+import { detectText, ImportError, importDetected, importParsed, type ImportedFile, type LoadedFile } from '../import/index.ts';
 import { attachAnnotationSets, type AnnotationSet } from '../model/annotations.ts';
-import { decodeBytes, TraceDecoder } from '../import/parse-input.ts';
+import { stepTicks } from '../model/run-builder.ts';
+import { decodeBytes, MAX_FILE_BYTES, TraceDecoder, type ParsedInput } from '../import/parse-input.ts';
+import { JSON_LINES_NAME, readJsonLines, startsJsonLines } from '../import/jsonl-stream.ts';
+import { isBusMessage } from '../import/formats/bus-messages.ts';
 
-/** A file's bytes, or its text when the worker has read and decoded it already (readFileText). */
-export type FileInput = { name: string; bytes: ArrayBuffer | Uint8Array } | { name: string; text: string };
+/**
+ * A file's bytes, its text when the worker has read and decoded it already (readFileText), or its parsed values when
+ * it was read as a stream of JSON Lines (readFileInput).
+ */
+export type FileInput = { name: string; bytes: ArrayBuffer | Uint8Array } | { name: string; text: string } | { name: string; parsed: ParsedInput };
+
+/** Bytes looked at to tell JSON Lines (read as a stream) from one JSON document (read whole). */
+const HEAD_BYTES = 1 << 20;
+
+const megabytes = (n: number) => `${Math.round(n / 1048576).toLocaleString('en')} MB`;
+
+/**
+ * A File read for import: JSON Lines (UTF-8, not gzip) as a stream, line by line, so that its text is never one
+ * string and a file past the longest string V8 can hold still opens (jsonl-stream.ts); anything else read whole and
+ * decoded (readFileText), refused before a byte is read when it is larger than one string may be.
+ * `onProgress` gets the bytes read and the phase ('reading', or 'parsing' for JSON Lines, parsed as they are read).
+ */
+export async function readFileInput(name: string, file: Blob, onProgress?: (phase: 'reading' | 'parsing', bytesRead: number) => void): Promise<FileInput> {
+  const head = new Uint8Array(await file.slice(0, HEAD_BYTES).arrayBuffer());
+  if (startsJsonLines(head, JSON_LINES_NAME.test(name))) {
+    // Only a message-bus log is named by its text's hash: the text is hashed for that one.
+    const parsed = await readJsonLines(name, file.stream(), { hashWhen: isBusMessage, onRead: onProgress && ((bytes) => onProgress('parsing', bytes)), progressEveryMs: READ_PROGRESS_EVERY_MS });
+    return { name, parsed };
+  }
+  if (file.size > MAX_FILE_BYTES) {
+    throw new ImportError(
+      name,
+      'unknown',
+      '',
+      `file is ${megabytes(file.size)}; the limit is ${megabytes(MAX_FILE_BYTES)} for a file read whole (one JSON document, gzip or UTF-16: a browser holds at most about 512 MB of text in one string). Save the trace as JSON Lines (one JSON value per line, e.g. one OTLP export or one message per line, UTF-8, not gzip-compressed): those are read line by line, whatever their size.`,
+    );
+  }
+  return { name, text: await readFileText(name, file, onProgress && ((bytes) => onProgress('reading', bytes))) };
+}
 
 /** Reading progress is reported at most this often (a large file arrives in thousands of chunks). */
 const READ_PROGRESS_EVERY_MS = 100;
@@ -44,7 +79,11 @@ export async function readFileText(name: string, file: Blob, onRead?: (bytesRead
   return decoder.finish();
 }
 
-export type ImportPhase = 'reading' | 'decoding' | 'parsing' | 'attaching' | 'saving';
+/**
+ * What an import is doing, in order: reading the file (and for JSON Lines parsing it as it is read), decoding bytes
+ * in hand, parsing, mapping it into runs, attaching annotations, handing the runs to the page, saving them.
+ */
+export type ImportPhase = 'reading' | 'decoding' | 'parsing' | 'mapping' | 'attaching' | 'handing-over' | 'saving';
 
 export interface ImportProgress {
   file: string;
@@ -54,6 +93,9 @@ export interface ImportProgress {
   phase: ImportPhase;
   bytesRead?: number;
   bytesTotal?: number;
+  /** Work of the phase done and in all (steps handed over, files saved); no `total`: not known (an indeterminate bar). */
+  done?: number;
+  total?: number;
 }
 
 /** A failed file: the file, the format tried, where in the file, and what is wrong (SPEC §3). */
@@ -86,14 +128,30 @@ export function importFiles(inputs: FileInput[], onProgress?: (p: ImportProgress
     const bytes = 'bytes' in input ? (input.bytes instanceof Uint8Array ? input.bytes : new Uint8Array(input.bytes)) : undefined;
     const size = bytes?.length;
     const report = (phase: ImportPhase) => onProgress?.({ file: input.name, fileIndex, fileCount, phase, bytesRead: size, bytesTotal: size });
+    // While an importer maps (one synchronous pass), the steps it has built so far, at most every 100 ms.
+    let reported = 0;
+    stepTicks.onTick = (done) => {
+      const now = Date.now();
+      if (now - reported < READ_PROGRESS_EVERY_MS) return;
+      reported = now;
+      onProgress?.({ file: input.name, fileIndex, fileCount, phase: 'mapping', done });
+    };
     try {
-      let text: string;
-      if (bytes) {
-        report('decoding');
-        text = decodeBytes(input.name, bytes);
-      } else text = (input as { text: string }).text;
-      report('parsing');
-      const result = importText(input.name, text);
+      let result: ImportedFile;
+      if ('parsed' in input) {
+        report('mapping');
+        result = importParsed(input.name, input.parsed);
+      } else {
+        let text: string;
+        if (bytes) {
+          report('decoding');
+          text = decodeBytes(input.name, bytes);
+        } else text = (input as { text: string }).text;
+        report('parsing');
+        const detected = detectText(input.name, text);
+        report('mapping');
+        result = importDetected(detected);
+      }
       const file: LoadedFile = {
         file: input.name,
         format: result.format,
@@ -107,6 +165,12 @@ export function importFiles(inputs: FileInput[], onProgress?: (p: ImportProgress
       loaded.push(file);
     } catch (error) {
       failures.push(failureOf(input.name, error));
+    } finally {
+      stepTicks.onTick = undefined;
+      // The parsed values (or text) are not needed once the runs are built: the caller's list no longer holds them
+      // through the hand-over and the write (a million steps' parsed JSON is hundreds of MB).
+      if ('parsed' in input) (input as { parsed: ParsedInput | undefined }).parsed = undefined;
+      else if ('text' in input) input.text = '';
     }
   });
   const sets: AnnotationSet[] = loaded.flatMap((f) => f.annotationSets ?? []);

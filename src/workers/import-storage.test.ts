@@ -42,9 +42,11 @@ describe('handing a file to the page in parts', () => {
     const file = agentFile();
     const [run] = file.runs;
     run.steps = Array.from({ length: 2 * STEP_SLICE + 5 }, (_, i) => ({ ...run.steps[i % run.steps.length], id: `s${i}`, index: i }));
+    run.handoffs = Array.from({ length: STEP_SLICE + 1 }, (_, i) => ({ id: `h${i}`, from: 'a', to: ['b'], kind: 'message', stepId: `s${i}`, content: `m${i}` }));
     const { received, parts } = await handOver(file, false);
-    expect(parts.map((p) => p.kind)).toEqual(['file', 'steps', 'steps', 'steps', 'end']);
+    expect(parts.map((p) => p.kind)).toEqual(['file', 'steps', 'steps', 'steps', 'handoffs', 'handoffs', 'end']);
     expect(parts[0].kind === 'file' && parts[0].file.runs[0].steps).toEqual([]);
+    expect(parts[0].kind === 'file' && parts[0].file.runs[0].handoffs).toEqual([]);
     expect(parts[0].kind === 'file' && 'spans' in parts[0].file.runs[0]).toBe(false);
     const { spans, ...rest } = run;
     expect(spans!.length).toBe(3000);

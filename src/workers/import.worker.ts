@@ -2,7 +2,7 @@
 // Each loaded file goes to the page in parts (run-parts.ts); when the page names its library database, the runs
 // are then written there from here, and the page learns when each file's runs are durable (ADR 0020).
 import * as Comlink from 'comlink';
-import { deliverEach, failureOf, importFiles, readFileText, type FileInput, type ImportFailureInfo, type ImportProgress } from './import-files.ts';
+import { deliverEach, failureOf, importFiles, readFileInput, type FileInput, type ImportFailureInfo, type ImportProgress } from './import-files.ts';
 import { sendInParts, type FilePart } from './run-parts.ts';
 import { readSpans, storeRuns, type RunStorage } from './import-storage.ts';
 import type { RunSpan } from '../model/types.ts';
@@ -32,10 +32,11 @@ const api = {
       }
       const bytesTotal = source.file.size;
       try {
-        const text = await readFileText(source.name, source.file, (bytesRead) =>
-          callbacks.onProgress?.({ file: source.name, fileIndex, fileCount: sources.length, phase: 'reading', bytesRead, bytesTotal }),
+        inputs.push(
+          await readFileInput(source.name, source.file, (phase, bytesRead) =>
+            callbacks.onProgress?.({ file: source.name, fileIndex, fileCount: sources.length, phase, bytesRead, bytesTotal }),
+          ),
         );
-        inputs.push({ name: source.name, text });
       } catch (error) {
         unread.push(failureOf(source.name, error));
       }
@@ -43,9 +44,15 @@ const api = {
     const result = importFiles(inputs, callbacks.onProgress);
     result.failures = [...unread, ...result.failures];
     const delivered: number[] = [];
+    const fileCount = result.loaded.length;
     const failures = await deliverEach(result, async (file) => {
+      const fileIndex = result.loaded.indexOf(file);
+      // Handing over: the worker says how much there is, before the first part; the page counts the parts it takes
+      // (a report sent from here after each part would queue behind every part already posted, and arrive at the end).
+      const total = file.runs.reduce((n, r) => n + r.steps.length + r.handoffs.length, 0);
+      callbacks.onProgress?.({ file: file.file, fileIndex, fileCount, phase: 'handing-over', done: 0, total });
       await sendInParts(file, callbacks.onPart, storage === undefined);
-      delivered.push(result.loaded.indexOf(file));
+      delivered.push(fileIndex);
     });
     if (storage) {
       // One file after the other, not awaited: the answer goes back now, the writes report as they commit, and

@@ -2,25 +2,27 @@
 // page's FileAssembler. Types only from the importers, so the page's first-paint JS does not pull them (and the
 // tokenizer) in through this module.
 import type { LoadedFile } from '../import/index.ts';
-import type { Run, Step } from '../model/types.ts';
+import type { Handoff, Run, Step } from '../model/types.ts';
 
 /** Steps per message: each slice is a short task to receive on the page, whatever the run's length. */
 export const STEP_SLICE = 2000;
 
 /**
- * A file in parts, as the page receives it: the file with its runs as shells (every field but the steps, and without
- * the source spans when the worker stores them), then each run's steps in slices, then its end.
+ * A file in parts, as the page receives it: the file with its runs as shells (every field but the steps and handoffs,
+ * and without the source spans when the worker stores them), then each run's steps and handoffs in slices (a chat log
+ * has a handoff per message: a million of them in one message was a block of seconds on the page), then its end.
  */
 export type FilePart =
   | { kind: 'file'; file: LoadedFile }
   | { kind: 'steps'; run: number; steps: Step[] }
-  /** The steps each run should now have: a slice lost on the way (not cloneable) leaves the file unfinished. */
-  | { kind: 'end'; steps: number[] };
+  | { kind: 'handoffs'; run: number; handoffs: Handoff[] }
+  /** The steps (and handoffs) each run should now have: a slice lost on the way (not cloneable) leaves the file unfinished. */
+  | { kind: 'end'; steps: number[]; handoffs?: number[] };
 
 /** The run the page receives: no steps yet (they follow in slices); without `spans` when they are kept apart. */
 export function shellOf(run: Run, keepSpans: boolean): Run {
   const { spans, ...rest } = run;
-  const shell: Run = { ...rest, steps: [] };
+  const shell: Run = { ...rest, steps: [], handoffs: [] };
   if (keepSpans && spans !== undefined) shell.spans = spans;
   return shell;
 }
@@ -38,7 +40,10 @@ export async function sendInParts(file: LoadedFile, send: (part: FilePart) => Pr
   for (const [run, { steps }] of file.runs.entries()) {
     for (let at = 0; at < steps.length; at += STEP_SLICE) post({ kind: 'steps', run, steps: steps.slice(at, at + STEP_SLICE) });
   }
-  post({ kind: 'end', steps: file.runs.map((r) => r.steps.length) });
+  for (const [run, { handoffs }] of file.runs.entries()) {
+    for (let at = 0; at < handoffs.length; at += STEP_SLICE) post({ kind: 'handoffs', run, handoffs: handoffs.slice(at, at + STEP_SLICE) });
+  }
+  post({ kind: 'end', steps: file.runs.map((r) => r.steps.length), handoffs: file.runs.map((r) => r.handoffs.length) });
   const results = await Promise.allSettled(sent);
   const failed = results.find((r) => r.status === 'rejected');
   if (failed) throw failed.reason;
@@ -61,8 +66,14 @@ export class FileAssembler {
       for (const step of part.steps) into.push(step);
       return undefined;
     }
+    if (part.kind === 'handoffs') {
+      const into = file.runs[part.run].handoffs;
+      for (const handoff of part.handoffs) into.push(handoff);
+      return undefined;
+    }
     this.file = undefined;
     if (file.runs.some((r, i) => r.steps.length !== part.steps[i])) throw new Error('some of its steps did not arrive');
+    if (part.handoffs && file.runs.some((r, i) => r.handoffs.length !== part.handoffs![i])) throw new Error('some of its handoffs did not arrive');
     return file;
   }
 }

@@ -8,24 +8,44 @@ import { useImportJobs } from './open-files.ts';
 
 const MB = 1024 * 1024;
 
-function describeProgress(p: ImportProgress | undefined): string {
+const count = (n: number) => n.toLocaleString('en');
+
+/** The row's words for where an import is. */
+export function describeProgress(p: ImportProgress | undefined): string {
   if (!p) return 'starting…';
   const of = p.fileCount > 1 ? ` (file ${p.fileIndex + 1} of ${p.fileCount})` : '';
+  const bytes = () => {
+    const total = p.bytesTotal ?? 0;
+    return `${((p.bytesRead ?? 0) / MB).toFixed(1)} of ${(total / MB).toFixed(1)} MB`;
+  };
   switch (p.phase) {
-    case 'reading': {
-      const total = p.bytesTotal ?? 0;
-      const pct = total > 0 ? Math.floor(((p.bytesRead ?? 0) / total) * 100) : 0;
-      return `reading ${p.file}: ${((p.bytesRead ?? 0) / MB).toFixed(1)} of ${(total / MB).toFixed(1)} MB (${pct}%)${of}`;
-    }
+    case 'reading':
+      return `reading ${p.file}: ${bytes()}${of}`;
     case 'decoding':
       return `decoding ${p.file}${of}`;
     case 'parsing':
-      return `parsing ${p.file}${of}`;
+      // JSON Lines are parsed as they are read: the bytes say how far.
+      return p.bytesRead !== undefined && p.bytesTotal !== undefined && p.bytesRead < p.bytesTotal ? `reading and parsing ${p.file}: ${bytes()}${of}` : `parsing ${p.file}${of}`;
+    case 'mapping':
+      return `mapping ${p.file} into runs${p.done !== undefined ? `: ${count(p.done)} steps` : ''}${of}`;
     case 'attaching':
       return 'attaching annotations';
+    case 'handing-over':
+      return `handing ${p.file} to this page: ${count(p.done ?? 0)} of ${count(p.total ?? 0)} steps and handoffs${of}`;
     case 'saving':
-      return `saving ${p.file} in this browser${of}`;
+      return `saving ${p.file} in this browser${p.total !== undefined ? `: ${count(p.done ?? 0)} of ${count(p.total)} files` : ''}${of}`;
   }
+}
+
+/** How far the current phase is, 0–1, or undefined when that cannot be known (one JSON.parse, the mapping). */
+export function progressFraction(p: ImportProgress | undefined): number | undefined {
+  if (!p) return undefined;
+  if ((p.phase === 'reading' || p.phase === 'parsing') && p.bytesTotal !== undefined && p.bytesRead !== undefined && p.bytesTotal > 0) {
+    if (p.phase === 'parsing' && p.bytesRead >= p.bytesTotal) return undefined;
+    return Math.min(1, p.bytesRead / p.bytesTotal);
+  }
+  if (p.done !== undefined && p.total !== undefined) return p.total > 0 ? Math.min(1, p.done / p.total) : 1;
+  return undefined;
 }
 
 export function ImportProgressList() {
@@ -33,17 +53,31 @@ export function ImportProgressList() {
   const lastResult = useImportJobs((s) => s.lastResult);
   return (
     <div className="flex flex-col gap-1">
-      {jobs.map((job) => (
-        <div key={job.id} className="flex items-center gap-3 rounded border border-indigo-200 bg-indigo-50 px-3 py-1.5 text-sm" data-testid="import-progress">
-          <span className="h-3 w-3 animate-spin rounded-full border-2 border-indigo-600 border-t-transparent" aria-hidden />
-          <span className="min-w-0 flex-1 truncate">
-            Opening {job.label}: {describeProgress(job.progress)}
-          </span>
-          <Button size="sm" onClick={job.cancel}>
-            Cancel
-          </Button>
-        </div>
-      ))}
+      {jobs.map((job) => {
+        const text = `Opening ${job.label}: ${describeProgress(job.progress)}`;
+        const fraction = progressFraction(job.progress);
+        // Saving comes after the runs are in the library (done means stored, ADR 0013): nothing left to cancel then.
+        const cancellable = job.progress?.phase !== 'saving';
+        return (
+          <div key={job.id} className="flex items-center gap-3 rounded border border-indigo-200 bg-indigo-50 px-3 py-1.5 text-sm" data-testid="import-progress" data-phase={job.progress?.phase ?? 'starting'}>
+            <span className="min-w-0 flex-1 truncate">{text}</span>
+            {/* A native progress bar (role progressbar): with a value when the phase knows how far it is, else indeterminate (animated). */}
+            <progress
+              className="h-2 w-40 shrink-0 accent-indigo-600"
+              aria-label={`Opening ${job.label}`}
+              aria-valuetext={describeProgress(job.progress)}
+              max={1}
+              {...(fraction !== undefined ? { value: fraction } : {})}
+              data-testid="import-progress-bar"
+            />
+            {cancellable && (
+              <Button size="sm" onClick={job.cancel}>
+                Cancel
+              </Button>
+            )}
+          </div>
+        );
+      })}
       {/* When the imports end, what they did stays as one line (until dismissed), not a banner about loading. */}
       {jobs.length === 0 && lastResult && (
         <p role="status" aria-live="polite" className="flex items-center gap-2 text-sm text-slate-700" data-testid="import-summary">

@@ -66,7 +66,13 @@ export async function openSources(sources: ImportSource[], label?: string, impor
     // library meanwhile (each row says it is saving) and open at once: the write is the worker's, not this page's.
     if (result.loaded.length > 0) {
       const last = result.loaded[result.loaded.length - 1];
-      update({ progress: { file: result.loaded.length === 1 ? last.file : `${result.loaded.length} files`, fileIndex: 0, fileCount: 1, phase: 'saving' } });
+      const file = result.loaded.length === 1 ? last.file : `${result.loaded.length} files`;
+      // Several files: how many the worker has written (a bar); one: an indeterminate bar until it is durable.
+      const storing = result.storing ?? [];
+      let done = 0;
+      const saving = () => update({ progress: { file, fileIndex: 0, fileCount: 1, phase: 'saving', ...(storing.length > 1 ? { done, total: storing.length } : {}) } });
+      saving();
+      for (const { durable } of storing) durable.then(() => ((done += 1), saving()), () => {});
     }
     await flushLibrary();
     useImportJobs.setState({ lastResult: account });

@@ -19,6 +19,7 @@ import type { BusStepData, BusTally, Outcome, Run, Step } from '../../model/type
 import { RunBuilder } from '../../model/run-builder.ts';
 import { contentText, documentsOf, titleFromTask, unmappedFields } from './chat-log.ts';
 import type { FormatImporter, ImportResult } from '../format.ts';
+import { textHashOf } from '../jsonl-stream.ts';
 import { expectArray, expectObject, isObject, optNumber, optString, parseTime, type JsonObject } from '../read.ts';
 import { estimateUsage } from '../tokens.ts';
 
@@ -81,8 +82,8 @@ function textOf(bus: BusStepData | undefined, content: unknown): string {
   }
 }
 
-function runFromBus(docs: { value: unknown; path: string }[], text: string): Run {
-  const runId = `bus-${hashText(text)}`;
+function runFromBus(docs: { value: unknown; path: string }[], textHash: string): Run {
+  const runId = `bus-${textHash}`;
   const participants: string[] = [];
   const seen = new Set<string>();
   const system = new Set<string>();
@@ -236,8 +237,9 @@ export const busMessagesImporter: FormatImporter = {
     return docs.length > 0 && docs.every((d) => isBusMessage(d.value));
   },
   importDoc(doc): ImportResult {
-    return { runs: [runFromBus(documentsOf(doc), doc.text)], annotationSets: [], warnings: [] };
+    // Read as a stream (jsonl-stream.ts), the input has no text but its hash, the same hashText gives.
+    return { runs: [runFromBus(documentsOf(doc), textHashOf(doc) ?? hashText(doc.text))], annotationSets: [], warnings: [] };
   },
-  // The run id is a hash of the file's text.
+  // The run id is a hash of the file's text (or of the stream's, textHash).
   readsText: true,
 };

@@ -1,0 +1,57 @@
+// Part of bench/million.bench.ts, run in a process of its own for its peak RSS: a JSON Lines file longer than one
+// string (> 2^29 characters) written to `dir`, read through the import worker's own readFileInput (a Blob of the file,
+// as the browser's File) and imported. Prints one JSON line: bytes, ms, runs, steps, peakRssBytes.
+//   npx tsx bench/million-huge.ts <dir>
+import { closeSync, openAsBlob, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { importFiles, readFileInput } from '../src/workers/import-files.ts';
+
+const dir = process.argv[2];
+if (!dir) throw new Error('usage: npx tsx bench/million-huge.ts <dir>');
+const path = join(dir, 'huge-otlp.jsonl');
+
+/** ~600 MB of OTLP/JSON Lines: 600 exports of 250 tool spans, each with a ~4 KB result (as tools return pages). */
+function write(): void {
+  const fd = openSync(path, 'w');
+  const traceId = 'ab'.repeat(16);
+  const result = 'lorem ipsum dolor sit amet, '.repeat(146);
+  let id = 1;
+  try {
+    for (let line = 0; line < 600; line++) {
+      const spans: string[] = [];
+      for (let k = 0; k < 250; k++, id++) {
+        const start = 1_760_000_000_000_000_000n + BigInt(id) * 1_000_000n;
+        spans.push(
+          `{"traceId":"${traceId}","spanId":"${id.toString(16).padStart(16, '0')}","name":"execute_tool fetch_page","startTimeUnixNano":"${start}","endTimeUnixNano":"${start + 500_000n}","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"execute_tool"}},{"key":"gen_ai.tool.name","value":{"stringValue":"fetch_page"}},{"key":"gen_ai.tool.call.result","value":{"stringValue":"${id} ${result}"}}]}`,
+        );
+      }
+      writeSync(fd, `{"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[{"scope":{"name":"huge"},"spans":[${spans.join(',')}]}]}]}\n`);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function peakRss(): number {
+  const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'));
+  return m ? Number(m[1]) * 1024 : 0;
+}
+
+async function main(): Promise<void> {
+  write();
+  const bytes = statSync(path).size;
+  const t0 = performance.now();
+  const input = await readFileInput('huge-otlp.jsonl', await openAsBlob(path));
+  const { loaded, failures } = importFiles([input]);
+  const ms = performance.now() - t0;
+  rmSync(path, { force: true });
+  if (failures.length > 0) throw new Error(JSON.stringify(failures[0]));
+  const runs = loaded.flatMap((f) => f.runs);
+  console.log(JSON.stringify({ bytes, ms, runs: runs.length, steps: runs.reduce((n, r) => n + r.steps.length, 0), peakRssBytes: peakRss() }));
+}
+
+main().catch((e: unknown) => {
+  rmSync(path, { force: true });
+  console.error(e instanceof Error ? e.message : e);
+  process.exit(1);
+});

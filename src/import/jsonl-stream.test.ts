@@ -1,0 +1,154 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { hashText } from '../model/hash.ts';
+import { ImportError } from './errors.ts';
+import { isBusMessage } from './formats/bus-messages.ts';
+import { importParsed, importText } from './index.ts';
+import { JsonLinesParser, MAX_STRING_CHARS, readJsonLines, startsJsonLines, TextHash } from './jsonl-stream.ts';
+import { parseText } from './parse-input.ts';
+
+const SHARED = join(import.meta.dirname, '../../../shared/traces');
+const enc = new TextEncoder();
+
+/** `text`'s bytes in pieces of `size` (cutting UTF-8 characters and lines anywhere). */
+async function* pieces(text: string, size: number): AsyncGenerator<Uint8Array> {
+  const bytes = enc.encode(text);
+  for (let at = 0; at < bytes.length; at += size) yield bytes.slice(at, at + size);
+}
+
+async function failure(run: () => Promise<unknown>): Promise<ImportError> {
+  try {
+    await run();
+  } catch (e) {
+    if (e instanceof ImportError) return e;
+    throw e;
+  }
+  throw new Error('did not fail');
+}
+
+describe('TextHash', () => {
+  it('gives hashText of the whole text, however it is cut', () => {
+    const text = 'ab\u00e9😀{"x":1}\n'.repeat(50);
+    for (const cut of [1, 3, 7, 100]) {
+      const h = new TextHash();
+      for (let at = 0; at < text.length; at += cut) h.update(text.slice(at, at + cut));
+      expect(h.digest()).toBe(hashText(text));
+    }
+  });
+});
+
+describe('readJsonLines', () => {
+  const jsonl = '\ufeff{"a":1}\r\n\n  [2, "é😀"]  \n{"b":{"c":[3]}}';
+
+  it('gives the values parseText gives, from bytes in any pieces', async () => {
+    const whole = parseText('x.jsonl', jsonl);
+    for (const size of [1, 2, 5, 64]) {
+      const doc = await readJsonLines('x.jsonl', pieces(jsonl, size));
+      expect(doc.kind).toBe('jsonl');
+      expect(doc.kind === 'jsonl' && doc.values).toEqual(whole.kind === 'jsonl' && whole.values);
+      expect(doc.text).toBe('');
+      expect(doc.textHash).toBe(hashText(whole.text));
+    }
+  });
+
+  it('reports a broken line where parseText does', async () => {
+    const broken = '{"a":1}\n{"b":2}\n{"c": tru}\n{"d":4}\n';
+    let whole: ImportError | undefined;
+    try {
+      parseText('x.jsonl', broken);
+    } catch (e) {
+      whole = e as ImportError;
+    }
+    const streamed = await failure(() => readJsonLines('x.jsonl', pieces(broken, 3)));
+    expect(streamed.location).toBe(whole!.location);
+    expect(streamed.location).toMatch(/^line 3\b/);
+    expect(streamed.format).toBe('jsonl');
+    expect(streamed.detail).toMatch(/^invalid JSON/);
+  });
+
+  it('refuses a NUL byte and nesting past the depth limit', async () => {
+    expect((await failure(() => readJsonLines('x.jsonl', pieces('{"a":1}\n{"b":"\u0000"}\n', 4)))).detail).toMatch(/NUL/);
+    const deep = `${'['.repeat(300)}${']'.repeat(300)}`;
+    expect((await failure(() => readJsonLines('x.jsonl', pieces(`{"a":1}\n${deep}\n`, 64)))).location).toMatch(/^line 2/);
+  });
+
+  it('hashes only when asked by the first value', async () => {
+    const doc = await readJsonLines('x.jsonl', pieces(jsonl, 8), { hashWhen: () => false });
+    expect(doc.textHash).toBeUndefined();
+  });
+
+  it('imports every JSON Lines trace in ../shared/traces as the whole-text import does, ids included', async () => {
+    const files = (readdirSync(SHARED, { recursive: true }) as string[]).filter((f) => f.endsWith('.jsonl'));
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) {
+      const text = readFileSync(join(SHARED, f), 'utf8');
+      const name = f.split('/').pop()!;
+      expect(startsJsonLines(enc.encode(text).subarray(0, 1 << 20), true)).toBe(true);
+      const doc = await readJsonLines(name, pieces(text, 1000), { hashWhen: isBusMessage });
+      expect(importParsed(name, doc), f).toEqual(importText(name, text));
+    }
+  });
+
+  it('reads a message-bus log into the run the whole-text import gives, id included', async () => {
+    const dir = join(SHARED, 'smolagents-bus/runs');
+    const run = readdirSync(dir)[0];
+    const text = readFileSync(join(dir, run, 'messages.jsonl'), 'utf8');
+    const doc = await readJsonLines('messages.jsonl', pieces(text, 4096), { hashWhen: isBusMessage });
+    expect(importParsed('messages.jsonl', doc)).toEqual(importText('messages.jsonl', text));
+  });
+
+  it('never holds the text: a file longer than the longest string imports line by line', { timeout: 60_000 }, async () => {
+    // 530 lines of a little over 1 MiB each (one OTLP export, then spaces, which JSON allows): 2^29 + characters, more
+    // than one string can hold, generated as it is read.
+    const span = (i: number) => `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"${'ab'.repeat(16)}","spanId":"${i.toString(16).padStart(16, '0')}","name":"execute_tool t","startTimeUnixNano":"${1e18 + i * 1e6}","endTimeUnixNano":"${1e18 + i * 1e6 + 5e5}","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"execute_tool"}},{"key":"gen_ai.tool.name","value":{"stringValue":"t"}}]}]}]}]}`;
+    const pad = ' '.repeat(1 << 20);
+    const lines = 530;
+    let chars = 0;
+    async function* huge(): AsyncGenerator<Uint8Array> {
+      for (let i = 1; i <= lines; i++) {
+        const line = `${span(i)}${pad}\n`;
+        chars += line.length;
+        yield enc.encode(line);
+      }
+    }
+    const doc = await readJsonLines('huge-otlp.jsonl', huge());
+    expect(chars).toBeGreaterThan(MAX_STRING_CHARS);
+    expect(doc.kind === 'jsonl' && doc.values.length).toBe(lines);
+    const imported = importParsed('huge-otlp.jsonl', doc);
+    expect(imported.format).toBe('otlp');
+    expect(imported.runs.reduce((n, r) => n + r.steps.length, 0)).toBe(lines);
+  });
+});
+
+describe('JsonLinesParser', () => {
+  it('takes a last line without a newline, and refuses a file of blank lines as empty', () => {
+    const p = new JsonLinesParser('x.jsonl');
+    p.push('{"a":1}\n{"b"');
+    p.push(':2}');
+    expect(p.finish()).toMatchObject({ kind: 'jsonl', values: [{ a: 1 }, { b: 2 }] });
+    const blank = new JsonLinesParser('x.jsonl');
+    blank.push('\n \n');
+    expect(() => blank.finish()).toThrow(/empty/);
+    const one = new JsonLinesParser('x.jsonl');
+    one.push('{"a":1}\n\n');
+    expect(one.finish()).toMatchObject({ kind: 'json', value: { a: 1 } }); // as parseText reads one line
+  });
+});
+
+describe('startsJsonLines', () => {
+  const bytes = (s: string) => enc.encode(s);
+  it('says yes to JSON Lines in UTF-8 and no to one document, gzip, UTF-16 and broken heads', () => {
+    expect(startsJsonLines(bytes('{"a":1}\n{"b":2}\n'))).toBe(true);
+    expect(startsJsonLines(bytes('\ufeff\n[1]\n[2]'))).toBe(true);
+    expect(startsJsonLines(bytes('{\n  "a": 1\n}\n'))).toBe(false); // one pretty-printed document
+    expect(startsJsonLines(bytes('{"a":1}\n\n  \n'))).toBe(false); // one value: a JSON document
+    expect(startsJsonLines(bytes('{"a":1'))).toBe(false); // first line not complete in the head…
+    expect(startsJsonLines(bytes('{"a":1'), true)).toBe(true); // …unless the name says JSON Lines
+    expect(startsJsonLines(bytes('"text"\n"more"\n'))).toBe(false); // a trace line is an object or array
+    expect(startsJsonLines(new Uint8Array([0x1f, 0x8b, 8, 0, 10]))).toBe(false);
+    const utf16 = new Uint8Array([0xff, 0xfe, ...[...'{"a":1}\n{"b":2}\n'].flatMap((c) => [c.charCodeAt(0), 0])]);
+    expect(startsJsonLines(utf16)).toBe(false);
+    expect(startsJsonLines(new Uint8Array(100))).toBe(false);
+  });
+});

@@ -1,0 +1,227 @@
+// JSON Lines read as a stream (issue 14 goal 2): the bytes are decoded chunk by chunk, cut into lines and each line
+// parsed on its own, so the file's text is never one string. A file longer than V8's longest string (2^29 − 24
+// characters, ~512 MB) can be read this way, where the whole-text path (parse-input.ts) must refuse it. The result is
+// the `jsonl` ParsedInput that parseText gives for the same text, with the same errors and locations, except that
+// it holds no text: `textHash` is the hash of the text (hashText), for the one importer that names its run by it.
+import { ImportError } from './errors.ts';
+import { checkJsonDepth } from './json-depth.ts';
+import type { ParsedInput } from './parse-input.ts';
+
+/** V8's longest string, in UTF-16 code units: a file whose text is longer can only be read as a stream. */
+export const MAX_STRING_CHARS = 2 ** 29 - 24;
+
+/**
+ * A JSON Lines input read as a stream: no text; the text's hash instead (see hashText), when it was asked for. One
+ * value alone is a `json` input, as parseText makes it.
+ */
+export type StreamedJsonLines = ParsedInput & { textHash?: string };
+
+/** The hash of a JSON Lines input's text (hashText of it), whether it was read whole or as a stream. */
+export function textHashOf(doc: ParsedInput): string | undefined {
+  const hash = (doc as { textHash?: unknown }).textHash;
+  return typeof hash === 'string' ? hash : undefined;
+}
+
+/** hashText (src/model/hash.ts, cyrb53) computed over text given in pieces: the same hex for the same text. */
+export class TextHash {
+  private h1 = 0xdeadbeef;
+  private h2 = 0x41c6ce57;
+
+  update(text: string): void {
+    let h1 = this.h1;
+    let h2 = this.h2;
+    for (let i = 0; i < text.length; i++) {
+      const ch = text.charCodeAt(i);
+      h1 = Math.imul(h1 ^ ch, 2654435761);
+      h2 = Math.imul(h2 ^ ch, 1597334677);
+    }
+    this.h1 = h1;
+    this.h2 = h2;
+  }
+
+  digest(): string {
+    let h1 = this.h1;
+    let h2 = this.h2;
+    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+    return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(16).padStart(14, '0');
+  }
+}
+
+function syntaxDetail(err: unknown): string {
+  const msg = err instanceof Error ? err.message : String(err);
+  return `invalid JSON: ${msg.replace(/ in JSON at position \d+.*$/, '').replace(/, "[\s\S]*$/, '')}`;
+}
+
+/** Where on its line a parse error is, as parseText says it: `line L, column C`, or `line L` when JSON.parse does not say. */
+function locationOf(err: unknown, line: string, number: number): string {
+  const msg = err instanceof Error ? err.message : String(err);
+  const pos = /position (\d+)/.exec(msg);
+  if (pos) return `line ${number}, column ${Number(pos[1]) + 1}`;
+  const lc = /line \d+ column (\d+)/.exec(msg);
+  if (lc) return `line ${number}, column ${lc[1]}`;
+  if (/end of (JSON )?input|Unterminated/i.test(msg)) return `line ${number}, column ${line.length + 1} (end of the line)`;
+  return `line ${number}`;
+}
+
+/**
+ * Decoded text in, one parsed value per non-blank line out. A leading byte order mark is dropped (as parseText does);
+ * a line is parsed when its newline arrives, the last one at finish().
+ */
+export class JsonLinesParser {
+  readonly values: unknown[] = [];
+  private hash: TextHash | undefined;
+  /** Text seen before the first value decided whether to hash (it is hashed then, in order). */
+  private pending: string[] | undefined = [];
+  private carry = '';
+  private line = 0;
+  private started = false;
+
+  /**
+   * `hashWhen(first value)`: whether to hash the text (a pass over every character, so only for the importer whose
+   * run id is that hash: the message-bus log). Always without it.
+   */
+  constructor(
+    private readonly file: string,
+    private readonly hashWhen: (first: unknown) => boolean = () => true,
+  ) {}
+
+  /** Lines read so far (blank ones included). */
+  get lines(): number {
+    return this.line;
+  }
+
+  push(text: string): void {
+    if (!this.started && text.length > 0) {
+      this.started = true;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    if (this.hash) this.hash.update(text);
+    else if (this.pending) this.pending.push(text);
+    let from = 0;
+    let nl = text.indexOf('\n');
+    if (nl === -1) {
+      this.carry = this.carry === '' ? text : this.carry + text;
+      return;
+    }
+    this.take(this.carry === '' ? text.slice(0, nl) : this.carry + text.slice(0, nl));
+    this.carry = '';
+    from = nl + 1;
+    while ((nl = text.indexOf('\n', from)) !== -1) {
+      this.take(text.slice(from, nl));
+      from = nl + 1;
+    }
+    this.carry = text.slice(from);
+  }
+
+  private take(line: string): void {
+    this.line++;
+    if (line.trim() === '') return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (e) {
+      throw new ImportError(this.file, 'jsonl', locationOf(e, line, this.line), syntaxDetail(e));
+    }
+    checkJsonDepth(this.file, value, `line ${this.line}: `);
+    this.values.push(value);
+    if (this.pending) this.decideHash(value);
+  }
+
+  private decideHash(first: unknown): void {
+    const pending = this.pending!;
+    this.pending = undefined;
+    if (!this.hashWhen(first)) return;
+    this.hash = new TextHash();
+    for (const text of pending) this.hash.update(text);
+  }
+
+  finish(): StreamedJsonLines {
+    if (this.carry !== '') this.take(this.carry);
+    this.carry = '';
+    if (this.values.length === 0) throw new ImportError(this.file, 'unknown', '', 'the file is empty');
+    const doc: StreamedJsonLines = this.values.length === 1 ? { kind: 'json', value: this.values[0], text: '' } : { kind: 'jsonl', values: this.values, text: '' };
+    if (this.hash) doc.textHash = this.hash.digest();
+    return doc;
+  }
+}
+
+/**
+ * Whether a file whose first bytes are `head` is JSON Lines that can be read as a stream: UTF-8 (no UTF-16 byte order
+ * mark or zero bytes, not gzip), its first non-blank line a JSON object or array on its own, and more than blank text
+ * after it. A first line longer than `head` cannot be looked at: then `namedJsonLines` (a `.jsonl`/`.ndjson` name)
+ * decides. Otherwise the whole-text path decides (one JSON document, UTF-16, gzip, or a broken file).
+ */
+export function startsJsonLines(head: Uint8Array, namedJsonLines = false): boolean {
+  if (head.length < 2) return false;
+  if (head[0] === 0x1f && head[1] === 0x8b) return false; // gzip
+  if ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff)) return false; // UTF-16
+  const firstNewline = head.indexOf(10);
+  if (head.subarray(0, Math.min(head.length, firstNewline === -1 ? 4096 : firstNewline + 4096)).indexOf(0) !== -1) return false; // UTF-16 or binary
+  let text = new TextDecoder('utf-8').decode(head);
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  let from = 0;
+  for (;;) {
+    const nl = text.indexOf('\n', from);
+    if (nl === -1) {
+      const start = text.slice(from).trimStart()[0];
+      return namedJsonLines && (start === '{' || start === '[');
+    }
+    const line = text.slice(from, nl);
+    from = nl + 1;
+    if (line.trim() === '') continue;
+    const first = line.trimStart()[0];
+    if (first !== '{' && first !== '[') return false;
+    try {
+      JSON.parse(line);
+    } catch {
+      return false;
+    }
+    return /\S/.test(text.slice(from));
+  }
+}
+
+/** A file name that says JSON Lines (not compressed). */
+export const JSON_LINES_NAME = /\.(jsonl|ndjson)$/i;
+
+export interface ReadJsonLinesOptions {
+  /** See JsonLinesParser: whether to hash the text, from the first value. */
+  hashWhen?: (first: unknown) => boolean;
+  /** Bytes read so far, at most every `progressEveryMs`. */
+  onRead?: (bytesRead: number, values: number) => void;
+  progressEveryMs?: number;
+}
+
+/** A UTF-8 JSON Lines byte stream read and parsed line by line; throws ImportError as parseText would. */
+export async function readJsonLines(file: string, chunks: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>, options: ReadJsonLinesOptions = {}): Promise<StreamedJsonLines> {
+  const parser = new JsonLinesParser(file, options.hashWhen);
+  const decoder = new TextDecoder('utf-8');
+  const every = options.progressEveryMs ?? 100;
+  let read = 0;
+  let reported = 0;
+  const reader = 'getReader' in chunks ? chunks.getReader() : undefined;
+  const iterator = reader ? undefined : (chunks as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const next = reader ? await reader.read() : await iterator!.next();
+      if (next.done) break;
+      const bytes = next.value;
+      const nul = bytes.indexOf(0);
+      if (nul !== -1) throw new ImportError(file, 'unknown', `byte ${read + nul}`, 'binary data (a NUL byte), not a text trace');
+      parser.push(decoder.decode(bytes, { stream: true }));
+      read += bytes.length;
+      const now = Date.now();
+      if (options.onRead && now - reported >= every) {
+        reported = now;
+        options.onRead(read, parser.values.length);
+      }
+    }
+    parser.push(decoder.decode());
+  } catch (e) {
+    if (reader) void reader.cancel().catch(() => {});
+    else void iterator!.return?.();
+    throw e;
+  }
+  options.onRead?.(read, parser.values.length);
+  return parser.finish();
+}
