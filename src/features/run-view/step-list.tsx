@@ -144,7 +144,9 @@ function FollowPlayhead({ scroller, geometry, scrollTop, measured, ready, onFoll
       top = element.scrollTop;
     }
     if (rowInView(g, top, position)) return;
-    const next = scrollTopCentring(g, position);
+    // Whole pixels: the browser keeps scrollTop in whole pixels here, and the scroll event it then sends would
+    // otherwise report a different position and render every row once more (half a pixel lower).
+    const next = Math.round(scrollTopCentring(g, position));
     if (next === latest.current.scrollTop) element.scrollTop = next; // rendered for it already: only the scroll
     else onFollow(next);
   }, [scroller, position, onFollow, canFollow]);
