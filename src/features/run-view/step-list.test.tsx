@@ -3,6 +3,7 @@
 // (slot keys, ./list-window.ts) rather than removing and creating them, and the list scrolls to centre the new row.
 import '@testing-library/jest-dom/vitest';
 import { act, cleanup, render, screen } from '@testing-library/react';
+import { flushSync } from 'react-dom';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Step } from '../../model/types.ts';
 import { usePlayhead } from '../../store/playhead.ts';
@@ -40,4 +41,24 @@ describe('the step list', () => {
       expect(kept.length).toBeGreaterThanOrEqual(Math.min(previous.length, rowsAt().length) - 1);
     }
   });
+
+  it('a jump shows the new rows in the same task as the move (the frame after the key shows it whole)', () => {
+    const steps: Step[] = Array.from({ length: COUNT }, (_, i) => ({ id: `s${i}`, index: i, kind: 'action', agentId: 'a', output: `output ${i}` }));
+    const view = runViewOf(makeRun('long', { steps }));
+    usePlayhead.getState().load('long', view.steps.length, 0);
+    render(<StepList view={view} />);
+    const list = screen.getByTestId('step-list');
+    // As a key does: a synchronous render, then nothing else before the browser paints (no scheduler task, no act).
+    const actEnvironment = (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT;
+    (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = false;
+    try {
+      flushSync(() => usePlayhead.getState().moveTo(7_777));
+      expect(list.querySelector('[aria-current="step"]')).toHaveAttribute('data-position', '7777');
+      expect(list.querySelector('[data-position="7777"]')).toHaveTextContent('output 7777');
+      expect(list.scrollTop).toBe(Math.round(scrollTopCentring(listGeometry(COUNT, 40, 20 * 40), 7_777)));
+    } finally {
+      (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = actEnvironment;
+    }
+  });
 });
+

@@ -134,8 +134,12 @@ function FollowPlayhead({ scroller, geometry, scrollTop, measured, ready, onFoll
   // the page out twice per jump (once for that write, once more for the new rows).
   // Until the list is measured (the observer's first callback, after layout) there is nothing to follow with: the
   // effect runs again once it is, so opening a run reads no layout.
+  // A layout effect, not a passive one: a state update inside a passive effect is rendered later, in a scheduler
+  // task of its own (default priority), which on a jump ran after the frame that showed the move — that frame showed
+  // the list's old rows (before, with scrollTop already written: an empty stretch of the list). From a layout effect
+  // the rows for the new scroll position render in the key's own task, before the frame.
   const canFollow = ready || typeof ResizeObserver === 'undefined';
-  useEffect(() => {
+  useLayoutEffect(() => {
     const element = scroller.current;
     if (!element || !canFollow) return;
     let { geometry: g, scrollTop: top } = latest.current;
