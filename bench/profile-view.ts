@@ -28,12 +28,18 @@ const CSS = args.flatMap((a, i) => (a === '--css' ? [args[i + 1]] : []));
 const CPU = args.includes('--cpu');
 /** `--keys End,Home,e`: press these in turn instead of the default mix of steps and jumps. */
 const KEYS = opt('keys', '').split(',').filter((k) => k !== '');
+/** `--frames`: also the frame pipeline (begin frame, draw, raster) and what each move invalidated (style, layout, paint). */
+const FRAMES = args.includes('--frames');
+const WALL = args.includes('--wall');
+const CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline', ...(FRAMES ? ['disabled-by-default-devtools.timeline.frame', 'disabled-by-default-devtools.timeline.invalidationTracking'] : [])].join(',');
 
 interface TraceEvent {
   name: string;
   ph: string;
   ts: number;
   dur?: number;
+  /** Thread (CPU) time of the event: unlike wall time it hardly depends on how busy the machine is. */
+  tdur?: number;
   tid: number;
   pid: number;
   args?: { data?: { type?: string; nodeName?: string } };
@@ -50,7 +56,7 @@ async function tracePresses(page: Page, cdp: CDPSession, offset: number) {
   const collect = (e: { value: object[] }) => events.push(...(e.value as unknown as TraceEvent[]));
   cdp.on('Tracing.dataCollected', collect);
   const done = new Promise<void>((r) => cdp.once('Tracing.tracingComplete', () => r()));
-  await cdp.send('Tracing.start', { categories: 'devtools.timeline,disabled-by-default-devtools.timeline', transferMode: 'ReportEvents' });
+  await cdp.send('Tracing.start', { categories: CATEGORIES, transferMode: 'ReportEvents' });
   if (CPU) await cdp.send('Profiler.start');
   for (let i = 0; i < PRESSES; i++) {
     const n = offset + i;
@@ -66,7 +72,10 @@ async function tracePresses(page: Page, cdp: CDPSession, offset: number) {
   return { events, profile, cpu };
 }
 
-/** Milliseconds per press by event name on the busiest renderer thread, counting only the outermost of nested same-name events. */
+/**
+ * Milliseconds per press by event name on the busiest renderer thread, counting only the outermost of nested same-name
+ * events: thread (CPU) time, which a loaded machine inflates far less than wall time (wall time with --wall).
+ */
 function perPress(events: TraceEvent[]): Map<string, number> {
   const byThread = new Map<string, number>();
   for (const e of events) if (e.ph === 'X' && e.name === 'RunTask') byThread.set(`${e.pid}:${e.tid}`, (byThread.get(`${e.pid}:${e.tid}`) ?? 0) + (e.dur ?? 0));
@@ -77,7 +86,7 @@ function perPress(events: TraceEvent[]): Map<string, number> {
     const name = e.name === 'EventDispatch' ? `EventDispatch ${e.args?.data?.type ?? ''}` : e.name;
     if ((openUntil.get(name) ?? -1) > e.ts) continue;
     openUntil.set(name, e.ts + (e.dur ?? 0));
-    totals.set(name, (totals.get(name) ?? 0) + (e.dur ?? 0) / 1000 / PRESSES);
+    totals.set(name, (totals.get(name) ?? 0) + ((WALL ? e.dur : (e.tdur ?? e.dur)) ?? 0) / 1000 / PRESSES);
   }
   return totals;
 }
@@ -149,7 +158,7 @@ try {
       }
     }
   }
-  console.log(`\n${STEPS.toLocaleString()} steps, ${ROUNDS}×${PRESSES} presses per variant (load average ${loadavg()[0].toFixed(1)}): renderer main thread, ms per press`);
+  console.log(`\n${STEPS.toLocaleString()} steps, ${ROUNDS}×${PRESSES} presses per variant (load average ${loadavg()[0].toFixed(1)}): renderer main thread, ${WALL ? 'wall' : 'CPU'} ms per press`);
   console.log(`  ${'event'.padEnd(26)}${variants.map((v) => v.padStart(12)).join('')}`);
   for (const name of SHOWN) console.log(`  ${name.padEnd(26)}${sums.map((s) => (s.get(name) ?? 0).toFixed(2).padStart(12)).join('')}`);
 } finally {

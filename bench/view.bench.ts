@@ -233,6 +233,8 @@ interface KeyToPaint {
   slowEvents: number;
   /** Event Timing entries seen for keydowns (only those ≥ 16 ms are reported by browsers). */
   reportedEvents: number;
+  /** Per press: whether it was a jump (End, Home, next error…) rather than a single step; jumps are one press in ten. */
+  jumps?: boolean[];
 }
 
 /**
@@ -344,6 +346,7 @@ async function measure(browser: Browser, base: string, steps: number, screenshot
   // Key → painted, real key presses: mostly single steps, with jumps mixed in (a jump moves every view at once).
   const pressKeys = Array.from({ length: PRESSES }, (_, i) => (i % 10 === 9 ? ['End', 'Home', 'e', 'l', 'a', 'E', 'L'][(i / 10) % 7 | 0] : i % 4 === 3 ? 'k' : 'j'));
   const keyPaint = await keyToPaint(page, pressKeys);
+  keyPaint.jumps = pressKeys.map((k) => k !== 'j' && k !== 'k');
   const heapAfterMovesMb = await heapMb();
   const moves = { step, jump, intervals, position, cpuPerStep: (cpu1 - cpu0) / MOVES, cpuPerJump: (cpu2 - cpu1) / JUMPS, heapOpenMb, heapAfterMovesMb, keyToPaint: keyPaint };
   if (screenshot) await page.screenshot({ path: screenshot });
@@ -446,6 +449,12 @@ function report(m: Measurement) {
   console.log(`      of which loop analysis: ${m.loopAnalysis.toFixed(0)} ms`);
   console.log(`    key → painted (${k.latency.length} real presses): p50 ${f(percentile(k.latency, 50))} ms, p95 ${f(p95)} ms, max ${f(Math.max(...k.latency))} ms — target p95 ≤ ${FRAME_MS} ms: ${p95 <= FRAME_MS ? 'PASS' : 'FAIL'}`);
   console.log(`      key → handlers done p50/p95: ${f(percentile(k.work, 50))} / ${f(percentile(k.work, 95))} ms; painting frame, vsync → rendered p50/p95: ${f(percentile(k.render, 50))} / ${f(percentile(k.render, 95))} ms; Event Timing: ${k.slowEvents} of ${k.latency.length} keydowns ≥ 24 ms (${k.reportedEvents} reported ≥ 16 ms)`);
+  if (k.jumps) {
+    const of = (jump: boolean) => k.latency.filter((_, i) => k.jumps![i] === jump);
+    const steps = of(false);
+    const jumps = of(true);
+    console.log(`      single steps (${steps.length}) p50/p95: ${f(percentile(steps, 50))} / ${f(percentile(steps, 95))} ms; jumps (${jumps.length}) p50/p95: ${f(percentile(jumps, 50))} / ${f(percentile(jumps, 95))} ms`);
+  }
   console.log(`    synthetic move (dispatch → commit, effects, forced layout) p95: ${f(percentile(all, 95))} ms (${m.step.length} steps, ${m.jump.length} jumps)`);
   console.log(`      steps p50/p95/max:    ${f(percentile(m.step, 50))} / ${f(percentile(m.step, 95))} / ${f(Math.max(...m.step))} ms`);
   console.log(`      jumps p50/p95/max:    ${f(percentile(m.jump, 50))} / ${f(percentile(m.jump, 95))} / ${f(Math.max(...m.jump))} ms`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentOffset, listGeometry, MAX_SCROLL_HEIGHT, rowInView, rowTop, scrollTopCentring, visibleRows } from './list-window.ts';
+import { contentOffset, listGeometry, MAX_SCROLL_HEIGHT, rowInView, rowTop, scrollTopCentring, visibleRows, windowSlots } from './list-window.ts';
 
 describe('the step list window', () => {
   it('below the cap, rows stack as they are and the scroll position is the offset', () => {
@@ -40,4 +40,29 @@ describe('the step list window', () => {
   it('an empty list has no rows', () => {
     expect(visibleRows(listGeometry(0, 40, 800), 0, 4)).toEqual({ first: 0, last: -1 });
   });
+
+  it('keys rows by slots that never repeat in a window and are all reused after a jump', () => {
+    for (const [count, viewport] of [[100_000, 800], [1_000_000, 813], [50, 800], [100_000, 37]] as const) {
+      const g = listGeometry(count, 40, viewport);
+      const slots = windowSlots(g, 4);
+      const keysAt = (top: number) => {
+        const { first, last } = visibleRows(g, top, 4);
+        const keys = new Set<number>();
+        for (let i = first; i <= last; i++) keys.add(i % slots);
+        expect(keys.size).toBe(last - first + 1);
+        return keys;
+      };
+      // Every scroll position, at sub-row offsets too, and a jump from the start to the end.
+      for (let top = 0; top <= Math.min(4000, g.scrollHeight - viewport); top += 7) keysAt(top);
+      keysAt(g.scrollHeight - viewport);
+      // A full window (away from the ends) uses the slots of any other, but for one: a long jump creates or removes
+      // at most one row and updates the others in place.
+      if (count >= 1000) {
+        const before = keysAt(g.scrollHeight / 10 + 13);
+        const after = keysAt(g.scrollHeight * 0.77);
+        expect([...after].filter((k) => !before.has(k)).length).toBeLessThanOrEqual(1);
+      }
+    }
+  });
 });
+

@@ -61,3 +61,12 @@ export function rowInView(g: ListGeometry, scrollTop: number, index: number): bo
 export function scrollTopCentring(g: ListGeometry, index: number): number {
   return scrollTopFor(g, index * g.row - (g.viewport - g.row) / 2);
 }
+
+/**
+ * How many row slots the list keys its rows by (`index % slots`): at least the most rows `visibleRows` can return for
+ * this viewport, so keys never repeat in a window, and no more, so that any two windows use the same slots. A jump
+ * anywhere then updates the rendered rows in place (new text, new place) instead of removing and creating them all.
+ */
+export function windowSlots(g: ListGeometry, overscan: number): number {
+  return Math.ceil(g.viewport / g.row) + 2 * overscan + 2;
+}

@@ -8,6 +8,21 @@ import type { RunView } from './run-view-model.ts';
 
 /** Browsers throttle history updates (Chromium: ~200 per 10 s), so the URL follows the playhead once it rests. */
 const URL_WRITE_DELAY_MS = 120;
+/**
+ * The write itself waits for an idle moment (at most this long): `history.replaceState` and the renders after it took
+ * ~2 ms, and landing in the frame of the next key press made that press miss its frame.
+ */
+const URL_WRITE_IDLE_MS = 500;
+
+/** Runs `task` once the page is idle (or after `timeout` ms); returns a cancel function. */
+function whenIdle(task: () => void, timeout: number): () => void {
+  if (typeof requestIdleCallback !== 'function') {
+    const id = setTimeout(task, 0);
+    return () => clearTimeout(id);
+  }
+  const id = requestIdleCallback(task, { timeout });
+  return () => cancelIdleCallback(id);
+}
 
 /**
  * Opens the run at the step named in the URL, follows later URL changes (back/forward), and writes the current step
@@ -33,22 +48,28 @@ export function useStepInUrl(view: RunView): string | undefined {
 
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let cancelIdle: (() => void) | undefined;
     const unsubscribe = usePlayhead.subscribe((state, previous) => {
       if (state.position === previous.position && state.runId === previous.runId) return;
       clearTimeout(timer);
-      timer = setTimeout(() => {
-        const { runId: openRun, position } = usePlayhead.getState();
-        const id = view.steps[position]?.id;
-        if (openRun !== runId || id === undefined || useUrl.getState().params.run !== runId) return;
-        // The 1-based step number; the id only when the number is also some other step's id (ids win when read).
-        const number = String(stepNumber(position));
-        const at = view.positionOf.get(number);
-        const value = at === undefined || at === position ? number : id;
-        if (useUrl.getState().params.step !== value) useUrl.getState().setParams({ step: value });
-      }, URL_WRITE_DELAY_MS);
+      cancelIdle?.();
+      cancelIdle = undefined;
+      timer = setTimeout(() => (cancelIdle = whenIdle(write, URL_WRITE_IDLE_MS)), URL_WRITE_DELAY_MS);
     });
+    const write = () => {
+      cancelIdle = undefined;
+      const { runId: openRun, position } = usePlayhead.getState();
+      const id = view.steps[position]?.id;
+      if (openRun !== runId || id === undefined || useUrl.getState().params.run !== runId) return;
+      // The 1-based step number; the id only when the number is also some other step's id (ids win when read).
+      const number = String(stepNumber(position));
+      const at = view.positionOf.get(number);
+      const value = at === undefined || at === position ? number : id;
+      if (useUrl.getState().params.step !== value) useUrl.getState().setParams({ step: value });
+    };
     return () => {
       clearTimeout(timer);
+      cancelIdle?.();
       unsubscribe();
     };
   }, [view, runId]);

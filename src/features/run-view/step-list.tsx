@@ -1,20 +1,15 @@
 // The replay steps as a virtualised list: only the visible rows exist in the DOM, whatever the run's size (a million
 // steps included: see ./list-window.ts).
-import { memo, useCallback, useEffect, useRef, useState, type RefObject } from 'react';
+import { memo, useCallback, useEffect, useLayoutEffect, useRef, useState, type RefObject } from 'react';
 import type { Step } from '../../model/types.ts';
 import { usePlayhead } from '../../store/playhead.ts';
 import { agentColors } from '../../ui/agent-colors.ts';
 import { rectifierMarks } from './rectifier-marks.ts';
 import type { RunView } from './run-view-model.ts';
 import { compact } from '../../ui/format.ts';
-import { listGeometry, rowInView, rowTop, scrollTopCentring, visibleRows, type ListGeometry } from './list-window.ts';
+import { listGeometry, rowInView, rowTop, scrollTopCentring, visibleRows, windowSlots, type ListGeometry } from './list-window.ts';
 
 const ROW_HEIGHT = 40;
-/**
- * Rows are keyed by slot (index modulo a number larger than any window), not by step: after a long jump React
- * updates the rows' text in place instead of unmounting and creating every one.
- */
-const ROW_SLOTS = 256;
 
 const SUMMARY_MAX = 140;
 /** How much of a long text the summary reads first: its first 140 characters after folding white space, nearly always. */
@@ -59,6 +54,18 @@ export function StepList({ view }: { view: RunView }) {
   const { first, last } = visibleRows(geometry, scroll.top, OVERSCAN);
   const colors = agentColors(view);
   const scrolledTo = useCallback((top: number) => setScroll((s) => (s.top === top ? s : { ...s, top })), []);
+  // A scroll position the playhead follower chose: the rows for it are rendered first, then the list is scrolled to it
+  // (below), so the browser lays the list out once, rows and scroll together.
+  const followedTo = useRef<number | undefined>(undefined);
+  const followTo = useCallback((top: number) => {
+    followedTo.current = top;
+    setScroll((s) => (s.top === top ? s : { ...s, top }));
+  }, []);
+  useLayoutEffect(() => {
+    const top = followedTo.current;
+    followedTo.current = undefined;
+    if (top !== undefined && scroller.current) scroller.current.scrollTop = top;
+  });
   useEffect(() => {
     const element = scroller.current;
     if (!element) return;
@@ -73,11 +80,14 @@ export function StepList({ view }: { view: RunView }) {
     observer.observe(element);
     return () => observer.disconnect();
   }, []);
+  // Rows are keyed by slot, not by step (./list-window.ts windowSlots): after a jump React updates the rendered rows'
+  // text and place instead of removing and creating every one (which took ~2 ms of removeChild per jump).
+  const slots = windowSlots(geometry, OVERSCAN);
   const rows = [];
   for (let index = first; index <= last; index++) {
     rows.push(
       <StepRow
-        key={index % ROW_SLOTS}
+        key={index % slots}
         view={view}
         index={index}
         top={rowTop(geometry, scroll.top, index)}
@@ -96,7 +106,7 @@ export function StepList({ view }: { view: RunView }) {
           {rows}
         </ol>
       </div>
-      <FollowPlayhead scroller={scroller} geometry={geometry} scrollTop={scroll.top} measured={scroll.height > 0} ready={scroll.measured === true} onScrolled={scrolledTo} />
+      <FollowPlayhead scroller={scroller} geometry={geometry} scrollTop={scroll.top} measured={scroll.height > 0} ready={scroll.measured === true} onFollow={followTo} />
     </section>
   );
 }
@@ -108,21 +118,28 @@ interface FollowProps {
   measured: boolean;
   /** The list has been measured once (or cannot be: no ResizeObserver); following waits for it. */
   ready: boolean;
-  onScrolled: (top: number) => void;
+  /** Render the rows for this scroll position, then scroll there. */
+  onFollow: (top: number) => void;
 }
 
-function FollowPlayhead({ scroller, geometry, scrollTop, measured, ready, onScrolled }: FollowProps) {
+function FollowPlayhead({ scroller, geometry, scrollTop, measured, ready, onFollow }: FollowProps) {
   const position = usePlayhead((s) => s.position);
   // The window as last rendered, read by the effect without making it run on every scroll.
   const latest = useRef({ geometry, scrollTop, measured });
   latest.current = { geometry, scrollTop, measured };
   // Follow the playhead only when its row leaves the list's window, then centre it: stepping through a long run
   // scrolls once per screenful rather than on every step. The window comes from the last scroll event and the
-  // measured height (no layout read), and the new scroll position is rendered in the same commit as the move.
+  // measured height (no layout read); the rows for the new scroll position render right after the move, in the same
+  // task, and the list scrolls once they are in the DOM: writing scrollTop here, before them, made the browser lay
+  // the page out twice per jump (once for that write, once more for the new rows).
   // Until the list is measured (the observer's first callback, after layout) there is nothing to follow with: the
   // effect runs again once it is, so opening a run reads no layout.
+  // A layout effect, not a passive one: a state update inside a passive effect is rendered later, in a scheduler
+  // task of its own (default priority), which on a jump ran after the frame that showed the move — that frame showed
+  // the list's old rows (before, with scrollTop already written: an empty stretch of the list). From a layout effect
+  // the rows for the new scroll position render in the key's own task, before the frame.
   const canFollow = ready || typeof ResizeObserver === 'undefined';
-  useEffect(() => {
+  useLayoutEffect(() => {
     const element = scroller.current;
     if (!element || !canFollow) return;
     let { geometry: g, scrollTop: top } = latest.current;
@@ -131,10 +148,12 @@ function FollowPlayhead({ scroller, geometry, scrollTop, measured, ready, onScro
       top = element.scrollTop;
     }
     if (rowInView(g, top, position)) return;
-    const next = scrollTopCentring(g, position);
-    element.scrollTop = next;
-    onScrolled(next);
-  }, [scroller, position, onScrolled, canFollow]);
+    // Whole pixels: the browser keeps scrollTop in whole pixels here, and the scroll event it then sends would
+    // otherwise report a different position and render every row once more (half a pixel lower).
+    const next = Math.round(scrollTopCentring(g, position));
+    if (next === latest.current.scrollTop) element.scrollTop = next; // rendered for it already: only the scroll
+    else onFollow(next);
+  }, [scroller, position, onFollow, canFollow]);
   return null;
 }
 

@@ -1,0 +1,64 @@
+// @vitest-environment jsdom
+// The step list follows the playhead over a long run (issue 14 goal 3): a jump updates the rendered rows in place
+// (slot keys, ./list-window.ts) rather than removing and creating them, and the list scrolls to centre the new row.
+import '@testing-library/jest-dom/vitest';
+import { act, cleanup, render, screen } from '@testing-library/react';
+import { flushSync } from 'react-dom';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Step } from '../../model/types.ts';
+import { usePlayhead } from '../../store/playhead.ts';
+import { makeRun } from '../../testing/test-runs.ts';
+import { listGeometry, scrollTopCentring } from './list-window.ts';
+import { runViewOf } from './run-view-model.ts';
+import { StepList } from './step-list.tsx';
+
+afterEach(cleanup);
+
+const COUNT = 10_000;
+
+describe('the step list', () => {
+  it('a jump updates the rows in place and scrolls to the new current row', () => {
+    const steps: Step[] = Array.from({ length: COUNT }, (_, i) => ({ id: `s${i}`, index: i, kind: 'action', agentId: i % 3 === 0 ? 'a' : 'b', output: `output ${i}` }));
+    const view = runViewOf(makeRun('long', { steps }));
+    usePlayhead.getState().load('long', view.steps.length, 0);
+    render(<StepList view={view} />);
+    const list = screen.getByTestId('step-list');
+    const rowsAt = () => [...list.querySelectorAll('li')];
+    const before = rowsAt();
+    expect(before.length).toBeGreaterThan(20);
+    expect(list.querySelector('[aria-current="step"]')).toHaveAttribute('data-position', '0');
+
+    for (const target of [6_543, COUNT - 1, 4_321, 0]) {
+      const previous = rowsAt();
+      act(() => usePlayhead.getState().moveTo(target));
+      const current = list.querySelector('[aria-current="step"]');
+      expect(current).toHaveAttribute('data-position', String(target));
+      expect(current).toHaveTextContent(`output ${target}`);
+      // No layout in jsdom: the list's viewport is the assumed one (20 rows), as in the component.
+      expect(list.scrollTop).toBe(Math.round(scrollTopCentring(listGeometry(COUNT, 40, 20 * 40), target)));
+      // The rows rendered before are still the rows in the DOM (one may come or go where the window meets an end).
+      const kept = rowsAt().filter((row) => previous.includes(row));
+      expect(kept.length).toBeGreaterThanOrEqual(Math.min(previous.length, rowsAt().length) - 1);
+    }
+  });
+
+  it('a jump shows the new rows in the same task as the move (the frame after the key shows it whole)', () => {
+    const steps: Step[] = Array.from({ length: COUNT }, (_, i) => ({ id: `s${i}`, index: i, kind: 'action', agentId: 'a', output: `output ${i}` }));
+    const view = runViewOf(makeRun('long', { steps }));
+    usePlayhead.getState().load('long', view.steps.length, 0);
+    render(<StepList view={view} />);
+    const list = screen.getByTestId('step-list');
+    // As a key does: a synchronous render, then nothing else before the browser paints (no scheduler task, no act).
+    const actEnvironment = (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT;
+    (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = false;
+    try {
+      flushSync(() => usePlayhead.getState().moveTo(7_777));
+      expect(list.querySelector('[aria-current="step"]')).toHaveAttribute('data-position', '7777');
+      expect(list.querySelector('[data-position="7777"]')).toHaveTextContent('output 7777');
+      expect(list.scrollTop).toBe(Math.round(scrollTopCentring(listGeometry(COUNT, 40, 20 * 40), 7_777)));
+    } finally {
+      (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = actEnvironment;
+    }
+  });
+});
+
