@@ -16,6 +16,7 @@
 // Each item is compared only with the open clusters of its own agent (at most maxGap + 1 of them), so the pass is
 // linear in the steps, and reading an item allocates only its token set (words are hashed into a shared buffer,
 // arguments are read as text, not parsed). Framework verdicts (loopVerdicts) are evidence shown beside the findings, never read here.
+import { finish, SLICE, type Sliced } from './slices.ts';
 import type { Annotation, Intervention, Step, ToolCall } from './types.ts';
 
 export interface LoopOptions {
@@ -256,6 +257,21 @@ function callKind(calls: readonly Call[]): string {
   return kind;
 }
 
+/** The kind of a message item, `say` and its recipients: one string per single recipient, as CALL_KINDS. */
+const SAY_KINDS = new Map<string, string>();
+
+function sayKind(step: Step): string {
+  const r = step.recipients;
+  if (!r || r.length === 0) return 'say';
+  if (r.length > 1) return `say${recipientsOf(step)}`;
+  let kind = SAY_KINDS.get(r[0]);
+  if (kind === undefined) {
+    if (SAY_KINDS.size >= 10_000) SAY_KINDS.clear();
+    SAY_KINDS.set(r[0], (kind = `say${recipientsOf(step)}`));
+  }
+  return kind;
+}
+
 function itemOf(step: Step, children: readonly Step[]): Item | undefined {
   const calls = toolCallsOf(step, children);
   resetScratch();
@@ -270,7 +286,7 @@ function itemOf(step: Step, children: readonly Step[]): Item | undefined {
   messageWords(text);
   const tokens = tokenSet();
   if (tokens.length === 0) return undefined;
-  return { kind: `say${recipientsOf(step)}`, tokens, hash: setHash(tokens) };
+  return { kind: sayKind(step), tokens, hash: setHash(tokens) };
 }
 
 /**
@@ -455,6 +471,16 @@ export function detectLoops(
   options: Partial<LoopOptions> = {},
   agentNames?: readonly string[],
 ): Loop[] {
+  return finish(detectLoopsSlices(replaySteps, childrenOf, options, agentNames));
+}
+
+/** detectLoops in slices (src/model/slices.ts). */
+export function* detectLoopsSlices(
+  replaySteps: readonly Step[],
+  childrenOf: ReadonlyMap<string, readonly Step[]>,
+  options: Partial<LoopOptions> = {},
+  agentNames?: readonly string[],
+): Sliced<Loop[]> {
   const { minRepeats, maxGap, maxSpan, similarity, paraphraseSimilarity } = { ...DEFAULT_LOOP_OPTIONS, ...options };
   const n = replaySteps.length;
   const names = agentNamesOf(agentNames ?? [...new Set(replaySteps.map((s) => s.agentId))]);
@@ -463,6 +489,7 @@ export function detectLoops(
   const templateAt: (string | undefined)[] = new Array(n);
   const templateCount = new Map<string, number>();
   for (let p = 0; p < n; p++) {
+    if (p % SLICE === SLICE - 1) yield (0.3 * p) / n;
     const t = routingTemplate(replaySteps[p], names);
     templateAt[p] = t;
     if (t !== undefined) templateCount.set(t, (templateCount.get(t) ?? 0) + 1);
@@ -486,6 +513,7 @@ export function detectLoops(
     if (c.positions.length >= minRepeats && (c.rising | c.falling) === 0) found.push(c);
   };
   for (let p = 0; p < n; p++) {
+    if (p % SLICE === SLICE - 1) yield 0.3 + (0.7 * p) / n;
     const step = replaySteps[p];
     let agent = agents.get(step.agentId);
     if (!agent) agents.set(step.agentId, (agent = { ordinal: -1, open: [] }));

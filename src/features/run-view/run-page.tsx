@@ -12,7 +12,8 @@ import { HelpOverlay } from '../../ui/help-overlay.tsx';
 import { useOpeningLinked } from '../library/startup.tsx';
 import { InteractionGraphView } from './interaction-graph.tsx';
 import { applyAction, usePlayTimer, useRunKeyboard, useStepInUrl } from './playback.ts';
-import { runViewOf, type RunView } from './run-view-model.ts';
+import type { RunView } from './run-view-model.ts';
+import { useRunView } from './run-view-loader.ts';
 import { ScoresPanel } from './scores-panel.tsx';
 import { StepInspector } from './step-inspector.tsx';
 import { SpanTree } from './span-tree.tsx';
@@ -29,7 +30,7 @@ export function RunPage() {
   const run = useLibrary((s) => (runId !== undefined ? s.runs[runId] : undefined));
   const navigate = useUrl((s) => s.navigate);
   const opening = useOpeningLinked();
-  if (run) return <RunScreen run={run} />;
+  if (run) return <RunOpening run={run} />;
   if (!hydrated || (runId !== undefined && opening)) {
     return (
       <p role="status" data-testid="run-loading" className="p-6 text-sm text-slate-600">
@@ -67,8 +68,41 @@ function SpanTreeSlot({ view }: { view: RunView }) {
   );
 }
 
-function RunScreen({ run }: { run: Run }) {
-  const view = useMemo(() => runViewOf(run), [run]);
+/**
+ * The run view once its derivations are built: at once for a small run, else in slices (run-view-loader.ts) with a
+ * progress bar meanwhile, so that opening a run of 100k or 1M steps never blocks the page.
+ */
+function RunOpening({ run }: { run: Run }) {
+  const { view, progress } = useRunView(run);
+  if (view) return <RunScreen run={run} view={view} />;
+  const percent = Math.floor(progress * 100);
+  return (
+    <div data-testid="run-preparing" className="flex h-full min-h-0 flex-col bg-slate-100">
+      <div className="border-b border-slate-200 bg-white px-4 py-2">
+        <h2 className="truncate text-sm font-semibold text-slate-900" title={run.title}>
+          {run.title}
+        </h2>
+      </div>
+      <div className="p-6 text-sm text-slate-700">
+        <p id="run-preparing-label">
+          Preparing the run view of {run.steps.length.toLocaleString('en')} steps (loops, graph, timeline)… {percent}%
+        </p>
+        <div
+          role="progressbar"
+          aria-labelledby="run-preparing-label"
+          aria-valuemin={0}
+          aria-valuemax={100}
+          aria-valuenow={percent}
+          className="mt-2 h-1.5 w-80 max-w-full overflow-hidden rounded bg-slate-200"
+        >
+          <div className="h-full bg-indigo-600" style={{ width: `${percent}%` }} />
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function RunScreen({ run, view }: { run: Run; view: RunView }) {
   usePlayTimer();
   const [help, setHelp] = useState(false);
   const [scores, setScores] = useState(false);

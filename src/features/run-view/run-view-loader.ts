@@ -1,0 +1,75 @@
+// Building the run view of a large run without blocking the page (ADR 0022): the derivations (step tree, loop
+// analysis, graph, per-position columns) run as a sliced generator (src/model/slices.ts), a few milliseconds per
+// slice, in tasks of at most SLICE_BUDGET_MS that give the browser its thread back in between, so that it can paint
+// the progress and take input. A small run, or one whose view is built already, is built at once, as before.
+import { useEffect, useState } from 'react';
+import type { Sliced } from '../../model/slices.ts';
+import type { Run } from '../../model/types.ts';
+import { cachedRunView, hasTraceView, runViewOf, runViewSlices, type RunView } from './run-view-model.ts';
+
+/** Up to this many steps the view is built in one go, within the render (well under a frame's worth of work). */
+export const SYNC_STEPS = 10_000;
+/** The longest a task building a view keeps the page's thread (a long task is 50 ms). */
+export const SLICE_BUDGET_MS = 24;
+
+/** The next task: a message to ourselves, which the browser runs after rendering and input as due (no 4 ms clamp). */
+function nextTask(): Promise<void> {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
+}
+
+/**
+ * Runs `work` to the end in tasks of about `budgetMs`, reporting its progress (0..1) after each task; resolves to its
+ * result, or to undefined once `cancelled()` says so (checked between tasks).
+ */
+export async function runInSlices<T>(work: Sliced<T>, onProgress: (done: number) => void, cancelled: () => boolean, budgetMs = SLICE_BUDGET_MS): Promise<T | undefined> {
+  for (;;) {
+    const start = performance.now();
+    let r = work.next();
+    while (!r.done && performance.now() - start < budgetMs) r = work.next();
+    if (r.done) return r.value;
+    onProgress(r.value);
+    await nextTask();
+    if (cancelled()) {
+      work.return(undefined as never);
+      return undefined;
+    }
+  }
+}
+
+/** Whether opening `run` builds its view at once (small, or built already) rather than in slices. */
+export function viewAtOnce(run: Run): boolean {
+  return run.steps.length <= SYNC_STEPS || cachedRunView(run) !== undefined || hasTraceView(run);
+}
+
+/**
+ * The run view of `run`: at once when viewAtOnce, else built in slices after the first paint, with its progress (0..1)
+ * meanwhile. A new run object with the same steps (a label, an engine result) reuses the built trace part at once.
+ */
+export function useRunView(run: Run): { view: RunView | undefined; progress: number } {
+  const atOnce = viewAtOnce(run);
+  const [state, setState] = useState<{ run: Run; view?: RunView; progress: number }>({ run, progress: 0 });
+  useEffect(() => {
+    if (atOnce) return;
+    let cancelled = false;
+    setState({ run, progress: 0 });
+    void runInSlices(
+      runViewSlices(run),
+      (progress) => setState({ run, progress }),
+      () => cancelled,
+    ).then((view) => {
+      if (!cancelled && view) setState({ run, view, progress: 1 });
+    });
+    return () => {
+      cancelled = true;
+    };
+  }, [run, atOnce]);
+  if (atOnce) return { view: runViewOf(run), progress: 1 };
+  return state.run === run ? { view: state.view, progress: state.progress } : { view: undefined, progress: 0 };
+}
