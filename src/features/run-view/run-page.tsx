@@ -1,6 +1,6 @@
 // The run view (SPEC §4): interaction graph, per-agent timeline, step list, step inspector and token charts, all
 // driven by one playhead. The open run comes from the library by the `run` URL param; the step from `step`.
-import { memo, useCallback, useMemo, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useState } from 'react';
 import { countStepKinds, describeStepCounts } from '../../model/steps.ts';
 import type { Run } from '../../model/types.ts';
 import { useLibrary } from '../../store/library.ts';
@@ -13,7 +13,7 @@ import { useOpeningLinked } from '../library/startup.tsx';
 import { InteractionGraphView } from './interaction-graph.tsx';
 import { applyAction, usePlayTimer, useRunKeyboard, useStepInUrl } from './playback.ts';
 import type { RunView } from './run-view-model.ts';
-import { useRunView } from './run-view-loader.ts';
+import { SYNC_STEPS, useRunView } from './run-view-loader.ts';
 import { ScoresPanel } from './scores-panel.tsx';
 import { StepInspector } from './step-inspector.tsx';
 import { SpanTree } from './span-tree.tsx';
@@ -152,17 +152,26 @@ function StepLink({ view }: { view: RunView }) {
  */
 const Panels = memo(function Panels({ view }: { view: RunView }) {
   const { run } = view;
+  const all = useAllPanels(view);
   return (
     <div className="grid min-h-0 flex-1 grid-cols-[minmax(16rem,24rem)_minmax(0,1fr)_minmax(20rem,28rem)] gap-2 p-2">
       <ErrorBoundary name="step list" resetKey={run.id}><StepList view={view} /></ErrorBoundary>
       <div className="flex min-h-0 flex-col gap-2 overflow-y-auto pr-1">
-        <ErrorBoundary name="interaction graph" resetKey={run.id}><InteractionGraphView view={view} /></ErrorBoundary>
-        <ErrorBoundary name="timeline" resetKey={run.id}><Timeline view={view} /></ErrorBoundary>
-        <ErrorBoundary name="token charts" resetKey={run.id}><TokenCharts view={view} /></ErrorBoundary>
-        <SpanTreeSlot view={view} />
+        {all ? (
+          <>
+            <ErrorBoundary name="interaction graph" resetKey={run.id}><InteractionGraphView view={view} /></ErrorBoundary>
+            <ErrorBoundary name="timeline" resetKey={run.id}><Timeline view={view} /></ErrorBoundary>
+            <ErrorBoundary name="token charts" resetKey={run.id}><TokenCharts view={view} /></ErrorBoundary>
+            <SpanTreeSlot view={view} />
+          </>
+        ) : (
+          <p role="status" data-testid="panels-drawing" className="rounded border border-slate-200 bg-white p-4 text-sm text-slate-600">
+            Drawing the graph, the timeline and the token charts…
+          </p>
+        )}
       </div>
       <div className="flex min-h-0 flex-col gap-2">
-        <ErrorBoundary name="loop panel" resetKey={run.id}><LoopPanel view={view} /></ErrorBoundary>
+        {all && <ErrorBoundary name="loop panel" resetKey={run.id}><LoopPanel view={view} /></ErrorBoundary>}
         <div data-testid="inspector-panel" className="min-h-0 flex-1 overflow-y-auto rounded border border-slate-200 bg-white [contain:strict]">
           <ErrorBoundary name="step inspector" resetKey={run.id}><StepInspector view={view} /></ErrorBoundary>
         </div>
@@ -170,6 +179,23 @@ const Panels = memo(function Panels({ view }: { view: RunView }) {
     </div>
   );
 });
+
+/**
+ * Whether every panel renders: at once for a small run; for a large one (built in slices), the step list and the
+ * inspector first, the rest in the next task after they are painted, so that neither render is one long task.
+ */
+function useAllPanels(view: RunView): boolean {
+  const [all, setAll] = useState(() => view.steps.length <= SYNC_STEPS);
+  useEffect(() => {
+    if (all) return;
+    let live = true;
+    requestAnimationFrame(() => setTimeout(() => live && setAll(true), 0));
+    return () => {
+      live = false;
+    };
+  }, [all]);
+  return all;
+}
 
 function Toolbar({ view, onHelp, scoresOpen, onScores }: { view: RunView; onHelp: () => void; scoresOpen: boolean; onScores: () => void }) {
   const playing = usePlayhead((s) => s.playing);
