@@ -589,7 +589,12 @@ export function* detectLoopsSlices(
   if (current.length > 0) groups.push(current);
 
   const tokensAt = (p: number) => stepTokens(replaySteps[p], childrenOf);
-  return groups.map((group) => loopOf(group, replaySteps, childrenOf, routingByAgent, tokensAt));
+  const loops: Loop[] = [];
+  for (let g = 0; g < groups.length; g++) {
+    if (g % 256 === 255) yield 0.99;
+    loops.push(loopOf(groups[g], replaySteps, childrenOf, routingByAgent, tokensAt));
+  }
+  return loops;
 }
 
 function loopOf(

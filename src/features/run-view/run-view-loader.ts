@@ -9,8 +9,11 @@ import { cachedRunView, hasTraceView, runViewOf, runViewSlices, type RunView } f
 
 /** Up to this many steps the view is built in one go, within the render (well under a frame's worth of work). */
 export const SYNC_STEPS = 10_000;
-/** The longest a task building a view keeps the page's thread (a long task is 50 ms). */
-export const SLICE_BUDGET_MS = 24;
+/**
+ * How long a task building a view keeps the page's thread: a long task is 50 ms, and on a loaded machine a slice's
+ * wall time can be several times its work.
+ */
+export const SLICE_BUDGET_MS = 12;
 
 /** The next task: a message to ourselves, which the browser runs after rendering and input as due (no 4 ms clamp). */
 function nextTask(): Promise<void> {
