@@ -1,7 +1,7 @@
 // The run view (SPEC §4): interaction graph, per-agent timeline, step list, step inspector and token charts, all
 // driven by one playhead. The open run comes from the library by the `run` URL param; the step from `step`.
 import { memo, useCallback, useEffect, useMemo, useState } from 'react';
-import { countStepKinds, describeStepCounts } from '../../model/steps.ts';
+import { describeStepCounts } from '../../model/steps.ts';
 import type { Run } from '../../model/types.ts';
 import { useLibrary } from '../../store/library.ts';
 import { usePersistence } from '../../store/library-db.ts';
@@ -203,8 +203,8 @@ function Toolbar({ view, onHelp, scoresOpen, onScores }: { view: RunView; onHelp
   const setSpeed = usePlayhead((s) => s.setSpeed);
   const { run } = view;
   const outcome = run.outcome.status;
-  // One pass over every step: done once per run, not on each render of the toolbar (play, speed).
-  const stepCounts = useMemo(() => describeStepCounts(countStepKinds(view.steps)), [view]);
+  // Counted with the view's other columns (run-view-model.ts), not on each render of the toolbar (play, speed).
+  const stepCounts = useMemo(() => describeStepCounts(view.stepKinds), [view]);
   const button = 'rounded border border-slate-300 bg-white px-2 py-0.5 text-sm hover:bg-slate-50 disabled:opacity-40';
   return (
     <div className="flex flex-wrap items-center gap-x-4 gap-y-1 border-b border-slate-200 bg-white px-4 py-2">

@@ -1,6 +1,7 @@
 // The run view of a large run built in slices (ADR 0022): the same view as the one-call build, in many short tasks.
 import { describe, expect, it } from 'vitest';
 import { finish } from '../../model/slices.ts';
+import { countStepKinds } from '../../model/steps.ts';
 import { toolCallCounts } from '../../model/tool-calls.ts';
 import type { Run, Step } from '../../model/types.ts';
 import { makeRun } from '../../testing/test-runs.ts';
@@ -67,6 +68,8 @@ describe('runViewSlices', () => {
     expect(view.errorPositions.length).toBeGreaterThan(0);
     expect(view.graph.edges.length).toBeGreaterThan(0);
     expect(plain(view)).toEqual(plain(whole));
+    expect([...view.stepKinds.byKind]).toEqual([...countStepKinds(view.steps).byKind]);
+    expect(view.stepKinds.byKind.size).toBe(2);
     // Kept for runViewOf: the view is built once.
     expect(runViewOf(run)).toBe(view);
     expect(finish(runViewSlices(run))).toBe(view);

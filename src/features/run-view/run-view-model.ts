@@ -6,7 +6,8 @@ import { deriveGraphSlices, type InteractionGraph } from '../../model/graph.ts';
 import { detectLoopsSlices, ledgerVerdicts, markVerdicts, type Loop, type LoopVerdict } from '../../model/loops.ts';
 import { indexRunSlices, type RunIndex } from '../../model/run-index.ts';
 import { finish, phase, SLICE, type Sliced } from '../../model/slices.ts';
-import type { Annotation, Intervention, Run, Step } from '../../model/types.ts';
+import type { StepCounts } from '../../model/steps.ts';
+import type { Annotation, Intervention, Run, Step, StepKind } from '../../model/types.ts';
 import { appendAll } from '../../model/large-arrays.ts';
 
 export interface Lane {
@@ -30,6 +31,8 @@ export interface RunView {
   index: RunIndex;
   /** The steps the playhead moves over (replay steps), in order. */
   steps: readonly Step[];
+  /** countStepKinds(steps), counted in the same pass as the other columns. */
+  stepKinds: StepCounts;
   /** Replay position of any step id; nested steps map to the position of the step that holds them. */
   positionOf: ReadonlyMap<string, number>;
   graph: InteractionGraph;
@@ -181,9 +184,20 @@ function* buildTraceViewSlices(run: Run): Sliced<TraceView> {
   let agentId: string | undefined;
   let agent: { agentId: string; name: string; input: number; output: number } | undefined;
   const hasNested = index.childrenOf.size > 0;
+  const byKind = new Map<StepKind, number>();
+  let kind: StepKind | undefined;
+  let kindRun = 0;
   for (let p = 0; p < n; p++) {
     if (p % SLICE === SLICE - 1) yield 0.8 + (0.15 * p) / n;
     const step = steps[p];
+    // Kinds come in runs of one kind: counted per run, a map write when the kind changes.
+    if (step.kind !== kind) {
+      if (kind !== undefined) byKind.set(kind, (byKind.get(kind) ?? 0) + kindRun);
+      kind = step.kind;
+      kindRun = 0;
+      if (!byKind.has(kind)) byKind.set(kind, 0);
+    }
+    kindRun++;
     // Most steps hold no nested steps: read the step itself without building a list for it.
     const parts = hasNested && index.childrenOf.has(step.id) ? withDescendants(step, index.childrenOf) : undefined;
     // Nested steps (at any depth) map to the position of the replay step holding them.
@@ -217,6 +231,7 @@ function* buildTraceViewSlices(run: Run): Sliced<TraceView> {
     agent.input += input[p];
     agent.output += output[p];
   }
+  if (kind !== undefined) byKind.set(kind, (byKind.get(kind) ?? 0) + kindRun);
   // Left unplaced by that walk only in odd traces (over 100k steps nested in one, repeated ids): climb to the replay step.
   if (positionOf.size < run.steps.length) placeNestedByClimbing(run.steps, positionOf, index);
   const time = placeInTime(start, end);
@@ -242,6 +257,7 @@ function* buildTraceViewSlices(run: Run): Sliced<TraceView> {
   return {
     index,
     steps,
+    stepKinds: { steps: n, byKind },
     positionOf,
     graph,
     loops,
