@@ -186,7 +186,16 @@ export function* deriveGraphSlices(
 
   const handoffSteps = new Set<string>();
   const unplaced: { source: string; target: string; kind: GraphEdgeKind }[] = [];
-  for (const h of run.handoffs) {
+  if (run.handoffs.length > 0) {
+    positionOf = new Map<string, number>();
+    for (let i = 0; i < replaySteps.length; i++) {
+      if (i % SLICE === SLICE - 1) yield 0;
+      positionOf.set(replaySteps[i].id, i);
+    }
+  }
+  for (let k = 0; k < run.handoffs.length; k++) {
+    if (k % SLICE === SLICE - 1) yield 0;
+    const h = run.handoffs[k];
     const from = resolveAgent(h.from) ?? h.from;
     ensureAgent(from);
     const position = positionOfStepId(h.stepId);
@@ -202,6 +211,7 @@ export function* deriveGraphSlices(
 
   let hasExplicitRouting = run.handoffs.length > 0;
   for (let i = 0; !hasExplicitRouting && i < run.steps.length; i++) {
+    if (i % SLICE === SLICE - 1) yield 0;
     const r = run.steps[i].recipients;
     if (r && r.length > 0) hasExplicitRouting = true;
   }
@@ -326,7 +336,13 @@ export function* deriveGraphSlices(
     return e;
   }
 
+  let marked = 0;
   for (const loop of loops) {
+    marked += loop.positions.length + loop.agentIds.length;
+    if (marked > SLICE) {
+      marked = 0;
+      yield 1;
+    }
     for (const agentId of loop.agentIds) {
       const agentNode = nodeIndex.get(agentNodeId(agentId));
       if (agentNode !== undefined) nodes[agentNode].inLoop = true;

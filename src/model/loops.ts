@@ -568,15 +568,19 @@ export function* detectLoopsSlices(
     }
   }
   for (const agent of agents.values()) for (const c of agent.open) retire(c);
+  yield 0.97;
 
   // Pass 3: clusters whose windows overlap join into one loop when they share an agent or one talks to the other.
   found.sort((a, b) => a.positions[0] - b.positions[0]);
+  yield 0.98;
   const groups: Cluster[][] = [];
   let current: Cluster[] = [];
   let currentLast = -1;
   const related = (group: Cluster[], c: Cluster) =>
     group.some((g) => g.agentId === c.agentId || g.recipients?.has(c.agentId) === true || c.recipients?.has(g.agentId) === true);
-  for (const c of found) {
+  for (let i = 0; i < found.length; i++) {
+    if (i % SLICE === SLICE - 1) yield 0.98;
+    const c = found[i];
     if (current.length > 0 && c.positions[0] <= currentLast && related(current, c)) {
       current.push(c);
     } else {
@@ -665,22 +669,29 @@ const LEDGER_LABEL = 'Magentic-One ledger: is_in_loop';
 
 /** The Magentic-One orchestrator's ledger verdicts `is_in_loop: true`, at the positions of their ledger messages. */
 export function ledgerVerdicts(replaySteps: readonly Step[]): LoopVerdict[] {
+  return finish(ledgerVerdictsSlices(replaySteps));
+}
+
+/** ledgerVerdicts in slices (src/model/slices.ts). */
+export function* ledgerVerdictsSlices(replaySteps: readonly Step[]): Sliced<LoopVerdict[]> {
   const out: LoopVerdict[] = [];
-  replaySteps.forEach((step, position) => {
+  for (let position = 0; position < replaySteps.length; position++) {
+    if (position % SLICE === SLICE - 1) yield position / replaySteps.length;
+    const step = replaySteps[position];
     const text = sentText(step);
-    if (text === undefined || !text.includes('"is_in_loop"')) return;
+    if (text === undefined || !text.includes('"is_in_loop"')) continue;
     const open = text.indexOf('{');
-    if (open < 0) return;
+    if (open < 0) continue;
     let ledger: unknown;
     try {
       ledger = JSON.parse(text.slice(open, text.lastIndexOf('}') + 1));
     } catch {
-      return;
+      continue;
     }
     const verdict = ledger && typeof ledger === 'object' ? (ledger as { is_in_loop?: { answer?: unknown; reason?: unknown } }).is_in_loop : undefined;
-    if (verdict?.answer !== true) return;
+    if (verdict?.answer !== true) continue;
     out.push({ source: 'magentic-one-ledger', sourceLabel: LEDGER_LABEL, position, reason: typeof verdict.reason === 'string' ? verdict.reason : '' });
-  });
+  }
   return out;
 }
 

@@ -3,7 +3,7 @@
 // steps array: an engine result makes a new Run with new interventions but the same steps, agents and handoffs, so it
 // recomputes only the annotation and intervention positions, and the graph (whose object keys the layout) is kept.
 import { deriveGraphSlices, type InteractionGraph } from '../../model/graph.ts';
-import { detectLoopsSlices, ledgerVerdicts, markVerdicts, type Loop, type LoopVerdict } from '../../model/loops.ts';
+import { detectLoopsSlices, ledgerVerdictsSlices, markVerdicts, type Loop, type LoopVerdict } from '../../model/loops.ts';
 import { indexRunSlices, type RunIndex } from '../../model/run-index.ts';
 import { finish, phase, SLICE, type Sliced } from '../../model/slices.ts';
 import type { StepCounts } from '../../model/steps.ts';
@@ -160,9 +160,17 @@ function* buildTraceViewSlices(run: Run): Sliced<TraceView> {
     yield 0.15 + 0.3 * loopStep.value;
   }
   const loops = loopStep.value;
-  const t0 = performance.now();
-  const ledger = ledgerVerdicts(steps);
-  markDuration(LOOP_ANALYSIS_MEASURE, loopMs + performance.now() - t0);
+  const ledgerWork = ledgerVerdictsSlices(steps);
+  let ledgerStep: IteratorResult<number, LoopVerdict[]>;
+  for (;;) {
+    const t0 = performance.now();
+    ledgerStep = ledgerWork.next();
+    loopMs += performance.now() - t0;
+    if (ledgerStep.done) break;
+    yield 0.45;
+  }
+  const ledger = ledgerStep.value;
+  markDuration(LOOP_ANALYSIS_MEASURE, loopMs);
   const graph = yield* phase(deriveGraphSlices(run, steps, index.childrenOf, loops), 0.45, 0.8);
   const loopAt = new Int32Array(n).fill(-1);
   loops.forEach((loop, i) => {
