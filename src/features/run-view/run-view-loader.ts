@@ -15,6 +15,9 @@ export const SYNC_STEPS = 10_000;
  */
 export const SLICE_BUDGET_MS = 12;
 
+/** How often the progress bar is updated while a view is built. */
+const PROGRESS_MS = 100;
+
 /** The next task: a message to ourselves, which the browser runs after rendering and input as due (no 4 ms clamp). */
 function nextTask(): Promise<void> {
   return new Promise((resolve) => {
@@ -62,9 +65,16 @@ export function useRunView(run: Run): { view: RunView | undefined; progress: num
     if (atOnce) return;
     let cancelled = false;
     setState({ run, progress: 0 });
+    // The bar is drawn again at most every PROGRESS_MS: a render, style and paint per 12 ms slice is work taken from them.
+    let shownAt = performance.now();
     void runInSlices(
       runViewSlices(run),
-      (progress) => setState({ run, progress }),
+      (progress) => {
+        const now = performance.now();
+        if (now - shownAt < PROGRESS_MS) return;
+        shownAt = now;
+        setState({ run, progress });
+      },
       () => cancelled,
     ).then((view) => {
       if (!cancelled && view) setState({ run, view, progress: 1 });
