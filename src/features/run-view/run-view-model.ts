@@ -242,7 +242,9 @@ function* buildTraceViewSlices(run: Run): Sliced<TraceView> {
   if (kind !== undefined) byKind.set(kind, (byKind.get(kind) ?? 0) + kindRun);
   // Left unplaced by that walk only in odd traces (over 100k steps nested in one, repeated ids): climb to the replay step.
   if (positionOf.size < run.steps.length) placeNestedByClimbing(run.steps, positionOf, index);
+  yield 0.95;
   const time = placeInTime(start, end);
+  yield 0.95;
 
   const { lanes, laneOf } = buildLanes(run, steps);
   yield 0.95;
@@ -260,6 +262,7 @@ function* buildTraceViewSlices(run: Run): Sliced<TraceView> {
   yield 0.97;
   const bands = buildBands(run, steps, laneOf);
 
+  yield 0.99;
   const errorPositions: number[] = [];
   for (let p = 0; p < n; p++) if (errorAt[p]) errorPositions.push(p);
   return {
