@@ -101,6 +101,8 @@ export interface Measured {
   /** Heap after GC once the span tree has been opened (its spans read). */
   heapWithSpansBytes: number;
   longTasks: number[];
+  /** The run view built in slices (ADR 0022): wall time, the slices' own work, tasks; undefined when built at once. */
+  viewBuild?: { wallMs: number; workMs: number; tasks: number };
   heapBytes: number;
   rows: number;
 }
@@ -189,6 +191,10 @@ export async function measureThroughLibrary(dist: string, file: string, open = t
     }
     const paintedAt = (await page.evaluate('new Promise((r) => requestAnimationFrame(() => setTimeout(() => r(performance.now()), 0)))')) as number;
     if (PROFILE_OPEN) printProfile(((await cdp.send('Profiler.stop')) as { profile: CpuProfile }).profile);
+    const viewBuild = (await page.evaluate(`(() => {
+      const e = performance.getEntriesByName('mas-replay:run-view-build').at(-1);
+      return e ? { wallMs: e.duration, workMs: e.detail.workMs, tasks: e.detail.tasks } : undefined;
+    })()`)) as Measured['viewBuild'];
     const dropAt = (await page.evaluate('window.__dropAt')) as number;
     const rows = (await page.evaluate(`document.querySelector('section[aria-label="Steps"] h2')?.textContent ?? ''`)) as string;
     for (let i = 0; i < 1200 && (await page.evaluate('window.__savedAt === undefined')); i++) await page.waitForTimeout(100);
@@ -240,6 +246,7 @@ export async function measureThroughLibrary(dist: string, file: string, open = t
       spanTreeTaskMs,
       heapWithSpansBytes: heapWithSpans,
       longTasks,
+      viewBuild,
       heapBytes: heap.usedSize,
       rows: Number(rows.replace(/[^0-9]/g, '')),
     };
