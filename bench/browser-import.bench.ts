@@ -102,7 +102,7 @@ export interface Measured {
   heapWithSpansBytes: number;
   longTasks: number[];
   /** The run view built in slices (ADR 0022): wall time, the slices' own work, tasks; undefined when built at once. */
-  viewBuild?: { wallMs: number; workMs: number; tasks: number };
+  viewBuild?: { startAt: number; wallMs: number; workMs: number; tasks: number };
   heapBytes: number;
   rows: number;
 }
@@ -193,7 +193,7 @@ export async function measureThroughLibrary(dist: string, file: string, open = t
     if (PROFILE_OPEN) printProfile(((await cdp.send('Profiler.stop')) as { profile: CpuProfile }).profile);
     const viewBuild = (await page.evaluate(`(() => {
       const e = performance.getEntriesByName('mas-replay:run-view-build').at(-1);
-      return e ? { wallMs: e.duration, workMs: e.detail.workMs, tasks: e.detail.tasks } : undefined;
+      return e ? { startAt: e.startTime, wallMs: e.duration, workMs: e.detail.workMs, tasks: e.detail.tasks } : undefined;
     })()`)) as Measured['viewBuild'];
     const dropAt = (await page.evaluate('window.__dropAt')) as number;
     const rows = (await page.evaluate(`document.querySelector('section[aria-label="Steps"] h2')?.textContent ?? ''`)) as string;
@@ -234,6 +234,7 @@ export async function measureThroughLibrary(dist: string, file: string, open = t
     const phases = (await page.evaluate('window.__phases')) as { phase: string; at: number }[];
     console.log(`  import phases from the drop: ${phases.map((p) => `${p.phase} ${(p.at - dropAt).toFixed(0)}`).join(', ')}`);
     console.log(`  timeline from the drop: listed ${(listedAt - dropAt).toFixed(0)} ms, click ${(clickAt - dropAt).toFixed(0)} ms, painted ${(paintedAt - dropAt).toFixed(0)} ms, saved ${(savedAt - dropAt).toFixed(0)} ms; long tasks (start+duration) ${allTasks.map((t) => `${(t.start - dropAt).toFixed(0)}+${t.duration.toFixed(0)}`).join(', ')}`);
+    if (viewBuild) viewBuild.startAt -= clickAt;
     return {
       parseMs,
       importMs: listedAt - dropAt,
