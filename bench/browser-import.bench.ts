@@ -71,6 +71,25 @@ function printProfile(profile: CpuProfile, title = 'main thread, self time (ms),
     const name = nameOf(node.callFrame);
     byName.set(name, (byName.get(name) ?? 0) + (self.get(node.id) ?? 0));
   }
+  // Inclusive (total) time per function, a recursion counted once.
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const total = new Map<string, number>();
+  const walk = (id: number, open: Set<string>): number => {
+    const node = byId.get(id)!;
+    const f = node.callFrame;
+    const name = `${f.functionName || '(anonymous)'} ${f.url.split('/').pop()}:${f.lineNumber}`;
+    const fresh = !open.has(name);
+    if (fresh) open.add(name);
+    let t = self.get(id) ?? 0;
+    for (const c of node.children ?? []) t += walk(c, open);
+    if (fresh) { open.delete(name); total.set(name, (total.get(name) ?? 0) + t); }
+    return t;
+  };
+  walk(profile.nodes[0].id, new Set());
+  if (process.env.BENCH_PROFILE_TOTAL) {
+    console.log('  main thread, total time (ms):');
+    for (const [name, us] of [...total].sort((a, b) => b[1] - a[1]).slice(0, 60)) console.log(`    ${(us / 1000).toFixed(0).padStart(6)}  ${name}`);
+  }
   const top = [...byName].sort((a, b) => b[1] - a[1]).slice(0, 25);
   const total = profile.timeDeltas.reduce((a, b) => a + b, 0);
   console.log(`  ${title} (${(total / 1000).toFixed(0)} ms sampled):`);
@@ -174,6 +193,8 @@ export interface Measured {
   /** Heap after GC once the span tree has been opened (its spans read). */
   heapWithSpansBytes: number;
   longTasks: number[];
+  /** The run view built in slices (ADR 0022): wall time, the slices' own work, tasks; undefined when built at once. */
+  viewBuild?: { startAt: number; wallMs: number; workMs: number; tasks: number };
   heapBytes: number;
   rows: number;
 }
@@ -264,6 +285,10 @@ export async function measureThroughLibrary(dist: string, file: string, open = t
     }
     const paintedAt = (await page.evaluate('new Promise((r) => requestAnimationFrame(() => setTimeout(() => r(performance.now()), 0)))')) as number;
     if (PROFILE_OPEN) printProfile(((await cdp.send('Profiler.stop')) as { profile: CpuProfile }).profile);
+    const viewBuild = (await page.evaluate(`(() => {
+      const e = performance.getEntriesByName('mas-replay:run-view-build').at(-1);
+      return e ? { startAt: e.startTime, wallMs: e.duration, workMs: e.detail.workMs, tasks: e.detail.tasks } : undefined;
+    })()`)) as Measured['viewBuild'];
     const dropAt = (await page.evaluate('window.__dropAt')) as number;
     const rows = (await page.evaluate(`document.querySelector('section[aria-label="Steps"] h2')?.textContent ?? ''`)) as string;
     for (let i = 0; i < 1200 && (await page.evaluate('window.__savedAt === undefined')); i++) await page.waitForTimeout(100);
@@ -303,6 +328,7 @@ export async function measureThroughLibrary(dist: string, file: string, open = t
     const phases = (await page.evaluate('window.__phases')) as { phase: string; at: number }[];
     console.log(`  import phases from the drop: ${phases.map((p) => `${p.phase} ${(p.at - dropAt).toFixed(0)}`).join(', ')}`);
     console.log(`  timeline from the drop: listed ${(listedAt - dropAt).toFixed(0)} ms, click ${(clickAt - dropAt).toFixed(0)} ms, painted ${(paintedAt - dropAt).toFixed(0)} ms, saved ${(savedAt - dropAt).toFixed(0)} ms; long tasks (start+duration) ${allTasks.map((t) => `${(t.start - dropAt).toFixed(0)}+${t.duration.toFixed(0)}`).join(', ')}`);
+    if (viewBuild) viewBuild.startAt -= clickAt;
     return {
       parseMs,
       importMs: listedAt - dropAt,
@@ -315,6 +341,7 @@ export async function measureThroughLibrary(dist: string, file: string, open = t
       spanTreeTaskMs,
       heapWithSpansBytes: heapWithSpans,
       longTasks,
+      viewBuild,
       heapBytes: heap.usedSize,
       rows: Number(rows.replace(/[^0-9]/g, '')),
     };

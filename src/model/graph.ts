@@ -3,7 +3,8 @@
 // edges the step at that position lights up. Pure derivation, computed once per run.
 import type { Loop } from './loops.ts';
 import type { Run, Step } from './types.ts';
-import { AGENT_RUN_SPAN, nestedSteps, ToolCallCounter } from './tool-calls.ts';
+import { finish, SLICE, type Sliced } from './slices.ts';
+import { AGENT_RUN_SPAN, nestedStepsInto, ToolCallCounter } from './tool-calls.ts';
 
 export type GraphNodeKind = 'agent' | 'tool' | 'memory';
 /** `vote`: a message-bus vote, from the voter to the agent that proposed the poll (counted apart from messages). */
@@ -62,6 +63,7 @@ function callTargetNode(name: string, agentByName: Map<string, string>): { id: s
 }
 
 const NO_EDGES: readonly number[] = Object.freeze([]);
+const NO_STEPS: readonly Step[] = Object.freeze([]);
 
 function stepTokens(step: Step, children: readonly Step[] | undefined): number {
   let total = step.usage?.total ?? 0;
@@ -107,6 +109,19 @@ export function deriveGraph(
   childrenOf: ReadonlyMap<string, readonly Step[]>,
   loops: readonly Loop[] = [],
 ): InteractionGraph {
+  return finish(deriveGraphSlices(run, replaySteps, childrenOf, loops));
+}
+
+/**
+ * deriveGraph in slices (src/model/slices.ts). The pass over the steps builds no string and no array for a step that
+ * sends nothing: node ids are built once per agent, tool name and edge, not once per step.
+ */
+export function* deriveGraphSlices(
+  run: Run,
+  replaySteps: readonly Step[],
+  childrenOf: ReadonlyMap<string, readonly Step[]>,
+  loops: readonly Loop[] = [],
+): Sliced<InteractionGraph> {
   const nodes: GraphNode[] = [];
   const nodeIndex = new Map<string, number>();
   const agentByName = new Map<string, string>();
@@ -122,7 +137,13 @@ export function deriveGraph(
     return nodes.length - 1;
   };
   for (const a of run.agents) addNode(agentNodeId(a.id), 'agent', a.name, a.id);
-  const ensureAgent = (agentId: string) => addNode(agentNodeId(agentId), 'agent', agentId, agentId);
+  /** The node of each agent id, so that a step's agent is one lookup, without building its node id. */
+  const agentNode = new Map<string, number>();
+  const ensureAgent = (agentId: string): number => {
+    let at = agentNode.get(agentId);
+    if (at === undefined) agentNode.set(agentId, (at = addNode(agentNodeId(agentId), 'agent', agentId, agentId)));
+    return at;
+  };
 
   // Hierarchy and depths.
   const hierarchy: InteractionGraph['hierarchy'] = [];
@@ -142,8 +163,8 @@ export function deriveGraph(
   const edgeIndex = new Map<string, Map<string, number>>();
   const edgesAt: (readonly number[])[] = new Array(replaySteps.length);
   const nodeAt = new Int32Array(replaySteps.length).fill(-1);
-  const positionOf = new Map<string, number>();
-  replaySteps.forEach((s, i) => positionOf.set(s.id, i));
+  // Only handoffs and votes are placed by step id: the map is built when the run has any.
+  let positionOf: Map<string, number> | undefined;
 
   // Contributions are collected per position first, so a step's tokens can be shared between its edges.
   type Contribution = { source: string; target: string; kind: GraphEdgeKind };
@@ -151,6 +172,10 @@ export function deriveGraph(
   let stepById: Map<string, Step> | undefined;
   const positionOfStepId = (stepId: string | undefined): number | undefined => {
     if (stepId === undefined) return undefined;
+    if (!positionOf) {
+      positionOf = new Map<string, number>();
+      for (let i = 0; i < replaySteps.length; i++) positionOf.set(replaySteps[i].id, i);
+    }
     const direct = positionOf.get(stepId);
     if (direct !== undefined) return direct;
     // A nested step: climb to the replay step holding it.
@@ -161,7 +186,16 @@ export function deriveGraph(
 
   const handoffSteps = new Set<string>();
   const unplaced: { source: string; target: string; kind: GraphEdgeKind }[] = [];
-  for (const h of run.handoffs) {
+  if (run.handoffs.length > 0) {
+    positionOf = new Map<string, number>();
+    for (let i = 0; i < replaySteps.length; i++) {
+      if (i % SLICE === SLICE - 1) yield 0;
+      positionOf.set(replaySteps[i].id, i);
+    }
+  }
+  for (let k = 0; k < run.handoffs.length; k++) {
+    if (k % SLICE === SLICE - 1) yield 0;
+    const h = run.handoffs[k];
     const from = resolveAgent(h.from) ?? h.from;
     ensureAgent(from);
     const position = positionOfStepId(h.stepId);
@@ -175,11 +209,26 @@ export function deriveGraph(
     }
   }
 
-  const hasExplicitRouting = run.handoffs.length > 0 || run.steps.some((s) => s.recipients && s.recipients.length > 0);
+  let hasExplicitRouting = run.handoffs.length > 0;
+  for (let i = 0; !hasExplicitRouting && i < run.steps.length; i++) {
+    if (i % SLICE === SLICE - 1) yield 0;
+    const r = run.steps[i].recipients;
+    if (r && r.length > 0) hasExplicitRouting = true;
+  }
   let previousSpeaker: string | undefined;
   const calls = ToolCallCounter.for(run);
   // The contributions of the step being read.
-  let out: Contribution[] = [];
+  const out: Contribution[] = [];
+  /** The node id of the agent of the step being read, built when it sends something. */
+  let sourceId: string | undefined;
+  let sourceAgent = '';
+  const sourceOf = (agentId: string): string => {
+    if (sourceId === undefined || sourceAgent !== agentId) {
+      sourceId = agentNodeId(agentId);
+      sourceAgent = agentId;
+    }
+    return sourceId;
+  };
   const targets = new Map<string, { id: string; kind: GraphNodeKind }>();
   /** Agent → agent edges the handoffs already draw at this position: a call to that agent is the same handoff. */
   const handedOff = new Set<string>();
@@ -189,19 +238,30 @@ export function deriveGraph(
     if (AGENT_RUN_SPAN.test(name) && !agentByName.has(name)) return;
     let target = targets.get(name);
     if (!target) targets.set(name, (target = callTargetNode(name, agentByName)));
-    if (target.id === agentNodeId(agentId)) return;
-    if (target.kind === 'agent' && handedOff.has(`${agentNodeId(agentId)}>${target.id}`)) return;
+    const source = sourceOf(agentId);
+    if (target.id === source) return;
+    if (target.kind === 'agent' && handedOff.size > 0 && handedOff.has(`${source}>${target.id}`)) return;
     if (target.kind !== 'agent') addNode(target.id, target.kind, name);
-    out.push({ source: agentNodeId(agentId), target: target.id, kind: target.kind === 'agent' ? 'delegation' : target.kind });
+    out.push({ source, target: target.id, kind: target.kind === 'agent' ? 'delegation' : target.kind });
   };
-  for (let position = 0; position < replaySteps.length; position++) {
+  // One list of nested steps, refilled row after row.
+  const nestedBuffer: Step[] = [];
+  const n = replaySteps.length;
+  for (let position = 0; position < n; position++) {
+    if (position % SLICE === SLICE - 1) yield position / n;
     const step = replaySteps[position];
-    const source = agentNodeId(step.agentId);
     nodeAt[position] = ensureAgent(step.agentId);
-    out = pending[position] ?? [];
-    handedOff.clear();
-    for (const c of out) handedOff.add(`${c.source}>${c.target}`);
-    if (step.recipients && !handoffSteps.has(step.id)) {
+    out.length = 0;
+    if (handedOff.size > 0) handedOff.clear();
+    const handed = pending[position];
+    if (handed) {
+      for (const c of handed) {
+        out.push(c);
+        handedOff.add(`${c.source}>${c.target}`);
+      }
+    }
+    if (step.recipients && step.recipients.length > 0 && !handoffSteps.has(step.id)) {
+      const source = sourceOf(step.agentId);
       for (const r of step.recipients) {
         const to = resolveAgent(r) ?? r;
         ensureAgent(to);
@@ -211,12 +271,12 @@ export function deriveGraph(
     // Chat logs without any routing: each turn answers the previous speaker.
     if (!hasExplicitRouting && step.kind === 'message') {
       if (previousSpeaker !== undefined && previousSpeaker !== step.agentId) {
-        out.push({ source: agentNodeId(previousSpeaker), target: source, kind: 'message' });
+        out.push({ source: agentNodeId(previousSpeaker), target: sourceOf(step.agentId), kind: 'message' });
       }
       previousSpeaker = step.agentId;
     }
-    const children = nestedSteps(step.id, childrenOf);
-    for (const call of calls.callsOf(step, children)) addCall(call.name, call.agentId);
+    const children = childrenOf.has(step.id) ? nestedStepsInto(step.id, childrenOf, nestedBuffer) : NO_STEPS;
+    calls.eachCall(step, children, addCall);
     const tokens = stepTokens(step, children);
     nodes[nodeAt[position]].activity++;
     nodes[nodeAt[position]].tokens += tokens;
@@ -234,11 +294,13 @@ export function deriveGraph(
     }
     if (voteTarget !== undefined) {
       // No tokens: the vote's tokens are counted on the messages that carried it.
-      const e = touchEdge(source, voteTarget, 'vote');
+      const e = touchEdge(sourceOf(step.agentId), voteTarget, 'vote');
       edges[e].messages++;
       if (!ids.includes(e)) ids.push(e);
     }
     edgesAt[position] = ids;
+    // `out` is reused: the contributions of a handoff were read from `pending`, which is not needed again.
+    pending[position] = undefined;
   }
   for (const c of unplaced) edges[touchEdge(c.source, c.target, c.kind)].messages++;
 
@@ -274,7 +336,13 @@ export function deriveGraph(
     return e;
   }
 
+  let marked = 0;
   for (const loop of loops) {
+    marked += loop.positions.length + loop.agentIds.length;
+    if (marked > SLICE) {
+      marked = 0;
+      yield 1;
+    }
     for (const agentId of loop.agentIds) {
       const agentNode = nodeIndex.get(agentNodeId(agentId));
       if (agentNode !== undefined) nodes[agentNode].inLoop = true;

@@ -16,6 +16,7 @@
 // Each item is compared only with the open clusters of its own agent (at most maxGap + 1 of them), so the pass is
 // linear in the steps, and reading an item allocates only its token set (words are hashed into a shared buffer,
 // arguments are read as text, not parsed). Framework verdicts (loopVerdicts) are evidence shown beside the findings, never read here.
+import { finish, SLICE, type Sliced } from './slices.ts';
 import type { Annotation, Intervention, Step, ToolCall } from './types.ts';
 
 export interface LoopOptions {
@@ -256,6 +257,21 @@ function callKind(calls: readonly Call[]): string {
   return kind;
 }
 
+/** The kind of a message item, `say` and its recipients: one string per single recipient, as CALL_KINDS. */
+const SAY_KINDS = new Map<string, string>();
+
+function sayKind(step: Step): string {
+  const r = step.recipients;
+  if (!r || r.length === 0) return 'say';
+  if (r.length > 1) return `say${recipientsOf(step)}`;
+  let kind = SAY_KINDS.get(r[0]);
+  if (kind === undefined) {
+    if (SAY_KINDS.size >= 10_000) SAY_KINDS.clear();
+    SAY_KINDS.set(r[0], (kind = `say${recipientsOf(step)}`));
+  }
+  return kind;
+}
+
 function itemOf(step: Step, children: readonly Step[]): Item | undefined {
   const calls = toolCallsOf(step, children);
   resetScratch();
@@ -270,7 +286,7 @@ function itemOf(step: Step, children: readonly Step[]): Item | undefined {
   messageWords(text);
   const tokens = tokenSet();
   if (tokens.length === 0) return undefined;
-  return { kind: `say${recipientsOf(step)}`, tokens, hash: setHash(tokens) };
+  return { kind: sayKind(step), tokens, hash: setHash(tokens) };
 }
 
 /**
@@ -455,6 +471,16 @@ export function detectLoops(
   options: Partial<LoopOptions> = {},
   agentNames?: readonly string[],
 ): Loop[] {
+  return finish(detectLoopsSlices(replaySteps, childrenOf, options, agentNames));
+}
+
+/** detectLoops in slices (src/model/slices.ts). */
+export function* detectLoopsSlices(
+  replaySteps: readonly Step[],
+  childrenOf: ReadonlyMap<string, readonly Step[]>,
+  options: Partial<LoopOptions> = {},
+  agentNames?: readonly string[],
+): Sliced<Loop[]> {
   const { minRepeats, maxGap, maxSpan, similarity, paraphraseSimilarity } = { ...DEFAULT_LOOP_OPTIONS, ...options };
   const n = replaySteps.length;
   const names = agentNamesOf(agentNames ?? [...new Set(replaySteps.map((s) => s.agentId))]);
@@ -463,6 +489,7 @@ export function detectLoops(
   const templateAt: (string | undefined)[] = new Array(n);
   const templateCount = new Map<string, number>();
   for (let p = 0; p < n; p++) {
+    if (p % SLICE === SLICE - 1) yield (0.3 * p) / n;
     const t = routingTemplate(replaySteps[p], names);
     templateAt[p] = t;
     if (t !== undefined) templateCount.set(t, (templateCount.get(t) ?? 0) + 1);
@@ -486,6 +513,7 @@ export function detectLoops(
     if (c.positions.length >= minRepeats && (c.rising | c.falling) === 0) found.push(c);
   };
   for (let p = 0; p < n; p++) {
+    if (p % SLICE === SLICE - 1) yield 0.3 + (0.7 * p) / n;
     const step = replaySteps[p];
     let agent = agents.get(step.agentId);
     if (!agent) agents.set(step.agentId, (agent = { ordinal: -1, open: [] }));
@@ -540,15 +568,19 @@ export function detectLoops(
     }
   }
   for (const agent of agents.values()) for (const c of agent.open) retire(c);
+  yield 0.97;
 
   // Pass 3: clusters whose windows overlap join into one loop when they share an agent or one talks to the other.
   found.sort((a, b) => a.positions[0] - b.positions[0]);
+  yield 0.98;
   const groups: Cluster[][] = [];
   let current: Cluster[] = [];
   let currentLast = -1;
   const related = (group: Cluster[], c: Cluster) =>
     group.some((g) => g.agentId === c.agentId || g.recipients?.has(c.agentId) === true || c.recipients?.has(g.agentId) === true);
-  for (const c of found) {
+  for (let i = 0; i < found.length; i++) {
+    if (i % SLICE === SLICE - 1) yield 0.98;
+    const c = found[i];
     if (current.length > 0 && c.positions[0] <= currentLast && related(current, c)) {
       current.push(c);
     } else {
@@ -561,7 +593,12 @@ export function detectLoops(
   if (current.length > 0) groups.push(current);
 
   const tokensAt = (p: number) => stepTokens(replaySteps[p], childrenOf);
-  return groups.map((group) => loopOf(group, replaySteps, childrenOf, routingByAgent, tokensAt));
+  const loops: Loop[] = [];
+  for (let g = 0; g < groups.length; g++) {
+    if (g % 256 === 255) yield 0.99;
+    loops.push(loopOf(groups[g], replaySteps, childrenOf, routingByAgent, tokensAt));
+  }
+  return loops;
 }
 
 function loopOf(
@@ -632,22 +669,29 @@ const LEDGER_LABEL = 'Magentic-One ledger: is_in_loop';
 
 /** The Magentic-One orchestrator's ledger verdicts `is_in_loop: true`, at the positions of their ledger messages. */
 export function ledgerVerdicts(replaySteps: readonly Step[]): LoopVerdict[] {
+  return finish(ledgerVerdictsSlices(replaySteps));
+}
+
+/** ledgerVerdicts in slices (src/model/slices.ts). */
+export function* ledgerVerdictsSlices(replaySteps: readonly Step[]): Sliced<LoopVerdict[]> {
   const out: LoopVerdict[] = [];
-  replaySteps.forEach((step, position) => {
+  for (let position = 0; position < replaySteps.length; position++) {
+    if (position % SLICE === SLICE - 1) yield position / replaySteps.length;
+    const step = replaySteps[position];
     const text = sentText(step);
-    if (text === undefined || !text.includes('"is_in_loop"')) return;
+    if (text === undefined || !text.includes('"is_in_loop"')) continue;
     const open = text.indexOf('{');
-    if (open < 0) return;
+    if (open < 0) continue;
     let ledger: unknown;
     try {
       ledger = JSON.parse(text.slice(open, text.lastIndexOf('}') + 1));
     } catch {
-      return;
+      continue;
     }
     const verdict = ledger && typeof ledger === 'object' ? (ledger as { is_in_loop?: { answer?: unknown; reason?: unknown } }).is_in_loop : undefined;
-    if (verdict?.answer !== true) return;
+    if (verdict?.answer !== true) continue;
     out.push({ source: 'magentic-one-ledger', sourceLabel: LEDGER_LABEL, position, reason: typeof verdict.reason === 'string' ? verdict.reason : '' });
-  });
+  }
   return out;
 }
 

@@ -1,4 +1,5 @@
 // Precomputed lookups over a run that every view shares (built once per run, never per render).
+import { finish, SLICE, type Sliced } from './slices.ts';
 import type { Agent, Run, Step } from './types.ts';
 
 /** The rows of a run's step list and the steps nested in them (src/model/steps.ts). */
@@ -17,9 +18,16 @@ export interface RunIndex extends StepTree {
 
 /** The rows and the nested steps in one pass (what the CLI report reads, without the lookups by id). */
 export function stepTree(steps: readonly Step[]): StepTree {
+  return finish(stepTreeSlices(steps));
+}
+
+/** stepTree in slices (src/model/slices.ts). */
+export function* stepTreeSlices(steps: readonly Step[]): Sliced<StepTree> {
   const replaySteps: Step[] = [];
   const childrenOf = new Map<string, Step[]>();
-  for (const step of steps) {
+  for (let i = 0, n = steps.length; i < n; i++) {
+    if (i % SLICE === SLICE - 1) yield i / n;
+    const step = steps[i];
     if (step.parentStepId === undefined) replaySteps.push(step);
     else {
       const siblings = childrenOf.get(step.parentStepId);
@@ -31,8 +39,13 @@ export function stepTree(steps: readonly Step[]): StepTree {
 }
 
 export function indexRun(run: Run): RunIndex {
+  return finish(indexRunSlices(run));
+}
+
+/** indexRun in slices (src/model/slices.ts). */
+export function* indexRunSlices(run: Run): Sliced<RunIndex> {
   const agentById = new Map(run.agents.map((a) => [a.id, a]));
-  const { replaySteps, childrenOf } = stepTree(run.steps);
+  const { replaySteps, childrenOf } = yield* stepTreeSlices(run.steps);
   // Built on first read: opening a run reads it only to place nested steps, and a flat run has none.
   let stepById: Map<string, Step> | undefined;
   return {

@@ -91,12 +91,24 @@ export class ToolCallCounter {
       const single = calls.length === 1;
       if (!single) tally.clear();
       for (const c of calls) {
-        const key = `${s.agentId}\u0000${c.name}`;
+        // Keys are built only for steps of several calls, or rows of many requests (a few columns are scanned).
+        const key = single && n <= SCAN_REQUESTS ? undefined : `${s.agentId}\u0000${c.name}`;
         let count = 1;
-        if (!single) tally.set(key, (count = (tally.get(key) ?? 0) + 1));
-        const at = n === 0 ? undefined : requested.get(key);
+        if (!single) tally.set(key!, (count = (tally.get(key!) ?? 0) + 1));
+        let at: number | undefined;
+        if (n > SCAN_REQUESTS) {
+          if (requested.size === 0) for (let r = 0; r < n; r++) requested.set(`${this.requestAgents[r]}\u0000${this.requestNames[r]}`, r);
+          at = requested.get(key!);
+        } else {
+          for (let r = 0; r < n; r++) {
+            if (this.requestNames[r] === c.name && this.requestAgents[r] === s.agentId) {
+              at = r;
+              break;
+            }
+          }
+        }
         if (at === undefined) {
-          requested.set(key, n);
+          if (n > SCAN_REQUESTS) requested.set(key!, n);
           this.requestAgents[n] = s.agentId;
           this.requestNames[n] = c.name;
           this.requestCounts[n] = count;
@@ -107,6 +119,9 @@ export class ToolCallCounter {
     return n;
   }
 }
+
+/** Up to this many requests in a row are found by scanning the columns; above, by a map built then. */
+const SCAN_REQUESTS = 8;
 
 /** `list.splice(i, 1)[0]` without the array splice returns. */
 function takeAt<T>(list: T[], i: number): T {

@@ -1,7 +1,7 @@
 // Every run of every open file in one table (SPEC §4 Library): search, filters, sort by any column, multi-select
 // (compare two, export, remove with undo). Rows are virtualised above a few hundred, so 10,000 runs stay fluent.
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useDeferredValue, useMemo, useRef, useState, type CSSProperties } from 'react';
+import { useDeferredValue, useEffect, useMemo, useRef, useState, type CSSProperties } from 'react';
 import { useShallow } from 'zustand/shallow';
 import type { Run } from '../../model/types.ts';
 import { useLibrary, type RemovedRuns } from '../../store/library.ts';
@@ -54,10 +54,28 @@ async function exportRuns(runs: Run[], title: string, fileName: string): Promise
   downloadText(await sessionText(runs, calls, title), fileName);
 }
 
+let runViewPrefetched = false;
+
+/**
+ * Load the run view's code once the library lists a run, when the page is idle: opening a run then does not wait for
+ * its chunk (hundreds of ms on a loaded 2-core machine, ADR 0022). The app's lazy RunPage imports the same module.
+ */
+function prefetchRunView(): void {
+  if (runViewPrefetched) return;
+  runViewPrefetched = true;
+  const load = () => void import('../run-view/run-page.tsx').catch(() => {});
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(load, { timeout: 3000 });
+  else setTimeout(load, 0);
+}
+
 export function LibraryTable({ onRemoved, query, setQuery }: { onRemoved(removed: RemovedRuns): void; query: RowQuery; setQuery(q: RowQuery): void }) {
   const { files, runs } = useLibrary(useShallow((s) => ({ files: s.files, runs: s.runs })));
   const navigate = useUrl((s) => s.navigate);
   const rows = useMemo(() => buildRows(files, runs), [files, runs]);
+  const anyRun = rows.length > 0;
+  useEffect(() => {
+    if (anyRun) prefetchRunView();
+  }, [anyRun]);
   const deferred = useDeferredValue(query);
   const shown = useMemo(() => queryRows(rows, deferred), [rows, deferred]);
   const [selected, setSelected] = useState<ReadonlySet<string>>(() => new Set());

@@ -1,7 +1,7 @@
 // The run view (SPEC §4): interaction graph, per-agent timeline, step list, step inspector and token charts, all
 // driven by one playhead. The open run comes from the library by the `run` URL param; the step from `step`.
-import { memo, useCallback, useMemo, useState } from 'react';
-import { countStepKinds, describeStepCounts } from '../../model/steps.ts';
+import { memo, useCallback, useEffect, useMemo, useState } from 'react';
+import { describeStepCounts } from '../../model/steps.ts';
 import type { Run } from '../../model/types.ts';
 import { useLibrary } from '../../store/library.ts';
 import { usePersistence } from '../../store/library-db.ts';
@@ -12,7 +12,8 @@ import { HelpOverlay } from '../../ui/help-overlay.tsx';
 import { useOpeningLinked } from '../library/startup.tsx';
 import { InteractionGraphView } from './interaction-graph.tsx';
 import { applyAction, usePlayTimer, useRunKeyboard, useStepInUrl } from './playback.ts';
-import { runViewOf, type RunView } from './run-view-model.ts';
+import type { RunView } from './run-view-model.ts';
+import { SYNC_STEPS, useRunView } from './run-view-loader.ts';
 import { ScoresPanel } from './scores-panel.tsx';
 import { StepInspector } from './step-inspector.tsx';
 import { SpanTree } from './span-tree.tsx';
@@ -29,7 +30,7 @@ export function RunPage() {
   const run = useLibrary((s) => (runId !== undefined ? s.runs[runId] : undefined));
   const navigate = useUrl((s) => s.navigate);
   const opening = useOpeningLinked();
-  if (run) return <RunScreen run={run} />;
+  if (run) return <RunOpening run={run} />;
   if (!hydrated || (runId !== undefined && opening)) {
     return (
       <p role="status" data-testid="run-loading" className="p-6 text-sm text-slate-600">
@@ -67,8 +68,41 @@ function SpanTreeSlot({ view }: { view: RunView }) {
   );
 }
 
-function RunScreen({ run }: { run: Run }) {
-  const view = useMemo(() => runViewOf(run), [run]);
+/**
+ * The run view once its derivations are built: at once for a small run, else in slices (run-view-loader.ts) with a
+ * progress bar meanwhile, so that opening a run of 100k or 1M steps never blocks the page.
+ */
+function RunOpening({ run }: { run: Run }) {
+  const { view, progress } = useRunView(run);
+  if (view) return <RunScreen run={run} view={view} />;
+  const percent = Math.floor(progress * 100);
+  return (
+    <div data-testid="run-preparing" className="flex h-full min-h-0 flex-col bg-slate-100">
+      <div className="border-b border-slate-200 bg-white px-4 py-2">
+        <h2 className="truncate text-sm font-semibold text-slate-900" title={run.title}>
+          {run.title}
+        </h2>
+      </div>
+      <div className="p-6 text-sm text-slate-700">
+        <p id="run-preparing-label">
+          Preparing the run view of {run.steps.length.toLocaleString('en')} steps (loops, graph, timeline)… {percent}%
+        </p>
+        <div
+          role="progressbar"
+          aria-labelledby="run-preparing-label"
+          aria-valuemin={0}
+          aria-valuemax={100}
+          aria-valuenow={percent}
+          className="mt-2 h-1.5 w-80 max-w-full overflow-hidden rounded bg-slate-200"
+        >
+          <div className="h-full bg-indigo-600" style={{ width: `${percent}%` }} />
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function RunScreen({ run, view }: { run: Run; view: RunView }) {
   usePlayTimer();
   const [help, setHelp] = useState(false);
   const [scores, setScores] = useState(false);
@@ -118,17 +152,26 @@ function StepLink({ view }: { view: RunView }) {
  */
 const Panels = memo(function Panels({ view }: { view: RunView }) {
   const { run } = view;
+  const all = useAllPanels(view);
   return (
     <div className="grid min-h-0 flex-1 grid-cols-[minmax(16rem,24rem)_minmax(0,1fr)_minmax(20rem,28rem)] gap-2 p-2">
       <ErrorBoundary name="step list" resetKey={run.id}><StepList view={view} /></ErrorBoundary>
       <div className="flex min-h-0 flex-col gap-2 overflow-y-auto pr-1">
-        <ErrorBoundary name="interaction graph" resetKey={run.id}><InteractionGraphView view={view} /></ErrorBoundary>
-        <ErrorBoundary name="timeline" resetKey={run.id}><Timeline view={view} /></ErrorBoundary>
-        <ErrorBoundary name="token charts" resetKey={run.id}><TokenCharts view={view} /></ErrorBoundary>
-        <SpanTreeSlot view={view} />
+        {all ? (
+          <>
+            <ErrorBoundary name="interaction graph" resetKey={run.id}><InteractionGraphView view={view} /></ErrorBoundary>
+            <ErrorBoundary name="timeline" resetKey={run.id}><Timeline view={view} /></ErrorBoundary>
+            <ErrorBoundary name="token charts" resetKey={run.id}><TokenCharts view={view} /></ErrorBoundary>
+            <SpanTreeSlot view={view} />
+          </>
+        ) : (
+          <p role="status" data-testid="panels-drawing" className="rounded border border-slate-200 bg-white p-4 text-sm text-slate-600">
+            Drawing the graph, the timeline and the token charts…
+          </p>
+        )}
       </div>
       <div className="flex min-h-0 flex-col gap-2">
-        <ErrorBoundary name="loop panel" resetKey={run.id}><LoopPanel view={view} /></ErrorBoundary>
+        {all && <ErrorBoundary name="loop panel" resetKey={run.id}><LoopPanel view={view} /></ErrorBoundary>}
         <div data-testid="inspector-panel" className="min-h-0 flex-1 overflow-y-auto rounded border border-slate-200 bg-white [contain:strict]">
           <ErrorBoundary name="step inspector" resetKey={run.id}><StepInspector view={view} /></ErrorBoundary>
         </div>
@@ -137,14 +180,31 @@ const Panels = memo(function Panels({ view }: { view: RunView }) {
   );
 });
 
+/**
+ * Whether every panel renders: at once for a small run; for a large one (built in slices), the step list and the
+ * inspector first, the rest in the next task after they are painted, so that neither render is one long task.
+ */
+function useAllPanels(view: RunView): boolean {
+  const [all, setAll] = useState(() => view.steps.length <= SYNC_STEPS);
+  useEffect(() => {
+    if (all) return;
+    let live = true;
+    requestAnimationFrame(() => setTimeout(() => live && setAll(true), 0));
+    return () => {
+      live = false;
+    };
+  }, [all]);
+  return all;
+}
+
 function Toolbar({ view, onHelp, scoresOpen, onScores }: { view: RunView; onHelp: () => void; scoresOpen: boolean; onScores: () => void }) {
   const playing = usePlayhead((s) => s.playing);
   const speed = usePlayhead((s) => s.speed);
   const setSpeed = usePlayhead((s) => s.setSpeed);
   const { run } = view;
   const outcome = run.outcome.status;
-  // One pass over every step: done once per run, not on each render of the toolbar (play, speed).
-  const stepCounts = useMemo(() => describeStepCounts(countStepKinds(view.steps)), [view]);
+  // Counted with the view's other columns (run-view-model.ts), not on each render of the toolbar (play, speed).
+  const stepCounts = useMemo(() => describeStepCounts(view.stepKinds), [view]);
   const button = 'rounded border border-slate-300 bg-white px-2 py-0.5 text-sm hover:bg-slate-50 disabled:opacity-40';
   return (
     <div className="flex flex-wrap items-center gap-x-4 gap-y-1 border-b border-slate-200 bg-white px-4 py-2">

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importBytes } from '../../import/index.ts';
+import { countStepKinds, describeStepCounts } from '../../model/steps.ts';
 import type { Run, Step } from '../../model/types.ts';
 import { buildRunView, runViewOf } from './run-view-model.ts';
 import { stepAt, timelineGeometry } from './timeline-geometry.ts';
@@ -199,6 +200,9 @@ describe.skipIf(!existsSync(TRACES))('on every real trace in ../shared/traces', 
         }
         for (const e of view.graph.edges) expect(e.messages, `${file} ${e.id}`).toBeGreaterThan(0);
         for (const s of r.steps) expect(view.positionOf.has(s.id) || n === 0, `${file} ${s.id}`).toBe(true);
+        // The toolbar's step counts, counted with the view's columns, are the model's (the single source).
+        expect(describeStepCounts(view.stepKinds), file).toBe(describeStepCounts(countStepKinds(view.steps)));
+        expect([...view.stepKinds.byKind], file).toEqual([...countStepKinds(view.steps).byKind]);
       }
     }
     expect(runs).toBeGreaterThan(20);

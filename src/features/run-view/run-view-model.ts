@@ -2,10 +2,12 @@
 // by position and never a scan over the steps. The trace's own data (index, loops, graph, tokens, lanes) is keyed on the
 // steps array: an engine result makes a new Run with new interventions but the same steps, agents and handoffs, so it
 // recomputes only the annotation and intervention positions, and the graph (whose object keys the layout) is kept.
-import { deriveGraph, type InteractionGraph } from '../../model/graph.ts';
-import { detectLoops, ledgerVerdicts, markVerdicts, type Loop, type LoopVerdict } from '../../model/loops.ts';
-import { indexRun, type RunIndex } from '../../model/run-index.ts';
-import type { Annotation, Intervention, Run, Step } from '../../model/types.ts';
+import { deriveGraphSlices, type InteractionGraph } from '../../model/graph.ts';
+import { detectLoopsSlices, ledgerVerdictsSlices, markVerdicts, type Loop, type LoopVerdict } from '../../model/loops.ts';
+import { indexRunSlices, type RunIndex } from '../../model/run-index.ts';
+import { finish, phase, SLICE, type Sliced } from '../../model/slices.ts';
+import type { StepCounts } from '../../model/steps.ts';
+import type { Annotation, Intervention, Run, Step, StepKind } from '../../model/types.ts';
 import { appendAll } from '../../model/large-arrays.ts';
 
 export interface Lane {
@@ -29,6 +31,8 @@ export interface RunView {
   index: RunIndex;
   /** The steps the playhead moves over (replay steps), in order. */
   steps: readonly Step[];
+  /** countStepKinds(steps), counted in the same pass as the other columns. */
+  stepKinds: StepCounts;
   /** Replay position of any step id; nested steps map to the position of the step that holds them. */
   positionOf: ReadonlyMap<string, number>;
   graph: InteractionGraph;
@@ -84,22 +88,40 @@ interface TraceEntry {
 const traceCache = new WeakMap<readonly Step[], TraceEntry>();
 const cache = new WeakMap<Run, RunView>();
 
-/** The trace part for `run`, shared with every run object that holds the same steps, agents and handoffs. */
-function traceViewOf(run: Run): TraceView {
+function cachedTrace(run: Run): TraceView | undefined {
   const hit = traceCache.get(run.steps);
-  if (hit && hit.agents === run.agents && hit.agentRuns === run.agentRuns && hit.handoffs === run.handoffs) return hit.trace;
-  const trace = buildTraceView(run);
-  traceCache.set(run.steps, { agents: run.agents, agentRuns: run.agentRuns, handoffs: run.handoffs, trace });
-  return trace;
+  return hit && hit.agents === run.agents && hit.agentRuns === run.agentRuns && hit.handoffs === run.handoffs ? hit.trace : undefined;
 }
 
 /** The run view's derived data for `run`, built on first use and kept for as long as the run object lives. */
 export function runViewOf(run: Run): RunView {
-  let view = cache.get(run);
-  if (!view) {
-    view = withMarks(run, traceViewOf(run));
-    cache.set(run, view);
+  return cache.get(run) ?? finish(runViewSlices(run));
+}
+
+/** Whether the trace part of `run`'s view is built (by another run object with the same steps): its view is quick. */
+export function hasTraceView(run: Run): boolean {
+  return cachedTrace(run) !== undefined;
+}
+
+/** The run view of `run` when it has been built already (runViewOf or runViewSlices to the end). */
+export function cachedRunView(run: Run): RunView | undefined {
+  return cache.get(run);
+}
+
+/**
+ * runViewOf in slices (src/model/slices.ts), for the page to build the view of a large run without blocking it
+ * (run-view-loader.ts). Kept in the same caches as runViewOf.
+ */
+export function* runViewSlices(run: Run): Sliced<RunView> {
+  const done = cache.get(run);
+  if (done) return done;
+  let trace = cachedTrace(run);
+  if (!trace) {
+    trace = yield* buildTraceViewSlices(run);
+    traceCache.set(run.steps, { agents: run.agents, agentRuns: run.agentRuns, handoffs: run.handoffs, trace });
   }
+  const view = withMarks(run, trace);
+  cache.set(run, view);
   return view;
 }
 
@@ -108,22 +130,48 @@ function sortedPositions(set: Iterable<number>): Int32Array {
 }
 
 export function buildRunView(run: Run): RunView {
-  return withMarks(run, buildTraceView(run));
+  return withMarks(run, finish(buildTraceViewSlices(run)));
 }
 
-function buildTraceView(run: Run): TraceView {
-  const index = indexRun(run);
+/**
+ * What the view derives from the trace, in slices. Its phases, as parts of the whole (measured on the flat 96k-row
+ * trace): the step tree, the loop analysis, the graph, then the per-position columns.
+ */
+function* buildTraceViewSlices(run: Run): Sliced<TraceView> {
+  const index = yield* phase(indexRunSlices(run), 0, 0.1);
   const steps = index.replaySteps;
   const n = steps.length;
   const positionOf = new Map<string, number>();
-  for (let i = 0; i < n; i++) positionOf.set(steps[i].id, i);
+  for (let i = 0; i < n; i++) {
+    if (i % SLICE === SLICE - 1) yield 0.1 + (0.05 * i) / n;
+    positionOf.set(steps[i].id, i);
+  }
   // Nested steps get their replay step's position in the per-step pass below, which walks them anyway.
 
-  const loopStart = performance.now();
-  const loops = detectLoops(steps, index.childrenOf, {}, run.agents.flatMap((a) => [a.id, a.name]));
-  const ledger = ledgerVerdicts(steps);
-  markTime(LOOP_ANALYSIS_MEASURE, loopStart);
-  const graph = deriveGraph(run, steps, index.childrenOf, loops);
+  // The loop analysis's time as the bench reads it: its own work, not the pauses between slices.
+  let loopMs = 0;
+  const loopWork = detectLoopsSlices(steps, index.childrenOf, {}, run.agents.flatMap((a) => [a.id, a.name]));
+  let loopStep: IteratorResult<number, Loop[]>;
+  for (;;) {
+    const t0 = performance.now();
+    loopStep = loopWork.next();
+    loopMs += performance.now() - t0;
+    if (loopStep.done) break;
+    yield 0.15 + 0.3 * loopStep.value;
+  }
+  const loops = loopStep.value;
+  const ledgerWork = ledgerVerdictsSlices(steps);
+  let ledgerStep: IteratorResult<number, LoopVerdict[]>;
+  for (;;) {
+    const t0 = performance.now();
+    ledgerStep = ledgerWork.next();
+    loopMs += performance.now() - t0;
+    if (ledgerStep.done) break;
+    yield 0.45;
+  }
+  const ledger = ledgerStep.value;
+  markDuration(LOOP_ANALYSIS_MEASURE, loopMs);
+  const graph = yield* phase(deriveGraphSlices(run, steps, index.childrenOf, loops), 0.45, 0.8);
   const loopAt = new Int32Array(n).fill(-1);
   loops.forEach((loop, i) => {
     for (const p of loop.positions) loopAt[p] = i;
@@ -140,10 +188,26 @@ function buildTraceView(run: Run): TraceView {
   for (const a of run.agents) perAgent.set(a.id, { agentId: a.id, name: a.name, input: 0, output: 0 });
   let running = 0;
   let max = 0;
+  // Steps of one agent often come in runs: its totals are looked up again only when the agent changes.
+  let agentId: string | undefined;
+  let agent: { agentId: string; name: string; input: number; output: number } | undefined;
+  const hasNested = index.childrenOf.size > 0;
+  const byKind = new Map<StepKind, number>();
+  let kind: StepKind | undefined;
+  let kindRun = 0;
   for (let p = 0; p < n; p++) {
+    if (p % SLICE === SLICE - 1) yield 0.8 + (0.15 * p) / n;
     const step = steps[p];
+    // Kinds come in runs of one kind: counted per run, a map write when the kind changes.
+    if (step.kind !== kind) {
+      if (kind !== undefined) byKind.set(kind, (byKind.get(kind) ?? 0) + kindRun);
+      kind = step.kind;
+      kindRun = 0;
+      if (!byKind.has(kind)) byKind.set(kind, 0);
+    }
+    kindRun++;
     // Most steps hold no nested steps: read the step itself without building a list for it.
-    const parts = index.childrenOf.has(step.id) ? withDescendants(step, index.childrenOf) : undefined;
+    const parts = hasNested && index.childrenOf.has(step.id) ? withDescendants(step, index.childrenOf) : undefined;
     // Nested steps (at any depth) map to the position of the replay step holding them.
     if (parts) for (let k = 1; k < parts.length; k++) if (!positionOf.has(parts[k].id)) positionOf.set(parts[k].id, p);
     let lo = Infinity;
@@ -164,28 +228,47 @@ function buildTraceView(run: Run): TraceView {
     running += input[p] + output[p];
     cumulative[p] = running;
     max = Math.max(max, input[p] + output[p]);
-    let agent = perAgent.get(step.agentId);
-    if (!agent) {
-      agent = { agentId: step.agentId, name: step.agentId, input: 0, output: 0 };
-      perAgent.set(step.agentId, agent);
+    if (agent === undefined || agentId !== step.agentId) {
+      agentId = step.agentId;
+      agent = perAgent.get(agentId);
+      if (!agent) {
+        agent = { agentId, name: agentId, input: 0, output: 0 };
+        perAgent.set(agentId, agent);
+      }
     }
     agent.input += input[p];
     agent.output += output[p];
   }
+  if (kind !== undefined) byKind.set(kind, (byKind.get(kind) ?? 0) + kindRun);
   // Left unplaced by that walk only in odd traces (over 100k steps nested in one, repeated ids): climb to the replay step.
   if (positionOf.size < run.steps.length) placeNestedByClimbing(run.steps, positionOf, index);
+  yield 0.95;
   const time = placeInTime(start, end);
+  yield 0.95;
 
   const { lanes, laneOf } = buildLanes(run, steps);
+  yield 0.95;
   const laneAt = new Int32Array(n);
-  for (let p = 0; p < n; p++) laneAt[p] = laneOf.get(steps[p].agentId) ?? 0;
+  let laneAgent: string | undefined;
+  let lane = 0;
+  for (let p = 0; p < n; p++) {
+    const id = steps[p].agentId;
+    if (id !== laneAgent) {
+      laneAgent = id;
+      lane = laneOf.get(id) ?? 0;
+    }
+    laneAt[p] = lane;
+  }
+  yield 0.97;
   const bands = buildBands(run, steps, laneOf);
 
+  yield 0.99;
   const errorPositions: number[] = [];
   for (let p = 0; p < n; p++) if (errorAt[p]) errorPositions.push(p);
   return {
     index,
     steps,
+    stepKinds: { steps: n, byKind },
     positionOf,
     graph,
     loops,
@@ -205,10 +288,10 @@ function buildTraceView(run: Run): TraceView {
 /** The performance entry (User Timing) of the last loop analysis, read by bench/view.bench.ts. */
 export const LOOP_ANALYSIS_MEASURE = 'mas-replay:loop-analysis';
 
-function markTime(name: string, start: number) {
+function markDuration(name: string, duration: number) {
   try {
     performance.clearMeasures(name);
-    performance.measure(name, { start, end: performance.now() });
+    performance.measure(name, { start: performance.now() - duration, duration });
   } catch {
     // An environment without User Timing level 3: the figure is for the bench only.
   }
@@ -307,7 +390,11 @@ function placeInTime(start: Float64Array, end: Float64Array): RunView['time'] {
 
 function buildLanes(run: Run, steps: readonly Step[]): { lanes: Lane[]; laneOf: Map<string, number> } {
   const names = new Map(run.agents.map((a) => [a.id, a.name]));
-  const acting = new Set(steps.map((s) => s.agentId));
+  const acting = new Set<string>();
+  let lastActing: string | undefined;
+  for (const s of steps) {
+    if (s.agentId !== lastActing) acting.add((lastActing = s.agentId));
+  }
   const known = new Set(run.agents.map((a) => a.id));
   const children = new Map<string | undefined, string[]>();
   for (const a of run.agents) {
@@ -353,11 +440,19 @@ function buildBands(run: Run, steps: readonly Step[], laneOf: Map<string, number
   if (run.agentRuns.length === 0) return [];
   const tasks = new Map(run.agentRuns.map((r) => [r.id, r.task]));
   const byRun = new Map<string, AgentRunBand>();
-  steps.forEach((s, p) => {
-    if (s.agentRunId === undefined) return;
-    const band = byRun.get(s.agentRunId);
-    if (band) band.last = p;
-    else byRun.set(s.agentRunId, { lane: laneOf.get(s.agentId) ?? 0, first: p, last: p, task: tasks.get(s.agentRunId) });
-  });
+  // Steps of one agent run come in stretches: the band is looked up again only when the agent run changes.
+  let lastRun: string | undefined;
+  let last: AgentRunBand | undefined;
+  for (let p = 0; p < steps.length; p++) {
+    const s = steps[p];
+    const runId = s.agentRunId;
+    if (runId === undefined) continue;
+    if (runId !== lastRun) {
+      lastRun = runId;
+      last = byRun.get(runId);
+      if (!last) byRun.set(runId, (last = { lane: laneOf.get(s.agentId) ?? 0, first: p, last: p, task: tasks.get(runId) }));
+    }
+    last!.last = p;
+  }
   return [...byRun.values()];
 }

@@ -25,11 +25,44 @@ function subscribe(listener: () => void): () => void {
   return () => listeners.delete(listener);
 }
 
-/** Read through the import worker (received in slices, no long task here); on this thread without it. */
+/**
+ * Read through the import worker (received in slices, no long task here); on this thread without it. The spans are
+ * indexed by step as each slice is restored, so the inspector's Spans section does not index 100k spans in one render.
+ */
 async function read(run: Run): Promise<RunSpan[] | undefined> {
   const storage = runStorageTarget();
   if (!storage) return readStoredSpans(run);
-  return readSpansInWorker(storage, run.id, stepSpanRestorer(run));
+  const restore = stepSpanRestorer(run);
+  const byStep = new Map<string, RunSpan[]>();
+  const spans = await readSpansInWorker(storage, run.id, (stored) => {
+    const span = restore(stored);
+    if (span.stepId !== undefined) {
+      const list = byStep.get(span.stepId);
+      if (list) list.push(span);
+      else byStep.set(span.stepId, [span]);
+    }
+    return span;
+  });
+  if (spans) spanIndexes.set(spans, byStep);
+  return spans;
+}
+
+const spanIndexes = new WeakMap<readonly RunSpan[], Map<string, RunSpan[]>>();
+
+/** The run's spans by the step they are or belong to, in tree order; built once per span list. */
+export function spansByStep(spans: readonly RunSpan[]): ReadonlyMap<string, readonly RunSpan[]> {
+  let index = spanIndexes.get(spans);
+  if (!index) {
+    index = new Map();
+    for (const span of spans) {
+      if (span.stepId === undefined) continue;
+      let list = index.get(span.stepId);
+      if (!list) index.set(span.stepId, (list = []));
+      list.push(span);
+    }
+    spanIndexes.set(spans, index);
+  }
+  return index;
 }
 
 /**
@@ -37,15 +70,25 @@ async function read(run: Run): Promise<RunSpan[] | undefined> {
  * dictionary object): a step span compacted on storage gets its step's `raw` back as its attributes.
  */
 export function stepSpanRestorer(run: Run): (span: RunSpan) => RunSpan {
-  let rawOf: Map<string, Record<string, unknown>> | undefined;
+  // The steps' `raw` by span id, filled as far along the steps as the spans asked for so far need: spans come in about
+  // the steps' order, so the map is built a slice at a time rather than over every step in the first slice's task.
+  const rawOf = new Map<string, Record<string, unknown>>();
+  let filled = 0;
+  const rawFor = (spanId: string): Record<string, unknown> | undefined => {
+    const hit = rawOf.get(spanId);
+    if (hit !== undefined || filled === run.steps.length) return hit;
+    while (filled < run.steps.length) {
+      const step = run.steps[filled++];
+      if (step.spanId === undefined || step.raw === undefined) continue;
+      rawOf.set(step.spanId, step.raw as Record<string, unknown>);
+      if (step.spanId === spanId) return step.raw as Record<string, unknown>;
+    }
+    return rawOf.get(spanId);
+  };
   return (span) => {
     if (span.attributesOf !== 'step') return span;
-    if (!rawOf) {
-      rawOf = new Map();
-      for (const step of run.steps) if (step.spanId !== undefined && step.raw !== undefined) rawOf.set(step.spanId, step.raw as Record<string, unknown>);
-    }
     const { attributesOf: _compacted, ...restored } = span;
-    const raw = rawOf.get(span.id);
+    const raw = rawFor(span.id);
     return raw ? { ...restored, attributes: raw } : restored;
   };
 }

@@ -1,27 +1,9 @@
 // The source spans of the step under the playhead (issue 20 item 1: every span visible in the inspector too): the
 // step's own span, the spans merged into it (a provider span inside a framework wrapper) and the plain spans nested
 // under it, in tree order, each foldable to its status, attributes and events (the span tree's details pane).
-import type { Run, RunSpan, Step } from '../../model/types.ts';
+import type { Run, Step } from '../../model/types.ts';
 import { SpanDetails } from './span-tree.tsx';
-import { useRunSpans } from './span-tree-loader.ts';
-
-const spanIndexes = new WeakMap<readonly RunSpan[], Map<string, RunSpan[]>>();
-
-/** The run's spans by the step they are or belong to, in tree order; built once per span list. */
-export function spansByStep(spans: readonly RunSpan[]): ReadonlyMap<string, readonly RunSpan[]> {
-  let index = spanIndexes.get(spans);
-  if (!index) {
-    index = new Map();
-    for (const span of spans) {
-      if (span.stepId === undefined) continue;
-      let list = index.get(span.stepId);
-      if (!list) index.set(span.stepId, (list = []));
-      list.push(span);
-    }
-    spanIndexes.set(spans, index);
-  }
-  return index;
-}
+import { spansByStep, useRunSpans } from './span-tree-loader.ts';
 
 /** Spans listed open up to this many; more start folded to their names. */
 const OPEN_MAX = 1;

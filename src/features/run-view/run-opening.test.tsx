@@ -1,0 +1,53 @@
+// @vitest-environment jsdom
+// ADR 0022: a run of more than SYNC_STEPS steps opens on a progress bar while its view is built in slices, then paints
+// the step list and inspector, then the graph, timeline and charts; a small run opens at once, as before.
+import { cleanup, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { emptyRecord } from '../../model/record.ts';
+import type { Run, Step } from '../../model/types.ts';
+import { useLibrary } from '../../store/library.ts';
+import { useUrl } from '../../store/url.ts';
+import { makeRun } from '../../testing/test-runs.ts';
+import { SYNC_STEPS } from './run-view-loader.ts';
+import { RunPage } from './run-page.tsx';
+
+// Drawing panels need layout jsdom does not have.
+vi.mock('./interaction-graph.tsx', () => ({ InteractionGraphView: () => <p>graph drawn</p> }));
+vi.mock('./timeline.tsx', () => ({ Timeline: () => <p>timeline drawn</p> }));
+vi.mock('./token-charts.tsx', () => ({ TokenCharts: () => <p>charts drawn</p> }));
+
+afterEach(() => cleanup());
+
+function open(run: Run) {
+  const runs = emptyRecord<Run>();
+  runs[run.id] = run;
+  useLibrary.setState({ hydrated: true, runs, files: [] });
+  useUrl.setState({ view: 'run', params: { run: run.id } });
+  render(<RunPage />);
+}
+
+describe('opening a run', () => {
+  it('a large run: a progress bar, then the step list, then the other panels', async () => {
+    const n = SYNC_STEPS + 2_000;
+    const steps: Step[] = Array.from({ length: n }, (_, i) => ({ id: `s${i}`, index: i, kind: i % 3 ? 'action' : 'message', agentId: 'manager', output: `step ${i}` }));
+    open(makeRun('large', { steps, agentRuns: [] }));
+    const bar = screen.getByRole('progressbar');
+    expect(screen.getByTestId('run-preparing').textContent).toContain(`${n.toLocaleString('en')} steps`);
+    expect(bar.getAttribute('aria-valuenow')).toBe('0');
+    expect(screen.queryByTestId('run-view')).toBeNull();
+    expect(await screen.findByTestId('run-view', {}, { timeout: 20_000 })).toBeTruthy();
+    expect(screen.queryByRole('progressbar')).toBeNull();
+    expect(screen.getByTestId('run-step-counts').dataset.steps).toBe(String(n));
+    expect(await screen.findByText('graph drawn')).toBeTruthy();
+    expect(screen.getByText('timeline drawn')).toBeTruthy();
+    expect(screen.queryByTestId('panels-drawing')).toBeNull();
+  }, 30_000);
+
+  it('a small run: every panel at once, no progress bar', () => {
+    open(makeRun('small'));
+    expect(screen.queryByRole('progressbar')).toBeNull();
+    expect(screen.getByTestId('run-view')).toBeTruthy();
+    expect(screen.getByText('graph drawn')).toBeTruthy();
+    expect(screen.queryByTestId('panels-drawing')).toBeNull();
+  });
+});

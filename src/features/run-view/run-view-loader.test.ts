@@ -1,0 +1,127 @@
+// The run view of a large run built in slices (ADR 0022): the same view as the one-call build, in many short tasks.
+import { describe, expect, it } from 'vitest';
+import { finish } from '../../model/slices.ts';
+import { countStepKinds } from '../../model/steps.ts';
+import { toolCallCounts } from '../../model/tool-calls.ts';
+import type { Run, Step } from '../../model/types.ts';
+import { makeRun } from '../../testing/test-runs.ts';
+import { runInSlices, viewAtOnce, SYNC_STEPS } from './run-view-loader.ts';
+import { buildRunView, runViewOf, runViewSlices, type RunView } from './run-view-model.ts';
+
+/** A run of `n` rows by three agents: tool calls that repeat (loops), messages, nested model calls, agent runs. */
+function bigRun(n: number): Run {
+  const steps: Step[] = [];
+  const agents = ['planner', 'coder', 'tester'];
+  for (let i = 0; i < n; i++) {
+    const agentId = agents[Math.floor(i / 7) % 3];
+    const id = `s${i}`;
+    const kind = i % 5 === 0 ? 'message' : 'action';
+    steps.push({
+      id,
+      index: steps.length,
+      kind,
+      agentId,
+      agentRunId: `run${Math.floor(i / 50)}`,
+      startTime: i * 10,
+      endTime: i * 10 + 5,
+      ...(kind === 'message'
+        ? { output: `status ${i % 3 === 0 ? 'same words again' : `report ${i}`}`, recipients: [agents[(i + 1) % 3]] }
+        : { toolCalls: [{ id: `c${i}`, name: i % 2 ? 'search' : 'read', arguments: `{"q": "topic ${i % 4}"}` }] }),
+      ...(i % 9 === 0 ? { error: { message: 'failed' } } : {}),
+    } as Step);
+    if (i % 4 === 0) steps.push({ id: `${id}.llm`, index: steps.length, kind: 'llm', agentId, parentStepId: id, usage: { input: 10 + (i % 7), output: 3, total: 13 + (i % 7) } });
+  }
+  return makeRun('big', {
+    agents: agents.map((a) => ({ id: a, name: a })),
+    agentRuns: Array.from({ length: Math.ceil(n / 50) }, (_, r) => ({ id: `run${r}`, agentId: agents[r % 3], task: `task ${r}` })),
+    steps,
+    handoffs: [{ id: 'h', from: 'planner', to: ['coder'], kind: 'delegation', stepId: 's3', content: 'go' }],
+  });
+}
+
+/** Everything a panel reads, as plain data (the index's lookups are functions of the steps). */
+function plain(view: RunView) {
+  const { index: _index, run: _run, ...rest } = view;
+  return { ...rest, positionOf: [...view.positionOf], annotationsAt: [...view.annotationsAt], interventionsAt: [...view.interventionsAt] };
+}
+
+describe('runViewSlices', () => {
+  const run = bigRun(20_000);
+
+  it('builds the same view as the one-call build, yielding many times on the way', () => {
+    const work = runViewSlices(run);
+    let yields = 0;
+    let last = 0;
+    let r = work.next();
+    while (!r.done) {
+      yields++;
+      expect(r.value).toBeGreaterThanOrEqual(last);
+      expect(r.value).toBeLessThanOrEqual(1);
+      last = r.value;
+      r = work.next();
+    }
+    // Every pass over the steps (step tree, positions, loops ×2, graph, columns) yields every 2,048 steps.
+    expect(yields).toBeGreaterThan(40);
+    const view = r.value;
+    const whole = buildRunView(run);
+    expect(view.loops.length).toBeGreaterThan(0);
+    expect(view.errorPositions.length).toBeGreaterThan(0);
+    expect(view.graph.edges.length).toBeGreaterThan(0);
+    expect(plain(view)).toEqual(plain(whole));
+    expect([...view.stepKinds.byKind]).toEqual([...countStepKinds(view.steps).byKind]);
+    expect(view.stepKinds.byKind.size).toBe(2);
+    // Kept for runViewOf: the view is built once.
+    expect(runViewOf(run)).toBe(view);
+    expect(finish(runViewSlices(run))).toBe(view);
+  });
+
+  it('says which runs are built at once: small ones, and those whose view is built', () => {
+    expect(viewAtOnce(bigRun(100))).toBe(true);
+    const large = bigRun(SYNC_STEPS + 10);
+    expect(viewAtOnce(large)).toBe(false);
+    runViewOf(large);
+    expect(viewAtOnce(large)).toBe(true);
+    // A new run object with the same steps (a label added) reuses the trace part.
+    expect(viewAtOnce({ ...large, annotations: [] })).toBe(true);
+  });
+});
+
+describe('runInSlices', () => {
+  it('runs the work in several tasks within the budget, reporting progress, and stops when cancelled', async () => {
+    function* work() {
+      for (let i = 0; i < 10; i++) {
+        const until = performance.now() + 3;
+        while (performance.now() < until);
+        yield i / 10;
+      }
+      return 'done';
+    }
+    const progress: number[] = [];
+    expect(await runInSlices(work(), (p) => progress.push(p), () => false, 5)).toBe('done');
+    expect(progress.length).toBeGreaterThanOrEqual(4);
+    let calls = 0;
+    expect(await runInSlices(work(), () => calls++, () => true, 5)).toBeUndefined();
+    expect(calls).toBe(1);
+  });
+});
+
+describe('tool calls of a row with many requests', () => {
+  it('counts, per agent and tool, the most any one step asks for, past the columns it scans', () => {
+    const calls = (names: string[]) => names.map((name, i) => ({ id: `${name}${i}`, name, arguments: '{}' }));
+    const tools = Array.from({ length: 12 }, (_, i) => `tool${i}`);
+    const run = makeRun('many', {
+      steps: [
+        { id: 'row', index: 0, kind: 'action', agentId: 'manager', toolCalls: calls(tools) },
+        // The same requests again, two of them twice: tool3 and tool11 count twice, the others once.
+        { id: 'llm', index: 1, kind: 'llm', agentId: 'manager', parentStepId: 'row', toolCalls: calls([...tools, 'tool3', 'tool11']) },
+        { id: 'llm2', index: 2, kind: 'llm', agentId: 'manager', parentStepId: 'row', toolCalls: calls(['tool0', 'tool11', 'extra']) },
+      ],
+    });
+    const counts = toolCallCounts(run);
+    expect(counts.get('tool3')).toBe(2);
+    expect(counts.get('tool11')).toBe(2);
+    expect(counts.get('tool0')).toBe(1);
+    expect(counts.get('extra')).toBe(1);
+    expect([...counts.values()].reduce((a, b) => a + b, 0)).toBe(15);
+  });
+});

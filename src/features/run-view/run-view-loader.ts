@@ -1,0 +1,120 @@
+// Building the run view of a large run without blocking the page (ADR 0022): the derivations (step tree, loop
+// analysis, graph, per-position columns) run as a sliced generator (src/model/slices.ts), a few milliseconds per
+// slice, in tasks of at most SLICE_BUDGET_MS that give the browser its thread back in between, so that it can paint
+// the progress and take input. A small run, or one whose view is built already, is built at once, as before.
+import { useEffect, useState } from 'react';
+import type { Sliced } from '../../model/slices.ts';
+import type { Run } from '../../model/types.ts';
+import { cachedRunView, hasTraceView, runViewOf, runViewSlices, type RunView } from './run-view-model.ts';
+
+/** Up to this many steps the view is built in one go, within the render (well under a frame's worth of work). */
+export const SYNC_STEPS = 10_000;
+/**
+ * How long a task building a view keeps the page's thread: a long task is 50 ms, and on a loaded machine a slice's
+ * wall time can be several times its work.
+ */
+export const SLICE_BUDGET_MS = 12;
+
+/** How often the progress bar is updated while a view is built. */
+const PROGRESS_MS = 100;
+
+/** The next task: a message to ourselves, which the browser runs after rendering and input as due (no 4 ms clamp). */
+function nextTask(): Promise<void> {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
+}
+
+/**
+ * Runs `work` to the end in tasks of about `budgetMs`, reporting its progress (0..1) after each task; resolves to its
+ * result, or to undefined once `cancelled()` says so (checked between tasks).
+ */
+export async function runInSlices<T>(
+  work: Sliced<T>,
+  onProgress: (done: number) => void,
+  cancelled: () => boolean,
+  budgetMs = SLICE_BUDGET_MS,
+  stats?: SliceStats,
+): Promise<T | undefined> {
+  for (;;) {
+    const start = performance.now();
+    let r = work.next();
+    while (!r.done && performance.now() - start < budgetMs) r = work.next();
+    if (stats) {
+      stats.tasks++;
+      stats.workMs += performance.now() - start;
+    }
+    if (r.done) return r.value;
+    onProgress(r.value);
+    await nextTask();
+    if (cancelled()) {
+      work.return(undefined as never);
+      return undefined;
+    }
+  }
+}
+
+/** What a build in slices cost: its tasks and the time spent in them (the rest of its wall time was the browser's). */
+export interface SliceStats {
+  tasks: number;
+  workMs: number;
+}
+
+/**
+ * The User Timing entry of the last run view built in slices (read by bench/open-run.bench.ts): its duration is the
+ * wall time from the first slice to the view, `detail` the slices' own work and how many tasks they took.
+ */
+export const RUN_VIEW_BUILD_MEASURE = 'mas-replay:run-view-build';
+
+/** Whether opening `run` builds its view at once (small, or built already) rather than in slices. */
+export function viewAtOnce(run: Run): boolean {
+  return run.steps.length <= SYNC_STEPS || cachedRunView(run) !== undefined || hasTraceView(run);
+}
+
+/**
+ * The run view of `run`: at once when viewAtOnce, else built in slices after the first paint, with its progress (0..1)
+ * meanwhile. A new run object with the same steps (a label, an engine result) reuses the built trace part at once.
+ */
+export function useRunView(run: Run): { view: RunView | undefined; progress: number } {
+  const atOnce = viewAtOnce(run);
+  const [state, setState] = useState<{ run: Run; view?: RunView; progress: number }>({ run, progress: 0 });
+  useEffect(() => {
+    if (atOnce) return;
+    let cancelled = false;
+    setState({ run, progress: 0 });
+    // The bar is drawn again at most every PROGRESS_MS: a render, style and paint per 12 ms slice is work taken from them.
+    let shownAt = performance.now();
+    const started = shownAt;
+    const stats: SliceStats = { tasks: 0, workMs: 0 };
+    void runInSlices(
+      runViewSlices(run),
+      (progress) => {
+        const now = performance.now();
+        if (now - shownAt < PROGRESS_MS) return;
+        shownAt = now;
+        setState({ run, progress });
+      },
+      () => cancelled,
+      SLICE_BUDGET_MS,
+      stats,
+    ).then((view) => {
+      if (cancelled || !view) return;
+      try {
+        performance.measure(RUN_VIEW_BUILD_MEASURE, { start: started, end: performance.now(), detail: { ...stats, steps: run.steps.length } });
+      } catch {
+        // User Timing level 3 missing: the figure is for the bench only.
+      }
+      setState({ run, view, progress: 1 });
+    });
+    return () => {
+      cancelled = true;
+    };
+  }, [run, atOnce]);
+  if (atOnce) return { view: runViewOf(run), progress: 1 };
+  return state.run === run ? { view: state.view, progress: state.progress } : { view: undefined, progress: 0 };
+}

@@ -1,0 +1,26 @@
+// A derivation over every step of a run, written once and run two ways (ADR 0022): to the end in one call (the CLI,
+// the engines, the tests, a small run on the page), or slice by slice on the page, which gives the browser back its
+// thread between slices so that opening a run of 100k or 1M steps never blocks the page. A sliced derivation is a
+// generator that yields, every SLICE steps or so, the fraction of its work done (0..1) and returns its result.
+
+export type Sliced<T> = Generator<number, T, void>;
+
+/** Steps read between two yields: a few milliseconds of work for the passes over a run. */
+export const SLICE = 2048;
+
+/** Runs `work` to the end in one call. */
+export function finish<T>(work: Sliced<T>): T {
+  let r = work.next();
+  while (!r.done) r = work.next();
+  return r.value;
+}
+
+/** `work` as a phase of a larger derivation: its fractions mapped onto [from, to]. */
+export function* phase<T>(work: Sliced<T>, from: number, to: number): Sliced<T> {
+  let r = work.next();
+  while (!r.done) {
+    yield from + (to - from) * r.value;
+    r = work.next();
+  }
+  return r.value;
+}
