@@ -193,7 +193,7 @@ export interface Measured {
   /** Heap after GC once the span tree has been opened (its spans read). */
   heapWithSpansBytes: number;
   longTasks: number[];
-  /** The run view built in slices (ADR 0022): wall time, the slices' own work, tasks; undefined when built at once. */
+  /** The run view built in slices (ADR 0024): wall time, the slices' own work, tasks; undefined when built at once. */
   viewBuild?: { startAt: number; wallMs: number; workMs: number; tasks: number };
   heapBytes: number;
   rows: number;

@@ -1,4 +1,4 @@
-// A derivation over every step of a run, written once and run two ways (ADR 0022): to the end in one call (the CLI,
+// A derivation over every step of a run, written once and run two ways (ADR 0024): to the end in one call (the CLI,
 // the engines, the tests, a small run on the page), or slice by slice on the page, which gives the browser back its
 // thread between slices so that opening a run of 100k or 1M steps never blocks the page. A sliced derivation is a
 // generator that yields, every SLICE steps or so, the fraction of its work done (0..1) and returns its result.

@@ -58,7 +58,7 @@ let runViewPrefetched = false;
 
 /**
  * Load the run view's code once the library lists a run, when the page is idle: opening a run then does not wait for
- * its chunk (hundreds of ms on a loaded 2-core machine, ADR 0022). The app's lazy RunPage imports the same module.
+ * its chunk (hundreds of ms on a loaded 2-core machine, ADR 0024). The app's lazy RunPage imports the same module.
  */
 function prefetchRunView(): void {
   if (runViewPrefetched) return;

@@ -1,5 +1,5 @@
 // @vitest-environment jsdom
-// ADR 0022: a run of more than SYNC_STEPS steps opens on a progress bar while its view is built in slices, then paints
+// ADR 0024: a run of more than SYNC_STEPS steps opens on a progress bar while its view is built in slices, then paints
 // the step list and inspector, then the graph, timeline and charts; a small run opens at once, as before.
 import { cleanup, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';

@@ -1,4 +1,4 @@
-// The run view of a large run built in slices (ADR 0022): the same view as the one-call build, in many short tasks.
+// The run view of a large run built in slices (ADR 0024): the same view as the one-call build, in many short tasks.
 import { describe, expect, it } from 'vitest';
 import { finish } from '../../model/slices.ts';
 import { countStepKinds } from '../../model/steps.ts';

@@ -1,4 +1,4 @@
-// Building the run view of a large run without blocking the page (ADR 0022): the derivations (step tree, loop
+// Building the run view of a large run without blocking the page (ADR 0024): the derivations (step tree, loop
 // analysis, graph, per-position columns) run as a sliced generator (src/model/slices.ts), a few milliseconds per
 // slice, in tasks of at most SLICE_BUDGET_MS that give the browser its thread back in between, so that it can paint
 // the progress and take input. A small run, or one whose view is built already, is built at once, as before.
