@@ -73,22 +73,21 @@ function printProfile(profile: CpuProfile, title = 'main thread, self time (ms),
   }
   // Inclusive (total) time per function, a recursion counted once.
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  const total = new Map<string, number>();
+  const totalByName = new Map<string, number>();
   const walk = (id: number, open: Set<string>): number => {
     const node = byId.get(id)!;
-    const f = node.callFrame;
-    const name = `${f.functionName || '(anonymous)'} ${f.url.split('/').pop()}:${f.lineNumber}`;
+    const name = nameOf(node.callFrame);
     const fresh = !open.has(name);
     if (fresh) open.add(name);
     let t = self.get(id) ?? 0;
     for (const c of node.children ?? []) t += walk(c, open);
-    if (fresh) { open.delete(name); total.set(name, (total.get(name) ?? 0) + t); }
+    if (fresh) { open.delete(name); totalByName.set(name, (totalByName.get(name) ?? 0) + t); }
     return t;
   };
   walk(profile.nodes[0].id, new Set());
   if (process.env.BENCH_PROFILE_TOTAL) {
     console.log('  main thread, total time (ms):');
-    for (const [name, us] of [...total].sort((a, b) => b[1] - a[1]).slice(0, 60)) console.log(`    ${(us / 1000).toFixed(0).padStart(6)}  ${name}`);
+    for (const [name, us] of [...totalByName].sort((a, b) => b[1] - a[1]).slice(0, 60)) console.log(`    ${(us / 1000).toFixed(0).padStart(6)}  ${name}`);
   }
   const top = [...byName].sort((a, b) => b[1] - a[1]).slice(0, 25);
   const total = profile.timeDeltas.reduce((a, b) => a + b, 0);
