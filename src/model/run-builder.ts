@@ -25,6 +25,31 @@ export interface RunHead {
 export const stepTicks: { onTick?: (steps: number) => void } = {};
 const STEP_TICK = 1 << 14;
 
+/**
+ * Told as an importer's passes over a whole it counted first (spans read, then mapped; messages over each pass)
+ * advance, every STEP_TICK items: the import worker's determinate `mapping` bar. Unset: nothing is called.
+ */
+export const mapTicks: { onTick?: (done: number, total: number) => void } = {};
+
+/**
+ * An importer's progress through `total` items: `tick()` per item is an increment and a mask test; `advance(n)` for
+ * many at once. Told through `mapTicks` every STEP_TICK items.
+ */
+export class MapProgress {
+  private done = 0;
+  constructor(readonly total: number) {}
+
+  tick(): void {
+    if ((++this.done & (STEP_TICK - 1)) === 0) mapTicks.onTick?.(this.done, this.total);
+  }
+
+  advance(n: number): void {
+    const before = this.done;
+    this.done += n;
+    if (Math.floor(before / STEP_TICK) !== Math.floor(this.done / STEP_TICK)) mapTicks.onTick?.(this.done, this.total);
+  }
+}
+
 export class RunBuilder {
   readonly steps: Step[] = [];
   readonly handoffs: Handoff[] = [];

@@ -19,7 +19,7 @@ import { emptyRecord } from '../../model/record.ts';
 import { hashText } from '../../model/hash.ts';
 import { decisiveErrorAnnotation } from '../../model/annotations.ts';
 import type { Agent, Outcome, Run, Step } from '../../model/types.ts';
-import { RunBuilder } from '../../model/run-builder.ts';
+import { MapProgress, RunBuilder } from '../../model/run-builder.ts';
 import type { FormatImporter, ImportResult } from '../format.ts';
 import type { ParsedInput } from '../parse-input.ts';
 import { asText, expectArray, expectObject, isObject, optNumber, optString, type JsonObject } from '../read.ts';
@@ -167,7 +167,10 @@ function importRun(obj: JsonObject, path: string, runId: string, warnings: strin
 
   const steps = b.steps;
   const targets: (string | undefined)[] = [];
+  // Three passes over the messages, one tick per message in each: the steps, their usage, the handoffs.
+  const progress = new MapProgress(3 * history.length);
   history.forEach((entryValue, i) => {
+    progress.tick();
     const at = `${path}.${key}[${i}]`;
     const entry = expectObject(entryValue, at);
     const role = optString(entry.role, `${at}.role`);
@@ -185,10 +188,12 @@ function importRun(obj: JsonObject, path: string, runId: string, warnings: strin
   });
 
   for (const step of steps) {
+    progress.tick();
     if (b.agent(step.agentId)?.kind === undefined && step.output) step.usage = estimateUsage('', step.output);
   }
 
   steps.forEach((step, i) => {
+    progress.tick();
     const explicit = targets[i];
     // A qualified turn (`Orchestrator (thought)`) is the speaker thinking aloud, not a message to anyone.
     if (!explicit && step.name !== undefined) return;
