@@ -42,7 +42,7 @@ describe('mapping progress', () => {
     const spans = 40_000;
     const ticks: { done: number; total: number }[] = [];
     mapTicks.onTick = (done, total) => ticks.push({ done, total });
-    const result = importFromOtlp({ kind: 'json', value: otlpDoc(spans) });
+    const result = importFromOtlp({ kind: 'json', value: otlpDoc(spans), text: '' });
     expect(result.runs[0].steps.length).toBe(spans - 1); // the agent's span is its run, the tools' its steps
     expect(ticks.length).toBeGreaterThanOrEqual(6); // 120,000 / 16,384 = 7
     expect(ticks.every((t) => t.total === 3 * spans)).toBe(true);
@@ -62,7 +62,7 @@ describe('mapping progress', () => {
       ticks.push(done);
       total = t;
     };
-    const result = chatLogImporter.importDoc({ kind: 'json', value: { question: 'q', history } }, 'log.json');
+    const result = chatLogImporter.importDoc({ kind: 'json', value: { question: 'q', history }, text: '' });
     expect(result.runs[0].steps.length).toBe(n);
     expect(total).toBe(3 * n);
     expect(ticks.filter((d) => d > n).length).toBeGreaterThanOrEqual(3); // the usage and handoff passes tick too
