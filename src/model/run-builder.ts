@@ -57,6 +57,8 @@ export class RunBuilder {
   readonly interventions: Intervention[] = [];
   private readonly agentById = new Map<string, Agent>();
   private readonly agentRunList: AgentRun[] = [];
+  /** `agentRunId`'s strings, made once per agent (a chat log asks once per message). */
+  private readonly agentRunIds = new Map<string, string>();
 
   /** `task`, when known, is given to every agent run. */
   constructor(
@@ -74,7 +76,9 @@ export class RunBuilder {
   }
 
   agentRunId(agentId: string): string {
-    return `${this.id}:run:${agentId}`;
+    let id = this.agentRunIds.get(agentId);
+    if (id === undefined) this.agentRunIds.set(agentId, (id = `${this.id}:run:${agentId}`));
+    return id;
   }
 
   /**
@@ -109,6 +113,17 @@ export class RunBuilder {
     const index = this.steps.length;
     const { id, ...rest } = fields;
     const step = { id: id ?? `${this.id}:s${index}`, index, ...rest } as Step;
+    this.steps.push(step);
+    if ((index & (STEP_TICK - 1)) === 0 && index > 0) stepTicks.onTick?.(index);
+    return step;
+  }
+
+  /**
+   * Append a step the caller made whole, with the fields in addStep's order (`id` `<run>:s<index>` or the source's,
+   * `index` its position, then the rest): no copies of it, for importers that add a step per message of a large log.
+   */
+  appendStep(step: Step): Step {
+    const index = this.steps.length;
     this.steps.push(step);
     if ((index & (STEP_TICK - 1)) === 0 && index > 0) stepTicks.onTick?.(index);
     return step;
