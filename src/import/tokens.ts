@@ -1,10 +1,29 @@
 // Token counts for traces that did not record usage: counted offline with the o200k_base encoding and marked
-// `estimated`. gpt-tokenizer is large, so this module is only reached from the import worker and the CLI.
-import { countTokens } from 'gpt-tokenizer';
+// `estimated`. gpt-tokenizer is large (its o200k ranks take 100–600 ms and ~100 MB to evaluate), so it is loaded
+// with a dynamic import: a worker that imports traces calls `loadTokenCounter()` when it starts and awaits it before
+// running an importer (ADR 0022), and its first message is not held up by the ranks. In Node (tests, benchmarks,
+// scripts) the counter is loaded by this module's own evaluation below, so the importers count synchronously there
+// as before. The CLI bundle swaps this module for src/cli/tokens-lazy.ts.
 import type { TokenUsage } from '../model/types.ts';
 
+let count: ((text: string) => number) | undefined;
+let loading: Promise<void> | undefined;
+
+/** Loads gpt-tokenizer once; the importers' counts need it to have settled. */
+export function loadTokenCounter(): Promise<void> {
+  loading ??= import('gpt-tokenizer').then((m) => {
+    count = m.countTokens;
+  });
+  return loading;
+}
+
+const nodeVersion = (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node;
+if (nodeVersion !== undefined) await loadTokenCounter();
+
 export function estimateTokens(text: string): number {
-  return text ? countTokens(text) : 0;
+  if (!text) return 0;
+  if (!count) throw new Error('the token counter is not loaded: await loadTokenCounter() before importing');
+  return count(text);
 }
 
 export function estimateUsage(inputText: string, outputText: string): TokenUsage {

@@ -25,6 +25,31 @@ export interface RunHead {
 export const stepTicks: { onTick?: (steps: number) => void } = {};
 const STEP_TICK = 1 << 14;
 
+/**
+ * Told as an importer's passes over a whole it counted first (spans read, then mapped; messages over each pass)
+ * advance, every STEP_TICK items: the import worker's determinate `mapping` bar. Unset: nothing is called.
+ */
+export const mapTicks: { onTick?: (done: number, total: number) => void } = {};
+
+/**
+ * An importer's progress through `total` items: `tick()` per item is an increment and a mask test; `advance(n)` for
+ * many at once. Told through `mapTicks` every STEP_TICK items.
+ */
+export class MapProgress {
+  private done = 0;
+  constructor(readonly total: number) {}
+
+  tick(): void {
+    if ((++this.done & (STEP_TICK - 1)) === 0) mapTicks.onTick?.(this.done, this.total);
+  }
+
+  advance(n: number): void {
+    const before = this.done;
+    this.done += n;
+    if (Math.floor(before / STEP_TICK) !== Math.floor(this.done / STEP_TICK)) mapTicks.onTick?.(this.done, this.total);
+  }
+}
+
 export class RunBuilder {
   readonly steps: Step[] = [];
   readonly handoffs: Handoff[] = [];
@@ -32,6 +57,8 @@ export class RunBuilder {
   readonly interventions: Intervention[] = [];
   private readonly agentById = new Map<string, Agent>();
   private readonly agentRunList: AgentRun[] = [];
+  /** `agentRunId`'s strings, made once per agent (a chat log asks once per message). */
+  private readonly agentRunIds = new Map<string, string>();
 
   /** `task`, when known, is given to every agent run. */
   constructor(
@@ -49,7 +76,9 @@ export class RunBuilder {
   }
 
   agentRunId(agentId: string): string {
-    return `${this.id}:run:${agentId}`;
+    let id = this.agentRunIds.get(agentId);
+    if (id === undefined) this.agentRunIds.set(agentId, (id = `${this.id}:run:${agentId}`));
+    return id;
   }
 
   /**
@@ -84,6 +113,17 @@ export class RunBuilder {
     const index = this.steps.length;
     const { id, ...rest } = fields;
     const step = { id: id ?? `${this.id}:s${index}`, index, ...rest } as Step;
+    this.steps.push(step);
+    if ((index & (STEP_TICK - 1)) === 0 && index > 0) stepTicks.onTick?.(index);
+    return step;
+  }
+
+  /**
+   * Append a step the caller made whole, with the fields in addStep's order (`id` `<run>:s<index>` or the source's,
+   * `index` its position, then the rest): no copies of it, for importers that add a step per message of a large log.
+   */
+  appendStep(step: Step): Step {
+    const index = this.steps.length;
     this.steps.push(step);
     if ((index & (STEP_TICK - 1)) === 0 && index > 0) stepTicks.onTick?.(index);
     return step;

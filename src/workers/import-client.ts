@@ -2,6 +2,8 @@
 // buffers, and get plain results back, each file in parts (no one long task to receive a large run). With `storage`
 // the worker also writes the runs to the library's database; `storing` says when each file's runs are durable.
 // Cancelling terminates the worker, the only way to stop a synchronous parse; the next import starts a fresh one.
+// The first worker is created when the page is idle after its first paint (ADR 0022), so a dropped file finds it
+// started; after a cancel the next one is created by the next import (or span read) that needs it.
 import * as Comlink from 'comlink';
 import type { ImportBatchResult as LoadedBatch, ImportProgress } from './import-files.ts';
 import { FileAssembler, type FilePart } from './run-parts.ts';
@@ -185,3 +187,17 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
     });
   });
 }
+
+/**
+ * Creates the worker once the page is idle after its first paint (at most IDLE_WAIT_MS later): its module takes
+ * 50–300 ms to evaluate, and a file dropped later would wait for it. Not in a page without workers (tests).
+ */
+function startWhenIdle(): void {
+  if (typeof Worker !== 'function' || typeof document === 'undefined') return;
+  void whenIdle().then(() => {
+    connect();
+  });
+}
+
+startWhenIdle();
+

@@ -51,6 +51,8 @@ describe('importFiles (the import worker’s work)', () => {
     expect(loaded[0].runs[0].steps).toHaveLength(40_000);
     const counts = progress.filter((p) => p.phase === 'mapping' && p.done !== undefined).map((p) => p.done);
     expect(counts[0]).toBe(16384);
+    // The chat-log importer counts its passes (3 per message): a total, so the row's bar is determinate.
+    expect(progress.filter((p) => p.phase === 'mapping' && p.done !== undefined).every((p) => p.total === 120_000)).toBe(true);
   });
 
   it('imports a native session from an ArrayBuffer and reports each phase', () => {

@@ -6,7 +6,7 @@
 // steps in slices), each a short task on the page; its source spans stay with the worker's IndexedDB write (ADR 0020).
 import { detectText, ImportError, importDetected, importParsed, type ImportedFile, type LoadedFile } from '../import/index.ts';
 import { attachAnnotationSets, type AnnotationSet } from '../model/annotations.ts';
-import { stepTicks } from '../model/run-builder.ts';
+import { mapTicks, stepTicks } from '../model/run-builder.ts';
 import { decodeBytes, MAX_FILE_BYTES, TraceDecoder, type ParsedInput } from '../import/parse-input.ts';
 import { JSON_LINES_NAME, readJsonLines, startsJsonLines } from '../import/jsonl-stream.ts';
 import { isBusMessage } from '../import/formats/bus-messages.ts';
@@ -129,12 +129,22 @@ export function importFiles(inputs: FileInput[], onProgress?: (p: ImportProgress
     const size = bytes?.length;
     const report = (phase: ImportPhase) => onProgress?.({ file: input.name, fileIndex, fileCount, phase, bytesRead: size, bytesTotal: size });
     // While an importer maps (one synchronous pass), the steps it has built so far, at most every 100 ms.
+    // An importer that counts its work first (OTLP spans, chat messages) says how far it is of a total: the bar is
+    // determinate from then on, and the steps counted by RunBuilder no longer report.
     let reported = 0;
+    let counted = false;
     stepTicks.onTick = (done) => {
+      const now = Date.now();
+      if (counted || now - reported < READ_PROGRESS_EVERY_MS) return;
+      reported = now;
+      onProgress?.({ file: input.name, fileIndex, fileCount, phase: 'mapping', done });
+    };
+    mapTicks.onTick = (done, total) => {
+      counted = true;
       const now = Date.now();
       if (now - reported < READ_PROGRESS_EVERY_MS) return;
       reported = now;
-      onProgress?.({ file: input.name, fileIndex, fileCount, phase: 'mapping', done });
+      onProgress?.({ file: input.name, fileIndex, fileCount, phase: 'mapping', done, total });
     };
     try {
       let result: ImportedFile;
@@ -167,6 +177,7 @@ export function importFiles(inputs: FileInput[], onProgress?: (p: ImportProgress
       failures.push(failureOf(input.name, error));
     } finally {
       stepTicks.onTick = undefined;
+      mapTicks.onTick = undefined;
       // The parsed values (or text) are not needed once the runs are built: the caller's list no longer holds them
       // through the hand-over and the write (a million steps' parsed JSON is hundreds of MB).
       if ('parsed' in input) (input as { parsed: ParsedInput | undefined }).parsed = undefined;

@@ -6,6 +6,12 @@ import { deliverEach, failureOf, importFiles, readFileInput, type FileInput, typ
 import { sendInParts, type FilePart } from './run-parts.ts';
 import { readSpans, storeRuns, type RunStorage } from './import-storage.ts';
 import type { RunSpan } from '../model/types.ts';
+import { loadTokenCounter } from '../import/tokens.ts';
+
+// The token counter loads beside the worker's first message rather than before it (ADR 0022): a worker created when
+// the page is idle has it ready by the time a file is dropped; one created by a drop reads the file meanwhile. A load
+// that fails leaves the counter unset, and the files that need an estimate fail with that message.
+const tokenCounter = loadTokenCounter().catch(() => {});
 
 export interface ImportCallbacks {
   onPart(part: FilePart): Promise<void>;
@@ -41,6 +47,7 @@ const api = {
         unread.push(failureOf(source.name, error));
       }
     }
+    await tokenCounter;
     const result = importFiles(inputs, callbacks.onProgress);
     result.failures = [...unread, ...result.failures];
     const delivered: number[] = [];

@@ -11,6 +11,7 @@ import type { KeptSpan } from '../import/live-otlp.ts';
 import { CallRecorder, LlmClient, type LlmSettings } from '../llm/index.ts';
 import type { Intervention, LlmCallRecord } from '../model/types.ts';
 import type { FilterThresholds } from '../engine/supervisor/index.ts';
+import { loadTokenCounter } from '../import/tokens.ts';
 import { LiveOtlpPipeline, type LiveUpdate } from './live-otlp-pipeline.ts';
 
 export const LIVE_SPANS_DB = 'mas-replay-live-spans';
@@ -126,6 +127,7 @@ const api = {
     stopped = false;
     supervisorConfig = options.supervisor;
     db ??= await openSpans();
+    await loadTokenCounter().catch(() => {}); // the span importer estimates the usage spans leave out (src/import/tokens.ts)
     const p = (pipeline = new LiveOtlpPipeline(setupOf(supervisorConfig, events), options.quietMs));
     configChanged = false;
     const roundMs = options.roundMs ?? 100;

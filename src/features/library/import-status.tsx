@@ -27,6 +27,8 @@ export function describeProgress(p: ImportProgress | undefined): string {
       // JSON Lines are parsed as they are read: the bytes say how far.
       return p.bytesRead !== undefined && p.bytesTotal !== undefined && p.bytesRead < p.bytesTotal ? `reading and parsing ${p.file}: ${bytes()}${of}` : `parsing ${p.file}${of}`;
     case 'mapping':
+      // With a total the importer counted its own work (spans, messages, over its passes): how far, in percent.
+      if (p.done !== undefined && p.total !== undefined && p.total > 0) return `mapping ${p.file} into runs: ${Math.min(100, Math.floor((100 * p.done) / p.total))}%${of}`;
       return `mapping ${p.file} into runs${p.done !== undefined ? `: ${count(p.done)} steps` : ''}${of}`;
     case 'attaching':
       return 'attaching annotations';
@@ -37,7 +39,7 @@ export function describeProgress(p: ImportProgress | undefined): string {
   }
 }
 
-/** How far the current phase is, 0–1, or undefined when that cannot be known (one JSON.parse, the mapping). */
+/** How far the current phase is, 0–1, or undefined when that cannot be known (one JSON.parse, a mapping not counted). */
 export function progressFraction(p: ImportProgress | undefined): number | undefined {
   if (!p) return undefined;
   if ((p.phase === 'reading' || p.phase === 'parsing') && p.bytesTotal !== undefined && p.bytesRead !== undefined && p.bytesTotal > 0) {

@@ -19,7 +19,7 @@ import { emptyRecord } from '../../model/record.ts';
 import { hashText } from '../../model/hash.ts';
 import { decisiveErrorAnnotation } from '../../model/annotations.ts';
 import type { Agent, Outcome, Run, Step } from '../../model/types.ts';
-import { RunBuilder } from '../../model/run-builder.ts';
+import { MapProgress, RunBuilder } from '../../model/run-builder.ts';
 import type { FormatImporter, ImportResult } from '../format.ts';
 import type { ParsedInput } from '../parse-input.ts';
 import { asText, expectArray, expectObject, isObject, optNumber, optString, type JsonObject } from '../read.ts';
@@ -67,16 +67,17 @@ export function compareAnswers(answer: string, reference: string): boolean | und
 
 /** The fields of `obj` not in `mapped`, or undefined when there are none. */
 export function unmappedFields(obj: JsonObject, mapped: ReadonlySet<string>): Record<string, unknown> | undefined {
-  const rest = emptyRecord<unknown>(); // field names from the file, `__proto__` included
-  let any = false;
-  for (const [k, v] of Object.entries(obj)) {
-    if (!mapped.has(k)) {
-      rest[k] = v;
-      any = true;
-    }
+  // Own keys in Object.entries' order, with no [key, value] pair per field and no record until one is unmapped (this
+  // runs once per message of a log).
+  let rest: Record<string, unknown> | undefined;
+  for (const k in obj) {
+    if (!hasOwn.call(obj, k) || mapped.has(k)) continue;
+    (rest ??= emptyRecord<unknown>())[k] = obj[k]; // field names from the file, `__proto__` included
   }
-  return any ? rest : undefined;
+  return rest;
 }
+
+const hasOwn = Object.prototype.hasOwnProperty;
 
 /** Message text of any JSON value: strings as they are, null as '', structured content as JSON. */
 export function contentText(v: unknown): string {
@@ -109,8 +110,14 @@ const RUN_FIELDS = new Set([
 ]);
 const ENTRY_FIELDS = new Set(['content', 'role', 'name']);
 
+interface ParsedRole {
+  speaker: string;
+  qualifier?: string;
+  target?: string;
+}
+
 /** `Orchestrator (-> WebSurfer)` → speaker Orchestrator, target WebSurfer; `Orchestrator (thought)` → qualifier. */
-function parseRole(role: string): { speaker: string; qualifier?: string; target?: string } {
+function parseRole(role: string): ParsedRole {
   const m = /^(.*?)\s*\(([^()]*)\)\s*$/.exec(role);
   if (!m || m[1] === '') return { speaker: role.trim() };
   const qualifier = m[2].trim();
@@ -142,7 +149,10 @@ function agentKind(id: string, role: string | undefined): Agent['kind'] {
 
 function finalAnswerOf(history: Step[]): string | undefined {
   for (let i = history.length - 1; i >= 0; i--) {
-    const m = /FINAL ANSWER:\s*(.+)/.exec(history[i].output ?? '');
+    const output = history[i].output;
+    // The regex only where it can match: a log of a million messages has the marker in one or none.
+    if (output === undefined || !output.includes('FINAL ANSWER:')) continue;
+    const m = /FINAL ANSWER:\s*(.+)/.exec(output);
     if (m) return m[1].trim();
   }
   return undefined;
@@ -167,28 +177,39 @@ function importRun(obj: JsonObject, path: string, runId: string, warnings: strin
 
   const steps = b.steps;
   const targets: (string | undefined)[] = [];
+  // A log has a few distinct roles: each is parsed once (the parsed roles are only read).
+  const roles = new Map<string, ParsedRole>();
+  // Three passes over the messages, one tick per message in each: the steps, their usage, the handoffs.
+  const progress = new MapProgress(3 * history.length);
   history.forEach((entryValue, i) => {
+    progress.tick();
     const at = `${path}.${key}[${i}]`;
     const entry = expectObject(entryValue, at);
     const role = optString(entry.role, `${at}.role`);
     const name = optString(entry.name, `${at}.name`);
-    const parsed = parseRole(role ?? '');
+    const roleText = role ?? '';
+    let parsed = roles.get(roleText);
+    if (parsed === undefined) roles.set(roleText, (parsed = parseRole(roleText)));
     const speaker = name ?? (parsed.speaker || 'unknown');
     addAgent(speaker, role);
     if (parsed.target) addAgent(parsed.target);
-    const step = b.addStep({ kind: 'message', agentId: speaker, agentRunId: b.agentRunId(speaker), number: i, output: contentText(entry.content) });
+    // Made whole, in addStep's field order: no fields object copied twice per message.
+    const index = steps.length;
+    const step = b.appendStep({ id: `${runId}:s${index}`, index, kind: 'message', agentId: speaker, agentRunId: b.agentRunId(speaker), number: i, output: contentText(entry.content) });
     if (parsed.qualifier) step.name = parsed.qualifier;
     const raw = unmappedFields(entry, ENTRY_FIELDS);
     if (raw) step.raw = raw;
-    if (name !== undefined && role !== undefined) step.raw = { ...step.raw, role };
+    if (name !== undefined && role !== undefined) step.raw = raw ? { ...raw, role } : { role };
     targets.push(parsed.target);
   });
 
   for (const step of steps) {
+    progress.tick();
     if (b.agent(step.agentId)?.kind === undefined && step.output) step.usage = estimateUsage('', step.output);
   }
 
   steps.forEach((step, i) => {
+    progress.tick();
     const explicit = targets[i];
     // A qualified turn (`Orchestrator (thought)`) is the speaker thinking aloud, not a message to anyone.
     if (!explicit && step.name !== undefined) return;
@@ -226,8 +247,8 @@ function importRun(obj: JsonObject, path: string, runId: string, warnings: strin
   const level = optString(obj.level, `${path}.level`);
   if (level !== undefined) tags.level = level;
 
-  const roles = history.map((h) => (isObject(h) && typeof h.role === 'string' ? h.role : ''));
-  const framework = roles.some((r) => /^Orchestrator \(/.test(r))
+  // Over the distinct roles (every entry's role is among them), not a list of every message's role.
+  const framework = [...roles.keys()].some((r) => /^Orchestrator \(/.test(r))
     ? 'Magentic-One'
     : history.some((h) => isObject(h) && typeof h.name === 'string')
       ? 'AG2'

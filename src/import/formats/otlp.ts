@@ -13,6 +13,7 @@ import { looksLikeSmolagents, smolagentsSpansToRun } from '../spans/smolagents.t
 import { genericSpansToRun } from '../spans/assemble.ts';
 import type { Attributes } from '../spans/attributes.ts';
 import { buildForest, countDrop, type SpanEvent, type SpanRecord } from '../spans/forest.ts';
+import { MapProgress } from '../../model/run-builder.ts';
 
 function field(o: JsonObject, camel: string, snake: string): unknown {
   const v = o[camel];
@@ -303,7 +304,27 @@ function isNoTime(v: unknown): boolean {
  */
 export type OtlpSpanCache = WeakMap<object, { attributes: Attributes; events: SpanEvent[] }>;
 
-function readDocument(value: unknown, path: string, into: SpanRecord[], resource: { attributes?: Attributes }, read: ReadDefects, cache?: OtlpSpanCache): void {
+/**
+ * How many span entries the documents hold (what `readDocument` will visit), for the mapping's progress: lengths only,
+ * nothing read; a malformed level counts nothing here and fails in `readDocument` as before.
+ */
+function countSpans(docs: Array<{ value: unknown }>): number {
+  let n = 0;
+  for (const { value } of docs) {
+    const resourceSpans = isObject(value) ? resourceSpansOf(value) : undefined;
+    if (!Array.isArray(resourceSpans)) continue;
+    for (const rs of resourceSpans) {
+      if (!isObject(rs)) continue;
+      let scopeSpans = field(rs, 'scopeSpans', 'scope_spans');
+      if (!Array.isArray(scopeSpans) || scopeSpans.length === 0) scopeSpans = field(rs, 'instrumentationLibrarySpans', 'instrumentation_library_spans');
+      if (!Array.isArray(scopeSpans)) continue;
+      for (const ss of scopeSpans) if (isObject(ss) && Array.isArray(ss.spans)) n += ss.spans.length;
+    }
+  }
+  return n;
+}
+
+function readDocument(value: unknown, path: string, into: SpanRecord[], resource: { attributes?: Attributes }, read: ReadDefects, cache?: OtlpSpanCache, progress?: MapProgress): void {
   const doc = objectAt(value, path);
   const resourceSpans = resourceSpansOf(doc);
   if (!Array.isArray(resourceSpans)) throw new FormatProblem(`${path}.resourceSpans`, `expected an array, found ${describe(resourceSpans)}`);
@@ -327,6 +348,7 @@ function readDocument(value: unknown, path: string, into: SpanRecord[], resource
       const p: SpanLocation = { scopePath: sPath, index: 0 };
       for (let i = 0; i < spans.length; i++) {
         p.index = i;
+        progress?.tick();
         const raw = spans[i];
         // A defect of one span drops that span with a reason (or keeps it with a note), never the file (issue 20).
         if (!isObject(raw)) {
@@ -412,7 +434,10 @@ export function importFromOtlp(doc: ParsedInput, cache?: OtlpSpanCache): ImportR
   const spans: SpanRecord[] = [];
   const resource: { attributes?: Attributes } = {};
   const read = new ReadDefects();
-  for (const { value, path } of documentsOf(doc)) readDocument(value, path, spans, resource, read, cache);
+  const docs = documentsOf(doc);
+  // Three passes over the spans, one tick per span in each: reading them, building each trace's tree, mapping it.
+  const progress = new MapProgress(3 * countSpans(docs));
+  for (const { value, path } of docs) readDocument(value, path, spans, resource, read, cache, progress);
   const byTrace = new Map<string, SpanRecord[]>();
   // A trace's spans mostly follow one another: the last trace's list is tried before the map.
   let lastTrace: string | undefined;
@@ -432,8 +457,9 @@ export function importFromOtlp(doc: ParsedInput, cache?: OtlpSpanCache): ImportR
   for (const traceId of read.drops.keys()) if (traceId !== '' && !byTrace.has(traceId)) byTrace.set(traceId, []);
   for (const [traceId, traceSpans] of byTrace) {
     const forest = buildForest(traceId, traceSpans, read.drops.get(traceId));
+    progress.advance(traceSpans.length);
     if (forest.duplicates) warnings.push(`trace ${traceId}: ${forest.duplicates} repeated span id(s); the first copy of each was kept`);
-    const run = looksLikeSmolagents(forest) ? smolagentsSpansToRun(forest, 'otlp') : genericSpansToRun(forest, 'otlp');
+    const run = looksLikeSmolagents(forest) ? smolagentsSpansToRun(forest, 'otlp', progress) : genericSpansToRun(forest, 'otlp', progress);
     if (resource.attributes && Object.keys(resource.attributes).length) run.raw = { ...run.raw, resource: resource.attributes };
     runs.push(run);
   }

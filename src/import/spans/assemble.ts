@@ -1,6 +1,7 @@
 // Span forest → Run: the run assembler (agents, agent runs, steps, handoffs) and the generic reading of model, tool and
 // agent spans (LangChain, LlamaIndex, OpenAI Agents, any OTel GenAI emitter). smolagents' reading is in smolagents.ts.
 import type { Agent, AgentRun, Handoff, NamingRule, Run, RunSpan, SourceFormat, SpanReport, Step, TokenUsage } from '../../model/types.ts';
+import type { MapProgress } from '../../model/run-builder.ts';
 import { estimateUsage } from '../tokens.ts';
 import { parseJsonLoose, stringField, type ModelCallIo } from './attributes.ts';
 import { spanError, stepIdOfSpan, type SpanForest, type SpanNode } from './forest.ts';
@@ -431,7 +432,8 @@ function startsAgentRun(node: SpanNode, ctx: GenericContext, asm: RunAssembler):
   return asm.agents.get(`agent-${naming.name}`)?.id === ctx.run.agentId ? undefined : naming;
 }
 
-export function genericSpansToRun(forest: SpanForest, sourceFormat: SourceFormat): Run {
+/** `progress` ticks once per span visited (the OTLP importer's mapping bar). */
+export function genericSpansToRun(forest: SpanForest, sourceFormat: SourceFormat, progress?: MapProgress): Run {
   const asm = new RunAssembler();
   // Two parallel stacks: no object per visited span.
   const nodes: SpanNode[] = [];
@@ -445,6 +447,7 @@ export function genericSpansToRun(forest: SpanForest, sourceFormat: SourceFormat
   while (nodes.length) {
     const node = nodes.pop()!;
     const ctx = contexts.pop()!;
+    progress?.tick();
     const attrs = node.span.attributes;
     let childCtx = ctx;
     const naming = startsAgentRun(node, ctx, asm);

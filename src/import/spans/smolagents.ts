@@ -6,6 +6,7 @@
 // span's `output.value`), `toolCalls` (its direct TOOL / AGENT child spans in order: name from `tool.name` else the
 // span name, arguments = the child's `input.value`), `output` (the model output of its LLM child) and `error`.
 import type { AgentRun, Run, SourceFormat, Step, ToolCall } from '../../model/types.ts';
+import type { MapProgress } from '../../model/run-builder.ts';
 import { firstUserMessage, frameworkOf, RunAssembler, taskFromInput, titleFromTask } from './assemble.ts';
 import { textAttr } from './attributes.ts';
 import { spanError, type SpanForest, type SpanNode } from './forest.ts';
@@ -72,7 +73,7 @@ class SmolagentsAssembler {
   /** Runs made up for `Step N` spans whose agent run span is not in the file (keyed by their parent id). */
   private readonly syntheticRuns = new Map<string, { run: AgentRun; firstStepNode: SpanNode }>();
 
-  walk(roots: SpanNode[]): void {
+  walk(roots: SpanNode[], progress?: MapProgress): void {
     // Two parallel stacks: no object per visited span.
     const nodes: SpanNode[] = [];
     const contexts: Context[] = [];
@@ -83,6 +84,7 @@ class SmolagentsAssembler {
     }
     while (nodes.length) {
       const node = nodes.pop()!;
+      progress?.tick();
       const childCtx = this.visit(node, contexts.pop()!);
       for (let i = node.children.length - 1; i >= 0; i--) {
         nodes.push(node.children[i]);
@@ -182,9 +184,10 @@ class SmolagentsAssembler {
   }
 }
 
-export function smolagentsSpansToRun(forest: SpanForest, sourceFormat: SourceFormat): Run {
+/** `progress` ticks once per span visited (the OTLP importer's mapping bar). */
+export function smolagentsSpansToRun(forest: SpanForest, sourceFormat: SourceFormat, progress?: MapProgress): Run {
   const builder = new SmolagentsAssembler();
-  builder.walk(forest.roots);
+  builder.walk(forest.roots, progress);
   builder.settleSyntheticRuns();
   const asm = builder.asm;
   const top = asm.topLevelRuns[0];

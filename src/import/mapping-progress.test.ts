@@ -1,0 +1,70 @@
+// The mapping phase's determinate bar (ADR 0023): the OTLP importer ticks through its three passes over the spans and
+// the chat-log importer through its three over the messages, every 16,384 items, with the total counted first.
+import { afterEach, describe, expect, it } from 'vitest';
+import { mapTicks } from '../model/run-builder.ts';
+import { importFromOtlp } from './formats/otlp.ts';
+import { chatLogImporter } from './formats/chat-log.ts';
+
+const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
+
+function otlpDoc(spans: number) {
+  const traceId = hex(0xabc, 32);
+  const list = [];
+  for (let id = 1; id <= spans; id++) {
+    const tool = id > 1;
+    list.push({
+      traceId,
+      spanId: hex(id, 16),
+      ...(id > 1 ? { parentSpanId: hex(1, 16) } : {}),
+      name: tool ? 'execute_tool search' : 'invoke_agent a',
+      startTimeUnixNano: String(1_760_000_000_000_000_000n + BigInt(id) * 1_000_000n),
+      endTimeUnixNano: String(1_760_000_000_000_000_000n + BigInt(id + 1) * 1_000_000n),
+      attributes: tool
+        ? [
+            { key: 'gen_ai.operation.name', value: { stringValue: 'execute_tool' } },
+            { key: 'gen_ai.tool.name', value: { stringValue: 'search' } },
+          ]
+        : [
+            { key: 'gen_ai.operation.name', value: { stringValue: 'invoke_agent' } },
+            { key: 'gen_ai.agent.name', value: { stringValue: 'a' } },
+          ],
+    });
+  }
+  return { resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 't' }, spans: list }] }] };
+}
+
+afterEach(() => {
+  mapTicks.onTick = undefined;
+});
+
+describe('mapping progress', () => {
+  it('ticks while the OTLP importer reads, builds the tree and maps its spans, of a total counted first', () => {
+    const spans = 40_000;
+    const ticks: { done: number; total: number }[] = [];
+    mapTicks.onTick = (done, total) => ticks.push({ done, total });
+    const result = importFromOtlp({ kind: 'json', value: otlpDoc(spans), text: '' });
+    expect(result.runs[0].steps.length).toBe(spans - 1); // the agent's span is its run, the tools' its steps
+    expect(ticks.length).toBeGreaterThanOrEqual(6); // 120,000 / 16,384 = 7
+    expect(ticks.every((t) => t.total === 3 * spans)).toBe(true);
+    expect(ticks.every((t, i) => i === 0 || t.done > ticks[i - 1].done)).toBe(true);
+    // Ticks in each third: reading (≤ 40k), the tree (one advance past 40k), the mapping (beyond 80k).
+    expect(ticks.some((t) => t.done <= spans)).toBe(true);
+    expect(ticks.some((t) => t.done > 2 * spans)).toBe(true);
+    expect(ticks.at(-1)!.done).toBeLessThanOrEqual(3 * spans);
+  });
+
+  it('ticks through the chat-log importer\'s passes after its steps are built', () => {
+    const n = 30_000;
+    const history = Array.from({ length: n }, (_, i) => ({ content: `step ${i}`, role: 'assistant', name: i % 2 ? 'A' : 'B' }));
+    const ticks: number[] = [];
+    let total = 0;
+    mapTicks.onTick = (done, t) => {
+      ticks.push(done);
+      total = t;
+    };
+    const result = chatLogImporter.importDoc({ kind: 'json', value: { question: 'q', history }, text: '' });
+    expect(result.runs[0].steps.length).toBe(n);
+    expect(total).toBe(3 * n);
+    expect(ticks.filter((d) => d > n).length).toBeGreaterThanOrEqual(3); // the usage and handoff passes tick too
+  });
+});

@@ -1,0 +1,39 @@
+// The import worker's first message must not wait for gpt-tokenizer's o200k ranks (ADR 0022: 100–600 ms of module
+// evaluation): the worker reaches the tokenizer only through tokens.ts's dynamic import. This follows the worker's
+// static imports with esbuild's metafile and fails when gpt-tokenizer is among them.
+import { build } from 'esbuild';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+describe('import worker start', () => {
+  it('does not import gpt-tokenizer statically (it is loaded beside the first message)', async () => {
+    const result = await build({
+      absWorkingDir: ROOT,
+      entryPoints: ['src/workers/import.worker.ts'],
+      bundle: true,
+      splitting: true,
+      format: 'esm',
+      outdir: '/tmp/mas-import-worker-start',
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+    });
+    const inputs = result.metafile.inputs;
+    const seen = new Set(['src/workers/import.worker.ts']);
+    const queue = [...seen];
+    let dynamic = false;
+    for (let i = 0; i < queue.length; i++) {
+      for (const imp of inputs[queue[i]]?.imports ?? []) {
+        if (imp.path.includes('node_modules/gpt-tokenizer/') && imp.kind === 'dynamic-import') dynamic = true;
+        if (imp.kind !== 'import-statement' || seen.has(imp.path)) continue;
+        seen.add(imp.path);
+        queue.push(imp.path);
+      }
+    }
+    expect(seen.has('src/import/tokens.ts')).toBe(true); // the walk reached the importers
+    expect([...seen].filter((m) => m.includes('node_modules/gpt-tokenizer/'))).toEqual([]);
+    expect(dynamic).toBe(true);
+  }, 60_000);
+});
