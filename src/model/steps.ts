@@ -6,8 +6,18 @@ import type { Run, Step, StepKind } from './types.ts';
 /** The rows of the step list, in replay order: steps not nested inside another step. */
 export function replaySteps(run: Pick<Run, 'steps'>): Step[] {
   const out: Step[] = [];
-  for (const step of run.steps) if (step.parentStepId === undefined) out.push(step);
+  for (const step of run.steps) if (isReplayStep(step)) out.push(step);
   return out;
+}
+
+/** A row of the step list: a step not nested in another. */
+export const isReplayStep = (step: Step): boolean => step.parentStepId === undefined;
+
+/** `stepCounts(run).steps` without building the list (a run view still being prepared names it). */
+export function replayStepCount(run: Pick<Run, 'steps'>): number {
+  let n = 0;
+  for (const step of run.steps) if (isReplayStep(step)) n++;
+  return n;
 }
 
 export interface StepCounts {

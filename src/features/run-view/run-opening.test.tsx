@@ -29,15 +29,24 @@ function open(run: Run) {
 describe('opening a run', () => {
   it('a large run: a progress bar, then the step list, then the other panels', async () => {
     const n = SYNC_STEPS + 2_000;
-    const steps: Step[] = Array.from({ length: n }, (_, i) => ({ id: `s${i}`, index: i, kind: i % 3 ? 'action' : 'message', agentId: 'manager', output: `step ${i}` }));
+    // Every tenth step is nested in the one before: the preparing screen names the rows, as the toolbar does.
+    const steps: Step[] = Array.from({ length: n }, (_, i) => ({
+      id: `s${i}`,
+      index: i,
+      kind: i % 3 ? 'action' : 'message',
+      agentId: 'manager',
+      output: `step ${i}`,
+      ...(i % 10 === 9 ? { parentStepId: `s${i - 1}` } : {}),
+    }));
+    const rows = steps.filter((s) => s.parentStepId === undefined).length;
     open(makeRun('large', { steps, agentRuns: [] }));
     const bar = screen.getByRole('progressbar');
-    expect(screen.getByTestId('run-preparing').textContent).toContain(`${n.toLocaleString('en')} steps`);
+    expect(screen.getByTestId('run-preparing').textContent).toContain(`of ${rows.toLocaleString('en')} steps`);
     expect(bar.getAttribute('aria-valuenow')).toBe('0');
     expect(screen.queryByTestId('run-view')).toBeNull();
     expect(await screen.findByTestId('run-view', {}, { timeout: 20_000 })).toBeTruthy();
     expect(screen.queryByRole('progressbar')).toBeNull();
-    expect(screen.getByTestId('run-step-counts').dataset.steps).toBe(String(n));
+    expect(screen.getByTestId('run-step-counts').dataset.steps).toBe(String(rows));
     expect(await screen.findByText('graph drawn')).toBeTruthy();
     expect(screen.getByText('timeline drawn')).toBeTruthy();
     expect(screen.queryByTestId('panels-drawing')).toBeNull();

@@ -1,7 +1,7 @@
 // The run view (SPEC §4): interaction graph, per-agent timeline, step list, step inspector and token charts, all
 // driven by one playhead. The open run comes from the library by the `run` URL param; the step from `step`.
 import { memo, useCallback, useEffect, useMemo, useState } from 'react';
-import { describeStepCounts } from '../../model/steps.ts';
+import { describeStepCounts, replayStepCount } from '../../model/steps.ts';
 import type { Run } from '../../model/types.ts';
 import { useLibrary } from '../../store/library.ts';
 import { usePersistence } from '../../store/library-db.ts';
@@ -74,6 +74,7 @@ function SpanTreeSlot({ view }: { view: RunView }) {
  */
 function RunOpening({ run }: { run: Run }) {
   const { view, progress } = useRunView(run);
+  const steps = useMemo(() => replayStepCount(run), [run]);
   if (view) return <RunScreen run={run} view={view} />;
   const percent = Math.floor(progress * 100);
   return (
@@ -85,7 +86,7 @@ function RunOpening({ run }: { run: Run }) {
       </div>
       <div className="p-6 text-sm text-slate-700">
         <p id="run-preparing-label">
-          Preparing the run view of {run.steps.length.toLocaleString('en')} steps (loops, graph, timeline)… {percent}%
+          Preparing the run view of {steps.toLocaleString('en')} steps (loops, graph, timeline)… {percent}%
         </p>
         <div
           role="progressbar"
