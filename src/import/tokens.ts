@@ -2,7 +2,7 @@
 // `estimated`. gpt-tokenizer is large (its o200k ranks take 100–600 ms and ~100 MB to evaluate), so it is loaded
 // with a dynamic import: a worker that imports traces calls `loadTokenCounter()` when it starts and awaits it before
 // running an importer (ADR 0022), and its first message is not held up by the ranks. In Node (tests, benchmarks,
-// scripts) the counter is loaded by this module's own evaluation below, so the importers count synchronously there
+// scripts) the counter is loaded synchronously by this module's own evaluation below, so the importers count there
 // as before. The CLI bundle swaps this module for src/cli/tokens-lazy.ts.
 import type { TokenUsage } from '../model/types.ts';
 
@@ -17,8 +17,15 @@ export function loadTokenCounter(): Promise<void> {
   return loading;
 }
 
-const nodeVersion = (globalThis as { process?: { versions?: { node?: string } } }).process?.versions?.node;
-if (nodeVersion !== undefined) await loadTokenCounter();
+// Node loads it synchronously (`process.getBuiltinModule`, Node ≥ 20.16, gives `require` without a static import of
+// a Node module, which the browser build could not resolve). Not a top-level await: that would make every module
+// importing this one asynchronous and change how the page's code is split into chunks (+5 KB of first-paint JS).
+const nodeProcess = (globalThis as { process?: { versions?: { node?: string }; getBuiltinModule?: (id: string) => unknown } }).process;
+if (nodeProcess?.versions?.node !== undefined && typeof nodeProcess.getBuiltinModule === 'function') {
+  const { createRequire } = nodeProcess.getBuiltinModule('node:module') as typeof import('node:module');
+  count = (createRequire(import.meta.url)('gpt-tokenizer') as typeof import('gpt-tokenizer')).countTokens;
+  loading = Promise.resolve();
+}
 
 export function estimateTokens(text: string): number {
   if (!text) return 0;

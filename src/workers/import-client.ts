@@ -190,14 +190,14 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
 
 /**
  * Creates the worker once the page is idle after its first paint (at most IDLE_WAIT_MS later): its module takes
- * 50–300 ms to evaluate, and a file dropped later would wait for it. Not in a page without workers (tests).
+ * 50–300 ms to evaluate, and a file dropped later would wait for it. Not in a page without workers (tests). Called by
+ * main.tsx once the app renders (not on import: a page refusing to render inside a frame starts nothing, and a module
+ * without side effects keeps the first-paint chunks as they were).
  */
-function startWhenIdle(): void {
+export function startImportWorkerWhenIdle(): void {
   if (typeof Worker !== 'function' || typeof document === 'undefined') return;
   void whenIdle().then(() => {
     connect();
   });
 }
-
-startWhenIdle();
 
