@@ -82,7 +82,7 @@ describe('the import worker’s write (ADR 0020)', () => {
     const [run] = file.runs;
     const { received } = await handOver(file, false);
     const shell = received.runs[0];
-    const durable = storeRuns({ name, version: 2 }, file.runs);
+    const durable = storeRuns({ name, version: 3 }, file.runs);
     const saved = expectStoredRuns(received.runs, durable);
     useLibrary.getState().addLoaded(received);
     expect(usePersistence.getState().savingRuns.has(run.id)).toBe(true);
@@ -150,10 +150,10 @@ describe('the import worker’s write (ADR 0020)', () => {
     const persistence = await startLibraryPersistence({ name, debounceMs: 0 });
     const file = agentFile();
     const [run] = file.runs;
-    await storeRuns({ name, version: 2 }, file.runs);
+    await storeRuns({ name, version: 3 }, file.runs);
     const slices: number[] = [];
     const spans: RunSpan[] = [];
-    const count = await readSpans({ name, version: 2 }, run.id, async (slice) => {
+    const count = await readSpans({ name, version: 3 }, run.id, async (slice) => {
       slices.push(slice.length);
       spans.push(...structuredClone(slice));
     });
@@ -164,11 +164,11 @@ describe('the import worker’s write (ADR 0020)', () => {
     expect(hydrateRun({ ...run, spans: structuredClone(spans) }).spans).toEqual(run.spans);
     // The loader's restorer, span by span, gives the same spans.
     expect(spans.map(stepSpanRestorer(run))).toEqual(run.spans);
-    expect(await readSpans({ name, version: 2 }, 'no-such-run', async () => {})).toBe(0);
+    expect(await readSpans({ name, version: 3 }, 'no-such-run', async () => {})).toBe(0);
     persistence.stop();
   });
 
   it('refuses a database the page has not migrated, instead of creating it', async () => {
-    await expect(storeRuns({ name: freshName(), version: 2 }, agentFile().runs)).rejects.toThrow();
+    await expect(storeRuns({ name: freshName(), version: 3 }, agentFile().runs)).rejects.toThrow();
   });
 });
