@@ -288,14 +288,6 @@ export const EMPTY_SNAPSHOT: Snapshot = { files: [], runs: emptyRecord(), llmCal
 /** Run objects the import worker writes itself (ADR 0020): this page never writes these same objects. */
 const storedByWorker = new WeakSet<Run>();
 
-/** Chunk sizes of this page's writes and of the import worker's (ADR 0025); tests make them small. */
-let chunkLimits: ChunkLimits = DEFAULT_CHUNK_LIMITS;
-
-export function setChunkLimits(limits: ChunkLimits = DEFAULT_CHUNK_LIMITS): void {
-  chunkLimits = limits;
-  if (storageTarget) storageTarget = { ...storageTarget, chunkLimits: limits };
-}
-
 /**
  * Runs whose last write failed, with why: the library's status stays failed, naming them, until each has been written
  * (a later change to it, written by this page) or removed. A later write of something else never says "saved" over it.
@@ -345,7 +337,7 @@ export async function settleTransaction(tx: { done: Promise<void>; abort(): void
  * Write the difference between two states in one transaction. Resolves when it has committed. A run over the chunk
  * limits is written in chunks (`planRunWrite`, as the import worker does); a changed run replaces its old chunks.
  */
-export async function writeChanges(db: Db, before: Snapshot, after: Snapshot, limits: ChunkLimits = chunkLimits): Promise<number> {
+export async function writeChanges(db: Db, before: Snapshot, after: Snapshot, limits: ChunkLimits = DEFAULT_CHUNK_LIMITS): Promise<number> {
   const tx = db.transaction(['files', 'runs', 'llmCalls', 'runSpans', 'runChunks'], 'readwrite');
   const ops: Promise<unknown>[] = [];
   /** Requests that are not a record's put or delete (its old chunks' removal): not counted as changes. */
@@ -661,6 +653,6 @@ export async function startLibraryPersistence({ debounceMs = 250, ...options }: 
   };
   active = persistence;
   activeDb = db;
-  storageTarget = { name: db.name, version: db.version, ...(chunkLimits === DEFAULT_CHUNK_LIMITS ? {} : { chunkLimits }) };
+  storageTarget = { name: db.name, version: db.version };
   return persistence;
 }
