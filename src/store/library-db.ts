@@ -222,9 +222,13 @@ export async function readLibrary(db: Db, now = Date.now()): Promise<ReadResult>
   async function joinStoredRun(key: string, stored: Record<string, unknown>): Promise<{ value: unknown; parts: Part[] } | { problem: string; parts: Part[] }> {
     const store = tx.objectStore('runChunks');
     const parts: Part[] = [];
-    const keys = await store.getAllKeys(chunkRange(key));
-    const values = await store.getAll(chunkRange(key));
-    for (let i = 0; i < keys.length; i++) if (chunkKeyOf(keys[i])?.[1] !== 'spans') parts.push({ key: keys[i], value: values[i] });
+    // Each array's chunks but the spans' (read on demand, not with the library).
+    for (const field of CHUNKED_FIELDS) {
+      if (field === 'spans') continue;
+      const keys = await store.getAllKeys(chunkRange(key, field));
+      const values = await store.getAll(chunkRange(key, field));
+      for (let i = 0; i < keys.length; i++) parts.push({ key: keys[i], value: values[i] });
+    }
     const counts = stored.chunks;
     if (!isObject(counts)) return { problem: 'chunks is not a record of counts', parts };
     const run: Record<string, unknown> = { ...stored };
