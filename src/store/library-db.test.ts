@@ -12,8 +12,11 @@ import {
   startLibraryPersistence,
   usePersistence,
   writeChanges,
+  chunkRange,
   type Migration,
 } from './library-db.ts';
+import type { ChunkLimits } from '../model/run-chunks.ts';
+import type { Run, Step } from '../model/types.ts';
 import { makeRun } from '../testing/test-runs.ts';
 
 let dbCount = 0;
@@ -267,5 +270,102 @@ describe('write counter', () => {
     await second.flush();
     expect(usePersistence.getState().writes).toBe(1);
     second.stop();
+  });
+});
+
+describe('large runs in chunks (ADR 0025)', () => {
+  const SMALL: ChunkLimits = { maxItems: 4, maxBytes: 1_000_000 };
+  function longRun(id: string, steps: number): Run {
+    const run = makeRun(id);
+    run.steps = Array.from({ length: steps }, (_, i): Step => ({ id: `${id}:s${i}`, index: i, kind: 'message', agentId: 'manager', output: `text ${i}` }));
+    return run;
+  }
+  const chunkKeys = async (db: Awaited<ReturnType<typeof openLibraryDb>>, id: string) => (await db.getAllKeys('runChunks', chunkRange(id))).map((k) => (k as unknown[]).slice(1).join(':'));
+
+  it('writes a long run in chunks and reads it back whole; a change replaces its chunks, a removal deletes them', async () => {
+    const db = await openLibraryDb({ name: freshName() });
+    const long = longRun('long', 10);
+    const s1 = { files: [file('f1', ['long', 'r2'])], runs: { long, r2: makeRun('r2') }, llmCalls: {} };
+    expect(await writeChanges(db, EMPTY_SNAPSHOT, s1, SMALL)).toBe(3);
+    expect(await chunkKeys(db, 'long')).toEqual(['steps:0', 'steps:1', 'steps:2']);
+    expect(await chunkKeys(db, 'r2')).toEqual([]);
+    const record = await db.get('runs', 'long');
+    expect(record?.steps).toEqual([]);
+    expect((await readLibrary(db)).library.runs.long).toEqual(long);
+
+    const shorter = { ...long, steps: long.steps.slice(0, 5) };
+    const s2 = { ...s1, runs: { long: shorter, r2: s1.runs.r2 } };
+    await writeChanges(db, s1, s2, SMALL);
+    expect(await chunkKeys(db, 'long')).toEqual(['steps:0', 'steps:1']);
+    expect((await readLibrary(db)).library.runs.long).toEqual(shorter);
+
+    await writeChanges(db, s2, { files: [file('f1', ['r2'])], runs: { r2: s1.runs.r2 }, llmCalls: {} }, SMALL);
+    expect(await chunkKeys(db, 'long')).toEqual([]);
+    expect(await db.count('runChunks')).toBe(0);
+    db.close();
+  });
+
+  it('a run written whole after being in chunks leaves no chunk behind', async () => {
+    const db = await openLibraryDb({ name: freshName() });
+    const long = longRun('long', 10);
+    const s1 = { files: [file('f1', ['long'])], runs: { long }, llmCalls: {} };
+    await writeChanges(db, EMPTY_SNAPSHOT, s1, SMALL);
+    const short = { ...long, steps: long.steps.slice(0, 2) };
+    await writeChanges(db, s1, { ...s1, runs: { long: short } }, SMALL);
+    expect(await db.count('runChunks')).toBe(0);
+    expect((await readLibrary(db)).library.runs.long).toEqual(short);
+    db.close();
+  });
+
+  const DAMAGE: [string, (db: Awaited<ReturnType<typeof openLibraryDb>>) => Promise<unknown>, RegExp][] = [
+    ['a chunk missing', (db) => db.delete('runChunks', ['long', 'steps', 1]), /steps: 2 of 3 chunks/],
+    ['a chunk that is not one', (db) => db.put('runChunks', { items: 'oops', of: 3 } as never, ['long', 'steps', 1]), /steps: chunk 1 is not a chunk of 3/],
+    ['a step in a chunk that fails the schema', (db) => db.put('runChunks', { items: [null], of: 3 }, ['long', 'steps', 2]), /^\$\.steps\[8\]: /],
+    ['a count that is not one', async (db) => db.put('runs', { ...(await db.get('runs', 'long'))!, chunks: { steps: 'three' } } as never), /chunks\.steps is not a count/],
+  ];
+  for (const [label, damage, reason] of DAMAGE) {
+    it(`sets aside a run in chunks with ${label}, chunks and all, and loads the rest`, async () => {
+      const name = freshName();
+      const db = await openLibraryDb({ name });
+      await writeChanges(db, EMPTY_SNAPSHOT, { files: [file('f1', ['long', 'ok'])], runs: { long: longRun('long', 10), ok: longRun('ok', 10) }, llmCalls: {} }, SMALL);
+      await damage(db);
+      const { library, quarantined } = await readLibrary(db);
+      expect(Object.keys(library.runs)).toEqual(['ok']);
+      expect(library.runs.ok.steps).toHaveLength(10);
+      expect(library.files[0].runIds).toEqual(['ok']);
+      expect(quarantined[0]).toMatchObject({ store: 'runs', key: 'long' });
+      expect(quarantined[0].reason).toMatch(reason);
+      // Its chunks are kept in the quarantine, one record each, and gone from the chunk store.
+      const kept = await readQuarantine(db);
+      expect(kept.filter((q) => q.store === 'runChunks').length).toBeGreaterThanOrEqual(2);
+      expect(await chunkKeys(db, 'long')).toEqual([]);
+      expect(await chunkKeys(db, 'ok')).toHaveLength(3);
+      db.close();
+    });
+  }
+
+  it('opens a version 2 library with its runs and spans as they were, then writes in chunks', async () => {
+    const name = freshName();
+    const v2 = await openLibraryDb({ name, migrations: MIGRATIONS.slice(0, 3) });
+    expect(v2.version).toBe(2);
+    const old = longRun('old', 10);
+    // A version 2 database has no chunk store: write the way version 2 did.
+    const tx = v2.transaction(['files', 'runs', 'runSpans'], 'readwrite');
+    await Promise.all([tx.objectStore('files').put(file('f1', ['old'])), tx.objectStore('runs').put(old), tx.objectStore('runSpans').put([], 'old'), tx.done]);
+    v2.close();
+
+    const v3 = await openLibraryDb({ name });
+    expect(v3.version).toBe(3);
+    const { library, storedSpans } = await readLibrary(v3);
+    expect(library.runs.old).toEqual(old);
+    expect(storedSpans.has('old')).toBe(true);
+    const changed = { ...old, title: 'changed' };
+    await writeChanges(v3, { files: library.files, runs: library.runs, llmCalls: {} }, { files: library.files, runs: { old: changed }, llmCalls: {} }, SMALL);
+    expect(await chunkKeys(v3, 'old')).toEqual(['steps:0', 'steps:1', 'steps:2']);
+    const again = await readLibrary(v3);
+    expect(again.library.runs.old).toEqual(changed);
+    // Its spans stayed apart (the change had none inline).
+    expect(again.storedSpans.has('old')).toBe(true);
+    v3.close();
   });
 });

@@ -4,12 +4,14 @@
 // deleted unasked, and listed in the Library. Hydration always ends with `hydrated: true`, even without IndexedDB.
 // Runs opened from files are written by the import worker, not here (ADR 0020): the run without its source spans in
 // `runs`, the spans in `runSpans` (read when the span tree asks); the page only waits for that write to commit.
+// A run too large for one IndexedDB value is stored in chunks (`runChunks`, model/run-chunks.ts, ADR 0025).
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
 import { create } from 'zustand';
 import { emptyRecord, recordFromEntries, recordOf } from '../model/record.ts';
 import { migrateRun } from '../model/migrate.ts';
 import { hydrateRun } from '../model/session-spans.ts';
 import type { LlmCallRecord, Run, RunSpan } from '../model/types.ts';
+import { CHUNKED_FIELDS, chunkKeyOf, DEFAULT_CHUNK_LIMITS, joinChunks, planRunWrite, type ChunkedField, type ChunkKey, type ChunkLimits, type RunChunk } from '../model/run-chunks.ts';
 import { useLibrary, type LibraryFile, type StoredLibrary } from './library.ts';
 
 export const DB_NAME = 'mas-replay-studio';
@@ -30,6 +32,8 @@ export interface LibrarySchema extends DBSchema {
   quarantine: { key: number; value: QuarantinedRecord };
   /** A run's source spans kept apart from it (written by the import worker; step spans compacted, model/session-spans). */
   runSpans: { key: string; value: RunSpan[] };
+  /** A large run's arrays in chunks, keyed [run id, array, position] (ADR 0025). */
+  runChunks: { key: ChunkKey; value: RunChunk };
 }
 
 type Db = IDBPDatabase<LibrarySchema>;
@@ -50,12 +54,24 @@ export const MIGRATIONS: Migration[] = [
   (db) => {
     db.createObjectStore('runSpans');
   },
+  // Version 3 (issue 14): a run larger than one IndexedDB value (~127 MiB in Chromium) in chunks (ADR 0025). Runs
+  // stored before stay as they are: a record without `chunks` is read whole, as before.
+  (db) => {
+    db.createObjectStore('runChunks');
+  },
 ];
+
+/** Every chunk of a run, or of one of its arrays. Array keys sort after strings and numbers: `[id, []]` ends the run. */
+export function chunkRange(runId: string, field?: ChunkedField): IDBKeyRange {
+  return field === undefined ? IDBKeyRange.bound([runId], [runId, []]) : IDBKeyRange.bound([runId, field], [runId, field, []]);
+}
 
 /** The database the import worker writes runs into: the page has opened (and migrated) it before handing it over. */
 export interface RunStorageTarget {
   name: string;
   version: number;
+  /** Chunk sizes when not the default (tests). */
+  chunkLimits?: ChunkLimits;
 }
 
 export interface OpenOptions {
@@ -157,7 +173,7 @@ const plainCheck =
 export async function readLibrary(db: Db, now = Date.now()): Promise<ReadResult> {
   // Loaded before the transaction opens: an IndexedDB transaction commits when it waits on anything else.
   const { Run: runSchema } = await import('../model/schema.ts');
-  const tx = db.transaction(['files', 'runs', 'llmCalls', 'quarantine', 'runSpans'], 'readwrite');
+  const tx = db.transaction(['files', 'runs', 'llmCalls', 'quarantine', 'runSpans', 'runChunks'], 'readwrite');
   const quarantined: QuarantinedRecord[] = [];
   async function readStore<S extends 'files' | 'runs' | 'llmCalls'>(store: S, check: Check<LibrarySchema[S]['value']>): Promise<LibrarySchema[S]['value'][]> {
     const good: LibrarySchema[S]['value'][] = [];
@@ -176,20 +192,79 @@ export async function readLibrary(db: Db, now = Date.now()): Promise<ReadResult>
     }
     return good;
   }
+  /** Runs, each with its chunks joined; a run whose chunks or record fail is set aside, its chunks with it. */
+  async function readRuns(): Promise<Run[]> {
+    const good: Run[] = [];
+    let cursor = await tx.objectStore('runs').openCursor();
+    while (cursor) {
+      const key = String(cursor.key);
+      const stored: unknown = cursor.value;
+      const joined = isObject(stored) && stored.chunks !== undefined ? await joinStoredRun(key, stored) : { value: stored, parts: [] };
+      const checked = 'problem' in joined ? joined : checkRun(runSchema, key, joined.value);
+      if ('run' in checked) good.push(checked.run);
+      else {
+        // A run in chunks goes to quarantine as it was stored: its record and each chunk (one value each stays small).
+        const record: QuarantinedRecord = { store: 'runs', key, value: stored, reason: checked.problem, at: now };
+        quarantined.push(record);
+        await tx.objectStore('quarantine').add(record);
+        for (const part of joined.parts) {
+          await tx.objectStore('quarantine').add({ store: 'runChunks', key: JSON.stringify(part.key), value: part.value, reason: `a chunk of the run ${JSON.stringify(key)}, set aside with it`, at: now });
+        }
+        if (joined.parts.length > 0) await tx.objectStore('runChunks').delete(chunkRange(key));
+        await cursor.delete();
+      }
+      cursor = await cursor.continue();
+    }
+    return good;
+  }
+  type Part = { key: IDBValidKey; value: unknown };
+  /** A run stored in chunks, put back together (spans stay apart), or why it cannot be. */
+  async function joinStoredRun(key: string, stored: Record<string, unknown>): Promise<{ value: unknown; parts: Part[] } | { problem: string; parts: Part[] }> {
+    const store = tx.objectStore('runChunks');
+    const parts: Part[] = [];
+    // Each array's chunks but the spans' (read on demand, not with the library).
+    for (const field of CHUNKED_FIELDS) {
+      if (field === 'spans') continue;
+      const keys = await store.getAllKeys(chunkRange(key, field));
+      const values = await store.getAll(chunkRange(key, field));
+      for (let i = 0; i < keys.length; i++) parts.push({ key: keys[i], value: values[i] });
+    }
+    const counts = stored.chunks;
+    if (!isObject(counts)) return { problem: 'chunks is not a record of counts', parts };
+    const run: Record<string, unknown> = { ...stored };
+    delete run.chunks;
+    for (const field of CHUNKED_FIELDS) {
+      if (field === 'spans' || !Object.hasOwn(counts, field)) continue;
+      const expected = counts[field];
+      if (typeof expected !== 'number') return { problem: `chunks.${field} is not a count`, parts };
+      const mine = parts.filter((p) => chunkKeyOf(p.key)?.[1] === field).map((p) => ({ index: chunkKeyOf(p.key)![2], value: p.value }));
+      const joined = joinChunks(field, mine, expected);
+      if ('problem' in joined) return { problem: `stored in chunks, ${joined.problem}`, parts };
+      run[field] = joined.items;
+    }
+    return { value: run, parts };
+  }
   const files = await readStore('files', plainCheck(fileProblem));
-  const runList = await readStore('runs', (key, v) => {
-    const checked = checkRun(runSchema, key, v);
-    return 'run' in checked ? { value: checked.run } : checked;
-  });
+  const runList = await readRuns();
   const callList = await readStore('llmCalls', plainCheck(llmCallProblem));
   // Spans of runs no longer stored (removed, or set aside above) go; removal leaves them until here so that an undo
-  // in the same session finds them again.
+  // in the same session finds them again. The same for chunks (a removed run's spans in chunks).
   const storedSpans = new Set<string>();
   const kept = new Set(runList.map((r) => r.id));
+  const setAside = (key: string) => quarantined.some((q) => q.store === 'runs' && q.key === key);
   for (const key of await tx.objectStore('runSpans').getAllKeys()) {
     if (kept.has(key)) storedSpans.add(key);
-    else if (!quarantined.some((q) => q.store === 'runs' && q.key === key)) await tx.objectStore('runSpans').delete(key);
+    else if (!setAside(key)) await tx.objectStore('runSpans').delete(key);
   }
+  const orphans = new Set<string>();
+  for (const raw of await tx.objectStore('runChunks').getAllKeys()) {
+    const key = chunkKeyOf(raw);
+    if (!key) continue;
+    if (kept.has(key[0])) {
+      if (key[1] === 'spans') storedSpans.add(key[0]);
+    } else if (!setAside(key[0])) orphans.add(key[0]);
+  }
+  for (const id of orphans) await tx.objectStore('runChunks').delete(chunkRange(id));
   await tx.done;
   // Keyed by stored ids, which came from files: records without a prototype (a run may be called `constructor`).
   const runs = recordFromEntries(runList.map((r) => [r.id, r] as const));
@@ -217,26 +292,101 @@ export const EMPTY_SNAPSHOT: Snapshot = { files: [], runs: emptyRecord(), llmCal
 /** Run objects the import worker writes itself (ADR 0020): this page never writes these same objects. */
 const storedByWorker = new WeakSet<Run>();
 
-/** Write the difference between two states in one transaction. Resolves when it has committed. */
-export async function writeChanges(db: Db, before: Snapshot, after: Snapshot): Promise<number> {
-  const tx = db.transaction(['files', 'runs', 'llmCalls', 'runSpans'], 'readwrite');
-  const ops: Promise<unknown>[] = [];
-  const oldFiles = new Map(before.files.map((f) => [f.id, f]));
-  const newFiles = new Map(after.files.map((f) => [f.id, f]));
-  for (const [id, f] of newFiles) if (oldFiles.get(id) !== f) ops.push(tx.objectStore('files').put(f));
-  for (const id of oldFiles.keys()) if (!newFiles.has(id)) ops.push(tx.objectStore('files').delete(id));
-  // Own keys only: a snapshot built elsewhere may be a plain object, where `constructor` is always "present".
-  for (const [id, r] of Object.entries(after.runs)) {
-    if ((Object.hasOwn(before.runs, id) && before.runs[id] === r) || storedByWorker.has(r)) continue;
-    ops.push(tx.objectStore('runs').put(r));
-    // Spans written inline replace any kept apart; a run without them (spans apart) keeps those.
-    if (r.spans !== undefined) ops.push(tx.objectStore('runSpans').delete(id));
+/**
+ * Runs whose last write failed, with why: the library's status stays failed, naming them, until each has been written
+ * (a later change to it, written by this page) or removed. A later write of something else never says "saved" over it.
+ */
+const unsavedRuns = new Map<string, string>();
+
+function unsavedProblem(): string | undefined {
+  if (unsavedRuns.size === 0) return undefined;
+  const [[id, why]] = unsavedRuns;
+  if (unsavedRuns.size === 1) return `the run ${id} was not saved: ${why}`;
+  const ids = Array.from(unsavedRuns.keys());
+  return `${ids.length} runs were not saved (${ids.slice(0, 3).join(', ')}${ids.length > 3 ? ', …' : ''}): ${why}`;
+}
+
+/** The status once nothing is pending: saved, or failed while a run's write has failed. */
+function settledStatus(): Pick<PersistenceStore, 'status' | 'problem'> {
+  const problem = unsavedProblem();
+  return problem === undefined ? { status: 'saved', problem: undefined } : { status: 'failed', problem };
+}
+
+/** Whether this page writes the run object (it is not one the import worker writes). */
+export function writtenByPage(run: Run): boolean {
+  return !storedByWorker.has(run);
+}
+
+/**
+ * Wait for every request of a transaction and for its end, never leaving a rejection unhandled; a request that threw
+ * at once aborts the transaction (nothing of it lands). Rejects with the first request's own error (the cause, e.g.
+ * a value too large), not the abort that follows from it.
+ */
+export async function settleTransaction(tx: { done: Promise<void>; abort(): void; error?: DOMException | null }, requests: Promise<unknown>[], thrown?: unknown): Promise<void> {
+  if (thrown !== undefined) {
+    try {
+      tx.abort();
+    } catch {
+      // already finished
+    }
   }
-  for (const id of Object.keys(before.runs)) if (!Object.hasOwn(after.runs, id)) ops.push(tx.objectStore('runs').delete(id));
-  for (const [id, c] of Object.entries(after.llmCalls)) if (!Object.hasOwn(before.llmCalls, id) || before.llmCalls[id] !== c) ops.push(tx.objectStore('llmCalls').put(c));
-  for (const id of Object.keys(before.llmCalls)) if (!Object.hasOwn(after.llmCalls, id)) ops.push(tx.objectStore('llmCalls').delete(id));
-  await Promise.all([...ops, tx.done]);
-  return ops.length;
+  const results = await Promise.allSettled([...requests, tx.done]);
+  if (thrown !== undefined) throw thrown;
+  const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+  if (errors.length === 0) return;
+  throw errors.find((e) => !(e instanceof DOMException && e.name === 'AbortError')) ?? tx.error ?? errors[0];
+}
+
+/**
+ * Write the difference between two states in one transaction. Resolves when it has committed. A run over the chunk
+ * limits is written in chunks (`planRunWrite`, as the import worker does); a changed run replaces its old chunks.
+ */
+export async function writeChanges(db: Db, before: Snapshot, after: Snapshot, limits: ChunkLimits = DEFAULT_CHUNK_LIMITS): Promise<number> {
+  const tx = db.transaction(['files', 'runs', 'llmCalls', 'runSpans', 'runChunks'], 'readwrite');
+  const ops: Promise<unknown>[] = [];
+  /** Requests that are not a record's put or delete (its old chunks' removal): not counted as changes. */
+  let upkeep = 0;
+  try {
+    const oldFiles = new Map(before.files.map((f) => [f.id, f]));
+    const newFiles = new Map(after.files.map((f) => [f.id, f]));
+    for (const [id, f] of newFiles) if (oldFiles.get(id) !== f) ops.push(tx.objectStore('files').put(f));
+    for (const id of oldFiles.keys()) if (!newFiles.has(id)) ops.push(tx.objectStore('files').delete(id));
+    const chunks = tx.objectStore('runChunks');
+    // Own keys only: a snapshot built elsewhere may be a plain object, where `constructor` is always "present".
+    for (const [id, r] of Object.entries(after.runs)) {
+      if ((Object.hasOwn(before.runs, id) && before.runs[id] === r) || storedByWorker.has(r)) continue;
+      const plan = planRunWrite(r, { spansApart: false, limits });
+      // The run's old chunks go; its spans' only when this write has spans (a run without them keeps those apart).
+      for (const field of CHUNKED_FIELDS) {
+        if (field === 'spans' && r.spans === undefined) continue;
+        ops.push(chunks.delete(chunkRange(id, field)));
+        upkeep++;
+      }
+      ops.push(tx.objectStore('runs').put(plan.record));
+      for (const chunk of plan.chunks) ops.push(chunks.put(chunk.value, chunk.key));
+      upkeep += plan.chunks.length;
+      // Spans written inline replace any kept apart; a run without them (spans apart) keeps those.
+      if (r.spans !== undefined) ops.push(tx.objectStore('runSpans').delete(id));
+    }
+    for (const id of Object.keys(before.runs)) {
+      if (Object.hasOwn(after.runs, id)) continue;
+      ops.push(tx.objectStore('runs').delete(id));
+      // Its chunks go with it (spans, in chunks or not, stay until the next load: an undo finds them).
+      for (const field of CHUNKED_FIELDS) {
+        if (field === 'spans') continue;
+        ops.push(chunks.delete(chunkRange(id, field)));
+        upkeep++;
+      }
+      // Put back (an undo), the same object is this page's to write again: the worker's record of it is gone.
+      storedByWorker.delete(before.runs[id]);
+    }
+    for (const [id, c] of Object.entries(after.llmCalls)) if (!Object.hasOwn(before.llmCalls, id) || before.llmCalls[id] !== c) ops.push(tx.objectStore('llmCalls').put(c));
+    for (const id of Object.keys(before.llmCalls)) if (!Object.hasOwn(after.llmCalls, id)) ops.push(tx.objectStore('llmCalls').delete(id));
+  } catch (e) {
+    await settleTransaction(tx, ops, e);
+  }
+  await settleTransaction(tx, ops);
+  return ops.length - upkeep;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -291,7 +441,8 @@ let storageTarget: RunStorageTarget | undefined;
 
 export function runStorageTarget(): RunStorageTarget | undefined {
   const status = usePersistence.getState().status;
-  return status === 'saved' || status === 'saving' ? storageTarget : undefined;
+  // `failed` too: a run that failed to be written leaves the database writable (a failed read never sets a target).
+  return status === 'saved' || status === 'saving' || status === 'failed' ? storageTarget : undefined;
 }
 
 /** Writes of the import worker not yet committed: page writes wait for them, so the last word stays the page's. */
@@ -312,10 +463,12 @@ export function expectStoredRuns(runs: readonly Run[], durable: Promise<void>): 
     () => {
       const spans = new Set(usePersistence.getState().storedSpans);
       for (const run of runs) if (run.spans === undefined) spans.add(run.id);
+      for (const id of ids) unsavedRuns.delete(id);
       usePersistence.setState({ storedSpans: spans });
     },
     (e: unknown) => {
-      usePersistence.setState({ status: 'failed', problem: `${ids.length === 1 ? `the run ${ids[0]} was` : `${ids.length} runs were`} not saved: ${describeError(e)}` });
+      for (const id of ids) unsavedRuns.set(id, describeError(e));
+      usePersistence.setState(settledStatus());
     },
   );
   const done = settled.finally(() => {
@@ -332,7 +485,19 @@ export function expectStoredRuns(runs: readonly Run[], durable: Promise<void>): 
 /** A run's source spans kept apart (`runSpans`), with step spans' attributes restored from the steps; undefined when none. */
 export async function readStoredSpans(run: Run): Promise<RunSpan[] | undefined> {
   if (!activeDb) return undefined;
-  const spans = await activeDb.get('runSpans', run.id);
+  const tx = activeDb.transaction(['runSpans', 'runChunks']);
+  const inline = await tx.objectStore('runSpans').get(run.id);
+  let spans = inline;
+  if (!spans) {
+    const keys = await tx.objectStore('runChunks').getAllKeys(chunkRange(run.id, 'spans'));
+    const values = await tx.objectStore('runChunks').getAll(chunkRange(run.id, 'spans'));
+    if (keys.length > 0) {
+      const joined = joinChunks('spans', keys.map((key, i) => ({ index: chunkKeyOf(key)?.[2], value: values[i] })));
+      if ('problem' in joined) throw new Error(`the stored spans of ${run.id} cannot be read: ${joined.problem}`);
+      spans = joined.items as RunSpan[];
+    }
+  }
+  await tx.done;
   return spans ? hydrateRun({ ...run, spans }).spans : undefined;
 }
 
@@ -428,18 +593,23 @@ export async function startLibraryPersistence({ debounceMs = 250, ...options }: 
       const current = snapshotOf(library.getState());
       const next = deferred ? withoutDeferred(current, written, deferred) : current;
       if (next.files === written.files && next.runs === written.runs && next.llmCalls === written.llmCalls) {
-        if (usePersistence.getState().savingRuns.size === 0) usePersistence.setState({ status: 'saved', problem: undefined });
+        if (usePersistence.getState().savingRuns.size === 0) usePersistence.setState(settledStatus());
         return;
       }
       if (usePersistence.getState().status !== 'saving') usePersistence.setState({ status: 'saving' });
       try {
         const ops = await writeChanges(db, written, next);
+        // A run whose write had failed is saved once this page has written it, and forgotten once removed.
+        for (const id of Array.from(unsavedRuns.keys())) {
+          const run = Object.hasOwn(next.runs, id) ? next.runs[id] : undefined;
+          if (run === undefined || (run !== (Object.hasOwn(written.runs, id) ? written.runs[id] : undefined) && writtenByPage(run))) unsavedRuns.delete(id);
+        }
         written = next;
         // Only writes that changed something count: a test or a view waiting for its change must not be satisfied
         // by an empty write (the store replaces its arrays on hydration without changing any record).
         const writes = usePersistence.getState().writes + (ops > 0 ? 1 : 0);
         const busy = timer !== undefined || usePersistence.getState().savingRuns.size > 0;
-        usePersistence.setState(busy ? { writes } : { status: 'saved', problem: undefined, writes });
+        usePersistence.setState(busy ? { writes } : { ...settledStatus(), writes });
       } catch (e) {
         usePersistence.setState({ status: 'failed', problem: `the last change was not saved: ${describeError(e)}` });
       }
@@ -454,6 +624,7 @@ export async function startLibraryPersistence({ debounceMs = 250, ...options }: 
   };
 
   // Files opened while the library was loading are new to the database.
+  unsavedRuns.clear();
   usePersistence.setState({ status: 'saved', problem: undefined });
   const state = library.getState();
   if (state.files !== written.files || state.runs !== written.runs) schedule(false);

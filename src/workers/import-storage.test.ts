@@ -2,7 +2,7 @@ import 'fake-indexeddb/auto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { generateAgentTrace } from '../../bench/gen-agent-otlp.ts';
 import { importText } from '../import/index.ts';
-import { expectStoredRuns, openLibraryDb, readStoredSpans, startLibraryPersistence, usePersistence } from '../store/library-db.ts';
+import { chunkRange, expectStoredRuns, openLibraryDb, readStoredSpans, startLibraryPersistence, usePersistence } from '../store/library-db.ts';
 import { useLibrary } from '../store/library.ts';
 import { FileAssembler, sendInParts, STEP_SLICE, type FilePart } from './run-parts.ts';
 import { readSpans, storeRuns } from './import-storage.ts';
@@ -10,6 +10,7 @@ import { hydrateRun } from '../model/session-spans.ts';
 import { stepSpanRestorer } from '../features/run-view/span-tree-loader.ts';
 import type { RunSpan } from '../model/types.ts';
 import type { LoadedFile } from '../import/index.ts';
+import { makeRun as makeSmallRun } from '../testing/test-runs.ts';
 
 let dbCount = 0;
 const freshName = () => `import-storage-test-${dbCount++}`;
@@ -82,7 +83,7 @@ describe('the import worker’s write (ADR 0020)', () => {
     const [run] = file.runs;
     const { received } = await handOver(file, false);
     const shell = received.runs[0];
-    const durable = storeRuns({ name, version: 2 }, file.runs);
+    const durable = storeRuns({ name, version: 3 }, file.runs);
     const saved = expectStoredRuns(received.runs, durable);
     useLibrary.getState().addLoaded(received);
     expect(usePersistence.getState().savingRuns.has(run.id)).toBe(true);
@@ -150,10 +151,10 @@ describe('the import worker’s write (ADR 0020)', () => {
     const persistence = await startLibraryPersistence({ name, debounceMs: 0 });
     const file = agentFile();
     const [run] = file.runs;
-    await storeRuns({ name, version: 2 }, file.runs);
+    await storeRuns({ name, version: 3 }, file.runs);
     const slices: number[] = [];
     const spans: RunSpan[] = [];
-    const count = await readSpans({ name, version: 2 }, run.id, async (slice) => {
+    const count = await readSpans({ name, version: 3 }, run.id, async (slice) => {
       slices.push(slice.length);
       spans.push(...structuredClone(slice));
     });
@@ -164,11 +165,94 @@ describe('the import worker’s write (ADR 0020)', () => {
     expect(hydrateRun({ ...run, spans: structuredClone(spans) }).spans).toEqual(run.spans);
     // The loader's restorer, span by span, gives the same spans.
     expect(spans.map(stepSpanRestorer(run))).toEqual(run.spans);
-    expect(await readSpans({ name, version: 2 }, 'no-such-run', async () => {})).toBe(0);
+    expect(await readSpans({ name, version: 3 }, 'no-such-run', async () => {})).toBe(0);
+    persistence.stop();
+  });
+
+  it('writes a large run in chunks (steps and spans); the page and the worker read it back whole', async () => {
+    const name = freshName();
+    const persistence = await startLibraryPersistence({ name, debounceMs: 0 });
+    const file = agentFile();
+    const [run] = file.runs;
+    const limits = { maxItems: 1000, maxBytes: 200_000 };
+    await storeRuns({ name, version: 3, chunkLimits: limits }, file.runs);
+    const db = await openLibraryDb({ name });
+    const keys = (await db.getAllKeys('runChunks', chunkRange(run.id))).map((k) => (k as unknown[])[1]);
+    expect(keys.filter((f) => f === 'steps').length).toBeGreaterThan(1);
+    expect(keys.filter((f) => f === 'spans').length).toBeGreaterThanOrEqual(3);
+    expect(await db.get('runSpans', run.id)).toBeUndefined();
+    db.close();
+    const spans: RunSpan[] = [];
+    expect(await readSpans({ name, version: 3 }, run.id, async (slice) => void spans.push(...structuredClone(slice)))).toBe(3000);
+    expect(spans.map(stepSpanRestorer(run))).toEqual(run.spans);
+    persistence.stop();
+
+    useLibrary.setState({ hydrated: false, files: [], runs: {}, llmCalls: {}, failures: [] });
+    const again = await startLibraryPersistence({ name, debounceMs: 0 });
+    const { spans: _spans, ...rest } = run;
+    expect(useLibrary.getState().runs[run.id]).toEqual(rest);
+    expect(usePersistence.getState().storedSpans.has(run.id)).toBe(true);
+    expect(await readStoredSpans(useLibrary.getState().runs[run.id])).toEqual(run.spans);
+    again.stop();
+  });
+
+  it('a run the worker failed to write stays named as not saved until it is written, then says saved', async () => {
+    const name = freshName();
+    const persistence = await startLibraryPersistence({ name, debounceMs: 0 });
+    const { received } = await handOver(agentFile(), false);
+    const [shell] = received.runs;
+    const failure = new DOMException('The serialized keys and/or value are too large', 'UnknownError');
+    const saved = expectStoredRuns(received.runs, Promise.reject(failure));
+    useLibrary.getState().addLoaded(received);
+    await saved;
+    // The page's own write (the file record) lands, and does not say saved over the failed run.
+    await persistence.flush();
+    expect(usePersistence.getState().writes).toBe(1);
+    expect(usePersistence.getState()).toMatchObject({ status: 'failed' });
+    expect(usePersistence.getState().problem).toContain(`the run ${shell.id} was not saved: UnknownError: The serialized keys`);
+    // Another change elsewhere neither.
+    useLibrary.getState().addLoaded({ file: 'other.json', format: 'native', formatLabel: 'x', runs: [makeSmallRun('other')], warnings: [] });
+    await persistence.flush();
+    expect(usePersistence.getState()).toMatchObject({ status: 'failed' });
+    // A change to the run is written by the page: now it is stored, and the library is saved.
+    useLibrary.getState().updateRun({ ...useLibrary.getState().runs[shell.id], title: 'relabelled' });
+    await persistence.flush();
+    expect(usePersistence.getState()).toMatchObject({ status: 'saved', problem: undefined });
+    persistence.stop();
+    const db = await openLibraryDb({ name });
+    expect((await db.get('runs', shell.id))?.title).toBe('relabelled');
+    db.close();
+  });
+
+  it('a failed run removed from the library is no longer reported', async () => {
+    const name = freshName();
+    const persistence = await startLibraryPersistence({ name, debounceMs: 0 });
+    const { received } = await handOver(agentFile(), false);
+    const saved = expectStoredRuns(received.runs, Promise.reject(new Error('too large')));
+    useLibrary.getState().addLoaded(received);
+    await saved;
+    await persistence.flush();
+    expect(usePersistence.getState().status).toBe('failed');
+    useLibrary.getState().removeFile(useLibrary.getState().files[0].id);
+    await persistence.flush();
+    expect(usePersistence.getState()).toMatchObject({ status: 'saved', problem: undefined });
+    persistence.stop();
+  });
+
+  it('a write too large for the database rejects with its cause and nothing of it lands', async () => {
+    const name = freshName();
+    const persistence = await startLibraryPersistence({ name, debounceMs: 0 });
+    const file = agentFile();
+    // A value the database refuses at once (a function cannot be cloned): the whole transaction is aborted.
+    const bad = { ...file.runs[0], id: 'bad', tags: { f: (() => {}) as unknown as string } };
+    await expect(storeRuns({ name, version: 3 }, [file.runs[0], bad])).rejects.toThrow(/clone|function/i);
+    const db = await openLibraryDb({ name });
+    expect(await db.count('runs')).toBe(0);
+    db.close();
     persistence.stop();
   });
 
   it('refuses a database the page has not migrated, instead of creating it', async () => {
-    await expect(storeRuns({ name: freshName(), version: 2 }, agentFile().runs)).rejects.toThrow();
+    await expect(storeRuns({ name: freshName(), version: 3 }, agentFile().runs)).rejects.toThrow();
   });
 });

@@ -2,7 +2,9 @@
 // opened and migrated the database and names it and its version; the worker writes each run without its source spans
 // into `runs` and the spans (step spans compacted, as in a session file) into `runSpans`, in one transaction per file.
 // Serialising a large run for IndexedDB takes hundreds of milliseconds: here it costs the page nothing.
+// A run too large for one IndexedDB value goes into chunks (`runChunks`), split as the page splits (ADR 0025).
 import { openDB, type IDBPDatabase } from 'idb';
+import { chunkKeyOf, DEFAULT_CHUNK_LIMITS, joinChunks, planRunWrite, type ChunkLimits } from '../model/run-chunks.ts';
 import { compactRun } from '../model/session-spans.ts';
 import type { Run, RunSpan } from '../model/types.ts';
 
@@ -10,6 +12,13 @@ import type { Run, RunSpan } from '../model/types.ts';
 export interface RunStorage {
   name: string;
   version: number;
+  /** Chunk sizes when not the default (tests). */
+  chunkLimits?: ChunkLimits;
+}
+
+/** Every chunk of a run, or of one of its arrays (as store/library-db.ts `chunkRange`). */
+function chunkRange(runId: string, field?: 'spans'): IDBKeyRange {
+  return field === undefined ? IDBKeyRange.bound([runId], [runId, []]) : IDBKeyRange.bound([runId, field], [runId, field, []]);
 }
 
 let open: { key: string; db: Promise<IDBPDatabase> } | undefined;
@@ -47,7 +56,18 @@ export const SPAN_SLICE = 2000;
  */
 export async function readSpans(target: RunStorage, runId: string, send: (slice: RunSpan[]) => Promise<void>): Promise<number> {
   const db = await database(target);
-  const spans = (await db.get('runSpans', runId)) as RunSpan[] | undefined;
+  let spans = (await db.get('runSpans', runId)) as RunSpan[] | undefined;
+  if (!spans && db.objectStoreNames.contains('runChunks')) {
+    const tx = db.transaction('runChunks');
+    const keys = await tx.store.getAllKeys(chunkRange(runId, 'spans'));
+    const values = await tx.store.getAll(chunkRange(runId, 'spans'));
+    await tx.done;
+    if (keys.length > 0) {
+      const joined = joinChunks('spans', keys.map((key, i) => ({ index: chunkKeyOf(key)?.[2], value: values[i] })));
+      if ('problem' in joined) throw new Error(`the stored spans of ${runId} cannot be read: ${joined.problem}`);
+      spans = joined.items as RunSpan[];
+    }
+  }
   if (!spans) return 0;
   const sent: Promise<void>[] = [];
   for (let at = 0; at < spans.length; at += SPAN_SLICE) sent.push(send(spans.slice(at, at + SPAN_SLICE)));
@@ -55,17 +75,45 @@ export async function readSpans(target: RunStorage, runId: string, send: (slice:
   return spans.length;
 }
 
-/** Write these runs (spans apart). Resolves when the transaction has committed. */
+/**
+ * Write these runs (spans apart; a large run in chunks, replacing its old ones). Resolves when the transaction has
+ * committed; rejects with the cause when it has not (nothing of it landed), never leaving a rejection unhandled.
+ */
 export async function storeRuns(target: RunStorage, runs: readonly Run[]): Promise<void> {
   if (runs.length === 0) return;
+  const limits = target.chunkLimits ?? DEFAULT_CHUNK_LIMITS;
   const db = await database(target);
-  const tx = db.transaction(['runs', 'runSpans'], 'readwrite');
+  const plans = runs.map((run) => planRunWrite(compactRun(run), { spansApart: true, limits }));
+  const tx = db.transaction(['runs', 'runSpans', 'runChunks'], 'readwrite');
   const writes: Promise<unknown>[] = [];
-  for (const run of runs) {
-    const { spans, ...slim } = compactRun(run);
-    writes.push(tx.objectStore('runs').put(slim));
-    if (spans !== undefined) writes.push(tx.objectStore('runSpans').put(spans, run.id));
-    else writes.push(tx.objectStore('runSpans').delete(run.id));
+  let thrown: unknown;
+  try {
+    for (const plan of plans) {
+      const id = plan.record.id;
+      writes.push(tx.objectStore('runChunks').delete(chunkRange(id)));
+      writes.push(tx.objectStore('runs').put(plan.record));
+      if (plan.spans !== undefined) writes.push(tx.objectStore('runSpans').put(plan.spans, id));
+      else writes.push(tx.objectStore('runSpans').delete(id));
+      for (const chunk of plan.chunks) writes.push(tx.objectStore('runChunks').put(chunk.value, chunk.key));
+    }
+  } catch (e) {
+    thrown = e ?? new Error('the write could not start');
   }
-  await Promise.all([...writes, tx.done]);
+  await settle(tx, writes, thrown);
+}
+
+/** Wait for every request and the transaction's end; a request that threw at once aborts it. As library-db's. */
+async function settle(tx: { done: Promise<void>; abort(): void; error?: DOMException | null }, requests: Promise<unknown>[], thrown: unknown): Promise<void> {
+  if (thrown !== undefined) {
+    try {
+      tx.abort();
+    } catch {
+      // already finished
+    }
+  }
+  const results = await Promise.allSettled([...requests, tx.done]);
+  if (thrown !== undefined) throw thrown;
+  const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+  if (errors.length === 0) return;
+  throw errors.find((e) => !(e instanceof DOMException && e.name === 'AbortError')) ?? tx.error ?? errors[0];
 }

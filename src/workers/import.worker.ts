@@ -73,7 +73,7 @@ const api = {
             ),
           ),
         Promise.resolve(callbacks.whenIdle?.()).catch(() => {}),
-      );
+      ).catch(() => {}); // a report the page can no longer take (it went away) is nobody's to handle
     }
     return failures;
   },

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { estimateBytes, joinChunks, needsChunks, planRunWrite, splitItems, type ChunkLimits } from './run-chunks.ts';
+import { makeRun } from '../testing/test-runs.ts';
+import type { Run, Step } from './types.ts';
+
+const SMALL: ChunkLimits = { maxItems: 4, maxBytes: 1_000_000 };
+
+function longRun(steps: number): Run {
+  const run = makeRun('long');
+  run.steps = Array.from({ length: steps }, (_, i): Step => ({ id: `s${i}`, index: i, kind: 'message', agentId: 'manager', output: `text ${i}` }));
+  run.handoffs = [{ id: 'h0', from: 'manager', to: ['manager'], kind: 'message', stepId: 's0', content: 'm' }];
+  return run;
+}
+
+describe('a run in chunks (ADR 0025)', () => {
+  it('splits by count and by estimated bytes; an item larger than a chunk goes alone', () => {
+    expect(splitItems([1, 2, 3, 4, 5, 6, 7, 8, 9], SMALL).map((c) => c.length)).toEqual([4, 4, 1]);
+    const big = 'x'.repeat(1000);
+    expect(splitItems(['a', big, 'b', 'c'], { maxItems: 100, maxBytes: 1500 }).map((c) => c.length)).toEqual([1, 1, 2]);
+    expect(splitItems([big, big, big], { maxItems: 100, maxBytes: 100 }).map((c) => c.length)).toEqual([1, 1, 1]);
+    expect(splitItems([], SMALL)).toEqual([]);
+  });
+
+  it('estimates generously and stops counting past the budget', () => {
+    const value = { text: 'x'.repeat(100), list: [1, 2, 3], nested: { deep: [{ a: null }] } };
+    expect(estimateBytes(value)).toBeGreaterThan(JSON.stringify(value).length);
+    expect(estimateBytes({ a: 'x'.repeat(10_000), b: 'y'.repeat(10_000) }, 100)).toBeLessThan(30_000);
+    // Deeply nested values do not overflow the stack.
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(estimateBytes(deep)).toBeGreaterThan(100_000);
+  });
+
+  it('keeps a small run whole, as before', () => {
+    const run = makeRun('r');
+    expect(needsChunks(run, SMALL)).toBe(false);
+    expect(planRunWrite(run, { spansApart: false, limits: SMALL })).toEqual({ record: run, chunks: [], chunked: false });
+  });
+
+  it('splits a long run: the record keeps the rest and the counts, the chunks join back to the arrays', () => {
+    const run = { ...longRun(10), spans: Array.from({ length: 6 }, (_, i) => ({ id: `sp${i}`, name: 'n', status: 'ok' as const, startTime: i, attributes: {}, events: [] })) } as Run;
+    const plan = planRunWrite(run, { spansApart: true, limits: SMALL });
+    expect(plan.chunked).toBe(true);
+    expect(plan.record.steps).toEqual([]);
+    expect(plan.record.spans).toBeUndefined();
+    expect(plan.record.chunks).toEqual({ steps: 3, handoffs: 1, annotations: 0, interventions: 0 });
+    expect(plan.record.title).toBe(run.title);
+    expect(plan.chunks.map((c) => c.key)).toEqual([
+      ['long', 'steps', 0], ['long', 'steps', 1], ['long', 'steps', 2], ['long', 'handoffs', 0], ['long', 'spans', 0], ['long', 'spans', 1],
+    ]);
+    const of = (field: string) => plan.chunks.filter((c) => c.key[1] === field).map((c) => ({ index: c.key[2], value: structuredClone(c.value) }));
+    expect(joinChunks('steps', of('steps'), 3)).toEqual({ items: run.steps });
+    expect(joinChunks('spans', of('spans'))).toEqual({ items: run.spans });
+    // The run itself is untouched.
+    expect(run.steps).toHaveLength(10);
+  });
+
+  it('says what is wrong with chunks that do not join', () => {
+    const plan = planRunWrite(longRun(10), { spansApart: true, limits: SMALL });
+    const steps = plan.chunks.filter((c) => c.key[1] === 'steps').map((c) => ({ index: c.key[2], value: c.value as unknown }));
+    expect(joinChunks('steps', steps.slice(0, 2), 3)).toEqual({ problem: 'steps: 2 of 3 chunks are stored' });
+    expect(joinChunks('steps', [steps[0], steps[2], steps[1]], 3)).toEqual({ problem: 'steps: chunk 1 is missing' });
+    expect(joinChunks('steps', [steps[0], { index: 1, value: { items: 'x', of: 3 } }, steps[2]], 3)).toEqual({ problem: 'steps: chunk 1 is not a chunk of 3' });
+    expect(joinChunks('spans', [{ index: 0, value: null }])).toMatchObject({ problem: expect.stringContaining('count') });
+  });
+});

@@ -1,0 +1,175 @@
+// A large run stored in pieces (ADR 0025). One IndexedDB value is limited in size (Chromium: about 127 MiB, serialised),
+// and a run of a million steps is larger. A run whose estimated size is under the budget is stored as one record, as
+// before; above it, each array that grows with the run goes into chunks of bounded size (count and estimated bytes),
+// and the run's record keeps the rest and how many chunks each array has. Both writers of the library (the import
+// worker and the page) split with `planRunWrite`; the readers join with `joinChunks`. Pure: no IndexedDB here.
+import type { Run, RunSpan } from './types.ts';
+
+/** The run's arrays that grow with it; `spans` is stored apart from the run (read on demand), the others with it. */
+export const CHUNKED_FIELDS = ['steps', 'handoffs', 'annotations', 'interventions', 'spans'] as const;
+export type ChunkedField = (typeof CHUNKED_FIELDS)[number];
+
+export interface ChunkLimits {
+  /** Items per chunk at most. */
+  maxItems: number;
+  /** Estimated serialised bytes per chunk (and of a run stored whole) at most; far below the engine's limit. */
+  maxBytes: number;
+}
+
+/** 20,000 items or about 24 MB a chunk (estimated generously: a string counts two bytes a character). */
+export const DEFAULT_CHUNK_LIMITS: ChunkLimits = { maxItems: 20_000, maxBytes: 24 * 1024 * 1024 };
+
+/** A chunk's key in the `runChunks` store: the run, the array, the chunk's position. */
+export type ChunkKey = [runId: string, field: ChunkedField, index: number];
+
+/** One chunk: its items and how many chunks the array has (a lost chunk is seen by any reader of the others). */
+export interface RunChunk {
+  items: unknown[];
+  of: number;
+}
+
+/** The `runs` record of a run stored in chunks: `chunks` says how many each array has (spans excepted, see below). */
+export type StoredRun = Run & { chunks?: Partial<Record<ChunkedField, number>> };
+
+/** What to write for one run. */
+export interface RunWrite {
+  /** The `runs` record. */
+  record: StoredRun;
+  /** Spans for the `runSpans` store (kept apart, not chunked); undefined when there are none to write there. */
+  spans?: RunSpan[];
+  /** Chunks for `runChunks`; empty when the run is stored whole. */
+  chunks: { key: ChunkKey; value: RunChunk }[];
+  /** Whether the run's arrays are in chunks (its old chunks are replaced, as always). */
+  chunked: boolean;
+}
+
+/**
+ * Roughly the bytes a value takes once serialised (structured clone), counted generously; stops counting once over
+ * `stopAt` (the caller only needs to know it is over). Iterative: deep values do not overflow the stack.
+ */
+export function estimateBytes(value: unknown, stopAt = Number.POSITIVE_INFINITY): number {
+  let total = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0 && total <= stopAt) {
+    const v = stack.pop();
+    switch (typeof v) {
+      case 'string':
+        total += 8 + 2 * v.length;
+        break;
+      case 'number':
+      case 'bigint':
+        total += 9;
+        break;
+      case 'object':
+        if (v === null) {
+          total += 1;
+        } else if (Array.isArray(v)) {
+          total += 8;
+          for (let i = 0; i < v.length; i++) stack.push(v[i]);
+        } else if (ArrayBuffer.isView(v)) {
+          total += 8 + v.byteLength;
+        } else {
+          total += 8;
+          for (const key in v) {
+            if (!Object.hasOwn(v, key)) continue;
+            total += 8 + 2 * key.length;
+            stack.push((v as Record<string, unknown>)[key]);
+          }
+        }
+        break;
+      default:
+        total += 1;
+    }
+  }
+  return total;
+}
+
+/** Items in chunks of at most `maxItems` and (unless one item alone is larger) `maxBytes` estimated. */
+export function splitItems<T>(items: readonly T[], limits: ChunkLimits): T[][] {
+  const chunks: T[][] = [];
+  let current: T[] = [];
+  let bytes = 0;
+  for (const item of items) {
+    const size = estimateBytes(item, limits.maxBytes);
+    if (current.length > 0 && (current.length >= limits.maxItems || bytes + size > limits.maxBytes)) {
+      chunks.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(item);
+    bytes += size;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
+
+/** Whether a run is stored in chunks: one of its arrays is longer than a chunk, or the whole is over the budget. */
+export function needsChunks(run: Run, limits: ChunkLimits): boolean {
+  let budget = limits.maxBytes;
+  for (const field of CHUNKED_FIELDS) {
+    const items = run[field];
+    if (!items) continue;
+    if (items.length > limits.maxItems) return true;
+  }
+  for (const field of CHUNKED_FIELDS) {
+    const items = run[field];
+    if (!items || items.length === 0) continue;
+    budget -= estimateBytes(items, budget);
+    if (budget < 0) return true;
+  }
+  return false;
+}
+
+/**
+ * What to store for a run. `spansApart`: the run's spans go to `runSpans` (or span chunks), not into its record —
+ * the import worker's way (ADR 0020); the page writes a run's spans inline when it has them and it is small.
+ * Span chunks carry no count in the record: a later write of the run without its spans (the page's, after a change)
+ * keeps them, and each chunk says how many there are.
+ */
+export function planRunWrite(run: Run, { spansApart, limits = DEFAULT_CHUNK_LIMITS }: { spansApart: boolean; limits?: ChunkLimits }): RunWrite {
+  if (!needsChunks(run, limits)) {
+    if (!spansApart || run.spans === undefined) return { record: run, chunks: [], chunked: false };
+    const { spans, ...rest } = run;
+    return { record: rest, spans, chunks: [], chunked: false };
+  }
+  const record: StoredRun = { ...run, chunks: {} };
+  delete record.spans;
+  const chunks: RunWrite['chunks'] = [];
+  for (const field of CHUNKED_FIELDS) {
+    const items: readonly unknown[] | undefined = run[field];
+    if (items === undefined) continue;
+    const parts = splitItems(items, limits);
+    if (field !== 'spans') {
+      (record as unknown as Record<string, unknown>)[field] = [];
+      record.chunks![field] = parts.length;
+    }
+    parts.forEach((part, index) => chunks.push({ key: [run.id, field, index], value: { items: part, of: parts.length } }));
+  }
+  return { record, chunks, chunked: true };
+}
+
+/** The stored chunks of one array (in key order) joined, or why they cannot be. `expected`: the count the record gives. */
+export function joinChunks(field: ChunkedField, stored: readonly { index: unknown; value: unknown }[], expected?: number): { items: unknown[] } | { problem: string } {
+  const of = expected ?? (stored.length > 0 ? (stored[0].value as RunChunk | undefined)?.of : 0);
+  if (typeof of !== 'number' || !Number.isInteger(of) || of < 0) return { problem: `${field}: the chunk count is not a number` };
+  if (stored.length !== of) return { problem: `${field}: ${stored.length} of ${of} chunks are stored` };
+  const items: unknown[] = [];
+  for (let i = 0; i < stored.length; i++) {
+    const { index, value } = stored[i];
+    if (index !== i) return { problem: `${field}: chunk ${i} is missing` };
+    if (typeof value !== 'object' || value === null || !Array.isArray((value as RunChunk).items) || (value as RunChunk).of !== of) {
+      return { problem: `${field}: chunk ${i} is not a chunk of ${of}` };
+    }
+    const part = (value as RunChunk).items;
+    for (let j = 0; j < part.length; j++) items.push(part[j]);
+  }
+  return { items };
+}
+
+/** A stored chunk key, checked (keys come from storage). */
+export function chunkKeyOf(key: unknown): ChunkKey | undefined {
+  if (!Array.isArray(key) || key.length !== 3) return undefined;
+  const [runId, field, index] = key as unknown[];
+  if (typeof runId !== 'string' || typeof index !== 'number' || !(CHUNKED_FIELDS as readonly unknown[]).includes(field)) return undefined;
+  return [runId, field as ChunkedField, index];
+}
