@@ -13,6 +13,7 @@ import { hydrateRun } from '../model/session-spans.ts';
 import type { LlmCallRecord, Run, RunSpan } from '../model/types.ts';
 import { CHUNKED_FIELDS, chunkKeyOf, DEFAULT_CHUNK_LIMITS, joinChunks, planRunWrite, type ChunkedField, type ChunkKey, type ChunkLimits, type RunChunk } from '../model/run-chunks.ts';
 import { useLibrary, type LibraryFile, type StoredLibrary } from './library.ts';
+import { settleTransaction } from '../workers/idb-settle.ts';
 
 export const DB_NAME = 'mas-replay-studio';
 
@@ -315,26 +316,6 @@ function settledStatus(): Pick<PersistenceStore, 'status' | 'problem'> {
 /** Whether this page writes the run object (it is not one the import worker writes). */
 export function writtenByPage(run: Run): boolean {
   return !storedByWorker.has(run);
-}
-
-/**
- * Wait for every request of a transaction and for its end, never leaving a rejection unhandled; a request that threw
- * at once aborts the transaction (nothing of it lands). Rejects with the first request's own error (the cause, e.g.
- * a value too large), not the abort that follows from it.
- */
-export async function settleTransaction(tx: { done: Promise<void>; abort(): void; error?: DOMException | null }, requests: Promise<unknown>[], thrown?: unknown): Promise<void> {
-  if (thrown !== undefined) {
-    try {
-      tx.abort();
-    } catch {
-      // already finished
-    }
-  }
-  const results = await Promise.allSettled([...requests, tx.done]);
-  if (thrown !== undefined) throw thrown;
-  const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
-  if (errors.length === 0) return;
-  throw errors.find((e) => !(e instanceof DOMException && e.name === 'AbortError')) ?? tx.error ?? errors[0];
 }
 
 /**

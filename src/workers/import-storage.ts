@@ -7,6 +7,7 @@ import { openDB, type IDBPDatabase } from 'idb';
 import { chunkKeyOf, DEFAULT_CHUNK_LIMITS, joinChunks, planRunWrite, type ChunkLimits } from '../model/run-chunks.ts';
 import { compactRun } from '../model/session-spans.ts';
 import type { Run, RunSpan } from '../model/types.ts';
+import { settleTransaction } from './idb-settle.ts';
 
 /** The library database as the page opened it (store/library-db.ts owns its schema and migrations). */
 export interface RunStorage {
@@ -99,21 +100,5 @@ export async function storeRuns(target: RunStorage, runs: readonly Run[]): Promi
   } catch (e) {
     thrown = e ?? new Error('the write could not start');
   }
-  await settle(tx, writes, thrown);
-}
-
-/** Wait for every request and the transaction's end; a request that threw at once aborts it. As library-db's. */
-async function settle(tx: { done: Promise<void>; abort(): void; error?: DOMException | null }, requests: Promise<unknown>[], thrown: unknown): Promise<void> {
-  if (thrown !== undefined) {
-    try {
-      tx.abort();
-    } catch {
-      // already finished
-    }
-  }
-  const results = await Promise.allSettled([...requests, tx.done]);
-  if (thrown !== undefined) throw thrown;
-  const errors = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
-  if (errors.length === 0) return;
-  throw errors.find((e) => !(e instanceof DOMException && e.name === 'AbortError')) ?? tx.error ?? errors[0];
+  await settleTransaction(tx, writes, thrown);
 }
