@@ -149,28 +149,10 @@ function* buildTraceViewSlices(run: Run): Sliced<TraceView> {
   // Nested steps get their replay step's position in the per-step pass below, which walks them anyway.
 
   // The loop analysis's time as the bench reads it: its own work, not the pauses between slices.
-  let loopMs = 0;
-  const loopWork = detectLoopsSlices(steps, index.childrenOf, {}, run.agents.flatMap((a) => [a.id, a.name]));
-  let loopStep: IteratorResult<number, Loop[]>;
-  for (;;) {
-    const t0 = performance.now();
-    loopStep = loopWork.next();
-    loopMs += performance.now() - t0;
-    if (loopStep.done) break;
-    yield 0.15 + 0.3 * loopStep.value;
-  }
-  const loops = loopStep.value;
-  const ledgerWork = ledgerVerdictsSlices(steps);
-  let ledgerStep: IteratorResult<number, LoopVerdict[]>;
-  for (;;) {
-    const t0 = performance.now();
-    ledgerStep = ledgerWork.next();
-    loopMs += performance.now() - t0;
-    if (ledgerStep.done) break;
-    yield 0.45;
-  }
-  const ledger = ledgerStep.value;
-  markDuration(LOOP_ANALYSIS_MEASURE, loopMs);
+  const loopTime = { ms: 0 };
+  const loops = yield* phase(detectLoopsSlices(steps, index.childrenOf, {}, run.agents.flatMap((a) => [a.id, a.name])), 0.15, 0.45, loopTime);
+  const ledger = yield* phase(ledgerVerdictsSlices(steps), 0.45, 0.45, loopTime);
+  markDuration(LOOP_ANALYSIS_MEASURE, loopTime.ms);
   const graph = yield* phase(deriveGraphSlices(run, steps, index.childrenOf, loops), 0.45, 0.8);
   const loopAt = new Int32Array(n).fill(-1);
   loops.forEach((loop, i) => {
