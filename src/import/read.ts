@@ -76,7 +76,9 @@ export function parseTime(v: unknown): number | undefined {
     if (n > 1e17) return n / 1e6; // nanoseconds
     if (n > 1e14) return n / 1e3; // microseconds
     if (n > 1e11) return n; // milliseconds
-    return n * 1000; // seconds
+    // Seconds; a number so far below zero that its milliseconds overflow (−1.8e305 s) is no time at all.
+    const ms = n * 1000;
+    return Number.isFinite(ms) ? ms : undefined;
   }
   if (typeof v === 'string') {
     // Python isoformat without a zone is UTC in these exports; more than 3 fractional digits are cut for Date.parse.
