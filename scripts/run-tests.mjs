@@ -37,12 +37,14 @@ stage('lint:deps', node, ['scripts/lint-deps.mjs']);
 rmSync('reports/vitest.json', { force: true });
 stage('unit', node, ['node_modules/vitest/vitest.mjs', 'run', '--reporter=default', '--reporter=json', '--outputFile.json=reports/vitest.json'], () => {
   const r = readJson('reports/vitest.json');
-  return r ? { passed: r.numPassedTests ?? 0, failed: (r.numFailedTests ?? 0) + (r.numFailedTestSuites ?? 0) - countSuitesWithFailedTests(r) } : undefined;
+  return r ? { passed: r.numPassedTests ?? 0, failed: (r.numFailedTests ?? 0) + countFilesFailedOnTheirOwn(r) } : undefined;
 });
 
-function countSuitesWithFailedTests(r) {
-  // Vitest counts a suite with a failed test as a failed suite too; only count suites that failed on their own.
-  return (r.testResults ?? []).filter((s) => s.status === 'failed' && (s.assertionResults ?? []).some((a) => a.status === 'failed')).length;
+function countFilesFailedOnTheirOwn(r) {
+  // A test file that failed without a failed test (it did not load, a hook threw) counts once. Vitest's
+  // numFailedTestSuites is no help here: it counts every describe block above a failed test too, so one failed test
+  // inside a describe was reported as two failures.
+  return (r.testResults ?? []).filter((s) => s.status === 'failed' && !(s.assertionResults ?? []).some((a) => a.status === 'failed')).length;
 }
 
 stage('build', node, ['node_modules/vite/bin/vite.js', 'build', '--logLevel', 'warn']);
