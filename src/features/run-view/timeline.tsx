@@ -206,7 +206,8 @@ function clampWindow([a, b]: Window, [d0, d1]: Window): Window {
   return [lo, lo + span];
 }
 
-function drawTimeline(ctx: CanvasRenderingContext2D, view: RunView, g: TimelineGeometry, win: Window, width: number, colors: string[]) {
+/** Exported for its test (timeline.test.ts). */
+export function drawTimeline(ctx: CanvasRenderingContext2D, view: RunView, g: TimelineGeometry, win: Window, width: number, colors: string[]) {
   const lanesH = view.lanes.length * LANE_H;
   const totalH = lanesH + 2 * MARK_LANE_H + AXIS_H;
   ctx.clearRect(0, 0, width, totalH);
