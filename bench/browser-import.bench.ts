@@ -52,7 +52,7 @@ const PROFILE_SPANS = process.env.BENCH_PROFILE === 'spans';
  */
 const PROFILE_WORKER = process.env.BENCH_PROFILE === 'worker';
 
-interface CpuProfile {
+export interface CpuProfile {
   startTime: number;
   nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }[];
   samples: number[];
@@ -63,7 +63,7 @@ function nameOf(f: CpuProfile['nodes'][number]['callFrame']): string {
   return `${f.functionName || '(anonymous)'} ${f.url.split('/').pop()}:${f.lineNumber}`;
 }
 
-function printProfile(profile: CpuProfile, title = 'main thread, self time (ms), drop → painted', timeline = false): void {
+export function printProfile(profile: CpuProfile, title = 'main thread, self time (ms), drop → painted', timeline = false): void {
   const self = new Map<number, number>();
   profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
   const byName = new Map<string, number>();

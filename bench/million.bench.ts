@@ -21,6 +21,8 @@
 //   npx vite build --outDir <dir> && BENCH_DIST=<dir> npx tsx bench/million.bench.ts
 //   BENCH_STEPS=…        steps per file (default 1M)
 //   BENCH_ONLY=chat|otlp|cancel|huge   one part only (several: comma-separated)
+//   BENCH_PROFILE=open   sample the page's main thread from the click on the run to the painted run view and print
+//                        self time per function (BENCH_PROFILE_TOTAL=1: total time too)
 import { chromium, type Browser, type Page } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, openSync, writeSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -29,7 +31,7 @@ import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { extname, join, normalize, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { appDist } from './browser-import.bench.ts';
+import { appDist, printProfile, type CpuProfile } from './browser-import.bench.ts';
 import { writeResults, type Figure } from './results.ts';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 1_000_000);
@@ -39,6 +41,7 @@ const LONG_TASK_TARGET_MS = 100;
 const MEMORY_TARGET_BYTES = 1.5 * 2 ** 30;
 /** Our bound for "advancing all along": the progress row never stands still longer than this. */
 const STILL_TARGET_MS = 1000;
+const PROFILE_OPEN = process.env.BENCH_PROFILE === 'open';
 const ROOT = resolve(import.meta.dirname, '..');
 
 // --------------------------------------------------------------------------------------------------------------
@@ -265,9 +268,19 @@ async function openThroughLibrary(base: string, file: string): Promise<Opened> {
     }
     const listedAt = (await page.evaluate('performance.now()')) as number;
     const peakListedBytes = memory.peakSoFar();
+    const cdp = PROFILE_OPEN ? await page.context().newCDPSession(page) : undefined;
+    if (cdp) {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 1000 });
+      await cdp.send('Profiler.start');
+    }
     await row.getByRole('button').first().click();
     await page.locator('[data-testid="step-list"] li').first().waitFor({ timeout: 600_000 });
     const paintedAt = (await page.evaluate('new Promise((r) => requestAnimationFrame(() => setTimeout(() => r(performance.now()), 0)))')) as number;
+    if (cdp) {
+      const { profile } = (await cdp.send('Profiler.stop')) as unknown as { profile: CpuProfile };
+      printProfile(profile, 'main thread, self time (ms), click → painted', true);
+    }
     const { peak } = memory.stop();
     const dropAt = (await page.evaluate('window.__dropAt')) as number;
     const tasks = ((await page.evaluate('window.__longTasks')) as { start: number; duration: number }[]).filter((t) => t.start >= dropAt && t.start <= paintedAt);

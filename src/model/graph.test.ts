@@ -97,6 +97,29 @@ describe('deriveGraph', () => {
     expect(g.edges.map((e) => `${e.id}:${e.messages}`)).toEqual(['agent:asst->tool:get_order:1', 'agent:tools->tool:lookup:1']);
   });
 
+  it('counts a call to an agent its step hands off to once, with several handoffs at the step', () => {
+    const run = makeRun(
+      [
+        { id: 'm1', kind: 'message', agentId: 'mgr', output: 'go', toolCalls: [{ name: 'search_agent', arguments: '{}' }] },
+        { id: 'm2', kind: 'message', agentId: 'srch', output: 'done' },
+      ],
+      {
+        handoffs: [
+          { id: 'h0', from: 'mgr', to: ['mgr'], kind: 'message', stepId: 'm1', content: 'note' },
+          { id: 'h1', from: 'mgr', to: ['search_agent'], kind: 'delegation', stepId: 'm1', content: 'go' },
+          { id: 'h2', from: 'search_agent', to: ['mgr'], kind: 'report', stepId: 'm2', content: 'done' },
+          { id: 'h3', from: 'search_agent', to: ['mgr'], kind: 'report', stepId: 'm2', content: 'again' },
+        ],
+      },
+    );
+    const g = graphOf(run);
+    expect(g.edges.map((e) => `${e.id}:${e.kind}:${e.messages}`)).toEqual([
+      'agent:mgr->agent:mgr:message:1',
+      'agent:mgr->agent:srch:delegation:1',
+      'agent:srch->agent:mgr:report:2',
+    ]);
+  });
+
   it('places handoffs at their step, resolving agents by id or name', () => {
     const run = makeRun(
       [

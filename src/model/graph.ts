@@ -168,7 +168,26 @@ export function* deriveGraphSlices(
 
   // Contributions are collected per position first, so a step's tokens can be shared between its edges.
   type Contribution = { source: string; target: string; kind: GraphEdgeKind };
-  const pending: (Contribution[] | undefined)[] = new Array(replaySteps.length);
+  // One contribution at a position (a chat log's handoff per message) is kept as itself, several in a list.
+  const pending: (Contribution | Contribution[] | undefined)[] = new Array(replaySteps.length);
+  // A handoff's contribution is shared by every handoff with the same agents and kind, and an agent's node id is made
+  // once: at 1M handoffs, an object and two id strings per handoff were a storm of garbage collection in this pass.
+  const nodeIdByAgent = new Map<string, string>();
+  const agentIdOf = (agentId: string): string => {
+    let id = nodeIdByAgent.get(agentId);
+    if (id === undefined) nodeIdByAgent.set(agentId, (id = agentNodeId(agentId)));
+    return id;
+  };
+  const contributions = new Map<string, Map<string, Map<GraphEdgeKind, Contribution>>>();
+  const contributionOf = (source: string, target: string, kind: GraphEdgeKind): Contribution => {
+    let bySource = contributions.get(source);
+    if (!bySource) contributions.set(source, (bySource = new Map()));
+    let byTarget = bySource.get(target);
+    if (!byTarget) bySource.set(target, (byTarget = new Map()));
+    let c = byTarget.get(kind);
+    if (!c) byTarget.set(kind, (c = { source, target, kind }));
+    return c;
+  };
   let stepById: Map<string, Step> | undefined;
   const positionOfStepId = (stepId: string | undefined): number | undefined => {
     if (stepId === undefined) return undefined;
@@ -203,9 +222,14 @@ export function* deriveGraphSlices(
     for (const toRef of h.to) {
       const to = resolveAgent(toRef) ?? toRef;
       ensureAgent(to);
-      const contribution = { source: agentNodeId(from), target: agentNodeId(to), kind: h.kind };
+      const contribution = contributionOf(agentIdOf(from), agentIdOf(to), h.kind);
       if (position === undefined) unplaced.push(contribution);
-      else (pending[position] ??= []).push(contribution);
+      else {
+        const there = pending[position];
+        if (there === undefined) pending[position] = contribution;
+        else if (Array.isArray(there)) there.push(contribution);
+        else pending[position] = [there, contribution];
+      }
     }
   }
 
@@ -230,8 +254,15 @@ export function* deriveGraphSlices(
     return sourceId;
   };
   const targets = new Map<string, { id: string; kind: GraphNodeKind }>();
-  /** Agent → agent edges the handoffs already draw at this position: a call to that agent is the same handoff. */
-  const handedOff = new Set<string>();
+  /**
+   * How many of `out`'s first contributions are the handoffs at this position: an agent → agent edge they draw
+   * already, a call to that agent is the same handoff.
+   */
+  let handedCount = 0;
+  const handedOff = (source: string, target: string): boolean => {
+    for (let i = 0; i < handedCount; i++) if (out[i].source === source && out[i].target === target) return true;
+    return false;
+  };
   const addCall = (name: string, agentId: string) => {
     // A managed agent called through its run span (smolagents `ToolCallingAgent.run`): the delegation handoff
     // already draws that edge.
@@ -240,7 +271,7 @@ export function* deriveGraphSlices(
     if (!target) targets.set(name, (target = callTargetNode(name, agentByName)));
     const source = sourceOf(agentId);
     if (target.id === source) return;
-    if (target.kind === 'agent' && handedOff.size > 0 && handedOff.has(`${source}>${target.id}`)) return;
+    if (target.kind === 'agent' && handedCount > 0 && handedOff(source, target.id)) return;
     if (target.kind !== 'agent') addNode(target.id, target.kind, name);
     out.push({ source, target: target.id, kind: target.kind === 'agent' ? 'delegation' : target.kind });
   };
@@ -252,13 +283,12 @@ export function* deriveGraphSlices(
     const step = replaySteps[position];
     nodeAt[position] = ensureAgent(step.agentId);
     out.length = 0;
-    if (handedOff.size > 0) handedOff.clear();
     const handed = pending[position];
-    if (handed) {
-      for (const c of handed) {
-        out.push(c);
-        handedOff.add(`${c.source}>${c.target}`);
-      }
+    if (handed === undefined) handedCount = 0;
+    else {
+      if (Array.isArray(handed)) for (const c of handed) out.push(c);
+      else out.push(handed);
+      handedCount = out.length;
     }
     if (step.recipients && step.recipients.length > 0 && !handoffSteps.has(step.id)) {
       const source = sourceOf(step.agentId);

@@ -64,6 +64,22 @@ describe('detectLoops', () => {
     expect(loops[0].routing).toEqual([1, 4, 7, 10, 13]);
   });
 
+  it('gives the positions of a loop of thousands of steps ascending, each once (the typed-array path)', () => {
+    const steps: Step[] = [];
+    const repeats = 3000;
+    for (let i = 0; i < repeats; i++) {
+      steps.push(step('orch', { output: `Please keep scrolling down the archive page to find the August ${2015} entries, try ${i}`, recipients: ['web'] }));
+      steps.push(step('orch', { output: 'Next speaker web' }));
+      steps.push(step('web', { output: `I scrolled down one page in the browser.\n\nThe viewport shows ${i % 100}% …different OCR ${i}`, recipients: ['orch'] }));
+    }
+    const loops = detectLoops(steps, new Map(), {}, ['orch', 'web']);
+    expect(loops).toHaveLength(1);
+    const expected: number[] = [];
+    for (let i = 0; i < repeats; i++) expected.push(3 * i, 3 * i + 2);
+    expect(loops[0].positions).toEqual(expected);
+    expect(loops[0].routing).toHaveLength(repeats);
+  });
+
   it('joins calls with nearly the same arguments, needs minRepeats and splits distant repeats', () => {
     const same = (url: string) => call('a', 'find_archived_url', JSON.stringify({ url, date: '20221231' }));
     const other = (i: number) => call('a', 'web_search', `{"q":"unrelated ${'abcdef'[i]}"}`);

@@ -596,19 +596,46 @@ export function* detectLoopsSlices(
   const loops: Loop[] = [];
   for (let g = 0; g < groups.length; g++) {
     if (g % 256 === 255) yield 0.99;
-    loops.push(loopOf(groups[g], replaySteps, childrenOf, routingByAgent, tokensAt));
+    loops.push(yield* loopOf(groups[g], replaySteps, childrenOf, routingByAgent, tokensAt));
   }
   return loops;
 }
 
-function loopOf(
+/**
+ * The positions of a group's clusters, ascending, each once. A chat log's one loop can hold a million positions: they
+ * are gathered in slices into a typed array sorted natively (a flattened list through a Set and a comparator sort
+ * was one task of ~0.7 s at 1M steps).
+ */
+function* groupPositions(group: Cluster[]): Sliced<number[]> {
+  let count = 0;
+  for (const c of group) count += c.positions.length;
+  if (count < SLICE) return [...new Set(group.flatMap((c) => c.positions))].sort((a, b) => a - b);
+  const all = new Int32Array(count);
+  let k = 0;
+  for (const c of group) {
+    for (const p of c.positions) {
+      all[k++] = p;
+      if (k % SLICE === 0) yield 0.99;
+    }
+  }
+  all.sort();
+  yield 0.99;
+  const positions: number[] = [];
+  for (let i = 0; i < count; i++) {
+    if (i % SLICE === SLICE - 1) yield 0.99;
+    if (i === 0 || all[i] !== all[i - 1]) positions.push(all[i]);
+  }
+  return positions;
+}
+
+function* loopOf(
   group: Cluster[],
   replaySteps: readonly Step[],
   childrenOf: ReadonlyMap<string, readonly Step[]>,
   routingByAgent: ReadonlyMap<string, number[]>,
   tokensAt: (p: number) => number,
-): Loop {
-  const positions = [...new Set(group.flatMap((c) => c.positions))].sort((a, b) => a - b);
+): Sliced<Loop> {
+  const positions = yield* groupPositions(group);
   const first = positions[0];
   const last = positions[positions.length - 1];
   const agentIds = [...new Set(group.map((c) => c.agentId))];
@@ -625,7 +652,10 @@ function loopOf(
     return `${callSignature(s, childrenOf.get(s.id))?.label ?? c.kind} ×${c.positions.length}`;
   });
   let tokens = 0;
-  for (let p = first; p <= last; p++) tokens += tokensAt(p);
+  for (let p = first; p <= last; p++) {
+    if (p % SLICE === SLICE - 1) yield 0.99;
+    tokens += tokensAt(p);
+  }
   return {
     agentId: agentIds[0],
     agentIds,

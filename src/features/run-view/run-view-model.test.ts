@@ -203,6 +203,9 @@ describe.skipIf(!existsSync(TRACES))('on every real trace in ../shared/traces', 
         // The toolbar's step counts, counted with the view's columns, are the model's (the single source).
         expect(describeStepCounts(view.stepKinds), file).toBe(describeStepCounts(countStepKinds(view.steps)));
         expect([...view.stepKinds.byKind], file).toEqual([...countStepKinds(view.steps).byKind]);
+        // The positions in a loop: the union of the loops' positions, ascending, each once.
+        const inLoops = [...new Set(view.loops.flatMap((l) => l.positions))].sort((a, b) => a - b);
+        expect([...view.loopPositions], file).toEqual(inLoops);
       }
     }
     expect(runs).toBeGreaterThan(20);
