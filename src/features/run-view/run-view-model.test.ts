@@ -101,6 +101,21 @@ describe('buildRunView', () => {
     ]);
   });
 
+  it('indexes the handoffs by the step they name, in their order, and none without a step', () => {
+    const run = makeRun([{ id: 'a', kind: 'message', agentId: 'mgr' }, { id: 'b', kind: 'message', agentId: 'w' }], {
+      handoffs: [
+        { id: 'h1', from: 'mgr', to: ['w'], kind: 'delegation', stepId: 'a', content: '' },
+        { id: 'h2', from: 'w', to: ['mgr'], kind: 'report', stepId: 'b', content: '' },
+        { id: 'h3', from: 'mgr', to: ['w'], kind: 'message', stepId: 'a', content: '' },
+        { id: 'h4', from: 'mgr', to: ['w'], kind: 'message', content: '' },
+      ],
+    });
+    const view = buildRunView(run);
+    expect(view.handoffsByStep.get('a')?.map((h) => h.id)).toEqual(['h1', 'h3']);
+    expect(view.handoffsByStep.get('b')?.map((h) => h.id)).toEqual(['h2']);
+    expect([...view.handoffsByStep.keys()]).toEqual(['a', 'b']);
+  });
+
   it('is built once per run object', () => {
     expect(runViewOf(run)).toBe(runViewOf(run));
   });

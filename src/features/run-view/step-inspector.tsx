@@ -69,7 +69,7 @@ const InspectorBody = memo(function InspectorBody({ view, step, position }: { vi
       <OnStep annotations={view.annotationsAt.get(position)} interventions={view.interventionsAt.get(position)} />
       <BusSection view={view} step={step} position={position} />
       <StepDetails view={view} step={step} />
-      <HandoffLinks run={view.run} stepId={step.id} agentName={(id) => view.index.agentById.get(id)?.name ?? id} />
+      <HandoffLinks run={view.run} handoffs={view.handoffsByStep.get(step.id)} agentName={(id) => view.index.agentById.get(id)?.name ?? id} />
       {children.length > 0 && (
         <Section title={`Nested calls (${children.length})`}>
           <ol className="space-y-1">

@@ -3,26 +3,9 @@
 import type { Handoff, Run } from '../../model/types.ts';
 import { useUrl } from '../../store/url.ts';
 
-const byStepCache = new WeakMap<Run, Map<string, Handoff[]>>();
-
-function handoffsByStep(run: Run): Map<string, Handoff[]> {
-  let map = byStepCache.get(run);
-  if (!map) {
-    map = new Map();
-    for (const h of run.handoffs) {
-      if (h.stepId === undefined) continue;
-      const list = map.get(h.stepId);
-      if (list) list.push(h);
-      else map.set(h.stepId, [h]);
-    }
-    byStepCache.set(run, map);
-  }
-  return map;
-}
-
-export function HandoffLinks({ run, stepId, agentName }: { run: Run; stepId: string; agentName: (id: string) => string }) {
+/** `handoffs`: what the step sends (the run view indexes them by step: RunView.handoffsByStep). */
+export function HandoffLinks({ run, handoffs, agentName }: { run: Run; handoffs: readonly Handoff[] | undefined; agentName: (id: string) => string }) {
   const navigate = useUrl((s) => s.navigate);
-  const handoffs = handoffsByStep(run).get(stepId);
   if (!handoffs) return null;
   return (
     <ul className="space-y-1 text-xs" data-testid="inspector-handoffs">
