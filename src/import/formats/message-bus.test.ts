@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { Run as RunSchema } from '../../model/schema.ts';
 import { summarizeRun } from '../../model/summary.ts';
 import { checkFixture, HAVE_SHARED, SHARED_TRACES, SKIP_REASON, sharedFiles } from '../../testing/fixture-kit.ts';
 import { ImportError, importText } from '../index.ts';
@@ -98,6 +99,14 @@ describe('message-bus messages', () => {
     expect(run.steps[1].raw).toEqual({ id: 'a2', thread_id: 'main', reply_to: 'a1' });
     expect(run.outcome.status).toBe('success');
     expect(run.steps.every((s) => s.usage?.estimated)).toBe(true);
+  });
+
+  it('a duration whose milliseconds overflow gives no end time, and the run stays schema-valid (found by fuzzing)', () => {
+    const line = { question: 'q', answer: '4', true_answer: '4', source: 'math', model_id: 'm', start_time: 1756306800, duration: 1.797693134862316e305, messages };
+    const run = importText('x.jsonl', `${JSON.stringify(line)}\n`).runs[0];
+    expect(run.startTime).toBe(1756306800000);
+    expect(run.endTime).toBeUndefined();
+    expect(RunSchema.safeParse(run).success).toBe(true);
   });
 
   it('reads the store\'s own messages.jsonl as one run', () => {

@@ -111,7 +111,11 @@ function runFromLine(obj: JsonObject, path: string, runId: string): Run {
   const start = parseTime(obj.start_time);
   if (start !== undefined) run.startTime = start;
   // `end_time` is a local wall-clock time without a zone in these files; start + duration is exact.
-  if (start !== undefined && duration !== undefined) run.endTime = start + duration * 1000;
+  if (start !== undefined && duration !== undefined) {
+    // A duration so large its milliseconds overflow (1.8e305 s, found by fuzzing) gives no end.
+    const end = start + duration * 1000;
+    if (Number.isFinite(end)) run.endTime = end;
+  }
   return run;
 }
 
