@@ -1,11 +1,11 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { hashText } from '../model/hash.ts';
+import { hashText, TextHash } from '../model/hash.ts';
 import { ImportError } from './errors.ts';
 import { isBusMessage } from './formats/bus-messages.ts';
 import { importParsed, importText } from './index.ts';
-import { JsonLinesParser, MAX_STRING_CHARS, readJsonLines, startsJsonLines, TextHash } from './jsonl-stream.ts';
+import { JsonLinesParser, MAX_STRING_CHARS, readJsonLines, startsJsonLines } from './jsonl-stream.ts';
 import { parseText } from './parse-input.ts';
 
 const SHARED = join(import.meta.dirname, '../../../shared/traces');

@@ -6,6 +6,7 @@
 import { ImportError } from './errors.ts';
 import { checkJsonDepth } from './json-depth.ts';
 import type { ParsedInput } from './parse-input.ts';
+import { TextHash } from '../model/hash.ts';
 
 /** V8's longest string, in UTF-16 code units: a file whose text is longer can only be read as a stream. */
 export const MAX_STRING_CHARS = 2 ** 29 - 24;
@@ -20,32 +21,6 @@ export type StreamedJsonLines = ParsedInput & { textHash?: string };
 export function textHashOf(doc: ParsedInput): string | undefined {
   const hash = (doc as { textHash?: unknown }).textHash;
   return typeof hash === 'string' ? hash : undefined;
-}
-
-/** hashText (src/model/hash.ts, cyrb53) computed over text given in pieces: the same hex for the same text. */
-export class TextHash {
-  private h1 = 0xdeadbeef;
-  private h2 = 0x41c6ce57;
-
-  update(text: string): void {
-    let h1 = this.h1;
-    let h2 = this.h2;
-    for (let i = 0; i < text.length; i++) {
-      const ch = text.charCodeAt(i);
-      h1 = Math.imul(h1 ^ ch, 2654435761);
-      h2 = Math.imul(h2 ^ ch, 1597334677);
-    }
-    this.h1 = h1;
-    this.h2 = h2;
-  }
-
-  digest(): string {
-    let h1 = this.h1;
-    let h2 = this.h2;
-    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-    return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(16).padStart(14, '0');
-  }
 }
 
 function syntaxDetail(err: unknown): string {
