@@ -69,6 +69,10 @@ describe('readJsonLines', () => {
 
   it('refuses a NUL byte and nesting past the depth limit', async () => {
     expect((await failure(() => readJsonLines('x.jsonl', pieces('{"a":1}\n{"b":"\u0000"}\n', 4)))).detail).toMatch(/NUL/);
+    // At its byte, wherever the pieces cut: also right after a multi-byte character split between two pieces.
+    const text = '{"a":"é€"}\n{"b":"\u0000"}\n';
+    const at = `byte ${Buffer.byteLength(text.slice(0, text.indexOf('\u0000')))}`;
+    for (const size of [1, 2, 3, 5, 7, 64]) expect((await failure(() => readJsonLines('x.jsonl', pieces(text, size)))).location).toBe(at);
     const deep = `${'['.repeat(300)}${']'.repeat(300)}`;
     expect((await failure(() => readJsonLines('x.jsonl', pieces(`{"a":1}\n${deep}\n`, 64)))).location).toMatch(/^line 2/);
   });
