@@ -158,6 +158,9 @@ function intFromString(text: string): unknown {
 const lastKeys: string[][] = [];
 const LAST_KEYS_UP_TO = 64;
 
+/** The descriptor of readKeyValues' definitions, one object for all of them (its value set for each). */
+const DEFINITION: PropertyDescriptor = { value: undefined, enumerable: true, writable: true, configurable: true };
+
 function readKeyValues(list: unknown[], into: Attributes, path: string, depth = 0, where?: SpanLocation): void {
   const n = list.length;
   const known = n <= LAST_KEYS_UP_TO ? (lastKeys[n] ??= []) : undefined;
@@ -184,8 +187,11 @@ function readKeyValues(list: unknown[], into: Attributes, path: string, depth = 
     }
     // A key named __proto__ would otherwise replace the object's prototype instead of being stored. Past 16 keys, a
     // computed store turns the record into a hash table (V8's limit for keyed stores); a definition keeps it fast.
-    if (key === '__proto__' || i >= 16) Object.defineProperty(into, key, { value, enumerable: true, writable: true, configurable: true });
-    else into[key] = value;
+    if (key === '__proto__' || i >= 16) {
+      DEFINITION.value = value;
+      Object.defineProperty(into, key, DEFINITION);
+      DEFINITION.value = undefined;
+    } else into[key] = value;
   }
 }
 
@@ -286,8 +292,25 @@ function isZeroHex(hex: string): boolean {
 
 /** A span's own id, trace id or parent id: undefined when absent, not a string, or all zeros (invalid in OTLP). */
 function spanIdAt(o: JsonObject, camel: string, snake: string, bytes: 8 | 16): string | undefined {
-  const v = field(o, camel, snake);
+  return idOf(field(o, camel, snake), bytes);
+}
+
+/** spanIdAt of a field's value. */
+function idOf(v: unknown, bytes: 8 | 16): string | undefined {
   if (typeof v !== 'string' || v === '') return undefined;
+  if (v.length === bytes * 2) {
+    // The usual form, lowercase hex of the right length, in one pass: the text itself unless it is all zeros
+    // (what normaliseId and isZeroHex below give for it, without a second loop over it).
+    let nonZero = false;
+    let i = 0;
+    for (; i < v.length; i++) {
+      const c = v.charCodeAt(i);
+      if (c === 48 /* 0 */) continue;
+      if ((c > 48 && c <= 57) || (c >= 97 && c <= 102)) nonZero = true;
+      else break;
+    }
+    if (i === v.length) return nonZero ? v : undefined;
+  }
   const id = normaliseId(v, bytes);
   return isZeroHex(id) ? undefined : id;
 }
@@ -346,6 +369,8 @@ function readDocument(value: unknown, path: string, into: SpanRecord[], resource
       const spans = arrayAt(ss, 'spans', 'spans', sPath);
       // One location per scope, moved along: errors read it at once, so no object is made per span.
       const p: SpanLocation = { scopePath: sPath, index: 0 };
+      let lastTraceRaw: unknown;
+      let lastTraceId: string | undefined;
       for (let i = 0; i < spans.length; i++) {
         p.index = i;
         progress?.tick();
@@ -356,7 +381,13 @@ function readDocument(value: unknown, path: string, into: SpanRecord[], resource
           continue;
         }
         const span = raw;
-        const traceId = spanIdAt(span, 'traceId', 'trace_id', 16);
+        // A trace's spans repeat its id: the same text as the last span's is read once.
+        const traceRaw = field(span, 'traceId', 'trace_id');
+        if (traceRaw !== lastTraceRaw) {
+          lastTraceRaw = traceRaw;
+          lastTraceId = idOf(traceRaw, 16);
+        }
+        const traceId = lastTraceId;
         if (traceId === undefined) {
           countDrop(read.dropsOf(''), 'no trace id');
           continue;
@@ -392,7 +423,7 @@ function readDocument(value: unknown, path: string, into: SpanRecord[], resource
           if (cache && readable) cache.set(span, { attributes, events });
         }
         const parentRaw = field(span, 'parentSpanId', 'parent_span_id');
-        const parentId = spanIdAt(span, 'parentSpanId', 'parent_span_id', 8);
+        const parentId = idOf(parentRaw, 8);
         if (parentId === undefined && parentRaw !== undefined && parentRaw !== null && parentRaw !== '' && !(typeof parentRaw === 'string' && isZeroHex(normaliseId(parentRaw, 8)))) {
           read.note(`span ${id}: parent span id unreadable (${describe(parentRaw)}); the span is kept as a root`);
         }

@@ -3,7 +3,7 @@
 import type { Agent, AgentRun, Handoff, NamingRule, Run, RunSpan, SourceFormat, SpanReport, Step, TokenUsage } from '../../model/types.ts';
 import type { MapProgress } from '../../model/run-builder.ts';
 import { estimateUsage } from '../tokens.ts';
-import { parseJsonLoose, stringField, type ModelCallIo } from './attributes.ts';
+import { parseJsonLoose, stringField, type Attributes, type ModelCallIo } from './attributes.ts';
 import { spanError, stepIdOfSpan, type SpanForest, type SpanNode } from './forest.ts';
 import { agentNaming, toolNaming, type Naming } from './naming.ts';
 
@@ -38,6 +38,12 @@ export function titleFromTask(task: string | undefined, fallback: string): strin
 // Assembling a run.
 
 const SYSTEM_AGENT_ID = 'system';
+
+/** A flag attribute of our own export: true, or "true" as some exporters write it. */
+function flagged(attrs: Attributes, key: string): boolean {
+  const v = attrs[key];
+  return v === true || v === 'true';
+}
 
 /** A step's content before the assembler gives it an id, a position and an agent. */
 export type StepFields = Partial<Step> & { kind: Step['kind'] };
@@ -170,8 +176,7 @@ export class RunAssembler {
     }
     const recorded = std.usage(attrs);
     // Our own OTLP export flags counts a tokenizer made: they stay estimates (see src/export/otlp.ts).
-    const flag = (key: string) => attrs[key] === true || attrs[key] === 'true';
-    const usage = recorded ? (flag('mas_replay.usage.estimated') ? { ...recorded, estimated: true } : recorded) : flag('mas_replay.usage.none') ? undefined : this.estimate(fields);
+    const usage = recorded ? (flagged(attrs, 'mas_replay.usage.estimated') ? { ...recorded, estimated: true } : recorded) : flagged(attrs, 'mas_replay.usage.none') ? undefined : this.estimate(fields);
     if (usage) fields.usage = usage;
     const error = spanError(node.span);
     if (error) fields.error = error;
@@ -231,6 +236,7 @@ export class RunAssembler {
    * instrumentation scope.
    */
   private mergeWrappedModelCalls(): number {
+    if (!twoScopes(this.modelSteps)) return 0;
     const calls = this.modelSteps.filter((c) => c.step.startTime !== undefined && c.step.endTime !== undefined);
     if (calls.length < 2) return 0;
     calls.sort((a, b) => a.step.startTime! - b.step.startTime! || b.step.endTime! - a.step.endTime! || a.node.span.order - b.node.span.order);
@@ -371,6 +377,21 @@ export class RunAssembler {
     if (base.raw && Object.keys(base.raw).length) run.raw = base.raw;
     return run;
   }
+}
+
+/**
+ * Whether two model calls were recorded by different instrumentation scopes: a wrapper and the call it holds always
+ * are, so with one scope (or none) among the calls there is nothing to merge, and the sort and maps are not needed.
+ */
+function twoScopes(calls: ReadonlyArray<{ node: SpanNode }>): boolean {
+  let first: string | undefined;
+  for (const { node } of calls) {
+    const scope = node.span.scope;
+    if (scope === undefined) continue;
+    if (first === undefined) first = scope;
+    else if (scope !== first) return true;
+  }
+  return false;
 }
 
 /** Two model-call steps that read as one call (see mergeWrappedModelCalls). */

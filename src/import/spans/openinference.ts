@@ -249,7 +249,8 @@ export const openInference: AttributeStandard = {
   id: 'openinference',
   category(attrs) {
     const kind = attrs['openinference.span.kind'];
-    return (typeof kind === 'string' && OPENINFERENCE_KINDS[kind.toUpperCase()]) || 'unknown';
+    // As written (`LLM`, the usual case) before an uppercased copy.
+    return (typeof kind === 'string' && (OPENINFERENCE_KINDS[kind] || OPENINFERENCE_KINDS[kind.toUpperCase()])) || 'unknown';
   },
   usage(attrs) {
     const input = numberAttr(attrs, 'llm.token_count.prompt');

@@ -161,12 +161,15 @@ class SmolagentsAssembler {
 
   private actionStep(node: SpanNode, run: AgentRun): Step {
     const attrs = node.span.attributes;
-    const toolCalls: ToolCall[] = [];
+    // Made at its length (a step has one call or two): an array pushed into from empty keeps room for 17.
+    let toolCalls: ToolCall[] | undefined;
     let modelOutput: string | undefined;
     for (const child of node.children) {
       if (child.category === 'tool' || child.category === 'agent') {
         const name = textAttr(child.span.attributes, 'tool.name') ?? child.span.name;
-        toolCalls.push({ name, arguments: textAttr(child.span.attributes, 'input.value') ?? '' });
+        const call: ToolCall = { name, arguments: textAttr(child.span.attributes, 'input.value') ?? '' };
+        if (toolCalls === undefined) toolCalls = [call];
+        else toolCalls.push(call);
       } else if (child.category === 'llm' && modelOutput === undefined) {
         // Read once: the model call's own step (visited next) takes the same reading.
         modelOutput = this.asm.modelCall(child).text;
@@ -174,7 +177,7 @@ class SmolagentsAssembler {
     }
     const fields = this.asm.newFields('action', node);
     fields.number = actionStepNumber(node.span.name);
-    fields.toolCalls = toolCalls;
+    fields.toolCalls = toolCalls ?? [];
     const observation = textAttr(attrs, 'output.value');
     if (observation !== undefined) fields.observation = observation;
     if (modelOutput !== undefined) fields.output = modelOutput;
