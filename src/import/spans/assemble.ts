@@ -64,7 +64,9 @@ export class RunAssembler {
   readonly models = new Set<string>();
   private readonly unowned: UnownedStep[] = [];
   /** Steps by id (made from spans). */
-  private readonly usedStepIds = new Map<string, Step>();
+  /** Steps by id, for mergeInto (our own export's merged spans: rare), indexed up to `indexed` when it asks. */
+  private stepIndex: Map<string, Step> | undefined;
+  private indexed = 0;
   /** Which rule named each agent and tool, first rule per name (for the import report). */
   private readonly agentRules = new Map<string, string>();
   private readonly toolRules = new Map<string, string>();
@@ -102,11 +104,12 @@ export class RunAssembler {
 
   /** Adds a step made from a span; `owner` undefined means "decide later" (outside every agent run). */
   addSpanStep(node: SpanNode, fields: StepFields, owner: AgentRun | undefined): Step {
+    // A forest holds each span id once (buildForest keeps the first copy) and the walks visit each span once, so
+    // `span-<id>` is new unless this same span already made a step: no set of the ids used is needed to know it.
     let id = stepIdOfSpan(node.span.id);
-    if (this.usedStepIds.has(id)) id = `${id}-${this.steps.length}`;
+    if (node.span.stepId !== undefined) id = `${id}-${this.steps.length}`;
     // The fields object becomes the step (no copy: this runs once per span).
     const step = fields as Step;
-    this.usedStepIds.set(id, step);
     step.id = id;
     step.index = 0;
     step.agentId = owner?.agentId ?? SYSTEM_AGENT_ID;
@@ -119,9 +122,18 @@ export class RunAssembler {
     return step;
   }
 
+  private stepById(id: string): Step | undefined {
+    const index = (this.stepIndex ??= new Map());
+    for (; this.indexed < this.steps.length; this.indexed++) {
+      const step = this.steps[this.indexed];
+      if (!index.has(step.id)) index.set(step.id, step);
+    }
+    return index.get(id);
+  }
+
   /** A span recording the same model call as the step `stepId` (see mergeWrappedModelCalls). */
   mergeInto(node: SpanNode, stepId: string): void {
-    const step = this.usedStepIds.get(stepId);
+    const step = this.stepById(stepId);
     if (!step) return;
     (step.mergedSpanIds ??= []).push(node.span.id);
     node.span.kind = 'model';
