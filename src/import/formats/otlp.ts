@@ -117,9 +117,7 @@ function anyValue(v: unknown, path: string, depth = 0): unknown {
   x = field(v, 'kvlistValue', 'kvlist_value');
   if (x !== undefined) {
     const values = isObject(x) ? x.values : undefined;
-    const out: Attributes = {};
-    if (Array.isArray(values)) readKeyValues(values, out, `${path}.kvlistValue.values`, depth + 1);
-    return out;
+    return Array.isArray(values) ? readRecord(values, `${path}.kvlistValue.values`, depth + 1) : {};
   }
   x = field(v, 'bytesValue', 'bytes_value');
   if (x !== undefined) return x;
@@ -173,18 +171,7 @@ function readKeyValues(list: unknown[], into: Attributes, path: string, depth = 
       if (before === key) key = before;
       else known[i] = key;
     }
-    const raw = kv.value;
-    let value: unknown;
-    if (isObject(raw)) {
-      const s = raw.stringValue;
-      // anyValue's reading of a present stringValue within the depth limit, without looking at the value itself (the
-      // one read of each value string's header on this pass).
-      if (s !== undefined && (depth <= 32 || typeof s === 'string')) value = s;
-      else if (s === undefined && depth <= 32 && typeof raw.intValue === 'string') value = intFromString(raw.intValue);
-      else value = anyValue(raw, `${listPathOf(path, where)}[${i}].value`, depth);
-    } else {
-      value = anyValue(raw, `${listPathOf(path, where)}[${i}].value`, depth);
-    }
+    const value = valueOf(kv, i, path, depth, where);
     // A key named __proto__ would otherwise replace the object's prototype instead of being stored. Past 16 keys, a
     // computed store turns the record into a hash table (V8's limit for keyed stores); a definition keeps it fast.
     if (key === '__proto__' || i >= 16) {
@@ -195,14 +182,77 @@ function readKeyValues(list: unknown[], into: Attributes, path: string, depth = 
   }
 }
 
+/** The value of the `i`th `{key, value}` of a list. */
+function valueOf(kv: JsonObject, i: number, path: string, depth: number, where: SpanLocation | undefined): unknown {
+  const raw = kv.value;
+  if (isObject(raw)) {
+    const s = raw.stringValue;
+    // anyValue's reading of a present stringValue within the depth limit, without looking at the value itself (the
+    // one read of each value string's header on this pass).
+    if (s !== undefined && (depth <= 32 || typeof s === 'string')) return s;
+    if (s === undefined && depth <= 32 && typeof raw.intValue === 'string') return intFromString(raw.intValue);
+  }
+  return anyValue(raw, `${listPathOf(path, where)}[${i}].value`, depth);
+}
+
+/**
+ * A record of the last list read with each length whose keys it was (only lists without a `__proto__` key), kept
+ * apart from the records the import returns. A list with the same keys in the same order (spans of one kind) is read
+ * into a copy of it: one allocation of the record's final size, no property added one by one (each addition looks
+ * its key up in the shape's transitions and grows the property store now and then) and no definitions past 16 keys
+ * (the copy's properties exist already, so a computed store cannot turn it into a hash table).
+ */
+interface RecordTemplate {
+  keys: string[];
+  record: Attributes;
+}
+const templates: Array<RecordTemplate | undefined> = [];
+
+/** An OTLP `[{key, value}]` list as a plain record (readKeyValues into a new one, or into a copy of its template). */
+function readRecord(list: unknown[], path: string, depth = 0, where?: SpanLocation): Attributes {
+  const n = list.length;
+  if (n === 0) return {};
+  const template = n <= LAST_KEYS_UP_TO ? templates[n] : undefined;
+  if (template !== undefined && hasKeys(list, template.keys)) {
+    const keys = template.keys;
+    const into: Attributes = { ...template.record };
+    for (let i = 0; i < n; i++) into[keys[i]] = valueOf(list[i] as JsonObject, i, path, depth, where);
+    return into;
+  }
+  const into: Attributes = {};
+  readKeyValues(list, into, path, depth, where);
+  if (n <= LAST_KEYS_UP_TO) {
+    const keys = keysOf(list);
+    if (keys !== undefined) templates[n] = { keys, record: { ...into } };
+  }
+  return into;
+}
+
+/** Whether every item of `list` is an object whose key is `keys[i]` (a list readKeyValues would read without a problem in its keys). */
+function hasKeys(list: unknown[], keys: string[]): boolean {
+  for (let i = 0; i < list.length; i++) {
+    const kv = list[i];
+    if (!isObject(kv) || kv.key !== keys[i]) return false;
+  }
+  return true;
+}
+
+/** The keys of a list readKeyValues has read, or undefined when one is `__proto__`. */
+function keysOf(list: unknown[]): string[] | undefined {
+  const keys = new Array<string>(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const key = (list[i] as JsonObject).key as string;
+    if (key === '__proto__') return undefined;
+    keys[i] = key;
+  }
+  return keys;
+}
+
 function attributesAt(o: JsonObject, where: string | SpanLocation): Attributes {
-  const attrs: Attributes = {};
   const list = o.attributes;
-  if (list === undefined || list === null) return attrs;
+  if (list === undefined || list === null) return {};
   if (!Array.isArray(list)) throw new FormatProblem(`${pathOf(where)}.attributes`, `expected an array, found ${describe(list)}`);
-  if (typeof where === 'string') readKeyValues(list, attrs, `${where}.attributes`);
-  else readKeyValues(list, attrs, '', 0, where);
-  return attrs;
+  return typeof where === 'string' ? readRecord(list, `${where}.attributes`) : readRecord(list, '', 0, where);
 }
 
 function nanosToMs(v: unknown): number | undefined {
