@@ -9,16 +9,23 @@
 // "Peak" = that high-water mark less the process's resident size before the file was read, so it counts the text
 // itself and everything the import builds or leaves for the GC, not Node's own ~45 MB. Measured for JSON.parse
 // alone as well, for comparison.
+// Phases: where importText's time goes, in 3 more rounds (each after a full GC): `detectText` (JSON.parse, the
+// nesting-depth check, the format sniffers), the depth check alone on a parsed value, and `importDetected` (the
+// importer's mapping and the implausible-value check). Printed and written; no target.
 // Figures go to stdout and to bench/results/import.json (gitignored) for `npm run bench` to collect.
 //
 // Run: npm run bench:import   (BENCH_SPANS=… to change the size, BENCH_RUNS=… the timed pairs; default 5)
+// BENCH_PROFILE=1 also samples 3 importText calls with V8's CPU profiler and prints the heaviest functions by self
+// time (garbage collection included); the profile goes to bench/results/import.cpuprofile (Chrome DevTools opens it).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { importText } from '../src/import/index.ts';
+import { Session } from 'node:inspector';
+import { detectText, importDetected, importText } from '../src/import/index.ts';
+import { checkJsonDepth } from '../src/import/json-depth.ts';
 import { generateOtlpFile } from './gen-otlp.ts';
 
 const SPANS = Number(process.env.BENCH_SPANS ?? 100_000);
@@ -100,6 +107,81 @@ function memoryChild(path: string, mode: 'import' | 'parse'): MemoryFigures | st
   return JSON.parse(child.stdout) as MemoryFigures;
 }
 
+// --- phases and profile -----------------------------------------------------------------------------------------
+
+interface Phases {
+  /** detectText: JSON.parse, the depth check and the sniffers. */
+  detectMs: number;
+  /** The depth check alone, on a value just parsed. */
+  depthMs: number;
+  /** importDetected: the importer's mapping and the implausible-value check. */
+  mapMs: number;
+}
+
+function measurePhases(text: string, rounds: number): Phases {
+  const detect: number[] = [];
+  const depth: number[] = [];
+  const map: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    gc();
+    let t0 = performance.now();
+    const detected = detectText('bench.json', text);
+    detect.push(performance.now() - t0);
+    t0 = performance.now();
+    importDetected(detected);
+    map.push(performance.now() - t0);
+  }
+  for (let i = 0; i < rounds; i++) {
+    gc();
+    const value: unknown = JSON.parse(text);
+    const t0 = performance.now();
+    checkJsonDepth('bench.json', value);
+    depth.push(performance.now() - t0);
+  }
+  return { detectMs: median(detect), depthMs: median(depth), mapMs: median(map) };
+}
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+/** Samples `calls` importText calls; returns the heaviest functions by self time, as printable lines. */
+async function profileImport(text: string, calls: number, path: string): Promise<string[]> {
+  const session = new Session();
+  session.connect();
+  const post = <T>(method: string, params: object = {}) =>
+    new Promise<T>((resolve, reject) => session.post(method, params, (e, r) => (e ? reject(e) : resolve(r as T))));
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 200 });
+  await post('Profiler.start');
+  for (let i = 0; i < calls; i++) importText('bench.json', text);
+  const { profile } = await post<{ profile: { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] } }>('Profiler.stop');
+  session.disconnect();
+  mkdirSync(join(path, '..'), { recursive: true });
+  writeFileSync(path, JSON.stringify(profile));
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const self = new Map<string, number>();
+  let total = 0;
+  for (let i = 0; i < profile.samples.length; i++) {
+    const node = byId.get(profile.samples[i])!;
+    const dt = profile.timeDeltas[i] ?? 0;
+    const { functionName, url, lineNumber } = node.callFrame;
+    // tsx's transform keeps no line numbers worth printing (all 1); a built bundle's are.
+    const line = lineNumber > 0 ? `:${lineNumber + 1}` : '';
+    const key = url ? `${functionName || '(anonymous)'} ${url.split('/').slice(-2).join('/')}${line}` : functionName;
+    self.set(key, (self.get(key) ?? 0) + dt);
+    total += dt;
+  }
+  const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, 20);
+  return [
+    `profile of ${calls} importText calls (${(total / 1000 / calls).toFixed(0)} ms sampled per call), self time per call:`,
+    ...top.map(([key, us]) => `  ${(us / 1000 / calls).toFixed(1).padStart(7)} ms  ${key}`),
+    `profile written: ${path}`,
+  ];
+}
+
 // --- main -------------------------------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
@@ -130,6 +212,8 @@ async function main(): Promise<void> {
       parse.push(time(() => JSON.parse(text)));
       full.push(time(() => importText('bench.json', text)));
     }
+    const phases = measurePhases(text, 3);
+    const profileLines = process.env.BENCH_PROFILE ? await profileImport(text, 3, join(import.meta.dirname, 'results', 'import.cpuprofile')) : [];
     const parseMs = median(parse);
     const importMs = median(full);
     const ratio = importMs / parseMs;
@@ -156,6 +240,7 @@ async function main(): Promise<void> {
         pairedRatio,
         target: TIME_TARGET,
         pass: ratio <= TIME_TARGET,
+        phases,
       },
       memory: {
         ...memory,
@@ -175,9 +260,11 @@ async function main(): Promise<void> {
       `JSON.parse: median ${parseMs.toFixed(0)} ms (${parse.map((v) => v.toFixed(0)).join(', ')})`,
       `importText: median ${importMs.toFixed(0)} ms (${full.map((v) => v.toFixed(0)).join(', ')})`,
       `ratio import ÷ JSON.parse: ${ratio.toFixed(2)} (median of pairs ${pairedRatio.toFixed(2)}; target ≤ ${TIME_TARGET})`,
+      `phases (medians of 3): detectText ${phases.detectMs.toFixed(0)} ms (JSON.parse, depth check ${phases.depthMs.toFixed(0)} ms, sniffers), importDetected ${phases.mapMs.toFixed(0)} ms (mapping, implausible values)`,
       memLine('memory, import', memory.import),
       memLine('memory, JSON.parse alone', memory.parse),
       `written: ${RESULTS}`,
+      ...profileLines,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
