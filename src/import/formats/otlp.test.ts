@@ -310,4 +310,44 @@ describe('OTLP variants', () => {
     }
     expect(byName.get('s0')!['k.3']).toBe('again');
   });
+
+  it('lists that repeat the keys of the last list of their length (read into a copy of its record) give the records written', () => {
+    type Kv = { key: unknown; value: unknown };
+    const kv = (key: unknown, value: unknown): Kv => ({ key, value });
+    const s = (v: string) => ({ stringValue: v });
+    // Over 16 keys, a repeated key, numeric keys: each list is read three times, with other values each time.
+    const keys = ['openinference.span.kind', ...Array.from({ length: 18 }, (_, i) => `k.${i}`), 'k.2', '7', '3'];
+    const values = (round: number): unknown[] =>
+      keys.map((_, i) => (i === 0 ? s('CHAIN') : round === 1 && i === 5 ? { intValue: '42' } : round === 2 && i === 6 ? { kvlistValue: { values: [kv('x', s('y'))] } } : s(`r${round}v${i}`)));
+    const lists: Kv[][] = [0, 1, 2].map((round) => keys.map((k, i) => kv(k, values(round)[i])));
+    // The same keys, one item broken: the span keeps no attributes and the note names the item, as for a first list.
+    const broken = keys.map((k, i) => (i === 9 ? kv(9, s('x')) : kv(k, s('b'))));
+    const spans = [...lists, broken].map((attributes, i) => ({
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: `00000000000000a${i + 1}`,
+      name: `s${i}`,
+      attributes,
+    }));
+    const result = importText('x.otlp.json', JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] }));
+    const byName = new Map(result.runs[0].spans!.map((sp) => [sp.name, sp.attributes as Record<string, unknown>]));
+    const expected = (list: Kv[]): Record<string, unknown> => {
+      const out: Record<string, unknown> = {};
+      for (const { key, value } of list) {
+        const v = value as { stringValue?: string; intValue?: string; kvlistValue?: { values: Kv[] } };
+        out[key as string] = v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : expected(v.kvlistValue!.values));
+      }
+      return out;
+    };
+    for (let round = 0; round < 3; round++) {
+      const got = byName.get(`s${round}`)!;
+      expect(Object.entries(got)).toEqual(Object.entries(expected(lists[round])));
+      expect(Object.getPrototypeOf(got)).toBe(Object.prototype);
+    }
+    expect(byName.get('s0')).not.toBe(byName.get('s1'));
+    expect(byName.get('s1')!['k.4']).toBe(42);
+    expect(byName.get('s2')!['k.5']).toEqual({ x: 'y' });
+    expect(byName.get('s2')!['k.2']).toBe('r2v19');
+    expect(Object.keys(byName.get('s3')!)).toEqual([]);
+    expect(result.warnings).toContain('span 00000000000000a4: attributes unreadable (expected {key, value}); the span is kept without them');
+  });
 });
