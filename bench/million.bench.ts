@@ -274,9 +274,14 @@ async function openThroughLibrary(base: string, file: string): Promise<Opened> {
       await cdp.send('Profiler.setSamplingInterval', { interval: 1000 });
       await cdp.send('Profiler.start');
     }
+    const clickAt = (await page.evaluate('performance.now()')) as number;
     await row.getByRole('button').first().click();
     await page.locator('[data-testid="step-list"] li').first().waitFor({ timeout: 600_000 });
     const paintedAt = (await page.evaluate('new Promise((r) => requestAnimationFrame(() => setTimeout(() => r(performance.now()), 0)))')) as number;
+    // The sliced build of the run view (run-view-loader.ts): its wall time, its own work and its tasks.
+    const build = (await page.evaluate(`(() => { const m = performance.getEntriesByName('mas-replay:run-view-build').pop(); return m ? { start: m.startTime, wall: m.duration, work: m.detail?.workMs, tasks: m.detail?.tasks } : undefined; })()`)) as
+      | { start: number; wall: number; work: number; tasks: number }
+      | undefined;
     if (cdp) {
       const { profile } = (await cdp.send('Profiler.stop')) as unknown as { profile: CpuProfile };
       printProfile(profile, 'main thread, self time (ms), click → painted', true);
@@ -303,6 +308,10 @@ async function openThroughLibrary(base: string, file: string): Promise<Opened> {
       if (phases.length === 0 || !phases[phases.length - 1].startsWith(`${name} `)) phases.push(`${name} ${(p.at - dropAt).toFixed(0)}`);
     }
     console.log(`    progress row: ${phases.join(', ')}`);
+    const at = (t: number) => (t - dropAt).toFixed(0);
+    console.log(
+      `    after the listing (ms from the drop): listed ${at(listedAt)}, click ${at(clickAt)}, ${build ? `sliced build ${at(build.start)}–${at(build.start + build.wall)} (work ${build.work.toFixed(0)} ms in ${build.tasks} tasks), ` : ''}painted ${at(paintedAt)}`,
+    );
     console.log(`    long tasks from the drop (start+duration): ${tasks.map((t) => `${(t.start - dropAt).toFixed(0)}+${t.duration.toFixed(0)}`).join(', ') || 'none'}`);
     return {
       openMs: paintedAt - dropAt,
