@@ -16,11 +16,11 @@
 //   - cancel: Cancel pressed mid-import (during parsing) → the progress row is gone, no run in the library, no import
 //     worker left (Playwright's page.workers()), and the renderer's memory back near where it was before the drop.
 // Also, in Node (no browser): a JSON Lines file larger than V8's longest string (> 512 MB) read as a stream and
-// imported (src/import/jsonl-stream.ts), with its peak RSS.
+// imported (src/import/jsonl-stream.ts), with its peak RSS; and the same gzip-compressed (`hugegz`), decoded as read.
 //
 //   npx vite build --outDir <dir> && BENCH_DIST=<dir> npx tsx bench/million.bench.ts
 //   BENCH_STEPS=…        steps per file (default 1M)
-//   BENCH_ONLY=chat|otlp|cancel|huge   one part only (several: comma-separated)
+//   BENCH_ONLY=chat|otlp|cancel|huge|hugegz   one part only (several: comma-separated)
 //   BENCH_PROFILE=open   sample the page's main thread from the click on the run to the painted run view and print
 //                        self time per function (BENCH_PROFILE_TOTAL=1: total time too)
 import { chromium, type Browser, type Page } from '@playwright/test';
@@ -35,7 +35,7 @@ import { appDist, printProfile, type CpuProfile } from './browser-import.bench.t
 import { writeResults, type Figure } from './results.ts';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 1_000_000);
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'chat,otlp,cancel,huge').split(','));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'chat,otlp,cancel,huge,hugegz').split(','));
 const OPEN_TARGET_MS = 6000;
 const LONG_TASK_TARGET_MS = 100;
 const MEMORY_TARGET_BYTES = 1.5 * 2 ** 30;
@@ -400,6 +400,8 @@ async function cancelMidImport(base: string, file: string, small: string): Promi
 
 interface Huge {
   bytes: number;
+  /** The text's bytes, when the file is gzip-compressed. */
+  decodedBytes?: number;
   ms: number;
   runs: number;
   steps: number;
@@ -407,9 +409,9 @@ interface Huge {
   error?: string;
 }
 
-function importHugeJsonl(dir: string): Huge {
+function importHugeJsonl(dir: string, gzip = false): Huge {
   const script = join(import.meta.dirname, 'million-huge.ts');
-  const run = spawnSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), script, dir], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 24 });
+  const run = spawnSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), script, dir, ...(gzip ? ['gzip'] : [])], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 24 });
   const line = run.stdout.trim().split('\n').pop() ?? '';
   try {
     return JSON.parse(line) as Huge;
@@ -504,6 +506,19 @@ async function main(): Promise<void> {
         note: h.error ?? `${mb(h.bytes)}, ${h.runs} runs, ${h.steps.toLocaleString('en')} steps, peak RSS ${mb(h.peakRssBytes)}`,
       });
       details.huge = h;
+    }
+    if (ONLY.has('hugegz')) {
+      console.log(`the same JSON Lines gzip-compressed, imported in Node as a stream; load average ${loadavg()[0].toFixed(2)}`);
+      const h = importHugeJsonl(tmp, true);
+      figures.push({
+        name: 'gzip-compressed JSON Lines whose text is longer than V8\'s longest string, imported in Node, decoded and read as a stream',
+        value: h.ms,
+        unit: 'ms',
+        target: 'imports',
+        pass: h.error === undefined && (h.decodedBytes ?? 0) > 2 ** 29 && h.steps > 0,
+        note: h.error ?? `${mb(h.bytes)} compressed, ${mb(h.decodedBytes ?? 0)} of text, ${h.runs} runs, ${h.steps.toLocaleString('en')} steps, peak RSS ${mb(h.peakRssBytes)}`,
+      });
+      details.hugegz = h;
     }
     console.log(`a million steps in headless Chromium; ${cpus().length} cores, load average ${loadavg()[0].toFixed(2)}`);
     const fmt = (f: Figure) => (f.unit === 'ms' ? `${f.value.toFixed(0)} ms` : `${f.value.toFixed(0)} ${f.unit}`);
