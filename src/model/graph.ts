@@ -304,10 +304,18 @@ export function* deriveGraphSlices(
   // One list of nested steps, refilled row after row.
   const nestedBuffer: Step[] = [];
   const n = replaySteps.length;
+  const hasNested = childrenOf.size > 0;
+  let stepAgent: string | undefined;
+  let stepNode = -1;
   for (let position = 0; position < n; position++) {
     if (position % SLICE === SLICE - 1) yield position / n;
     const step = replaySteps[position];
-    nodeAt[position] = ensureAgent(step.agentId);
+    // Steps of one agent come in stretches: its node is looked up again only when the agent changes.
+    if (step.agentId !== stepAgent) {
+      stepAgent = step.agentId;
+      stepNode = ensureAgent(stepAgent);
+    }
+    nodeAt[position] = stepNode;
     out.length = 0;
     const handed = pending[position];
     if (handed === undefined) handedCount = 0;
@@ -331,7 +339,7 @@ export function* deriveGraphSlices(
       }
       previousSpeaker = step.agentId;
     }
-    const children = childrenOf.has(step.id) ? nestedStepsInto(step.id, childrenOf, nestedBuffer) : NO_STEPS;
+    const children = hasNested && childrenOf.has(step.id) ? nestedStepsInto(step.id, childrenOf, nestedBuffer) : NO_STEPS;
     calls.eachCall(step, children, addCall);
     const tokens = stepTokens(step, children);
     nodes[nodeAt[position]].activity++;

@@ -512,7 +512,8 @@ function stepTokens(step: Step, childrenOf: ReadonlyMap<string, readonly Step[]>
     const s = stack.pop()!;
     seen++;
     if (s.usage) total += s.usage.input + s.usage.output;
-    const nested = childrenOf.get(s.id);
+    // A flat run has no nested steps: no lookup by id (the first lookup of each id hashes it).
+    const nested = childrenOf.size > 0 ? childrenOf.get(s.id) : undefined;
     if (nested) for (const c of nested) stack.push(c);
   }
   return total;
@@ -543,6 +544,7 @@ export function* detectLoopsSlices(
   const n = replaySteps.length;
   const names = agentNamesOf(agentNames ?? [...new Set(replaySteps.map((s) => s.agentId))]);
 
+  const hasNested = childrenOf.size > 0;
   // Pass 1: routing templates that recur for their agent.
   const templateAt: (string | undefined)[] = new Array(n);
   const templateCount = new Map<string, number>();
@@ -592,7 +594,7 @@ export function* detectLoopsSlices(
       else routingByAgent.set(step.agentId, [p]);
       continue;
     }
-    const item = itemOf(step, childrenOf.get(step.id) ?? NO_STEPS);
+    const item = itemOf(step, (hasNested ? childrenOf.get(step.id) : undefined) ?? NO_STEPS);
     if (!item) continue;
     let best: Cluster | undefined;
     let bestScore = 0;
