@@ -513,6 +513,8 @@ function trackNumbers(c: Cluster, next: Float64Array | undefined) {
 
 /** Usage of a step and every step nested in it. */
 function stepTokens(step: Step, childrenOf: ReadonlyMap<string, readonly Step[]>): number {
+  // A flat run (a chat log's loop can span a million positions): no stack per step.
+  if (childrenOf.size === 0) return step.usage ? step.usage.input + step.usage.output : 0;
   let total = 0;
   const stack: Step[] = [step];
   let seen = 0;
