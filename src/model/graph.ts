@@ -6,7 +6,6 @@ import type { Run, Step } from './types.ts';
 import { finish, SLICE, type Sliced } from './slices.ts';
 import { AGENT_RUN_SPAN, nestedStepsInto, ToolCallCounter } from './tool-calls.ts';
 import { stepPositionsSlices, type StepPositions } from './step-positions.ts';
-import { RecentLookup } from './recent-lookup.ts';
 
 export type GraphNodeKind = 'agent' | 'tool' | 'memory';
 /** `vote`: a message-bus vote, from the voter to the agent that proposed the poll (counted apart from messages). */
@@ -137,8 +136,6 @@ export function* deriveGraphSlices(
   const agentIds = new Set(run.agents.map((a) => a.id));
   for (const a of run.agents) agentByName.set(a.name, a.id);
   const resolveAgent = (ref: string): string | undefined => (agentIds.has(ref) ? ref : agentByName.get(ref));
-  /** resolveAgent(ref) ?? ref, for the handoffs' agent names (a new string object per handoff on the page). */
-  const resolvedAgent = new RecentLookup((ref: string) => resolveAgent(ref) ?? ref);
 
   const addNode = (id: string, kind: GraphNodeKind, label: string, agentId?: string): number => {
     const existing = nodeIndex.get(id);
@@ -229,7 +226,7 @@ export function* deriveGraphSlices(
   for (let k = 0; k < run.handoffs.length; k++) {
     if (k % SLICE === SLICE - 1) yield 0;
     const h = run.handoffs[k];
-    const from = resolvedAgent.get(h.from);
+    const from = resolveAgent(h.from) ?? h.from;
     ensureAgent(from);
     let position: number | undefined;
     if (h.stepId !== undefined) {
@@ -240,7 +237,7 @@ export function* deriveGraphSlices(
       } else position = positionOfNested(h.stepId);
     }
     for (const toRef of h.to) {
-      const to = resolvedAgent.get(toRef);
+      const to = resolveAgent(toRef) ?? toRef;
       ensureAgent(to);
       const contribution = contributionOf(agentIdOf(from), agentIdOf(to), h.kind);
       if (position === undefined) unplaced.push(contribution);
@@ -310,14 +307,13 @@ export function* deriveGraphSlices(
   const hasNested = childrenOf.size > 0;
   let stepAgent: string | undefined;
   let stepNode = -1;
-  const stepNodes = new RecentLookup(ensureAgent);
   for (let position = 0; position < n; position++) {
     if (position % SLICE === SLICE - 1) yield position / n;
     const step = replaySteps[position];
     // Steps of one agent come in stretches: its node is looked up again only when the agent changes.
     if (step.agentId !== stepAgent) {
       stepAgent = step.agentId;
-      stepNode = stepNodes.get(stepAgent);
+      stepNode = ensureAgent(stepAgent);
     }
     nodeAt[position] = stepNode;
     out.length = 0;

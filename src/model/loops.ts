@@ -17,7 +17,6 @@
 // linear in the steps, and reading an item allocates only its token set (words are hashed into a shared buffer,
 // arguments are read as text, not parsed). Framework verdicts (loopVerdicts) are evidence shown beside the findings, never read here.
 import { finish, SLICE, type Sliced } from './slices.ts';
-import { RecentLookup } from './recent-lookup.ts';
 import type { Annotation, Intervention, Step, ToolCall } from './types.ts';
 
 export interface LoopOptions {
@@ -276,20 +275,13 @@ function sayKind(step: Step): string {
   const r = step.recipients;
   if (!r || r.length === 0) return 'say';
   if (r.length > 1) return `say${recipientsOf(step)}`;
-  return RECENT_SAY_KINDS.get(r[0]);
-}
-
-function sayKindOf(recipient: string): string {
-  let kind = SAY_KINDS.get(recipient);
+  let kind = SAY_KINDS.get(r[0]);
   if (kind === undefined) {
     if (SAY_KINDS.size >= 10_000) SAY_KINDS.clear();
-    SAY_KINDS.set(recipient, (kind = `say → ${recipient}`));
+    SAY_KINDS.set(r[0], (kind = `say${recipientsOf(step)}`));
   }
   return kind;
 }
-
-/** The recipients of the last messages (a new string object per step on the page) compared by value first. */
-const RECENT_SAY_KINDS = new RecentLookup(sayKindOf);
 
 /** The item being read (itemOf fills it in and returns it): one object for every step. */
 const ITEM: Item = { kind: '', tokens: scratch.hashes, count: 0, hash: 0, numbers: undefined };
@@ -582,15 +574,11 @@ export function* detectLoopsSlices(
     // page, offset or item), as in paging through results.
     if (c.positions.length >= minRepeats && (c.rising | c.falling) === 0) found.push(c);
   };
-  const agentStates = new RecentLookup((agentId: string): AgentState => {
-    let agent = agents.get(agentId);
-    if (!agent) agents.set(agentId, (agent = { ordinal: -1, open: [] }));
-    return agent;
-  });
   for (let p = 0; p < n; p++) {
     if (p % SLICE === SLICE - 1) yield 0.3 + (0.7 * p) / n;
     const step = replaySteps[p];
-    const agent = agentStates.get(step.agentId);
+    let agent = agents.get(step.agentId);
+    if (!agent) agents.set(step.agentId, (agent = { ordinal: -1, open: [] }));
     const ordinal = ++agent.ordinal;
     const open = agent.open;
     if (open.length > 0) {

@@ -10,7 +10,6 @@ import type { StepCounts } from '../../model/steps.ts';
 import type { Annotation, Handoff, Intervention, Run, Step, StepKind } from '../../model/types.ts';
 import { appendAll } from '../../model/large-arrays.ts';
 import { handoffsByStepSlices, stepPositionsSlices, type StepPositions } from '../../model/step-positions.ts';
-import { RecentLookup } from '../../model/recent-lookup.ts';
 
 export interface Lane {
   agentId: string;
@@ -191,11 +190,6 @@ function* buildTraceViewSlices(run: Run): Sliced<TraceView> {
   // Steps of one agent often come in runs: its totals are looked up again only when the agent changes.
   let agentId: string | undefined;
   let agent: { agentId: string; name: string; input: number; output: number } | undefined;
-  const agentTotals = new RecentLookup((id: string) => {
-    let totals = perAgent.get(id);
-    if (!totals) perAgent.set(id, (totals = { agentId: id, name: id, input: 0, output: 0 }));
-    return totals;
-  });
   const hasNested = index.childrenOf.size > 0;
   const byKind = new Map<StepKind, number>();
   let kind: StepKind | undefined;
@@ -235,7 +229,11 @@ function* buildTraceViewSlices(run: Run): Sliced<TraceView> {
     max = Math.max(max, input[p] + output[p]);
     if (agent === undefined || agentId !== step.agentId) {
       agentId = step.agentId;
-      agent = agentTotals.get(agentId);
+      agent = perAgent.get(agentId);
+      if (!agent) {
+        agent = { agentId, name: agentId, input: 0, output: 0 };
+        perAgent.set(agentId, agent);
+      }
     }
     agent.input += input[p];
     agent.output += output[p];
@@ -252,12 +250,11 @@ function* buildTraceViewSlices(run: Run): Sliced<TraceView> {
   const laneAt = new Int32Array(n);
   let laneAgent: string | undefined;
   let lane = 0;
-  const lanesOf = new RecentLookup((id: string) => laneOf.get(id) ?? 0);
   for (let p = 0; p < n; p++) {
     const id = steps[p].agentId;
     if (id !== laneAgent) {
       laneAgent = id;
-      lane = lanesOf.get(id);
+      lane = laneOf.get(id) ?? 0;
     }
     laneAt[p] = lane;
   }
@@ -408,10 +405,9 @@ function placeInTime(start: Float64Array, end: Float64Array): RunView['time'] {
 function buildLanes(run: Run, steps: readonly Step[]): { lanes: Lane[]; laneOf: Map<string, number> } {
   const names = new Map(run.agents.map((a) => [a.id, a.name]));
   const acting = new Set<string>();
-  const act = new RecentLookup((id: string) => acting.add(id));
   let lastActing: string | undefined;
   for (const s of steps) {
-    if (s.agentId !== lastActing) act.get((lastActing = s.agentId));
+    if (s.agentId !== lastActing) acting.add((lastActing = s.agentId));
   }
   const known = new Set(run.agents.map((a) => a.id));
   const children = new Map<string | undefined, string[]>();
@@ -461,19 +457,14 @@ function buildBands(run: Run, steps: readonly Step[], laneOf: Map<string, number
   // Steps of one agent run come in stretches: the band is looked up again only when the agent run changes.
   let lastRun: string | undefined;
   let last: AgentRunBand | undefined;
-  let p = 0;
-  // A band is made at its agent run's first step (p), then only found again.
-  const bandOf = new RecentLookup((runId: string) => {
-    let band = byRun.get(runId);
-    if (!band) byRun.set(runId, (band = { lane: laneOf.get(steps[p].agentId) ?? 0, first: p, last: p, task: tasks.get(runId) }));
-    return band;
-  });
-  for (; p < steps.length; p++) {
-    const runId = steps[p].agentRunId;
+  for (let p = 0; p < steps.length; p++) {
+    const s = steps[p];
+    const runId = s.agentRunId;
     if (runId === undefined) continue;
     if (runId !== lastRun) {
       lastRun = runId;
-      last = bandOf.get(runId);
+      last = byRun.get(runId);
+      if (!last) byRun.set(runId, (last = { lane: laneOf.get(s.agentId) ?? 0, first: p, last: p, task: tasks.get(runId) }));
     }
     last!.last = p;
   }
