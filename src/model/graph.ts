@@ -129,6 +129,8 @@ export function* deriveGraphSlices(
   loops: readonly Loop[] = [],
   /** The replay steps' positions by id (the run view's), when built already; built here when the run has handoffs. */
   positions?: StepPositions,
+  /** Each handoff's replay position (-1: none), when found already (HandoffsByStep.positionOfHandoff). */
+  handoffPositions?: Int32Array,
 ): Sliced<InteractionGraph> {
   const nodes: GraphNode[] = [];
   const nodeIndex = new Map<string, number>();
@@ -230,7 +232,7 @@ export function* deriveGraphSlices(
     ensureAgent(from);
     let position: number | undefined;
     if (h.stepId !== undefined) {
-      position = positionOf!.near(h.stepId, hint);
+      position = handoffPositions ? (handoffPositions[k] === -1 ? undefined : handoffPositions[k]) : positionOf!.near(h.stepId, hint);
       if (position !== undefined) {
         handedAt![position] = 1;
         hint = position;

@@ -156,6 +156,8 @@ export class HandoffsByStep implements ReadonlyMap<string, readonly Handoff[]> {
   private readonly tail: Int32Array;
   private readonly next: Int32Array;
   private readonly other = new Map<string, Handoff[]>();
+  /** Handoff → the position of the replay step it names (-1: none, a nested step or an unknown id); the graph reads it. */
+  readonly positionOfHandoff: Int32Array;
   private readonly lists = new Map<number, readonly Handoff[]>();
   private keyCount = 0;
 
@@ -167,6 +169,7 @@ export class HandoffsByStep implements ReadonlyMap<string, readonly Handoff[]> {
     this.head = new Int32Array(steps).fill(-1);
     this.tail = new Int32Array(steps).fill(-1);
     this.next = new Int32Array(handoffs.length).fill(-1);
+    this.positionOfHandoff = new Int32Array(handoffs.length).fill(-1);
   }
 
   *build(): Sliced<HandoffsByStep> {
@@ -187,6 +190,7 @@ export class HandoffsByStep implements ReadonlyMap<string, readonly Handoff[]> {
         continue;
       }
       hint = p;
+      this.positionOfHandoff[k] = p;
       if (head[p] === -1) {
         head[p] = k;
         this.keyCount++;

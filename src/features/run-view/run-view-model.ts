@@ -170,7 +170,7 @@ function* buildTraceViewSlices(run: Run): Sliced<TraceView> {
   const loops = yield* phase(detectLoopsSlices(steps, index.childrenOf, {}, run.agents.flatMap((a) => [a.id, a.name])), 0.15, 0.45, loopTime);
   const ledger = yield* phase(ledgerVerdictsSlices(steps), 0.45, 0.45, loopTime);
   markDuration(LOOP_ANALYSIS_MEASURE, loopTime.ms);
-  const graph = yield* phase(deriveGraphSlices(run, steps, index.childrenOf, loops, positionOf), 0.45, 0.8);
+  const graph = yield* phase(deriveGraphSlices(run, steps, index.childrenOf, loops, positionOf, handoffsByStep.positionOfHandoff), 0.45, 0.8);
   const loopAt = new Int32Array(n).fill(-1);
   loops.forEach((loop, i) => {
     for (const p of loop.positions) loopAt[p] = i;
