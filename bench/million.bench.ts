@@ -200,6 +200,12 @@ const INIT = `
     const state = row ? (row.textContent ?? '') + '|' + (bar ? (bar.getAttribute('aria-valuenow') ?? bar.getAttribute('value') ?? 'indeterminate') : 'no bar') : 'gone';
     const last = window.__progress[window.__progress.length - 1];
     if (window.__dropAt !== undefined && last?.state !== state) window.__progress.push({ state, at: performance.now(), bar: !!bar, row: !!row });
+    // The run view's "preparing" screen: each time it appears (a new build of the view starts with it).
+    const preparing = !!document.querySelector('[data-testid="run-preparing"]');
+    if (preparing !== !!window.__preparingShown) {
+      window.__preparingShown = preparing;
+      if (preparing) (window.__preparing ??= []).push(performance.now());
+    }
   };
   document.addEventListener('DOMContentLoaded', () => {
     new MutationObserver(look).observe(document.documentElement, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['value', 'aria-valuenow'] });
@@ -275,7 +281,11 @@ async function openThroughLibrary(base: string, file: string): Promise<Opened> {
       await cdp.send('Profiler.start');
     }
     const clickAt = (await page.evaluate('performance.now()')) as number;
+    // Printed below: when the click returned, when the run page first showed ("preparing"), when its code was fetched.
+    // (In this session's runs the page showed only once the import's row went, its IndexedDB write durable, even with
+    // `force`: the wait is the page's, not Playwright's actionability checks.)
     await row.getByRole('button').first().click();
+    const clickedAt = (await page.evaluate('performance.now()')) as number;
     await page.locator('[data-testid="step-list"] li').first().waitFor({ timeout: 600_000 });
     const paintedAt = (await page.evaluate('new Promise((r) => requestAnimationFrame(() => setTimeout(() => r(performance.now()), 0)))')) as number;
     // The sliced build of the run view (run-view-loader.ts): its wall time, its own work and its tasks.
@@ -309,8 +319,14 @@ async function openThroughLibrary(base: string, file: string): Promise<Opened> {
     }
     console.log(`    progress row: ${phases.join(', ')}`);
     const at = (t: number) => (t - dropAt).toFixed(0);
+    const preparing = ((await page.evaluate('window.__preparing ?? []')) as number[]).map(at).join(', ');
+    // When the run view's code was fetched (prefetched on idle by the library, else on the click).
+    const chunks = ((await page.evaluate(`performance.getEntriesByType('resource').filter((r) => /run-page|run-view-model/.test(r.name)).map((r) => [r.name.split('/').pop().split('-')[0] + '-' + r.name.split('/').pop().split('-')[1], r.startTime, r.responseEnd])`)) as [string, number, number][])
+      .map(([name, start, end]) => `${name} ${at(start)}–${at(end)}`)
+      .join(', ');
+    console.log(`    run view code fetched: ${chunks || '—'}`);
     console.log(
-      `    after the listing (ms from the drop): listed ${at(listedAt)}, click ${at(clickAt)}, ${build ? `sliced build ${at(build.start)}–${at(build.start + build.wall)} (work ${build.work.toFixed(0)} ms in ${build.tasks} tasks), ` : ''}painted ${at(paintedAt)}`,
+      `    after the listing (ms from the drop): listed ${at(listedAt)}, click ${at(clickAt)}–${at(clickedAt)}, "preparing" shown at ${preparing || '—'}, ${build ? `sliced build ${at(build.start)}–${at(build.start + build.wall)} (work ${build.work.toFixed(0)} ms in ${build.tasks} tasks), ` : ''}painted ${at(paintedAt)}`,
     );
     console.log(`    long tasks from the drop (start+duration): ${tasks.map((t) => `${(t.start - dropAt).toFixed(0)}+${t.duration.toFixed(0)}`).join(', ') || 'none'}`);
     return {
