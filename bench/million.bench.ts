@@ -191,6 +191,7 @@ const INIT = `
   localStorage.setItem('mas-replay:visited', 'bench');
   window.__longTasks = [];
   new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__longTasks.push({ start: e.startTime, duration: e.duration }); }).observe({ type: 'longtask', buffered: true });
+  document.addEventListener('click', () => { (window.__clicks ??= []).push(performance.now()); }, true);
   document.addEventListener('change', (e) => { if (e.target?.dataset?.testid === 'open-file-input') window.__dropAt = performance.now(); }, true);
   // The progress row as a person sees it: each change of its text or of its bar, with the time and whether a bar shows.
   window.__progress = [];
@@ -324,7 +325,7 @@ async function openThroughLibrary(base: string, file: string): Promise<Opened> {
     const chunks = ((await page.evaluate(`performance.getEntriesByType('resource').filter((r) => /run-page|run-view-model/.test(r.name)).map((r) => [r.name.split('/').pop().split('-')[0] + '-' + r.name.split('/').pop().split('-')[1], r.startTime, r.responseEnd])`)) as [string, number, number][])
       .map(([name, start, end]) => `${name} ${at(start)}–${at(end)}`)
       .join(', ');
-    console.log(`    run view code fetched: ${chunks || '—'}`);
+    console.log(`    run view code fetched: ${chunks || '—'}; click events in the page at ${((await page.evaluate('window.__clicks ?? []')) as number[]).map(at).join(', ') || '—'}`);
     console.log(
       `    after the listing (ms from the drop): listed ${at(listedAt)}, click ${at(clickAt)}–${at(clickedAt)}, "preparing" shown at ${preparing || '—'}, ${build ? `sliced build ${at(build.start)}–${at(build.start + build.wall)} (work ${build.work.toFixed(0)} ms in ${build.tasks} tasks), ` : ''}painted ${at(paintedAt)}`,
     );
