@@ -1,14 +1,18 @@
 // Part of bench/million.bench.ts, run in a process of its own for its peak RSS: a JSON Lines file longer than one
 // string (> 2^29 characters) written to `dir`, read through the import worker's own readFileInput (a Blob of the file,
-// as the browser's File) and imported. Prints one JSON line: bytes, ms, runs, steps, peakRssBytes.
-//   npx tsx bench/million-huge.ts <dir>
+// as the browser's File) and imported. Prints one JSON line: bytes, ms, runs, steps, peakRssBytes (and, with `gzip`,
+// decodedBytes: the file is written gzip-compressed, its text still longer than one string).
+//   npx tsx bench/million-huge.ts <dir> [gzip]
 import { closeSync, openAsBlob, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync, constants } from 'node:zlib';
 import { importFiles, readFileInput } from '../src/workers/import-files.ts';
 
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: npx tsx bench/million-huge.ts <dir>');
-const path = join(dir, 'huge-otlp.jsonl');
+const gzip = process.argv[3] === 'gzip';
+const path = join(dir, gzip ? 'huge-otlp.jsonl.gz' : 'huge-otlp.jsonl');
+let decodedBytes = 0;
 
 /** ~600 MB of OTLP/JSON Lines: 600 exports of 250 tool spans, each with a ~4 KB result (as tools return pages). */
 function write(): void {
@@ -25,7 +29,11 @@ function write(): void {
           `{"traceId":"${traceId}","spanId":"${id.toString(16).padStart(16, '0')}","name":"execute_tool fetch_page","startTimeUnixNano":"${start}","endTimeUnixNano":"${start + 500_000n}","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"execute_tool"}},{"key":"gen_ai.tool.name","value":{"stringValue":"fetch_page"}},{"key":"gen_ai.tool.call.result","value":{"stringValue":"${id} ${result}"}}]}`,
         );
       }
-      writeSync(fd, `{"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[{"scope":{"name":"huge"},"spans":[${spans.join(',')}]}]}]}\n`);
+      const line = `{"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[{"scope":{"name":"huge"},"spans":[${spans.join(',')}]}]}]}\n`;
+      decodedBytes += Buffer.byteLength(line);
+      // One gzip member per line (a multi-member file, as `cat` of gzip files makes): fast to write, read as one file.
+      if (gzip) writeSync(fd, gzipSync(line, { level: constants.Z_BEST_SPEED }));
+      else writeSync(fd, line);
     }
   } finally {
     closeSync(fd);
@@ -41,13 +49,13 @@ async function main(): Promise<void> {
   write();
   const bytes = statSync(path).size;
   const t0 = performance.now();
-  const input = await readFileInput('huge-otlp.jsonl', await openAsBlob(path));
+  const input = await readFileInput(gzip ? 'huge-otlp.jsonl.gz' : 'huge-otlp.jsonl', await openAsBlob(path));
   const { loaded, failures } = importFiles([input]);
   const ms = performance.now() - t0;
   rmSync(path, { force: true });
   if (failures.length > 0) throw new Error(JSON.stringify(failures[0]));
   const runs = loaded.flatMap((f) => f.runs);
-  console.log(JSON.stringify({ bytes, ms, runs: runs.length, steps: runs.reduce((n, r) => n + r.steps.length, 0), peakRssBytes: peakRss() }));
+  console.log(JSON.stringify({ bytes, decodedBytes, ms, runs: runs.length, steps: runs.reduce((n, r) => n + r.steps.length, 0), peakRssBytes: peakRss() }));
 }
 
 main().catch((e: unknown) => {

@@ -16,11 +16,11 @@
 //   - cancel: Cancel pressed mid-import (during parsing) → the progress row is gone, no run in the library, no import
 //     worker left (Playwright's page.workers()), and the renderer's memory back near where it was before the drop.
 // Also, in Node (no browser): a JSON Lines file larger than V8's longest string (> 512 MB) read as a stream and
-// imported (src/import/jsonl-stream.ts), with its peak RSS.
+// imported (src/import/jsonl-stream.ts), with its peak RSS; and the same gzip-compressed (`hugegz`), decoded as read.
 //
 //   npx vite build --outDir <dir> && BENCH_DIST=<dir> npx tsx bench/million.bench.ts
 //   BENCH_STEPS=…        steps per file (default 1M)
-//   BENCH_ONLY=chat|otlp|cancel|huge   one part only (several: comma-separated)
+//   BENCH_ONLY=chat|otlp|cancel|huge|hugegz   one part only (several: comma-separated)
 //   BENCH_PROFILE=open   sample the page's main thread from the click on the run to the painted run view and print
 //                        self time per function (BENCH_PROFILE_TOTAL=1: total time too)
 import { chromium, type Browser, type Page } from '@playwright/test';
@@ -35,7 +35,7 @@ import { appDist, printProfile, type CpuProfile } from './browser-import.bench.t
 import { writeResults, type Figure } from './results.ts';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 1_000_000);
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'chat,otlp,cancel,huge').split(','));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'chat,otlp,cancel,huge,hugegz').split(','));
 const OPEN_TARGET_MS = 6000;
 const LONG_TASK_TARGET_MS = 100;
 const MEMORY_TARGET_BYTES = 1.5 * 2 ** 30;
@@ -191,6 +191,7 @@ const INIT = `
   localStorage.setItem('mas-replay:visited', 'bench');
   window.__longTasks = [];
   new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__longTasks.push({ start: e.startTime, duration: e.duration }); }).observe({ type: 'longtask', buffered: true });
+  document.addEventListener('click', () => { (window.__clicks ??= []).push(performance.now()); }, true);
   document.addEventListener('change', (e) => { if (e.target?.dataset?.testid === 'open-file-input') window.__dropAt = performance.now(); }, true);
   // The progress row as a person sees it: each change of its text or of its bar, with the time and whether a bar shows.
   window.__progress = [];
@@ -200,6 +201,12 @@ const INIT = `
     const state = row ? (row.textContent ?? '') + '|' + (bar ? (bar.getAttribute('aria-valuenow') ?? bar.getAttribute('value') ?? 'indeterminate') : 'no bar') : 'gone';
     const last = window.__progress[window.__progress.length - 1];
     if (window.__dropAt !== undefined && last?.state !== state) window.__progress.push({ state, at: performance.now(), bar: !!bar, row: !!row });
+    // The run view's "preparing" screen: each time it appears (a new build of the view starts with it).
+    const preparing = !!document.querySelector('[data-testid="run-preparing"]');
+    if (preparing !== !!window.__preparingShown) {
+      window.__preparingShown = preparing;
+      if (preparing) (window.__preparing ??= []).push(performance.now());
+    }
   };
   document.addEventListener('DOMContentLoaded', () => {
     new MutationObserver(look).observe(document.documentElement, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['value', 'aria-valuenow'] });
@@ -274,9 +281,18 @@ async function openThroughLibrary(base: string, file: string): Promise<Opened> {
       await cdp.send('Profiler.setSamplingInterval', { interval: 1000 });
       await cdp.send('Profiler.start');
     }
+    const clickAt = (await page.evaluate('performance.now()')) as number;
+    // Printed below: when the click returned, when the run page first showed ("preparing"), when its code was fetched.
+    // (In this session's runs the page showed only once the import's row went, its IndexedDB write durable, even with
+    // `force`: the wait is the page's, not Playwright's actionability checks.)
     await row.getByRole('button').first().click();
+    const clickedAt = (await page.evaluate('performance.now()')) as number;
     await page.locator('[data-testid="step-list"] li').first().waitFor({ timeout: 600_000 });
     const paintedAt = (await page.evaluate('new Promise((r) => requestAnimationFrame(() => setTimeout(() => r(performance.now()), 0)))')) as number;
+    // The sliced build of the run view (run-view-loader.ts): its wall time, its own work and its tasks.
+    const build = (await page.evaluate(`(() => { const m = performance.getEntriesByName('mas-replay:run-view-build').pop(); return m ? { start: m.startTime, wall: m.duration, work: m.detail?.workMs, tasks: m.detail?.tasks } : undefined; })()`)) as
+      | { start: number; wall: number; work: number; tasks: number }
+      | undefined;
     if (cdp) {
       const { profile } = (await cdp.send('Profiler.stop')) as unknown as { profile: CpuProfile };
       printProfile(profile, 'main thread, self time (ms), click → painted', true);
@@ -303,6 +319,16 @@ async function openThroughLibrary(base: string, file: string): Promise<Opened> {
       if (phases.length === 0 || !phases[phases.length - 1].startsWith(`${name} `)) phases.push(`${name} ${(p.at - dropAt).toFixed(0)}`);
     }
     console.log(`    progress row: ${phases.join(', ')}`);
+    const at = (t: number) => (t - dropAt).toFixed(0);
+    const preparing = ((await page.evaluate('window.__preparing ?? []')) as number[]).map(at).join(', ');
+    // When the run view's code was fetched (prefetched on idle by the library, else on the click).
+    const chunks = ((await page.evaluate(`performance.getEntriesByType('resource').filter((r) => /run-page|run-view-model/.test(r.name)).map((r) => [r.name.split('/').pop().split('-')[0] + '-' + r.name.split('/').pop().split('-')[1], r.startTime, r.responseEnd])`)) as [string, number, number][])
+      .map(([name, start, end]) => `${name} ${at(start)}–${at(end)}`)
+      .join(', ');
+    console.log(`    run view code fetched: ${chunks || '—'}; click events in the page at ${((await page.evaluate('window.__clicks ?? []')) as number[]).map(at).join(', ') || '—'}`);
+    console.log(
+      `    after the listing (ms from the drop): listed ${at(listedAt)}, click ${at(clickAt)}–${at(clickedAt)}, "preparing" shown at ${preparing || '—'}, ${build ? `sliced build ${at(build.start)}–${at(build.start + build.wall)} (work ${build.work.toFixed(0)} ms in ${build.tasks} tasks), ` : ''}painted ${at(paintedAt)}`,
+    );
     console.log(`    long tasks from the drop (start+duration): ${tasks.map((t) => `${(t.start - dropAt).toFixed(0)}+${t.duration.toFixed(0)}`).join(', ') || 'none'}`);
     return {
       openMs: paintedAt - dropAt,
@@ -391,6 +417,8 @@ async function cancelMidImport(base: string, file: string, small: string): Promi
 
 interface Huge {
   bytes: number;
+  /** The text's bytes, when the file is gzip-compressed. */
+  decodedBytes?: number;
   ms: number;
   runs: number;
   steps: number;
@@ -398,9 +426,9 @@ interface Huge {
   error?: string;
 }
 
-function importHugeJsonl(dir: string): Huge {
+function importHugeJsonl(dir: string, gzip = false): Huge {
   const script = join(import.meta.dirname, 'million-huge.ts');
-  const run = spawnSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), script, dir], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 24 });
+  const run = spawnSync(process.execPath, [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), script, dir, ...(gzip ? ['gzip'] : [])], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 24 });
   const line = run.stdout.trim().split('\n').pop() ?? '';
   try {
     return JSON.parse(line) as Huge;
@@ -495,6 +523,19 @@ async function main(): Promise<void> {
         note: h.error ?? `${mb(h.bytes)}, ${h.runs} runs, ${h.steps.toLocaleString('en')} steps, peak RSS ${mb(h.peakRssBytes)}`,
       });
       details.huge = h;
+    }
+    if (ONLY.has('hugegz')) {
+      console.log(`the same JSON Lines gzip-compressed, imported in Node as a stream; load average ${loadavg()[0].toFixed(2)}`);
+      const h = importHugeJsonl(tmp, true);
+      figures.push({
+        name: 'gzip-compressed JSON Lines whose text is longer than V8\'s longest string, imported in Node, decoded and read as a stream',
+        value: h.ms,
+        unit: 'ms',
+        target: 'imports',
+        pass: h.error === undefined && (h.decodedBytes ?? 0) > 2 ** 29 && h.steps > 0,
+        note: h.error ?? `${mb(h.bytes)} compressed, ${mb(h.decodedBytes ?? 0)} of text, ${h.runs} runs, ${h.steps.toLocaleString('en')} steps, peak RSS ${mb(h.peakRssBytes)}`,
+      });
+      details.hugegz = h;
     }
     console.log(`a million steps in headless Chromium; ${cpus().length} cores, load average ${loadavg()[0].toFixed(2)}`);
     const fmt = (f: Figure) => (f.unit === 'ms' ? `${f.value.toFixed(0)} ms` : `${f.value.toFixed(0)} ${f.unit}`);

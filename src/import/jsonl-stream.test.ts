@@ -5,8 +5,9 @@ import { hashText, TextHash } from '../model/hash.ts';
 import { ImportError } from './errors.ts';
 import { isBusMessage } from './formats/bus-messages.ts';
 import { importParsed, importText } from './index.ts';
-import { JsonLinesParser, MAX_STRING_CHARS, readJsonLines, startsJsonLines } from './jsonl-stream.ts';
-import { parseText } from './parse-input.ts';
+import { JsonLinesParser, MAX_STRING_CHARS, readGzipJsonLines, readJsonLines, startsJsonLines } from './jsonl-stream.ts';
+import { decodeBytes, parseText } from './parse-input.ts';
+import { gzipSync } from 'node:zlib';
 
 const SHARED = join(import.meta.dirname, '../../../shared/traces');
 const enc = new TextEncoder();
@@ -154,5 +155,71 @@ describe('startsJsonLines', () => {
     const utf16 = new Uint8Array([0xff, 0xfe, ...[...'{"a":1}\n{"b":2}\n'].flatMap((c) => [c.charCodeAt(0), 0])]);
     expect(startsJsonLines(utf16)).toBe(false);
     expect(startsJsonLines(new Uint8Array(100))).toBe(false);
+  });
+});
+
+describe('readGzipJsonLines (gzip-compressed JSON Lines read as a stream)', () => {
+  const lines = Array.from({ length: 4000 }, (_, i) => JSON.stringify({ sender: i % 3 ? 'a' : 'b', type: 'channel_message', content: `message ${i} é😀`, recipients: ['@all'], thread_id: null }));
+  const text = `${lines.join('\n')}\n`;
+  /** Two gzip members, as `cat a.gz b.gz` makes: the stream reads every member, as the whole-text path does. */
+  const half = text.indexOf('\n', text.length >> 1) + 1;
+  const gz = new Uint8Array(Buffer.concat([gzipSync(text.slice(0, half)), gzipSync(text.slice(half))]));
+
+  async function* chunksOf(bytes: Uint8Array, size: number): AsyncGenerator<Uint8Array> {
+    for (let at = 0; at < bytes.length; at += size) yield bytes.slice(at, at + size);
+  }
+
+  it('gives the values and text hash that decoding the whole file and parseText give, however the bytes arrive', async () => {
+    const whole = parseText('m.jsonl.gz', decodeBytes('m.jsonl.gz', gz));
+    for (const size of [7, 1000, 1 << 20]) {
+      const read: number[] = [];
+      const doc = await readGzipJsonLines('m.jsonl.gz', chunksOf(gz, size), { onRead: (bytes) => read.push(bytes), progressEveryMs: 0 });
+      expect(doc?.kind).toBe('jsonl');
+      expect(doc?.kind === 'jsonl' && doc.values).toEqual(whole.kind === 'jsonl' && whole.values);
+      expect(doc?.textHash).toBe(hashText(whole.text));
+      // Progress in compressed bytes: the bar is of the file's size.
+      expect(read[read.length - 1]).toBe(gz.length);
+      expect(read.every((b) => b <= gz.length)).toBe(true);
+    }
+  });
+
+  it('reads past the limit of a file read whole (scaled down here): the decoded text is never held', async () => {
+    const limit = 64 * 1024;
+    expect(text.length).toBeGreaterThan(limit);
+    expect(() => decodeBytes('m.jsonl.gz', gz, { maxBytes: limit })).toThrow(/decompressed size exceeds the 0\.1 MB limit|limit/);
+    const doc = await readGzipJsonLines('m.jsonl.gz', chunksOf(gz, 4096));
+    expect(doc?.kind === 'jsonl' && doc.values.length).toBe(4000);
+  });
+
+  it('leaves a gzip file that holds one JSON document to the whole-text path', async () => {
+    const one = new Uint8Array(gzipSync(JSON.stringify({ history: [{ content: 'a', role: 'user' }] }, null, 2)));
+    expect(await readGzipJsonLines('chat.json.gz', chunksOf(one, 100))).toBeUndefined();
+  });
+
+  it('reports corrupt or truncated gzip as the whole-text path does', async () => {
+    const truncated = gz.slice(0, gz.length - 20);
+    const streamed = await failure(() => readGzipJsonLines('m.jsonl.gz', chunksOf(truncated, 512)));
+    let whole: ImportError | undefined;
+    try {
+      decodeBytes('m.jsonl.gz', truncated);
+    } catch (e) {
+      whole = e as ImportError;
+    }
+    expect(streamed.format).toBe('gzip');
+    expect(streamed.detail).toBe(whole?.detail);
+    const corrupt = gz.slice();
+    corrupt[gz.length - 6] ^= 0xff; // the last member's CRC-32
+    expect((await failure(() => readGzipJsonLines('m.jsonl.gz', chunksOf(corrupt, 512)))).detail).toMatch(/CRC-32 mismatch/);
+  });
+});
+
+describe('readGzipJsonLines with one gzip member per line', () => {
+  it('looks past the first member when it ends with the first line', async () => {
+    const line = `${JSON.stringify({ sender: 'a', type: 'channel_message', content: 'x'.repeat(1_100_000), recipients: ['@all'], thread_id: null })}\n`;
+    const gz = new Uint8Array(Buffer.concat([gzipSync(line), gzipSync(line), gzipSync(line)]));
+    const doc = await readGzipJsonLines('m.jsonl.gz', (async function* () {
+      for (let at = 0; at < gz.length; at += 65536) yield gz.slice(at, at + 65536);
+    })());
+    expect(doc?.kind === 'jsonl' && doc.values.length).toBe(3);
   });
 });

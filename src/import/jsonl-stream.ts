@@ -7,6 +7,7 @@ import { ImportError } from './errors.ts';
 import { checkJsonDepth } from './json-depth.ts';
 import type { ParsedInput } from './parse-input.ts';
 import { TextHash } from '../model/hash.ts';
+import { GunzipError, GunzipStream } from './gunzip.ts';
 
 /** V8's longest string, in UTF-16 code units: a file whose text is longer can only be read as a stream. */
 export const MAX_STRING_CHARS = 2 ** 29 - 24;
@@ -158,6 +159,111 @@ export function startsJsonLines(head: Uint8Array, namedJsonLines = false): boole
 
 /** A file name that says JSON Lines (not compressed). */
 export const JSON_LINES_NAME = /\.(jsonl|ndjson)$/i;
+/** A gzip file name that says JSON Lines inside. */
+export const GZIP_JSON_LINES_NAME = /\.(jsonl|ndjson)\.gz$/i;
+
+type ByteSource = AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>;
+
+function iterate(chunks: ByteSource): AsyncIterator<Uint8Array> & { cancel(): void } {
+  if ('getReader' in chunks) {
+    const reader = chunks.getReader();
+    return {
+      next: () => reader.read() as Promise<IteratorResult<Uint8Array>>,
+      cancel: () => void reader.cancel().catch(() => {}),
+    };
+  }
+  const it = chunks[Symbol.asyncIterator]();
+  return { next: () => it.next(), cancel: () => void it.return?.() };
+}
+
+/**
+ * gzip-compressed bytes in, decoded bytes out, as they come (gunzip.ts: every member, each member's CRC checked), so
+ * the decoded file is never held whole; `onCompressed` is told the compressed bytes read so far after each chunk.
+ * A broken stream is an ImportError of format `gzip`, as the whole-text path says it.
+ */
+export async function* gunzipChunks(file: string, chunks: ByteSource, onCompressed?: (bytesRead: number) => void): AsyncGenerator<Uint8Array, void, void> {
+  const out: Uint8Array[] = [];
+  const gunzip = new GunzipStream({ maxBytes: Number.POSITIVE_INFINITY, onData: (c) => out.push(c) });
+  const source = iterate(chunks);
+  let read = 0;
+  let done = false;
+  try {
+    for (;;) {
+      const next = await source.next();
+      if (next.done) break;
+      gunzip.push(next.value);
+      read += next.value.length;
+      onCompressed?.(read);
+      // Handed on at once: fflate gives a new buffer for every piece, and the reader decodes each before the next push.
+      for (let i = 0; i < out.length; i++) yield out[i];
+      out.length = 0;
+    }
+    gunzip.finish();
+    for (let i = 0; i < out.length; i++) yield out[i];
+    done = true;
+  } catch (e) {
+    if (e instanceof GunzipError) throw new ImportError(file, 'gzip', '', e.message);
+    throw e;
+  } finally {
+    if (!done) source.cancel();
+  }
+}
+
+/** Whether `bytes` are one line and its newline, then nothing but white space. */
+function onlyFirstLine(bytes: Uint8Array): boolean {
+  const nl = bytes.indexOf(10);
+  if (nl === -1) return false;
+  for (let i = nl + 1; i < bytes.length; i++) if (bytes[i] !== 10 && bytes[i] !== 13 && bytes[i] !== 32 && bytes[i] !== 9) return false;
+  return true;
+}
+
+/** Bytes of decoded text looked at to tell JSON Lines inside a gzip file (as readFileInput does for a plain file). */
+const GZIP_HEAD_BYTES = 1 << 20;
+
+/**
+ * A gzip-compressed file read as a stream when it holds JSON Lines (startsJsonLines of its first decoded MB; the name
+ * without `.gz` decides a first line longer than that): decoded, cut and parsed as read, so neither the file's
+ * decoded bytes nor its text are ever whole, whatever their size. undefined when it holds something else (one JSON
+ * document, UTF-16): the caller reads it whole. `onRead` is told the compressed bytes read.
+ */
+export async function readGzipJsonLines(file: string, chunks: ByteSource, options: ReadJsonLinesOptions & { namedJsonLines?: boolean } = {}): Promise<StreamedJsonLines | undefined> {
+  let compressed = 0;
+  const decoded = gunzipChunks(file, chunks, (n) => (compressed = n));
+  const head: Uint8Array[] = [];
+  let size = 0;
+  let ended = false;
+  let first = new Uint8Array(0);
+  // The first MB, and more while it ends right after its first line: a file of one gzip member per line (as `cat`
+  // of gzip files makes) decodes line by line, and startsJsonLines needs to see text after the first line.
+  for (let want = GZIP_HEAD_BYTES; ; want = size + 1) {
+    while (size < want) {
+      const next = await decoded.next();
+      if (next.done) {
+        ended = true;
+        break;
+      }
+      head.push(next.value);
+      size += next.value.length;
+    }
+    first = new Uint8Array(size);
+    let at = 0;
+    for (const piece of head) {
+      first.set(piece, at);
+      at += piece.length;
+    }
+    if (ended || size > 8 * GZIP_HEAD_BYTES || !onlyFirstLine(first)) break;
+  }
+  if (!startsJsonLines(first, options.namedJsonLines)) {
+    if (!ended) await decoded.return();
+    return undefined;
+  }
+  async function* all(): AsyncGenerator<Uint8Array> {
+    yield first;
+    if (!ended) yield* decoded;
+  }
+  const onRead = options.onRead;
+  return readJsonLines(file, all(), { ...options, onRead: onRead && ((_, values) => onRead(compressed, values)) });
+}
 
 export interface ReadJsonLinesOptions {
   /** See JsonLinesParser: whether to hash the text, from the first value. */

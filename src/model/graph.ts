@@ -5,6 +5,7 @@ import type { Loop } from './loops.ts';
 import type { Run, Step } from './types.ts';
 import { finish, SLICE, type Sliced } from './slices.ts';
 import { AGENT_RUN_SPAN, nestedStepsInto, ToolCallCounter } from './tool-calls.ts';
+import { stepPositionsSlices, type StepPositions } from './step-positions.ts';
 
 export type GraphNodeKind = 'agent' | 'tool' | 'memory';
 /** `vote`: a message-bus vote, from the voter to the agent that proposed the poll (counted apart from messages). */
@@ -112,6 +113,11 @@ export function deriveGraph(
   return finish(deriveGraphSlices(run, replaySteps, childrenOf, loops));
 }
 
+/** The edge list of one edge, shared by every position that sends on that edge alone (most of a chat log's). */
+function singleEdgeList(lists: (readonly number[])[], e: number): readonly number[] {
+  return (lists[e] ??= Object.freeze([e]));
+}
+
 /**
  * deriveGraph in slices (src/model/slices.ts). The pass over the steps builds no string and no array for a step that
  * sends nothing: node ids are built once per agent, tool name and edge, not once per step.
@@ -121,6 +127,10 @@ export function* deriveGraphSlices(
   replaySteps: readonly Step[],
   childrenOf: ReadonlyMap<string, readonly Step[]>,
   loops: readonly Loop[] = [],
+  /** The replay steps' positions by id (the run view's), when built already; built here when the run has handoffs. */
+  positions?: StepPositions,
+  /** Each handoff's replay position (-1: none), when found already (HandoffsByStep.positionOfHandoff). */
+  handoffPositions?: Int32Array,
 ): Sliced<InteractionGraph> {
   const nodes: GraphNode[] = [];
   const nodeIndex = new Map<string, number>();
@@ -163,8 +173,8 @@ export function* deriveGraphSlices(
   const edgeIndex = new Map<string, Map<string, number>>();
   const edgesAt: (readonly number[])[] = new Array(replaySteps.length);
   const nodeAt = new Int32Array(replaySteps.length).fill(-1);
-  // Only handoffs and votes are placed by step id: the map is built when the run has any.
-  let positionOf: Map<string, number> | undefined;
+  // Only handoffs are placed by step id: the positions are built when the run has any.
+  let positionOf = positions;
 
   // Contributions are collected per position first, so a step's tokens can be shared between its edges.
   type Contribution = { source: string; target: string; kind: GraphEdgeKind };
@@ -189,36 +199,45 @@ export function* deriveGraphSlices(
     return c;
   };
   let stepById: Map<string, Step> | undefined;
-  const positionOfStepId = (stepId: string | undefined): number | undefined => {
-    if (stepId === undefined) return undefined;
-    if (!positionOf) {
-      positionOf = new Map<string, number>();
-      for (let i = 0; i < replaySteps.length; i++) positionOf.set(replaySteps[i].id, i);
-    }
-    const direct = positionOf.get(stepId);
-    if (direct !== undefined) return direct;
-    // A nested step: climb to the replay step holding it.
+  /** A nested step's position: climb to the replay step holding it. */
+  const positionOfNested = (stepId: string): number | undefined => {
     stepById ??= new Map(run.steps.map((s) => [s.id, s]));
     const parent = stepById.get(stepId)?.parentStepId;
-    return parent === undefined || parent === stepId ? undefined : positionOfStepId(parent);
+    if (parent === undefined || parent === stepId) return undefined;
+    return positionOf!.replay(parent) ?? positionOfNested(parent);
   };
 
-  const handoffSteps = new Set<string>();
+  /** 1 at the positions whose step a handoff names (their `recipients` are that handoff, not another edge). */
+  let handedAt: Uint8Array | undefined;
   const unplaced: { source: string; target: string; kind: GraphEdgeKind }[] = [];
   if (run.handoffs.length > 0) {
-    positionOf = new Map<string, number>();
-    for (let i = 0; i < replaySteps.length; i++) {
-      if (i % SLICE === SLICE - 1) yield 0;
-      positionOf.set(replaySteps[i].id, i);
+    if (!positionOf) {
+      const work = stepPositionsSlices(replaySteps);
+      for (let r = work.next(); ; r = work.next()) {
+        if (r.done) {
+          positionOf = r.value;
+          break;
+        }
+        yield 0;
+      }
     }
+    handedAt = new Uint8Array(replaySteps.length);
   }
+  // Handoffs come in step order in most traces: each is looked for first just after the last one's step.
+  let hint = 0;
   for (let k = 0; k < run.handoffs.length; k++) {
     if (k % SLICE === SLICE - 1) yield 0;
     const h = run.handoffs[k];
     const from = resolveAgent(h.from) ?? h.from;
     ensureAgent(from);
-    const position = positionOfStepId(h.stepId);
-    if (h.stepId !== undefined) handoffSteps.add(h.stepId);
+    let position: number | undefined;
+    if (h.stepId !== undefined) {
+      position = handoffPositions ? (handoffPositions[k] === -1 ? undefined : handoffPositions[k]) : positionOf!.near(h.stepId, hint);
+      if (position !== undefined) {
+        handedAt![position] = 1;
+        hint = position;
+      } else position = positionOfNested(h.stepId);
+    }
     for (const toRef of h.to) {
       const to = resolveAgent(toRef) ?? toRef;
       ensureAgent(to);
@@ -275,13 +294,30 @@ export function* deriveGraphSlices(
     if (target.kind !== 'agent') addNode(target.id, target.kind, name);
     out.push({ source, target: target.id, kind: target.kind === 'agent' ? 'delegation' : target.kind });
   };
+  const singleLists: (readonly number[])[] = [];
+  let ids: number[] | undefined;
+  let only = -1;
+  const send = (e: number) => {
+    if (ids !== undefined) {
+      if (!ids.includes(e)) ids.push(e);
+    } else if (only === -1) only = e;
+    else if (only !== e) ids = [only, e];
+  };
   // One list of nested steps, refilled row after row.
   const nestedBuffer: Step[] = [];
   const n = replaySteps.length;
+  const hasNested = childrenOf.size > 0;
+  let stepAgent: string | undefined;
+  let stepNode = -1;
   for (let position = 0; position < n; position++) {
     if (position % SLICE === SLICE - 1) yield position / n;
     const step = replaySteps[position];
-    nodeAt[position] = ensureAgent(step.agentId);
+    // Steps of one agent come in stretches: its node is looked up again only when the agent changes.
+    if (step.agentId !== stepAgent) {
+      stepAgent = step.agentId;
+      stepNode = ensureAgent(stepAgent);
+    }
+    nodeAt[position] = stepNode;
     out.length = 0;
     const handed = pending[position];
     if (handed === undefined) handedCount = 0;
@@ -290,7 +326,7 @@ export function* deriveGraphSlices(
       else out.push(handed);
       handedCount = out.length;
     }
-    if (step.recipients && step.recipients.length > 0 && !handoffSteps.has(step.id)) {
+    if (step.recipients && step.recipients.length > 0 && !(handedAt && handedAt[positionOf!.duplicates ? positionOf!.replay(step.id)! : position])) {
       const source = sourceOf(step.agentId);
       for (const r of step.recipients) {
         const to = resolveAgent(r) ?? r;
@@ -305,7 +341,7 @@ export function* deriveGraphSlices(
       }
       previousSpeaker = step.agentId;
     }
-    const children = childrenOf.has(step.id) ? nestedStepsInto(step.id, childrenOf, nestedBuffer) : NO_STEPS;
+    const children = hasNested && childrenOf.has(step.id) ? nestedStepsInto(step.id, childrenOf, nestedBuffer) : NO_STEPS;
     calls.eachCall(step, children, addCall);
     const tokens = stepTokens(step, children);
     nodes[nodeAt[position]].activity++;
@@ -315,20 +351,22 @@ export function* deriveGraphSlices(
       edgesAt[position] = NO_EDGES;
       continue;
     }
-    const ids: number[] = [];
+    // The distinct edges in the order sent: one edge alone (the common case) is a shared list, not a new array.
+    only = -1;
+    ids = undefined;
     for (const c of out) {
       const e = touchEdge(c.source, c.target, c.kind);
       edges[e].messages++;
       edges[e].tokens += tokens / out.length;
-      if (!ids.includes(e)) ids.push(e);
+      send(e);
     }
     if (voteTarget !== undefined) {
       // No tokens: the vote's tokens are counted on the messages that carried it.
       const e = touchEdge(sourceOf(step.agentId), voteTarget, 'vote');
       edges[e].messages++;
-      if (!ids.includes(e)) ids.push(e);
+      send(e);
     }
-    edgesAt[position] = ids;
+    edgesAt[position] = ids ?? singleEdgeList(singleLists, only);
     // `out` is reused: the contributions of a handoff were read from `pending`, which is not needed again.
     pending[position] = undefined;
   }

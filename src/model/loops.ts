@@ -122,12 +122,12 @@ function pushNumber(value: number) {
  * Words of `text` (letters and digits, lower-cased; a run of digits is "#"), hashed as they are read (FNV-1a) into
  * the scratch buffer until it holds MAX_TOKENS, without building strings. Reads the text only as far as it needs.
  */
-function words(text: string): void {
+function words(text: string, from = 0, to = text.length): void {
   let h = FNV_OFFSET;
   let inWord = false;
   let digits = false;
   let value = 0;
-  for (let i = 0; i < text.length && scratch.count < MAX_TOKENS; i++) {
+  for (let i = from; i < to && scratch.count < MAX_TOKENS; i++) {
     let c = text.charCodeAt(i);
     // An escape (\n, \t, \") separates words like the character it stands for.
     if (c === 92) {
@@ -167,8 +167,11 @@ function resetScratch() {
   scratch.numberCount = 0;
 }
 
-/** The scratch buffer's words as a sorted set of distinct values (insertion sort: at most MAX_TOKENS of them). */
-function tokenSet(): Int32Array {
+/**
+ * The scratch buffer's words made a sorted set of distinct values in place (insertion sort: at most MAX_TOKENS of
+ * them); returns how many. Copied out only where a set is kept (a new cluster's first item).
+ */
+function tokenSetInPlace(): number {
   const a = scratch.hashes;
   const n = scratch.count;
   for (let i = 1; i < n; i++) {
@@ -182,28 +185,31 @@ function tokenSet(): Int32Array {
   }
   let m = 0;
   for (let i = 0; i < n; i++) if (i === 0 || a[i] !== a[i - 1]) a[m++] = a[i];
-  return a.slice(0, m);
+  scratch.count = m;
+  return m;
 }
 
-/** A hash of a token set, for exact repeats (confirmed by sameSet). */
-function setHash(set: Int32Array): number {
-  let h = FNV_OFFSET ^ set.length;
-  for (let i = 0; i < set.length; i++) h = Math.imul(h ^ set[i], 0x01000193);
+/** A hash of a token set (its first `n` values), for exact repeats (confirmed by sameSet). */
+function setHash(set: Int32Array, n: number): number {
+  let h = FNV_OFFSET ^ n;
+  for (let i = 0; i < n; i++) h = Math.imul(h ^ set[i], 0x01000193);
   return h;
 }
 
-function sameSet(a: Int32Array, b: Int32Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+/** Whether `a` is the set of `b`'s first `bn` values. */
+function sameSet(a: Int32Array, b: Int32Array, bn: number): boolean {
+  if (a.length !== bn) return false;
+  for (let i = 0; i < bn; i++) if (a[i] !== b[i]) return false;
   return true;
 }
 
-function jaccard(a: Int32Array, b: Int32Array): number {
-  if (a.length === 0 && b.length === 0) return 1;
+/** Jaccard similarity of `a` and the set of `b`'s first `bn` values. */
+function jaccard(a: Int32Array, b: Int32Array, bn: number): number {
+  if (a.length === 0 && bn === 0) return 1;
   let i = 0;
   let j = 0;
   let common = 0;
-  while (i < a.length && j < b.length) {
+  while (i < a.length && j < bn) {
     if (a[i] === b[j]) {
       common++;
       i++;
@@ -211,7 +217,7 @@ function jaccard(a: Int32Array, b: Int32Array): number {
     } else if (a[i] < b[j]) i++;
     else j++;
   }
-  return common / (a.length + b.length - common);
+  return common / (a.length + bn - common);
 }
 
 /**
@@ -228,7 +234,12 @@ const NO_STEPS: readonly Step[] = [];
 interface Item {
   /** Items with different kinds never match: tool names, or "say" and the recipients. */
   kind: string;
+  /**
+   * The token set: its first `count` values. The scratch buffer itself (one item is read at a time, nothing is
+   * allocated per message): copy what is kept.
+   */
   tokens: Int32Array;
+  count: number;
   /** setHash(tokens): equal sets are exact repeats. */
   hash: number;
   /** The numbers in a call's arguments, in order (see the progress rule in detectLoops); undefined for messages. */
@@ -272,21 +283,48 @@ function sayKind(step: Step): string {
   return kind;
 }
 
+/** The item being read (itemOf fills it in and returns it): one object for every step. */
+const ITEM: Item = { kind: '', tokens: scratch.hashes, count: 0, hash: 0, numbers: undefined };
+
 function itemOf(step: Step, children: readonly Step[]): Item | undefined {
   const calls = toolCallsOf(step, children);
   resetScratch();
   if (calls) {
     for (let i = 0; i < calls.length; i++) argumentWords(calls[i].arguments);
-    const kind = callKind(calls);
-    const tokens = tokenSet();
-    return { kind, tokens, hash: setHash(tokens), numbers: scratch.numberCount > 0 ? scratch.numbers.slice(0, scratch.numberCount) : undefined };
+    ITEM.kind = callKind(calls);
+    ITEM.count = tokenSetInPlace();
+    ITEM.hash = setHash(scratch.hashes, ITEM.count);
+    ITEM.numbers = scratch.numberCount > 0 ? scratch.numbers.slice(0, scratch.numberCount) : undefined;
+    return ITEM;
   }
   const text = sentText(step);
   if (text === undefined) return undefined;
   messageWords(text);
-  const tokens = tokenSet();
-  if (tokens.length === 0) return undefined;
-  return { kind: sayKind(step), tokens, hash: setHash(tokens) };
+  const count = tokenSetInPlace();
+  if (count === 0) return undefined;
+  ITEM.kind = sayKind(step);
+  ITEM.count = count;
+  ITEM.hash = setHash(scratch.hashes, count);
+  ITEM.numbers = undefined;
+  return ITEM;
+}
+
+/** JavaScript's white space (what trim() removes), by UTF-16 unit. */
+function isSpace(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13) || (c > 127 && (c === 160 || c === 5760 || (c >= 8192 && c <= 8202) || c === 8232 || c === 8233 || c === 8239 || c === 8287 || c === 12288 || c === 65279));
+}
+
+/** Where `text` starts once trimmed (text.length when it is all white space). */
+function trimmedStart(text: string): number {
+  let i = 0;
+  while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+  return i;
+}
+
+/** Where `text`'s part before `end` ends once trimmed (at least `start`). */
+function trimmedEnd(text: string, start: number, end: number): number {
+  while (end > start && isSpace(text.charCodeAt(end - 1))) end--;
+  return end;
 }
 
 /**
@@ -295,9 +333,11 @@ function itemOf(step: Step, children: readonly Step[]): Item | undefined {
  * (page text, screenshots' OCR) is the observation, which differs on every repeat of the same action.
  */
 function messageWords(text: string): void {
-  const line = firstLine(text);
-  if (line.length < text.trim().length) {
-    words(line);
+  // firstLine(text) shorter than text.trim(), read in place (no substring per message).
+  const start = trimmedStart(text);
+  const nl = text.indexOf('\n', start);
+  if (nl !== -1 && nl < trimmedEnd(text, start, text.length)) {
+    words(text, start, nl);
     if (scratch.count >= LEAD_MIN_WORDS) return;
     resetScratch();
   }
@@ -309,7 +349,7 @@ export function callSignature(step: Step, children: readonly Step[] = []): CallS
   const item = itemOf(step, children);
   if (!item) return undefined;
   const calls = toolCallsOf(step, children);
-  const key = `${item.kind}:${item.tokens.join(',')}`;
+  const key = `${item.kind}:${item.tokens.slice(0, item.count).join(',')}`;
   if (calls) {
     const first = calls[0];
     return { key, label: `${first.name}(${short(readableArguments(first.arguments), 90)})${calls.length > 1 ? ` +${calls.length - 1}` : ''}` };
@@ -357,6 +397,8 @@ interface AgentNames {
   lower: string[];
   /** The names by their first two characters, so a line is checked with one lookup per character. */
   byLead: Map<number, string[]>;
+  /** 1 where a name's first two characters' low bytes (leadKey) may start a name: a filter read before byLead. */
+  lead: Uint8Array;
   /** Every name is ASCII, so namesAny can lower-case as it reads. */
   ascii: boolean;
 }
@@ -364,25 +406,37 @@ interface AgentNames {
 function agentNamesOf(names: readonly string[]): AgentNames {
   const lower = [...new Set(names.map((n) => n.toLowerCase()))].filter((n) => n.length >= 2);
   const byLead = new Map<number, string[]>();
+  const lead = new Uint8Array(65536);
   for (const name of lower) {
+    lead[leadKey(name.charCodeAt(0), name.charCodeAt(1))] = 1;
     const key = (name.charCodeAt(0) << 16) | name.charCodeAt(1);
     const list = byLead.get(key);
     if (list) list.push(name);
     else byLead.set(key, [name]);
   }
-  return { lower, byLead, ascii: lower.every((n) => /^[\x00-\x7f]*$/.test(n)) };
+  return { lower, byLead, lead, ascii: lower.every((n) => /^[\x00-\x7f]*$/.test(n)) };
 }
 
 const lowerCode = (c: number) => (c >= 65 && c <= 90 ? c + 32 : c);
+/** Two (lower-cased) characters' low bytes as one number: where the `lead` filter is read. */
+const leadKey = (a: number, b: number) => ((a & 0xff) << 8) | (b & 0xff);
 
-/** Whether `line` contains one of the names, ignoring ASCII case (names are lower-cased), without copying it. */
-function namesAny(line: string, names: AgentNames): boolean {
-  for (let i = 0; i + 1 < line.length; i++) {
-    const list = names.byLead.get((lowerCode(line.charCodeAt(i)) << 16) | lowerCode(line.charCodeAt(i + 1)));
+/**
+ * Whether `line[from, to)` contains one of the names, ignoring ASCII case (names are lower-cased), without copying
+ * it. Each pair of characters is looked up in a byte table first: the Map only where a name may start.
+ */
+function namesAny(line: string, names: AgentNames, from = 0, to = line.length): boolean {
+  const lead = names.lead;
+  let next = from < to ? lowerCode(line.charCodeAt(from)) : 0;
+  for (let i = from; i + 1 < to; i++) {
+    const c = next;
+    next = lowerCode(line.charCodeAt(i + 1));
+    if (lead[leadKey(c, next)] === 0) continue;
+    const list = names.byLead.get((c << 16) | next);
     if (!list) continue;
     for (const name of list) {
       let j = 2;
-      while (j < name.length && i + j < line.length && lowerCode(line.charCodeAt(i + j)) === name.charCodeAt(j)) j++;
+      while (j < name.length && i + j < to && lowerCode(line.charCodeAt(i + j)) === name.charCodeAt(j)) j++;
       if (j === name.length) return true;
     }
   }
@@ -393,10 +447,14 @@ function routingTemplate(step: Step, names: AgentNames): string | undefined {
   if (step.toolCalls && step.toolCalls.length > 0) return undefined;
   const text = sentText(step);
   if (text === undefined) return undefined;
-  const line = firstLine(text).trim();
-  if (line.length > 200) return undefined;
+  // firstLine(text).trim(), found in place: most lines name no agent, and are left without a substring made.
+  const start = trimmedStart(text);
+  const nl = text.indexOf('\n', start);
+  const end = trimmedEnd(text, start, nl === -1 ? text.length : nl);
+  if (end - start > 200) return undefined;
   // Non-ASCII names are matched on the lower-cased line only.
-  if (names.ascii && !namesAny(line, names)) return undefined;
+  if (names.ascii && !namesAny(text, names, start, end)) return undefined;
+  const line = text.slice(start, end);
   let template = ` ${line.toLowerCase()} `;
   for (const lower of names.lower) {
     if (!template.includes(lower)) continue;
@@ -447,6 +505,8 @@ function trackNumbers(c: Cluster, next: Float64Array | undefined) {
 
 /** Usage of a step and every step nested in it. */
 function stepTokens(step: Step, childrenOf: ReadonlyMap<string, readonly Step[]>): number {
+  // A flat run (a chat log's loop can span a million positions): no stack per step.
+  if (childrenOf.size === 0) return step.usage ? step.usage.input + step.usage.output : 0;
   let total = 0;
   const stack: Step[] = [step];
   let seen = 0;
@@ -454,7 +514,8 @@ function stepTokens(step: Step, childrenOf: ReadonlyMap<string, readonly Step[]>
     const s = stack.pop()!;
     seen++;
     if (s.usage) total += s.usage.input + s.usage.output;
-    const nested = childrenOf.get(s.id);
+    // A flat run has no nested steps: no lookup by id (the first lookup of each id hashes it).
+    const nested = childrenOf.size > 0 ? childrenOf.get(s.id) : undefined;
     if (nested) for (const c of nested) stack.push(c);
   }
   return total;
@@ -485,6 +546,7 @@ export function* detectLoopsSlices(
   const n = replaySteps.length;
   const names = agentNamesOf(agentNames ?? [...new Set(replaySteps.map((s) => s.agentId))]);
 
+  const hasNested = childrenOf.size > 0;
   // Pass 1: routing templates that recur for their agent.
   const templateAt: (string | undefined)[] = new Array(n);
   const templateCount = new Map<string, number>();
@@ -534,7 +596,7 @@ export function* detectLoopsSlices(
       else routingByAgent.set(step.agentId, [p]);
       continue;
     }
-    const item = itemOf(step, childrenOf.get(step.id) ?? NO_STEPS);
+    const item = itemOf(step, (hasNested ? childrenOf.get(step.id) : undefined) ?? NO_STEPS);
     if (!item) continue;
     let best: Cluster | undefined;
     let bestScore = 0;
@@ -542,12 +604,12 @@ export function* detectLoopsSlices(
     const toOthers = item.kind.startsWith('say →');
     for (const c of open) {
       if (c.kind !== item.kind) continue;
-      if (c.hash === item.hash && sameSet(c.firstTokens, item.tokens)) {
+      if (c.hash === item.hash && sameSet(c.firstTokens, item.tokens, item.count)) {
         best = c;
         break;
       }
-      const score = jaccard(c.firstTokens, item.tokens);
-      const paraphrase = toOthers && c.firstTokens.length >= PARAPHRASE_MIN_WORDS && item.tokens.length >= PARAPHRASE_MIN_WORDS;
+      const score = jaccard(c.firstTokens, item.tokens, item.count);
+      const paraphrase = toOthers && c.firstTokens.length >= PARAPHRASE_MIN_WORDS && item.count >= PARAPHRASE_MIN_WORDS;
       if (score >= (paraphrase ? paraphraseSimilarity : similarity) && score > bestScore) {
         best = c;
         bestScore = score;
@@ -559,7 +621,7 @@ export function* detectLoopsSlices(
       trackNumbers(best, item.numbers);
     } else {
       const slots = item.numbers ? allBits(item.numbers.length) : 0;
-      best = { agentId: step.agentId, kind: item.kind, hash: item.hash, firstTokens: item.tokens, positions: [p], lastOrdinal: ordinal, numbers: item.numbers, rising: slots, falling: slots };
+      best = { agentId: step.agentId, kind: item.kind, hash: item.hash, firstTokens: item.tokens.slice(0, item.count), positions: [p], lastOrdinal: ordinal, numbers: item.numbers, rising: slots, falling: slots };
       open.push(best);
     }
     if (step.recipients && step.recipients.length > 0) {

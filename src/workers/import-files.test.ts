@@ -1,5 +1,6 @@
 import { closeSync, existsSync, ftruncateSync, mkdtempSync, openAsBlob, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exportSession } from '../export/native.ts';
@@ -23,6 +24,28 @@ describe('readFileInput (a File, as the worker reads it)', () => {
     const whole = importFiles([{ name: 'messages.jsonl', text }]);
     expect(streamed.failures).toEqual([]);
     expect(streamed.loaded).toEqual(whole.loaded);
+  });
+
+  it('reads gzip-compressed JSON Lines as a stream too (not the whole-text path), as the whole file would import', async () => {
+    const lines = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ sender: i % 2 ? 'a' : 'b', type: 'channel_message', content: `m${i}`, recipients: ['@all'], thread_id: null }));
+    const text = `${lines.join('\n')}\n`;
+    const gz = new Uint8Array(gzipSync(text));
+    const phases: string[] = [];
+    const read: number[] = [];
+    const input = await readFileInput('m.jsonl.gz', new Blob([gz]), (phase, bytes) => {
+      phases.push(phase);
+      read.push(bytes);
+    });
+    expect('parsed' in input && input.parsed.kind).toBe('jsonl');
+    expect(phases.every((p) => p === 'parsing')).toBe(true);
+    expect(read[read.length - 1]).toBe(gz.length);
+    const streamed = importFiles([input]);
+    const whole = importFiles([{ name: 'm.jsonl.gz', bytes: gz }]);
+    expect(streamed.failures).toEqual([]);
+    expect(streamed.loaded).toEqual(whole.loaded);
+    // One JSON document inside gzip: read whole, as before.
+    const doc = await readFileInput('chat.json.gz', new Blob([new Uint8Array(gzipSync('{"history":[]}'))]));
+    expect('text' in doc).toBe(true);
   });
 
   it('refuses a file that is not JSON Lines and too long for one string, after reading only its head', async () => {

@@ -8,7 +8,8 @@ import { detectText, ImportError, importDetected, importParsed, type ImportedFil
 import { attachAnnotationSets, type AnnotationSet } from '../model/annotations.ts';
 import { mapTicks, stepTicks } from '../model/run-builder.ts';
 import { decodeBytes, MAX_FILE_BYTES, TraceDecoder, type ParsedInput } from '../import/parse-input.ts';
-import { JSON_LINES_NAME, readJsonLines, startsJsonLines } from '../import/jsonl-stream.ts';
+import { GZIP_JSON_LINES_NAME, JSON_LINES_NAME, readGzipJsonLines, readJsonLines, startsJsonLines } from '../import/jsonl-stream.ts';
+import { isGzipStart } from '../import/gunzip.ts';
 import { isBusMessage } from '../import/formats/bus-messages.ts';
 
 /**
@@ -23,9 +24,9 @@ const HEAD_BYTES = 1 << 20;
 const megabytes = (n: number) => `${Math.round(n / 1048576).toLocaleString('en')} MB`;
 
 /**
- * A File read for import: JSON Lines (UTF-8, not gzip) as a stream, line by line, so that its text is never one
- * string and a file past the longest string V8 can hold still opens (jsonl-stream.ts); anything else read whole and
- * decoded (readFileText), refused before a byte is read when it is larger than one string may be.
+ * A File read for import: JSON Lines (UTF-8, plain or gzip-compressed) as a stream, line by line, so that its text
+ * is never one string and a file past the longest string V8 can hold still opens (jsonl-stream.ts); anything else read
+ * whole and decoded (readFileText), refused before a byte is read when it is larger than one string may be.
  * `onProgress` gets the bytes read and the phase ('reading', or 'parsing' for JSON Lines, parsed as they are read).
  */
 export async function readFileInput(name: string, file: Blob, onProgress?: (phase: 'reading' | 'parsing', bytesRead: number) => void): Promise<FileInput> {
@@ -35,12 +36,19 @@ export async function readFileInput(name: string, file: Blob, onProgress?: (phas
     const parsed = await readJsonLines(name, file.stream(), { hashWhen: isBusMessage, onRead: onProgress && ((bytes) => onProgress('parsing', bytes)), progressEveryMs: READ_PROGRESS_EVERY_MS });
     return { name, parsed };
   }
+  if (isGzipStart(head)) {
+    // gzip-compressed JSON Lines too, decoded as read (the bar counts the compressed bytes); anything else inside is
+    // read whole below, from the start again.
+    const onRead = onProgress && ((bytes: number) => onProgress('parsing', bytes));
+    const parsed = await readGzipJsonLines(name, file.stream(), { namedJsonLines: GZIP_JSON_LINES_NAME.test(name), hashWhen: isBusMessage, onRead, progressEveryMs: READ_PROGRESS_EVERY_MS });
+    if (parsed) return { name, parsed };
+  }
   if (file.size > MAX_FILE_BYTES) {
     throw new ImportError(
       name,
       'unknown',
       '',
-      `file is ${megabytes(file.size)}; the limit is ${megabytes(MAX_FILE_BYTES)} for a file read whole (one JSON document, gzip or UTF-16: a browser holds at most about 512 MB of text in one string). Save the trace as JSON Lines (one JSON value per line, e.g. one OTLP export or one message per line, UTF-8, not gzip-compressed): those are read line by line, whatever their size.`,
+      `file is ${megabytes(file.size)}; the limit is ${megabytes(MAX_FILE_BYTES)} for a file read whole (one JSON document, gzip or UTF-16: a browser holds at most about 512 MB of text in one string). Save the trace as JSON Lines (one JSON value per line, e.g. one OTLP export or one message per line, UTF-8, gzip-compressed or not): those are read line by line, whatever their size.`,
     );
   }
   return { name, text: await readFileText(name, file, onProgress && ((bytes) => onProgress('reading', bytes))) };

@@ -9,6 +9,7 @@ import { finish, phase, SLICE, type Sliced } from '../../model/slices.ts';
 import type { StepCounts } from '../../model/steps.ts';
 import type { Annotation, Handoff, Intervention, Run, Step, StepKind } from '../../model/types.ts';
 import { appendAll } from '../../model/large-arrays.ts';
+import { handoffsByStepSlices, stepPositionsSlices, type StepPositions } from '../../model/step-positions.ts';
 
 export interface Lane {
   agentId: string;
@@ -33,7 +34,10 @@ export interface RunView {
   steps: readonly Step[];
   /** countStepKinds(steps), counted in the same pass as the other columns. */
   stepKinds: StepCounts;
-  /** Replay position of any step id; nested steps map to the position of the step that holds them. */
+  /**
+   * Replay position of any step id; nested steps map to the position of the step that holds them. A hash table over
+   * the positions, not a Map entry per step (src/model/step-positions.ts).
+   */
   positionOf: ReadonlyMap<string, number>;
   /** The handoffs each step sends, by the step id they name (the inspector lists them; built in slices with the rest). */
   handoffsByStep: ReadonlyMap<string, readonly Handoff[]>;
@@ -155,30 +159,18 @@ function* buildTraceViewSlices(run: Run): Sliced<TraceView> {
   const index = yield* phase(indexRunSlices(run), 0, 0.1);
   const steps = index.replaySteps;
   const n = steps.length;
-  const positionOf = new Map<string, number>();
-  for (let i = 0; i < n; i++) {
-    if (i % SLICE === SLICE - 1) yield 0.1 + (0.05 * i) / n;
-    positionOf.set(steps[i].id, i);
-  }
+  const positionOf = yield* phase(stepPositionsSlices(steps), 0.1, 0.13);
   // Nested steps get their replay step's position in the per-step pass below, which walks them anyway.
   // A chat log has a handoff per message: a million of them indexed in one go was a task of 300–700 ms in the
-  // inspector's first render.
-  const handoffsByStep = new Map<string, Handoff[]>();
-  for (let i = 0; i < run.handoffs.length; i++) {
-    if (i % SLICE === SLICE - 1) yield 0.15;
-    const h = run.handoffs[i];
-    if (h.stepId === undefined) continue;
-    const list = handoffsByStep.get(h.stepId);
-    if (list) list.push(h);
-    else handoffsByStep.set(h.stepId, [h]);
-  }
+  // inspector's first render; a Map of a million one-handoff lists, 400–500 ms here.
+  const handoffsByStep = yield* phase(handoffsByStepSlices(run.handoffs, positionOf, n), 0.13, 0.15);
 
   // The loop analysis's time as the bench reads it: its own work, not the pauses between slices.
   const loopTime = { ms: 0 };
   const loops = yield* phase(detectLoopsSlices(steps, index.childrenOf, {}, run.agents.flatMap((a) => [a.id, a.name])), 0.15, 0.45, loopTime);
   const ledger = yield* phase(ledgerVerdictsSlices(steps), 0.45, 0.45, loopTime);
   markDuration(LOOP_ANALYSIS_MEASURE, loopTime.ms);
-  const graph = yield* phase(deriveGraphSlices(run, steps, index.childrenOf, loops), 0.45, 0.8);
+  const graph = yield* phase(deriveGraphSlices(run, steps, index.childrenOf, loops, positionOf, handoffsByStep.positionOfHandoff), 0.45, 0.8);
   const loopAt = new Int32Array(n).fill(-1);
   loops.forEach((loop, i) => {
     for (const p of loop.positions) loopAt[p] = i;
@@ -216,7 +208,7 @@ function* buildTraceViewSlices(run: Run): Sliced<TraceView> {
     // Most steps hold no nested steps: read the step itself without building a list for it.
     const parts = hasNested && index.childrenOf.has(step.id) ? withDescendants(step, index.childrenOf) : undefined;
     // Nested steps (at any depth) map to the position of the replay step holding them.
-    if (parts) for (let k = 1; k < parts.length; k++) if (!positionOf.has(parts[k].id)) positionOf.set(parts[k].id, p);
+    if (parts) for (let k = 1; k < parts.length; k++) positionOf.add(parts[k].id, p);
     let lo = Infinity;
     let hi = -Infinity;
     for (let k = 0, count = parts ? parts.length : 1; k < count; k++) {
@@ -352,7 +344,7 @@ function handoffStepsNamed(run: Run): Map<string, string | undefined> {
 }
 
 /** Nested steps not yet placed: climb to the replay step (nesting may be deeper than one level). */
-function placeNestedByClimbing(all: readonly Step[], positionOf: Map<string, number>, index: RunIndex) {
+function placeNestedByClimbing(all: readonly Step[], positionOf: StepPositions, index: RunIndex) {
   for (const s of all) {
     if (positionOf.has(s.id)) continue;
     const chain: string[] = [];
@@ -362,7 +354,7 @@ function placeNestedByClimbing(all: readonly Step[], positionOf: Map<string, num
       cur = index.stepById.get(cur.parentStepId);
     }
     const at = cur ? positionOf.get(cur.id) : undefined;
-    if (at !== undefined) for (const id of chain) positionOf.set(id, at);
+    if (at !== undefined) for (const id of chain) positionOf.add(id, at);
   }
 }
 

@@ -1,0 +1,252 @@
+// Replay positions by step id, and the handoffs each step sends, without a Map entry per step (issue 14 goal 2,
+// ADR 0028). At a million steps a Map (or Set) keyed by every step id cost 300–500 ms to fill, plus its garbage, and
+// the run view built three of them (positions in the view and again in the graph, the steps that hand off); a Map of
+// one-element arrays for the handoffs by step cost as much again. Here the ids are hashed into an open-addressing
+// table of Int32Arrays that points back at the steps (the ids stay where they are, in the step objects): one pass of
+// integer work, no object per step, and lookups compare the id only when its 32-bit hash matches.
+import type { Handoff, Step } from './types.ts';
+import { SLICE, finish, type Sliced } from './slices.ts';
+
+/** FNV-1a over the UTF-16 units, then a finaliser (MurmurHash3's) so that the low bits used by the table mix well. */
+export function hashId(id: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return h ^ (h >>> 16);
+}
+
+/**
+ * The replay position of any step id: the replay steps' own ids in a hash table over their positions, and the ids of
+ * nested steps (few in most runs; added with `add`) in a Map beside it. A ReadonlyMap, so a panel reads it as before.
+ * When two replay steps share an id, the later position wins, as `Map.set` in position order did.
+ */
+export class StepPositions implements ReadonlyMap<string, number> {
+  /** Slot → position + 1; 0 is an empty slot. */
+  private readonly table: Int32Array;
+  /** Position → hash of its step's id. */
+  private readonly hashes: Int32Array;
+  private readonly mask: number;
+  private readonly nested = new Map<string, number>();
+  private distinct = 0;
+  /** Whether two replay steps share an id (a trace the schema lets through): `near` then defers to the table. */
+  duplicates = false;
+
+  /** Empty: fill with `build` (or use stepPositions / stepPositionsSlices). */
+  constructor(private readonly steps: readonly Step[]) {
+    let size = 16;
+    while (size < steps.length * 2) size *= 2;
+    this.table = new Int32Array(size);
+    this.hashes = new Int32Array(steps.length);
+    this.mask = size - 1;
+  }
+
+  /** Puts the replay steps in the table, yielding every SLICE steps. */
+  *build(): Sliced<StepPositions> {
+    const { steps, table, hashes, mask } = this;
+    for (let p = 0, n = steps.length; p < n; p++) {
+      if (p % SLICE === SLICE - 1) yield p / n;
+      const id = steps[p].id;
+      const h = hashId(id);
+      hashes[p] = h;
+      for (let slot = h & mask; ; slot = (slot + 1) & mask) {
+        const at = table[slot];
+        if (at === 0) {
+          table[slot] = p + 1;
+          this.distinct++;
+          break;
+        }
+        if (hashes[at - 1] === h && steps[at - 1].id === id) {
+          table[slot] = p + 1;
+          this.duplicates = true;
+          break;
+        }
+      }
+    }
+    return this;
+  }
+
+  /** The position of the replay step with this id (not a nested step's), or undefined. */
+  replay(id: string): number | undefined {
+    const { steps, table, hashes, mask } = this;
+    const h = hashId(id);
+    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
+      const at = table[slot];
+      if (at === 0) return undefined;
+      if (hashes[at - 1] === h && steps[at - 1].id === id) return at - 1;
+    }
+  }
+
+  /**
+   * replay(id), looked for first at `hint` and the next few positions: ids named in step order (a chat log's handoffs)
+   * are found without hashing.
+   */
+  near(id: string, hint: number): number | undefined {
+    if (!this.duplicates) {
+      const end = Math.min(this.steps.length, hint + 4);
+      for (let p = hint < 0 ? 0 : hint; p < end; p++) if (this.steps[p].id === id) return p;
+    }
+    return this.replay(id);
+  }
+
+  /** A nested step's position (the replay step holding it); ids already present are left as they are. */
+  add(id: string, position: number): void {
+    if (!this.has(id)) this.nested.set(id, position);
+  }
+
+  get(id: string): number | undefined {
+    return this.replay(id) ?? (this.nested.size > 0 ? this.nested.get(id) : undefined);
+  }
+
+  has(id: string): boolean {
+    return this.get(id) !== undefined;
+  }
+
+  get size(): number {
+    return this.distinct + this.nested.size;
+  }
+
+  /** Replay steps in position order (a shared id once, at its last position), then nested steps as added. */
+  *entries(): MapIterator<[string, number]> {
+    for (let p = 0; p < this.steps.length; p++) {
+      const id = this.steps[p].id;
+      if (!this.duplicates || this.replay(id) === p) yield [id, p];
+    }
+    yield* this.nested.entries();
+  }
+
+  *keys(): MapIterator<string> {
+    for (const [id] of this.entries()) yield id;
+  }
+
+  *values(): MapIterator<number> {
+    for (const [, p] of this.entries()) yield p;
+  }
+
+  [Symbol.iterator](): MapIterator<[string, number]> {
+    return this.entries();
+  }
+
+  forEach(callback: (value: number, key: string, map: ReadonlyMap<string, number>) => void, thisArg?: unknown): void {
+    for (const [id, p] of this.entries()) callback.call(thisArg, p, id, this);
+  }
+}
+
+/** The positions of `replaySteps`' ids, in slices. */
+export function stepPositionsSlices(replaySteps: readonly Step[]): Sliced<StepPositions> {
+  return new StepPositions(replaySteps).build();
+}
+
+export function stepPositions(replaySteps: readonly Step[]): StepPositions {
+  return finish(stepPositionsSlices(replaySteps));
+}
+
+const NO_HANDOFFS: readonly Handoff[] = Object.freeze([]);
+
+/**
+ * The handoffs each step sends, by the step id they name, in the handoffs' order (a ReadonlyMap, keys in the order
+ * their first handoff comes). Handoffs that name a replay step are chained by position in Int32Arrays; the few that
+ * name a nested step or an unknown id are in a Map. A step's list is made when it is asked for, and kept.
+ */
+export class HandoffsByStep implements ReadonlyMap<string, readonly Handoff[]> {
+  /** Position → first and last handoff naming its step (-1: none); handoff → the next naming the same step. */
+  private readonly head: Int32Array;
+  private readonly tail: Int32Array;
+  private readonly next: Int32Array;
+  private readonly other = new Map<string, Handoff[]>();
+  /** Handoff → the position of the replay step it names (-1: none, a nested step or an unknown id); the graph reads it. */
+  readonly positionOfHandoff: Int32Array;
+  private readonly lists = new Map<number, readonly Handoff[]>();
+  private keyCount = 0;
+
+  constructor(
+    private readonly handoffs: readonly Handoff[],
+    private readonly positions: StepPositions,
+    steps: number,
+  ) {
+    this.head = new Int32Array(steps).fill(-1);
+    this.tail = new Int32Array(steps).fill(-1);
+    this.next = new Int32Array(handoffs.length).fill(-1);
+    this.positionOfHandoff = new Int32Array(handoffs.length).fill(-1);
+  }
+
+  *build(): Sliced<HandoffsByStep> {
+    const { handoffs, positions, head, tail, next } = this;
+    let hint = 0;
+    for (let k = 0; k < handoffs.length; k++) {
+      if (k % SLICE === SLICE - 1) yield k / handoffs.length;
+      const stepId = handoffs[k].stepId;
+      if (stepId === undefined) continue;
+      const p = positions.near(stepId, hint);
+      if (p === undefined) {
+        const list = this.other.get(stepId);
+        if (list) list.push(handoffs[k]);
+        else {
+          this.other.set(stepId, [handoffs[k]]);
+          this.keyCount++;
+        }
+        continue;
+      }
+      hint = p;
+      this.positionOfHandoff[k] = p;
+      if (head[p] === -1) {
+        head[p] = k;
+        this.keyCount++;
+      } else next[tail[p]] = k;
+      tail[p] = k;
+    }
+    return this;
+  }
+
+  get(stepId: string): readonly Handoff[] | undefined {
+    const p = this.positions.replay(stepId);
+    if (p === undefined || this.head[p] === -1) return this.other.size > 0 ? this.other.get(stepId) : undefined;
+    let list = this.lists.get(p);
+    if (!list) {
+      const out: Handoff[] = [];
+      for (let k = this.head[p]; k !== -1; k = this.next[k]) out.push(this.handoffs[k]);
+      this.lists.set(p, (list = out));
+    }
+    return list;
+  }
+
+  has(stepId: string): boolean {
+    return this.get(stepId) !== undefined;
+  }
+
+  get size(): number {
+    return this.keyCount;
+  }
+
+  *entries(): MapIterator<[string, readonly Handoff[]]> {
+    for (let k = 0; k < this.handoffs.length; k++) {
+      const stepId = this.handoffs[k].stepId;
+      if (stepId === undefined) continue;
+      const list = this.get(stepId) ?? NO_HANDOFFS;
+      if (list[0] === this.handoffs[k]) yield [stepId, list];
+    }
+  }
+
+  *keys(): MapIterator<string> {
+    for (const [id] of this.entries()) yield id;
+  }
+
+  *values(): MapIterator<readonly Handoff[]> {
+    for (const [, list] of this.entries()) yield list;
+  }
+
+  [Symbol.iterator](): MapIterator<[string, readonly Handoff[]]> {
+    return this.entries();
+  }
+
+  forEach(callback: (value: readonly Handoff[], key: string, map: ReadonlyMap<string, readonly Handoff[]>) => void, thisArg?: unknown): void {
+    for (const [id, list] of this.entries()) callback.call(thisArg, list, id, this);
+  }
+}
+
+/** The handoffs of a run by the step id they name, in slices; `positions` are the run's replay positions. */
+export function handoffsByStepSlices(handoffs: readonly Handoff[], positions: StepPositions, steps: number): Sliced<HandoffsByStep> {
+  return new HandoffsByStep(handoffs, positions, steps).build();
+}
