@@ -537,8 +537,7 @@ export function importFromOtlp(doc: ParsedInput, cache?: OtlpSpanCache): ImportR
   // A trace whose every span was dropped (no span id, …) still has its drops reported: an empty list keeps its place.
   for (const traceId of read.drops.keys()) if (traceId !== '' && !byTrace.has(traceId)) byTrace.set(traceId, []);
   for (const [traceId, traceSpans] of byTrace) {
-    const forest = buildForest(traceId, traceSpans, read.drops.get(traceId));
-    progress.advance(traceSpans.length);
+    const forest = buildForest(traceId, traceSpans, read.drops.get(traceId), progress);
     if (forest.duplicates) warnings.push(`trace ${traceId}: ${forest.duplicates} repeated span id(s); the first copy of each was kept`);
     const run = looksLikeSmolagents(forest) ? smolagentsSpansToRun(forest, 'otlp', progress) : genericSpansToRun(forest, 'otlp', progress);
     if (resource.attributes && Object.keys(resource.attributes).length) run.raw = { ...run.raw, resource: resource.attributes };

@@ -98,11 +98,17 @@ export function countDrop(into: Map<string, number>, reason: string): void {
   into.set(reason, (into.get(reason) ?? 0) + 1);
 }
 
-export function buildForest(traceId: string, spans: SpanRecord[], dropped: ReadonlyMap<string, number> = NO_DROPS): SpanForest {
+/** Told of each span as the forest takes it in (the import's progress bar: a trace of a million spans takes seconds). */
+export interface ForestProgress {
+  tick(): void;
+}
+
+export function buildForest(traceId: string, spans: SpanRecord[], dropped: ReadonlyMap<string, number> = NO_DROPS, progress?: ForestProgress): SpanForest {
   const nodes = new Map<string, SpanNode>();
   let duplicates = 0;
   const kept: SpanNode[] = [];
   for (const span of spans) {
+    progress?.tick();
     if (nodes.has(span.id)) {
       duplicates++;
       continue;
