@@ -225,8 +225,6 @@ interface KeyToPaint {
    * handlers, one frame later for each frame interval its rendering overran.
    */
   latency: number[];
-  /** Key → the inspector's details (texts, calls, tokens) painted for the new step, measured the same way. */
-  details: number[];
   /** The handlers' work: from the key's time stamp to the end of the run view's listener and React's synchronous render. */
   work: number[];
   /** The painting frame's own work: from its vsync to the end of its rendering (its rAF callbacks, style, layout, paint). */
@@ -372,30 +370,23 @@ function pauses(count: number): number[] {
  */
 async function keyToPaint(page: Page, keys: string[]): Promise<KeyToPaint> {
   await page.evaluate(() => {
-    interface Press { key: number; handled: number; frames: { ts: number; at: number; details: boolean; painted: number }[]; painted: number; before: { ts: number; at: number } }
+    interface Press { key: number; handled: number; frames: { ts: number; at: number }[]; painted: number; before: { ts: number; at: number } }
     const out = { presses: [] as Press[], slow: 0, reported: 0 };
     (window as unknown as { __keyPaint: typeof out }).__keyPaint = out;
     let last = { ts: 0, at: 0 };
     let open: Press[] = [];
-    // Whether the inspector's details show the step its header shows (they may follow a frame later: a build without
-    // them split off shows both at once).
-    const detailsCurrent = () => {
-      const details = document.querySelector('[data-testid="inspector-details"]');
-      return !details || details.getAttribute('data-position') === document.querySelector('[data-testid="inspector"]')?.getAttribute('data-position');
-    };
     const loop = (ts: number) => {
+      const frame = { ts, at: performance.now() };
       for (const p of open) {
-        const frame = { ts, at: performance.now(), details: detailsCurrent(), painted: 0 };
-        const first = p.frames.push(frame) === 1;
-        const channel = new MessageChannel();
-        channel.port1.onmessage = () => {
-          frame.painted = performance.now();
-          if (first) p.painted = frame.painted;
-        };
-        channel.port2.postMessage(0);
+        p.frames.push(frame);
+        if (p.frames.length === 1) {
+          const channel = new MessageChannel();
+          channel.port1.onmessage = () => (p.painted = performance.now());
+          channel.port2.postMessage(0);
+        }
       }
       open = open.filter((p) => p.frames.length < 3);
-      last = { ts, at: performance.now() };
+      last = frame;
       requestAnimationFrame(loop);
     };
     requestAnimationFrame(loop);
@@ -425,7 +416,7 @@ async function keyToPaint(page: Page, keys: string[]): Promise<KeyToPaint> {
     await new Promise((r) => setTimeout(r, wait[i]));
   }
   await page.waitForTimeout(200);
-  const raw = await page.evaluate(() => (window as unknown as { __keyPaint: unknown }).__keyPaint) as { presses: { key: number; handled: number; frames: { ts: number; at: number; details: boolean; painted: number }[]; painted: number; before: { ts: number; at: number } }[]; slow: number; reported: number };
+  const raw = await page.evaluate(() => (window as unknown as { __keyPaint: unknown }).__keyPaint) as { presses: { key: number; handled: number; frames: { ts: number; at: number }[]; painted: number; before: { ts: number; at: number } }[]; slow: number; reported: number };
   // Frame time stamps are vsync times: the first frame after the handlers is the one that can show the move. It shows
   // it on time when its style, layout, paint and commit end within that frame; each frame interval it overruns
   // pushes the move one frame later, as a person sees it.
@@ -433,14 +424,8 @@ async function keyToPaint(page: Page, keys: string[]): Promise<KeyToPaint> {
     const frame = p.frames[0];
     return frame.ts - p.key + FRAME_INTERVAL * Math.floor(Math.max(0, p.painted - frame.ts) / FRAME_INTERVAL);
   });
-  // The same for the inspector's details: the first frame whose animation callback found them showing the new step.
-  const details = raw.presses.map((p) => {
-    const frame = p.frames.find((f) => f.details) ?? p.frames[p.frames.length - 1];
-    return frame.ts - p.key + FRAME_INTERVAL * Math.floor(Math.max(0, frame.painted - frame.ts) / FRAME_INTERVAL);
-  });
   return {
     latency,
-    details,
     work: raw.presses.map((p) => p.handled - p.key),
     render: raw.presses.map((p) => p.painted - p.frames[0].ts),
     slowEvents: raw.slow,
@@ -464,7 +449,6 @@ function report(m: Measurement) {
   console.log(`      of which loop analysis: ${m.loopAnalysis.toFixed(0)} ms`);
   console.log(`    key → painted (${k.latency.length} real presses): p50 ${f(percentile(k.latency, 50))} ms, p95 ${f(p95)} ms, max ${f(Math.max(...k.latency))} ms — target p95 ≤ ${FRAME_MS} ms: ${p95 <= FRAME_MS ? 'PASS' : 'FAIL'}`);
   console.log(`      key → handlers done p50/p95: ${f(percentile(k.work, 50))} / ${f(percentile(k.work, 95))} ms; painting frame, vsync → rendered p50/p95: ${f(percentile(k.render, 50))} / ${f(percentile(k.render, 95))} ms; Event Timing: ${k.slowEvents} of ${k.latency.length} keydowns ≥ 24 ms (${k.reportedEvents} reported ≥ 16 ms)`);
-  console.log(`      inspector details (texts, calls, tokens) painted: p50 ${f(percentile(k.details, 50))} ms, p95 ${f(percentile(k.details, 95))} ms`);
   if (k.jumps) {
     const of = (jump: boolean) => k.latency.filter((_, i) => k.jumps![i] === jump);
     const steps = of(false);

@@ -174,31 +174,3 @@ describe('a loop occurrence’s ordinal', () => {
     expect(ordinalIn([], 1)).toBe(-1);
   });
 });
-
-describe('the inspector on a move', () => {
-  it('shows the new step’s header in the key’s own render and its details once that frame is painted', async () => {
-    const { act: actNow, waitFor } = await import('@testing-library/react');
-    const run = makeRun('moves', {
-      steps: [
-        { id: 's0', index: 0, kind: 'action', agentId: 'a', name: 'first', observation: 'observed first' },
-        { id: 's1', index: 1, kind: 'action', agentId: 'a', name: 'second', observation: 'observed second' },
-      ],
-    });
-    const view = runViewOf(run);
-    usePlayhead.getState().load('moves', view.steps.length, 0);
-    render(<StepInspector view={view} />);
-    const details = screen.getByTestId('inspector-details');
-    expect(details).toHaveAttribute('data-position', '0');
-    expect(screen.getByTestId('inspector-observation')).toHaveTextContent('observed first');
-    actNow(() => usePlayhead.getState().moveTo(1));
-    // The header follows at once; the details still show the step painted before, and say so.
-    expect(screen.getByTestId('inspector')).toHaveAttribute('data-position', '1');
-    expect(screen.getByTestId('inspector-title')).toHaveTextContent('second');
-    expect(screen.getByTestId('inspector')).toHaveAttribute('aria-busy', 'true');
-    expect(details).toHaveAttribute('data-position', '0');
-    // After the next frame: the details of the new step.
-    await waitFor(() => expect(screen.getByTestId('inspector-details')).toHaveAttribute('data-position', '1'));
-    expect(screen.getByTestId('inspector-observation')).toHaveTextContent('observed second');
-    expect(screen.getByTestId('inspector')).not.toHaveAttribute('aria-busy');
-  });
-});

@@ -1,7 +1,6 @@
 // Everything recorded about the step under the playhead: thought, model output, tool calls, observation, error,
 // tokens, timing, annotations and interventions on it, nested model/tool calls, and the raw source attributes.
-import { memo, useEffect, useState, type ReactNode } from 'react';
-import { flushSync } from 'react-dom';
+import { memo, type ReactNode } from 'react';
 import type { Annotation, Intervention, Step, TurnOrigin } from '../../model/types.ts';
 import { usePlayhead } from '../../store/playhead.ts';
 import { InterventionBody } from '../supervisor/intervention-card.tsx';
@@ -19,60 +18,11 @@ import { appendAll } from '../../model/large-arrays.ts';
 
 export { chatMessageOf } from './conversation.tsx';
 
-/**
- * The inspector follows the playhead in two parts: its header (which step, whose, what kind, its badges) in the key's
- * own frame, like every other view; the step's details (texts, calls, tokens, spans…) in the frame after, rendered in
- * a task posted from that first frame once it is painted. The details were a third of a move's main-thread work
- * (React's render and commit, then style, layout and paint of the changed text: ~2 ms a press on 100k steps), enough
- * to push the frame that shows the move past its deadline one press in twenty. While they lag, the details say which
- * step they show (`data-position`) and the inspector is `aria-busy`.
- */
 export function StepInspector({ view }: { view: RunView }) {
   const position = usePlayhead((s) => s.position);
-  const shown = useAfterPaint(position);
   const step = view.steps[position];
   if (!step) return <section data-testid="inspector" className="p-3 text-sm text-slate-500">No steps in this run.</section>;
-  const shownStep = view.steps[shown] ?? step;
-  return (
-    <section
-      data-testid="inspector"
-      data-step-id={step.id}
-      data-agent-id={step.agentId}
-      data-position={position}
-      aria-label="Step inspector"
-      aria-busy={shownStep !== step ? true : undefined}
-      className="space-y-3 p-3 text-sm"
-    >
-      <InspectorHeader view={view} step={step} position={position} />
-      <InspectorDetails view={view} step={shownStep} position={shownStep === step ? position : shown} />
-    </section>
-  );
-}
-
-/**
- * `value` as of the last painted frame: a new value is returned once a frame that could show the old one has been
- * painted (a message posted from that frame's animation callback runs after its paint), rendered at once there
- * (`flushSync`), so it is painted in the next frame. Moves faster than frames skip to the latest value. Where no
- * frame comes (a hidden page), the value waits for the page to be shown.
- */
-export function useAfterPaint(value: number): number {
-  const [shown, setShown] = useState(value);
-  useEffect(() => {
-    if (shown === value) return;
-    let live = true;
-    const frame = requestAnimationFrame(() => {
-      const channel = new MessageChannel();
-      channel.port1.onmessage = () => {
-        if (live) flushSync(() => setShown(value));
-      };
-      channel.port2.postMessage(0);
-    });
-    return () => {
-      live = false;
-      cancelAnimationFrame(frame);
-    };
-  }, [value, shown]);
-  return shown;
+  return <InspectorBody view={view} step={step} position={position} />;
 }
 
 /** Where a live run's turn came from (runner and forks set `runner.origin`). */
@@ -84,43 +34,36 @@ const ORIGIN_LABELS: Record<TurnOrigin, string> = {
   'tool-replay': 'tool turn replayed',
 };
 
-const InspectorHeader = memo(function InspectorHeader({ view, step, position }: { view: RunView; step: Step; position: number }) {
+const InspectorBody = memo(function InspectorBody({ view, step, position }: { view: RunView; step: Step; position: number }) {
   const agent = view.index.agentById.get(step.agentId);
-  const loop = view.loopAt[position] >= 0 ? view.loops[view.loopAt[position]] : undefined;
-  return (
-    <header>
-      <p className="text-xs text-slate-500">
-        Step {position + 1} of {view.steps.length}
-        {step.number !== undefined && ` · #${step.number} in its agent run`}
-      </p>
-      <h2 className="text-base font-semibold text-slate-900" data-testid="inspector-title">
-        <span data-testid="inspector-agent">{agent?.name ?? step.agentId}</span>
-        <span className="font-normal text-slate-500"> · {step.kind}</span>
-        {step.name && <span className="font-normal text-slate-700"> · {step.name}</span>}
-      </h2>
-      <div className="mt-1 flex flex-wrap gap-1">
-        {view.errorAt[position] === 1 && <Badge tone="red">error</Badge>}
-        {loop && (
-          <Badge tone="amber">
-            repeated call ×{loop.positions.length} ({ordinalIn(loop.positions, position) + 1} of {loop.positions.length})
-          </Badge>
-        )}
-        {step.usage?.estimated && <Badge tone="slate">tokens estimated</Badge>}
-        {step.runner?.origin !== undefined && <Badge tone="violet">{ORIGIN_LABELS[step.runner.origin] ?? step.runner.origin}</Badge>}
-        <span className="ml-auto">
-          <ForkHereButton run={view.run} step={step} />
-        </span>
-      </div>
-    </header>
-  );
-});
-
-/** Everything about the step below the header; `position` is the step's (the details may lag the playhead a frame). */
-const InspectorDetails = memo(function InspectorDetails({ view, step, position }: { view: RunView; step: Step; position: number }) {
   const loop = view.loopAt[position] >= 0 ? view.loops[view.loopAt[position]] : undefined;
   const children = view.index.childrenOf.get(step.id) ?? [];
   return (
-    <div data-testid="inspector-details" data-position={position} className="space-y-3">
+    <section data-testid="inspector" data-step-id={step.id} data-agent-id={step.agentId} data-position={position} aria-label="Step inspector" className="space-y-3 p-3 text-sm">
+      <header>
+        <p className="text-xs text-slate-500">
+          Step {position + 1} of {view.steps.length}
+          {step.number !== undefined && ` · #${step.number} in its agent run`}
+        </p>
+        <h2 className="text-base font-semibold text-slate-900" data-testid="inspector-title">
+          <span data-testid="inspector-agent">{agent?.name ?? step.agentId}</span>
+          <span className="font-normal text-slate-500"> · {step.kind}</span>
+          {step.name && <span className="font-normal text-slate-700"> · {step.name}</span>}
+        </h2>
+        <div className="mt-1 flex flex-wrap gap-1">
+          {view.errorAt[position] === 1 && <Badge tone="red">error</Badge>}
+          {loop && (
+            <Badge tone="amber">
+              repeated call ×{loop.positions.length} ({ordinalIn(loop.positions, position) + 1} of {loop.positions.length})
+            </Badge>
+          )}
+          {step.usage?.estimated && <Badge tone="slate">tokens estimated</Badge>}
+          {step.runner?.origin !== undefined && <Badge tone="violet">{ORIGIN_LABELS[step.runner.origin] ?? step.runner.origin}</Badge>}
+          <span className="ml-auto">
+            <ForkHereButton run={view.run} step={step} />
+          </span>
+        </div>
+      </header>
       {loop && <p className="text-xs text-amber-800">Repeats {loop.label}</p>}
       {/* What people and engines said about this step comes first; then the conversation; raw records last, folded. */}
       <OnStep annotations={view.annotationsAt.get(position)} interventions={view.interventionsAt.get(position)} />
@@ -147,7 +90,7 @@ const InspectorDetails = memo(function InspectorDetails({ view, step, position }
           </ol>
         </Section>
       )}
-    </div>
+    </section>
   );
 });
 
