@@ -26,12 +26,16 @@ const OUT = opt('out', '');
 /** Style sheets to try, one variant each (`--css` may be given more than once). */
 const CSS = args.flatMap((a, i) => (a === '--css' ? [args[i + 1]] : []));
 const CPU = args.includes('--cpu');
+/** `--total N`: rows of the CPU profile's inclusive list. */
+const TOTAL_ROWS = Number(opt('total', '40'));
 /** `--keys End,Home,e`: press these in turn instead of the default mix of steps and jumps. */
 const KEYS = opt('keys', '').split(',').filter((k) => k !== '');
 /** `--frames`: also the frame pipeline (begin frame, draw, raster) and what each move invalidated (style, layout, paint). */
 const FRAMES = args.includes('--frames');
 const WALL = args.includes('--wall');
-const CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline', ...(FRAMES ? ['disabled-by-default-devtools.timeline.frame', 'disabled-by-default-devtools.timeline.invalidationTracking'] : [])].join(',');
+/** `--categories blink,cc`: more trace categories (e.g. to see whether a frame took the layerization's fast path). */
+const EXTRA = opt('categories', '').split(',').filter((c) => c !== '');
+const CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline', ...(FRAMES ? ['disabled-by-default-devtools.timeline.frame', 'disabled-by-default-devtools.timeline.invalidationTracking'] : []), ...EXTRA].join(',');
 
 interface TraceEvent {
   name: string;
@@ -145,6 +149,7 @@ try {
       for (const [k, ms] of perPress(events)) sums[v].set(k, (sums[v].get(k) ?? 0) + ms / ROUNDS);
       if (OUT && round === 0 && v === 0) writeFileSync(OUT, JSON.stringify({ traceEvents: events }));
       if (profile && round === 0) {
+        if (OUT && v === 0) writeFileSync(`${OUT}.cpuprofile`, JSON.stringify(profile));
         const self = new Map<string, number>();
         const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
         const dt = profile.timeDeltas ?? [];
@@ -155,6 +160,22 @@ try {
         });
         console.log(`CPU profile (${variant}), self ms per press:`);
         for (const [name, ms] of [...self.entries()].filter(([n]) => !n.startsWith('(idle)')).sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`  ${ms.toFixed(2).padStart(7)}  ${name}`);
+        // Total (inclusive) time by function name: each sample counts once for every function on its stack, so a
+        // component's figure holds what it calls (read on an unminified build: `npx vite build --minify false`).
+        const parent = new Map<number, number>();
+        for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+        const total = new Map<string, number>();
+        (profile.samples ?? []).forEach((id, i) => {
+          const seen = new Set<string>();
+          for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+            const name = nodes.get(at)!.callFrame.functionName || '(anonymous)';
+            if (seen.has(name)) continue;
+            seen.add(name);
+            total.set(name, (total.get(name) ?? 0) + (dt[i] ?? 0) / 1000 / PRESSES);
+          }
+        });
+        console.log(`CPU profile (${variant}), total ms per press (callees included):`);
+        for (const [name, ms] of [...total.entries()].filter(([n]) => !['(root)', '(program)', '(idle)', '(anonymous)'].includes(n)).sort((a, b) => b[1] - a[1]).slice(0, TOTAL_ROWS)) console.log(`  ${ms.toFixed(2).padStart(7)}  ${name}`);
       }
     }
   }

@@ -430,14 +430,16 @@ function GraphHighlight({ view, positions, weight, maxActivity }: LayerProps) {
       data-pruned={pruned ? 'true' : undefined}
       pointerEvents="none"
     >
-      {edges.map((e) => {
+      {edges.map((e, i) => {
         const edge = graph.edges[e];
         const a = positions[edge.source];
         const b = positions[edge.target];
         if (!a || !b) return null;
+        // Keyed by place: a move updates the path drawn for the last step (its `d`) rather than removing it and
+        // creating another, with its marker, on every move.
         return (
           <path
-            key={edge.id}
+            key={i}
             d={edgePath(a, b, nodeRadius(byId.get(edge.source)!, maxActivity), nodeRadius(byId.get(edge.target)!, maxActivity))}
             fill="none"
             stroke={pruned ? '#94a3b8' : '#e11d48'}

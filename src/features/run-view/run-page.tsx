@@ -305,11 +305,15 @@ function Icon({ d }: { d: string }) {
   );
 }
 
+/** The page's locale's integer format, made once: `toLocaleString()` sets one up on every call (~0.1 ms a move here). */
+const integers = new Intl.NumberFormat();
+
 function PositionLabel({ length }: { length: number }) {
   const position = usePlayhead((s) => s.position);
+  const total = useMemo(() => integers.format(length), [length]);
   return (
     <p className="text-xs text-slate-700 tabular-nums" data-testid="playhead-position">
-      step {(position + 1).toLocaleString()} / {length.toLocaleString()}
+      step {integers.format(position + 1)} / {total}
     </p>
   );
 }

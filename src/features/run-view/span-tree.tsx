@@ -2,9 +2,9 @@
 // only the visible rows in the DOM), following the playhead (the current step's spans are highlighted and its own
 // span scrolled into view). A span opened shows its status, times, attributes and events. A large run's spans are
 // read from IndexedDB when the tree is opened (span-tree-loader.ts, ADR 0020).
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
-import type { RunSpan } from '../../model/types.ts';
+import { useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
+import { memo, useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
+import type { RunSpan, Step } from '../../model/types.ts';
 import { usePlayhead } from '../../store/playhead.ts';
 import type { RunView } from './run-view-model.ts';
 import { AUTO_LOAD_MAX, useRunSpans } from './span-tree-loader.ts';
@@ -80,29 +80,32 @@ export function SpanTree({ view }: { view: RunView }) {
     for (let i = 0; i + 1 < spans.length; i++) if ((spans[i + 1].depth ?? 0) > (spans[i].depth ?? 0)) out[i] = 1;
     return out;
   }, [spans]);
-  const position = usePlayhead((s) => s.position);
+  // The tree does not read the playhead (a move rendered it, its virtualizer and every row again): each row watches
+  // whether it belongs to the current step, and SpanFollower scrolls when the current step's own span changes.
   const moveTo = usePlayhead((s) => s.moveTo);
-  const currentStep = view.steps[position];
   const scroller = useRef<HTMLDivElement>(null);
   const virtualizer = useVirtualizer({ count: rows.length, getScrollElement: () => scroller.current, estimateSize: () => ROW_HEIGHT, overscan: 10 });
-  // Follow the playhead: the current step's own span into view when it is shown.
-  const rowOfStepSpan = useMemo(() => {
-    if (!currentStep?.spanId) return -1;
-    for (let r = 0; r < rows.length; r++) if (spans[rows[r]].id === currentStep.spanId) return r;
-    return -1;
-  }, [rows, spans, currentStep]);
-  useEffect(() => {
-    if (rowOfStepSpan >= 0) virtualizer.scrollToIndex(rowOfStepSpan, { align: 'auto' });
-  }, [rowOfStepSpan, virtualizer]);
+  const toggle = useCallback(
+    (id: string) =>
+      setCollapsed((c) => {
+        const next = new Set(c);
+        if (next.has(id)) next.delete(id);
+        else next.add(id);
+        return next;
+      }),
+    [],
+  );
+  const select = useCallback(
+    (i: number, span: RunSpan) => {
+      setSelected(i);
+      const at = span.stepId !== undefined ? view.positionOf.get(span.stepId) : undefined;
+      if (at !== undefined) moveTo(at);
+    },
+    [view, moveTo],
+  );
   if (spans.length === 0 && !source.stored) return null;
-  const toggle = (id: string) =>
-    setCollapsed((c) => {
-      const next = new Set(c);
-      if (next.has(id)) next.delete(id);
-      else next.add(id);
-      return next;
-    });
   const open = selected !== undefined ? spans[selected] : undefined;
+  const filtering = deferredFilter.trim() !== '';
   return (
     <section aria-label="Span tree" data-testid="span-tree" className="rounded border border-slate-200 bg-white p-2">
       <header className="mb-1 flex flex-wrap items-center gap-2 text-xs text-slate-600">
@@ -114,7 +117,7 @@ export function SpanTree({ view }: { view: RunView }) {
         <span data-testid="span-count">
           {source.spans === undefined
             ? `${source.expected.toLocaleString('en')} spans${source.state === 'loading' ? ' (reading…)' : source.state === 'failed' ? ` (could not be read: ${source.problem})` : shown ? '' : ' (read when opened)'}`
-            : deferredFilter.trim()
+            : filtering
               ? `${rows.length.toLocaleString('en')} of ${spans.length.toLocaleString('en')} spans match`
               : `${spans.length.toLocaleString('en')} spans`}
           {source.spans !== undefined && report && report.read !== spans.length && ` (${(report.read - spans.length).toLocaleString('en')} dropped, see the Library)`}
@@ -135,51 +138,102 @@ export function SpanTree({ view }: { view: RunView }) {
           <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
             {virtualizer.getVirtualItems().map((item) => {
               const i = rows[item.index];
-              const span = spans[i];
-              const own = currentStep !== undefined && span.id === currentStep.spanId;
-              const ofStep = currentStep !== undefined && span.stepId === currentStep.id;
-              const isCollapsed = collapsed.has(span.id);
               return (
-                <div
+                <SpanRow
                   key={item.key}
-                  role="treeitem"
-                  aria-level={(span.depth ?? 0) + 1}
-                  aria-selected={selected === i}
-                  aria-expanded={hasChildren[i] ? !isCollapsed : undefined}
-                  data-testid="span-row"
-                  data-current={own ? 'step' : ofStep ? 'in-step' : undefined}
-                  className={`absolute left-0 flex w-full cursor-pointer items-center gap-1 truncate pr-1 ${own ? 'bg-indigo-100' : ofStep ? 'bg-indigo-50' : selected === i ? 'bg-slate-100' : 'hover:bg-slate-50'}`}
-                  style={{ top: item.start, height: ROW_HEIGHT, paddingLeft: 4 + Math.min(span.depth ?? 0, 40) * 12 }}
-                  onClick={() => {
-                    setSelected(i);
-                    const at = span.stepId !== undefined ? view.positionOf.get(span.stepId) : undefined;
-                    if (at !== undefined) moveTo(at);
-                  }}
-                >
-                  <button
-                    type="button"
-                    className="w-3 shrink-0 text-slate-500"
-                    aria-label={isCollapsed ? `Expand ${span.name}` : `Collapse ${span.name}`}
-                    disabled={!hasChildren[i] || deferredFilter.trim() !== ''}
-                    onClick={(e) => {
-                      e.stopPropagation();
-                      toggle(span.id);
-                    }}
-                  >
-                    {hasChildren[i] ? (isCollapsed ? '▸' : '▾') : ''}
-                  </button>
-                  <span className={`shrink-0 rounded px-1 ${KIND_STYLE.get(span.kind ?? 'span') ?? ''}`}>{span.kind ?? 'span'}</span>
-                  <span className={span.status === 'error' ? 'text-red-700' : 'text-slate-800'}>{span.name || '(no name)'}</span>
-                  {span.start !== undefined && span.end !== undefined && <span className="ml-auto shrink-0 text-slate-400">{Math.round(span.end - span.start)} ms</span>}
-                </div>
+                  view={view}
+                  span={spans[i]}
+                  index={i}
+                  top={item.start}
+                  parent={hasChildren[i] === 1}
+                  collapsed={collapsed.has(spans[i].id)}
+                  selected={selected === i}
+                  filtering={filtering}
+                  onSelect={select}
+                  onToggle={toggle}
+                />
               );
             })}
           </div>
         </div>
         {open && <SpanDetails span={open} />}
       </div>
+      {shown && <SpanFollower view={view} spans={spans} rows={rows} virtualizer={virtualizer} />}
     </section>
   );
+}
+
+/** How a span relates to the step under the playhead: its own span, one of its spans, or neither. */
+function markOf(step: Step | undefined, span: RunSpan): 'step' | 'in-step' | undefined {
+  if (step === undefined) return undefined;
+  if (span.id === step.spanId) return 'step';
+  return span.stepId === step.id ? 'in-step' : undefined;
+}
+
+interface SpanRowProps {
+  view: RunView;
+  span: RunSpan;
+  index: number;
+  top: number;
+  parent: boolean;
+  collapsed: boolean;
+  selected: boolean;
+  filtering: boolean;
+  onSelect: (index: number, span: RunSpan) => void;
+  onToggle: (id: string) => void;
+}
+
+/** One span; renders again on a move only when the move changes its highlight. */
+const SpanRow = memo(function SpanRow({ view, span, index, top, parent, collapsed, selected, filtering, onSelect, onToggle }: SpanRowProps) {
+  const mark = usePlayhead((s) => markOf(view.steps[s.position], span));
+  return (
+    <div
+      role="treeitem"
+      aria-level={(span.depth ?? 0) + 1}
+      aria-selected={selected}
+      aria-expanded={parent ? !collapsed : undefined}
+      data-testid="span-row"
+      data-current={mark}
+      className={`absolute left-0 flex w-full cursor-pointer items-center gap-1 truncate pr-1 ${mark === 'step' ? 'bg-indigo-100' : mark === 'in-step' ? 'bg-indigo-50' : selected ? 'bg-slate-100' : 'hover:bg-slate-50'}`}
+      style={{ top, height: ROW_HEIGHT, paddingLeft: 4 + Math.min(span.depth ?? 0, 40) * 12 }}
+      onClick={() => onSelect(index, span)}
+    >
+      <button
+        type="button"
+        className="w-3 shrink-0 text-slate-500"
+        aria-label={collapsed ? `Expand ${span.name}` : `Collapse ${span.name}`}
+        disabled={!parent || filtering}
+        onClick={(e) => {
+          e.stopPropagation();
+          onToggle(span.id);
+        }}
+      >
+        {parent ? (collapsed ? '▸' : '▾') : ''}
+      </button>
+      <span className={`shrink-0 rounded px-1 ${KIND_STYLE.get(span.kind ?? 'span') ?? ''}`}>{span.kind ?? 'span'}</span>
+      <span className={span.status === 'error' ? 'text-red-700' : 'text-slate-800'}>{span.name || '(no name)'}</span>
+      {span.start !== undefined && span.end !== undefined && <span className="ml-auto shrink-0 text-slate-400">{Math.round(span.end - span.start)} ms</span>}
+    </div>
+  );
+});
+
+/**
+ * Follows the playhead: the current step's own span scrolled into view when it is shown. Renders (nothing) only when
+ * the current step's span changes; the row of a span is looked up in a map built once per list of rows, not by a scan
+ * of up to 100k rows on every move.
+ */
+function SpanFollower({ view, spans, rows, virtualizer }: { view: RunView; spans: readonly RunSpan[]; rows: readonly number[]; virtualizer: Virtualizer<HTMLDivElement, Element> }) {
+  const spanId = usePlayhead((s) => view.steps[s.position]?.spanId);
+  const rowOfSpan = useMemo(() => {
+    const out = new Map<string, number>();
+    for (let r = 0; r < rows.length; r++) out.set(spans[rows[r]].id, r);
+    return out;
+  }, [rows, spans]);
+  const row = spanId === undefined ? undefined : rowOfSpan.get(spanId);
+  useEffect(() => {
+    if (row !== undefined) virtualizer.scrollToIndex(row, { align: 'auto' });
+  }, [row, virtualizer]);
+  return null;
 }
 
 /** A span's status, attributes and events (the span tree's details pane; the inspector's Spans section). */

@@ -165,3 +165,12 @@ describe('step inspector: JSON is not markdown', () => {
     expect(screen.getByTestId('inspector-prompt')).toHaveTextContent('"raw_content": "# Title');
   });
 });
+
+describe('a loop occurrence’s ordinal', () => {
+  it('is found by binary search in the ascending positions, as indexOf would find it', async () => {
+    const { ordinalIn } = await import('./step-inspector.tsx');
+    const positions = Array.from({ length: 1000 }, (_, i) => 3 * i + 7);
+    for (const p of [0, 6, 7, 8, 10, 1500, 3003, 3004, 3005]) expect(ordinalIn(positions, p)).toBe(positions.indexOf(p));
+    expect(ordinalIn([], 1)).toBe(-1);
+  });
+});

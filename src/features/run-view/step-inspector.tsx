@@ -54,7 +54,7 @@ const InspectorBody = memo(function InspectorBody({ view, step, position }: { vi
           {view.errorAt[position] === 1 && <Badge tone="red">error</Badge>}
           {loop && (
             <Badge tone="amber">
-              repeated call ×{loop.positions.length} ({loop.positions.indexOf(position) + 1} of {loop.positions.length})
+              repeated call ×{loop.positions.length} ({ordinalIn(loop.positions, position) + 1} of {loop.positions.length})
             </Badge>
           )}
           {step.usage?.estimated && <Badge tone="slate">tokens estimated</Badge>}
@@ -93,6 +93,22 @@ const InspectorBody = memo(function InspectorBody({ view, step, position }: { vi
     </section>
   );
 });
+
+/**
+ * Where `position` is in a loop's positions (ascending): a binary search, as a chat log's one loop can hold a million
+ * positions and `indexOf` ran over them on every move onto one of its steps. -1 when it is not one of them.
+ */
+export function ordinalIn(positions: readonly number[], position: number): number {
+  let lo = 0;
+  let hi = positions.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (positions[mid] === position) return mid;
+    if (positions[mid] < position) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
 
 /** Steps nested in `step` at any depth (a tool call's own model calls count for the step too). */
 function nestedSteps(view: RunView, step: Step): Step[] {

@@ -157,6 +157,12 @@ function FollowPlayhead({ scroller, geometry, scrollTop, measured, ready, onFoll
   return null;
 }
 
+/**
+ * One row. Every row paints a background over its whole box (white unless current or hovered): a row that gained a
+ * background when it became current grew the bounds of what it paints, and that alone makes Chromium redo the whole
+ * page's layerization on a move (bench/profile-view.ts with every other moving part hidden: Layerize 1.09 → 0.45 ms a
+ * press). The inspector's changing content, the timeline's playhead and the graph's highlight still do (ADR 0021).
+ */
 const StepRow = memo(function StepRow(props: { view: RunView; index: number; top: number; color: string; onSelect: (index: number) => void }) {
   const { view, index, top, color, onSelect } = props;
   const current = usePlayhead((s) => s.position === index);
@@ -173,7 +179,7 @@ const StepRow = memo(function StepRow(props: { view: RunView; index: number; top
       onClick={() => onSelect(index)}
       title={step.name}
       className={`absolute inset-x-0 flex cursor-pointer items-start gap-2 border-b border-slate-100 px-2 py-1 text-xs ${
-        current ? 'bg-indigo-100 ring-1 ring-indigo-400 ring-inset' : 'hover:bg-slate-50'
+        current ? 'bg-indigo-100 ring-1 ring-indigo-400 ring-inset' : 'bg-white hover:bg-slate-50'
       }`}
       style={{ top, height: ROW_HEIGHT }}
     >

@@ -1,7 +1,7 @@
 // Per-agent swimlanes (managed agents nested under their manager, agent runs as bands), an annotations lane and an
 // interventions lane, drawn on a canvas: only blocks inside the visible window are drawn, at most one per pixel
 // column and lane, so 100k steps stay cheap. The playhead and the current block are DOM elements moved per step.
-import { memo, useEffect, useMemo, useRef, useState } from 'react';
+import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { usePlayhead } from '../../store/playhead.ts';
 import { agentColors } from '../../ui/agent-colors.ts';
 import type { RunView } from './run-view-model.ts';
@@ -329,8 +329,10 @@ function TimelinePlayhead({ view, geometry, win, setWin, width, height }: Canvas
   const step = view.steps[position];
   const a = geometry.x0[position];
   const b = geometry.x1[position];
-  // Keep the current step in view when the playhead leaves the window.
-  useEffect(() => {
+  // Keep the current step in view when the playhead leaves the window. A layout effect: a state update from a passive
+  // effect is rendered in a scheduler task of its own, after the frame of the move, which then showed the old window
+  // (the current block off screen) for a frame; from a layout effect the new window renders in the key's own task.
+  useLayoutEffect(() => {
     if (b < win[0] || a > win[1]) {
       const span = win[1] - win[0];
       setWin(clampWindow([a - span / 2, a + span / 2], geometry.domain));
