@@ -6,8 +6,8 @@ import { rememberedParams, useUrl, type View } from '../store/url.ts';
 import { LibraryPage } from '../features/library/library-page.tsx';
 import { LinkedSources } from '../features/library/startup.tsx';
 import { ErrorBoundary } from '../ui/error-boundary.tsx';
+import { runPageView } from '../features/run-view/run-page-view.ts';
 
-const RunPage = lazy(() => import('../features/run-view/run-page.tsx').then((m) => ({ default: m.RunPage })));
 const ComparePage = lazy(() => import('../features/compare/compare-page.tsx').then((m) => ({ default: m.ComparePage })));
 const CorpusPage = lazy(() => import('../features/corpus/corpus-page.tsx').then((m) => ({ default: m.CorpusPage })));
 const EnginesPage = lazy(() => import('../features/supervisor/engines-page.tsx').then((m) => ({ default: m.EnginesPage })));
@@ -19,7 +19,7 @@ const TaxonomyPage = lazy(() => import('../features/taxonomy/taxonomy-page.tsx')
 /** The views in the order of the navigation; one row per view. */
 const PAGES: { view: View; label: string; Page: ComponentType }[] = [
   { view: 'library', label: 'Library', Page: LibraryPage },
-  { view: 'run', label: 'Run', Page: RunPage },
+  { view: 'run', label: 'Run', Page: runPageView.Component },
   { view: 'compare', label: 'Compare', Page: ComparePage },
   { view: 'corpus', label: 'Corpus', Page: CorpusPage },
   { view: 'engines', label: 'Engines', Page: EnginesPage },

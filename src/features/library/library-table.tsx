@@ -13,6 +13,7 @@ import { Button } from '../../ui/button.tsx';
 import { formatDuration } from '../../ui/format.ts';
 import { callsOfRuns, downloadText, otlpText, safeFileName, sessionText } from './download.ts';
 import { buildRows, queryRows, type LibraryRow, type Origin, type RowQuery, type SortKey } from './library-rows.ts';
+import { runPageView } from '../run-view/run-page-view.ts';
 
 const ROW_HEIGHT = 40;
 /** Up to this many rows are all in the page (find-in-page works); above it only those in view are. */
@@ -58,12 +59,12 @@ let runViewPrefetched = false;
 
 /**
  * Load the run view's code once the library lists a run, when the page is idle: opening a run then does not wait for
- * its chunk (hundreds of ms on a loaded 2-core machine, ADR 0024). The app's lazy RunPage imports the same module.
+ * its chunk (hundreds of ms on a loaded 2-core machine, ADR 0024), nor React's reveal of a suspended view.
  */
 function prefetchRunView(): void {
   if (runViewPrefetched) return;
   runViewPrefetched = true;
-  const load = () => void import('../run-view/run-page.tsx').catch(() => {});
+  const load = () => void runPageView.preload().catch(() => {});
   if (typeof requestIdleCallback === 'function') requestIdleCallback(load, { timeout: 3000 });
   else setTimeout(load, 0);
 }
