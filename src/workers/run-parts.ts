@@ -67,15 +67,17 @@ export async function sendInParts(file: LoadedFile, send: (part: FilePart) => Pr
   if (!keepSpans) for (const run of file.runs) splitStepRaw(run);
   const sent: Promise<void>[] = [];
   // A part that cannot be cloned rejects its own promise; the rest are still awaited so none is left unhandled.
-  const post = (part: FilePart) => sent.push(Promise.resolve().then(() => send(part)));
-  post({ kind: 'file', file: { ...file, runs: file.runs.map((r) => shellOf(r, keepSpans)) } });
+  // Each part is made as it is posted (a slice's JSON text just before its postMessage copies it): made all at once
+  // first, a million steps' text was held whole in the worker, and the page waited seconds for the first part.
+  const post = (part: () => FilePart) => sent.push(Promise.resolve().then(() => send(part())));
+  post(() => ({ kind: 'file', file: { ...file, runs: file.runs.map((r) => shellOf(r, keepSpans)) } }));
   for (const [run, { steps }] of file.runs.entries()) {
-    for (let at = 0; at < steps.length; at += STEP_SLICE) post({ kind: 'steps', run, slice: sliceOf(steps.slice(at, at + STEP_SLICE)) });
+    for (let at = 0; at < steps.length; at += STEP_SLICE) post(() => ({ kind: 'steps', run, slice: sliceOf(steps.slice(at, at + STEP_SLICE)) }));
   }
   for (const [run, { handoffs }] of file.runs.entries()) {
-    for (let at = 0; at < handoffs.length; at += STEP_SLICE) post({ kind: 'handoffs', run, slice: sliceOf(handoffs.slice(at, at + STEP_SLICE)) });
+    for (let at = 0; at < handoffs.length; at += STEP_SLICE) post(() => ({ kind: 'handoffs', run, slice: sliceOf(handoffs.slice(at, at + STEP_SLICE)) }));
   }
-  post({ kind: 'end', steps: file.runs.map((r) => r.steps.length), handoffs: file.runs.map((r) => r.handoffs.length) });
+  post(() => ({ kind: 'end', steps: file.runs.map((r) => r.steps.length), handoffs: file.runs.map((r) => r.handoffs.length) }));
   const results = await Promise.allSettled(sent);
   const failed = results.find((r) => r.status === 'rejected');
   if (failed) throw failed.reason;

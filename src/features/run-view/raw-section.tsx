@@ -2,7 +2,7 @@
 // run whose spans are stored apart carries only the few keys the page reads; the rest is its span's attributes, kept
 // with the spans in IndexedDB (ADR 0026), and read with them when this section is opened (as the Spans section is).
 import { useEffect, useState } from 'react';
-import { stepRawIndex } from '../../model/session-spans.ts';
+import { RAW_KEYS_ON_PAGE, stepRawIndex } from '../../model/session-spans.ts';
 import type { Run, Step } from '../../model/types.ts';
 import { usePersistence } from '../../store/library-db.ts';
 import { useRunSpans } from './span-tree-loader.ts';
@@ -12,8 +12,9 @@ export function RawSection({ run, step }: { run: Run; step: Step }) {
   const source = useRunSpans(run);
   const saving = usePersistence((p) => run.spans === undefined && p.savingRuns.has(run.id));
   const [open, setOpen] = useState(false);
-  // Its raw may be with its span: stored apart (read when opened), or being saved by the import worker.
-  const apart = run.spans === undefined && step.spanId !== undefined && (source.stored || saving);
+  // Its raw may be with its span: stored apart (read when opened), or being saved by the import worker. A raw with a
+  // key the page does not keep (an older library's run, a raw that is not its span's attributes) is whole already.
+  const apart = run.spans === undefined && step.spanId !== undefined && (source.stored || saving) && !keepsMore(step.raw);
   const inHand = source.spans !== undefined || source.state === 'loaded';
   const { load } = source;
   useEffect(() => {
@@ -41,6 +42,12 @@ export function RawSection({ run, step }: { run: Run; step: Step }) {
       </div>
     </details>
   );
+}
+
+function keepsMore(raw: Record<string, unknown> | undefined): boolean {
+  if (raw === undefined) return false;
+  for (const key of Object.keys(raw)) if (!RAW_KEYS_ON_PAGE.includes(key)) return true;
+  return false;
 }
 
 function stringify(value: unknown): string {
