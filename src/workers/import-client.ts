@@ -6,7 +6,7 @@
 // started; after a cancel the next one is created by the next import (or span read) that needs it.
 import * as Comlink from 'comlink';
 import type { ImportBatchResult as LoadedBatch, ImportProgress } from './import-files.ts';
-import { FileAssembler, sliceLength, type FilePart } from './run-parts.ts';
+import { FileAssembler, type FilePart } from './run-parts.ts';
 import type { LoadedFile } from '../import/index.ts';
 import type { RunSpan } from '../model/types.ts';
 import type { ImportCallbacks, ImportWorkerApi } from './import.worker.ts';
@@ -128,7 +128,7 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
   const callbacks: ImportCallbacks = {
     async onPart(part: FilePart) {
       if (handing && (part.kind === 'steps' || part.kind === 'handoffs')) {
-        handing = { ...handing, done: (handing.done ?? 0) + sliceLength(part.slice) };
+        handing = { ...handing, done: (handing.done ?? 0) + (part.kind === 'steps' ? part.steps.length : part.handoffs.length) };
         const now = Date.now();
         if (now - handingReported >= HAND_OVER_PROGRESS_EVERY_MS) {
           handingReported = now;

@@ -15,38 +15,10 @@ export const STEP_SLICE = 2000;
  */
 export type FilePart =
   | { kind: 'file'; file: LoadedFile }
-  | { kind: 'steps'; run: number; slice: Slice<Step> }
-  | { kind: 'handoffs'; run: number; slice: Slice<Handoff> }
+  | { kind: 'steps'; run: number; steps: Step[] }
+  | { kind: 'handoffs'; run: number; handoffs: Handoff[] }
   /** The steps (and handoffs) each run should now have: a slice lost on the way (not cloneable) leaves the file unfinished. */
   | { kind: 'end'; steps: number[]; handoffs?: number[] };
-
-/**
- * A slice of steps or handoffs as JSON text (ADR 0026): the page parses it in about 60 % of the time it takes to
- * receive the same slice as a structured clone (Chromium, the flat 100k-span trace), and the worker writes it as fast.
- * A run is JSON data (a session file is its JSON.stringify); a slice JSON cannot hold (a cycle, a bigint) crosses as
- * it is.
- */
-export type Slice<T> = { json: string; count: number } | { items: T[] };
-
-function sliceOf<T>(items: T[]): Slice<T> {
-  try {
-    return { json: JSON.stringify(items), count: items.length };
-  } catch {
-    return { items };
-  }
-}
-
-/** How many items a slice holds. */
-export function sliceLength(slice: Slice<unknown>): number {
-  return 'json' in slice ? slice.count : slice.items.length;
-}
-
-function itemsOf<T>(slice: Slice<T>): T[] {
-  if (!('json' in slice)) return slice.items;
-  const items = JSON.parse(slice.json) as T[];
-  if (items.length !== slice.count) throw new Error(`a slice of ${slice.count} arrived with ${items.length}`);
-  return items;
-}
 
 /** The run the page receives: no steps yet (they follow in slices); without `spans` when they are kept apart. */
 export function shellOf(run: Run, keepSpans: boolean): Run {
@@ -67,17 +39,15 @@ export async function sendInParts(file: LoadedFile, send: (part: FilePart) => Pr
   if (!keepSpans) for (const run of file.runs) splitStepRaw(run);
   const sent: Promise<void>[] = [];
   // A part that cannot be cloned rejects its own promise; the rest are still awaited so none is left unhandled.
-  // Each part is made as it is posted (a slice's JSON text just before its postMessage copies it): made all at once
-  // first, a million steps' text was held whole in the worker, and the page waited seconds for the first part.
-  const post = (part: () => FilePart) => sent.push(Promise.resolve().then(() => send(part())));
-  post(() => ({ kind: 'file', file: { ...file, runs: file.runs.map((r) => shellOf(r, keepSpans)) } }));
+  const post = (part: FilePart) => sent.push(Promise.resolve().then(() => send(part)));
+  post({ kind: 'file', file: { ...file, runs: file.runs.map((r) => shellOf(r, keepSpans)) } });
   for (const [run, { steps }] of file.runs.entries()) {
-    for (let at = 0; at < steps.length; at += STEP_SLICE) post(() => ({ kind: 'steps', run, slice: sliceOf(steps.slice(at, at + STEP_SLICE)) }));
+    for (let at = 0; at < steps.length; at += STEP_SLICE) post({ kind: 'steps', run, steps: steps.slice(at, at + STEP_SLICE) });
   }
   for (const [run, { handoffs }] of file.runs.entries()) {
-    for (let at = 0; at < handoffs.length; at += STEP_SLICE) post(() => ({ kind: 'handoffs', run, slice: sliceOf(handoffs.slice(at, at + STEP_SLICE)) }));
+    for (let at = 0; at < handoffs.length; at += STEP_SLICE) post({ kind: 'handoffs', run, handoffs: handoffs.slice(at, at + STEP_SLICE) });
   }
-  post(() => ({ kind: 'end', steps: file.runs.map((r) => r.steps.length), handoffs: file.runs.map((r) => r.handoffs.length) }));
+  post({ kind: 'end', steps: file.runs.map((r) => r.steps.length), handoffs: file.runs.map((r) => r.handoffs.length) });
   const results = await Promise.allSettled(sent);
   const failed = results.find((r) => r.status === 'rejected');
   if (failed) throw failed.reason;
@@ -97,12 +67,12 @@ export class FileAssembler {
     if (!file) throw new Error(`a ${part.kind} part arrived before its file`);
     if (part.kind === 'steps') {
       const into = file.runs[part.run].steps;
-      for (const step of itemsOf(part.slice)) into.push(step);
+      for (const step of part.steps) into.push(step);
       return undefined;
     }
     if (part.kind === 'handoffs') {
       const into = file.runs[part.run].handoffs;
-      for (const handoff of itemsOf(part.slice)) into.push(handoff);
+      for (const handoff of part.handoffs) into.push(handoff);
       return undefined;
     }
     this.file = undefined;
