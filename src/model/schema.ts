@@ -439,6 +439,9 @@ export const RunSpan = z
     /** In a session file: the attributes are the `raw` of the step `stepId` (written once, there); `attributes` is
      *  left empty and filled from the step on import. Never set in memory. */
     attributesOf: z.literal('step').optional(),
+    /** Stored apart in IndexedDB (ADR 0026): these attributes are also the whole `raw` of the step `stepId`, which the
+     *  stored and handed-over step carries only in part. Never in a session file. */
+    stepRaw: z.literal(true).optional(),
   })
   .loose();
 

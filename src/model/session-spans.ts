@@ -1,5 +1,5 @@
 // Run.spans in a session file (issue 20): a span that is a step has its attributes written once, as the step's raw.
-import type { Run } from './types.ts';
+import type { Run, RunSpan } from './types.ts';
 
 /**
  * A run as written: a span that is a step carries its attributes once, as the step's `raw` (the same object in
@@ -36,4 +36,74 @@ export function hydrateRun(run: Run): Run {
     delete span.attributesOf;
   }
   return run;
+}
+
+/**
+ * The keys of a step's `raw` that the page reads without its spans (conversation.tsx: the tool-call id a tool step
+ * answers). A step whose raw is kept with its span (splitStepRaw) still carries these.
+ */
+export const RAW_KEYS_ON_PAGE: readonly string[] = ['tool_call_id', 'gen_ai.tool.call.id', 'tool_call.id', 'tool.call.id'];
+
+/**
+ * A run whose spans are stored apart (ADR 0026): a step whose `raw` is its span's attributes (the same object, as the
+ * span importers make it) keeps only RAW_KEYS_ON_PAGE (an empty record when none: the key keeps its place), and its
+ * span is marked `stepRaw` (its attributes are the step's whole raw). Changes the run's steps and spans in place (the
+ * import worker's own objects, about to be handed over and stored); returns how many steps were split.
+ */
+export function splitStepRaw(run: Run): number {
+  const spans = run.spans;
+  if (!spans || spans.length === 0) return 0;
+  const stepSpans = new Map<string, RunSpan>();
+  for (const span of spans) if (span.stepId !== undefined) stepSpans.set(span.id, span);
+  let split = 0;
+  for (const step of run.steps) {
+    const raw = step.raw;
+    if (step.spanId === undefined || raw === undefined) continue;
+    const span = stepSpans.get(step.spanId);
+    if (span === undefined || span.attributes !== raw || span.stepRaw === true) continue;
+    const kept: Record<string, unknown> = {};
+    for (const key of RAW_KEYS_ON_PAGE) if (Object.hasOwn(raw, key)) kept[key] = raw[key];
+    step.raw = kept;
+    span.stepRaw = true;
+    split++;
+  }
+  return split;
+}
+
+/**
+ * A step's whole raw, given its run's spans: the attributes of its span when that span keeps the step's raw
+ * (splitStepRaw), else the step's own. Built once per span list.
+ */
+export function stepRawIndex(spans: readonly RunSpan[]): ReadonlyMap<string, Record<string, unknown>> {
+  let index = rawIndexes.get(spans);
+  if (!index) {
+    index = new Map();
+    for (const span of spans) if (span.stepRaw === true) index.set(span.id, span.attributes);
+    rawIndexes.set(spans, index);
+  }
+  return index;
+}
+
+const rawIndexes = new WeakMap<readonly RunSpan[], Map<string, Record<string, unknown>>>();
+
+/**
+ * The inverse of splitStepRaw, on a run given its stored spans (an export): each split step gets its whole raw back
+ * (its span's attributes, the same object, so compactRun writes it once as before) and no span keeps the mark. The
+ * run is not changed; a new one is returned when anything was split.
+ */
+export function joinStepRaw(run: Run): Run {
+  const spans = run.spans;
+  if (!spans) return run;
+  const rawOf = stepRawIndex(spans);
+  if (rawOf.size === 0) return run;
+  const steps = run.steps.map((step) => {
+    const raw = step.spanId === undefined ? undefined : rawOf.get(step.spanId);
+    return raw === undefined ? step : { ...step, raw };
+  });
+  const unmarked = spans.map((span) => {
+    if (span.stepRaw !== true) return span;
+    const { stepRaw: _mark, ...rest } = span;
+    return rest;
+  });
+  return { ...run, steps, spans: unmarked };
 }

@@ -31,7 +31,8 @@ export interface LibrarySchema extends DBSchema {
   runs: { key: string; value: Run };
   llmCalls: { key: string; value: LlmCallRecord };
   quarantine: { key: number; value: QuarantinedRecord };
-  /** A run's source spans kept apart from it (written by the import worker; step spans compacted, model/session-spans). */
+  /** A run's source spans kept apart from it (written by the import worker; step spans compacted, model/session-spans,
+   *  or keeping the step's raw, `stepRaw`, ADR 0026). */
   runSpans: { key: string; value: RunSpan[] };
   /** A large run's arrays in chunks, keyed [run id, array, position] (ADR 0025). */
   runChunks: { key: ChunkKey; value: RunChunk };

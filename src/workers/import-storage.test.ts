@@ -1,12 +1,15 @@
 import 'fake-indexeddb/auto';
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { generateAgentTrace } from '../../bench/gen-agent-otlp.ts';
 import { importText } from '../import/index.ts';
 import { chunkRange, expectStoredRuns, openLibraryDb, readStoredSpans, startLibraryPersistence, usePersistence } from '../store/library-db.ts';
 import { useLibrary } from '../store/library.ts';
 import { FileAssembler, sendInParts, STEP_SLICE, type FilePart } from './run-parts.ts';
 import { readSpans, storeRuns } from './import-storage.ts';
-import { hydrateRun } from '../model/session-spans.ts';
+import { hydrateRun, joinStepRaw } from '../model/session-spans.ts';
+import { callIdOfStep } from '../features/run-view/conversation.tsx';
+import { otlpText, sessionText, withStoredSpans } from '../features/library/download.ts';
+import { serialize } from 'node:v8';
 import { stepSpanRestorer } from '../features/run-view/span-tree-loader.ts';
 import type { RunSpan } from '../model/types.ts';
 import type { LoadedFile } from '../import/index.ts';
@@ -68,6 +71,28 @@ describe('handing a file to the page in parts', () => {
     expect(taken).toEqual([]);
   });
 
+  it('sends a step without the raw its span keeps (ADR 0026): only the call-id keys the page reads cross', async () => {
+    const original = agentFile();
+    const file = agentFile();
+    const { received, parts } = await handOver(file, false);
+    const before = original.runs[0].steps;
+    const after = received.runs[0].steps;
+    expect(after.length).toBe(before.length);
+    // Every step span keeps its step's raw; the step keeps the key a tool result is matched by, and its place.
+    expect(after.filter((s) => s.spanId !== undefined && Object.keys(s.raw ?? {}).length > 0).every((s) => Object.keys(s.raw!).every((k) => k === 'gen_ai.tool.call.id'))).toBe(true);
+    expect(after.map(callIdOfStep)).toEqual(before.map(callIdOfStep));
+    expect(after.filter((s) => callIdOfStep(s) !== undefined).length).toBeGreaterThan(100);
+    expect(after.map((s) => Object.keys(s))).toEqual(before.map((s) => Object.keys(s)));
+    expect(file.runs[0].spans!.filter((x) => x.stepRaw === true).length).toBe(600);
+    // Everything else of a step arrives as it was.
+    expect(after.map(({ raw: _r, ...rest }) => rest)).toEqual(before.map(({ raw: _r, ...rest }) => rest));
+    const stepBytes = (steps: unknown[]) => serialize(steps).length;
+    const sent = parts.reduce((n, p) => n + (p.kind === 'steps' ? stepBytes(p.steps) : 0), 0);
+    expect(sent).toBeLessThan(stepBytes(before) * 0.75);
+    // With the spans back, the steps are whole again.
+    expect(joinStepRaw({ ...received.runs[0], spans: file.runs[0].spans }).steps).toEqual(before);
+  });
+
   it('keeps the spans in the run when the worker does not store them (no IndexedDB)', async () => {
     const file = agentFile();
     const { received } = await handOver(file, true);
@@ -109,6 +134,48 @@ describe('the import worker’s write (ADR 0020)', () => {
     expect(usePersistence.getState().storedSpans.has(run.id)).toBe(true);
     expect(await readStoredSpans(stored)).toEqual(run.spans);
     again.stop();
+  });
+
+  it('a label added on the page keeps the raw that stayed with the spans; exports are the bytes they were (ADR 0026)', async () => {
+    /** Import, store through the worker's write, label on the page, reload: the run as stored, and its exports. */
+    const labelAndReload = async (split: boolean) => {
+      const name = freshName();
+      const persistence = await startLibraryPersistence({ name, debounceMs: 0 });
+      const file = agentFile();
+      // The hand-over before ADR 0026: the run without its spans, its steps whole.
+      const received: LoadedFile = split ? (await handOver(file, false)).received : { ...file, runs: file.runs.map(({ spans: _s, ...run }) => structuredClone(run)) };
+      const [shell] = received.runs;
+      await expectStoredRuns(received.runs, storeRuns({ name, version: 3 }, file.runs));
+      useLibrary.getState().addLoaded(received);
+      await persistence.flush();
+      useLibrary.getState().updateRun({ ...shell, title: 'relabelled' });
+      await persistence.flush();
+      persistence.stop();
+      useLibrary.setState({ hydrated: false, files: [], runs: {}, llmCalls: {}, failures: [] });
+      const again = await startLibraryPersistence({ name, debounceMs: 0 });
+      const stored = useLibrary.getState().runs[shell.id];
+      const now = vi.spyOn(Date, 'now').mockReturnValue(1_800_000_000_000);
+      try {
+        const [whole] = await withStoredSpans([stored]);
+        return { stored, whole, session: await sessionText([stored], []), otlp: await otlpText([stored]) };
+      } finally {
+        now.mockRestore();
+        again.stop();
+      }
+    };
+    const before = await labelAndReload(false);
+    const after = await labelAndReload(true);
+    expect(after.stored.title).toBe('relabelled');
+    // The stored steps carry only the call-id keys; the spans carry the rest, and give it back.
+    expect(after.stored.steps.some((s) => Object.keys(s.raw ?? {}).length > 1)).toBe(false);
+    expect(before.stored.steps.some((s) => Object.keys(s.raw ?? {}).length > 1)).toBe(true);
+    expect(after.whole.steps).toEqual(before.whole.steps);
+    expect(after.whole.spans).toEqual(before.whole.spans);
+    // Compared as booleans: a failure would print two files of a megabyte.
+    expect(after.session === before.session).toBe(true);
+    expect(after.session).toContain('"attributesOf":"step"');
+    expect(after.session).not.toContain('stepRaw');
+    expect(after.otlp === before.otlp).toBe(true);
   });
 
   it('the page never writes the runs the worker writes, and its own later writes wait for the worker', async () => {

@@ -1,6 +1,7 @@
 // The import worker's write of the runs it imported into the library's IndexedDB database (ADR 0020): the page has
 // opened and migrated the database and names it and its version; the worker writes each run without its source spans
-// into `runs` and the spans (step spans compacted, as in a session file) into `runSpans`, in one transaction per file.
+// into `runs` and the spans into `runSpans`, in one transaction per file: a step span whose step's raw was handed over
+// in part keeps the whole raw as its attributes (ADR 0026); other step spans are compacted, as in a session file.
 // Serialising a large run for IndexedDB takes hundreds of milliseconds: here it costs the page nothing.
 // A run too large for one IndexedDB value goes into chunks (`runChunks`), split as the page splits (ADR 0025).
 import { openDB, type IDBPDatabase } from 'idb';

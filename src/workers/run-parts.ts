@@ -3,6 +3,7 @@
 // tokenizer) in through this module.
 import type { LoadedFile } from '../import/index.ts';
 import type { Handoff, Run, Step } from '../model/types.ts';
+import { splitStepRaw } from '../model/session-spans.ts';
 
 /** Steps per message: each slice is a short task to receive on the page, whatever the run's length. */
 export const STEP_SLICE = 2000;
@@ -30,9 +31,12 @@ export function shellOf(run: Run, keepSpans: boolean): Run {
 /**
  * Send one file in parts (see FilePart), without waiting for each to be taken: the next slice is cloned here while
  * the page reads the one before (messages keep their order). Resolves when the page has taken every part; rejects
- * when one could not be sent (not cloneable).
+ * when one could not be sent (not cloneable). Without `keepSpans` the spans stay with the worker's write, and so does
+ * each step's raw that is its span's attributes (splitStepRaw, ADR 0026: the file's runs are changed so): the page
+ * gets the few keys it reads, and the inspector reads the rest with the spans.
  */
 export async function sendInParts(file: LoadedFile, send: (part: FilePart) => Promise<void>, keepSpans: boolean): Promise<void> {
+  if (!keepSpans) for (const run of file.runs) splitStepRaw(run);
   const sent: Promise<void>[] = [];
   // A part that cannot be cloned rejects its own promise; the rest are still awaited so none is left unhandled.
   const post = (part: FilePart) => sent.push(Promise.resolve().then(() => send(part)));

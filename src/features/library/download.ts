@@ -2,6 +2,7 @@
 // loaded on first use, keeping it out of the JS shipped before first paint (SPEC §8).
 import { ownValue } from '../../model/record.ts';
 import { llmCallIdsOf } from '../../model/llm-calls.ts';
+import { joinStepRaw } from '../../model/session-spans.ts';
 import type { LlmCallRecord, Run } from '../../model/types.ts';
 import { readStoredSpans, usePersistence } from '../../store/library-db.ts';
 import { downloadBlob } from '../../ui/chart/chart-export.ts';
@@ -21,14 +22,17 @@ export function callsOfRuns(runs: Run[], calls: Record<string, LlmCallRecord>): 
   });
 }
 
-/** The runs with their source spans: those kept apart in IndexedDB (ADR 0020) are read back for the export. */
+/**
+ * The runs with their source spans: those kept apart in IndexedDB (ADR 0020) are read back for the export, and the
+ * steps whose raw stayed with their spans get it back (ADR 0026), so the file is the one written before either.
+ */
 export async function withStoredSpans(runs: Run[]): Promise<Run[]> {
   const stored = usePersistence.getState().storedSpans;
   return Promise.all(
     runs.map(async (run) => {
       if (run.spans !== undefined || !stored.has(run.id)) return run;
       const spans = await readStoredSpans(run);
-      return spans ? { ...run, spans } : run;
+      return spans ? joinStepRaw({ ...run, spans }) : run;
     }),
   );
 }

@@ -2,6 +2,7 @@
 // is, tool calls as calls with arguments), each tool result shown under the call it answers (matched by tool-call id,
 // in a prompt or anywhere in the run), and a model call's input and output as one conversation.
 import type { ReactNode } from 'react';
+import { RAW_KEYS_ON_PAGE } from '../../model/session-spans.ts';
 import type { ChatMessage as InputMessage, Step, ToolCall } from '../../model/types.ts';
 import { usePlayhead } from '../../store/playhead.ts';
 import { MessageText } from './message-text.tsx';
@@ -83,8 +84,11 @@ export function chatMessageOf(text: string): ParsedMessage | undefined {
   return { role: rec.role, content, toolCalls, toolCallId: typeof rec.tool_call_id === 'string' ? rec.tool_call_id : undefined };
 }
 
-/** Where a tool step records the id of the call it answers (chat logs, GenAI and OpenInference spans). */
-const CALL_ID_KEYS = ['tool_call_id', 'gen_ai.tool.call.id', 'tool_call.id', 'tool.call.id'];
+/**
+ * Where a tool step records the id of the call it answers (chat logs, GenAI and OpenInference spans): keys a step keeps
+ * on the page when the rest of its raw stays with its stored span (ADR 0026).
+ */
+const CALL_ID_KEYS = RAW_KEYS_ON_PAGE;
 
 export function callIdOfStep(step: Step): string | undefined {
   const raw = step.raw;

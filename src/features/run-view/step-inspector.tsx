@@ -12,6 +12,7 @@ import { TraceText } from './trace-text.tsx';
 import { CallWithResult, OutputTurn, PromptTurns } from './conversation.tsx';
 import { MessageText } from './message-text.tsx';
 import { SpansSection } from './spans-section.tsx';
+import { RawSection } from './raw-section.tsx';
 import { BusSection } from './bus-section.tsx';
 import { formatDuration } from '../../ui/format.ts';
 import { appendAll } from '../../model/large-arrays.ts';
@@ -180,11 +181,7 @@ function StepDetails({ view, step }: { view: RunView; step: Step }) {
           <TraceText text={safeStringify(step.runner)} limit={4000} />
         </Section>
       )}
-      {step.raw && Object.keys(step.raw).length > 0 && (
-        <Section title="Raw attributes" collapsible closed>
-          <TraceText text={safeStringify(step.raw)} limit={4000} />
-        </Section>
-      )}
+      <RawSection run={view.run} step={step} />
     </>
   );
 }
