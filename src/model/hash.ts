@@ -36,3 +36,17 @@ export class TextHash {
     return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(16).padStart(14, '0');
   }
 }
+
+/**
+ * A 32-bit hash of a string (a signed int32): FNV-1a over its UTF-16 units, then MurmurHash3's finaliser so that
+ * similar strings spread over the low bits too. For hash tables and deterministic sampling; not for ids.
+ */
+export function hash32(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return h ^ (h >>> 16);
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { handoffsByStepSlices, hashId, StepPositions, stepPositions } from './step-positions.ts';
+import { handoffsByStepSlices, StepPositions, stepPositions } from './step-positions.ts';
+import { hash32 } from './hash.ts';
 import { finish } from './slices.ts';
 import type { Handoff, Step } from './types.ts';
 
@@ -58,7 +59,7 @@ describe('StepPositions', () => {
 
   it('spreads ids that differ in one character over the table', () => {
     const slots = new Set<number>();
-    for (let i = 0; i < 4096; i++) slots.add(hashId(`step-${i}`) & 8191);
+    for (let i = 0; i < 4096; i++) slots.add(hash32(`step-${i}`) & 8191);
     expect(slots.size).toBeGreaterThan(2800);
   });
 });

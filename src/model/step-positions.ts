@@ -6,17 +6,8 @@
 // integer work, no object per step, and lookups compare the id only when its 32-bit hash matches.
 import type { Handoff, Step } from './types.ts';
 import { SLICE, finish, type Sliced } from './slices.ts';
+import { hash32 } from './hash.ts';
 
-/** FNV-1a over the UTF-16 units, then a finaliser (MurmurHash3's) so that the low bits used by the table mix well. */
-export function hashId(id: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  return h ^ (h >>> 16);
-}
 
 /**
  * The replay position of any step id: the replay steps' own ids in a hash table over their positions, and the ids of
@@ -49,7 +40,7 @@ export class StepPositions implements ReadonlyMap<string, number> {
     for (let p = 0, n = steps.length; p < n; p++) {
       if (p % SLICE === SLICE - 1) yield p / n;
       const id = steps[p].id;
-      const h = hashId(id);
+      const h = hash32(id);
       hashes[p] = h;
       for (let slot = h & mask; ; slot = (slot + 1) & mask) {
         const at = table[slot];
@@ -71,7 +62,7 @@ export class StepPositions implements ReadonlyMap<string, number> {
   /** The position of the replay step with this id (not a nested step's), or undefined. */
   replay(id: string): number | undefined {
     const { steps, table, hashes, mask } = this;
-    const h = hashId(id);
+    const h = hash32(id);
     for (let slot = h & mask; ; slot = (slot + 1) & mask) {
       const at = table[slot];
       if (at === 0) return undefined;

@@ -5,6 +5,7 @@ import type { EdgeState } from './edges.ts';
 import { flagEdge, type HeuristicFlag } from './heuristic.ts';
 
 import { EDGE_GATE_MODES, type EdgeGateMode } from '../../model/engine-params.ts';
+import { hash32 } from '../../model/hash.ts';
 
 export { EDGE_GATE_MODES, type EdgeGateMode };
 
@@ -36,17 +37,9 @@ export function edgeGateLabel(gate: EdgeGate): string {
   return gate.mode === 'flagged+sample' ? `flagged+sample:${gate.sampleRate}` : gate.mode;
 }
 
-/** A number in [0, 1) from the seed and the edge id (FNV-1a, then a 32-bit avalanche so similar ids spread out). */
+/** A number in [0, 1) from the seed and the edge id (hash32: FNV-1a, then a 32-bit avalanche so similar ids spread out). */
 export function sampleValue(edgeId: string, seed: number): number {
-  const text = `${seed}:${edgeId}`;
-  let h = 2166136261;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return (h >>> 0) / 4294967296;
+  return (hash32(`${seed}:${edgeId}`) >>> 0) / 4294967296;
 }
 
 export function routeEdge(state: EdgeState, gate: EdgeGate): { route: EdgeRoute; flag?: HeuristicFlag } {
