@@ -299,7 +299,7 @@ export class RunAssembler {
    * Every span of the forest, in tree order, as the run keeps it (the records themselves: no copies), and the import
    * report. A span that is no step and no agent run is kept as a plain span of the step above it (or of the run).
    */
-  private spansAndReport(forest: SpanForest, merged: number): { spans: RunSpan[]; report: SpanReport } {
+  private spansAndReport(forest: SpanForest, merged: number, progress?: MapProgress): { spans: RunSpan[]; report: SpanReport } {
     const agentSpans = new Set<string>();
     for (const r of this.agentRuns) if (r.spanId !== undefined) agentSpans.add(r.spanId);
     const spans: RunSpan[] = [];
@@ -308,6 +308,7 @@ export class RunAssembler {
     for (let i = forest.roots.length - 1; i >= 0; i--) stack.push(forest.roots[i]);
     while (stack.length) {
       const node = stack.pop()!;
+      progress?.tick();
       const span = node.span;
       const parent = node.parent?.span;
       span.depth = parent ? parent.depth! + 1 : 0;
@@ -346,10 +347,11 @@ export class RunAssembler {
     return { spans, report };
   }
 
-  finish(base: { id: string; title: string; task?: string; sourceFormat: SourceFormat; framework?: string; forest: SpanForest; finalAnswer?: string; raw?: Record<string, unknown> }): Run {
+  /** `progress` ticks once per span as the run's span list is made (the OTLP importer's fourth pass). */
+  finish(base: { id: string; title: string; task?: string; sourceFormat: SourceFormat; framework?: string; forest: SpanForest; finalAnswer?: string; raw?: Record<string, unknown> }, progress?: MapProgress): Run {
     const merged = this.mergeWrappedModelCalls() + this.premerged;
     this.settleUnowned();
-    const { spans, report } = this.spansAndReport(base.forest, merged);
+    const { spans, report } = this.spansAndReport(base.forest, merged, progress);
     this.steps.forEach((s, i) => {
       s.index = i;
       if (s.model !== undefined) {
@@ -465,7 +467,7 @@ function startsAgentRun(node: SpanNode, ctx: GenericContext, asm: RunAssembler):
   return asm.agents.get(`agent-${naming.name}`)?.id === ctx.run.agentId ? undefined : naming;
 }
 
-/** `progress` ticks once per span visited (the OTLP importer's mapping bar). */
+/** `progress` ticks once per span visited, then once per span listed (the OTLP importer's mapping bar). */
 export function genericSpansToRun(forest: SpanForest, sourceFormat: SourceFormat, progress?: MapProgress): Run {
   const asm = new RunAssembler();
   // Two parallel stacks: no object per visited span.
@@ -528,7 +530,7 @@ export function genericSpansToRun(forest: SpanForest, sourceFormat: SourceFormat
     framework: frameworkOf(forest),
     forest,
     finalAnswer: topRun?.output,
-  });
+  }, progress);
 }
 
 export function firstUserMessage(steps: Step[]): string | undefined {

@@ -187,7 +187,7 @@ class SmolagentsAssembler {
   }
 }
 
-/** `progress` ticks once per span visited (the OTLP importer's mapping bar). */
+/** `progress` ticks once per span visited, then once per span listed (the OTLP importer's mapping bar). */
 export function smolagentsSpansToRun(forest: SpanForest, sourceFormat: SourceFormat, progress?: MapProgress): Run {
   const builder = new SmolagentsAssembler();
   builder.walk(forest.roots, progress);
@@ -204,5 +204,5 @@ export function smolagentsSpansToRun(forest: SpanForest, sourceFormat: SourceFor
     framework: frameworkOf(forest) ?? 'smolagents',
     forest,
     finalAnswer: top?.output,
-  });
+  }, progress);
 }
