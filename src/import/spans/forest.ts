@@ -98,7 +98,7 @@ export function countDrop(into: Map<string, number>, reason: string): void {
   into.set(reason, (into.get(reason) ?? 0) + 1);
 }
 
-/** Told of each span as the forest takes it in (the import's progress bar: a trace of a million spans takes seconds). */
+/** Told of each span as the forest takes it in, then as it links it (the import's progress bar: a million spans take seconds). */
 export interface ForestProgress {
   tick(): void;
 }
@@ -120,7 +120,9 @@ export function buildForest(traceId: string, spans: SpanRecord[], dropped: Reado
   }
   const roots: SpanNode[] = [];
   let orphans = 0;
+  // A second tick per span as it is linked to its parent (the linking, loop check and sorts took ~0.3 s untold at 1M).
   for (const node of kept) {
+    progress?.tick();
     const parentId = node.span.parentId;
     const parent = parentId !== undefined ? nodes.get(parentId) : undefined;
     if (parent) {
