@@ -16,9 +16,54 @@ export const STEP_SLICE = 2000;
 export type FilePart =
   | { kind: 'file'; file: LoadedFile }
   | { kind: 'steps'; run: number; steps: Step[] }
-  | { kind: 'handoffs'; run: number; handoffs: Handoff[] }
+  /** Handoffs whose content (and/or `to`) is their step's output (recipients) name that step's index instead (leanHandoff). */
+  | { kind: 'handoffs'; run: number; handoffs: LeanHandoff[] }
   /** The steps (and handoffs) each run should now have: a slice lost on the way (not cloneable) leaves the file unfinished. */
   | { kind: 'end'; steps: number[]; handoffs?: number[] };
+
+/**
+ * A handoff as it crosses: a chat log's handoff carries its step's output as content and its recipients as `to`
+ * (ADR 0026, shared strings); a clone would give the page two copies of each. Here `content` (and `to`) is then the
+ * index of that step in its run (a number, which a handoff's own fields never are), the rest as it was, in its order.
+ */
+export type LeanHandoff = Omit<Handoff, 'content' | 'to'> & { content: string | number; to: string[] | number };
+
+function sameStrings(a: readonly string[], b: readonly string[] | undefined): boolean {
+  if (!b || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The handoff that crosses: a new object where it names its step's output or recipients; the run's own is unchanged. */
+function leanHandoff(handoff: Handoff, steps: readonly Step[], indexOf: (stepId: string) => number | undefined): LeanHandoff {
+  if (handoff.stepId === undefined) return handoff;
+  const at = indexOf(handoff.stepId);
+  if (at === undefined) return handoff;
+  const step = steps[at];
+  const content = typeof step.output === 'string' && step.output === handoff.content;
+  const to = sameStrings(handoff.to, step.recipients);
+  if (!content && !to) return handoff;
+  // A copy keeps the keys' order (the page's run serialises as the worker's would).
+  const lean: LeanHandoff = { ...handoff };
+  if (content) lean.content = at;
+  if (to) lean.to = at;
+  return lean;
+}
+
+/** The page's side of leanHandoff: the content is the received step's output (one string on the page, not two). */
+function fullHandoff(lean: LeanHandoff, steps: readonly Step[]): Handoff {
+  if (typeof lean.content !== 'number' && typeof lean.to !== 'number') return lean as Handoff;
+  const handoff = lean as Record<string, unknown>;
+  if (typeof lean.content === 'number') handoff.content = stepAt(steps, lean.content).output;
+  if (typeof lean.to === 'number') handoff.to = (stepAt(steps, lean.to).recipients ?? []).slice();
+  return handoff as Handoff;
+}
+
+function stepAt(steps: readonly Step[], at: number): Step {
+  const step = steps[at];
+  if (!step) throw new Error('a handoff names a step that did not arrive');
+  return step;
+}
 
 /** The run the page receives: no steps yet (they follow in slices); without `spans` when they are kept apart. */
 export function shellOf(run: Run, keepSpans: boolean): Run {
@@ -44,8 +89,23 @@ export async function sendInParts(file: LoadedFile, send: (part: FilePart) => Pr
   for (const [run, { steps }] of file.runs.entries()) {
     for (let at = 0; at < steps.length; at += STEP_SLICE) post({ kind: 'steps', run, steps: steps.slice(at, at + STEP_SLICE) });
   }
-  for (const [run, { handoffs }] of file.runs.entries()) {
-    for (let at = 0; at < handoffs.length; at += STEP_SLICE) post({ kind: 'handoffs', run, handoffs: handoffs.slice(at, at + STEP_SLICE) });
+  for (const [run, { steps, handoffs }] of file.runs.entries()) {
+    if (handoffs.length === 0) continue;
+    // A step's index by its id, built once per run with handoffs (a chat log's step i is usually at i: tried first).
+    let byId: Map<string, number> | undefined;
+    const indexOf = (stepId: string, guess: number): number | undefined => {
+      if (steps[guess]?.id === stepId) return guess;
+      if (!byId) {
+        byId = new Map();
+        for (const [i, s] of steps.entries()) if (!byId.has(s.id)) byId.set(s.id, i);
+      }
+      return byId.get(stepId);
+    };
+    for (let at = 0; at < handoffs.length; at += STEP_SLICE) {
+      const slice = handoffs.slice(at, at + STEP_SLICE);
+      const lean = slice.map((h, i) => leanHandoff(h, steps, (id) => indexOf(id, at + i)));
+      post({ kind: 'handoffs', run, handoffs: lean });
+    }
   }
   post({ kind: 'end', steps: file.runs.map((r) => r.steps.length), handoffs: file.runs.map((r) => r.handoffs.length) });
   const results = await Promise.allSettled(sent);
@@ -71,8 +131,8 @@ export class FileAssembler {
       return undefined;
     }
     if (part.kind === 'handoffs') {
-      const into = file.runs[part.run].handoffs;
-      for (const handoff of part.handoffs) into.push(handoff);
+      const { handoffs: into, steps } = file.runs[part.run];
+      for (const handoff of part.handoffs) into.push(fullHandoff(handoff, steps));
       return undefined;
     }
     this.file = undefined;
