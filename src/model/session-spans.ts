@@ -51,23 +51,36 @@ export const RAW_KEYS_ON_PAGE: readonly string[] = ['tool_call_id', 'gen_ai.tool
  * import worker's own objects, about to be handed over and stored); returns how many steps were split.
  */
 export function splitStepRaw(run: Run): number {
+  return stepRawSplitter(run)?.(0, run.steps.length) ?? 0;
+}
+
+/**
+ * splitStepRaw in pieces: the spans indexed once, then the steps in [from, to) split on each call (the hand-off splits
+ * each slice just before posting it, so the page starts receiving at once: a whole 1M-step run took ~0.6 s). Undefined
+ * for a run without spans.
+ */
+export function stepRawSplitter(run: Run): ((from: number, to: number) => number) | undefined {
   const spans = run.spans;
-  if (!spans || spans.length === 0) return 0;
+  if (!spans || spans.length === 0) return undefined;
   const stepSpans = new Map<string, RunSpan>();
   for (const span of spans) if (span.stepId !== undefined) stepSpans.set(span.id, span);
-  let split = 0;
-  for (const step of run.steps) {
-    const raw = step.raw;
-    if (step.spanId === undefined || raw === undefined) continue;
-    const span = stepSpans.get(step.spanId);
-    if (span === undefined || span.attributes !== raw || span.stepRaw === true) continue;
-    const kept: Record<string, unknown> = {};
-    for (const key of RAW_KEYS_ON_PAGE) if (Object.hasOwn(raw, key)) kept[key] = raw[key];
-    step.raw = kept;
-    span.stepRaw = true;
-    split++;
-  }
-  return split;
+  const steps = run.steps;
+  return (from, to) => {
+    let split = 0;
+    for (let i = from; i < to && i < steps.length; i++) {
+      const step = steps[i];
+      const raw = step.raw;
+      if (step.spanId === undefined || raw === undefined) continue;
+      const span = stepSpans.get(step.spanId);
+      if (span === undefined || span.attributes !== raw || span.stepRaw === true) continue;
+      const kept: Record<string, unknown> = {};
+      for (const key of RAW_KEYS_ON_PAGE) if (Object.hasOwn(raw, key)) kept[key] = raw[key];
+      step.raw = kept;
+      span.stepRaw = true;
+      split++;
+    }
+    return split;
+  };
 }
 
 /**

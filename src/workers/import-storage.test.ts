@@ -93,6 +93,21 @@ describe('handing a file to the page in parts', () => {
     expect(joinStepRaw({ ...received.runs[0], spans: file.runs[0].spans }).steps).toEqual(before);
   });
 
+  it('posts each slice as soon as it is split: the page starts receiving before the later steps are split', async () => {
+    const result = importText('agent.otlp.json', JSON.stringify(generateAgentTrace(1100, 'genai')));
+    const file: LoadedFile = { file: 'agent.otlp.json', format: result.format, formatLabel: result.formatLabel, runs: result.runs, warnings: result.warnings };
+    const steps = file.runs[0].steps;
+    expect(steps.length).toBeGreaterThan(STEP_SLICE + 100);
+    const later = steps.slice(STEP_SLICE).find((s) => s.spanId !== undefined && Object.keys(s.raw ?? {}).length > 1)!;
+    const seen: { kind: string; laterRawKeys: number }[] = [];
+    await sendInParts(file, async (part) => {
+      seen.push({ kind: part.kind, laterRawKeys: Object.keys(later.raw ?? {}).length });
+    }, false);
+    // When the first slice went, a step of the second still had its whole raw; by the end it is split too.
+    expect(seen.filter((p) => p.kind === 'steps')[0].laterRawKeys).toBeGreaterThan(1);
+    expect(Object.keys(later.raw ?? {}).length).toBeLessThanOrEqual(1);
+  });
+
   it('keeps the spans in the run when the worker does not store them (no IndexedDB)', async () => {
     const file = agentFile();
     const { received } = await handOver(file, true);

@@ -3,7 +3,7 @@
 // tokenizer) in through this module.
 import type { LoadedFile } from '../import/index.ts';
 import type { Handoff, Run, Step } from '../model/types.ts';
-import { splitStepRaw } from '../model/session-spans.ts';
+import { stepRawSplitter } from '../model/session-spans.ts';
 
 /** Steps per message: each slice is a short task to receive on the page, whatever the run's length. */
 export const STEP_SLICE = 2000;
@@ -81,13 +81,25 @@ export function shellOf(run: Run, keepSpans: boolean): Run {
  * gets the few keys it reads, and the inspector reads the rest with the spans.
  */
 export async function sendInParts(file: LoadedFile, send: (part: FilePart) => Promise<void>, keepSpans: boolean): Promise<void> {
-  if (!keepSpans) for (const run of file.runs) splitStepRaw(run);
   const sent: Promise<void>[] = [];
-  // A part that cannot be cloned rejects its own promise; the rest are still awaited so none is left unhandled.
-  const post = (part: FilePart) => sent.push(Promise.resolve().then(() => send(part)));
+  // Each part is posted as soon as it is made (the page starts receiving while the next is made and cloned here); one
+  // that cannot be cloned rejects its own promise, and the rest are still awaited so none is left unhandled.
+  const post = (part: FilePart) => {
+    try {
+      sent.push(send(part));
+    } catch (error) {
+      sent.push(Promise.reject(error));
+    }
+  };
   post({ kind: 'file', file: { ...file, runs: file.runs.map((r) => shellOf(r, keepSpans)) } });
-  for (const [run, { steps }] of file.runs.entries()) {
-    for (let at = 0; at < steps.length; at += STEP_SLICE) post({ kind: 'steps', run, steps: steps.slice(at, at + STEP_SLICE) });
+  for (const [run, r] of file.runs.entries()) {
+    const steps = r.steps;
+    // A slice's steps are split just before it is posted (their raw stays with the stored spans).
+    const split = keepSpans ? undefined : stepRawSplitter(r);
+    for (let at = 0; at < steps.length; at += STEP_SLICE) {
+      split?.(at, at + STEP_SLICE);
+      post({ kind: 'steps', run, steps: steps.slice(at, at + STEP_SLICE) });
+    }
   }
   for (const [run, { steps, handoffs }] of file.runs.entries()) {
     if (handoffs.length === 0) continue;
