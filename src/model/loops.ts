@@ -18,6 +18,7 @@
 // arguments are read as text, not parsed). Framework verdicts (loopVerdicts) are evidence shown beside the findings, never read here.
 import { finish, SLICE, type Sliced } from './slices.ts';
 import type { Annotation, Intervention, Step, ToolCall } from './types.ts';
+import { lowerBound } from './large-arrays.ts';
 
 export interface LoopOptions {
   /** Occurrences of one repeated item needed to count as a loop. */
@@ -730,17 +731,6 @@ function* loopOf(
     last,
     tokens,
   };
-}
-
-function lowerBound(list: readonly number[], value: number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (list[mid] < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 // ---------------------------------------------------------------------------------------------------------------------

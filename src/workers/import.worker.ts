@@ -1,9 +1,10 @@
 // The import worker: parsing happens here, off the main thread (SPEC §3). Reached only through ./import-client.ts.
-// Each loaded file goes to the page in parts (run-parts.ts); when the page names its library database, the runs
+// Each loaded file goes to the page in parts (run-parts.ts, send-parts.ts); when the page names its library database, the runs
 // are then written there from here, and the page learns when each file's runs are durable (ADR 0020).
 import * as Comlink from 'comlink';
 import { deliverEach, failureOf, importFiles, readFileInput, type FileInput, type ImportFailureInfo, type ImportProgress } from './import-files.ts';
-import { sendInParts, type FilePart } from './run-parts.ts';
+import type { FilePart } from './run-parts.ts';
+import { sendInParts } from './send-parts.ts';
 import { readSpans, storeRuns, type RunStorage } from './import-storage.ts';
 import type { RunSpan } from '../model/types.ts';
 import { loadTokenCounter } from '../import/tokens.ts';

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { serialize } from 'node:v8';
 import { importText } from '../import/index.ts';
 import type { LoadedFile } from '../import/index.ts';
-import { FileAssembler, sendInParts, STEP_SLICE, type FilePart } from './run-parts.ts';
+import { FileAssembler, STEP_SLICE, type FilePart } from './run-parts.ts';
+import { sendInParts } from './send-parts.ts';
 
 const AGENTS = ['Planner', 'Writer', 'Checker'];
 

@@ -8,6 +8,7 @@ import { usePlayhead } from '../../store/playhead.ts';
 import { MessageText } from './message-text.tsx';
 import type { RunView } from './run-view-model.ts';
 import { prettyJson, TraceText } from './trace-text.tsx';
+import { safeStringify } from '../../ui/format.ts';
 
 /** Prompts up to this many messages show every turn; longer ones fold all but the last few. */
 export const PROMPT_OPEN_MAX = 6;
@@ -41,14 +42,6 @@ interface ParsedMessage {
   content?: string;
   toolCalls: ToolCall[];
   toolCallId?: string;
-}
-
-function safeStringify(value: unknown): string {
-  try {
-    return JSON.stringify(value, null, 2) ?? String(value);
-  } catch {
-    return String(value);
-  }
 }
 
 /**

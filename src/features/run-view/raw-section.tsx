@@ -7,6 +7,7 @@ import type { Run, Step } from '../../model/types.ts';
 import { usePersistence } from '../../store/library-db.ts';
 import { useRunSpans } from './span-tree-loader.ts';
 import { TraceText } from './trace-text.tsx';
+import { safeStringify } from '../../ui/format.ts';
 
 export function RawSection({ run, step }: { run: Run; step: Step }) {
   const source = useRunSpans(run);
@@ -29,7 +30,7 @@ export function RawSection({ run, step }: { run: Run; step: Step }) {
       <summary className="cursor-pointer text-xs font-semibold tracking-wide text-slate-500 uppercase">Raw attributes</summary>
       <div className="mt-1">
         {!waiting ? (
-          <TraceText text={stringify(raw)} limit={4000} />
+          <TraceText text={safeStringify(raw)} limit={4000} />
         ) : (
           <p className="text-xs text-slate-500">
             {source.state === 'failed'
@@ -50,10 +51,3 @@ function keepsMore(raw: Record<string, unknown> | undefined): boolean {
   return false;
 }
 
-function stringify(value: unknown): string {
-  try {
-    return JSON.stringify(value, null, 2) ?? String(value);
-  } catch {
-    return String(value);
-  }
-}

@@ -14,8 +14,8 @@ import { MessageText } from './message-text.tsx';
 import { SpansSection } from './spans-section.tsx';
 import { RawSection } from './raw-section.tsx';
 import { BusSection } from './bus-section.tsx';
-import { formatDuration } from '../../ui/format.ts';
-import { appendAll } from '../../model/large-arrays.ts';
+import { formatDuration, safeStringify } from '../../ui/format.ts';
+import { appendAll, lowerBound } from '../../model/large-arrays.ts';
 
 export { chatMessageOf } from './conversation.tsx';
 
@@ -100,15 +100,8 @@ const InspectorBody = memo(function InspectorBody({ view, step, position }: { vi
  * positions and `indexOf` ran over them on every move onto one of its steps. -1 when it is not one of them.
  */
 export function ordinalIn(positions: readonly number[], position: number): number {
-  let lo = 0;
-  let hi = positions.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (positions[mid] === position) return mid;
-    if (positions[mid] < position) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return -1;
+  const at = lowerBound(positions, position);
+  return positions[at] === position ? at : -1;
 }
 
 /** Steps nested in `step` at any depth (a tool call's own model calls count for the step too). */
@@ -318,14 +311,6 @@ export function Badge({ tone, children }: { tone: 'red' | 'amber' | 'slate' | 'v
     emerald: 'bg-emerald-100 text-emerald-800',
   };
   return <span className={`rounded px-1.5 py-0.5 text-[11px] font-medium ${tones[tone]}`}>{children}</span>;
-}
-
-function safeStringify(value: unknown): string {
-  try {
-    return JSON.stringify(value, null, 2) ?? String(value);
-  } catch {
-    return String(value);
-  }
 }
 
 export function formatTime(ms: number): string {

@@ -1,0 +1,85 @@
+// The import worker's side of the hand-off (ADR 0020, 0026): a loaded file posted to the page in parts (run-parts.ts
+// has the parts and the page's FileAssembler). Kept apart so the page's first-paint JS does not carry what only the
+// worker runs (the raw split, the step positions).
+import type { LoadedFile } from '../import/index.ts';
+import type { Handoff, Run, Step } from '../model/types.ts';
+import { stepRawSplitter } from '../model/session-spans.ts';
+import { stepPositions, type StepPositions } from '../model/step-positions.ts';
+import { STEP_SLICE, type FilePart, type LeanHandoff } from './run-parts.ts';
+
+function sameStrings(a: readonly string[], b: readonly string[] | undefined): boolean {
+  if (!b || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The handoff that crosses: a new object where it names its step's output or recipients; the run's own is unchanged. */
+function leanHandoff(handoff: Handoff, steps: readonly Step[], indexOf: (stepId: string) => number | undefined): LeanHandoff {
+  if (handoff.stepId === undefined) return handoff;
+  const at = indexOf(handoff.stepId);
+  if (at === undefined) return handoff;
+  const step = steps[at];
+  const content = typeof step.output === 'string' && step.output === handoff.content;
+  const to = sameStrings(handoff.to, step.recipients);
+  if (!content && !to) return handoff;
+  // A copy keeps the keys' order (the page's run serialises as the worker's would).
+  const lean: LeanHandoff = { ...handoff };
+  if (content) lean.content = at;
+  if (to) lean.to = at;
+  return lean;
+}
+
+/** The run the page receives: no steps yet (they follow in slices); without `spans` when they are kept apart. */
+export function shellOf(run: Run, keepSpans: boolean): Run {
+  const { spans, ...rest } = run;
+  const shell: Run = { ...rest, steps: [], handoffs: [] };
+  if (keepSpans && spans !== undefined) shell.spans = spans;
+  return shell;
+}
+
+/**
+ * Send one file in parts (see FilePart), without waiting for each to be taken: the next slice is cloned here while
+ * the page reads the one before (messages keep their order). Resolves when the page has taken every part; rejects
+ * when one could not be sent (not cloneable). Without `keepSpans` the spans stay with the worker's write, and so does
+ * each step's raw that is its span's attributes (splitStepRaw, ADR 0026: the file's runs are changed so): the page
+ * gets the few keys it reads, and the inspector reads the rest with the spans.
+ */
+export async function sendInParts(file: LoadedFile, send: (part: FilePart) => Promise<void>, keepSpans: boolean): Promise<void> {
+  const sent: Promise<void>[] = [];
+  // Each part is posted as soon as it is made (the page starts receiving while the next is made and cloned here); one
+  // that cannot be cloned rejects its own promise, and the rest are still awaited so none is left unhandled.
+  const post = (part: FilePart) => {
+    try {
+      sent.push(send(part));
+    } catch (error) {
+      sent.push(Promise.reject(error));
+    }
+  };
+  post({ kind: 'file', file: { ...file, runs: file.runs.map((r) => shellOf(r, keepSpans)) } });
+  for (const [run, r] of file.runs.entries()) {
+    const steps = r.steps;
+    // A slice's steps are split just before it is posted (their raw stays with the stored spans).
+    const split = keepSpans ? undefined : stepRawSplitter(r);
+    for (let at = 0; at < steps.length; at += STEP_SLICE) {
+      split?.(at, at + STEP_SLICE);
+      post({ kind: 'steps', run, steps: steps.slice(at, at + STEP_SLICE) });
+    }
+  }
+  for (const [run, { steps, handoffs }] of file.runs.entries()) {
+    if (handoffs.length === 0) continue;
+    // A step's index by its id: a chat log's step i is usually at i (tried first), else the run's step positions (built
+    // once, when first needed).
+    let positions: StepPositions | undefined;
+    const indexOf = (stepId: string, guess: number): number | undefined =>
+      steps[guess]?.id === stepId ? guess : (positions ??= stepPositions(steps)).near(stepId, guess);
+    for (let at = 0; at < handoffs.length; at += STEP_SLICE) {
+      const slice = handoffs.slice(at, at + STEP_SLICE);
+      const lean = slice.map((h, i) => leanHandoff(h, steps, (id) => indexOf(id, at + i)));
+      post({ kind: 'handoffs', run, handoffs: lean });
+    }
+  }
+  post({ kind: 'end', steps: file.runs.map((r) => r.steps.length), handoffs: file.runs.map((r) => r.handoffs.length) });
+  const results = await Promise.allSettled(sent);
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+}
