@@ -8,6 +8,7 @@ import { FileAssembler, STEP_SLICE, type FilePart } from './run-parts.ts';
 import { sendInParts } from './send-parts.ts';
 import { readSpans, storeRuns } from './import-storage.ts';
 import { hydrateRun, joinStepRaw } from '../model/session-spans.ts';
+import { appendAll } from '../model/large-arrays.ts';
 import { callIdOfStep } from '../features/run-view/conversation.tsx';
 import { otlpText, sessionText, withStoredSpans } from '../features/library/download.ts';
 import { serialize } from 'node:v8';
@@ -20,8 +21,8 @@ let dbCount = 0;
 const freshName = () => `import-storage-test-${dbCount++}`;
 
 /** A 300-step agent trace (3,000 spans): step spans share their attributes with the steps' raw. */
-function agentFile(): LoadedFile {
-  const result = importText('agent.otlp.json', JSON.stringify(generateAgentTrace(300, 'genai')));
+function agentFile(steps = 300): LoadedFile {
+  const result = importText('agent.otlp.json', JSON.stringify(generateAgentTrace(steps, 'genai')));
   return { file: 'agent.otlp.json', format: result.format, formatLabel: result.formatLabel, runs: result.runs, warnings: result.warnings };
 }
 
@@ -35,6 +36,13 @@ async function handOver(file: LoadedFile, keepSpans: boolean): Promise<{ receive
     received = assembler.take(structuredClone(part)) ?? received;
   }, keepSpans);
   return { received: received!, parts };
+}
+
+/** A reload: this page's persistence stopped, the library emptied, and the library read back from `name`. */
+async function reloadLibrary(persistence: { stop(): void }, name: string) {
+  persistence.stop();
+  useLibrary.setState({ hydrated: false, files: [], runs: {}, llmCalls: {}, failures: [] });
+  return startLibraryPersistence({ name, debounceMs: 0 });
 }
 
 beforeEach(() => {
@@ -95,8 +103,7 @@ describe('handing a file to the page in parts', () => {
   });
 
   it('posts each slice as soon as it is split: the page starts receiving before the later steps are split', async () => {
-    const result = importText('agent.otlp.json', JSON.stringify(generateAgentTrace(1100, 'genai')));
-    const file: LoadedFile = { file: 'agent.otlp.json', format: result.format, formatLabel: result.formatLabel, runs: result.runs, warnings: result.warnings };
+    const file = agentFile(1100);
     const steps = file.runs[0].steps;
     expect(steps.length).toBeGreaterThan(STEP_SLICE + 100);
     const later = steps.slice(STEP_SLICE).find((s) => s.spanId !== undefined && Object.keys(s.raw ?? {}).length > 1)!;
@@ -139,10 +146,7 @@ describe('the import worker’s write (ADR 0020)', () => {
     // A change made on the page (a label) writes the run without spans; the spans stay where they are.
     useLibrary.getState().updateRun({ ...shell, title: 'relabelled' });
     await persistence.flush();
-    persistence.stop();
-
-    useLibrary.setState({ hydrated: false, files: [], runs: {}, llmCalls: {}, failures: [] });
-    const again = await startLibraryPersistence({ name, debounceMs: 0 });
+    const again = await reloadLibrary(persistence, name);
     const stored = useLibrary.getState().runs[run.id];
     expect(stored.title).toBe('relabelled');
     expect(stored.spans).toBeUndefined();
@@ -166,9 +170,7 @@ describe('the import worker’s write (ADR 0020)', () => {
       await persistence.flush();
       useLibrary.getState().updateRun({ ...shell, title: 'relabelled' });
       await persistence.flush();
-      persistence.stop();
-      useLibrary.setState({ hydrated: false, files: [], runs: {}, llmCalls: {}, failures: [] });
-      const again = await startLibraryPersistence({ name, debounceMs: 0 });
+      const again = await reloadLibrary(persistence, name);
       const stored = useLibrary.getState().runs[shell.id];
       const now = vi.spyOn(Date, 'now').mockReturnValue(1_800_000_000_000);
       try {
@@ -266,12 +268,9 @@ describe('the import worker’s write (ADR 0020)', () => {
     expect(await db.get('runSpans', run.id)).toBeUndefined();
     db.close();
     const spans: RunSpan[] = [];
-    expect(await readSpans({ name, version: 3 }, run.id, async (slice) => void spans.push(...structuredClone(slice)))).toBe(3000);
+    expect(await readSpans({ name, version: 3 }, run.id, async (slice) => void appendAll(spans, structuredClone(slice)))).toBe(3000);
     expect(spans.map(stepSpanRestorer(run))).toEqual(run.spans);
-    persistence.stop();
-
-    useLibrary.setState({ hydrated: false, files: [], runs: {}, llmCalls: {}, failures: [] });
-    const again = await startLibraryPersistence({ name, debounceMs: 0 });
+    const again = await reloadLibrary(persistence, name);
     const { spans: _spans, ...rest } = run;
     expect(useLibrary.getState().runs[run.id]).toEqual(rest);
     expect(usePersistence.getState().storedSpans.has(run.id)).toBe(true);
