@@ -241,7 +241,7 @@ describe('the import worker’s write (ADR 0020)', () => {
     const spans: RunSpan[] = [];
     const count = await readSpans({ name, version: 3 }, run.id, async (slice) => {
       slices.push(slice.length);
-      spans.push(...structuredClone(slice));
+      appendAll(spans, structuredClone(slice));
     });
     expect(count).toBe(3000);
     expect(slices).toEqual([2000, 1000]);
