@@ -3,13 +3,14 @@
 // count, so a command on a file that records its token usage never loads it.
 import { createRequire } from 'node:module';
 import type { TokenUsage } from '../model/types.ts';
+import { cachedTokenCounter } from '../import/token-count.ts';
 
 let count: ((text: string) => number) | undefined;
 
 export function estimateTokens(text: string): number {
   if (!text) return 0;
   // The CommonJS build: a synchronous load, as the importers count synchronously.
-  count ??= (createRequire(import.meta.url)('gpt-tokenizer') as typeof import('gpt-tokenizer')).countTokens;
+  count ??= cachedTokenCounter((createRequire(import.meta.url)('gpt-tokenizer') as typeof import('gpt-tokenizer')).countTokens);
   return count(text);
 }
 

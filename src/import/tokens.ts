@@ -3,8 +3,10 @@
 // with a dynamic import: a worker that imports traces calls `loadTokenCounter()` when it starts and awaits it before
 // running an importer (ADR 0022), and its first message is not held up by the ranks. In Node (tests, benchmarks,
 // scripts) the counter is loaded synchronously by this module's own evaluation below, so the importers count there
-// as before. The CLI bundle swaps this module for src/cli/tokens-lazy.ts.
+// as before. The CLI bundle swaps this module for src/cli/tokens-lazy.ts. Counts go through token-count.ts (the same
+// numbers, for less CPU: ADR 0030).
 import type { TokenUsage } from '../model/types.ts';
+import { cachedTokenCounter } from './token-count.ts';
 
 let count: ((text: string) => number) | undefined;
 let loading: Promise<void> | undefined;
@@ -12,7 +14,7 @@ let loading: Promise<void> | undefined;
 /** Loads gpt-tokenizer once; the importers' counts need it to have settled. */
 export function loadTokenCounter(): Promise<void> {
   loading ??= import('gpt-tokenizer').then((m) => {
-    count = m.countTokens;
+    count = cachedTokenCounter(m.countTokens);
   });
   return loading;
 }
@@ -23,7 +25,7 @@ export function loadTokenCounter(): Promise<void> {
 const nodeProcess = (globalThis as { process?: { versions?: { node?: string }; getBuiltinModule?: (id: string) => unknown } }).process;
 if (nodeProcess?.versions?.node !== undefined && typeof nodeProcess.getBuiltinModule === 'function') {
   const { createRequire } = nodeProcess.getBuiltinModule('node:module') as typeof import('node:module');
-  count = (createRequire(import.meta.url)('gpt-tokenizer') as typeof import('gpt-tokenizer')).countTokens;
+  count = cachedTokenCounter((createRequire(import.meta.url)('gpt-tokenizer') as typeof import('gpt-tokenizer')).countTokens);
   loading = Promise.resolve();
 }
 
