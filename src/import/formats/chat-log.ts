@@ -16,7 +16,7 @@
 //   human and of code executors (not model output) get no usage.
 // - Run id: `chat-<hashText of the run object's JSON>`; the file name is never used.
 import { emptyRecord } from '../../model/record.ts';
-import { hashText } from '../../model/hash.ts';
+import { hashJson } from '../hash-json.ts';
 import { decisiveErrorAnnotation } from '../../model/annotations.ts';
 import type { Agent, Outcome, Run, Step } from '../../model/types.ts';
 import { MapProgress, RunBuilder } from '../../model/run-builder.ts';
@@ -183,10 +183,10 @@ function importRun(obj: JsonObject, path: string, runId: string, warnings: strin
   const progress = new MapProgress(3 * history.length);
   history.forEach((entryValue, i) => {
     progress.tick();
-    const at = `${path}.${key}[${i}]`;
-    const entry = expectObject(entryValue, at);
-    const role = optString(entry.role, `${at}.role`);
-    const name = optString(entry.name, `${at}.name`);
+    // The JSON path only for a problem: three strings a message otherwise, all garbage.
+    const entry = isObject(entryValue) ? entryValue : expectObject(entryValue, `${path}.${key}[${i}]`);
+    const role = typeof entry.role === 'string' ? entry.role : optString(entry.role, `${path}.${key}[${i}].role`);
+    const name = typeof entry.name === 'string' ? entry.name : optString(entry.name, `${path}.${key}[${i}].name`);
     const roleText = role ?? '';
     let parsed = roles.get(roleText);
     if (parsed === undefined) roles.set(roleText, (parsed = parseRole(roleText)));
@@ -275,7 +275,7 @@ export const chatLogImporter: FormatImporter = {
   importDoc(doc): ImportResult {
     const warnings: string[] = [];
     const docs = documentsOf(doc).map((d) => ({ ...d, obj: expectObject(d.value, d.path) }));
-    const ids = uniqueIds(docs.map((d) => `chat-${hashText(JSON.stringify(d.obj))}`));
+    const ids = uniqueIds(docs.map((d) => `chat-${hashJson(d.obj)}`));
     const runs = docs.map((d, i) => importRun(d.obj, d.path, ids[i], warnings));
     return { runs, annotationSets: [], warnings };
   },

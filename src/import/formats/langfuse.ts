@@ -17,7 +17,7 @@
 // - Observations whose parent is missing are counted in `orphanSpans` and replayed as roots, never dropped.
 // - `scores` → annotations (taxonomy `Langfuse`, code = score name; human when the source is ANNOTATION).
 // - Run id = the trace id (else the observations' traceId, else a hash of the text).
-import { hashText } from '../../model/hash.ts';
+import { hashJson } from '../hash-json.ts';
 import type { Agent, AgentRun, Annotation, ChatMessage, Handoff, Run, Step, TokenUsage, ToolCall } from '../../model/types.ts';
 import { contentText, documentsOf, titleFromTask, uniqueIds, unmappedFields } from './chat-log.ts';
 import { FormatProblem } from '../errors.ts';
@@ -708,7 +708,7 @@ function deriveHandoffs(runId: string, agentRuns: AgentRun[], runOfObs: Map<Obs,
 
 function scoreAnnotation(value: unknown, path: string, runId: string, byId: Map<string, Obs>, stepOfObs: Map<Obs, Step>): Annotation {
   const s = expectObject(value, path);
-  const id = optString(s.id, `${path}.id`) ?? hashText(JSON.stringify(s));
+  const id = optString(s.id, `${path}.id`) ?? hashJson(s);
   const annotation: Annotation = {
     id: `${runId}:score:${id}`,
     source: s.source === 'ANNOTATION' ? 'human' : 'dataset',
@@ -747,7 +747,7 @@ export const langfuseImporter: FormatImporter = {
       traces.map((t) => {
         const traceId = optString(t.trace.id, `${t.path}.id`);
         const obsTrace = t.observations.map((o) => (isObject(o.value) && typeof o.value.traceId === 'string' ? o.value.traceId : undefined)).find((x) => x);
-        return traceId ?? obsTrace ?? `langfuse-${hashText(JSON.stringify(t.trace))}`;
+        return traceId ?? obsTrace ?? `langfuse-${hashJson(t.trace)}`;
       }),
     );
     const runs = traces.map((t, i) => importTrace(t, ids[i], warnings));

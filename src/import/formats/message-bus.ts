@@ -17,7 +17,7 @@
 //   else unknown.
 // - Run id: `bus-<hashText of the line's JSON>`, `~2`… for repeated identical lines.
 import { benchmarkResult } from '../../model/benchmark-scoring.ts';
-import { hashText } from '../../model/hash.ts';
+import { hashJson } from '../hash-json.ts';
 import type { Outcome, Run } from '../../model/types.ts';
 import { RunBuilder } from '../../model/run-builder.ts';
 import { contentText, documentsOf, titleFromTask, uniqueIds, unmappedFields } from './chat-log.ts';
@@ -133,7 +133,7 @@ export const messageBusImporter: FormatImporter = {
   importDoc(doc): ImportResult {
     const docs = documentsOf(doc);
     const objs = docs.map((d) => ({ ...d, obj: expectObject(d.value, d.path) }));
-    const ids = uniqueIds(objs.map((d) => `bus-${hashText(JSON.stringify(d.obj))}`));
+    const ids = uniqueIds(objs.map((d) => `bus-${hashJson(d.obj)}`));
     const runs = objs.map((d, i) => runFromLine(d.obj, d.path, ids[i]));
     const silent = runs.filter((r) => r.steps.length === 0).length;
     // Result files of the benchmark keep only question, answer and timing: say why such runs show no steps or tokens.

@@ -16,7 +16,7 @@
 // - Run id: `tau-<task_id>` when the run has a task id (AgentRx's `trajectory_id` is that id), else
 //   `chat-<hashText of the run's JSON>`; `~2`… for repeats in one file. Outcome from `reward` (1 = success).
 import { recordOf } from '../../model/record.ts';
-import { hashText } from '../../model/hash.ts';
+import { hashJson } from '../hash-json.ts';
 import type { Agent, Outcome, Run, ToolCall } from '../../model/types.ts';
 import { RunBuilder } from '../../model/run-builder.ts';
 import { contentText, documentsOf, titleFromTask, uniqueIds, unmappedFields } from './chat-log.ts';
@@ -187,7 +187,7 @@ export const openAiChatImporter: FormatImporter = {
     const ids = uniqueIds(
       docs.map((d) => {
         const taskId = optString(d.value.task_id, `${d.path}.task_id`);
-        return taskId !== undefined ? tauRunId(taskId) : `chat-${hashText(JSON.stringify(d.value))}`;
+        return taskId !== undefined ? tauRunId(taskId) : `chat-${hashJson(d.value)}`;
       }),
     );
     return { runs: docs.map((d, i) => importRun(d.value, d.path, ids[i])), annotationSets: [], warnings: [] };

@@ -1,0 +1,54 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { hashText } from '../model/hash.ts';
+import { hashJson } from './hash-json.ts';
+
+const same = (v: unknown) => expect(hashJson(v)).toBe(hashText(JSON.stringify(v) as string));
+
+describe('hashJson', () => {
+  it('is hashText of JSON.stringify for parsed documents of every shape', () => {
+    const texts = [
+      '{"question":"q","history":[{"content":"a","role":"assistant","name":"A"},{"content":null,"role":"user"}]}',
+      '[]',
+      '{}',
+      '[{"a":[1,2,[3,{"b":"é\\u0000\\n\\"x"}]]},[],{},null,true,false,-0,1e300,0.1]',
+      '{"2":"two","1":"one","b":{"__proto__":{"x":1},"constructor":2},"a":[{"toJSON":"not a function"}]}',
+      '"a string"',
+      '12.5',
+      'null',
+      '{"history":[],"chat_history":[[["deep"]]],"emoji":"🤖","lone":"\\ud800"}',
+    ];
+    for (const t of texts) same(JSON.parse(t));
+  });
+
+  it('gives JSON.stringify’s text for values that are not from JSON.parse', () => {
+    same({ a: undefined, b: () => 1, c: Symbol('s'), d: [undefined, () => 1, Symbol('s')], e: { f: undefined } });
+    same({ toJSON: () => ({ replaced: true }) });
+    same({ list: [{ toJSON: () => 'x' }], date: new Date(0) });
+    expect(hashJson(undefined)).toBe(hashText('undefined'));
+  });
+
+  it('is hashText of JSON.stringify for the shared traces', () => {
+    const root = join(import.meta.dirname, '../../../shared/traces');
+    let checked = 0;
+    const walk = (dir: string): void => {
+      for (const name of readdirSync(dir).sort()) {
+        const path = join(dir, name);
+        if (statSync(path).isDirectory()) walk(path);
+        else if (/\.json$/.test(name) && statSync(path).size < 5_000_000) {
+          let value: unknown;
+          try {
+            value = JSON.parse(readFileSync(path, 'utf8'));
+          } catch {
+            continue;
+          }
+          same(value);
+          checked++;
+        }
+      }
+    };
+    walk(root);
+    expect(checked).toBeGreaterThan(20);
+  });
+});
