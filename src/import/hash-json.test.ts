@@ -22,6 +22,15 @@ describe('hashJson', () => {
     for (const t of texts) same(JSON.parse(t));
   });
 
+  it('is hashText of JSON.stringify for long lists (stringified in chunks), at and around a chunk’s length', () => {
+    for (const n of [1, 1023, 1024, 1025, 2048, 3001]) {
+      const history = Array.from({ length: n }, (_, i) => ({ content: `message ${i}`, role: 'assistant', name: `A${i % 3}` }));
+      same({ question: 'q', history });
+      same([{ history }, { history: history.slice(1) }]);
+    }
+    same({ history: Array.from({ length: 2500 }, (_, i) => (i % 7 === 0 ? undefined : i % 11 === 0 ? () => i : { content: i })) });
+  });
+
   it('gives JSON.stringify’s text for values that are not from JSON.parse', () => {
     same({ a: undefined, b: () => 1, c: Symbol('s'), d: [undefined, () => 1, Symbol('s')], e: { f: undefined } });
     same({ toJSON: () => ({ replaced: true }) });
