@@ -41,6 +41,12 @@ describe('records in columns (ADR 0029)', () => {
     ];
     const { got } = crossed([records]);
     expect(firstDifference(got[0], records)).toBeUndefined();
+    // An array with a hole and another own key, as many keys as its length: it goes whole, as a clone takes it.
+    const odd: unknown[] = [];
+    odd[1] = 'Writer';
+    Object.assign(odd, { extra: 1 });
+    const arrays = [{ recipients: ['Planner'] }, { recipients: odd }];
+    expect(firstDifference(crossed([arrays]).got[0], structuredClone(arrays))).toBeUndefined();
     expect(Object.keys(got[0][4] as object)).toEqual(['__proto__', 'id', 'kind']);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });

@@ -181,7 +181,11 @@ function encodeColumn(values: readonly unknown[], table: StringTable, depth: num
       // An array with a hole (or more own keys than its elements) goes as it is: a structured clone keeps them.
       if (Object.keys(a).length !== a.length) whole = false;
       lens[i] = a.length;
-      for (let j = 0; j < a.length; j++) items.push(a[j]);
+      for (let j = 0; j < a.length; j++) {
+        const item = a[j];
+        if (item === undefined && !(j in a)) whole = false;
+        items.push(item);
+      }
     }
     if (whole) return { t: 'arr', lens, items: encodeColumn(items, table, depth + 1) };
   }
