@@ -128,7 +128,7 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
   const callbacks: ImportCallbacks = {
     async onPart(part: FilePart) {
       if (handing && (part.kind === 'steps' || part.kind === 'handoffs')) {
-        handing = { ...handing, done: (handing.done ?? 0) + (part.kind === 'steps' ? part.steps.length : part.handoffs.length) };
+        handing = { ...handing, done: (handing.done ?? 0) + (part.kind === 'steps' ? part.steps.rows : part.handoffs.rows) };
         const now = Date.now();
         if (now - handingReported >= HAND_OVER_PROGRESS_EVERY_MS) {
           handingReported = now;

@@ -95,7 +95,7 @@ describe('handing a file to the page in parts', () => {
     expect(file.runs[0].spans!.filter((x) => x.stepRaw === true).length).toBe(600);
     // Everything else of a step arrives as it was.
     expect(after.map(({ raw: _r, ...rest }) => rest)).toEqual(before.map(({ raw: _r, ...rest }) => rest));
-    const stepBytes = (steps: unknown[]) => serialize(steps).length;
+    const stepBytes = (steps: unknown) => serialize(steps).length;
     const sent = parts.reduce((n, p) => n + (p.kind === 'steps' ? stepBytes(p.steps) : 0), 0);
     expect(sent).toBeLessThan(stepBytes(before) * 0.75);
     // With the spans back, the steps are whole again.

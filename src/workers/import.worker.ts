@@ -59,7 +59,7 @@ const api = {
       // (a report sent from here after each part would queue behind every part already posted, and arrive at the end).
       const total = file.runs.reduce((n, r) => n + r.steps.length + r.handoffs.length, 0);
       callbacks.onProgress?.({ file: file.file, fileIndex, fileCount, phase: 'handing-over', done: 0, total });
-      await sendInParts(file, callbacks.onPart, storage === undefined);
+      await sendInParts(file, (part, transfer) => callbacks.onPart(Comlink.transfer(part, transfer)), storage === undefined);
       delivered.push(fileIndex);
     });
     if (storage) {

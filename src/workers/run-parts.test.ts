@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { serialize } from 'node:v8';
+import { HAVE_SHARED, SHARED_TRACES, sharedFiles } from '../testing/fixture-kit.ts';
+import { firstDifference } from '../testing/same-value.ts';
+import { importFiles } from './import-files.ts';
 import { importText } from '../import/index.ts';
 import type { LoadedFile } from '../import/index.ts';
-import { FileAssembler, STEP_SLICE, type FilePart } from './run-parts.ts';
+import { FileAssembler, STEP_SLICE, type FilePart, type LeanHandoff } from './run-parts.ts';
+import { rebuild, RunStrings } from '../model/step-columns.ts';
 import { sendInParts } from './send-parts.ts';
 
 const AGENTS = ['Planner', 'Writer', 'Checker'];
@@ -15,24 +21,32 @@ function chatFile(n: number): LoadedFile {
   return { file: 'chat.json', format: result.format, formatLabel: result.formatLabel, runs: result.runs, warnings: result.warnings };
 }
 
-async function handOver(file: LoadedFile, lose?: (part: FilePart) => boolean): Promise<{ received?: LoadedFile; parts: FilePart[] }> {
+async function handOver(file: LoadedFile, lose?: (part: FilePart) => boolean): Promise<{ received?: LoadedFile; parts: FilePart[]; lean: LeanHandoff[] }> {
   const assembler = new FileAssembler();
   const parts: FilePart[] = [];
+  // The handoffs as they crossed (rebuilt from their columns, before the page restores them).
+  const lean: LeanHandoff[] = [];
+  const strings = new Map<number, RunStrings>();
   let received: LoadedFile | undefined;
-  await sendInParts(file, async (part) => {
+  await sendInParts(file, async (part, transfer) => {
     if (lose?.(part)) throw new DOMException('could not be cloned', 'DataCloneError');
     // As postMessage would: the page takes a clone (and restores the handoffs in it); `parts` keep what crossed.
     parts.push(structuredClone(part));
-    received = assembler.take(structuredClone(part)) ?? received;
+    if (part.kind === 'steps' || part.kind === 'handoffs') {
+      if (!strings.has(part.run)) strings.set(part.run, new RunStrings());
+      const records = rebuild<LeanHandoff>(structuredClone(part.kind === 'steps' ? part.steps : part.handoffs), strings.get(part.run)!);
+      if (part.kind === 'handoffs') for (const h of records) lean.push(h);
+    }
+    received = assembler.take(structuredClone(part, { transfer })) ?? received;
   }, false);
-  return { received, parts };
+  return { received, parts, lean };
 }
 
 describe('handoffs cross naming their step (ADR 0026, shared strings)', () => {
   it("the page's run deep-equals the worker's, and each handoff's content is its step's output, one string", async () => {
     const file = chatFile(2 * STEP_SLICE + 7);
     const before = structuredClone(file.runs);
-    const { received, parts } = await handOver(file);
+    const { received, lean } = await handOver(file);
     // The worker's runs are unchanged (its IndexedDB write follows the hand-off).
     expect(file.runs).toEqual(before);
     expect(received!.runs).toEqual(file.runs);
@@ -47,8 +61,8 @@ describe('handoffs cross naming their step (ADR 0026, shared strings)', () => {
       expect(h.to).not.toBe(step.recipients);
     }
     // What crossed: no handoff carried its content or recipients.
-    const handoffParts = parts.filter((p) => p.kind === 'handoffs');
-    for (const p of handoffParts) for (const h of p.handoffs) {
+    expect(lean.length).toBe(run.handoffs.length);
+    for (const h of lean) {
       expect(typeof h.content).toBe('number');
       expect(typeof h.to).toBe('number');
     }
@@ -68,9 +82,8 @@ describe('handoffs cross naming their step (ADR 0026, shared strings)', () => {
     run.handoffs[3] = { ...run.handoffs[3], content: 'something else' };
     run.handoffs[4] = { ...run.handoffs[4], to: ['Nobody'] };
     run.handoffs[5] = { ...run.handoffs[5], stepId: 'no-such-step' };
-    const { received, parts } = await handOver(file);
+    const { received, lean: sent } = await handOver(file);
     expect(received!.runs).toEqual(file.runs);
-    const sent = parts.flatMap((p) => (p.kind === 'handoffs' ? p.handoffs : []));
     expect(sent[3].content).toBe('something else');
     expect(typeof sent[3].to).toBe('number');
     expect(typeof sent[4].content).toBe('number');
@@ -89,3 +102,40 @@ describe('handoffs cross naming their step (ADR 0026, shared strings)', () => {
     await expect(lostHandoffs).rejects.toThrow(/could not be cloned|did not arrive/);
   });
 });
+
+describe('steps and handoffs cross in columns (ADR 0029)', () => {
+  const traces = HAVE_SHARED ? ['format-fixtures', 'langfuse', 'otlp', 'smolagents-bus', 'tau-bench', 'trail', 'who-and-when'].flatMap((f) => sharedFiles(f)) : [];
+
+  it.skipIf(!HAVE_SHARED)("every real trace: the page's runs are the worker's, key order, -0 and undefined values included", async () => {
+    let steps = 0;
+    let handoffs = 0;
+    for (const path of traces) {
+      for (const keepSpans of [true, false]) {
+        const { loaded } = importFiles([{ name: relative(SHARED_TRACES, path), bytes: readFileSync(path) }]);
+        for (const file of loaded) {
+          // As the hand-off before columns gave it (a structured clone of each slice), after the worker's split.
+          const assembler = new FileAssembler();
+          let received: LoadedFile | undefined;
+          await sendInParts(file, async (part, transfer) => {
+            received = assembler.take(structuredClone(part, { transfer })) ?? received;
+          }, keepSpans);
+          // The shell puts the spans (when they cross) last; that order is the shell's, not the slices'.
+          const expected = structuredClone(file.runs.map(({ spans: _s, ...r }) => r));
+          const got = received!.runs.map(({ spans: _s, ...r }) => r);
+          const difference = firstDifference(got, expected);
+          if (difference !== undefined) throw new Error(`${relative(SHARED_TRACES, path)}${keepSpans ? '' : ' (spans stored apart)'}: ${difference}`);
+          // And the worker's own runs as an export writes them (its records without a prototype arrive plain, as before).
+          expect(JSON.stringify(received!.runs.map((r) => [r.steps, r.handoffs]))).toBe(JSON.stringify(file.runs.map((r) => [r.steps, r.handoffs])));
+          for (const r of file.runs) {
+            steps += r.steps.length;
+            handoffs += r.handoffs.length;
+          }
+        }
+      }
+    }
+    expect(traces.length).toBeGreaterThan(20);
+    expect(steps).toBeGreaterThan(3000);
+    expect(handoffs).toBeGreaterThan(100);
+  }, 60_000);
+});
+

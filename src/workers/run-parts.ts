@@ -3,6 +3,7 @@
 // (and the tokenizer) in through this module.
 import type { LoadedFile } from '../import/index.ts';
 import type { Handoff, Step } from '../model/types.ts';
+import { rebuild, RunStrings, type ColumnSlice } from '../model/step-columns.ts';
 
 /** Steps per message: each slice is a short task to receive on the page, whatever the run's length. */
 export const STEP_SLICE = 2000;
@@ -14,9 +15,13 @@ export const STEP_SLICE = 2000;
  */
 export type FilePart =
   | { kind: 'file'; file: LoadedFile }
-  | { kind: 'steps'; run: number; steps: Step[] }
-  /** Handoffs whose content (and/or `to`) is their step's output (recipients) name that step's index instead (leanHandoff). */
-  | { kind: 'handoffs'; run: number; handoffs: LeanHandoff[] }
+  /** A slice of steps in columns (ADR 0029: step-columns.ts), rebuilt on the page as the worker's steps. */
+  | { kind: 'steps'; run: number; steps: ColumnSlice }
+  /**
+   * A slice of handoffs in columns (LeanHandoff records): those whose content (and/or `to`) is their step's output
+   * (recipients) name that step's index instead (leanHandoff).
+   */
+  | { kind: 'handoffs'; run: number; handoffs: ColumnSlice }
   /** The steps (and handoffs) each run should now have: a slice lost on the way (not cloneable) leaves the file unfinished. */
   | { kind: 'end'; steps: number[]; handoffs?: number[] };
 
@@ -45,26 +50,30 @@ function stepAt(steps: readonly Step[], at: number): Step {
 /** The page's side of sendInParts: the file put back together. */
 export class FileAssembler {
   private file: LoadedFile | undefined;
+  /** Each run's string table (the slices name its strings by index). */
+  private strings: RunStrings[] = [];
 
   /** The finished file at its end part, else undefined. */
   take(part: FilePart): LoadedFile | undefined {
     if (part.kind === 'file') {
       this.file = part.file;
+      this.strings = part.file.runs.map(() => new RunStrings());
       return undefined;
     }
     const file = this.file;
     if (!file) throw new Error(`a ${part.kind} part arrived before its file`);
     if (part.kind === 'steps') {
       const into = file.runs[part.run].steps;
-      for (const step of part.steps) into.push(step);
+      for (const step of rebuild<Step>(part.steps, this.strings[part.run])) into.push(step);
       return undefined;
     }
     if (part.kind === 'handoffs') {
       const { handoffs: into, steps } = file.runs[part.run];
-      for (const handoff of part.handoffs) into.push(fullHandoff(handoff, steps));
+      for (const handoff of rebuild<LeanHandoff>(part.handoffs, this.strings[part.run])) into.push(fullHandoff(handoff, steps));
       return undefined;
     }
     this.file = undefined;
+    this.strings = [];
     if (file.runs.some((r, i) => r.steps.length !== part.steps[i])) throw new Error('some of its steps did not arrive');
     if (part.handoffs && file.runs.some((r, i) => r.handoffs.length !== part.handoffs![i])) throw new Error('some of its handoffs did not arrive');
     return file;

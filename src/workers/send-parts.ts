@@ -5,6 +5,7 @@ import type { LoadedFile } from '../import/index.ts';
 import type { Handoff, Run, Step } from '../model/types.ts';
 import { stepRawSplitter } from '../model/session-spans.ts';
 import { stepPositions, type StepPositions } from '../model/step-positions.ts';
+import { StringTable, toColumns, transferablesOf } from '../model/step-columns.ts';
 import { STEP_SLICE, type FilePart, type LeanHandoff } from './run-parts.ts';
 
 function sameStrings(a: readonly string[], b: readonly string[] | undefined): boolean {
@@ -44,25 +45,33 @@ export function shellOf(run: Run, keepSpans: boolean): Run {
  * each step's raw that is its span's attributes (splitStepRaw, ADR 0026: the file's runs are changed so): the page
  * gets the few keys it reads, and the inspector reads the rest with the spans.
  */
-export async function sendInParts(file: LoadedFile, send: (part: FilePart) => Promise<void>, keepSpans: boolean): Promise<void> {
+export async function sendInParts(
+  file: LoadedFile,
+  send: (part: FilePart, transfer: ArrayBuffer[]) => Promise<void>,
+  keepSpans: boolean,
+): Promise<void> {
   const sent: Promise<void>[] = [];
   // Each part is posted as soon as it is made (the page starts receiving while the next is made and cloned here); one
-  // that cannot be cloned rejects its own promise, and the rest are still awaited so none is left unhandled.
+  // that cannot be cloned rejects its own promise, and the rest are still awaited so none is left unhandled. A slice's
+  // columns are transferred (ADR 0029): made for this message only, the worker does not read them again.
   const post = (part: FilePart) => {
     try {
-      sent.push(send(part));
+      const transfer = part.kind === 'steps' ? transferablesOf(part.steps) : part.kind === 'handoffs' ? transferablesOf(part.handoffs) : [];
+      sent.push(send(part, transfer));
     } catch (error) {
       sent.push(Promise.reject(error));
     }
   };
   post({ kind: 'file', file: { ...file, runs: file.runs.map((r) => shellOf(r, keepSpans)) } });
+  // Each run's strings that repeat (agent ids, kinds, roles, …) cross once, in the first slice that has them.
+  const tables = file.runs.map(() => new StringTable());
   for (const [run, r] of file.runs.entries()) {
     const steps = r.steps;
     // A slice's steps are split just before it is posted (their raw stays with the stored spans).
     const split = keepSpans ? undefined : stepRawSplitter(r);
     for (let at = 0; at < steps.length; at += STEP_SLICE) {
       split?.(at, at + STEP_SLICE);
-      post({ kind: 'steps', run, steps: steps.slice(at, at + STEP_SLICE) });
+      post({ kind: 'steps', run, steps: toColumns(steps.slice(at, at + STEP_SLICE), tables[run]) });
     }
   }
   for (const [run, { steps, handoffs }] of file.runs.entries()) {
@@ -75,7 +84,7 @@ export async function sendInParts(file: LoadedFile, send: (part: FilePart) => Pr
     for (let at = 0; at < handoffs.length; at += STEP_SLICE) {
       const slice = handoffs.slice(at, at + STEP_SLICE);
       const lean = slice.map((h, i) => leanHandoff(h, steps, (id) => indexOf(id, at + i)));
-      post({ kind: 'handoffs', run, handoffs: lean });
+      post({ kind: 'handoffs', run, handoffs: toColumns(lean, tables[run]) });
     }
   }
   post({ kind: 'end', steps: file.runs.map((r) => r.steps.length), handoffs: file.runs.map((r) => r.handoffs.length) });

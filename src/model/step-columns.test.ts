@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { rebuild, RunStrings, StringTable, toColumns, transferablesOf, type Column, type ColumnSlice } from './step-columns.ts';
+import { firstDifference } from '../testing/same-value.ts';
+
+/** Slices made with one table, then crossed as postMessage would (a clone, the buffers transferred), rebuilt in order. */
+function crossed(slices: readonly object[][]): { sent: ColumnSlice[]; got: unknown[][] } {
+  const table = new StringTable();
+  const strings = new RunStrings();
+  const sent: ColumnSlice[] = [];
+  const got: unknown[][] = [];
+  for (const records of slices) {
+    const slice = toColumns(records, table);
+    sent.push(slice);
+    got.push(rebuild(structuredClone(slice, { transfer: transferablesOf(slice) }), strings));
+  }
+  return { sent, got };
+}
+
+const STEP = {
+  id: 's1',
+  index: 1,
+  kind: 'message',
+  agentId: 'Planner',
+  agentRunId: 'r:Planner',
+  number: 1,
+  output: 'hello',
+  raw: { role: 'assistant' },
+  usage: { input: 0, output: 8, total: 8, estimated: true },
+  recipients: ['Writer'],
+};
+
+describe('records in columns (ADR 0029)', () => {
+  it('rebuilds the same records, key order, -0, NaN, undefined values and loose keys included', () => {
+    const records = [
+      { ...STEP },
+      { ...STEP, id: 's2', index: -0, number: Number.NaN, output: undefined },
+      { id: 's3', kind: 'tool', index: 2.5, agentId: 'Planner', startTime: Infinity, looseKey: { deep: [1, 'x', null] } },
+      { ...STEP, id: 's4', recipients: [], usage: { input: 1, output: 2, total: 3 } },
+      JSON.parse('{"__proto__": {"polluted": true}, "id": "s5", "kind": "message"}') as object,
+    ];
+    const { got } = crossed([records]);
+    expect(firstDifference(got[0], records)).toBeUndefined();
+    // An array with a hole and another own key, as many keys as its length: it goes whole, as a clone takes it.
+    const odd: unknown[] = [];
+    odd[1] = 'Writer';
+    Object.assign(odd, { extra: 1 });
+    const arrays = [{ recipients: ['Planner'] }, { recipients: odd }];
+    expect(firstDifference(crossed([arrays]).got[0], structuredClone(arrays))).toBeUndefined();
+    expect(Object.keys(got[0][4] as object)).toEqual(['__proto__', 'id', 'kind']);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('sends each repeated string once per run, and numbers as typed arrays', () => {
+    const slice = (from: number) => Array.from({ length: 100 }, (_, i) => ({ ...STEP, id: `s${from + i}`, index: from + i, agentId: ['A', 'B'][i % 2] }));
+    const { sent, got } = crossed([slice(0), slice(100)]);
+    expect(sent[0].strings).toEqual(expect.arrayContaining(['A', 'B', 'message', 'assistant', 'Writer']));
+    expect(sent[0].strings).not.toContain('s0');
+    expect(sent[1].strings).toEqual([]);
+    const [shape] = sent[0].shapes;
+    expect(shape.cols[shape.keys.indexOf('index')].t).toBe('i32');
+    expect(shape.cols[shape.keys.indexOf('id')].t).toBe('text');
+    expect(shape.cols[shape.keys.indexOf('usage')].t).toBe('obj');
+    expect(firstDifference(got, [slice(0), slice(100)])).toBeUndefined();
+  });
+
+  it('the comparison fails on a dropped or reordered key (the round trips below can fail)', () => {
+    expect(firstDifference({ a: 1, b: 2 }, { b: 2, a: 1 })).toMatch(/key 0/);
+    expect(firstDifference({ a: 1, b: undefined }, { a: 1 })).toMatch(/keys/);
+    expect(firstDifference([1, , 3], [1, undefined, 3])).toBeDefined();
+    expect(firstDifference(-0, 0)).toBeDefined();
+  });
+
+  it('round-trips any records (fast-check)', () => {
+    const repeated = fc.constantFrom('Planner', 'Writer', 'message', 'tool', 'assistant', 'gpt-4o', '', '__proto__');
+    const key = fc.oneof(fc.constantFrom('id', 'index', 'kind', 'agentId', 'usage', 'raw', 'toolCalls', 'recipients', 'error', '__proto__', 'constructor', '1', '0'), fc.string({ maxLength: 4 }));
+    const leaf = fc.oneof(
+      repeated,
+      fc.string(),
+      fc.integer(),
+      fc.double(),
+      fc.constantFrom(-0, Number.NaN, Infinity, 2 ** 31, -(2 ** 31)),
+      fc.boolean(),
+      fc.constant(undefined),
+      fc.constant(null),
+    );
+    const value = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, tie('record'), tie('array'), tie('sparse')),
+      // fast-check's records have no prototype; a clone of one is a plain record (its own `__proto__` key kept).
+      record: fc.oneof(fc.dictionary(key, tie('value'), { maxKeys: 5 }), fc.dictionary(key, tie('value'), { maxKeys: 5 }).map((d) => structuredClone(d))),
+      array: fc.array(tie('value'), { maxLength: 4 }),
+      sparse: fc.sparseArray(leaf, { maxLength: 4 }),
+    })).value;
+    // Records of a few shapes, as a run's steps are: a template's keys with values drawn anew.
+    const record = fc.dictionary(key, value, { maxKeys: 8 }).map((d) => structuredClone(d));
+    const run = fc
+      .tuple(fc.array(record, { minLength: 1, maxLength: 4 }), fc.array(fc.tuple(fc.nat(), fc.array(value, { maxLength: 8 })), { maxLength: 60 }), fc.integer({ min: 1, max: 20 }))
+      .map(([templates, rows, sliceSize]) => {
+        const records = rows.map(([t, vals]) => {
+          const template = templates[t % templates.length];
+          const r: Record<string, unknown> = {};
+          Object.keys(template).forEach((k, i) => {
+            const v = i < vals.length ? vals[i] : template[k];
+            if (k === '__proto__') Object.defineProperty(r, k, { value: v, writable: true, enumerable: true, configurable: true });
+            else r[k] = v;
+          });
+          return r;
+        });
+        const slices: object[][] = [];
+        for (let at = 0; at < records.length; at += sliceSize) slices.push(records.slice(at, at + sliceSize));
+        return slices;
+      });
+    const kinds = new Set<string>();
+    const note = (col: Column): void => {
+      kinds.add(col.t);
+      if (col.t === 'obj') col.cols.forEach(note);
+      if (col.t === 'arr') note(col.items);
+    };
+    fc.assert(
+      fc.property(run, (slices) => {
+        // What a structured clone of the records gives (the hand-off before columns): a record without a prototype
+        // arrives as a plain one either way.
+        const { sent, got } = crossed(slices);
+        for (const slice of sent) for (const shape of slice.shapes) shape.cols.forEach(note);
+        const difference = firstDifference(got, structuredClone(slices));
+        if (difference !== undefined) throw new Error(difference);
+      }),
+      { numRuns: 300 },
+    );
+    // Every kind of column was made (and rebuilt) along the way.
+    expect([...kinds].sort()).toEqual(['arr', 'bool', 'f64', 'i32', 'obj', 'str', 'text', 'val']);
+  });
+});
