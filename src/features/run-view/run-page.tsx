@@ -1,7 +1,8 @@
 // The run view (SPEC §4): interaction graph, per-agent timeline, step list, step inspector and token charts, all
 // driven by one playhead. The open run comes from the library by the `run` URL param; the step from `step`.
 import { memo, useCallback, useEffect, useMemo, useState } from 'react';
-import { describeStepCounts, replayStepCount } from '../../model/steps.ts';
+import { stepFacts } from '../../model/step-facts.ts';
+import { describeStepCounts } from '../../model/steps.ts';
 import type { Run } from '../../model/types.ts';
 import { useLibrary } from '../../store/library.ts';
 import { usePersistence } from '../../store/library-db.ts';
@@ -74,7 +75,8 @@ function SpanTreeSlot({ view }: { view: RunView }) {
  */
 function RunOpening({ run }: { run: Run }) {
   const { view, progress } = useRunView(run);
-  const steps = useMemo(() => replayStepCount(run), [run]);
+  // Counted once per run (by the import worker for a run it handed over; the library's summary reads the same).
+  const steps = useMemo(() => stepFacts(run).rows, [run]);
   if (view) return <RunScreen run={run} view={view} />;
   const percent = Math.floor(progress * 100);
   return (
