@@ -2,7 +2,7 @@
 // analysis, graph, per-position columns) run as a sliced generator (src/model/slices.ts), a few milliseconds per
 // slice, in tasks of at most SLICE_BUDGET_MS that give the browser its thread back in between, so that it can paint
 // the progress and take input. A small run, or one whose view is built already, is built at once, as before.
-import { useEffect, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { phase, type Sliced } from '../../model/slices.ts';
 import type { Run } from '../../model/types.ts';
 import { cachedRunView, hasTraceView, runViewOf, runViewSlices, type RunView } from './run-view-model.ts';
@@ -92,7 +92,9 @@ export function* runViewOpeningSlices(run: Run): Sliced<RunView> {
  * meanwhile. A new run object with the same steps (a label, an engine result) reuses the built trace part at once.
  */
 export function useRunView(run: Run): { view: RunView | undefined; progress: number } {
-  const atOnce = viewAtOnce(run);
+  // Decided once per run: the view is cached before the build's last slices (the timeline's geometry) are done, and
+  // a render meanwhile must not take it for a view built already, cancel the build and draw the rest in one task.
+  const atOnce = useMemo(() => viewAtOnce(run), [run]);
   const [state, setState] = useState<{ run: Run; view?: RunView; progress: number }>({ run, progress: 0 });
   useEffect(() => {
     if (atOnce) return;
