@@ -50,6 +50,7 @@ describe('opening a run', () => {
     // Then the other panels, one task after another (none drawn with the step list).
     expect(screen.queryByText('graph drawn')).toBeNull();
     expect(await screen.findByText('graph drawn')).toBeTruthy();
+    expect(screen.queryByText('charts drawn')).toBeNull();
     expect(await screen.findByText('timeline drawn')).toBeTruthy();
     expect(await screen.findByText('charts drawn')).toBeTruthy();
     await waitFor(() => expect(screen.queryByTestId('panels-drawing')).toBeNull());
