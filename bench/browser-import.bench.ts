@@ -8,7 +8,8 @@
 //   npm run bench:browser-import                   builds the app into a private directory, then measures
 //   BENCH_DIST=<dir> tsx bench/browser-import.bench.ts   uses an existing build
 //   BENCH_SPANS=…                                  file size (default 100k spans)
-//   BENCH_PROFILE=worker                           also profile the import worker (ADR 0022); =1, open, spans: the page
+//   BENCH_PROFILE=worker                           also profile the import worker (ADR 0022); =1, open, spans: the page;
+//                                                  =tasks: what ran in each long task from the drop to the painted view
 import { chromium, type CDPSession } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -51,6 +52,8 @@ const PROFILE_SPANS = process.env.BENCH_PROFILE === 'spans';
  * are readable on an unminified build: `vite build --minify false --outDir <dir>`, then BENCH_DIST=<dir>.
  */
 const PROFILE_WORKER = process.env.BENCH_PROFILE === 'worker';
+/** BENCH_PROFILE=tasks: sample the page from the drop to the painted run view and name what ran in each long task. */
+const PROFILE_TASKS = process.env.BENCH_PROFILE === 'tasks';
 
 export interface CpuProfile {
   startTime: number;
@@ -124,6 +127,47 @@ export function printProfile(profile: CpuProfile, title = 'main thread, self tim
     const two = [...slice].sort((a, b) => b[1] - a[1]).slice(0, 2).map(([name, us]) => `${name} ${(us / 1000).toFixed(0)}`);
     console.log(`    ${String(i * 100).padStart(5)}  ${two.join(', ')}`);
   });
+}
+
+/**
+ * BENCH_PROFILE=tasks: the page's main thread sampled from the drop to the painted run view, and each long task named
+ * by what ran in it: its heaviest functions of the app's code by total time (a caller counted with its callees) and
+ * by self time. `profiledAt` is the page's performance.now() when sampling started (a few ms late at most); the
+ * tasks' times are the page's too (PerformanceObserver). Readable names want an unminified build.
+ */
+export function printLongTaskProfile(profile: CpuProfile, profiledAt: number, tasks: { start: number; duration: number }[], origin: number): void {
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const nodeById = new Map(profile.nodes.map((n) => [n.id, n]));
+  const times: number[] = [];
+  let at = 0;
+  for (const dt of profile.timeDeltas) times.push(profiledAt + (at += dt) / 1000);
+  const own = (name: string) => !name.startsWith('(') && !/\s:-1$/.test(name);
+  console.log('  long tasks, drop → painted: what ran in each (ms of samples; total = with callees, app code only)');
+  for (const task of tasks) {
+    const total = new Map<string, number>();
+    const self = new Map<string, number>();
+    let sampled = 0;
+    profile.samples.forEach((id, i) => {
+      const t = times[i];
+      if (t < task.start || t > task.start + task.duration) return;
+      const dt = (profile.timeDeltas[i + 1] ?? 0) / 1000;
+      sampled += dt;
+      const leaf = nameOf(nodeById.get(id)!.callFrame);
+      self.set(leaf, (self.get(leaf) ?? 0) + dt);
+      const seen = new Set<string>();
+      for (let n: number | undefined = id; n !== undefined; n = parent.get(n)) {
+        const name = nameOf(nodeById.get(n)!.callFrame);
+        if (seen.has(name) || !own(name)) continue;
+        seen.add(name);
+        total.set(name, (total.get(name) ?? 0) + dt);
+      }
+    });
+    const top = (m: Map<string, number>, k: number) => [...m].sort((a, b) => b[1] - a[1]).slice(0, k).map(([n, ms]) => `${n} ${ms.toFixed(0)}`).join('; ');
+    console.log(`    ${(task.start - origin).toFixed(0)}+${task.duration.toFixed(0)} (${sampled.toFixed(0)} sampled)`);
+    console.log(`      total: ${top(total, 10)}`);
+    console.log(`      self:  ${top(self, 5)}`);
+  }
 }
 
 interface WorkerProfiler {
@@ -260,10 +304,12 @@ export async function measureThroughLibrary(dist: string, file: string, open = t
     await page.waitForTimeout(500);
     await page.evaluate('window.__longTasks.length = 0');
     const workerProfiler = PROFILE_WORKER ? await profileWorkers(await context.newCDPSession(page)) : undefined;
-    if (PROFILE) {
+    let profiledAt = 0;
+    if (PROFILE || PROFILE_TASKS) {
       await cdp.send('Profiler.enable');
       await cdp.send('Profiler.setSamplingInterval', { interval: 1000 });
       await cdp.send('Profiler.start');
+      profiledAt = (await page.evaluate('performance.now()')) as number;
     }
 
     await page.getByTestId('open-file-input').setInputFiles(file);
@@ -284,6 +330,11 @@ export async function measureThroughLibrary(dist: string, file: string, open = t
     }
     const paintedAt = (await page.evaluate('new Promise((r) => requestAnimationFrame(() => setTimeout(() => r(performance.now()), 0)))')) as number;
     if (PROFILE_OPEN) printProfile(((await cdp.send('Profiler.stop')) as { profile: CpuProfile }).profile);
+    if (PROFILE_TASKS) {
+      const tasks = ((await page.evaluate('window.__longTasks')) as { start: number; duration: number }[]).filter((t) => t.start <= paintedAt);
+      const dropAt = (await page.evaluate('window.__dropAt')) as number;
+      printLongTaskProfile(((await cdp.send('Profiler.stop')) as { profile: CpuProfile }).profile, profiledAt, tasks.filter((t) => t.start >= dropAt), dropAt);
+    }
     const viewBuild = (await page.evaluate(`(() => {
       const e = performance.getEntriesByName('mas-replay:run-view-build').at(-1);
       return e ? { startAt: e.startTime, wallMs: e.duration, workMs: e.detail.workMs, tasks: e.detail.tasks } : undefined;

@@ -23,6 +23,8 @@
 //   BENCH_ONLY=chat|otlp|cancel|huge|hugegz   one part only (several: comma-separated)
 //   BENCH_PROFILE=open   sample the page's main thread from the click on the run to the painted run view and print
 //                        self time per function (BENCH_PROFILE_TOTAL=1: total time too)
+//   BENCH_PROFILE=tasks  sample it from the drop to the painted run view and name what ran in each long task (build
+//                        with `--minify false` for readable names)
 import { chromium, type Browser, type Page } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, openSync, writeSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -31,7 +33,7 @@ import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { extname, join, normalize, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { appDist, printProfile, type CpuProfile } from './browser-import.bench.ts';
+import { appDist, printLongTaskProfile, printProfile, type CpuProfile } from './browser-import.bench.ts';
 import { writeResults, type Figure } from './results.ts';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 1_000_000);
@@ -42,6 +44,7 @@ const MEMORY_TARGET_BYTES = 1.5 * 2 ** 30;
 /** Our bound for "advancing all along": the progress row never stands still longer than this. */
 const STILL_TARGET_MS = 1000;
 const PROFILE_OPEN = process.env.BENCH_PROFILE === 'open';
+const PROFILE_TASKS = process.env.BENCH_PROFILE === 'tasks';
 const ROOT = resolve(import.meta.dirname, '..');
 
 // --------------------------------------------------------------------------------------------------------------
@@ -264,6 +267,14 @@ async function openThroughLibrary(base: string, file: string): Promise<Opened> {
     const page = await readyPage(browser, base);
     await page.evaluate('window.__longTasks.length = 0');
     const memory = memorySampler(browserPid());
+    const tasksCdp = PROFILE_TASKS ? await page.context().newCDPSession(page) : undefined;
+    let profiledAt = 0;
+    if (tasksCdp) {
+      await tasksCdp.send('Profiler.enable');
+      await tasksCdp.send('Profiler.setSamplingInterval', { interval: 1000 });
+      await tasksCdp.send('Profiler.start');
+      profiledAt = (await page.evaluate('performance.now()')) as number;
+    }
     await page.getByTestId('open-file-input').setInputFiles(file);
     const row = page.getByTestId('run-row').first();
     // The run listed, or the file refused (a failure banner): then nothing opens and the figures say why.
@@ -300,6 +311,7 @@ async function openThroughLibrary(base: string, file: string): Promise<Opened> {
     const { peak } = memory.stop();
     const dropAt = (await page.evaluate('window.__dropAt')) as number;
     const tasks = ((await page.evaluate('window.__longTasks')) as { start: number; duration: number }[]).filter((t) => t.start >= dropAt && t.start <= paintedAt);
+    if (tasksCdp) printLongTaskProfile(((await tasksCdp.send('Profiler.stop')) as unknown as { profile: CpuProfile }).profile, profiledAt, tasks, dropAt);
     const progress = (await page.evaluate('window.__progress')) as { state: string; at: number; bar: boolean; row: boolean }[];
     // From the drop to the run listed: each change, and the gaps between them (the last gap ends at the listing).
     const during = progress.filter((p) => p.at <= listedAt);

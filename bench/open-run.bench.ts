@@ -11,6 +11,8 @@
 //
 //   npx vite build --outDir <dir> && BENCH_DIST=<dir> npx tsx bench/open-run.bench.ts
 //   BENCH_SPANS=…                          spans in the file (default 100k)
+//   BENCH_PROFILE=tasks                    what ran in each long task from the drop to the painted run view (see
+//                                          bench/browser-import.bench.ts; readable names with `vite build --minify false`)
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';

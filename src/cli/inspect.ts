@@ -32,7 +32,7 @@ export function inspectReport(files: readonly { file: string; format: string; ru
       runs: f.runs.map((run) => {
         // The rows and their nested steps, found once for every figure below.
         const tree = stepTree(run.steps);
-        const s = summarizeRun(run, tree.replaySteps);
+        const s = summarizeRun(run);
         // Tool names come from the file: a record without a prototype.
         const toolCalls: Record<string, number> = Object.create(null);
         for (const [name, n] of toolCallCounts(run, tree)) toolCalls[name] = n;

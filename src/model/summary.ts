@@ -1,6 +1,6 @@
 // Per-run figures shared by the CLI `inspect` command and the library screen (SPEC §7).
-import { replaySteps } from './steps.ts';
-import type { Run, Step, TokenUsage } from './types.ts';
+import { stepFacts } from './step-facts.ts';
+import type { Run, TokenUsage } from './types.ts';
 
 export interface TokenTotals {
   input: number;
@@ -41,30 +41,25 @@ export function emptyTotals(): TokenTotals {
   return { input: 0, output: 0, total: 0, estimated: false };
 }
 
-/** `rows`: the run's replay steps, when the caller already has them. */
-export function summarizeRun(run: Run, rows: readonly Step[] = replaySteps(run)): RunSummary {
+/**
+ * The run's figures for the library and the CLI. The per-step counts come from stepFacts (one pass, kept per steps
+ * array; for a run handed over by the import worker, counted there): listing a run of a million steps reads no step.
+ */
+export function summarizeRun(run: Run): RunSummary {
+  const facts = stepFacts(run);
+  // One entry per agent id (a repeated id keeps its first place and its last name).
   const perAgent = new Map<string, AgentSummary>();
-  for (const a of run.agents) perAgent.set(a.id, { name: a.name, steps: 0, tokens: 0 });
-  const tokens = emptyTotals();
-  for (const step of rows) {
-    const agent = perAgent.get(step.agentId);
-    if (agent) agent.steps++;
-  }
-  const steps = rows.length;
-  for (const step of run.steps) {
-    if (step.usage) {
-      addUsage(tokens, step.usage);
-      const agent = perAgent.get(step.agentId);
-      if (agent) agent.tokens += step.usage.total;
-    }
+  for (const a of run.agents) {
+    const counted = facts.agents.get(a.id);
+    perAgent.set(a.id, { name: a.name, steps: counted?.rows ?? 0, tokens: counted?.tokens ?? 0 });
   }
   return {
     id: run.id,
     title: run.title,
     agents: [...perAgent.values()],
-    steps,
+    steps: facts.rows,
     handoffs: run.handoffs.length,
-    tokens,
+    tokens: { ...facts.tokens },
     annotations: run.annotations.length,
     outcome: run.outcome.status,
   };

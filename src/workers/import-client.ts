@@ -9,6 +9,7 @@ import type { ImportBatchResult as LoadedBatch, ImportProgress } from './import-
 import { FileAssembler, type FilePart } from './run-parts.ts';
 import type { LoadedFile } from '../import/index.ts';
 import type { RunSpan } from '../model/types.ts';
+import { rememberStepFacts, type StepFacts } from '../model/step-facts.ts';
 import type { ImportCallbacks, ImportWorkerApi } from './import.worker.ts';
 import type { RunStorage } from './import-storage.ts';
 
@@ -87,6 +88,20 @@ export async function readSpansInWorker(storage: RunStorage, runId: string, rest
   return count === 0 ? undefined : spans;
 }
 
+/**
+ * The step facts the worker counted for the file it has just handed over (ImportCallbacks.onFacts): they come after
+ * that file's parts, on the same channel, so the file taken last is theirs when its name and its runs' step counts
+ * match; otherwise (that file could not be taken) they are dropped, and the page counts for itself. Returns whether
+ * they were taken.
+ */
+export function takeStepFacts(loaded: readonly LoadedFile[], name: string, steps: readonly number[], facts: readonly StepFacts[]): boolean {
+  const file = loaded[loaded.length - 1];
+  if (!file || file.file !== name || file.runs.length !== steps.length || facts.length !== steps.length) return false;
+  if (file.runs.some((r, i) => r.steps.length !== steps[i] || facts[i].counted !== steps[i])) return false;
+  file.runs.forEach((run, i) => rememberStepFacts(run, facts[i]));
+  return true;
+}
+
 /** Hand-over progress is shown at most this often. */
 const HAND_OVER_PROGRESS_EVERY_MS = 100;
 
@@ -158,6 +173,9 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
     },
     onStored(file: number, error?: string) {
       durable[file]?.settle(error);
+    },
+    async onFacts(name: string, steps: number[], facts: StepFacts[]) {
+      takeStepFacts(loaded, name, steps, facts);
     },
     whenIdle,
   };

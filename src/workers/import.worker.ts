@@ -7,6 +7,7 @@ import type { FilePart } from './run-parts.ts';
 import { sendInParts } from './send-parts.ts';
 import { readSpans, storeRuns, type RunStorage } from './import-storage.ts';
 import type { RunSpan } from '../model/types.ts';
+import { countStepFacts, type StepFacts } from '../model/step-facts.ts';
 import { loadTokenCounter } from '../import/tokens.ts';
 
 // The token counter loads beside the worker's first message rather than before it (ADR 0022): a worker created when
@@ -21,6 +22,11 @@ export interface ImportCallbacks {
   onStored?(file: number, error?: string): void;
   /** Resolves when the page is idle: the write starts then, so it never competes with the run view's first paint. */
   whenIdle?(): Promise<void>;
+  /**
+   * The step facts (src/model/step-facts.ts) of each run of the file just handed over, counted here while the page
+   * takes its parts: the page lists and opens the run without a pass over its steps. `steps`: each run's step count.
+   */
+  onFacts?(file: string, steps: number[], facts: StepFacts[]): Promise<void>;
 }
 
 const api = {
@@ -59,7 +65,19 @@ const api = {
       // (a report sent from here after each part would queue behind every part already posted, and arrive at the end).
       const total = file.runs.reduce((n, r) => n + r.steps.length + r.handoffs.length, 0);
       callbacks.onProgress?.({ file: file.file, fileIndex, fileCount, phase: 'handing-over', done: 0, total });
-      await sendInParts(file, (part, transfer) => callbacks.onPart(Comlink.transfer(part, transfer)), storage === undefined);
+      const handing = sendInParts(file, (part, transfer) => callbacks.onPart(Comlink.transfer(part, transfer)), storage === undefined);
+      // Counted while the page takes the parts (posted already, or being posted as the page asks): told before the
+      // answer, so the page has them when it lists the runs.
+      // They are a shortcut only: a page that cannot take them counts them itself.
+      const told = Promise.resolve(
+        callbacks.onFacts?.(
+          file.file,
+          file.runs.map((r) => r.steps.length),
+          file.runs.map((r) => countStepFacts(r.steps)),
+        ),
+      ).catch(() => {});
+      await handing;
+      await told;
       delivered.push(fileIndex);
     });
     if (storage) {

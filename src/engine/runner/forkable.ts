@@ -1,6 +1,7 @@
 // Whether a run can be forked, and how (SPEC §5.5, ADR 0010): kept apart from the fork itself so the run view can ask
 // without loading the runner.
-import { isReplayStep, replayStepCount, stepNumber } from '../../model/steps.ts';
+import { stepFacts } from '../../model/step-facts.ts';
+import { stepNumber } from '../../model/steps.ts';
 import type { Run, Step } from '../../model/types.ts';
 
 const CHAT_KINDS = new Set<Step['kind']>(['message', 'final', 'tool']);
@@ -14,24 +15,25 @@ function kindOfStep(kind: Step['kind'], p: number): string {
 }
 
 /**
- * One pass over the rows of the step list (no list built: a run of a million steps is read in its first render):
- * the first row whose kind is not in `kinds`, how many rows there are, and whether a row satisfies `wanted`.
+ * What the step list says about forking (read from the run's step facts, src/model/step-facts.ts: counted once per
+ * run, by the import worker for a run it handed over, so that a run of a million rows is not scanned on each open):
+ * the first row whose kind is not in `kinds`, how many rows there are, and whether a row is `wanted` (a message turn
+ * or final answer for chats, a model call with a recorded prompt for prompts).
  */
-function scanRows(run: Run, kinds: ReadonlySet<Step['kind']>, wanted: (s: Step) => boolean): { rows: number; outside?: { position: number; kind: Step['kind'] }; found: boolean } {
-  let rows = 0;
-  let found = false;
-  for (const step of run.steps) {
-    if (!isReplayStep(step)) continue;
-    if (!kinds.has(step.kind)) return { rows, outside: { position: rows, kind: step.kind }, found };
-    if (!found && wanted(step)) found = true;
-    rows++;
+function rowCheck(run: Run, kinds: ReadonlySet<Step['kind']>, wanted: 'turn' | 'prompt'): { rows: number; outside?: { position: number; kind: Step['kind'] }; found: boolean } {
+  const facts = stepFacts(run);
+  let outside: { position: number; kind: Step['kind'] } | undefined;
+  for (const [kind, { first }] of facts.kinds) {
+    if (!kinds.has(kind) && (outside === undefined || first < outside.position)) outside = { position: first, kind };
   }
-  return { rows, found };
+  if (outside) return { rows: outside.position, outside, found: false };
+  const found = wanted === 'turn' ? facts.kinds.has('message') || facts.kinds.has('final') : facts.firstPromptedCall >= 0;
+  return { rows: facts.rows, found };
 }
 
 /** Why a run cannot be forked as a chat (message turns), or undefined when it can. */
 export function chatForkProblem(run: Run): string | undefined {
-  const { rows, outside, found } = scanRows(run, CHAT_KINDS, (s) => s.kind === 'message' || s.kind === 'final');
+  const { rows, outside, found } = rowCheck(run, CHAT_KINDS, 'turn');
   if (outside) return `${kindOfStep(outside.kind, outside.position)}, not a chat turn`;
   if (rows === 0) return 'the run has no steps';
   if (!found) return 'the run has no message turns';
@@ -40,7 +42,7 @@ export function chatForkProblem(run: Run): string | undefined {
 
 /** Why a run cannot be forked through its recorded prompts (model calls and tool calls only), or undefined. */
 export function promptForkProblem(run: Run): string | undefined {
-  const { rows, outside, found } = scanRows(run, PROMPT_KINDS, (s) => s.kind === 'llm' && !!s.input && s.input.length > 0);
+  const { rows, outside, found } = rowCheck(run, PROMPT_KINDS, 'prompt');
   if (outside) return kindOfStep(outside.kind, outside.position);
   if (rows === 0) return 'the run has no steps';
   if (!found) return 'no model call has a recorded prompt';
@@ -56,7 +58,7 @@ export function forkStyle(run: Run): ForkStyle | undefined {
 /** Why a run cannot be forked, or undefined when it can. */
 export function forkProblem(run: Run): string | undefined {
   if (forkStyle(run) !== undefined) return undefined;
-  if (replayStepCount(run) === 0) return 'the run has no steps';
+  if (stepFacts(run).rows === 0) return 'the run has no steps';
   const chat = chatForkProblem(run);
   const prompts = promptForkProblem(run);
   // Both checks often stop at the same step: say it once.

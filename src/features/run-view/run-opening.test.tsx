@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 // ADR 0024: a run of more than SYNC_STEPS steps opens on a progress bar while its view is built in slices, then paints
 // the step list and inspector, then the graph, timeline and charts; a small run opens at once, as before.
-import { cleanup, render, screen } from '@testing-library/react';
+import { cleanup, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { emptyRecord } from '../../model/record.ts';
 import type { Run, Step } from '../../model/types.ts';
@@ -47,9 +47,13 @@ describe('opening a run', () => {
     expect(await screen.findByTestId('run-view', {}, { timeout: 20_000 })).toBeTruthy();
     expect(screen.queryByRole('progressbar')).toBeNull();
     expect(screen.getByTestId('run-step-counts').dataset.steps).toBe(String(rows));
+    // Then the other panels, one task after another (none drawn with the step list).
+    expect(screen.queryByText('graph drawn')).toBeNull();
     expect(await screen.findByText('graph drawn')).toBeTruthy();
-    expect(screen.getByText('timeline drawn')).toBeTruthy();
-    expect(screen.queryByTestId('panels-drawing')).toBeNull();
+    expect(screen.queryByText('charts drawn')).toBeNull();
+    expect(await screen.findByText('timeline drawn')).toBeTruthy();
+    expect(await screen.findByText('charts drawn')).toBeTruthy();
+    await waitFor(() => expect(screen.queryByTestId('panels-drawing')).toBeNull());
   }, 30_000);
 
   it('a small run: every panel at once, no progress bar', () => {

@@ -1,7 +1,8 @@
 // The run view (SPEC §4): interaction graph, per-agent timeline, step list, step inspector and token charts, all
 // driven by one playhead. The open run comes from the library by the `run` URL param; the step from `step`.
 import { memo, useCallback, useEffect, useMemo, useState } from 'react';
-import { describeStepCounts, replayStepCount } from '../../model/steps.ts';
+import { stepFacts } from '../../model/step-facts.ts';
+import { describeStepCounts } from '../../model/steps.ts';
 import type { Run } from '../../model/types.ts';
 import { useLibrary } from '../../store/library.ts';
 import { usePersistence } from '../../store/library-db.ts';
@@ -74,7 +75,8 @@ function SpanTreeSlot({ view }: { view: RunView }) {
  */
 function RunOpening({ run }: { run: Run }) {
   const { view, progress } = useRunView(run);
-  const steps = useMemo(() => replayStepCount(run), [run]);
+  // Counted once per run (by the import worker for a run it handed over; the library's summary reads the same).
+  const steps = useMemo(() => stepFacts(run).rows, [run]);
   if (view) return <RunScreen run={run} view={view} />;
   const percent = Math.floor(progress * 100);
   return (
@@ -153,26 +155,23 @@ function StepLink({ view }: { view: RunView }) {
  */
 const Panels = memo(function Panels({ view }: { view: RunView }) {
   const { run } = view;
-  const all = useAllPanels(view);
+  const stage = usePanelStage(view);
   return (
     <div className="grid min-h-0 flex-1 grid-cols-[minmax(16rem,24rem)_minmax(0,1fr)_minmax(20rem,28rem)] gap-2 p-2">
       <ErrorBoundary name="step list" resetKey={run.id}><StepList view={view} /></ErrorBoundary>
       <div className="flex min-h-0 flex-col gap-2 overflow-y-auto pr-1">
-        {all ? (
-          <>
-            <ErrorBoundary name="interaction graph" resetKey={run.id}><InteractionGraphView view={view} /></ErrorBoundary>
-            <ErrorBoundary name="timeline" resetKey={run.id}><Timeline view={view} /></ErrorBoundary>
-            <ErrorBoundary name="token charts" resetKey={run.id}><TokenCharts view={view} /></ErrorBoundary>
-            <SpanTreeSlot view={view} />
-          </>
-        ) : (
+        {stage >= Stage.Graph && <ErrorBoundary name="interaction graph" resetKey={run.id}><InteractionGraphView view={view} /></ErrorBoundary>}
+        {stage >= Stage.Timeline && <ErrorBoundary name="timeline" resetKey={run.id}><Timeline view={view} /></ErrorBoundary>}
+        {stage >= Stage.Charts && <ErrorBoundary name="token charts" resetKey={run.id}><TokenCharts view={view} /></ErrorBoundary>}
+        {stage >= Stage.All && <SpanTreeSlot view={view} />}
+        {stage < Stage.All && (
           <p role="status" data-testid="panels-drawing" className="rounded border border-slate-200 bg-white p-4 text-sm text-slate-600">
             Drawing the graph, the timeline and the token charts…
           </p>
         )}
       </div>
       <div className="flex min-h-0 flex-col gap-2">
-        {all && <ErrorBoundary name="loop panel" resetKey={run.id}><LoopPanel view={view} /></ErrorBoundary>}
+        {stage >= Stage.All && <ErrorBoundary name="loop panel" resetKey={run.id}><LoopPanel view={view} /></ErrorBoundary>}
         <div data-testid="inspector-panel" className="min-h-0 flex-1 overflow-y-auto rounded border border-slate-200 bg-white [contain:strict]">
           <ErrorBoundary name="step inspector" resetKey={run.id}><StepInspector view={view} /></ErrorBoundary>
         </div>
@@ -181,21 +180,25 @@ const Panels = memo(function Panels({ view }: { view: RunView }) {
   );
 });
 
+/** The panels drawn so far: each stage adds the panels named, after the ones before it. */
+const Stage = { ListAndInspector: 0, Graph: 1, Timeline: 2, Charts: 3, All: 4 } as const;
+
 /**
- * Whether every panel renders: at once for a small run; for a large one (built in slices), the step list and the
- * inspector first, the rest in the next task after they are painted, so that neither render is one long task.
+ * Which panels render: every one at once for a small run; for a large one (built in slices), the step list and the
+ * inspector first, then the graph, the timeline, the token charts, and the loop panel with the span tree, each in
+ * the task after the one before is painted: drawn in one task, they were one of 300–550 ms at 1M steps.
  */
-function useAllPanels(view: RunView): boolean {
-  const [all, setAll] = useState(() => view.steps.length <= SYNC_STEPS);
+function usePanelStage(view: RunView): number {
+  const [stage, setStage] = useState<number>(() => (view.steps.length <= SYNC_STEPS ? Stage.All : Stage.ListAndInspector));
   useEffect(() => {
-    if (all) return;
+    if (stage >= Stage.All) return;
     let live = true;
-    requestAnimationFrame(() => setTimeout(() => live && setAll(true), 0));
+    requestAnimationFrame(() => setTimeout(() => live && setStage((s) => s + 1), 0));
     return () => {
       live = false;
     };
-  }, [all]);
-  return all;
+  }, [stage]);
+  return stage;
 }
 
 function Toolbar({ view, onHelp, scoresOpen, onScores }: { view: RunView; onHelp: () => void; scoresOpen: boolean; onScores: () => void }) {

@@ -5,8 +5,9 @@ import { countStepKinds } from '../../model/steps.ts';
 import { toolCallCounts } from '../../model/tool-calls.ts';
 import type { Run, Step } from '../../model/types.ts';
 import { makeRun } from '../../testing/test-runs.ts';
-import { runInSlices, viewAtOnce, SYNC_STEPS } from './run-view-loader.ts';
+import { runInSlices, runViewOpeningSlices, viewAtOnce, SYNC_STEPS } from './run-view-loader.ts';
 import { buildRunView, runViewOf, runViewSlices, type RunView } from './run-view-model.ts';
+import { builtTimelineGeometry, initialTimelineMode, timelineGeometry, timelineGeometrySlices } from './timeline-geometry.ts';
 
 /** A run of `n` rows by three agents: tool calls that repeat (loops), messages, nested model calls, agent runs. */
 function bigRun(n: number): Run {
@@ -73,6 +74,59 @@ describe('runViewSlices', () => {
     // Kept for runViewOf: the view is built once.
     expect(runViewOf(run)).toBe(view);
     expect(finish(runViewSlices(run))).toBe(view);
+  });
+
+  it('yields within the passes after the per-step pass too (time, lanes, bands, loop positions), not once per pass', () => {
+    const work = runViewSlices(bigRun(20_000));
+    let late = 0;
+    for (let r = work.next(); !r.done; r = work.next()) if (r.value >= 0.95) late++;
+    // 20k rows: each of those passes yields about every 2,048 positions (once per pass before: 5 yields in all).
+    expect(late).toBeGreaterThanOrEqual(30);
+  });
+
+  it('fills the columns the passes after the per-step pass make (time, lanes, bands, errors, loops) as read from the steps', () => {
+    const view = runViewOf(run);
+    const n = view.steps.length;
+    // Each read again here, position by position, the plain way.
+    const errors: number[] = [];
+    const looped: number[] = [];
+    for (let p = 0; p < n; p++) {
+      if (view.errorAt[p]) errors.push(p);
+      if (view.loopAt[p] >= 0) looped.push(p);
+    }
+    expect([...view.errorPositions]).toEqual(errors);
+    expect([...view.loopPositions]).toEqual(looped);
+    expect(looped.length).toBeGreaterThan(0);
+    for (let p = 0; p < n; p += 97) expect(view.lanes[view.laneAt[p]].agentId).toBe(view.steps[p].agentId);
+    const bands = new Map<string, { first: number; last: number }>();
+    view.steps.forEach((s, p) => {
+      const b = bands.get(s.agentRunId!);
+      if (b) b.last = p;
+      else bands.set(s.agentRunId!, { first: p, last: p });
+    });
+    expect(view.bands.map((b) => ({ first: b.first, last: b.last }))).toEqual([...bands.values()]);
+    expect(view.bands[1].task).toBe('task 1');
+    expect(view.time.hasTime).toBe(true);
+    expect(view.time.min).toBe(view.steps[0].startTime);
+    expect(view.time.max).toBe(view.steps[n - 1].endTime);
+  });
+
+  it('with the opening slices, leaves the timeline geometry of its opening mode built, as a build in one call would', () => {
+    const large = bigRun(SYNC_STEPS + 10);
+    const view = finish(runViewOpeningSlices(large));
+    expect(view).toBe(runViewOf(large));
+    const mode = initialTimelineMode(view);
+    expect(mode).toBe('time');
+    // Built already: the timeline's first render reads it from the cache.
+    const built = builtTimelineGeometry(view, mode);
+    expect(built).toBeDefined();
+    expect(timelineGeometry(view, mode)).toBe(built);
+    expect(builtTimelineGeometry(view, 'order')).toBeUndefined();
+    // The same as one built from nothing (for a copy of the view, which has no cached geometry).
+    const fresh = timelineGeometry({ ...view }, mode);
+    expect(fresh).not.toBe(built);
+    expect(fresh).toEqual(built);
+    expect(timelineGeometry({ ...view }, 'order')).toEqual(finish(timelineGeometrySlices({ ...view }, 'order')));
   });
 
   it('says which runs are built at once: small ones, and those whose view is built', () => {

@@ -2,10 +2,11 @@
 // analysis, graph, per-position columns) run as a sliced generator (src/model/slices.ts), a few milliseconds per
 // slice, in tasks of at most SLICE_BUDGET_MS that give the browser its thread back in between, so that it can paint
 // the progress and take input. A small run, or one whose view is built already, is built at once, as before.
-import { useEffect, useState } from 'react';
-import type { Sliced } from '../../model/slices.ts';
+import { useEffect, useMemo, useState } from 'react';
+import { phase, type Sliced } from '../../model/slices.ts';
 import type { Run } from '../../model/types.ts';
 import { cachedRunView, hasTraceView, runViewOf, runViewSlices, type RunView } from './run-view-model.ts';
+import { initialTimelineMode, timelineGeometrySlices } from './timeline-geometry.ts';
 
 /** Up to this many steps the view is built in one go, within the render (well under a frame's worth of work). */
 export const SYNC_STEPS = 10_000;
@@ -77,11 +78,23 @@ export function viewAtOnce(run: Run): boolean {
 }
 
 /**
+ * The run view built in slices, and with it what its panels' first render would otherwise work out from every step:
+ * the timeline's geometry in its opening mode (a task of 50–150 ms at 1M steps in the timeline's first render).
+ */
+export function* runViewOpeningSlices(run: Run): Sliced<RunView> {
+  const view = yield* phase(runViewSlices(run), 0, 0.96);
+  yield* phase(timelineGeometrySlices(view, initialTimelineMode(view)), 0.96, 1);
+  return view;
+}
+
+/**
  * The run view of `run`: at once when viewAtOnce, else built in slices after the first paint, with its progress (0..1)
  * meanwhile. A new run object with the same steps (a label, an engine result) reuses the built trace part at once.
  */
 export function useRunView(run: Run): { view: RunView | undefined; progress: number } {
-  const atOnce = viewAtOnce(run);
+  // Decided once per run: the view is cached before the build's last slices (the timeline's geometry) are done, and
+  // a render meanwhile must not take it for a view built already, cancel the build and draw the rest in one task.
+  const atOnce = useMemo(() => viewAtOnce(run), [run]);
   const [state, setState] = useState<{ run: Run; view?: RunView; progress: number }>({ run, progress: 0 });
   useEffect(() => {
     if (atOnce) return;
@@ -92,7 +105,7 @@ export function useRunView(run: Run): { view: RunView | undefined; progress: num
     const started = shownAt;
     const stats: SliceStats = { tasks: 0, workMs: 0 };
     void runInSlices(
-      runViewSlices(run),
+      runViewOpeningSlices(run),
       (progress) => {
         const now = performance.now();
         if (now - shownAt < PROGRESS_MS) return;

@@ -135,11 +135,17 @@ export function* runViewSlices(run: Run): Sliced<RunView> {
  * The positions in any loop, ascending: the positions loopAt marks (every loop's positions are marked). One pass over
  * the column, not a flattened list of every loop's positions put through a Set and sorted (~150 ms at 1M steps).
  */
-function positionsMarked(loopAt: Int32Array): Int32Array {
+function* positionsMarked(loopAt: Int32Array): Sliced<Int32Array> {
   let count = 0;
-  for (let p = 0; p < loopAt.length; p++) if (loopAt[p] >= 0) count++;
+  for (let p = 0; p < loopAt.length; p++) {
+    if (p % (8 * SLICE) === 8 * SLICE - 1) yield 0.98;
+    if (loopAt[p] >= 0) count++;
+  }
   const out = new Int32Array(count);
-  for (let p = 0, k = 0; p < loopAt.length; p++) if (loopAt[p] >= 0) out[k++] = p;
+  for (let p = 0, k = 0; p < loopAt.length; p++) {
+    if (p % (8 * SLICE) === 8 * SLICE - 1) yield 0.98;
+    if (loopAt[p] >= 0) out[k++] = p;
+  }
   return out;
 }
 
@@ -172,9 +178,14 @@ function* buildTraceViewSlices(run: Run): Sliced<TraceView> {
   markDuration(LOOP_ANALYSIS_MEASURE, loopTime.ms);
   const graph = yield* phase(deriveGraphSlices(run, steps, index.childrenOf, loops, positionOf, handoffsByStep.positionOfHandoff), 0.45, 0.8);
   const loopAt = new Int32Array(n).fill(-1);
-  loops.forEach((loop, i) => {
-    for (const p of loop.positions) loopAt[p] = i;
-  });
+  // A chat log's loops cover most of its million positions: marked a slice at a time.
+  let marked = 0;
+  for (let i = 0; i < loops.length; i++) {
+    for (const p of loops[i].positions) {
+      loopAt[p] = i;
+      if (++marked % SLICE === 0) yield 0.8;
+    }
+  }
 
   const errorAt = new Uint8Array(n);
   const input = new Float64Array(n);
@@ -194,6 +205,7 @@ function* buildTraceViewSlices(run: Run): Sliced<TraceView> {
   const byKind = new Map<StepKind, number>();
   let kind: StepKind | undefined;
   let kindRun = 0;
+  const errorPositions: number[] = [];
   for (let p = 0; p < n; p++) {
     if (p % SLICE === SLICE - 1) yield 0.8 + (0.15 * p) / n;
     const step = steps[p];
@@ -222,6 +234,7 @@ function* buildTraceViewSlices(run: Run): Sliced<TraceView> {
       if (s.startTime !== undefined) lo = Math.min(lo, s.startTime);
       if (s.endTime !== undefined) hi = Math.max(hi, s.endTime);
     }
+    if (errorAt[p]) errorPositions.push(p);
     if (lo !== Infinity) start[p] = lo;
     if (hi !== -Infinity) end[p] = hi;
     running += input[p] + output[p];
@@ -242,15 +255,14 @@ function* buildTraceViewSlices(run: Run): Sliced<TraceView> {
   // Left unplaced by that walk only in odd traces (over 100k steps nested in one, repeated ids): climb to the replay step.
   if (positionOf.size < run.steps.length) placeNestedByClimbing(run.steps, positionOf, index);
   yield 0.95;
-  const time = placeInTime(start, end);
-  yield 0.95;
-
-  const { lanes, laneOf } = buildLanes(run, steps);
-  yield 0.95;
+  // The passes left, each over every position, a slice at a time (one pass was a task of 40–150 ms at 1M steps).
+  const time = yield* placeInTime(start, end);
+  const { lanes, laneOf } = yield* buildLanes(run, steps);
   const laneAt = new Int32Array(n);
   let laneAgent: string | undefined;
   let lane = 0;
   for (let p = 0; p < n; p++) {
+    if (p % SLICE === SLICE - 1) yield 0.97;
     const id = steps[p].agentId;
     if (id !== laneAgent) {
       laneAgent = id;
@@ -258,12 +270,9 @@ function* buildTraceViewSlices(run: Run): Sliced<TraceView> {
     }
     laneAt[p] = lane;
   }
-  yield 0.97;
-  const bands = buildBands(run, steps, laneOf);
-
+  const bands = yield* buildBands(run, steps, laneOf);
+  const loopPositions = yield* positionsMarked(loopAt);
   yield 0.99;
-  const errorPositions: number[] = [];
-  for (let p = 0; p < n; p++) if (errorAt[p]) errorPositions.push(p);
   return {
     index,
     steps,
@@ -276,7 +285,7 @@ function* buildTraceViewSlices(run: Run): Sliced<TraceView> {
     loopAt,
     errorAt,
     errorPositions: Int32Array.from(errorPositions),
-    loopPositions: positionsMarked(loopAt),
+    loopPositions,
     tokens: { input, output, cumulative, estimated, perAgent: [...perAgent.values()], max },
     time,
     lanes,
@@ -380,12 +389,13 @@ function pushAt<T>(map: Map<number, T[]>, key: number, value: T) {
 }
 
 /** Fill in missing ends from the next start; time is usable only when every step has a start. */
-function placeInTime(start: Float64Array, end: Float64Array): RunView['time'] {
+function* placeInTime(start: Float64Array, end: Float64Array): Sliced<RunView['time']> {
   const n = start.length;
   let hasTime = n > 0;
   let min = Infinity;
   let max = -Infinity;
   for (let p = 0; p < n; p++) {
+    if (p % (8 * SLICE) === 8 * SLICE - 1) yield 0.95;
     if (Number.isNaN(start[p])) {
       hasTime = false;
       break;
@@ -393,6 +403,7 @@ function placeInTime(start: Float64Array, end: Float64Array): RunView['time'] {
   }
   if (hasTime) {
     for (let p = 0; p < n; p++) {
+      if (p % SLICE === SLICE - 1) yield 0.96;
       if (Number.isNaN(end[p]) || end[p] < start[p]) end[p] = p + 1 < n ? Math.max(start[p], start[p + 1]) : start[p];
       min = Math.min(min, start[p]);
       max = Math.max(max, end[p]);
@@ -402,11 +413,13 @@ function placeInTime(start: Float64Array, end: Float64Array): RunView['time'] {
   return { start, end, hasTime, min: hasTime ? min : 0, max: hasTime ? max : n };
 }
 
-function buildLanes(run: Run, steps: readonly Step[]): { lanes: Lane[]; laneOf: Map<string, number> } {
+function* buildLanes(run: Run, steps: readonly Step[]): Sliced<{ lanes: Lane[]; laneOf: Map<string, number> }> {
   const names = new Map(run.agents.map((a) => [a.id, a.name]));
   const acting = new Set<string>();
   let lastActing: string | undefined;
-  for (const s of steps) {
+  for (let p = 0; p < steps.length; p++) {
+    if (p % SLICE === SLICE - 1) yield 0.96;
+    const s = steps[p];
     if (s.agentId !== lastActing) acting.add((lastActing = s.agentId));
   }
   const known = new Set(run.agents.map((a) => a.id));
@@ -450,7 +463,7 @@ function buildLanes(run: Run, steps: readonly Step[]): { lanes: Lane[]; laneOf: 
   return { lanes: keep, laneOf: finalOf };
 }
 
-function buildBands(run: Run, steps: readonly Step[], laneOf: Map<string, number>): AgentRunBand[] {
+function* buildBands(run: Run, steps: readonly Step[], laneOf: Map<string, number>): Sliced<AgentRunBand[]> {
   if (run.agentRuns.length === 0) return [];
   const tasks = new Map(run.agentRuns.map((r) => [r.id, r.task]));
   const byRun = new Map<string, AgentRunBand>();
@@ -458,6 +471,7 @@ function buildBands(run: Run, steps: readonly Step[], laneOf: Map<string, number
   let lastRun: string | undefined;
   let last: AgentRunBand | undefined;
   for (let p = 0; p < steps.length; p++) {
+    if (p % SLICE === SLICE - 1) yield 0.97;
     const s = steps[p];
     const runId = s.agentRunId;
     if (runId === undefined) continue;

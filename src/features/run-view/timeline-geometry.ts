@@ -1,4 +1,5 @@
 // Where each replay step sits on the timeline's x axis in each mode, and hit-testing. Pure, built once per run and mode.
+import { finish, SLICE, type Sliced } from '../../model/slices.ts';
 import type { RunView } from './run-view-model.ts';
 
 /** time: recorded start/end; tokens: blocks as wide as the step's tokens, end to end; order: one unit per step. */
@@ -15,15 +16,33 @@ export interface TimelineGeometry {
 
 const cache = new WeakMap<RunView, Map<TimelineMode, TimelineGeometry>>();
 
+/** The mode the timeline opens in. */
+export function initialTimelineMode(view: RunView): TimelineMode {
+  return view.time.hasTime ? 'time' : 'order';
+}
+
+/** The geometry of `view` in `mode` when built already, else undefined. */
+export function builtTimelineGeometry(view: RunView, mode: TimelineMode): TimelineGeometry | undefined {
+  return cache.get(view)?.get(mode);
+}
+
 export function timelineGeometry(view: RunView, mode: TimelineMode): TimelineGeometry {
+  return cache.get(view)?.get(mode) ?? finish(timelineGeometrySlices(view, mode));
+}
+
+/**
+ * timelineGeometry in slices (src/model/slices.ts), kept in the same cache: the run view of a large run builds its
+ * timeline's opening geometry with its other derivations (run-view-loader.ts), not in the timeline's first render.
+ */
+export function* timelineGeometrySlices(view: RunView, mode: TimelineMode): Sliced<TimelineGeometry> {
   let modes = cache.get(view);
   if (!modes) cache.set(view, (modes = new Map()));
   let geometry = modes.get(mode);
-  if (!geometry) modes.set(mode, (geometry = build(view, mode)));
+  if (!geometry) modes.set(mode, (geometry = yield* build(view, mode)));
   return geometry;
 }
 
-function build(view: RunView, mode: TimelineMode): TimelineGeometry {
+function* build(view: RunView, mode: TimelineMode): Sliced<TimelineGeometry> {
   const n = view.steps.length;
   const x0 = new Float64Array(n);
   const x1 = new Float64Array(n);
@@ -35,6 +54,7 @@ function build(view: RunView, mode: TimelineMode): TimelineGeometry {
   } else if (mode === 'tokens' && view.tokens.cumulative[n - 1] > 0) {
     let before = 0;
     for (let p = 0; p < n; p++) {
+      if (p % (4 * SLICE) === 4 * SLICE - 1) yield (0.5 * p) / n;
       x0[p] = before;
       before = view.tokens.cumulative[p];
       x1[p] = before;
@@ -42,16 +62,21 @@ function build(view: RunView, mode: TimelineMode): TimelineGeometry {
     domain = [0, before];
   } else {
     for (let p = 0; p < n; p++) {
+      if (p % (4 * SLICE) === 4 * SLICE - 1) yield (0.5 * p) / n;
       x0[p] = p;
       x1[p] = p + 1;
     }
     domain = [0, Math.max(1, n)];
   }
   const counts = new Int32Array(view.lanes.length);
-  for (let p = 0; p < n; p++) counts[view.laneAt[p]]++;
+  for (let p = 0; p < n; p++) {
+    if (p % (4 * SLICE) === 4 * SLICE - 1) yield 0.5 + (0.25 * p) / n;
+    counts[view.laneAt[p]]++;
+  }
   const byLane = Array.from(counts, (c) => new Int32Array(c));
   counts.fill(0);
   for (let p = 0; p < n; p++) {
+    if (p % (4 * SLICE) === 4 * SLICE - 1) yield 0.75 + (0.25 * p) / n;
     const lane = view.laneAt[p];
     byLane[lane][counts[lane]++] = p;
   }

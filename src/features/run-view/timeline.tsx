@@ -7,7 +7,7 @@ import { agentColors } from '../../ui/agent-colors.ts';
 import type { RunView } from './run-view-model.ts';
 import { formatDuration } from '../../ui/format.ts';
 import { compact } from '../../ui/format.ts';
-import { nearestMarker, stepAt, timelineGeometry, type TimelineGeometry, type TimelineMode } from './timeline-geometry.ts';
+import { initialTimelineMode, nearestMarker, stepAt, timelineGeometry, type TimelineGeometry, type TimelineMode } from './timeline-geometry.ts';
 import { useElementWidth } from '../../ui/use-element-width.ts';
 
 const LANE_H = 22;
@@ -18,7 +18,7 @@ const LABEL_W = 150;
 type Window = [number, number];
 
 export function Timeline({ view }: { view: RunView }) {
-  const [mode, setMode] = useState<TimelineMode>(view.time.hasTime ? 'time' : 'order');
+  const [mode, setMode] = useState<TimelineMode>(() => initialTimelineMode(view));
   const geometry = timelineGeometry(view, mode);
   const [win, setWin] = useState<Window>(geometry.domain);
   useEffect(() => setWin(geometry.domain), [geometry]);

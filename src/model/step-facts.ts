@@ -1,0 +1,85 @@
+// What the page reads from every step of a run before its run view is built: the rows of the step list and their
+// kinds, each agent's rows and tokens, the run's token totals, and where the fork checks stop (src/engine/runner/
+// forkable.ts). One pass over the steps, kept per steps array. The import worker, which holds the run already, counts
+// them there and sends this small result with the run (src/workers/import.worker.ts), so that listing a run of a
+// million steps and opening it are not one long task on the page; anywhere else they are counted on first use.
+import { isReplayStep } from './steps.ts';
+import type { Run, Step, StepKind } from './types.ts';
+
+export interface StepFacts {
+  /** How many steps were counted: facts for a steps array that has changed length since are not used. */
+  counted: number;
+  /** Rows of the step list (src/model/steps.ts). */
+  rows: number;
+  /** Per kind: its rows and the position (0-based, in the step list) of its first row. */
+  kinds: Map<StepKind, { rows: number; first: number }>;
+  /** The position of the first row that is a model call with a recorded prompt (`input` not empty), -1 if none. */
+  firstPromptedCall: number;
+  /** Per agent id: its rows, and the tokens (`usage.total`) of all its steps, nested ones included. */
+  agents: Map<string, { rows: number; tokens: number }>;
+  /** Token usage summed over all steps, nested ones included (src/model/summary.ts addUsage). */
+  tokens: { input: number; output: number; total: number; estimated: boolean };
+}
+
+/** The facts of `steps`, counted in one pass (in step order, so sums are those of a pass in that order). */
+export function countStepFacts(steps: readonly Step[]): StepFacts {
+  const kinds = new Map<StepKind, { rows: number; first: number }>();
+  const agents = new Map<string, { rows: number; tokens: number }>();
+  const tokens = { input: 0, output: 0, total: 0, estimated: false };
+  let rows = 0;
+  let firstPromptedCall = -1;
+  // Steps of one agent, and rows of one kind, come in stretches: looked up again only when they change.
+  let agentId: string | undefined;
+  let agent: { rows: number; tokens: number } | undefined;
+  let kind: StepKind | undefined;
+  let ofKind: { rows: number; first: number } | undefined;
+  for (const step of steps) {
+    if (agent === undefined || step.agentId !== agentId) {
+      agentId = step.agentId;
+      agent = agents.get(agentId);
+      if (!agent) agents.set(agentId, (agent = { rows: 0, tokens: 0 }));
+    }
+    const usage = step.usage;
+    if (usage) {
+      tokens.input += usage.input;
+      tokens.output += usage.output;
+      tokens.total += usage.total;
+      if (usage.estimated) tokens.estimated = true;
+      agent.tokens += usage.total;
+    }
+    if (!isReplayStep(step)) continue;
+    agent.rows++;
+    if (ofKind === undefined || step.kind !== kind) {
+      kind = step.kind;
+      ofKind = kinds.get(kind);
+      if (!ofKind) kinds.set(kind, (ofKind = { rows: 0, first: rows }));
+    }
+    ofKind.rows++;
+    if (firstPromptedCall === -1 && step.kind === 'llm' && !!step.input && step.input.length > 0) firstPromptedCall = rows;
+    rows++;
+  }
+  return { counted: steps.length, rows, kinds, firstPromptedCall, agents, tokens };
+}
+
+const known = new WeakMap<readonly Step[], StepFacts>();
+
+/** The facts of `run`'s steps when counted already (here or by the import worker), else undefined. */
+export function knownStepFacts(run: Pick<Run, 'steps'>): StepFacts | undefined {
+  const facts = known.get(run.steps);
+  return facts && facts.counted === run.steps.length ? facts : undefined;
+}
+
+/** The facts of `run`'s steps: counted on first use, then kept for as long as its steps array lives. */
+export function stepFacts(run: Pick<Run, 'steps'>): StepFacts {
+  let facts = knownStepFacts(run);
+  if (!facts) {
+    facts = countStepFacts(run.steps);
+    known.set(run.steps, facts);
+  }
+  return facts;
+}
+
+/** Facts counted elsewhere (the import worker) for these steps: used when they are still as many as were counted. */
+export function rememberStepFacts(run: Pick<Run, 'steps'>, facts: StepFacts): void {
+  if (facts.counted === run.steps.length) known.set(run.steps, facts);
+}
