@@ -33,7 +33,11 @@ const KEYS = opt('keys', '').split(',').filter((k) => k !== '');
 /** `--frames`: also the frame pipeline (begin frame, draw, raster) and what each move invalidated (style, layout, paint). */
 const FRAMES = args.includes('--frames');
 const WALL = args.includes('--wall');
-/** `--categories blink,cc`: more trace categories (e.g. to see whether a frame took the layerization's fast path). */
+/**
+ * `--categories blink,cc`: more trace categories. With `blink`, the last two rows say which layerization a move got:
+ * `PaintArtifactCompositor::Update` (the full pass: a paint chunk was added or removed, or changed its bounds, opacity,
+ * text or property nodes) or `UpdateRepaintedLayers` (the repaint-only path); without it both rows read 0.
+ */
 const EXTRA = opt('categories', '').split(',').filter((c) => c !== '');
 const CATEGORIES = ['devtools.timeline', 'disabled-by-default-devtools.timeline', ...(FRAMES ? ['disabled-by-default-devtools.timeline.frame', 'disabled-by-default-devtools.timeline.invalidationTracking'] : []), ...EXTRA].join(',');
 
@@ -95,7 +99,7 @@ function perPress(events: TraceEvent[]): Map<string, number> {
   return totals;
 }
 
-const SHOWN = ['main-thread CPU time', 'RunTask', 'EventDispatch keydown', 'FunctionCall', 'TimerFire', 'EventDispatch scroll', 'UpdateLayoutTree', 'Layout', 'PrePaint', 'Paint', 'Layerize', 'Commit', 'EventDispatch pointerout', 'EventDispatch mouseout', 'MajorGC', 'MinorGC'];
+const SHOWN = ['main-thread CPU time', 'RunTask', 'EventDispatch keydown', 'FunctionCall', 'TimerFire', 'EventDispatch scroll', 'UpdateLayoutTree', 'Layout', 'PrePaint', 'Paint', 'Layerize', 'Commit', 'EventDispatch pointerout', 'EventDispatch mouseout', 'MajorGC', 'MinorGC', 'PaintArtifactCompositor::Update', 'PaintArtifactCompositor::UpdateRepaintedLayers'];
 
 const body = generateSessionBody(STEPS);
 const server = createServer((req, res) => {
