@@ -10,6 +10,7 @@ import { useUrl } from '../../store/url.ts';
 import { TruncatedText } from '../../ui/truncated-text.tsx';
 import { ImportCancelled } from '../../workers/import-client.ts';
 import { LibraryPage } from './library-page.tsx';
+import { ALL_ROWS_MAX } from './library-table.tsx';
 import { openSources, textSource, useImportJobs, type Importer } from './open-files.ts';
 
 function renderPage() {
@@ -126,6 +127,31 @@ describe('library page', () => {
     expect(rows.length).toBeGreaterThan(5);
     expect(rows.length).toBeLessThan(100);
     expect(screen.getByTestId('library-shown')).toHaveTextContent('10,000 runs');
+  });
+
+  it('200 runs (all in the page) and 10,000 (virtualised): the table reads no layout when it mounts', () => {
+    // A read of the scroller's size in React's commit forces a layout of the whole page there (~120 ms with 200 runs).
+    const height = vi.spyOn(Element.prototype, 'clientHeight', 'get').mockReturnValue(600);
+    const width = vi.spyOn(Element.prototype, 'clientWidth', 'get').mockReturnValue(1200);
+    const rect = vi.spyOn(Element.prototype, 'getBoundingClientRect');
+    onTestFinished(() => {
+      height.mockRestore();
+      width.mockRestore();
+      rect.mockRestore();
+    });
+    for (const count of [ALL_ROWS_MAX, 10_000]) {
+      const runs = Array.from({ length: count }, (_, i) => makeRun(`r${count}-${i}`, { title: `run ${i}` }));
+      useLibrary.getState().addLoaded({ file: `many-${count}.json`, format: 'native', formatLabel: 'x', runs, warnings: [] });
+      const { unmount } = renderPage();
+      const rows = screen.getAllByTestId('run-row').length;
+      if (count === ALL_ROWS_MAX) expect(rows).toBe(ALL_ROWS_MAX);
+      else expect(rows).toBeLessThan(100);
+      expect(height).not.toHaveBeenCalled();
+      expect(width).not.toHaveBeenCalled();
+      expect(rect).not.toHaveBeenCalled();
+      unmount();
+      useLibrary.setState({ files: [], runs: {} });
+    }
   });
 
   it('shows an import failure with file, format and location, and dismisses it', async () => {

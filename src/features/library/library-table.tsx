@@ -1,6 +1,6 @@
 // Every run of every open file in one table (SPEC §4 Library): search, filters, sort by any column, multi-select
 // (compare two, export, remove with undo). Rows are virtualised above a few hundred, so 10,000 runs stay fluent.
-import { useVirtualizer } from '@tanstack/react-virtual';
+import { useVirtualizer, type Rect, type Virtualizer } from '@tanstack/react-virtual';
 import { useDeferredValue, useEffect, useMemo, useRef, useState, type CSSProperties } from 'react';
 import { useShallow } from 'zustand/shallow';
 import type { Run } from '../../model/types.ts';
@@ -18,6 +18,22 @@ import { runPageView } from '../run-view/run-page-view.ts';
 const ROW_HEIGHT = 40;
 /** Up to this many rows are all in the page (find-in-page works); above it only those in view are. */
 export const ALL_ROWS_MAX = 200;
+
+/**
+ * The scroller's size for the virtualizer, from a ResizeObserver only (it reports after the frame's layout). The
+ * library's default reads the element's clientHeight when the table mounts, which forces a layout of the whole page
+ * inside React's commit: ~120 ms with 200 runs listed. Until the first report the virtualizer keeps its initialRect.
+ */
+export function observeScrollerSize(instance: Virtualizer<HTMLDivElement, Element>, cb: (rect: Rect) => void): (() => void) | undefined {
+  const element = instance.scrollElement;
+  if (!element || typeof ResizeObserver !== 'function') return undefined;
+  const observer = new ResizeObserver((entries) => {
+    const box = entries[entries.length - 1].contentRect;
+    cb({ width: Math.round(box.width), height: Math.round(box.height) });
+  });
+  observer.observe(element);
+  return () => observer.disconnect();
+}
 const COLUMNS =
   '28px minmax(120px,1.2fr) minmax(180px,2.4fr) 110px 90px minmax(80px,1fr) 64px 120px 72px 76px 58px 58px 80px 96px';
 
@@ -206,7 +222,10 @@ function RowGrid({
   const virtual = rows.length > ALL_ROWS_MAX;
   const virtualizer = useVirtualizer({
     count: virtual ? rows.length : 0,
+    // Not virtual (all rows in the page): the virtualizer observes nothing.
+    enabled: virtual,
     getScrollElement: () => scroller.current,
+    observeElementRect: observeScrollerSize,
     estimateSize: () => ROW_HEIGHT,
     overscan: 10,
     initialRect: { width: 1200, height: 600 },
