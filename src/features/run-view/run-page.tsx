@@ -311,11 +311,18 @@ function Icon({ d }: { d: string }) {
 /** The page's locale's integer format, made once: `toLocaleString()` sets one up on every call (~0.1 ms a move here). */
 const integers = new Intl.NumberFormat();
 
+/**
+ * "step n / N". Its box has a fixed width (the longest label, in `ch` of tabular digits) and an opaque background, so a
+ * move repaints it in place: a box whose width followed the text changed the page's paint chunks, and the toolbar's
+ * flex row around it, which made Chromium re-layerize the whole page on every move (issue 14 goal 3).
+ */
 function PositionLabel({ length }: { length: number }) {
   const position = usePlayhead((s) => s.position);
   const total = useMemo(() => integers.format(length), [length]);
+  // "step " + the widest n (as wide as N) + " / " + N.
+  const widthCh = 5 + 2 * total.length + 3;
   return (
-    <p className="text-xs text-slate-700 tabular-nums" data-testid="playhead-position">
+    <p className="shrink-0 bg-white text-xs whitespace-nowrap text-slate-700 tabular-nums" style={{ width: `${widthCh}ch` }} data-testid="playhead-position">
       step {integers.format(position + 1)} / {total}
     </p>
   );

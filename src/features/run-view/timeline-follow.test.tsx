@@ -18,14 +18,13 @@ const WIDTH = 600;
 vi.mock('../../ui/use-element-width.ts', () => ({ useElementWidth: () => [createRef(), WIDTH] }));
 
 afterEach(cleanup);
-// No canvas in jsdom: the blocks are not drawn (what is tested is the DOM playhead over them).
+// No canvas in jsdom: the blocks and the playhead are not drawn (what is tested is where the playhead is put).
 HTMLCanvasElement.prototype.getContext = (() => null) as unknown as HTMLCanvasElement['getContext'];
 
-/** The x of the current block's left edge in the timeline (its transform), in pixels. */
+/** The x of the current block's left edge in the timeline (drawn on the playhead canvas, held in `data-x`), in pixels. */
 function currentBlockX(): number {
   const block = screen.getByTestId('timeline').querySelector('[data-current="true"]') as HTMLElement;
-  const match = /translate\(([-\d.e]+)px/.exec(block.style.transform);
-  return Number(match![1]);
+  return Number(block.dataset.x);
 }
 
 describe('the zoomed timeline', () => {

@@ -1,6 +1,7 @@
 // Per-agent swimlanes (managed agents nested under their manager, agent runs as bands), an annotations lane and an
 // interventions lane, drawn on a canvas: only blocks inside the visible window are drawn, at most one per pixel
-// column and lane, so 100k steps stay cheap. The playhead and the current block are DOM elements moved per step.
+// column and lane, so 100k steps stay cheap. The playhead and the current block are drawn on a canvas of their own,
+// redrawn per step (no DOM element moves: see playhead-canvas.tsx).
 import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { usePlayhead } from '../../store/playhead.ts';
 import { agentColors } from '../../ui/agent-colors.ts';
@@ -9,6 +10,7 @@ import { formatDuration } from '../../ui/format.ts';
 import { compact } from '../../ui/format.ts';
 import { initialTimelineMode, nearestMarker, stepAt, timelineGeometry, type TimelineGeometry, type TimelineMode } from './timeline-geometry.ts';
 import { useElementWidth } from '../../ui/use-element-width.ts';
+import { PlayheadCanvas } from './playhead-canvas.tsx';
 
 const LANE_H = 22;
 const MARK_LANE_H = 18;
@@ -323,7 +325,15 @@ function drawAxis(ctx: CanvasRenderingContext2D, mode: TimelineMode, win: Window
   }
 }
 
-/** The playhead line and the outline of the current block: two DOM elements moved per playhead step. */
+/** Playhead colour (Tailwind indigo-600), as the DOM line and ring had. */
+const PLAYHEAD = '#4f46e5';
+
+/**
+ * The playhead line and the outline of the current block, drawn on a canvas of the timeline's size that is redrawn on
+ * each move (playhead-canvas.tsx says why not DOM elements). The elements below it paint nothing: they hold the
+ * current step for tests and scripts (`timeline`, `timeline-playhead`, the block marked `data-current`, its left edge
+ * in `data-x`).
+ */
 function TimelinePlayhead({ view, geometry, win, setWin, width, height }: CanvasProps) {
   const position = usePlayhead((s) => s.position);
   const step = view.steps[position];
@@ -342,20 +352,25 @@ function TimelinePlayhead({ view, geometry, win, setWin, width, height }: Canvas
   const left = (a - win[0]) * scale;
   const right = (b - win[0]) * scale;
   const lane = view.laneAt[position];
+  const lineX = Math.max(0, Math.min(width - 2, left));
+  const block = { x: left - 1, y: lane * LANE_H + 3, w: Math.max(3, right - left + 1), h: LANE_H - 8 };
   return (
     <div data-testid="timeline" data-current-step={step?.id} data-position={position} className="pointer-events-none absolute inset-0">
-      <div
-        data-testid="timeline-playhead"
-        data-step-id={step?.id}
-        className="absolute top-0 left-0 w-0.5 bg-indigo-600 will-change-transform"
-        style={{ transform: `translateX(${Math.max(0, Math.min(width - 2, left))}px)`, height: height - AXIS_H }}
-      />
-      <div
-        data-current="true"
-        data-step-id={step?.id}
-        className="absolute top-0 left-0 rounded-sm ring-2 ring-indigo-600 ring-offset-1 will-change-transform"
-        style={{ transform: `translate(${left - 1}px, ${lane * LANE_H + 3}px)`, width: Math.max(3, right - left + 1), height: LANE_H - 8 }}
-      />
+      <PlayheadCanvas testId="timeline-playhead-canvas" width={width} height={height} draw={(ctx) => drawPlayhead(ctx, lineX, height - AXIS_H, block)} />
+      <div data-testid="timeline-playhead" data-step-id={step?.id} data-x={lineX} hidden />
+      <div data-current="true" data-step-id={step?.id} data-x={block.x} data-lane={lane} hidden />
     </div>
   );
+}
+
+/** Exported for its test. The line (2 px) and the block's outline: a 1 px white gap and a 2 px ring, as before. */
+export function drawPlayhead(ctx: CanvasRenderingContext2D, lineX: number, lineH: number, block: { x: number; y: number; w: number; h: number }) {
+  ctx.fillStyle = PLAYHEAD;
+  ctx.fillRect(lineX, 0, 2, lineH);
+  ctx.lineWidth = 1;
+  ctx.strokeStyle = '#ffffff';
+  ctx.strokeRect(block.x - 0.5, block.y - 0.5, block.w + 1, block.h + 1);
+  ctx.lineWidth = 2;
+  ctx.strokeStyle = PLAYHEAD;
+  ctx.strokeRect(block.x - 2, block.y - 2, block.w + 4, block.h + 4);
 }

@@ -1,6 +1,6 @@
 // Token charts (d3 scales and shapes, React-rendered SVG): per-step stacked input/output bars with the cumulative
 // total as a line, and per-agent totals. Long runs are summed into one bar per few pixels, so the number of SVG
-// elements never grows with the step count. Hover shows exact numbers; the playhead is a marker line.
+// elements never grows with the step count. Hover shows exact numbers; the playhead is a marker line on a canvas.
 import { line, scaleLinear } from 'd3';
 import { memo, useMemo, useState } from 'react';
 import { usePlayhead } from '../../store/playhead.ts';
@@ -9,6 +9,7 @@ import type { RunView } from './run-view-model.ts';
 import { compact } from '../../ui/format.ts';
 import { useElementWidth } from '../../ui/use-element-width.ts';
 import { maxOf } from '../../model/large-arrays.ts';
+import { PlayheadCanvas } from './playhead-canvas.tsx';
 
 const HEIGHT = 190;
 const MARGIN = { top: 10, right: 46, bottom: 22, left: 44 };
@@ -133,7 +134,7 @@ function StepChart({ view, width }: { view: RunView; width: number }) {
           <rect x={scales.x(hover)} y={MARGIN.top} width={Math.max(1, scales.barWidth)} height={HEIGHT - MARGIN.top - MARGIN.bottom} fill="#0f172a" fillOpacity={0.08} />
         )}
       </svg>
-      <ChartPlayhead view={view} scales={scales} />
+      <ChartPlayhead view={view} scales={scales} width={width} />
       {hover !== undefined && <StepTooltip view={view} buckets={buckets} bucket={hover} left={Math.min(scales.x(hover) + 10, width - 200)} />}
     </>
   );
@@ -195,25 +196,39 @@ const Bars = memo(function Bars({ view, scales }: { view: RunView; scales: Scale
   );
 });
 
-/** An HTML marker over the chart (its own layer), so a playhead move never repaints the bars. */
-function ChartPlayhead({ view, scales }: { view: RunView; scales: Scales }) {
+const MARKER = '#e11d48';
+
+/**
+ * The playhead's marker, drawn on a canvas of the chart's size redrawn on each move: the bars are never painted again,
+ * and no DOM element moves (playhead-canvas.tsx). The element `token-charts` paints nothing and holds the current step.
+ */
+function ChartPlayhead({ view, scales, width }: { view: RunView; scales: Scales; width: number }) {
   const position = usePlayhead((s) => s.position);
   const bucket = Math.floor(position / scales.buckets.size);
   const cx = scales.x(bucket) + scales.barWidth / 2;
   return (
-    <div
-      data-testid="token-charts"
-      data-current-step={view.steps[position]?.id}
-      data-position={position}
-      className="pointer-events-none absolute top-0 left-0 will-change-transform"
-      style={{ transform: `translateX(${cx - 4}px)`, height: HEIGHT - MARGIN.bottom }}
-    >
-      <svg width="8" height={HEIGHT - MARGIN.bottom} aria-hidden className="block">
-        <path d="M0,2 h8 l-4,5 z" fill="#e11d48" />
-        <line x1="4" x2="4" y1={MARGIN.top - 4} y2={HEIGHT - MARGIN.bottom} stroke="#e11d48" strokeWidth={1.5} />
-      </svg>
-    </div>
+    <>
+      <PlayheadCanvas testId="token-charts-playhead-canvas" width={width} height={HEIGHT - MARGIN.bottom} draw={(ctx) => drawMarker(ctx, cx)} />
+      <div data-testid="token-charts" data-current-step={view.steps[position]?.id} data-position={position} data-x={cx} hidden />
+    </>
   );
+}
+
+/** A triangle on top and a line down to the axis at `cx`, as the SVG marker had. */
+function drawMarker(ctx: CanvasRenderingContext2D, cx: number) {
+  ctx.fillStyle = MARKER;
+  ctx.beginPath();
+  ctx.moveTo(cx - 4, 2);
+  ctx.lineTo(cx + 4, 2);
+  ctx.lineTo(cx, 7);
+  ctx.closePath();
+  ctx.fill();
+  ctx.strokeStyle = MARKER;
+  ctx.lineWidth = 1.5;
+  ctx.beginPath();
+  ctx.moveTo(cx, MARGIN.top - 4);
+  ctx.lineTo(cx, HEIGHT - MARGIN.bottom);
+  ctx.stroke();
 }
 
 function StepTooltip({ view, buckets, bucket, left }: { view: RunView; buckets: TokenBuckets; bucket: number; left: number }) {
