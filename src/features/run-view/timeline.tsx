@@ -367,10 +367,14 @@ function TimelinePlayhead({ view, geometry, win, setWin, width, height }: Canvas
 export function drawPlayhead(ctx: CanvasRenderingContext2D, lineX: number, lineH: number, block: { x: number; y: number; w: number; h: number }) {
   ctx.fillStyle = PLAYHEAD;
   ctx.fillRect(lineX, 0, 2, lineH);
-  ctx.lineWidth = 1;
-  ctx.strokeStyle = '#ffffff';
-  ctx.strokeRect(block.x - 0.5, block.y - 0.5, block.w + 1, block.h + 1);
-  ctx.lineWidth = 2;
-  ctx.strokeStyle = PLAYHEAD;
-  ctx.strokeRect(block.x - 2, block.y - 2, block.w + 4, block.h + 4);
+  // Rounded as the ring was (a 2 px radius on the block, growing with the distance out).
+  const ring = (out: number, width: number, color: string) => {
+    ctx.lineWidth = width;
+    ctx.strokeStyle = color;
+    ctx.beginPath();
+    ctx.roundRect(block.x - out, block.y - out, block.w + 2 * out, block.h + 2 * out, 2 + out);
+    ctx.stroke();
+  };
+  ring(0.5, 1, '#ffffff');
+  ring(2, 2, PLAYHEAD);
 }
