@@ -78,6 +78,36 @@ async function columnsOf(page: Page, testId: string, color: number[], minRun: nu
   );
 }
 
+/**
+ * The same columns read from what the page shows (a screenshot of the canvas's box, decoded in the page): the marks
+ * reach the screen, not only the canvas's bitmap.
+ */
+async function shownColumnsOf(page: Page, testId: string, color: number[], minRun: number) {
+  const png = (await page.getByTestId(testId).screenshot()).toString('base64');
+  return page.evaluate(
+    async ({ png, color, minRun }) => {
+      const image = new Image();
+      image.src = `data:image/png;base64,${png}`;
+      await image.decode();
+      const canvas = document.createElement('canvas');
+      canvas.width = image.width;
+      canvas.height = image.height;
+      const ctx = canvas.getContext('2d')!;
+      ctx.drawImage(image, 0, 0);
+      const data = ctx.getImageData(0, 0, image.width, image.height).data;
+      const near = (i: number) => Math.abs(data[i] - color[0]) < 40 && Math.abs(data[i + 1] - color[1]) < 40 && Math.abs(data[i + 2] - color[2]) < 40;
+      const columns: number[] = [];
+      for (let x = 0; x < image.width; x++) {
+        let count = 0;
+        for (let y = 0; y < image.height; y++) if (near((y * image.width + x) * 4)) count++;
+        if (count >= minRun) columns.push(x);
+      }
+      return columns;
+    },
+    { png, color, minRun },
+  );
+}
+
 /** The x of the timeline's playhead line: the one indigo column (2 px wide) as tall as the lanes. */
 async function timelineLineX(page: Page): Promise<number> {
   const tall = await columnsOf(page, 'timeline-playhead-canvas', INDIGO, 60);
@@ -133,6 +163,13 @@ test('the timeline playhead, the current block and the token chart marker are dr
     // (At step 0 the outline's left side is off the canvas and its first columns are under the line.)
     expect(outlineLeft).toBeLessThanOrEqual(blockX + 4);
   }
+  // What the screen shows agrees with the canvases' bitmaps (page screenshots are at device scale 1 here).
+  const shownLine = await shownColumnsOf(page, 'timeline-playhead-canvas', INDIGO, 60);
+  expect(shownLine.length, `indigo columns on screen: ${shownLine.join(', ')}`).toBeGreaterThan(0);
+  expect(Math.abs(shownLine[0] - seen[seen.length - 1])).toBeLessThanOrEqual(1);
+  const shownMarker = await shownColumnsOf(page, 'token-charts-playhead-canvas', ROSE, 100);
+  expect(shownMarker.length, `rose columns on screen: ${shownMarker.join(', ')}`).toBeGreaterThan(0);
+  expect(Math.abs(shownMarker[0] - markers[markers.length - 1])).toBeLessThanOrEqual(1.5);
   // Each key moved the line and the marker to the right.
   for (let i = 1; i < seen.length; i++) {
     expect(seen[i], `timeline line at ${seen.join(', ')}`).toBeGreaterThan(seen[i - 1] + 5);
