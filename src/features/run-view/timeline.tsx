@@ -1,7 +1,7 @@
 // Per-agent swimlanes (managed agents nested under their manager, agent runs as bands), an annotations lane and an
 // interventions lane, drawn on a canvas: only blocks inside the visible window are drawn, at most one per pixel
-// column and lane, so 100k steps stay cheap. The playhead and the current block are drawn on a canvas of their own,
-// redrawn per step (no DOM element moves: see playhead-canvas.tsx).
+// column and lane, so 100k steps stay cheap. The playhead and the current block are shapes in a fixed-size SVG over it
+// (no DOM element moves or resizes on a step: see playhead-layer.tsx).
 import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { usePlayhead } from '../../store/playhead.ts';
 import { agentColors } from '../../ui/agent-colors.ts';
@@ -10,7 +10,7 @@ import { formatDuration } from '../../ui/format.ts';
 import { compact } from '../../ui/format.ts';
 import { initialTimelineMode, nearestMarker, stepAt, timelineGeometry, type TimelineGeometry, type TimelineMode } from './timeline-geometry.ts';
 import { useElementWidth } from '../../ui/use-element-width.ts';
-import { PlayheadCanvas } from './playhead-canvas.tsx';
+import { PlayheadLayer } from './playhead-layer.tsx';
 
 const LANE_H = 22;
 const MARK_LANE_H = 18;
@@ -329,10 +329,9 @@ function drawAxis(ctx: CanvasRenderingContext2D, mode: TimelineMode, win: Window
 const PLAYHEAD = '#4f46e5';
 
 /**
- * The playhead line and the outline of the current block, drawn on a canvas of the timeline's size that is redrawn on
- * each move (playhead-canvas.tsx says why not DOM elements). The elements below it paint nothing: they hold the
- * current step for tests and scripts (`timeline`, `timeline-playhead`, the block marked `data-current`, its left edge
- * in `data-x`).
+ * The playhead line and the outline of the current block, shapes in an SVG of the timeline's size (playhead-layer.tsx
+ * says why not DOM elements). The elements after it paint nothing: they hold the current step for tests and scripts
+ * (`timeline`, `timeline-playhead`, the block marked `data-current`, its left edge in `data-x`).
  */
 function TimelinePlayhead({ view, geometry, win, setWin, width, height }: CanvasProps) {
   const position = usePlayhead((s) => s.position);
@@ -354,27 +353,17 @@ function TimelinePlayhead({ view, geometry, win, setWin, width, height }: Canvas
   const lane = view.laneAt[position];
   const lineX = Math.max(0, Math.min(width - 2, left));
   const block = { x: left - 1, y: lane * LANE_H + 3, w: Math.max(3, right - left + 1), h: LANE_H - 8 };
+  // The block's ring as the DOM ring had it: a 1 px white gap and a 2 px ring, rounded (2 px on the block).
+  const ring = (out: number) => ({ x: block.x - out, y: block.y - out, width: block.w + 2 * out, height: block.h + 2 * out, rx: 2 + out });
   return (
     <div data-testid="timeline" data-current-step={step?.id} data-position={position} className="pointer-events-none absolute inset-0">
-      <PlayheadCanvas testId="timeline-playhead-canvas" width={width} height={height} draw={(ctx) => drawPlayhead(ctx, lineX, height - AXIS_H, block)} />
+      <PlayheadLayer testId="timeline-playhead-layer" width={width} height={height}>
+        <rect x={lineX} y={0} width={2} height={height - AXIS_H} fill={PLAYHEAD} />
+        <rect {...ring(0.5)} fill="none" stroke="#ffffff" strokeWidth={1} />
+        <rect {...ring(2)} fill="none" stroke={PLAYHEAD} strokeWidth={2} />
+      </PlayheadLayer>
       <div data-testid="timeline-playhead" data-step-id={step?.id} data-x={lineX} hidden />
       <div data-current="true" data-step-id={step?.id} data-x={block.x} data-lane={lane} hidden />
     </div>
   );
-}
-
-/** Exported for its test. The line (2 px) and the block's outline: a 1 px white gap and a 2 px ring, as before. */
-export function drawPlayhead(ctx: CanvasRenderingContext2D, lineX: number, lineH: number, block: { x: number; y: number; w: number; h: number }) {
-  ctx.fillStyle = PLAYHEAD;
-  ctx.fillRect(lineX, 0, 2, lineH);
-  // Rounded as the ring was (a 2 px radius on the block, growing with the distance out).
-  const ring = (out: number, width: number, color: string) => {
-    ctx.lineWidth = width;
-    ctx.strokeStyle = color;
-    ctx.beginPath();
-    ctx.roundRect(block.x - out, block.y - out, block.w + 2 * out, block.h + 2 * out, 2 + out);
-    ctx.stroke();
-  };
-  ring(0.5, 1, '#ffffff');
-  ring(2, 2, PLAYHEAD);
 }

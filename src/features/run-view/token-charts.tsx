@@ -1,6 +1,6 @@
 // Token charts (d3 scales and shapes, React-rendered SVG): per-step stacked input/output bars with the cumulative
 // total as a line, and per-agent totals. Long runs are summed into one bar per few pixels, so the number of SVG
-// elements never grows with the step count. Hover shows exact numbers; the playhead is a marker line on a canvas.
+// elements never grows with the step count. Hover shows exact numbers; the playhead is a marker line.
 import { line, scaleLinear } from 'd3';
 import { memo, useMemo, useState } from 'react';
 import { usePlayhead } from '../../store/playhead.ts';
@@ -9,7 +9,7 @@ import type { RunView } from './run-view-model.ts';
 import { compact } from '../../ui/format.ts';
 import { useElementWidth } from '../../ui/use-element-width.ts';
 import { maxOf } from '../../model/large-arrays.ts';
-import { PlayheadCanvas } from './playhead-canvas.tsx';
+import { PlayheadLayer } from './playhead-layer.tsx';
 
 const HEIGHT = 190;
 const MARGIN = { top: 10, right: 46, bottom: 22, left: 44 };
@@ -199,8 +199,8 @@ const Bars = memo(function Bars({ view, scales }: { view: RunView; scales: Scale
 const MARKER = '#e11d48';
 
 /**
- * The playhead's marker, drawn on a canvas of the chart's size redrawn on each move: the bars are never painted again,
- * and no DOM element moves (playhead-canvas.tsx). The element `token-charts` paints nothing and holds the current step.
+ * The playhead's marker, shapes in an SVG of the chart's size (playhead-layer.tsx): the bars are never painted again,
+ * and no DOM element moves. The element `token-charts` paints nothing and holds the current step.
  */
 function ChartPlayhead({ view, scales, width }: { view: RunView; scales: Scales; width: number }) {
   const position = usePlayhead((s) => s.position);
@@ -208,27 +208,13 @@ function ChartPlayhead({ view, scales, width }: { view: RunView; scales: Scales;
   const cx = scales.x(bucket) + scales.barWidth / 2;
   return (
     <>
-      <PlayheadCanvas testId="token-charts-playhead-canvas" width={width} height={HEIGHT - MARGIN.bottom} draw={(ctx) => drawMarker(ctx, cx)} />
+      <PlayheadLayer testId="token-charts-playhead-layer" width={width} height={HEIGHT - MARGIN.bottom}>
+        <path d={`M${cx - 4},2 h8 l-4,5 z`} fill={MARKER} />
+        <line x1={cx} x2={cx} y1={MARGIN.top - 4} y2={HEIGHT - MARGIN.bottom} stroke={MARKER} strokeWidth={1.5} />
+      </PlayheadLayer>
       <div data-testid="token-charts" data-current-step={view.steps[position]?.id} data-position={position} data-x={cx} hidden />
     </>
   );
-}
-
-/** A triangle on top and a line down to the axis at `cx`, as the SVG marker had. */
-function drawMarker(ctx: CanvasRenderingContext2D, cx: number) {
-  ctx.fillStyle = MARKER;
-  ctx.beginPath();
-  ctx.moveTo(cx - 4, 2);
-  ctx.lineTo(cx + 4, 2);
-  ctx.lineTo(cx, 7);
-  ctx.closePath();
-  ctx.fill();
-  ctx.strokeStyle = MARKER;
-  ctx.lineWidth = 1.5;
-  ctx.beginPath();
-  ctx.moveTo(cx, MARGIN.top - 4);
-  ctx.lineTo(cx, HEIGHT - MARGIN.bottom);
-  ctx.stroke();
 }
 
 function StepTooltip({ view, buckets, bucket, left }: { view: RunView; buckets: TokenBuckets; bucket: number; left: number }) {

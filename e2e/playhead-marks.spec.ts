@@ -1,5 +1,5 @@
-// The playhead's marks in the timeline and the token chart are drawn on canvases redrawn on each move (issue 14 goal 3:
-// a DOM mark that moves made Chromium re-layerize the whole page on every key). These tests read the canvases' pixels:
+// The playhead's marks in the timeline and the token chart are shapes in fixed-size SVGs (issue 14 goal 3: a DOM mark
+// that moves made Chromium re-layerize the whole page on every key). These tests read the pixels the page shows:
 // the timeline's line and the current block's outline, and the token chart's marker, follow the keys and a click,
 // and sit where the attributes other tests and scripts read say the current step is.
 import { expect, test, type Page } from '@playwright/test';
@@ -8,8 +8,6 @@ import { openStudio } from './fixtures.ts';
 const STEPS = 24;
 /** Tailwind indigo-600, the timeline's playhead colour. */
 const INDIGO = [79, 70, 229];
-/** Tailwind rose-600, the token chart's marker colour. */
-const ROSE = [225, 29, 72];
 
 function session() {
   const agents = ['planner', 'coder', 'tester'];
@@ -47,18 +45,30 @@ function session() {
 }
 
 /**
- * The pixel columns (in CSS pixels) where a canvas has at least `minRun` pixels of `color` in one column, and for
- * each, the rows (CSS pixels) they span. Read from the canvas's own bitmap.
+ * The pixel columns where what the page shows in an element's box (a screenshot, decoded in the page) has at least
+ * `minRun` pixels of `color`, each with the rows it spans. Page screenshots are at device scale 1 here: pixels are CSS
+ * pixels.
  */
-async function columnsOf(page: Page, testId: string, color: number[], minRun: number) {
-  return page.getByTestId(testId).evaluate(
-    (el, { color, minRun }) => {
-      const canvas = el as HTMLCanvasElement;
+async function columnsOf(page: Page, testId: string, color: 'indigo' | 'rose', minRun: number) {
+  const png = (await page.getByTestId(testId).screenshot()).toString('base64');
+  return page.evaluate(
+    async ({ png, color, minRun, INDIGO_RGB }) => {
+      const image = new Image();
+      image.src = `data:image/png;base64,${png}`;
+      await image.decode();
+      const canvas = document.createElement('canvas');
+      canvas.width = image.width;
+      canvas.height = image.height;
       const ctx = canvas.getContext('2d')!;
+      ctx.drawImage(image, 0, 0);
       const { width, height } = canvas;
       const data = ctx.getImageData(0, 0, width, height).data;
-      const scale = width / canvas.getBoundingClientRect().width;
-      const near = (i: number) => Math.abs(data[i] - color[0]) < 40 && Math.abs(data[i + 1] - color[1]) < 40 && Math.abs(data[i + 2] - color[2]) < 40 && data[i + 3] > 80;
+      // Close to the colour; for the rose marker (a 1.5 px line, blended with what is under it) any red whose blue
+      // exceeds its green (the orange bars have more green than blue, the blue bars little red).
+      const near =
+        color === 'rose'
+          ? (i: number) => data[i] > 150 && data[i] - data[i + 1] > 60 && data[i + 2] > data[i + 1] + 15
+          : (i: number) => Math.abs(data[i] - INDIGO_RGB[0]) < 40 && Math.abs(data[i + 1] - INDIGO_RGB[1]) < 40 && Math.abs(data[i + 2] - INDIGO_RGB[2]) < 40;
       const columns: { x: number; top: number; bottom: number; count: number }[] = [];
       for (let x = 0; x < width; x++) {
         let count = 0;
@@ -70,54 +80,24 @@ async function columnsOf(page: Page, testId: string, color: number[], minRun: nu
           if (top < 0) top = y;
           bottom = y;
         }
-        if (count >= minRun * scale) columns.push({ x: x / scale, top: top / scale, bottom: bottom / scale, count: count / scale });
+        if (count >= minRun) columns.push({ x, top, bottom, count });
       }
       return columns;
     },
-    { color, minRun },
-  );
-}
-
-/**
- * The same columns read from what the page shows (a screenshot of the canvas's box, decoded in the page): the marks
- * reach the screen, not only the canvas's bitmap.
- */
-async function shownColumnsOf(page: Page, testId: string, color: number[], minRun: number) {
-  const png = (await page.getByTestId(testId).screenshot()).toString('base64');
-  return page.evaluate(
-    async ({ png, color, minRun }) => {
-      const image = new Image();
-      image.src = `data:image/png;base64,${png}`;
-      await image.decode();
-      const canvas = document.createElement('canvas');
-      canvas.width = image.width;
-      canvas.height = image.height;
-      const ctx = canvas.getContext('2d')!;
-      ctx.drawImage(image, 0, 0);
-      const data = ctx.getImageData(0, 0, image.width, image.height).data;
-      const near = (i: number) => Math.abs(data[i] - color[0]) < 40 && Math.abs(data[i + 1] - color[1]) < 40 && Math.abs(data[i + 2] - color[2]) < 40;
-      const columns: number[] = [];
-      for (let x = 0; x < image.width; x++) {
-        let count = 0;
-        for (let y = 0; y < image.height; y++) if (near((y * image.width + x) * 4)) count++;
-        if (count >= minRun) columns.push(x);
-      }
-      return columns;
-    },
-    { png, color, minRun },
+    { png, color, minRun, INDIGO_RGB: INDIGO },
   );
 }
 
 /** The x of the timeline's playhead line: the one indigo column (2 px wide) as tall as the lanes. */
 async function timelineLineX(page: Page): Promise<number> {
-  const tall = await columnsOf(page, 'timeline-playhead-canvas', INDIGO, 60);
+  const tall = await columnsOf(page, 'timeline-playhead-layer', 'indigo', 60);
   expect(tall.length, `tall indigo columns: ${JSON.stringify(tall)}`).toBeGreaterThan(0);
   expect(tall.length).toBeLessThanOrEqual(3);
   return tall[0].x;
 }
 
 async function chartMarkerX(page: Page): Promise<number> {
-  const tall = await columnsOf(page, 'token-charts-playhead-canvas', ROSE, 100);
+  const tall = await columnsOf(page, 'token-charts-playhead-layer', 'rose', 100);
   expect(tall.length, `tall rose columns: ${JSON.stringify(tall)}`).toBeGreaterThan(0);
   expect(tall.length).toBeLessThanOrEqual(3);
   return tall[0].x;
@@ -131,8 +111,8 @@ test('the timeline playhead, the current block and the token chart marker are dr
   const row = page.locator('[data-testid="run-row"][data-file="playhead-canvas.session.json"]').first();
   await expect(row).toBeVisible();
   await row.getByRole('button').first().click();
-  await expect(page.getByTestId('timeline-playhead-canvas')).toBeVisible();
-  await expect(page.getByTestId('token-charts-playhead-canvas')).toBeVisible();
+  await expect(page.getByTestId('timeline-playhead-layer')).toBeVisible();
+  await expect(page.getByTestId('token-charts-playhead-layer')).toBeVisible();
   const timeline = page.getByTestId('timeline');
   const playhead = page.getByTestId('timeline-playhead');
 
@@ -152,7 +132,9 @@ test('the timeline playhead, the current block and the token chart marker are dr
     const block = page.locator('[data-testid="timeline"] [data-current="true"]');
     const lane = Number(await block.getAttribute('data-lane'));
     const blockX = Number(await block.getAttribute('data-x'));
-    const outline = (await columnsOf(page, 'timeline-playhead-canvas', INDIGO, 2)).filter((c) => c.count < 60);
+    // (Columns beside the line are left out: there the line's antialiased edge blends with the blocks under it.)
+    const lineX = seen[seen.length - 1];
+    const outline = (await columnsOf(page, 'timeline-playhead-layer', 'indigo', 2)).filter((c) => c.count < 60 && Math.abs(c.x - lineX) > 2);
     expect(outline.length, `outline columns at step ${p}`).toBeGreaterThan(0);
     for (const c of outline) {
       expect(c.top).toBeGreaterThanOrEqual(lane * 22 - 1);
@@ -161,21 +143,14 @@ test('the timeline playhead, the current block and the token chart marker are dr
     const outlineLeft = outline.reduce((m, c) => Math.min(m, c.x), Infinity);
     expect(outlineLeft).toBeGreaterThanOrEqual(blockX - 4);
     // (At step 0 the outline's left side is off the canvas and its first columns are under the line.)
-    expect(outlineLeft).toBeLessThanOrEqual(blockX + 4);
+    expect(outlineLeft).toBeLessThanOrEqual(blockX + 6);
   }
-  // What the screen shows agrees with the canvases' bitmaps (page screenshots are at device scale 1 here).
-  const shownLine = await shownColumnsOf(page, 'timeline-playhead-canvas', INDIGO, 60);
-  expect(shownLine.length, `indigo columns on screen: ${shownLine.join(', ')}`).toBeGreaterThan(0);
-  expect(Math.abs(shownLine[0] - seen[seen.length - 1])).toBeLessThanOrEqual(1);
-  const shownMarker = await shownColumnsOf(page, 'token-charts-playhead-canvas', ROSE, 100);
-  expect(shownMarker.length, `rose columns on screen: ${shownMarker.join(', ')}`).toBeGreaterThan(0);
-  expect(Math.abs(shownMarker[0] - markers[markers.length - 1])).toBeLessThanOrEqual(1.5);
   // Each key moved the line and the marker to the right.
   for (let i = 1; i < seen.length; i++) {
     expect(seen[i], `timeline line at ${seen.join(', ')}`).toBeGreaterThan(seen[i - 1] + 5);
     expect(markers[i], `chart marker at ${markers.join(', ')}`).toBeGreaterThan(markers[i - 1] + 3);
   }
-  const canvasWidth = (await page.getByTestId('timeline-playhead-canvas').boundingBox())!.width;
+  const canvasWidth = (await page.getByTestId('timeline-playhead-layer').boundingBox())!.width;
   await page.keyboard.press('End');
   await expect(timeline).toHaveAttribute('data-position', String(STEPS - 1));
   expect(await timelineLineX(page)).toBeGreaterThan(canvasWidth - canvasWidth / STEPS - 2);
@@ -187,5 +162,6 @@ test('the timeline playhead, the current block and the token chart marker are dr
   // A click on a block still moves the playhead there, and the line follows.
   await page.getByTestId('timeline-canvas').click({ position: { x: (canvasWidth * 10.5) / STEPS, y: 22 * (10 % 3) + 11 } });
   await expect(timeline).toHaveAttribute('data-position', '10');
+  await page.mouse.move(0, 0); // no hover tooltip over the line
   expect(Math.abs((await timelineLineX(page)) - (canvasWidth * 10) / STEPS)).toBeLessThanOrEqual(2);
 });

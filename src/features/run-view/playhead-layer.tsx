@@ -1,0 +1,31 @@
+// A transparent SVG of fixed size laid over a view, in which the playhead's marks are drawn at their new place on each
+// move (issue 14 goal 3). A DOM mark that moves or changes its size on a move changes the page's paint chunks, and
+// Chromium then re-layerizes the whole page (`PaintArtifactCompositor::Update`, ~1–2.5 ms a press); moving it by
+// `transform` does not avoid that either (a transform node changes; ADR 0021, addendum). Here the marks are SVG shapes
+// moved by their attributes beside a full-size, all but invisible rectangle: the chunk they paint in keeps its bounds
+// whatever moves inside it, so a move takes the repaint-only path. (Canvases do too, but each redrawn canvas is a
+// compositor layer whose new texture cost the main thread 1–2 ms a press here, more than the layerize it saved.)
+// The elements tests and scripts read (`data-*` attributes) stay as unpainted holders beside it.
+import type { ReactNode } from 'react';
+
+export interface PlayheadLayerProps {
+  width: number;
+  height: number;
+  children: ReactNode;
+  testId?: string;
+}
+
+/**
+ * Fill opacity of the full-size rectangle: one step of 255 (invisible on the views' light backgrounds), not 0, which
+ * Chromium may drop as drawing nothing (the chunk's bounds would then follow the marks again).
+ */
+const HOLD_BOUNDS_OPACITY = 1 / 255;
+
+export function PlayheadLayer({ width, height, children, testId }: PlayheadLayerProps) {
+  return (
+    <svg data-testid={testId} width={width} height={height} aria-hidden className="pointer-events-none absolute top-0 left-0 block">
+      <rect width={width} height={height} fill="#ffffff" fillOpacity={HOLD_BOUNDS_OPACITY} />
+      {children}
+    </svg>
+  );
+}
