@@ -51,7 +51,7 @@ export function StepList({ view }: { view: RunView }) {
   const scroller = useRef<HTMLDivElement>(null);
   const [scroll, setScroll] = useState<ScrollState>({ top: 0, height: 0 });
   const geometry = listGeometry(view.steps.length, ROW_HEIGHT, scroll.height || UNMEASURED_VIEWPORT);
-  const { first, last } = visibleRows(geometry, scroll.top, OVERSCAN);
+  const { first } = visibleRows(geometry, scroll.top, OVERSCAN);
   const colors = agentColors(view);
   const scrolledTo = useCallback((top: number) => setScroll((s) => (s.top === top ? s : { ...s, top })), []);
   // A scroll position the playhead follower chose: the rows for it are rendered first, then the list is scrolled to it
@@ -80,20 +80,23 @@ export function StepList({ view }: { view: RunView }) {
     observer.observe(element);
     return () => observer.disconnect();
   }, []);
-  // Rows are keyed by slot, not by step (./list-window.ts windowSlots): after a jump React updates the rendered rows'
-  // text and place instead of removing and creating every one (which took ~2 ms of removeChild per jump).
+  // A fixed pool of rows, one per slot (./list-window.ts windowSlots), always in the same order in the DOM: slot s
+  // shows the window's row whose index is s modulo the slot count, placed on its line of a grid. A move or a jump
+  // updates the rows' text, attributes and grid line in place and never removes, creates or reorders a row (keyed by
+  // slot in window order, React moved one row per step scrolled and reordered them all on a jump).
+  // The rows are in the normal flow of the list (no row is positioned, none clips), under a background as tall as the
+  // list: a scroll or a jump then changes no paint chunk's bounds and Chromium repaints instead of layerizing the page
+  // again (ADR 0021).
   const slots = windowSlots(geometry, OVERSCAN);
+  const firstTop = rowTop(geometry, scroll.top, first);
+  // Rows below the list's height would make it taller (possible where the scroll position is scaled): not drawn.
+  const end = Math.min(view.steps.length - 1, first + slots - 1, first + Math.floor((geometry.scrollHeight - firstTop) / ROW_HEIGHT) - 1);
   const rows = [];
-  for (let index = first; index <= last; index++) {
+  for (let slot = 0; slot < slots; slot++) {
+    const index = first + ((((slot - first) % slots) + slots) % slots);
+    if (index > end) continue;
     rows.push(
-      <StepRow
-        key={index % slots}
-        view={view}
-        index={index}
-        top={rowTop(geometry, scroll.top, index)}
-        color={colors.get(view.steps[index].agentId) ?? '#64748b'}
-        onSelect={moveTo}
-      />,
+      <StepRow key={slot} view={view} index={index} line={index - first + 1} color={colors.get(view.steps[index].agentId) ?? '#64748b'} onSelect={moveTo} />,
     );
   }
   return (
@@ -102,7 +105,7 @@ export function StepList({ view }: { view: RunView }) {
         Steps ({view.steps.length.toLocaleString()})
       </h2>
       <div ref={scroller} data-testid="step-list" className="min-h-0 flex-1 overflow-auto [contain:strict]" tabIndex={-1} onScroll={(e) => scrolledTo(e.currentTarget.scrollTop)}>
-        <ol className="relative" style={{ height: geometry.scrollHeight }}>
+        <ol className="grid content-start bg-white" style={{ height: geometry.scrollHeight, paddingTop: first <= end ? firstTop : 0, gridAutoRows: ROW_HEIGHT }}>
           {rows}
         </ol>
       </div>
@@ -163,8 +166,8 @@ function FollowPlayhead({ scroller, geometry, scrollTop, measured, ready, onFoll
  * page's layerization on a move (bench/profile-view.ts with every other moving part hidden: Layerize 1.09 → 0.45 ms a
  * press). The inspector's changing content, the timeline's playhead and the graph's highlight still do (ADR 0021).
  */
-const StepRow = memo(function StepRow(props: { view: RunView; index: number; top: number; color: string; onSelect: (index: number) => void }) {
-  const { view, index, top, color, onSelect } = props;
+const StepRow = memo(function StepRow(props: { view: RunView; index: number; line: number; color: string; onSelect: (index: number) => void }) {
+  const { view, index, line, color, onSelect } = props;
   const current = usePlayhead((s) => s.position === index);
   const step = view.steps[index];
   const agent = view.index.agentById.get(step.agentId)?.name ?? step.agentId;
@@ -178,10 +181,10 @@ const StepRow = memo(function StepRow(props: { view: RunView; index: number; top
       data-current={current ? 'true' : undefined}
       onClick={() => onSelect(index)}
       title={step.name}
-      className={`absolute inset-x-0 flex cursor-pointer items-start gap-2 border-b border-slate-100 px-2 py-1 text-xs ${
+      className={`flex min-w-0 cursor-pointer items-start gap-2 border-b border-slate-100 px-2 py-1 text-xs ${
         current ? 'bg-indigo-100 ring-1 ring-indigo-400 ring-inset' : 'bg-white hover:bg-slate-50'
       }`}
-      style={{ top, height: ROW_HEIGHT }}
+      style={{ gridRow: line, height: ROW_HEIGHT }}
     >
       <span className="w-9 shrink-0 pt-px text-right text-slate-400 tabular-nums">{index + 1}</span>
       <span className="mt-1 h-6 w-1 shrink-0 rounded-sm" style={{ background: color }} aria-hidden />
