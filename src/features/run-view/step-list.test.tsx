@@ -56,7 +56,7 @@ describe('the step list', () => {
     });
     observer.observe(ol, { childList: true });
     // Steps within the window, steps that scroll it by a screen, jumps anywhere and back.
-    for (const target of [1, 2, 25, 26, 60, 6_543, 6_544, 4_321, 100, 0]) {
+    for (const target of [1, 2, 25, 26, 60, 6_543, 6_544, COUNT - 1, COUNT - 2, 4_321, 100, 0]) {
       act(() => usePlayhead.getState().moveTo(target));
       await Promise.resolve(); // mutation records are delivered in a microtask
       expect(list.querySelector('[aria-current="step"]')).toHaveAttribute('data-position', String(target));

@@ -7,7 +7,7 @@ import { agentColors } from '../../ui/agent-colors.ts';
 import { rectifierMarks } from './rectifier-marks.ts';
 import type { RunView } from './run-view-model.ts';
 import { compact } from '../../ui/format.ts';
-import { listGeometry, rowInView, rowTop, scrollTopCentring, visibleRows, windowSlots, type ListGeometry } from './list-window.ts';
+import { listGeometry, poolRows, rowInView, rowTop, scrollTopCentring, visibleRows, windowSlots, type ListGeometry } from './list-window.ts';
 
 const ROW_HEIGHT = 40;
 
@@ -88,15 +88,13 @@ export function StepList({ view }: { view: RunView }) {
   // list: a scroll or a jump then changes no paint chunk's bounds and Chromium repaints instead of layerizing the page
   // again (ADR 0021).
   const slots = windowSlots(geometry, OVERSCAN);
-  const firstTop = rowTop(geometry, scroll.top, first);
-  // Rows below the list's height would make it taller (possible where the scroll position is scaled): not drawn.
-  const end = Math.min(view.steps.length - 1, first + slots - 1, first + Math.floor((geometry.scrollHeight - firstTop) / ROW_HEIGHT) - 1);
+  const { start, end } = poolRows(geometry, scroll.top, first, slots);
   const rows = [];
   for (let slot = 0; slot < slots; slot++) {
-    const index = first + ((((slot - first) % slots) + slots) % slots);
+    const index = start + ((((slot - start) % slots) + slots) % slots);
     if (index > end) continue;
     rows.push(
-      <StepRow key={slot} view={view} index={index} line={index - first + 1} color={colors.get(view.steps[index].agentId) ?? '#64748b'} onSelect={moveTo} />,
+      <StepRow key={slot} view={view} index={index} line={index - start + 1} color={colors.get(view.steps[index].agentId) ?? '#64748b'} onSelect={moveTo} />,
     );
   }
   return (
@@ -105,7 +103,7 @@ export function StepList({ view }: { view: RunView }) {
         Steps ({view.steps.length.toLocaleString()})
       </h2>
       <div ref={scroller} data-testid="step-list" className="min-h-0 flex-1 overflow-auto [contain:strict]" tabIndex={-1} onScroll={(e) => scrolledTo(e.currentTarget.scrollTop)}>
-        <ol className="grid content-start bg-white" style={{ height: geometry.scrollHeight, paddingTop: first <= end ? firstTop : 0, gridAutoRows: ROW_HEIGHT }}>
+        <ol className="grid content-start bg-white" style={{ height: geometry.scrollHeight, paddingTop: start <= end ? rowTop(geometry, scroll.top, start) : 0, gridAutoRows: ROW_HEIGHT }}>
           {rows}
         </ol>
       </div>
