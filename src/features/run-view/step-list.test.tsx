@@ -61,10 +61,10 @@ describe('the step list', () => {
       await Promise.resolve(); // mutation records are delivered in a microtask
       expect(list.querySelector('[aria-current="step"]')).toHaveAttribute('data-position', String(target));
       expect([...ol.children]).toEqual(pool);
-      // Each row sits on the grid line of its place in the window, in order of position.
+      // Each row sits at its place, and the pool holds consecutive rows.
       const rows = [...ol.children] as HTMLElement[];
-      const byLine = rows.sort((a, b) => Number(a.style.gridRow.split(' ')[0]) - Number(b.style.gridRow.split(' ')[0]));
-      const positions = byLine.map((row) => Number(row.dataset.position));
+      for (const row of rows) expect(row.style.top).toBe(`${Number(row.dataset.position) * 40}px`);
+      const positions = rows.map((row) => Number(row.dataset.position)).sort((a, b) => a - b);
       expect(positions).toEqual(positions.map((_, i) => positions[0] + i));
       expect(ol.querySelector(`[data-position="${target}"]`)).toHaveTextContent(`output ${target}`);
     }
