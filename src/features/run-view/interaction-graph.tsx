@@ -2,7 +2,7 @@
 // messages or tokens, the manager hierarchy dashed, loops outlined, and the current step's agent and edges lit.
 // Layout runs in a Web Worker; the base drawing is memoised, only the highlight layer follows the playhead.
 import { select, zoom, zoomIdentity, type ZoomBehavior } from 'd3';
-import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import type { GraphEdge, GraphNode } from '../../model/graph.ts';
 import { recordOf } from '../../model/record.ts';
 import { rectifierMarks } from './rectifier-marks.ts';
@@ -88,7 +88,7 @@ export function InteractionGraphView({ view }: { view: RunView }) {
 
   const svg = useRef<SVGSVGElement>(null);
   const content = useRef<SVGGElement>(null);
-  const overlay = useRef<SVGGElement>(null);
+  const highlight = useRef<HighlightCanvas>({ canvas: null, zoom: { k: 1, x: 0, y: 0 }, draw: undefined });
   const zoomer = useRef<ZoomBehavior<SVGSVGElement, unknown> | undefined>(undefined);
   const positions = layout?.graph === graph ? layout.positions : undefined;
   useEffect(() => {
@@ -96,9 +96,10 @@ export function InteractionGraphView({ view }: { view: RunView }) {
     const behaviour = zoom<SVGSVGElement, unknown>()
       .scaleExtent([0.1, 8])
       .on('zoom', (event) => {
-        const transform = event.transform.toString();
-        content.current?.setAttribute('transform', transform);
-        overlay.current?.setAttribute('transform', transform);
+        content.current?.setAttribute('transform', event.transform.toString());
+        const { k, x, y } = event.transform as { k: number; x: number; y: number };
+        highlight.current.zoom = { k, x, y };
+        highlight.current.draw?.();
       });
     zoomer.current = behaviour;
     select(svg.current).call(behaviour).on('dblclick.zoom', null);
@@ -157,15 +158,9 @@ export function InteractionGraphView({ view }: { view: RunView }) {
           <GraphDefs />
           <g ref={content}>{positions && <GraphBase view={view} positions={positions} weight={weight} maxActivity={maxActivity} />}</g>
         </svg>
-        {/* The highlight is a separate SVG on top, so a playhead move never repaints the graph underneath. */}
-        <svg width={width} height={HEIGHT} className="pointer-events-none absolute inset-0" aria-hidden>
-          <defs>
-            <marker id="arrow-current" viewBox="0 0 10 10" refX="8" refY="5" markerUnits="userSpaceOnUse" markerWidth="11" markerHeight="11" orient="auto">
-              <path d="M0,0 L10,5 L0,10 z" fill="#e11d48" />
-            </marker>
-          </defs>
-          <g ref={overlay}>{positions && <GraphHighlight view={view} positions={positions} weight={weight} maxActivity={maxActivity} />}</g>
-        </svg>
+        {/* The highlight is drawn on a canvas on top: a move redraws its pixels and changes no element's painted
+            bounds, so it neither repaints the graph underneath nor makes Chromium layerize the page again (ADR 0021). */}
+        {positions && <GraphHighlight view={view} positions={positions} weight={weight} maxActivity={maxActivity} canvas={highlight} width={width} />}
         <Legend />
       </div>
     </section>
@@ -214,16 +209,20 @@ function edgeMidpoint(a: [number, number], b: [number, number]): [number, number
   return [(a[0] + b[0]) / 2 - (dy / length) * bend * 0.5, (a[1] + b[1]) / 2 + (dx / length) * bend * 0.5];
 }
 
-/** A curved path from the rim of one node to the rim of the other; opposite edges bend to opposite sides. */
-function edgePath(a: [number, number], b: [number, number], ra: number, rb: number): string {
+/** A curve from the rim of one node to the rim of the other (a quadratic Bézier); opposite edges bend to opposite sides. */
+export function edgeCurve(a: [number, number], b: [number, number], ra: number, rb: number): { start: [number, number]; control: [number, number]; end: [number, number] } {
   const [dx, dy] = [b[0] - a[0], b[1] - a[1]];
   const length = Math.hypot(dx, dy) || 1;
   const [ux, uy] = [dx / length, dy / length];
   const bend = Math.min(40, length * 0.15);
-  const mid: [number, number] = [(a[0] + b[0]) / 2 - uy * bend, (a[1] + b[1]) / 2 + ux * bend];
-  const start = toward(a, mid, ra + 2);
-  const end = toward(b, mid, rb + 4);
-  return `M${start[0]},${start[1]} Q${mid[0]},${mid[1]} ${end[0]},${end[1]}`;
+  const control: [number, number] = [(a[0] + b[0]) / 2 - uy * bend, (a[1] + b[1]) / 2 + ux * bend];
+  return { start: toward(a, control, ra + 2), control, end: toward(b, control, rb + 4) };
+}
+
+/** edgeCurve as SVG path data. */
+function edgePath(a: [number, number], b: [number, number], ra: number, rb: number): string {
+  const { start, control, end } = edgeCurve(a, b, ra, rb);
+  return `M${start[0]},${start[1]} Q${control[0]},${control[1]} ${end[0]},${end[1]}`;
 }
 
 function toward(from: [number, number], to: [number, number], distance: number): [number, number] {
@@ -408,8 +407,72 @@ function PrunedEdges({ view, positions, radius }: { view: RunView; positions: Re
   );
 }
 
-/** The current step: its agent ringed, the edges it sends on drawn over the rest. */
-function GraphHighlight({ view, positions, weight, maxActivity }: LayerProps) {
+const CURRENT = '#e11d48';
+const CURRENT_PRUNED = '#94a3b8';
+
+function pixelRatio(): number {
+  return typeof window !== 'undefined' ? window.devicePixelRatio || 1 : 1;
+}
+
+/** The highlight's canvas, the graph's zoom (kept by the zoom handler) and the highlight's current drawing. */
+interface HighlightCanvas {
+  canvas: HTMLCanvasElement | null;
+  zoom: { k: number; x: number; y: number };
+  draw: (() => void) | undefined;
+}
+
+/** What the highlight draws for a step, in the graph's coordinates (before zoom). */
+export interface HighlightShape {
+  edges: { start: [number, number]; control: [number, number]; end: [number, number]; width: number }[];
+  ring?: { at: [number, number]; r: number };
+  pruned: boolean;
+}
+
+/**
+ * Draws the current step's highlight: its edges as curves ending in an arrowhead (the old SVG marker: a triangle
+ * 11 units long whose point sits 2.2 units past the curve's end, turned along the curve's last tangent) and its
+ * agent ringed, under the graph's zoom.
+ */
+export function drawHighlight(ctx: CanvasRenderingContext2D, shape: HighlightShape, zoom: HighlightCanvas['zoom'], ratio: number, size: { width: number; height: number }) {
+  ctx.setTransform(1, 0, 0, 1, 0, 0);
+  ctx.clearRect(0, 0, size.width * ratio, size.height * ratio);
+  ctx.setTransform(ratio * zoom.k, 0, 0, ratio * zoom.k, ratio * zoom.x, ratio * zoom.y);
+  const color = shape.pruned ? CURRENT_PRUNED : CURRENT;
+  ctx.lineCap = 'butt';
+  for (const e of shape.edges) {
+    ctx.beginPath();
+    ctx.moveTo(e.start[0], e.start[1]);
+    ctx.quadraticCurveTo(e.control[0], e.control[1], e.end[0], e.end[1]);
+    ctx.strokeStyle = color;
+    ctx.lineWidth = e.width;
+    ctx.setLineDash(shape.pruned ? [4, 4] : []);
+    ctx.stroke();
+    ctx.setLineDash([]);
+    const angle = Math.atan2(e.end[1] - e.control[1], e.end[0] - e.control[0]);
+    const [cos, sin] = [Math.cos(angle), Math.sin(angle)];
+    const [ex, ey] = e.end;
+    ctx.beginPath();
+    ctx.moveTo(ex + (-8 * cos + 5 * sin) * 1.1, ey + (-8 * sin - 5 * cos) * 1.1);
+    ctx.lineTo(ex + 2 * cos * 1.1, ey + 2 * sin * 1.1);
+    ctx.lineTo(ex + (-8 * cos - 5 * sin) * 1.1, ey + (-8 * sin + 5 * cos) * 1.1);
+    ctx.closePath();
+    ctx.fillStyle = CURRENT;
+    ctx.fill();
+  }
+  if (shape.ring) {
+    ctx.beginPath();
+    ctx.arc(shape.ring.at[0], shape.ring.at[1], shape.ring.r, 0, 2 * Math.PI);
+    ctx.strokeStyle = CURRENT;
+    ctx.lineWidth = 3;
+    ctx.stroke();
+  }
+}
+
+/**
+ * The current step: its agent ringed, the edges it sends on drawn over the rest, on a canvas above the graph. The
+ * canvas also holds what the step lights up as attributes (for tests and tools): changing them paints nothing.
+ */
+function GraphHighlight({ view, positions, weight, maxActivity, canvas, width }: LayerProps & { canvas: RefObject<HighlightCanvas>; width: number }) {
   const position = usePlayhead((s) => s.position);
   const { graph } = view;
   const max = useMaxima(view);
@@ -420,37 +483,44 @@ function GraphHighlight({ view, positions, weight, maxActivity }: LayerProps) {
   const marks = rectifierMarks(view);
   const pruned = marks.pruned.has(position) && !marks.fallback;
   const byId = useMemo(() => new Map(graph.nodes.map((n) => [n.id, n])), [graph]);
+  const shape: HighlightShape = { edges: [], pruned };
+  for (const e of edges) {
+    const edge = graph.edges[e];
+    const a = positions[edge.source];
+    const b = positions[edge.target];
+    if (!a || !b) continue;
+    const curve = edgeCurve(a, b, nodeRadius(byId.get(edge.source)!, maxActivity), nodeRadius(byId.get(edge.target)!, maxActivity));
+    shape.edges.push({ ...curve, width: Math.max(2.5, edgeWidth(edge, weight, max)) });
+  }
+  if (node && at) shape.ring = { at, r: nodeRadius(node, maxActivity) + 4 };
+  // Drawn in a layout effect, in the key's own task: the frame that shows the move shows the highlight too.
+  useLayoutEffect(() => {
+    const state = canvas.current;
+    state.draw = () => {
+      const ctx = state.canvas?.getContext('2d');
+      if (ctx) drawHighlight(ctx, shape, state.zoom, pixelRatio(), { width, height: HEIGHT });
+    };
+    state.draw();
+  });
+  const attach = useCallback((el: HTMLCanvasElement | null) => {
+    canvas.current.canvas = el;
+  }, [canvas]);
+  const ratio = pixelRatio();
   return (
-    <g
+    <canvas
+      ref={attach}
       data-testid="graph-current"
       data-current="true"
       data-node-id={node?.id}
       data-agent-id={node?.agentId}
       data-edge-ids={edges.map((e) => graph.edges[e].id).join(' ')}
       data-pruned={pruned ? 'true' : undefined}
-      pointerEvents="none"
-    >
-      {edges.map((e, i) => {
-        const edge = graph.edges[e];
-        const a = positions[edge.source];
-        const b = positions[edge.target];
-        if (!a || !b) return null;
-        // Keyed by place: a move updates the path drawn for the last step (its `d`) rather than removing it and
-        // creating another, with its marker, on every move.
-        return (
-          <path
-            key={i}
-            d={edgePath(a, b, nodeRadius(byId.get(edge.source)!, maxActivity), nodeRadius(byId.get(edge.target)!, maxActivity))}
-            fill="none"
-            stroke={pruned ? '#94a3b8' : '#e11d48'}
-            strokeDasharray={pruned ? '4 4' : undefined}
-            strokeWidth={Math.max(2.5, edgeWidth(edge, weight, max))}
-            markerEnd="url(#arrow-current)"
-          />
-        );
-      })}
-      {node && at && <circle cx={at[0]} cy={at[1]} r={nodeRadius(node, maxActivity) + 4} fill="none" stroke="#e11d48" strokeWidth={3} />}
-    </g>
+      width={Math.round(width * ratio)}
+      height={Math.round(HEIGHT * ratio)}
+      style={{ width, height: HEIGHT }}
+      className="pointer-events-none absolute inset-0"
+      aria-hidden
+    />
   );
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentOffset, listGeometry, MAX_SCROLL_HEIGHT, rowInView, rowTop, scrollTopCentring, visibleRows, windowSlots } from './list-window.ts';
+import { contentOffset, listGeometry, MAX_SCROLL_HEIGHT, poolRows, rowInView, rowTop, scrollTopCentring, visibleRows, windowSlots } from './list-window.ts';
 
 describe('the step list window', () => {
   it('below the cap, rows stack as they are and the scroll position is the offset', () => {
@@ -61,6 +61,29 @@ describe('the step list window', () => {
         const before = keysAt(g.scrollHeight / 10 + 13);
         const after = keysAt(g.scrollHeight * 0.77);
         expect([...after].filter((k) => !before.has(k)).length).toBeLessThanOrEqual(1);
+      }
+    }
+  });
+
+  it('a fixed pool of rows stays full at the ends and every row it shows is placed inside the content', () => {
+    for (const g of [listGeometry(100_000, 40, 800), listGeometry(1_000_000, 40, 800), listGeometry(50, 40, 800)]) {
+      const slots = windowSlots(g, 4);
+      for (const top of [0, 7, 150, 4000, g.scrollHeight / 2, g.scrollHeight - g.viewport - 3, g.scrollHeight - g.viewport]) {
+        const { first, last } = visibleRows(g, top, 4);
+        const { start, end } = poolRows(g, top, first, slots);
+        // Full (as many rows as slots, or every row of a short run) and holding every visible row.
+        expect(end - start + 1).toBe(Math.min(slots, g.count));
+        for (let i = Math.max(first, 0); i <= last; i++) {
+          if (rowTop(g, top, i) >= 0 && rowTop(g, top, i) + g.row <= g.scrollHeight) {
+            expect(i).toBeGreaterThanOrEqual(start);
+            expect(i).toBeLessThanOrEqual(end);
+          }
+        }
+        expect(rowTop(g, top, start)).toBeGreaterThanOrEqual(-1e-6);
+        expect(rowTop(g, top, end) + g.row).toBeLessThanOrEqual(g.scrollHeight + 1e-6);
+        // Rows in view are among them.
+        const inView = Math.ceil(contentOffset(g, top) / g.row);
+        if (inView < g.count) expect(inView >= start && inView <= end).toBe(true);
       }
     }
   });

@@ -70,3 +70,18 @@ export function scrollTopCentring(g: ListGeometry, index: number): number {
 export function windowSlots(g: ListGeometry, overscan: number): number {
   return Math.ceil(g.viewport / g.row) + 2 * overscan + 2;
 }
+
+/**
+ * The rows a fixed pool of `slots` rows shows (inclusive): the window's rows from `first`, moved up at the run's end so
+ * the pool stays full, and only rows whose place lies inside the scrollable content (where the scroll position is
+ * scaled, rows far above or below the viewport would be placed outside it and make it taller).
+ */
+export function poolRows(g: ListGeometry, scrollTop: number, first: number, slots: number): { start: number; end: number } {
+  if (g.count === 0) return { start: 0, end: -1 };
+  // rowTop(i) = scrollTop + i * row - contentOffset: at least 0, and its row ends by scrollHeight.
+  const shift = contentOffset(g, scrollTop) - scrollTop;
+  const lowest = Math.max(0, Math.ceil(shift / g.row - 1e-9));
+  const highest = Math.min(g.count - 1, Math.floor((g.scrollHeight + shift) / g.row + 1e-9) - 1);
+  const start = Math.max(lowest, Math.min(first, highest - slots + 1));
+  return { start, end: Math.min(highest, start + slots - 1) };
+}

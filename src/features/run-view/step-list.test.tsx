@@ -42,6 +42,36 @@ describe('the step list', () => {
     }
   });
 
+  it('is a fixed pool of rows: a step, a scroll or a jump never adds, removes or reorders a row, it updates them in place', async () => {
+    const steps: Step[] = Array.from({ length: COUNT }, (_, i) => ({ id: `s${i}`, index: i, kind: 'action', agentId: 'a', output: `output ${i}` }));
+    const view = runViewOf(makeRun('long', { steps }));
+    usePlayhead.getState().load('long', view.steps.length, 0);
+    render(<StepList view={view} />);
+    const list = screen.getByTestId('step-list');
+    const ol = list.querySelector('ol')!;
+    const pool = [...ol.children];
+    const changes: MutationRecord[] = [];
+    const observer = new MutationObserver((records) => {
+      for (const r of records) if (r.type === 'childList') changes.push(r);
+    });
+    observer.observe(ol, { childList: true });
+    // Steps within the window, steps that scroll it by a screen, jumps anywhere and back.
+    for (const target of [1, 2, 25, 26, 60, 6_543, 6_544, COUNT - 1, COUNT - 2, 4_321, 100, 0]) {
+      act(() => usePlayhead.getState().moveTo(target));
+      await Promise.resolve(); // mutation records are delivered in a microtask
+      expect(list.querySelector('[aria-current="step"]')).toHaveAttribute('data-position', String(target));
+      expect([...ol.children]).toEqual(pool);
+      // Each row sits at its place, and the pool holds consecutive rows.
+      const rows = [...ol.children] as HTMLElement[];
+      for (const row of rows) expect(row.style.top).toBe(`${Number(row.dataset.position) * 40}px`);
+      const positions = rows.map((row) => Number(row.dataset.position)).sort((a, b) => a - b);
+      expect(positions).toEqual(positions.map((_, i) => positions[0] + i));
+      expect(ol.querySelector(`[data-position="${target}"]`)).toHaveTextContent(`output ${target}`);
+    }
+    observer.disconnect();
+    expect(changes).toEqual([]);
+  });
+
   it('a jump shows the new rows in the same task as the move (the frame after the key shows it whole)', () => {
     const steps: Step[] = Array.from({ length: COUNT }, (_, i) => ({ id: `s${i}`, index: i, kind: 'action', agentId: 'a', output: `output ${i}` }));
     const view = runViewOf(makeRun('long', { steps }));
