@@ -65,7 +65,10 @@ describe('handoffs cross naming their step (ADR 0026, shared strings)', () => {
     for (const h of lean) {
       expect(typeof h.content).toBe('number');
       expect(typeof h.to).toBe('number');
+      expect(typeof h.stepId).toBe('number');
     }
+    // The step id the page's handoff names is the received step's own string (no second copy crossed).
+    run.handoffs.forEach((h, i) => expect(h.stepId).toBe(run.steps[lean[i].stepId as number].id));
   });
 
   it('the handoff slices are smaller serialised than the handoffs themselves', async () => {
@@ -90,6 +93,7 @@ describe('handoffs cross naming their step (ADR 0026, shared strings)', () => {
     expect(sent[4].to).toEqual(['Nobody']);
     expect(sent[5].content).toBe(run.handoffs[5].content);
     expect(sent[5].to).toEqual(run.handoffs[5].to);
+    expect(sent[5].stepId).toBe('no-such-step');
   });
 
   it('a lost slice still fails the file', async () => {

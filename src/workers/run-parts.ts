@@ -29,13 +29,15 @@ export type FilePart =
  * A handoff as it crosses: a chat log's handoff carries its step's output as content and its recipients as `to`
  * (ADR 0026, shared strings); a clone would give the page two copies of each. Here `content` (and `to`) is then the
  * index of that step in its run (a number, which a handoff's own fields never are), the rest as it was, in its order.
+ * A handoff whose step is in the run names it by that index too (`stepId`): the page takes the received step's id.
  */
-export type LeanHandoff = Omit<Handoff, 'content' | 'to'> & { content: string | number; to: string[] | number };
+export type LeanHandoff = Omit<Handoff, 'content' | 'to' | 'stepId'> & { content: string | number; to: string[] | number; stepId?: string | number };
 
 /** The page's side of leanHandoff: the content is the received step's output (one string on the page, not two). */
 function fullHandoff(lean: LeanHandoff, steps: readonly Step[]): Handoff {
-  if (typeof lean.content !== 'number' && typeof lean.to !== 'number') return lean as Handoff;
+  if (typeof lean.content !== 'number' && typeof lean.to !== 'number' && typeof lean.stepId !== 'number') return lean as Handoff;
   const handoff = lean as Record<string, unknown>;
+  if (typeof lean.stepId === 'number') handoff.stepId = stepAt(steps, lean.stepId).id;
   if (typeof lean.content === 'number') handoff.content = stepAt(steps, lean.content).output;
   if (typeof lean.to === 'number') handoff.to = (stepAt(steps, lean.to).recipients ?? []).slice();
   return handoff as Handoff;

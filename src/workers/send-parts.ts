@@ -22,9 +22,9 @@ function leanHandoff(handoff: Handoff, steps: readonly Step[], indexOf: (stepId:
   const step = steps[at];
   const content = typeof step.output === 'string' && step.output === handoff.content;
   const to = sameStrings(handoff.to, step.recipients);
-  if (!content && !to) return handoff;
-  // A copy keeps the keys' order (the page's run serialises as the worker's would).
-  const lean: LeanHandoff = { ...handoff };
+  // A copy keeps the keys' order (the page's run serialises as the worker's would). The step's id crosses with the
+  // step: a handoff found by it names it by its index (one string on the page, not a second copy per handoff).
+  const lean: LeanHandoff = { ...handoff, stepId: at };
   if (content) lean.content = at;
   if (to) lean.to = at;
   return lean;
