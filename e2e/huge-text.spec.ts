@@ -49,6 +49,10 @@ function session() {
   };
 }
 
+// Its long-task bound is a timing on a shared 2-core machine: a task of 244 ms was seen once in a fresh-clone CI run
+// (the next runs passed). A retry absorbs one such outlier; a real regression fails every attempt.
+test.describe.configure({ retries: 2 });
+
 test('a 10 MB single-line message opens at once and is reachable whole on demand', async ({ page, context }) => {
   test.setTimeout(120_000);
   await page.addInitScript(() => {
