@@ -67,7 +67,7 @@ describe('the CLI bundle', () => {
   const SMALL = join(ROOT, '../shared/traces/otlp/rag_earnings_agent.json');
   it.skipIf(!existsSync(SMALL))(`needs nothing from node_modules but gpt-tokenizer, and that only for files without recorded usage${existsSync(SMALL) ? '' : ` (${SMALL} is absent: skipped)`}`, () => {
     // The scratch tree has no node_modules: a file that records its token usage is inspected all the same …
-    const recorded = bin(['inspect', '--json', join(ROOT, '../shared/traces/otlp/rag_earnings_agent.json')]);
+    const recorded = bin(['inspect', '--json', SMALL]);
     expect(recorded.status, recorded.stderr).toBe(0);
     expect(JSON.parse(recorded.stdout).files[0].runs[0].tokens.total).toBeGreaterThan(0);
     // … while one whose tokens are estimated reaches for the tokenizer (tokens-lazy.ts) on its first count.

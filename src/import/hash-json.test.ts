@@ -40,7 +40,7 @@ describe('hashJson', () => {
 
   const SHARED = join(import.meta.dirname, '../../../shared/traces');
   it.skipIf(!existsSync(SHARED))(`is hashText of JSON.stringify for the shared traces${existsSync(SHARED) ? '' : ` (${SHARED} is absent: skipped)`}`, () => {
-    const root = join(import.meta.dirname, '../../../shared/traces');
+    const root = SHARED;
     let checked = 0;
     const walk = (dir: string): void => {
       for (const name of readdirSync(dir).sort()) {

@@ -112,7 +112,7 @@ describe('cachedTokenCounter', () => {
   const SHARED = join(import.meta.dirname, '../../../shared/traces');
   it.skipIf(!existsSync(SHARED))(`counts the words of every text of the shared traces as countTokens does${existsSync(SHARED) ? '' : ` (${SHARED} is absent: skipped)`}`, () => {
     const counter = cachedTokenCounter(countTokens);
-    const root = join(import.meta.dirname, '../../../shared/traces');
+    const root = SHARED;
     const strings: string[] = [];
     const collect = (v: unknown): void => {
       if (typeof v === 'string') strings.push(v);
