@@ -1,6 +1,7 @@
 // @vitest-environment jsdom
-// ADR 0024: a run of more than SYNC_STEPS steps opens on a progress bar while its view is built in slices, then paints
-// the step list and inspector, then the graph, timeline and charts; a small run opens at once, as before.
+// ADR 0024, 0033: a run of more than LARGE_STEPS steps opens on a progress bar while its view is built in slices, then
+// paints the step list and inspector, then the graph, timeline and charts; a small run is built in slices too, without
+// a bar (its build takes a frame or two), and its panels follow one another without a status line.
 import { cleanup, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { emptyRecord } from '../../model/record.ts';
@@ -8,7 +9,7 @@ import type { Run, Step } from '../../model/types.ts';
 import { useLibrary } from '../../store/library.ts';
 import { useUrl } from '../../store/url.ts';
 import { makeRun } from '../../testing/test-runs.ts';
-import { SYNC_STEPS } from './run-view-loader.ts';
+import { LARGE_STEPS } from './run-view-loader.ts';
 import { RunPage } from './run-page.tsx';
 
 // Drawing panels need layout jsdom does not have.
@@ -28,7 +29,7 @@ function open(run: Run) {
 
 describe('opening a run', () => {
   it('a large run: a progress bar, then the step list, then the other panels', async () => {
-    const n = SYNC_STEPS + 2_000;
+    const n = LARGE_STEPS + 2_000;
     // Every tenth step is nested in the one before: the preparing screen names the rows, as the toolbar does.
     const steps: Step[] = Array.from({ length: n }, (_, i) => ({
       id: `s${i}`,
@@ -56,11 +57,17 @@ describe('opening a run', () => {
     await waitFor(() => expect(screen.queryByTestId('panels-drawing')).toBeNull());
   }, 30_000);
 
-  it('a small run: every panel at once, no progress bar', () => {
+  it('a small run: no progress bar, the step list and inspector first, then every panel, no status line', async () => {
     open(makeRun('small'));
+    expect(screen.getByTestId('run-preparing')).toBeTruthy();
     expect(screen.queryByRole('progressbar')).toBeNull();
-    expect(screen.getByTestId('run-view')).toBeTruthy();
-    expect(screen.getByText('graph drawn')).toBeTruthy();
+    expect(await screen.findByTestId('run-view')).toBeTruthy();
+    expect(screen.getByTestId('inspector-panel')).toBeTruthy();
+    expect(screen.queryByText('graph drawn')).toBeNull();
     expect(screen.queryByTestId('panels-drawing')).toBeNull();
+    expect(await screen.findByText('graph drawn')).toBeTruthy();
+    expect(await screen.findByText('charts drawn')).toBeTruthy();
+    expect(screen.queryByTestId('panels-drawing')).toBeNull();
+    expect(screen.queryByRole('progressbar')).toBeNull();
   });
 });

@@ -14,7 +14,7 @@ import { useOpeningLinked } from '../library/startup.tsx';
 import { InteractionGraphView } from './interaction-graph.tsx';
 import { applyAction, usePlayTimer, useRunKeyboard, useStepInUrl } from './playback.ts';
 import type { RunView } from './run-view-model.ts';
-import { SYNC_STEPS, useRunView } from './run-view-loader.ts';
+import { LARGE_STEPS, PROGRESS_DELAY_MS, useRunView } from './run-view-loader.ts';
 import { ScoresPanel } from './scores-panel.tsx';
 import { StepInspector } from './step-inspector.tsx';
 import { SpanTree } from './span-tree.tsx';
@@ -70,13 +70,14 @@ function SpanTreeSlot({ view }: { view: RunView }) {
 }
 
 /**
- * The run view once its derivations are built: at once for a small run, else in slices (run-view-loader.ts) with a
- * progress bar meanwhile, so that opening a run of 100k or 1M steps never blocks the page.
+ * The run view once its derivations are built, in slices (run-view-loader.ts) so that opening a run, of 30 steps or
+ * of 1M, never blocks the page; meanwhile the run's title, and a progress bar for a large run or a slow build.
  */
 function RunOpening({ run }: { run: Run }) {
   const { view, progress } = useRunView(run);
   // Counted once per run (by the import worker for a run it handed over; the library's summary reads the same).
   const steps = useMemo(() => stepFacts(run).rows, [run]);
+  const slow = useLater(PROGRESS_DELAY_MS, run);
   if (view) return <RunScreen run={run} view={view} />;
   const percent = Math.floor(progress * 100);
   return (
@@ -86,23 +87,35 @@ function RunOpening({ run }: { run: Run }) {
           {run.title}
         </h2>
       </div>
-      <div className="p-6 text-sm text-slate-700">
-        <p id="run-preparing-label">
-          Preparing the run view of {steps.toLocaleString('en')} steps (loops, graph, timeline)… {percent}%
-        </p>
-        <div
-          role="progressbar"
-          aria-labelledby="run-preparing-label"
-          aria-valuemin={0}
-          aria-valuemax={100}
-          aria-valuenow={percent}
-          className="mt-2 h-1.5 w-80 max-w-full overflow-hidden rounded bg-slate-200"
-        >
-          <div className="h-full bg-indigo-600" style={{ width: `${percent}%` }} />
+      {(slow || run.steps.length > LARGE_STEPS) && (
+        <div className="p-6 text-sm text-slate-700">
+          <p id="run-preparing-label">
+            Preparing the run view of {steps.toLocaleString('en')} steps (loops, graph, timeline)… {percent}%
+          </p>
+          <div
+            role="progressbar"
+            aria-labelledby="run-preparing-label"
+            aria-valuemin={0}
+            aria-valuemax={100}
+            aria-valuenow={percent}
+            className="mt-2 h-1.5 w-80 max-w-full overflow-hidden rounded bg-slate-200"
+          >
+            <div className="h-full bg-indigo-600" style={{ width: `${percent}%` }} />
+          </div>
         </div>
-      </div>
+      )}
     </div>
   );
+}
+
+/** False until `ms` after the first render with this `key` (a new key starts again). */
+function useLater(ms: number, key: unknown): boolean {
+  const [done, setDone] = useState<{ key: unknown } | undefined>(undefined);
+  useEffect(() => {
+    const timer = setTimeout(() => setDone({ key }), ms);
+    return () => clearTimeout(timer);
+  }, [ms, key]);
+  return done?.key === key;
 }
 
 function RunScreen({ run, view }: { run: Run; view: RunView }) {
@@ -155,7 +168,7 @@ function StepLink({ view }: { view: RunView }) {
  */
 const Panels = memo(function Panels({ view }: { view: RunView }) {
   const { run } = view;
-  const stage = usePanelStage(view);
+  const stage = usePanelStage();
   return (
     <div className="grid min-h-0 flex-1 grid-cols-[minmax(16rem,24rem)_minmax(0,1fr)_minmax(20rem,28rem)] gap-2 p-2">
       <ErrorBoundary name="step list" resetKey={run.id}><StepList view={view} /></ErrorBoundary>
@@ -164,7 +177,8 @@ const Panels = memo(function Panels({ view }: { view: RunView }) {
         {stage >= Stage.Timeline && <ErrorBoundary name="timeline" resetKey={run.id}><Timeline view={view} /></ErrorBoundary>}
         {stage >= Stage.Charts && <ErrorBoundary name="token charts" resetKey={run.id}><TokenCharts view={view} /></ErrorBoundary>}
         {stage >= Stage.All && <SpanTreeSlot view={view} />}
-        {stage < Stage.All && (
+        {/* Said for a large run only: a small run's panels follow within a few frames, the line would only flicker. */}
+        {stage < Stage.All && view.steps.length > LARGE_STEPS && (
           <p role="status" data-testid="panels-drawing" className="rounded border border-slate-200 bg-white p-4 text-sm text-slate-600">
             Drawing the graph, the timeline and the token charts…
           </p>
@@ -184,12 +198,13 @@ const Panels = memo(function Panels({ view }: { view: RunView }) {
 const Stage = { ListAndInspector: 0, Graph: 1, Timeline: 2, Charts: 3, All: 4 } as const;
 
 /**
- * Which panels render: every one at once for a small run; for a large one (built in slices), the step list and the
- * inspector first, then the graph, the timeline, the token charts, and the loop panel with the span tree, each in
- * the task after the one before is painted: drawn in one task, they were one of 300–550 ms at 1M steps.
+ * Which panels render: the step list and the inspector first, then the graph, the timeline, the token charts, and the
+ * loop panel with the span tree, each in the task after the one before is painted. Drawn in one task they were one of
+ * 300–550 ms at 1M steps, and of 160–180 ms even for a run of a few dozen steps (style and layout of its ~700
+ * elements at once, each panel measuring its width); staged, a small run's panels appear within a few frames.
  */
-function usePanelStage(view: RunView): number {
-  const [stage, setStage] = useState<number>(() => (view.steps.length <= SYNC_STEPS ? Stage.All : Stage.ListAndInspector));
+function usePanelStage(): number {
+  const [stage, setStage] = useState<number>(Stage.ListAndInspector);
   useEffect(() => {
     if (stage >= Stage.All) return;
     let live = true;

@@ -5,7 +5,7 @@ import { countStepKinds } from '../../model/steps.ts';
 import { toolCallCounts } from '../../model/tool-calls.ts';
 import type { Run, Step } from '../../model/types.ts';
 import { makeRun } from '../../testing/test-runs.ts';
-import { runInSlices, runViewOpeningSlices, viewAtOnce, SYNC_STEPS } from './run-view-loader.ts';
+import { runInSlices, runViewOpeningSlices, viewAtOnce, LARGE_STEPS } from './run-view-loader.ts';
 import { buildRunView, runViewOf, runViewSlices, type RunView } from './run-view-model.ts';
 import { builtTimelineGeometry, initialTimelineMode, timelineGeometry, timelineGeometrySlices } from './timeline-geometry.ts';
 
@@ -112,7 +112,7 @@ describe('runViewSlices', () => {
   });
 
   it('with the opening slices, leaves the timeline geometry of its opening mode built, as a build in one call would', () => {
-    const large = bigRun(SYNC_STEPS + 10);
+    const large = bigRun(LARGE_STEPS + 10);
     const view = finish(runViewOpeningSlices(large));
     expect(view).toBe(runViewOf(large));
     const mode = initialTimelineMode(view);
@@ -129,9 +129,12 @@ describe('runViewSlices', () => {
     expect(timelineGeometry({ ...view }, 'order')).toEqual(finish(timelineGeometrySlices({ ...view }, 'order')));
   });
 
-  it('says which runs are built at once: small ones, and those whose view is built', () => {
-    expect(viewAtOnce(bigRun(100))).toBe(true);
-    const large = bigRun(SYNC_STEPS + 10);
+  it('says which runs are shown at once: those whose view is built, small or large', () => {
+    const small = bigRun(100);
+    expect(viewAtOnce(small)).toBe(false);
+    runViewOf(small);
+    expect(viewAtOnce(small)).toBe(true);
+    const large = bigRun(LARGE_STEPS + 10);
     expect(viewAtOnce(large)).toBe(false);
     runViewOf(large);
     expect(viewAtOnce(large)).toBe(true);

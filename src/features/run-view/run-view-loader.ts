@@ -1,15 +1,22 @@
 // Building the run view of a large run without blocking the page (ADR 0024): the derivations (step tree, loop
 // analysis, graph, per-position columns) run as a sliced generator (src/model/slices.ts), a few milliseconds per
 // slice, in tasks of at most SLICE_BUDGET_MS that give the browser its thread back in between, so that it can paint
-// the progress and take input. A small run, or one whose view is built already, is built at once, as before.
+// the progress and take input. Every run whose view is not built yet is built so, small ones too: built within the
+// click's task, even a run of 29 steps made it one of 100–170 ms with the panels' first render (ADR 0033). A run
+// whose view is built already is shown at once.
 import { useEffect, useMemo, useState } from 'react';
 import { phase, type Sliced } from '../../model/slices.ts';
 import type { Run } from '../../model/types.ts';
 import { cachedRunView, hasTraceView, runViewOf, runViewSlices, type RunView } from './run-view-model.ts';
 import { initialTimelineMode, timelineGeometrySlices } from './timeline-geometry.ts';
 
-/** Up to this many steps the view is built in one go, within the render (well under a frame's worth of work). */
-export const SYNC_STEPS = 10_000;
+/**
+ * Above this many steps a run is large: its preparing screen shows the progress bar at once (a small run's only if
+ * its build outlasts PROGRESS_DELAY_MS), and a line says its panels are being drawn.
+ */
+export const LARGE_STEPS = 10_000;
+/** How long a small run's build goes without a progress bar: most finish within a frame or two, the bar would flicker. */
+export const PROGRESS_DELAY_MS = 300;
 /**
  * How long a task building a view keeps the page's thread: a long task is 50 ms, and on a loaded machine a slice's
  * wall time can be several times its work.
@@ -72,9 +79,9 @@ export interface SliceStats {
  */
 export const RUN_VIEW_BUILD_MEASURE = 'mas-replay:run-view-build';
 
-/** Whether opening `run` builds its view at once (small, or built already) rather than in slices. */
+/** Whether opening `run` shows its view at once (built already) rather than building it in slices. */
 export function viewAtOnce(run: Run): boolean {
-  return run.steps.length <= SYNC_STEPS || cachedRunView(run) !== undefined || hasTraceView(run);
+  return cachedRunView(run) !== undefined || hasTraceView(run);
 }
 
 /**
