@@ -2,10 +2,10 @@
 // run whose spans are stored apart carries only the few keys the page reads; the rest is its span's attributes, kept
 // with the spans in IndexedDB (ADR 0026), and read with them when this section is opened (as the Spans section is).
 import { useEffect, useState } from 'react';
-import { RAW_KEYS_ON_PAGE, stepRawIndex } from '../../model/session-spans.ts';
+import { RAW_KEYS_ON_PAGE } from '../../model/session-spans.ts';
 import type { Run, Step } from '../../model/types.ts';
 import { usePersistence } from '../../store/library-db.ts';
-import { useRunSpans } from './span-tree-loader.ts';
+import { stepRawOf, useRunSpans } from './span-tree-loader.ts';
 import { TraceText } from './trace-text.tsx';
 import { safeStringify } from '../../ui/format.ts';
 
@@ -22,7 +22,7 @@ export function RawSection({ run, step }: { run: Run; step: Step }) {
     if (open && apart && !inHand) load();
   }, [open, apart, inHand, load]);
   let raw = step.raw;
-  if (apart && inHand && source.spans && step.spanId !== undefined) raw = stepRawIndex(source.spans).get(step.spanId) ?? step.raw;
+  if (apart && inHand && source.spans && step.spanId !== undefined) raw = stepRawOf(source.spans, step) ?? step.raw;
   const waiting = apart && !inHand;
   if (!waiting && (!raw || Object.keys(raw).length === 0)) return null;
   return (

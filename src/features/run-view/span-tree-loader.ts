@@ -3,7 +3,7 @@
 // opens — at once for a run of up to AUTO_LOAD_MAX spans, on request above that, so that opening a large run never
 // waits for, or holds, spans nobody looked at. The spans of one run at a time are kept.
 import { useCallback, useEffect, useSyncExternalStore } from 'react';
-import type { Run, RunSpan } from '../../model/types.ts';
+import type { Run, RunSpan, Step } from '../../model/types.ts';
 import { readStoredSpans, runStorageTarget, usePersistence } from '../../store/library-db.ts';
 import { readSpansInWorker } from '../../workers/import-client.ts';
 
@@ -27,42 +27,108 @@ function subscribe(listener: () => void): () => void {
 
 /**
  * Read through the import worker (received in slices, no long task here); on this thread without it. The spans are
- * indexed by step as each slice is restored, so the inspector's Spans section does not index 100k spans in one render.
+ * indexed (spanIndex) as each slice is restored, so neither the span tree nor the inspector passes over 100k spans in
+ * the render that shows them.
  */
 async function read(run: Run): Promise<RunSpan[] | undefined> {
   const storage = runStorageTarget();
   if (!storage) return readStoredSpans(run);
   const restore = stepSpanRestorer(run);
-  const byStep = new Map<string, RunSpan[]>();
+  const index = new SpanIndexer();
   const spans = await readSpansInWorker(storage, run.id, (stored) => {
     const span = restore(stored);
-    if (span.stepId !== undefined) {
-      const list = byStep.get(span.stepId);
-      if (list) list.push(span);
-      else byStep.set(span.stepId, [span]);
-    }
+    index.add(span);
     return span;
   });
-  if (spans) spanIndexes.set(spans, byStep);
+  if (spans) spanIndexes.set(spans, index.done());
   return spans;
 }
 
-const spanIndexes = new WeakMap<readonly RunSpan[], Map<string, RunSpan[]>>();
+/**
+ * What the span tree and the inspector look up in a run's spans; one per span list (spanIndex). No map by span id:
+ * 100k string keys set in a Map were ~45–190 ms (in the slices too) for a lookup of one span per move, which the
+ * step's own list gives (ownSpanAt).
+ */
+export interface SpanIndex {
+  /** The places in the list of the spans that are or belong to a step, by its id, in tree order. */
+  readonly byStep: ReadonlyMap<string, readonly number[]>;
+  /** 1 at a span with children (the next span is deeper), per place in the list. */
+  readonly parents: Uint8Array;
+}
 
-/** The run's spans by the step they are or belong to, in tree order; built once per span list. */
-export function spansByStep(spans: readonly RunSpan[]): ReadonlyMap<string, readonly RunSpan[]> {
+/** Builds a SpanIndex a span at a time, in the list's order. */
+class SpanIndexer {
+  private count = 0;
+  private lastDepth = 0;
+  private parents = new Uint8Array(4096);
+  private readonly byStep = new Map<string, number[]>();
+
+  add(span: RunSpan): void {
+    const i = this.count++;
+    const depth = span.depth ?? 0;
+    if (i > 0 && depth > this.lastDepth) this.parents[i - 1] = 1;
+    this.lastDepth = depth;
+    if (i >= this.parents.length) {
+      const grown = new Uint8Array(this.parents.length * 2);
+      grown.set(this.parents);
+      this.parents = grown;
+    }
+    if (span.stepId !== undefined) {
+      const list = this.byStep.get(span.stepId);
+      if (list) list.push(i);
+      else this.byStep.set(span.stepId, [i]);
+    }
+  }
+
+  done(): SpanIndex {
+    return { byStep: this.byStep, parents: this.parents };
+  }
+}
+
+const spanIndexes = new WeakMap<readonly RunSpan[], SpanIndex>();
+
+/** The index of a span list: made while it was read (read above), else here in one pass (spans in the run, a few). */
+export function spanIndex(spans: readonly RunSpan[]): SpanIndex {
   let index = spanIndexes.get(spans);
   if (!index) {
-    index = new Map();
-    for (const span of spans) {
-      if (span.stepId === undefined) continue;
-      let list = index.get(span.stepId);
-      if (!list) index.set(span.stepId, (list = []));
-      list.push(span);
-    }
+    const indexer = new SpanIndexer();
+    for (const span of spans) indexer.add(span);
+    index = indexer.done();
     spanIndexes.set(spans, index);
   }
   return index;
+}
+
+const NONE: readonly RunSpan[] = [];
+
+/** A step's spans (its own, those merged into it, the plain spans under it), in tree order. */
+export function spansOfStep(spans: readonly RunSpan[], stepId: string): readonly RunSpan[] {
+  const at = spanIndex(spans).byStep.get(stepId);
+  return at === undefined ? NONE : at.map((i) => spans[i]);
+}
+
+/** A step's whole raw where its own span keeps it (splitStepRaw; model/session-spans.ts stepRawIndex, without its pass over every span). */
+export function stepRawOf(spans: readonly RunSpan[], step: Pick<Step, 'id' | 'spanId'>): Record<string, unknown> | undefined {
+  const at = ownSpanAt(spans, step);
+  const span = at === undefined ? undefined : spans[at];
+  return span?.stepRaw === true ? span.attributes : undefined;
+}
+
+/** Places by span id, for a step whose own span names another step (a span that made two steps): built at most once per list. */
+const placesById = new WeakMap<readonly RunSpan[], Map<string, number>>();
+
+/** The place in the list of the step's own span (its `spanId`); undefined when the list does not have it. */
+export function ownSpanAt(spans: readonly RunSpan[], step: Pick<Step, 'id' | 'spanId'>): number | undefined {
+  const { spanId } = step;
+  if (spanId === undefined) return undefined;
+  for (const i of spanIndex(spans).byStep.get(step.id) ?? []) if (spans[i].id === spanId) return i;
+  let byId = placesById.get(spans);
+  if (!byId) {
+    byId = new Map();
+    for (let i = 0; i < spans.length; i++) byId.set(spans[i].id, i);
+    placesById.set(spans, byId);
+  }
+  return byId.get(spanId);
 }
 
 /**

@@ -26,7 +26,7 @@ const run = importText('agent.otlp.json', JSON.stringify(generateAgentTrace(20, 
 describe('span tree rows', () => {
   it('shows every span, leaves out a collapsed span’s descendants, and filters by attribute', () => {
     const spans = run.spans!;
-    expect(visibleSpanRows(spans, new Set(), '')).toHaveLength(200);
+    expect(visibleSpanRows(spans, new Set(), '')).toEqual(spans.map((_, i) => i));
     // The root collapsed: only the root is left.
     expect(visibleSpanRows(spans, new Set([spans[0].id]), '')).toEqual([0]);
     // One agent.step collapsed: its 9 (or 8, for the first) descendants go.

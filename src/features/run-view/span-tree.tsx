@@ -7,7 +7,7 @@ import { memo, useCallback, useDeferredValue, useEffect, useMemo, useRef, useSta
 import type { RunSpan, Step } from '../../model/types.ts';
 import { usePlayhead } from '../../store/playhead.ts';
 import type { RunView } from './run-view-model.ts';
-import { AUTO_LOAD_MAX, useRunSpans } from './span-tree-loader.ts';
+import { AUTO_LOAD_MAX, ownSpanAt, spanIndex, useRunSpans } from './span-tree-loader.ts';
 
 const NO_SPANS: readonly RunSpan[] = [];
 
@@ -42,10 +42,18 @@ function matches(span: RunSpan, needle: string): boolean {
   return false;
 }
 
-/** The rows shown: the tree with collapsed spans' descendants left out, or (filtering) the matching spans. */
+/**
+ * The rows shown: the tree with collapsed spans' descendants left out, or (filtering) the matching spans. Nothing
+ * collapsed and no filter, every span: the rows are made without reading the spans (100k of them were a 75 ms pass in
+ * the render that first shows the tree).
+ */
 export function visibleSpanRows(spans: readonly RunSpan[], collapsed: ReadonlySet<string>, filter: string): number[] {
   const rows: number[] = [];
   const needle = filter.trim().toLowerCase();
+  if (!needle && collapsed.size === 0) {
+    for (let i = 0; i < spans.length; i++) rows.push(i);
+    return rows;
+  }
   if (needle) {
     for (let i = 0; i < spans.length; i++) if (matches(spans[i], needle)) rows.push(i);
     return rows;
@@ -75,11 +83,9 @@ export function SpanTree({ view }: { view: RunView }) {
     if (shown) load();
   }, [shown, load]);
   const rows = useMemo(() => visibleSpanRows(spans, collapsed, deferredFilter), [spans, collapsed, deferredFilter]);
-  const hasChildren = useMemo(() => {
-    const out = new Uint8Array(spans.length);
-    for (let i = 0; i + 1 < spans.length; i++) if ((spans[i + 1].depth ?? 0) > (spans[i].depth ?? 0)) out[i] = 1;
-    return out;
-  }, [spans]);
+  // Built as the spans were read (span-tree-loader.ts), not over 100k spans here.
+  const hasChildren = useMemo(() => spanIndex(spans).parents, [spans]);
+  const everyRow = rows.length === spans.length;
   // The tree does not read the playhead (a move rendered it, its virtualizer and every row again): each row watches
   // whether it belongs to the current step, and SpanFollower scrolls when the current step's own span changes.
   const moveTo = usePlayhead((s) => s.moveTo);
@@ -158,7 +164,7 @@ export function SpanTree({ view }: { view: RunView }) {
         </div>
         {open && <SpanDetails span={open} />}
       </div>
-      {shown && <SpanFollower view={view} spans={spans} rows={rows} virtualizer={virtualizer} />}
+      {shown && <SpanFollower view={view} spans={spans} rows={everyRow ? undefined : rows} virtualizer={virtualizer} />}
     </section>
   );
 }
@@ -219,17 +225,19 @@ const SpanRow = memo(function SpanRow({ view, span, index, top, parent, collapse
 
 /**
  * Follows the playhead: the current step's own span scrolled into view when it is shown. Renders (nothing) only when
- * the current step's span changes; the row of a span is looked up in a map built once per list of rows, not by a scan
- * of up to 100k rows on every move.
+ * the current step changes. Every span a row (`rows` undefined), the row is the place of the step's own span, found
+ * among the step's few spans (spanIndex); some left out, it is looked up in a map built once per list of rows. Never
+ * a scan of up to 100k rows on every move.
  */
-function SpanFollower({ view, spans, rows, virtualizer }: { view: RunView; spans: readonly RunSpan[]; rows: readonly number[]; virtualizer: Virtualizer<HTMLDivElement, Element> }) {
-  const spanId = usePlayhead((s) => view.steps[s.position]?.spanId);
+function SpanFollower({ view, spans, rows, virtualizer }: { view: RunView; spans: readonly RunSpan[]; rows: readonly number[] | undefined; virtualizer: Virtualizer<HTMLDivElement, Element> }) {
+  const step = usePlayhead((s) => view.steps[s.position]);
   const rowOfSpan = useMemo(() => {
+    if (rows === undefined) return undefined;
     const out = new Map<string, number>();
     for (let r = 0; r < rows.length; r++) out.set(spans[rows[r]].id, r);
     return out;
   }, [rows, spans]);
-  const row = spanId === undefined ? undefined : rowOfSpan.get(spanId);
+  const row = step?.spanId === undefined ? undefined : rowOfSpan ? rowOfSpan.get(step.spanId) : ownSpanAt(spans, step);
   useEffect(() => {
     if (row !== undefined) virtualizer.scrollToIndex(row, { align: 'auto' });
   }, [row, virtualizer]);

@@ -3,7 +3,7 @@
 // under it, in tree order, each foldable to its status, attributes and events (the span tree's details pane).
 import type { Run, Step } from '../../model/types.ts';
 import { SpanDetails } from './span-tree.tsx';
-import { spansByStep, useRunSpans } from './span-tree-loader.ts';
+import { spansOfStep, useRunSpans } from './span-tree-loader.ts';
 
 /** Spans listed open up to this many; more start folded to their names. */
 const OPEN_MAX = 1;
@@ -23,8 +23,8 @@ export function SpansSection({ run, step }: { run: Run; step: Step }) {
     );
   }
   if (!spans || spans.length === 0) return null;
-  const own = spansByStep(spans).get(step.id);
-  if (!own || own.length === 0) return null;
+  const own = spansOfStep(spans, step.id);
+  if (own.length === 0) return null;
   const merged = new Set(step.mergedSpanIds ?? []);
   const shown = own.slice(0, LIST_MAX);
   // Indent a span under the listed span it is nested in (tree order: a parent comes before its children).
