@@ -32,6 +32,9 @@ export interface LaneChunks {
   end: Float64Array;
   /** 1: a step of it has an error; 2: a step of it repeats (loopAt). */
   flags: Uint8Array;
+  /** The lane's widest block (Infinity when unknown) and its chunks' flags together. */
+  widest: number;
+  anyFlags: number;
 }
 
 const cache = new WeakMap<RunView, Map<TimelineMode, TimelineGeometry>>();
@@ -129,7 +132,13 @@ function* build(view: RunView, mode: TimelineMode): Sliced<TimelineGeometry> {
       if (view.errorAt[p]) flags[c] |= 1;
       if (view.loopAt[p] >= 0) flags[c] |= 2;
     }
-    chunks.push({ sorted, width, end, flags });
+    let widest = -Infinity;
+    let anyFlags = 0;
+    for (let c = 0; c < count; c++) {
+      if (width[c] > widest) widest = width[c];
+      anyFlags |= flags[c];
+    }
+    chunks.push({ sorted, width, end, flags, widest, anyFlags });
   }
   return { mode, x0, x1, domain, byLane, chunks };
 }

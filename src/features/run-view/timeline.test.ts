@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunView } from './run-view-model.ts';
-import { drawTimeline } from './timeline.tsx';
+import { drawTimeline, firstAtLeast } from './timeline.tsx';
 import { timelineGeometry, type TimelineGeometry } from './timeline-geometry.ts';
 
 /** A canvas context that counts its calls. */
@@ -66,7 +66,10 @@ function random(seed: number) {
 }
 
 describe('drawTimeline by chunks of a lane', () => {
-  it('draws the same as step by step, whatever the window, width, errors, loops and order of the blocks', () => {
+  it.each([
+    ['some long blocks', 2000],
+    ['every block short', 0],
+  ])('draws the same as step by step, whatever the window, width, errors, loops and order of the blocks (%s)', (_, long) => {
     const rand = random(14);
     const n = 30_000;
     const lanes = 4;
@@ -83,9 +86,9 @@ describe('drawTimeline by chunks of a lane', () => {
       // Mostly short steps, some long ones; lane 3 has steps that start before the one before them.
       t += rand() < 0.01 ? rand() * 5000 : rand() * 3;
       start[p] = lane === 3 && rand() < 0.2 ? t - rand() * 400 : t;
-      end[p] = start[p] + (rand() < 0.02 ? rand() * 2000 : rand() < 0.3 ? 0 : rand() * 2);
+      end[p] = start[p] + (rand() < 0.02 ? rand() * long : rand() < 0.3 ? 0 : rand() * 2);
       // Errors sparse, and dense in one stretch; a loop over most of the middle.
-      if (rand() < 0.002 || (p > 5000 && p < 6000 && rand() < 0.5)) errorAt[p] = 1;
+      if (rand() < 0.002 || (p > 5000 && p < 6000 && rand() < 0.5) || (p > 20_000 && p < 21_000)) errorAt[p] = 1;
       if (p > 8000 && p < 25_000 && rand() < 0.9) loopAt[p] = 0;
     }
     let max = -Infinity;
@@ -126,5 +129,19 @@ describe('drawTimeline by chunks of a lane', () => {
       }
     }
     expect(drawn).toBeGreaterThan(5000);
+  });
+});
+
+describe('firstAtLeast', () => {
+  it('finds the first entry at or above the bound from any start and guess, as a linear search does', () => {
+    const rand = random(3);
+    for (let round = 0; round < 200; round++) {
+      const values = Array.from({ length: 1 + Math.floor(rand() * 300) }, () => Math.floor(rand() * 50)).sort((a, b) => a - b);
+      const from = Math.floor(rand() * values.length);
+      const bound = Math.floor(rand() * 55) - 2;
+      let expected = from;
+      while (expected < values.length && values[expected] < bound) expected++;
+      expect(firstAtLeast((i) => values[i], from, values.length, bound, 1 + Math.floor(rand() * 40))).toBe(expected);
+    }
   });
 });

@@ -260,12 +260,37 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, view: RunView, g: Ti
   };
   const chunks = g.chunks;
   if (chunks && chunks.length === view.lanes.length) {
-    // Lane by lane (lanes do not overlap: the same pixels as in replay order), a chunk of the lane's steps at a time:
-    // a chunk is passed over whole when none of its steps could draw (see skipsChunk).
+    // Lane by lane (lanes do not overlap: the same pixels as in replay order), passing over the steps that could not
+    // draw: a lane's blocks all under half a pixel are drawn a pixel column at a time (the first step starting in the
+    // next column is searched for), others a chunk at a time (see skipsChunk).
     for (let lane = 0; lane < chunks.length; lane++) {
       const positions = g.byLane[lane];
-      const { sorted, width: widest, end, flags } = chunks[lane];
-      for (let i = 0; i < positions.length; ) {
+      const { sorted, width: widest, end, flags, anyFlags } = chunks[lane];
+      const startPx = (i: number) => px(x0[positions[i]]);
+      const narrow = sorted && chunks[lane].widest * scale <= 0.5;
+      // Blocks under half a pixel starting before −1 px end before 0: not drawn.
+      let i = narrow ? firstAtLeast(startPx, 0, positions.length, -1, 1) : 0;
+      let stride = 1;
+      let searchedTo = i;
+      while (i < positions.length) {
+        const drawn = lastPx[lane];
+        if (narrow && drawn >= 0 && i >= searchedTo && startPx(i) < drawn + 1) {
+          // The steps from i on that start in the column drawn last, or left of it, draw nothing if every one is under
+          // half a pixel (the lane is) and their error markers and loop marks are drawn there too.
+          const j = firstAtLeast(startPx, i, positions.length, drawn + 1, stride);
+          const drawnOk = (f: number) => (!(f & 1) || lastErrorPx[lane] >= drawn) && (!(f & 2) || lastLoopPx[lane] >= drawn);
+          let ok = drawnOk(anyFlags);
+          if (!ok) {
+            ok = true;
+            for (let c = (i / LANE_CHUNK) | 0, last = ((j - 1) / LANE_CHUNK) | 0; ok && c <= last; c++) ok = drawnOk(flags[c]);
+          }
+          searchedTo = j;
+          if (ok) {
+            stride = j - i;
+            i = j;
+            continue;
+          }
+        }
         if (i % LANE_CHUNK === 0) {
           const c = i / LANE_CHUNK;
           // Every block of the chunk ends left of the window (px is monotonic).
@@ -273,7 +298,7 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, view: RunView, g: Ti
             i += LANE_CHUNK;
             continue;
           }
-          if (sorted && skipsChunk(widest[c] * scale, px(x0[positions[Math.min(positions.length, i + LANE_CHUNK) - 1]]), flags[c], lastPx[lane], lastErrorPx[lane], lastLoopPx[lane])) {
+          if (sorted && skipsChunk(widest[c] * scale, startPx(Math.min(positions.length, i + LANE_CHUNK) - 1), flags[c], lastPx[lane], lastErrorPx[lane], lastLoopPx[lane])) {
             i += LANE_CHUNK;
             continue;
           }
@@ -338,6 +363,31 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, view: RunView, g: Ti
     ctx.fillText('no interventions on this run yet (engines add them)', 6, lanesH + MARK_LANE_H + 12);
   }
   drawAxis(ctx, g.mode, win, width, lanesH + 2 * MARK_LANE_H);
+}
+
+/**
+ * The first i in [from, to) with at(i) >= bound, `at` non-decreasing: tried at `from + guess − 1` and `from + guess`
+ * first (the steps per pixel column of the column before), then by doubling and halving.
+ */
+export function firstAtLeast(at: (i: number) => number, from: number, to: number, bound: number, guess: number): number {
+  if (from >= to || at(from) >= bound) return from;
+  // at(lo) < bound; hi is past the answer (at(hi) >= bound, or hi = to).
+  let lo = from;
+  let hi = Math.min(to, from + Math.max(1, guess));
+  if (hi - 1 > lo) {
+    if (at(hi - 1) < bound) lo = hi - 1;
+    else hi = hi - 1;
+  }
+  for (let jump = Math.max(1, guess); hi < to && at(hi) < bound; jump *= 2) {
+    lo = hi;
+    hi = Math.min(to, hi + jump);
+  }
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >>> 1;
+    if (at(mid) < bound) lo = mid;
+    else hi = mid;
+  }
+  return hi;
 }
 
 /**
