@@ -261,28 +261,29 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, view: RunView, g: Ti
   const chunks = g.chunks;
   if (chunks && chunks.length === view.lanes.length) {
     // Lane by lane (lanes do not overlap: the same pixels as in replay order), passing over the steps that could not
-    // draw: a lane's blocks all under half a pixel are drawn a pixel column at a time (the first step starting in the
-    // next column is searched for), others a chunk at a time (see skipsChunk).
+    // draw: where a lane's blocks start in order and are under half a pixel, a pixel column at a time (the first step
+    // starting in the next column is searched for), else a chunk at a time (see skipsChunk).
     for (let lane = 0; lane < chunks.length; lane++) {
       const positions = g.byLane[lane];
       const { sorted, width: widest, end, flags, anyFlags } = chunks[lane];
       const startPx = (i: number) => px(x0[positions[i]]);
-      const narrow = sorted && chunks[lane].widest * scale <= 0.5;
+      const narrow = chunks[lane].widest * scale <= 0.5;
       // Blocks under half a pixel starting before −1 px end before 0: not drawn.
-      let i = narrow ? firstAtLeast(startPx, 0, positions.length, -1, 1) : 0;
+      let i = sorted && narrow ? firstAtLeast(startPx, 0, positions.length, -1, 1) : 0;
       let stride = 1;
       let searchedTo = i;
       while (i < positions.length) {
         const drawn = lastPx[lane];
-        if (narrow && drawn >= 0 && i >= searchedTo && startPx(i) < drawn + 1) {
+        if (sorted && drawn >= 0 && i >= searchedTo && startPx(i) < drawn + 1) {
           // The steps from i on that start in the column drawn last, or left of it, draw nothing if every one is under
-          // half a pixel (the lane is) and their error markers and loop marks are drawn there too.
+          // half a pixel and their error markers and loop marks are drawn there too: checked for the lane, else for
+          // the chunks they are in.
           const j = firstAtLeast(startPx, i, positions.length, drawn + 1, stride);
           const drawnOk = (f: number) => (!(f & 1) || lastErrorPx[lane] >= drawn) && (!(f & 2) || lastLoopPx[lane] >= drawn);
-          let ok = drawnOk(anyFlags);
+          let ok = narrow && drawnOk(anyFlags);
           if (!ok) {
             ok = true;
-            for (let c = (i / LANE_CHUNK) | 0, last = ((j - 1) / LANE_CHUNK) | 0; ok && c <= last; c++) ok = drawnOk(flags[c]);
+            for (let c = (i / LANE_CHUNK) | 0, last = ((j - 1) / LANE_CHUNK) | 0; ok && c <= last; c++) ok = widest[c] * scale <= 0.5 && drawnOk(flags[c]);
           }
           searchedTo = j;
           if (ok) {
