@@ -141,7 +141,8 @@ describe('firstAtLeast', () => {
       const bound = Math.floor(rand() * 55) - 2;
       let expected = from;
       while (expected < values.length && values[expected] < bound) expected++;
-      expect(firstAtLeast((i) => values[i], from, values.length, bound, 1 + Math.floor(rand() * 40))).toBe(expected);
+      const positions = Int32Array.from(values, (_, i) => i);
+      expect(firstAtLeast(values, positions, 0, 1, from, values.length, bound, 1 + Math.floor(rand() * 40))).toBe(expected);
     }
   });
 });

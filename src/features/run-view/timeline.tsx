@@ -266,24 +266,24 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, view: RunView, g: Ti
     for (let lane = 0; lane < chunks.length; lane++) {
       const positions = g.byLane[lane];
       const { sorted, width: widest, end, flags, anyFlags } = chunks[lane];
-      const startPx = (i: number) => px(x0[positions[i]]);
       const narrow = chunks[lane].widest * scale <= 0.5;
       // Blocks under half a pixel starting before −1 px end before 0: not drawn.
-      let i = sorted && narrow ? firstAtLeast(startPx, 0, positions.length, -1, 1) : 0;
+      let i = sorted && narrow ? firstAtLeast(x0, positions, win[0], scale, 0, positions.length, -1, 1) : 0;
       let stride = 1;
       let searchedTo = i;
       while (i < positions.length) {
         const drawn = lastPx[lane];
-        if (sorted && drawn >= 0 && i >= searchedTo && startPx(i) < drawn + 1) {
+        if (sorted && drawn >= 0 && i >= searchedTo && px(x0[positions[i]]) < drawn + 1) {
           // The steps from i on that start in the column drawn last, or left of it, draw nothing if every one is under
           // half a pixel and their error markers and loop marks are drawn there too: checked for the lane, else for
           // the chunks they are in.
-          const j = firstAtLeast(startPx, i, positions.length, drawn + 1, stride);
-          const drawnOk = (f: number) => (!(f & 1) || lastErrorPx[lane] >= drawn) && (!(f & 2) || lastLoopPx[lane] >= drawn);
-          let ok = narrow && drawnOk(anyFlags);
+          const j = firstAtLeast(x0, positions, win[0], scale, i, positions.length, drawn + 1, stride);
+          // The flags whose marks are drawn in that column already.
+          const drawnFlags = (lastErrorPx[lane] >= drawn ? 1 : 0) | (lastLoopPx[lane] >= drawn ? 2 : 0);
+          let ok = narrow && (anyFlags & ~drawnFlags) === 0;
           if (!ok) {
             ok = true;
-            for (let c = (i / LANE_CHUNK) | 0, last = ((j - 1) / LANE_CHUNK) | 0; ok && c <= last; c++) ok = widest[c] * scale <= 0.5 && drawnOk(flags[c]);
+            for (let c = (i / LANE_CHUNK) | 0, last = ((j - 1) / LANE_CHUNK) | 0; ok && c <= last; c++) ok = widest[c] * scale <= 0.5 && (flags[c] & ~drawnFlags) === 0;
           }
           searchedTo = j;
           if (ok) {
@@ -299,7 +299,7 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, view: RunView, g: Ti
             i += LANE_CHUNK;
             continue;
           }
-          if (sorted && skipsChunk(widest[c] * scale, startPx(Math.min(positions.length, i + LANE_CHUNK) - 1), flags[c], lastPx[lane], lastErrorPx[lane], lastLoopPx[lane])) {
+          if (sorted && skipsChunk(widest[c] * scale, px(x0[positions[Math.min(positions.length, i + LANE_CHUNK) - 1]]), flags[c], lastPx[lane], lastErrorPx[lane], lastLoopPx[lane])) {
             i += LANE_CHUNK;
             continue;
           }
@@ -367,25 +367,27 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, view: RunView, g: Ti
 }
 
 /**
- * The first i in [from, to) with at(i) >= bound, `at` non-decreasing: tried at `from + guess − 1` and `from + guess`
- * first (the steps per pixel column of the column before), then by doubling and halving.
+ * The first i in [from, to) whose block starts at or right of `bound` px, (x0[positions[i]] − w0) × scale, the lane's
+ * blocks starting in order: tried at `from + guess − 1` and `from + guess` first (the steps per pixel column of the
+ * column before), then by doubling and halving. The pixel is worked out here as drawTimeline's `px` does, not by a
+ * call: in the timeline's first draw this code runs cold, where a call per probe was most of its cost.
  */
-export function firstAtLeast(at: (i: number) => number, from: number, to: number, bound: number, guess: number): number {
-  if (from >= to || at(from) >= bound) return from;
-  // at(lo) < bound; hi is past the answer (at(hi) >= bound, or hi = to).
+export function firstAtLeast(x0: ArrayLike<number>, positions: ArrayLike<number>, w0: number, scale: number, from: number, to: number, bound: number, guess: number): number {
+  if (from >= to || (x0[positions[from]] - w0) * scale >= bound) return from;
+  // Left of bound at lo; hi is past the answer (at or right of bound, or hi = to).
   let lo = from;
   let hi = Math.min(to, from + Math.max(1, guess));
   if (hi - 1 > lo) {
-    if (at(hi - 1) < bound) lo = hi - 1;
+    if ((x0[positions[hi - 1]] - w0) * scale < bound) lo = hi - 1;
     else hi = hi - 1;
   }
-  for (let jump = Math.max(1, guess); hi < to && at(hi) < bound; jump *= 2) {
+  for (let jump = Math.max(1, guess); hi < to && (x0[positions[hi]] - w0) * scale < bound; jump *= 2) {
     lo = hi;
     hi = Math.min(to, hi + jump);
   }
   while (hi - lo > 1) {
     const mid = (lo + hi) >>> 1;
-    if (at(mid) < bound) lo = mid;
+    if ((x0[positions[mid]] - w0) * scale < bound) lo = mid;
     else hi = mid;
   }
   return hi;
