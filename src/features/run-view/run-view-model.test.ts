@@ -182,6 +182,39 @@ describe('timeline geometry and token buckets', () => {
     expect([...two.output]).toEqual([35, 0]);
     expect(two.max).toBe(140);
   });
+
+  it('sums a long run by whole blocks to the same bars as step by step, estimated flags and all', () => {
+    const n = 10_000;
+    const steps: StepSpec[] = [];
+    for (let i = 0; i < n; i++) {
+      steps.push({ id: `s${i}`, kind: 'llm', agentId: i % 3 ? 'w' : 'mgr', usage: { input: (i * 37) % 101, output: (i * 11) % 13, total: 0, estimated: i === 4321 || undefined } });
+    }
+    const long = buildRunView(makeRun(steps));
+    expect(long.tokens.anyEstimated).toBe(true);
+    expect(long.tokens.blocks.exact).toBe(true);
+    // Step by step, as the chart summed before the blocks.
+    const naive = (maxBars: number) => {
+      const size = Math.max(1, Math.ceil(n / maxBars));
+      const count = Math.ceil(n / size);
+      const input = new Float64Array(count);
+      const output = new Float64Array(count);
+      const cumulative = new Float64Array(count);
+      const estimated = new Uint8Array(count);
+      for (let p = 0; p < n; p++) {
+        const b = (p / size) | 0;
+        input[b] += long.tokens.input[p];
+        output[b] += long.tokens.output[p];
+        if (long.tokens.estimated[p]) estimated[b] = 1;
+        cumulative[b] = long.tokens.cumulative[p];
+      }
+      return { size, input, output, cumulative, estimated, max: input.reduce((m, v, b) => Math.max(m, v + output[b]), 0) };
+    };
+    for (const bars of [7, 33, 77, 150, 1000]) expect(bucketTokens(long, bars), `${bars} bars`).toEqual(naive(bars));
+    // A run with fractional usage is summed step by step (its block sums could round otherwise).
+    const fractional = buildRunView(makeRun(steps.map((s, i) => ({ ...s, usage: { input: i / 3, output: 0.1, total: 0 } }))));
+    expect(fractional.tokens.blocks.exact).toBe(false);
+    expect(fractional.tokens.anyEstimated).toBe(false);
+  });
 });
 
 const TRACES = resolve(import.meta.dirname, '../../../../shared/traces');

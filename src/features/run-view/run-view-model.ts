@@ -71,6 +71,15 @@ export interface RunView {
     cumulative: Float64Array;
     /** 1 where any counted usage was estimated by a tokenizer. */
     estimated: Uint8Array;
+    /** Whether any position's usage was estimated (the token chart says so in its header). */
+    anyEstimated: boolean;
+    /**
+     * input and output summed over blocks of TOKEN_BLOCK positions, and 1 where a block has an estimated usage: the
+     * token chart adds whole blocks into its bars instead of every step (at 1M steps its first render was a task of
+     * 30–90 ms). `exact` when every usage is an integer, whose sums below 2^53 are the same in any order: else the
+     * chart adds every step, as the blocks' sums could round differently.
+     */
+    blocks: { input: Float64Array; output: Float64Array; estimated: Uint8Array; exact: boolean };
     perAgent: { agentId: string; name: string; input: number; output: number }[];
     max: number;
   };
@@ -80,6 +89,9 @@ export interface RunView {
   laneAt: Int32Array;
   bands: AgentRunBand[];
 }
+
+/** Positions per block of RunView.tokens.blocks. */
+export const TOKEN_BLOCK = 64;
 
 /** What the view derives from the trace alone: nothing here reads annotations or interventions. */
 type TraceView = Omit<RunView, 'run' | 'annotationPositions' | 'interventionPositions' | 'annotationsAt' | 'interventionsAt' | 'runAnnotations' | 'loopVerdicts'>;
@@ -192,6 +204,12 @@ function* buildTraceViewSlices(run: Run): Sliced<TraceView> {
   const output = new Float64Array(n);
   const cumulative = new Float64Array(n);
   const estimated = new Uint8Array(n);
+  const blocks = Math.ceil(n / TOKEN_BLOCK);
+  const blockInput = new Float64Array(blocks);
+  const blockOutput = new Float64Array(blocks);
+  const blockEstimated = new Uint8Array(blocks);
+  let anyEstimated = false;
+  let integral = true;
   const start = new Float64Array(n).fill(NaN);
   const end = new Float64Array(n).fill(NaN);
   const perAgent = new Map<string, { agentId: string; name: string; input: number; output: number }>();
@@ -239,6 +257,14 @@ function* buildTraceViewSlices(run: Run): Sliced<TraceView> {
     if (hi !== -Infinity) end[p] = hi;
     running += input[p] + output[p];
     cumulative[p] = running;
+    const block = (p / TOKEN_BLOCK) | 0;
+    blockInput[block] += input[p];
+    blockOutput[block] += output[p];
+    if (estimated[p]) {
+      blockEstimated[block] = 1;
+      anyEstimated = true;
+    }
+    if (integral && !(Number.isInteger(input[p]) && Number.isInteger(output[p]))) integral = false;
     max = Math.max(max, input[p] + output[p]);
     if (agent === undefined || agentId !== step.agentId) {
       agentId = step.agentId;
@@ -286,7 +312,16 @@ function* buildTraceViewSlices(run: Run): Sliced<TraceView> {
     errorAt,
     errorPositions: Int32Array.from(errorPositions),
     loopPositions,
-    tokens: { input, output, cumulative, estimated, perAgent: [...perAgent.values()], max },
+    tokens: {
+      input,
+      output,
+      cumulative,
+      estimated,
+      anyEstimated,
+      blocks: { input: blockInput, output: blockOutput, estimated: blockEstimated, exact: integral },
+      perAgent: [...perAgent.values()],
+      max,
+    },
     time,
     lanes,
     laneAt,

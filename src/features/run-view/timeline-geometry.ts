@@ -12,6 +12,29 @@ export interface TimelineGeometry {
   domain: [number, number];
   /** Per lane, the positions of its steps in replay order. */
   byLane: Int32Array[];
+  /** Per lane, a summary of its blocks by chunks of LANE_CHUNK (absent: the timeline draws every step). */
+  chunks?: LaneChunks[];
+}
+
+/** Steps of a lane per chunk of LaneChunks. */
+export const LANE_CHUNK = 16;
+
+/**
+ * What the timeline's drawing needs to pass over a lane's blocks a chunk at a time (drawTimeline in timeline.tsx): at
+ * 1M steps it drew from every step, a task of 50–85 ms (thread time) in the timeline's first render and on each zoom.
+ */
+export interface LaneChunks {
+  /** Whether the lane's blocks start in order (x0 never decreasing along byLane): only then are chunks skipped. */
+  sorted: boolean;
+  /** Per chunk of LANE_CHUNK consecutive steps of the lane: its widest block (x1 − x0; Infinity when unknown). */
+  width: Float64Array;
+  /** Its latest block end (Infinity when unknown). */
+  end: Float64Array;
+  /** 1: a step of it has an error; 2: a step of it repeats (loopAt). */
+  flags: Uint8Array;
+  /** The lane's widest block (Infinity when unknown) and its chunks' flags together. */
+  widest: number;
+  anyFlags: number;
 }
 
 const cache = new WeakMap<RunView, Map<TimelineMode, TimelineGeometry>>();
@@ -76,11 +99,48 @@ function* build(view: RunView, mode: TimelineMode): Sliced<TimelineGeometry> {
   const byLane = Array.from(counts, (c) => new Int32Array(c));
   counts.fill(0);
   for (let p = 0; p < n; p++) {
-    if (p % (4 * SLICE) === 4 * SLICE - 1) yield 0.75 + (0.25 * p) / n;
+    if (p % (4 * SLICE) === 4 * SLICE - 1) yield 0.75 + (0.2 * p) / n;
     const lane = view.laneAt[p];
     byLane[lane][counts[lane]++] = p;
   }
-  return { mode, x0, x1, domain, byLane };
+  const chunks: LaneChunks[] = [];
+  let done = 0;
+  for (const positions of byLane) {
+    const count = Math.ceil(positions.length / LANE_CHUNK);
+    const width = new Float64Array(count).fill(-Infinity);
+    const end = new Float64Array(count).fill(-Infinity);
+    const flags = new Uint8Array(count);
+    let sorted = true;
+    let before = -Infinity;
+    for (let i = 0; i < positions.length; i++) {
+      if (++done % (4 * SLICE) === 0) yield 0.95 + (0.05 * done) / n;
+      const p = positions[i];
+      const c = (i / LANE_CHUNK) | 0;
+      const a = x0[p];
+      const b = x1[p];
+      // NaN (no time) compares false: such a chunk is never skipped and its lane drawn step by step.
+      if (!(a >= before)) sorted = false;
+      before = a;
+      const w = b - a;
+      if (w === w) {
+        if (w > width[c]) width[c] = w;
+        if (b > end[c]) end[c] = b;
+      } else {
+        width[c] = Infinity;
+        end[c] = Infinity;
+      }
+      if (view.errorAt[p]) flags[c] |= 1;
+      if (view.loopAt[p] >= 0) flags[c] |= 2;
+    }
+    let widest = -Infinity;
+    let anyFlags = 0;
+    for (let c = 0; c < count; c++) {
+      if (width[c] > widest) widest = width[c];
+      anyFlags |= flags[c];
+    }
+    chunks.push({ sorted, width, end, flags, widest, anyFlags });
+  }
+  return { mode, x0, x1, domain, byLane, chunks };
 }
 
 /** The step of `lane` whose block is at or nearest to domain value `x` (within `tolerance` domain units). */

@@ -8,7 +8,7 @@ import { agentColors } from '../../ui/agent-colors.ts';
 import type { RunView } from './run-view-model.ts';
 import { formatDuration } from '../../ui/format.ts';
 import { compact } from '../../ui/format.ts';
-import { initialTimelineMode, nearestMarker, stepAt, timelineGeometry, type TimelineGeometry, type TimelineMode } from './timeline-geometry.ts';
+import { initialTimelineMode, LANE_CHUNK, nearestMarker, stepAt, timelineGeometry, type TimelineGeometry, type TimelineMode } from './timeline-geometry.ts';
 import { useElementWidth } from '../../ui/use-element-width.ts';
 import { PlayheadLayer } from './playhead-layer.tsx';
 
@@ -235,11 +235,10 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, view: RunView, g: Ti
   // their lane is drawn already add nothing (at 1M steps in a loop, a million fillRect calls were a 0.7 s task).
   const lastLoopPx = new Float64Array(view.lanes.length).fill(-Infinity);
   const lastErrorPx = new Float64Array(view.lanes.length).fill(-Infinity);
-  for (let p = 0; p < x0.length; p++) {
-    const a = px(x0[p]);
-    const b = px(x1[p]);
-    if (b < 0 || a > width) continue;
-    const lane = view.laneAt[p];
+  // The blocks' colour, set only when it changes: a canvas parses each colour string set (~5,600 blocks at 1M steps).
+  let blockColor: string | undefined;
+  /** A visible step (from `a` to `b` px): its error marker, loop mark and block unless their pixel column is drawn. */
+  const step = (p: number, lane: number, a: number, b: number) => {
     if (view.errorAt[p]) {
       const at = Math.floor(a);
       if (b - a >= 4 || at > lastErrorPx[lane]) {
@@ -256,10 +255,75 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, view: RunView, g: Ti
     }
     const left = Math.floor(Math.max(0, a));
     const w = Math.max(1, b - a - (b - a > 3 ? 1 : 0));
-    if (w <= 1 && left <= lastPx[lane]) continue; // this pixel column of the lane is already drawn
+    if (w <= 1 && left <= lastPx[lane]) return; // this pixel column of the lane is already drawn
     lastPx[lane] = left;
-    ctx.fillStyle = colors[lane];
+    if (blockColor !== colors[lane]) ctx.fillStyle = blockColor = colors[lane];
     ctx.fillRect(a, lane * LANE_H + 4, w, LANE_H - 10);
+  };
+  const chunks = g.chunks;
+  if (chunks && chunks.length === view.lanes.length) {
+    // Lane by lane (lanes do not overlap: the same pixels as in replay order), passing over the steps that could not
+    // draw: where a lane's blocks start in order and are under half a pixel, a pixel column at a time (the first step
+    // starting in the next column is searched for), else a chunk at a time (see skipsChunk).
+    for (let lane = 0; lane < chunks.length; lane++) {
+      const positions = g.byLane[lane];
+      const { sorted, width: widest, end, flags, anyFlags } = chunks[lane];
+      const narrow = chunks[lane].widest * scale <= 0.5;
+      // Blocks under half a pixel starting before −1 px end before 0: not drawn.
+      let i = sorted && narrow ? firstAtLeast(x0, positions, win[0], scale, 0, positions.length, -1, 1) : 0;
+      let stride = 1;
+      let searchedTo = i;
+      while (i < positions.length) {
+        const drawn = lastPx[lane];
+        if (sorted && drawn >= 0 && i >= searchedTo && px(x0[positions[i]]) < drawn + 1) {
+          // The steps from i on that start in the column drawn last, or left of it, draw nothing if every one is under
+          // half a pixel and their error markers and loop marks are drawn there too: checked for the lane, else for
+          // the chunks they are in.
+          const j = firstAtLeast(x0, positions, win[0], scale, i, positions.length, drawn + 1, stride);
+          // The flags whose marks are drawn in that column already.
+          const drawnFlags = (lastErrorPx[lane] >= drawn ? 1 : 0) | (lastLoopPx[lane] >= drawn ? 2 : 0);
+          let ok = narrow && (anyFlags & ~drawnFlags) === 0;
+          if (!ok) {
+            ok = true;
+            for (let c = (i / LANE_CHUNK) | 0, last = ((j - 1) / LANE_CHUNK) | 0; ok && c <= last; c++) ok = widest[c] * scale <= 0.5 && (flags[c] & ~drawnFlags) === 0;
+          }
+          searchedTo = j;
+          if (ok) {
+            stride = j - i;
+            i = j;
+            continue;
+          }
+        }
+        if (i % LANE_CHUNK === 0) {
+          const c = i / LANE_CHUNK;
+          // Every block of the chunk ends left of the window (px is monotonic).
+          if (px(end[c]) < 0) {
+            i += LANE_CHUNK;
+            continue;
+          }
+          if (sorted && skipsChunk(widest[c] * scale, px(x0[positions[Math.min(positions.length, i + LANE_CHUNK) - 1]]), flags[c], lastPx[lane], lastErrorPx[lane], lastLoopPx[lane])) {
+            i += LANE_CHUNK;
+            continue;
+          }
+        }
+        const p = positions[i++];
+        const a = px(x0[p]);
+        const b = px(x1[p]);
+        if (a > width) {
+          if (sorted) break; // every later block of the lane starts further right
+          continue;
+        }
+        if (b < 0) continue;
+        step(p, lane, a, b);
+      }
+    }
+  } else {
+    for (let p = 0; p < x0.length; p++) {
+      const a = px(x0[p]);
+      const b = px(x1[p]);
+      if (b < 0 || a > width) continue;
+      step(p, view.laneAt[p], a, b);
+    }
   }
   ctx.fillStyle = '#f59e0b';
   for (const p of loops) ctx.fillRect(px(x0[p]), view.laneAt[p] * LANE_H + LANE_H - 6, Math.max(2, px(x1[p]) - px(x0[p]) - 1), 3);
@@ -302,6 +366,45 @@ export function drawTimeline(ctx: CanvasRenderingContext2D, view: RunView, g: Ti
     ctx.fillText('no interventions on this run yet (engines add them)', 6, lanesH + MARK_LANE_H + 12);
   }
   drawAxis(ctx, g.mode, win, width, lanesH + 2 * MARK_LANE_H);
+}
+
+/**
+ * The first i in [from, to) whose block starts at or right of `bound` px, (x0[positions[i]] − w0) × scale, the lane's
+ * blocks starting in order: tried at `from + guess − 1` and `from + guess` first (the steps per pixel column of the
+ * column before), then by doubling and halving. The pixel is worked out here as drawTimeline's `px` does, not by a
+ * call: in the timeline's first draw this code runs cold, where a call per probe was most of its cost.
+ */
+export function firstAtLeast(x0: ArrayLike<number>, positions: ArrayLike<number>, w0: number, scale: number, from: number, to: number, bound: number, guess: number): number {
+  if (from >= to || (x0[positions[from]] - w0) * scale >= bound) return from;
+  // Left of bound at lo; hi is past the answer (at or right of bound, or hi = to).
+  let lo = from;
+  let hi = Math.min(to, from + Math.max(1, guess));
+  if (hi - 1 > lo) {
+    if ((x0[positions[hi - 1]] - w0) * scale < bound) lo = hi - 1;
+    else hi = hi - 1;
+  }
+  for (let jump = Math.max(1, guess); hi < to && (x0[positions[hi]] - w0) * scale < bound; jump *= 2) {
+    lo = hi;
+    hi = Math.min(to, hi + jump);
+  }
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >>> 1;
+    if ((x0[positions[mid]] - w0) * scale < bound) lo = mid;
+    else hi = mid;
+  }
+  return hi;
+}
+
+/**
+ * Whether no step of a chunk of a lane whose blocks start in order would draw anything: all its blocks are under
+ * half a pixel wide (`widestPx`, with room for rounding: each then draws a 1 px block at most) and the last one starts
+ * (`lastStartPx`) in a pixel column where the lane's block, and its error marker and loop mark if the chunk has any
+ * (`flags`), are drawn already, so every earlier one's are too.
+ */
+export function skipsChunk(widestPx: number, lastStartPx: number, flags: number, lastPx: number, lastErrorPx: number, lastLoopPx: number): boolean {
+  if (!(widestPx <= 0.5)) return false;
+  const at = Math.floor(lastStartPx);
+  return Math.floor(Math.max(0, lastStartPx)) <= lastPx && (!(flags & 1) || at <= lastErrorPx) && (!(flags & 2) || at <= lastLoopPx);
 }
 
 function drawAxis(ctx: CanvasRenderingContext2D, mode: TimelineMode, win: Window, width: number, y: number) {
