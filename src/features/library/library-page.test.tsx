@@ -146,7 +146,7 @@ describe('library page', () => {
       if (count === ALL_ROWS_MAX) {
         // Mounted in stages (ROWS_PER_STAGE a task), all of them in the end.
         expect(screen.getAllByTestId('run-row')).toHaveLength(ROWS_PER_STAGE);
-        await waitFor(() => expect(screen.getAllByTestId('run-row')).toHaveLength(ALL_ROWS_MAX));
+        await waitFor(() => expect(screen.getAllByTestId('run-row')).toHaveLength(ALL_ROWS_MAX), { timeout: 10_000 });
       } else expect(screen.getAllByTestId('run-row').length).toBeLessThan(100);
       expect(height).not.toHaveBeenCalled();
       expect(width).not.toHaveBeenCalled();

@@ -19,11 +19,11 @@ const ROW_HEIGHT = 40;
 /** Up to this many rows are all in the page (find-in-page works); above it only those in view are. */
 export const ALL_ROWS_MAX = 200;
 /**
- * A table that is all in the page mounts this many rows in its first render, then as many again in each following
- * task until every row is in: 200 rows at once (an import of 200 runs listing them) was one task of 300 ms and more on
- * this project's 2-core machine (React making ~8,000 elements, then their style, layout and paint).
+ * A table that is all in the page mounts this many rows in its first render (the view shows ~15), then as many again
+ * in each following task until every row is in: 200 rows at once (an import of 200 runs listing them) was one task of
+ * 300 ms and more on this project's 2-core machine (React making ~8,000 elements, then their style, layout and paint).
  */
-export const ROWS_PER_STAGE = 40;
+export const ROWS_PER_STAGE = 25;
 
 /**
  * The scroller's size for the virtualizer, from a ResizeObserver only (it reports after the frame's layout). The
