@@ -138,6 +138,13 @@ test.describe('run view on real traces', () => {
     // The orchestrator repeats "Next speaker WebSurfer", but a routing line never counts as a loop on its own.
     await expect(page.locator('[data-testid="graph"] [data-loop="true"]')).toHaveCount(0);
     await expect(page.getByTestId('loop-panel-count')).toHaveText(/^no loops\b/);
+    // A chat log has no spans: once the worker has saved it, no empty span tree appears (it once showed "0 spans").
+    const views = page.getByRole('navigation', { name: 'Views' });
+    await views.getByRole('button', { name: 'Library' }).click();
+    await page.getByTestId('persistence-status').and(page.locator('[data-status="saved"]')).waitFor();
+    await views.getByRole('button', { name: 'Run' }).click();
+    await expect(page.getByTestId('loop-panel-count')).toHaveText(/^no loops\b/);
+    await expect(page.getByTestId('span-tree')).toHaveCount(0);
     await page.keyboard.press('l');
     await expectViewsAgree(page, 0);
 

@@ -432,19 +432,20 @@ let workerWrites: Promise<unknown> = Promise.resolve();
 
 /**
  * These runs (the objects about to enter the library) are being written by the import worker; `durable` settles
- * when its transaction has. Until then the library shows them as saving, and this page never writes these objects
+ * when its transaction has, to the ids of the runs whose spans it wrote apart. Until then the library shows them as saving, and this page never writes these objects
  * itself (a later change to a run, a new object, is written as usual, without its spans: they stay in `runSpans`).
  */
-export function expectStoredRuns(runs: readonly Run[], durable: Promise<void>): Promise<void> {
+export function expectStoredRuns(runs: readonly Run[], durable: Promise<readonly string[]>): Promise<void> {
   const ids = runs.map((r) => r.id);
   for (const run of runs) storedByWorker.add(run);
   const saving = new Set(usePersistence.getState().savingRuns);
   for (const id of ids) saving.add(id);
   usePersistence.setState({ savingRuns: saving, status: 'saving' });
   const settled = durable.then(
-    () => {
+    (spansApart) => {
+      // Only the runs whose spans the worker wrote apart: a run that never had spans (a chat log) has none to show.
       const spans = new Set(usePersistence.getState().storedSpans);
-      for (const run of runs) if (run.spans === undefined) spans.add(run.id);
+      for (const id of spansApart) spans.add(id);
       for (const id of ids) unsavedRuns.delete(id);
       usePersistence.setState({ storedSpans: spans });
     },

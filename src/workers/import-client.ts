@@ -16,10 +16,13 @@ import type { RunStorage } from './import-storage.ts';
 export type { ImportFailureInfo, ImportProgress } from './import-files.ts';
 export type { RunStorage } from './import-storage.ts';
 
-/** What the worker wrote, per loaded file: `durable` settles when that file's runs are in the database. */
+/**
+ * What the worker wrote, per loaded file: `durable` settles when that file's runs are in the database, to the ids of
+ * the runs whose spans were written apart.
+ */
 export interface StoringFile {
   file: LoadedFile;
-  durable: Promise<void>;
+  durable: Promise<string[]>;
 }
 
 export interface ImportBatchResult extends LoadedBatch {
@@ -136,7 +139,7 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
   const loaded: LoadedFile[] = [];
   const assembler = new FileAssembler();
   // One promise per delivered file, settled by the worker's onStored (in delivery order).
-  const durable: { promise: Promise<void>; settle(error?: string): void }[] = [];
+  const durable: { promise: Promise<string[]>; settle(error?: string, spansApart?: string[]): void }[] = [];
   // The hand-over in progress, as the worker announced it: the parts taken here advance it (at most every 100 ms).
   let handing: ImportProgress | undefined;
   let handingReported = 0;
@@ -154,13 +157,13 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
       if (!file) return;
       loaded.push(file);
       if (!storage) return;
-      let settle!: (error?: string) => void;
-      const promise = new Promise<void>((resolve, reject) => {
+      let settle!: (error?: string, spansApart?: string[]) => void;
+      const promise = new Promise<string[]>((resolve, reject) => {
         const fail = (e: Error) => reject(e);
         unsettled.add(fail);
-        settle = (error) => {
+        settle = (error, spansApart) => {
           unsettled.delete(fail);
-          if (error === undefined) resolve();
+          if (error === undefined) resolve(spansApart ?? []);
           else reject(new Error(error));
         };
       });
@@ -171,8 +174,8 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
       handing = p.phase === 'handing-over' ? p : undefined;
       onProgress?.(p);
     },
-    onStored(file: number, error?: string) {
-      durable[file]?.settle(error);
+    onStored(file: number, error?: string, spansApart?: string[]) {
+      durable[file]?.settle(error, spansApart);
     },
     async onFacts(name: string, steps: number[], facts: StepFacts[]) {
       takeStepFacts(loaded, name, steps, facts);

@@ -156,6 +156,23 @@ describe('the import worker’s write (ADR 0020)', () => {
     again.stop();
   });
 
+  it('a run without spans (a chat log) is not taken for one whose spans are stored apart', async () => {
+    const name = freshName();
+    const persistence = await startLibraryPersistence({ name, debounceMs: 0 });
+    const chat = makeSmallRun('chat-no-spans');
+    expect(chat.spans).toBeUndefined();
+    const spanned = agentFile();
+    const file: LoadedFile = { ...spanned, runs: [...spanned.runs, chat] };
+    const { received } = await handOver(file, false);
+    const durable = storeRuns({ name, version: 3 }, file.runs);
+    expect(await durable).toEqual([spanned.runs[0].id]);
+    await expectStoredRuns(received.runs, durable);
+    expect(usePersistence.getState().storedSpans.has(spanned.runs[0].id)).toBe(true);
+    // Before: every run handed over without spans was marked so, and its run view showed an empty "Spans" panel.
+    expect(usePersistence.getState().storedSpans.has(chat.id)).toBe(false);
+    persistence.stop();
+  });
+
   it('a label added on the page keeps the raw that stayed with the spans; exports are the bytes they were (ADR 0026)', async () => {
     /** Import, store through the worker's write, label on the page, reload: the run as stored, and its exports. */
     const labelAndReload = async (split: boolean) => {
@@ -201,7 +218,7 @@ describe('the import worker’s write (ADR 0020)', () => {
     const persistence = await startLibraryPersistence({ name, debounceMs: 0 });
     const { received } = await handOver(agentFile(), false);
     let commit!: () => void;
-    const durable = new Promise<void>((resolve) => (commit = resolve));
+    const durable = new Promise<string[]>((resolve) => (commit = () => resolve([])));
     void expectStoredRuns(received.runs, durable);
     useLibrary.getState().addLoaded(received);
     const flushed = persistence.flush();

@@ -78,11 +78,12 @@ export async function readSpans(target: RunStorage, runId: string, send: (slice:
 }
 
 /**
- * Write these runs (spans apart; a large run in chunks, replacing its old ones). Resolves when the transaction has
- * committed; rejects with the cause when it has not (nothing of it landed), never leaving a rejection unhandled.
+ * Write these runs (spans apart; a large run in chunks, replacing its old ones). Resolves, when the transaction has
+ * committed, to the ids of the runs whose spans were written apart (a run without spans has none to read there);
+ * rejects with the cause when it has not (nothing of it landed), never leaving a rejection unhandled.
  */
-export async function storeRuns(target: RunStorage, runs: readonly Run[]): Promise<void> {
-  if (runs.length === 0) return;
+export async function storeRuns(target: RunStorage, runs: readonly Run[]): Promise<string[]> {
+  if (runs.length === 0) return [];
   const limits = target.chunkLimits ?? DEFAULT_CHUNK_LIMITS;
   const db = await database(target);
   const plans = runs.map((run) => planRunWrite(compactRun(run), { spansApart: true, limits }));
@@ -102,4 +103,5 @@ export async function storeRuns(target: RunStorage, runs: readonly Run[]): Promi
     thrown = e ?? new Error('the write could not start');
   }
   await settleTransaction(tx, writes, thrown);
+  return runs.filter((run) => run.spans !== undefined && run.spans.length > 0).map((run) => run.id);
 }

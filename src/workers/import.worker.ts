@@ -18,8 +18,11 @@ const tokenCounter = loadTokenCounter().catch(() => {});
 export interface ImportCallbacks {
   onPart(part: FilePart): Promise<void>;
   onProgress?(p: ImportProgress): void;
-  /** The runs of the `file`-th delivered file are durable (`error` unset) or could not be written. */
-  onStored?(file: number, error?: string): void;
+  /**
+   * The runs of the `file`-th delivered file are durable (`error` unset; `spansApart`: the runs whose spans were
+   * written apart, to be read when shown) or could not be written.
+   */
+  onStored?(file: number, error?: string, spansApart?: string[]): void;
   /** Resolves when the page is idle: the write starts then, so it never competes with the run view's first paint. */
   whenIdle?(): Promise<void>;
   /**
@@ -90,7 +93,7 @@ const api = {
         (previous, index, position) =>
           previous.then(() =>
             storeRuns(storage, result.loaded[index].runs).then(
-              () => callbacks.onStored?.(position),
+              (spansApart) => callbacks.onStored?.(position, undefined, spansApart),
               (e: unknown) => callbacks.onStored?.(position, e instanceof Error ? `${e.name}: ${e.message}` : String(e)),
             ),
           ),
