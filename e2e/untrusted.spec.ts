@@ -87,8 +87,10 @@ test.describe('a full session against the test server', () => {
     await openTraceFiles(page, ...files);
     await page.getByRole('button', { name: 'Load samples' }).click();
     await expect(page.getByTestId('library-file').filter({ hasText: 'simulated-gaia-showcase.session.json' })).toBeVisible({ timeout: 30_000 });
-    const runIds = await page.getByTestId('run-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run-id')!));
     const endpointRun = 'sim-gaia-showcase-baseline';
+    // The library mounts a long list 25 rows a task (ADR 0034): wait for the last file's rows before reading them all.
+    await expect(page.locator(`[data-testid="run-row"][data-run-id="${endpointRun}"]`)).toBeAttached();
+    const runIds = await page.getByTestId('run-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-run-id')!));
     expect(runIds).toContain(endpointRun);
     const others = runIds.filter((id) => id !== endpointRun && !id.startsWith('sim-corpus')).slice(0, 3);
 
