@@ -69,21 +69,18 @@ const api = {
       const total = file.runs.reduce((n, r) => n + r.steps.length + r.handoffs.length, 0);
       callbacks.onProgress?.({ file: file.file, fileIndex, fileCount, phase: 'handing-over', done: 0, total });
       const handing = sendInParts(file, (part, transfer) => callbacks.onPart(Comlink.transfer(part, transfer)), storage === undefined);
-      // Counted while the page takes the first parts; told once every part is taken (they must come after the file's
-      // end part: the page matches them to the file it took last) and before the answer, so the page has them when it
-      // lists the runs. They are a shortcut only: a page that cannot take them counts them itself.
-      const facts = file.runs.map((r) => countStepFacts(r.steps));
-      try {
-        await handing;
-      } finally {
-        await Promise.resolve(
-          callbacks.onFacts?.(
-            file.file,
-            file.runs.map((r) => r.steps.length),
-            facts,
-          ),
-        ).catch(() => {});
-      }
+      // Counted while the page takes the parts (posted already, or being posted as the page asks): told before the
+      // answer, so the page has them when it lists the runs.
+      // They are a shortcut only: a page that cannot take them counts them itself.
+      const told = Promise.resolve(
+        callbacks.onFacts?.(
+          file.file,
+          file.runs.map((r) => r.steps.length),
+          file.runs.map((r) => countStepFacts(r.steps)),
+        ),
+      ).catch(() => {});
+      await handing;
+      await told;
       delivered.push(fileIndex);
     });
     if (storage) {

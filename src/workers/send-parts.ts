@@ -39,19 +39,11 @@ export function shellOf(run: Run, keepSpans: boolean): Run {
 }
 
 /**
- * Parts posted and not yet taken by the page, at most. The worker makes the next parts while the page takes these, and
- * waits when it is this far ahead: posting every part as it was made kept this thread busy all through the page's
- * receiving (a 1M-message chat log: ~9 s), and on 2 cores the page's garbage collections, whose parallel phase waits
- * for helper threads that had no core left, took 3–10× their own CPU time (85–300 ms tasks of 15–33 ms thread time).
- */
-export const PARTS_IN_FLIGHT = 3;
-
-/**
- * Send one file in parts (see FilePart), at most PARTS_IN_FLIGHT of them not yet taken: the next slice is cloned here
- * while the page reads the ones before (messages keep their order). Resolves when the page has taken every part;
- * rejects when one could not be sent (not cloneable). Without `keepSpans` the spans stay with the worker's write, and
- * so does each step's raw that is its span's attributes (splitStepRaw, ADR 0026: the file's runs are changed so): the
- * page gets the few keys it reads, and the inspector reads the rest with the spans.
+ * Send one file in parts (see FilePart), without waiting for each to be taken: the next slice is cloned here while
+ * the page reads the one before (messages keep their order). Resolves when the page has taken every part; rejects
+ * when one could not be sent (not cloneable). Without `keepSpans` the spans stay with the worker's write, and so does
+ * each step's raw that is its span's attributes (splitStepRaw, ADR 0026: the file's runs are changed so): the page
+ * gets the few keys it reads, and the inspector reads the rest with the spans.
  */
 export async function sendInParts(
   file: LoadedFile,
@@ -59,29 +51,16 @@ export async function sendInParts(
   keepSpans: boolean,
 ): Promise<void> {
   const sent: Promise<void>[] = [];
-  /** The parts posted and not yet taken (or failed), each as a promise that never rejects. */
-  const untaken = new Set<Promise<void>>();
-  // Each part is posted as soon as it is made, unless PARTS_IN_FLIGHT are not taken yet; one that cannot be cloned
-  // rejects its own promise, and the rest are still awaited so none is left unhandled. A slice's columns are
-  // transferred (ADR 0029): made for this message only, the worker does not read them again.
+  // Each part is posted as soon as it is made (the page starts receiving while the next is made and cloned here); one
+  // that cannot be cloned rejects its own promise, and the rest are still awaited so none is left unhandled. A slice's
+  // columns are transferred (ADR 0029): made for this message only, the worker does not read them again.
   const post = (part: FilePart) => {
-    let posted: Promise<void>;
     try {
       const transfer = part.kind === 'steps' ? transferablesOf(part.steps) : part.kind === 'handoffs' ? transferablesOf(part.handoffs) : [];
-      posted = send(part, transfer);
+      sent.push(send(part, transfer));
     } catch (error) {
-      posted = Promise.reject(error);
+      sent.push(Promise.reject(error));
     }
-    sent.push(posted);
-    const settled = posted.then(
-      () => {},
-      () => {},
-    );
-    untaken.add(settled);
-    void settled.then(() => untaken.delete(settled));
-  };
-  const room = async () => {
-    while (untaken.size >= PARTS_IN_FLIGHT) await Promise.race(untaken);
   };
   post({ kind: 'file', file: { ...file, runs: file.runs.map((r) => shellOf(r, keepSpans)) } });
   // Each run's strings that repeat (agent ids, kinds, roles, …) cross once, in the first slice that has them.
@@ -91,7 +70,6 @@ export async function sendInParts(
     // A slice's steps are split just before it is posted (their raw stays with the stored spans).
     const split = keepSpans ? undefined : stepRawSplitter(r);
     for (let at = 0; at < steps.length; at += STEP_SLICE) {
-      await room();
       split?.(at, at + STEP_SLICE);
       post({ kind: 'steps', run, steps: toColumns(steps.slice(at, at + STEP_SLICE), tables[run]) });
     }
@@ -104,13 +82,11 @@ export async function sendInParts(
     const indexOf = (stepId: string, guess: number): number | undefined =>
       steps[guess]?.id === stepId ? guess : (positions ??= stepPositions(steps)).near(stepId, guess);
     for (let at = 0; at < handoffs.length; at += STEP_SLICE) {
-      await room();
       const slice = handoffs.slice(at, at + STEP_SLICE);
       const lean = slice.map((h, i) => leanHandoff(h, steps, (id) => indexOf(id, at + i)));
       post({ kind: 'handoffs', run, handoffs: toColumns(lean, tables[run]) });
     }
   }
-  await room();
   post({ kind: 'end', steps: file.runs.map((r) => r.steps.length), handoffs: file.runs.map((r) => r.handoffs.length) });
   const results = await Promise.allSettled(sent);
   const failed = results.find((r) => r.status === 'rejected');
