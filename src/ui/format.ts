@@ -1,5 +1,13 @@
 // Numbers and durations as the views show them (token counts, step times).
 
+/** One formatter for every whole count (toLocaleString makes one per call: lists and progress redraw many). */
+const COUNT_FORMAT = new Intl.NumberFormat('en');
+
+/** A count with thousands separators, as 12,345. */
+export function formatCount(n: number): string {
+  return COUNT_FORMAT.format(n);
+}
+
 export function compact(n: number): string {
   if (n < 1000) return String(Math.round(n));
   if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;

@@ -5,12 +5,9 @@ import { Button } from '../../ui/button.tsx';
 import { ErrorBanner } from '../../ui/error-banner.tsx';
 import type { ImportProgress } from '../../workers/import-client.ts';
 import { useImportJobs } from './open-files.ts';
+import { formatCount as count } from '../../ui/format.ts';
 
 const MB = 1024 * 1024;
-
-// One formatter (toLocaleString makes one per call; the row is redrawn every 100 ms while a file is handed over).
-const COUNT_FORMAT = new Intl.NumberFormat('en');
-const count = (n: number) => COUNT_FORMAT.format(n);
 
 /** The row's words for where an import is. */
 export function describeProgress(p: ImportProgress | undefined): string {

@@ -14,6 +14,7 @@ import { formatDuration } from '../../ui/format.ts';
 import { callsOfRuns, downloadText, otlpText, safeFileName, sessionText } from './download.ts';
 import { buildRows, queryRows, type LibraryRow, type Origin, type RowQuery, type SortKey } from './library-rows.ts';
 import { runPageView } from '../run-view/run-page-view.ts';
+import { formatCount } from '../../ui/format.ts';
 
 const ROW_HEIGHT = 40;
 /** Up to this many rows are all in the page (find-in-page works); above it only those in view are. */
@@ -44,9 +45,6 @@ export function observeScrollerSize(instance: Virtualizer<HTMLDivElement, Elemen
 // element by element), 30 ms of a 40-row stage in a profile on the 2-core machine.
 const COLUMNS = 'grid-cols-[28px_minmax(120px,1.2fr)_minmax(180px,2.4fr)_110px_90px_minmax(80px,1fr)_64px_120px_72px_76px_58px_58px_80px_96px]';
 
-// One formatter for every count (toLocaleString makes one per call: 4 a row).
-const COUNT_FORMAT = new Intl.NumberFormat('en');
-const formatCount = (n: number) => COUNT_FORMAT.format(n);
 
 interface Column {
   key: SortKey;
