@@ -8,6 +8,11 @@ export function formatCount(n: number): string {
   return COUNT_FORMAT.format(n);
 }
 
+/** The playhead's place as the toolbars show it: "step 3 / 1,200", or "no steps" for a run without any (not "step 1 / 0"). */
+export function stepPosition(position: number, total: number): string {
+  return total === 0 ? 'no steps' : `step ${formatCount(position + 1)} / ${formatCount(total)}`;
+}
+
 export function compact(n: number): string {
   if (n < 1000) return String(Math.round(n));
   if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;

@@ -17,6 +17,7 @@ import { EngineControlBar, type ControlAction } from '../../ui/engine-control-ba
 import { estimateStagesInWorker } from '../../workers/stages-client.ts';
 import { RunPicker, usePickedRun } from '../../ui/run-picker.tsx';
 import { agentColors } from '../../ui/agent-colors.ts';
+import { stepPosition } from '../../ui/format.ts';
 import { HelpOverlay } from '../../ui/help-overlay.tsx';
 import { applyAction, usePlayTimer, useRunKeyboard, useStepInUrl } from '../run-view/playback.ts';
 import { runViewOf, type RunView } from '../run-view/run-view-model.ts';
@@ -195,7 +196,7 @@ function Toolbar({ view, model, stageColumn, onHelp }: { view: RunView; model: S
         </button>
       </div>
       <p className="text-xs text-slate-700 tabular-nums" data-testid="playhead-position">
-        step {(position + 1).toLocaleString()} / {view.steps.length.toLocaleString()}
+        {stepPosition(position, view.steps.length)}
       </p>
       <p className="text-xs text-slate-700 tabular-nums" data-testid="stage-position">
         {count === 0 ? 'no stages' : stageColumn === -1 ? `no stage / ${count}` : stageColumn >= count ? 'closing state' : `stage ${stageColumn + 1} / ${count}`}
