@@ -3,7 +3,7 @@
 // pre-paint, paint, layerize, commit), optionally with the hottest JS functions from a CPU profile. With --css the
 // same presses are traced again with each style sheet added, alternating rounds (A B A B…) so a busy machine
 // weighs on both alike: a layering idea can be tried without a rebuild.
-//   npx tsx bench/profile-view.ts --steps 100000 --presses 60 --rounds 2 [--dist DIR] [--css '…'] [--keys End,Home] [--cpu] [--out trace.json]
+//   npx tsx bench/profile-view.ts --steps 100000 --presses 60 --rounds 2 [--dist DIR] [--css '…'] [--keys End,Home] [--cpu] [--out trace.json] [--shot page.png]
 // DIR is a build (`npx vite build --outDir DIR`); by default the one `npm run bench:view` leaves in the temp directory.
 import { chromium, type CDPSession, type Page } from '@playwright/test';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -33,6 +33,8 @@ const KEYS = opt('keys', '').split(',').filter((k) => k !== '');
 /** `--frames`: also the frame pipeline (begin frame, draw, raster) and what each move invalidated (style, layout, paint). */
 const FRAMES = args.includes('--frames');
 const WALL = args.includes('--wall');
+/** `--shot FILE.png`: a screenshot of the page after the presses (to look at what was measured). */
+const SHOT = opt('shot', '');
 /**
  * `--categories blink,cc`: more trace categories. With `blink`, the last two rows say which layerization a move got:
  * `PaintArtifactCompositor::Update` (the full pass: a paint chunk was added or removed, or changed its bounds, opacity,
@@ -95,11 +97,14 @@ function perPress(events: TraceEvent[]): Map<string, number> {
     if ((openUntil.get(name) ?? -1) > e.ts) continue;
     openUntil.set(name, e.ts + (e.dur ?? 0));
     totals.set(name, (totals.get(name) ?? 0) + ((WALL ? e.dur : (e.tdur ?? e.dur)) ?? 0) / 1000 / PRESSES);
+    // How many frames took each path, per press (1.00: every press; a press may take more than one frame).
+    const path = name === 'PaintArtifactCompositor::Update' ? 'full layerizes per press' : name === 'PaintArtifactCompositor::UpdateRepaintedLayers' ? 'repaint-only per press' : undefined;
+    if (path) totals.set(path, (totals.get(path) ?? 0) + 1 / PRESSES);
   }
   return totals;
 }
 
-const SHOWN = ['main-thread CPU time', 'RunTask', 'EventDispatch keydown', 'FunctionCall', 'TimerFire', 'EventDispatch scroll', 'UpdateLayoutTree', 'Layout', 'PrePaint', 'Paint', 'Layerize', 'Commit', 'EventDispatch pointerout', 'EventDispatch mouseout', 'MajorGC', 'MinorGC', 'PaintArtifactCompositor::Update', 'PaintArtifactCompositor::UpdateRepaintedLayers'];
+const SHOWN = ['main-thread CPU time', 'RunTask', 'EventDispatch keydown', 'FunctionCall', 'TimerFire', 'EventDispatch scroll', 'UpdateLayoutTree', 'Layout', 'PrePaint', 'Paint', 'Layerize', 'Commit', 'EventDispatch pointerout', 'EventDispatch mouseout', 'MajorGC', 'MinorGC', 'PaintArtifactCompositor::Update', 'PaintArtifactCompositor::UpdateRepaintedLayers', 'full layerizes per press', 'repaint-only per press'];
 
 const body = generateSessionBody(STEPS);
 const server = createServer((req, res) => {
@@ -183,9 +188,13 @@ try {
       }
     }
   }
+  if (SHOT) {
+    if (style) await style.evaluate((el) => (el as HTMLElement).remove());
+    await page.screenshot({ path: SHOT });
+  }
   console.log(`\n${STEPS.toLocaleString()} steps, ${ROUNDS}×${PRESSES} presses per variant (load average ${loadavg()[0].toFixed(1)}): renderer main thread, ${WALL ? 'wall' : 'CPU'} ms per press`);
-  console.log(`  ${'event'.padEnd(26)}${variants.map((v) => v.padStart(12)).join('')}`);
-  for (const name of SHOWN) console.log(`  ${name.padEnd(26)}${sums.map((s) => (s.get(name) ?? 0).toFixed(2).padStart(12)).join('')}`);
+  console.log(`  ${'event'.padEnd(48)}${variants.map((v) => v.padStart(12)).join('')}`);
+  for (const name of SHOWN) console.log(`  ${name.padEnd(48)}${sums.map((s) => (s.get(name) ?? 0).toFixed(2).padStart(12)).join('')}`);
 } finally {
   await browser.close();
   server.close();

@@ -21,7 +21,12 @@ function sourceOf(text: string, node: Positioned | undefined, fallback: ReactNod
 const urlTransform = (url: string) => safeHref(url);
 const REMARK_PLUGINS = [remarkHtmlAsText];
 
-export default function MarkdownView({ text }: { text: string }) {
+/**
+ * `box`: the text may be taller than a screen and scrolls in a box of its own. A first screen (no box) is laid out in
+ * the inspector's flow: a clipping box is a paint chunk whose bounds follow the text, which makes Chromium layerize
+ * the whole page again on a playhead move (trace-text.tsx). Code blocks wrap rather than scroll, for the same reason.
+ */
+export default function MarkdownView({ text, box = false }: { text: string; box?: boolean }) {
   const components: Components = {
     a: ({ href, children, node }) => {
       const safe = href ? safeHref(href) : '';
@@ -45,7 +50,7 @@ export default function MarkdownView({ text }: { text: string }) {
   return (
     <div
       data-testid="markdown"
-      className="max-h-[32rem] overflow-auto rounded bg-slate-50 p-2 text-xs leading-snug break-words text-slate-800 [&_blockquote]:border-l-2 [&_blockquote]:border-slate-300 [&_blockquote]:pl-2 [&_code]:rounded [&_code]:bg-slate-200/60 [&_code]:px-0.5 [&_code]:font-mono [&_h1]:text-sm [&_h1]:font-bold [&_h2]:text-sm [&_h2]:font-semibold [&_h3]:font-semibold [&_h4]:font-semibold [&_ol]:list-decimal [&_ol]:pl-5 [&_p]:whitespace-pre-wrap [&_pre]:overflow-x-auto [&_pre]:rounded [&_pre]:bg-slate-100 [&_pre]:p-1 [&_ul]:list-disc [&_ul]:pl-5 [&>*+*]:mt-1.5"
+      className={`${box ? 'max-h-[32rem] overflow-auto ' : ''}rounded bg-slate-50 p-2 text-xs leading-snug break-words text-slate-800 [&_blockquote]:border-l-2 [&_blockquote]:border-slate-300 [&_blockquote]:pl-2 [&_code]:rounded [&_code]:bg-slate-200/60 [&_code]:px-0.5 [&_code]:font-mono [&_h1]:text-sm [&_h1]:font-bold [&_h2]:text-sm [&_h2]:font-semibold [&_h3]:font-semibold [&_h4]:font-semibold [&_ol]:list-decimal [&_ol]:pl-5 [&_p]:whitespace-pre-wrap [&_pre]:rounded [&_pre]:bg-slate-100 [&_pre]:p-1 [&_pre]:break-words [&_pre]:whitespace-pre-wrap [&_ul]:list-disc [&_ul]:pl-5 [&>*+*]:mt-1.5`}
     >
       <Markdown remarkPlugins={REMARK_PLUGINS} skipHtml urlTransform={urlTransform} components={components}>
         {text}

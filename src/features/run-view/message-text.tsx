@@ -4,7 +4,7 @@
 // the text shows plain.
 import { lazy, Suspense, useState } from 'react';
 import { looksLikeMarkdown } from './markdown.ts';
-import { prettyJson, TraceText } from './trace-text.tsx';
+import { firstScreenEnd, PlainText, prettyJson, TraceText } from './trace-text.tsx';
 
 const MarkdownView = lazy(() => import('./markdown-view.tsx'));
 
@@ -37,15 +37,16 @@ export function MessageText({ text, limit = DEFAULT_LIMIT, testId }: { text: str
     );
   }
   const all = allFor === text;
-  const cut = !all && text.length > limit;
-  const shown = cut ? `${text.slice(0, limit)}…` : text;
+  // The first screen as TraceText cuts it (characters and lines), laid out without a scroll box; shown all, it scrolls.
+  const end = all ? text.length : firstScreenEnd(text, limit);
+  const shown = end < text.length ? `${text.slice(0, end)}…` : text;
   return (
     <div data-testid={testId} data-markdown="rendered">
       <div className="mb-0.5 flex justify-end">{toggle}</div>
-      <Suspense fallback={<TraceText text={shown} limit={Infinity} />}>
-        <MarkdownView text={shown} />
+      <Suspense fallback={<PlainText text={shown} box={all} />}>
+        <MarkdownView text={shown} box={all} />
       </Suspense>
-      {text.length > limit && (
+      {(all || end < text.length) && (
         <button type="button" className="mt-1 text-xs text-indigo-700 hover:underline" onClick={() => setAllFor(all ? undefined : text)}>
           {all ? 'show less' : `show all (${text.length.toLocaleString()} characters)`}
         </button>

@@ -37,7 +37,7 @@ export function SpansSection({ run, step }: { run: Run; step: Step }) {
         {shown.map((span) => (
           <li key={span.id} style={{ marginLeft: Math.min(level.get(span.id) ?? 0, 12) * 10 }}>
             <details className="rounded border border-slate-200" open={own.length <= OPEN_MAX} data-testid="inspector-span" data-span-id={span.id}>
-              <summary className="cursor-pointer truncate px-2 py-0.5 font-mono text-[11px]">
+              <summary className="cursor-pointer px-2 py-0.5 font-mono text-[11px] break-words">
                 <span className="text-slate-500">{span.id === step.spanId ? 'step span' : merged.has(span.id) ? 'same call' : span.kind ?? 'span'}</span>{' '}
                 <span className={span.status === 'error' ? 'text-red-700' : 'text-slate-800'}>{span.name || '(no name)'}</span>
                 {span.start !== undefined && span.end !== undefined && <span className="text-slate-400"> · {Math.round(span.end - span.start)} ms</span>}

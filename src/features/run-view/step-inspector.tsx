@@ -35,12 +35,19 @@ const ORIGIN_LABELS: Record<TurnOrigin, string> = {
   'tool-replay': 'tool turn replayed',
 };
 
+/**
+ * The inspector paints as one paint chunk of fixed bounds while a step fits the panel: its background fills the panel
+ * (`min-h-full`, opaque) whatever the step's height, and nothing inside it clips or scrolls (text boxes scroll only once
+ * grown: trace-text.tsx). Chromium layerizes the whole page again whenever a chunk is added, removed or changes its
+ * bounds; before, every playhead move did that here (ADR 0032). A step taller than the panel scrolls the panel, whose
+ * scroll extent then follows the step, as it must.
+ */
 const InspectorBody = memo(function InspectorBody({ view, step, position }: { view: RunView; step: Step; position: number }) {
   const agent = view.index.agentById.get(step.agentId);
   const loop = view.loopAt[position] >= 0 ? view.loops[view.loopAt[position]] : undefined;
   const children = view.index.childrenOf.get(step.id) ?? [];
   return (
-    <section data-testid="inspector" data-step-id={step.id} data-agent-id={step.agentId} data-position={position} aria-label="Step inspector" className="space-y-3 p-3 text-sm">
+    <section data-testid="inspector" data-step-id={step.id} data-agent-id={step.agentId} data-position={position} aria-label="Step inspector" className="min-h-full space-y-3 bg-white p-3 text-sm">
       <header>
         <p className="text-xs text-slate-500">
           Step {position + 1} of {view.steps.length}

@@ -10,7 +10,7 @@ import { codePoints } from '../../ui/truncated-text.tsx';
 import { runViewOf } from './run-view-model.ts';
 import { StepInspector } from './step-inspector.tsx';
 import { stepSummary } from './step-list.tsx';
-import { cutAt, MORE_CHUNK, TraceText } from './trace-text.tsx';
+import { cutAt, FIRST_SCREEN_LINES, firstScreenEnd, MORE_CHUNK, TraceText } from './trace-text.tsx';
 
 afterEach(() => {
   cleanup();
@@ -67,6 +67,28 @@ describe('huge step texts', () => {
     fireEvent.click(screen.getByRole('button', { name: `show all (${text.length.toLocaleString()} characters)` }));
     expect(screen.getByText(text)).toBeInTheDocument();
     expect(screen.queryByTestId('text-download')).toBeNull();
+  });
+
+  it('cuts the first screen by lines too, shown without a scroll box; a grown text scrolls in its box', () => {
+    // Short lines: cut after the first screen's lines although the text is under the character limit.
+    const lines = Array.from({ length: 100 }, (_, i) => `line ${i}`).join('\n');
+    expect(lines.length).toBeLessThan(1500);
+    expect(firstScreenEnd(lines, 1500)).toBe(lines.indexOf(`\nline ${FIRST_SCREEN_LINES}`));
+    // A long line counts as the lines it wraps to; a short text is whole.
+    expect(firstScreenEnd('x'.repeat(5000), 1500)).toBe(1500);
+    // 70 characters wrap to two lines: 15 of them fill the first screen (1,064 of 1,500 characters).
+    expect(firstScreenEnd(`${'x'.repeat(70)}\n`.repeat(20), 1500)).toBe(15 * 71 - 1);
+    expect(firstScreenEnd('one\ntwo', 1500)).toBe(7);
+    render(<TraceText text={lines} />);
+    const pre = () => document.querySelector('pre')!;
+    expect(pre().textContent).toBe(`${lines.slice(0, firstScreenEnd(lines, 1500))}…`);
+    // The first screen clips and scrolls nothing: a scroll box's painted bounds follow its text on every move.
+    expect(pre().className).not.toMatch(/overflow|max-h/);
+    fireEvent.click(screen.getByRole('button', { name: `show all (${lines.length.toLocaleString()} characters)` }));
+    expect(pre().textContent).toBe(lines);
+    expect(pre().className).toMatch(/max-h-\[32rem\] overflow-auto/);
+    fireEvent.click(screen.getByRole('button', { name: 'show less' }));
+    expect(pre().className).not.toMatch(/overflow/);
   });
 
   it('summarises a step with a 10 MB text from its head, as the whole text would be summarised', () => {

@@ -1,0 +1,76 @@
+// The step inspector paints the same bounds whatever the step (issue 14 goal 3, ADR 0032): Chromium layerizes the whole
+// page again on a playhead move when any paint chunk changes its bounds, and the inspector did on every move — its
+// background followed the step's height, and each text box that clips or scrolls (`max-h overflow-auto`) is a chunk
+// of its own whose bounds follow its text. So on a real trace: a step that fits the panel fills it, and nothing in the
+// inspector clips or scrolls until the reader asks for more of a text (which then scrolls in its own box).
+import { expect, test, type Page } from '@playwright/test';
+import { existsSync } from 'node:fs';
+import { basename } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const TRACE = fileURLToPath(new URL('../../shared/traces/who-and-when/hand-crafted/1.json', import.meta.url));
+
+test.skip(!existsSync(TRACE), `${TRACE} is absent: real-trace inspector test skipped`);
+test.use({ viewport: { width: 1600, height: 1000 } });
+
+async function openRun(page: Page) {
+  await page.goto('/');
+  await page.getByTestId('open-file-input').setInputFiles([TRACE]);
+  const row = page.locator(`[data-testid="run-row"][data-file=${JSON.stringify(basename(TRACE))}]`).first();
+  await expect(row).toBeVisible();
+  await row.getByRole('button').first().click();
+  await expect(page.getByTestId('inspector')).toBeVisible();
+  // The loop panel comes last (the panels are drawn in stages) and takes its height from the inspector's panel.
+  await expect(page.getByTestId('loop-panel')).toBeVisible();
+}
+
+/** The inspector's box against its panel's, and the elements inside it that clip or scroll. */
+function inspectorBox(page: Page) {
+  return page.evaluate(() => {
+    const panel = document.querySelector('[data-testid="inspector-panel"]')!;
+    const inspector = panel.querySelector('[data-testid="inspector"]')!;
+    const clipping = [...inspector.querySelectorAll('*')]
+      .filter((el) => {
+        const style = getComputedStyle(el);
+        return style.overflowX !== 'visible' || style.overflowY !== 'visible';
+      })
+      .map((el) => `${el.tagName.toLowerCase()}.${el.getAttribute('class') ?? ''}`);
+    return {
+      position: inspector.getAttribute('data-position'),
+      fits: panel.scrollHeight <= panel.clientHeight,
+      height: Math.round(inspector.getBoundingClientRect().height),
+      panelHeight: panel.clientHeight,
+      clipping,
+    };
+  });
+}
+
+test('the inspector fills its panel and nothing in it clips or scrolls, step after step', async ({ page }) => {
+  await openRun(page);
+  let fitting = 0;
+  for (let press = 0; press < 12; press++) {
+    const box = await inspectorBox(page);
+    expect(box.clipping, `step ${box.position}`).toEqual([]);
+    if (box.fits) {
+      fitting++;
+      expect(box.height, `step ${box.position}`).toBe(box.panelHeight);
+    }
+    const position = box.position;
+    await page.keyboard.press('j');
+    await expect(page.getByTestId('inspector')).not.toHaveAttribute('data-position', position!);
+  }
+  // The trace's steps fit the panel at this size, most of them: the check above is not vacuous.
+  expect(fitting).toBeGreaterThan(3);
+});
+
+test('a text shown whole scrolls in a box of its own; the next step starts cut again, without one', async ({ page }) => {
+  await openRun(page);
+  // The first step with a text long enough to be cut.
+  const showAll = page.getByTestId('inspector').getByRole('button', { name: /^show all/ }).first();
+  for (let press = 0; press < 40 && !(await showAll.isVisible()); press++) await page.keyboard.press('j');
+  await expect(showAll).toBeVisible();
+  await showAll.click();
+  await expect.poll(async () => (await inspectorBox(page)).clipping.length).toBeGreaterThan(0);
+  await page.keyboard.press('j');
+  await expect.poll(async () => (await inspectorBox(page)).clipping).toEqual([]);
+});
