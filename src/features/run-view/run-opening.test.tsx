@@ -70,4 +70,10 @@ describe('opening a run', () => {
     expect(screen.queryByTestId('panels-drawing')).toBeNull();
     expect(screen.queryByRole('progressbar')).toBeNull();
   });
+
+  it('a run without steps (a benchmark result line): says so, and the toolbar says "no steps", not "step 1 / 0"', async () => {
+    open(makeRun('results-only', { steps: [], agentRuns: [] }));
+    expect(await screen.findByText('This run has no steps to replay.')).toBeTruthy();
+    expect(screen.getByTestId('playhead-position').textContent).toBe('no steps');
+  });
 });

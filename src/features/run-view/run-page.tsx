@@ -24,6 +24,7 @@ import { TokenCharts } from './token-charts.tsx';
 import { KEY_BINDINGS } from './keymap.ts';
 import { EstimateBadge, ShadowCompareButton } from '../compare/shadow-compare.tsx';
 import { LoopPanel, loopCountLabel } from './loop-panel.tsx';
+import { formatCount, stepPosition } from '../../ui/format.ts';
 
 export function RunPage() {
   const runId = useUrl((s) => s.params.run);
@@ -323,9 +324,6 @@ function Icon({ d }: { d: string }) {
   );
 }
 
-/** The page's locale's integer format, made once: `toLocaleString()` sets one up on every call (~0.1 ms a move here). */
-const integers = new Intl.NumberFormat();
-
 /**
  * "step n / N". Its box has a fixed width (the longest label, in `ch` of tabular digits) and an opaque background, so a
  * move repaints it in place: a box whose width followed the text changed the page's paint chunks, and the toolbar's
@@ -333,12 +331,12 @@ const integers = new Intl.NumberFormat();
  */
 function PositionLabel({ length }: { length: number }) {
   const position = usePlayhead((s) => s.position);
-  const total = useMemo(() => integers.format(length), [length]);
-  // "step " + the widest n (as wide as N) + " / " + N.
+  const total = useMemo(() => formatCount(length), [length]);
+  // "step " + the widest n (as wide as N) + " / " + N; "no steps" fits in that for N = 0.
   const widthCh = 5 + 2 * total.length + 3;
   return (
     <p className="shrink-0 bg-white text-xs whitespace-nowrap text-slate-700 tabular-nums" style={{ width: `${widthCh}ch` }} data-testid="playhead-position">
-      step {integers.format(position + 1)} / {total}
+      {stepPosition(position, length)}
     </p>
   );
 }
