@@ -10,6 +10,8 @@
 //   BENCH_SPANS=…                                  file size (default 100k spans)
 //   BENCH_PROFILE=worker                           also profile the import worker (ADR 0022); =1, open, spans: the page;
 //                                                  =tasks: what ran in each long task from the drop to the painted view
+//   BENCH_TRACE=<file.json>                        a Chrome trace (page and workers: devtools.timeline, v8, blink) from
+//                                                  the drop to the painted run view, for chrome://tracing or Perfetto
 import { chromium, type CDPSession } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -54,6 +56,8 @@ const PROFILE_SPANS = process.env.BENCH_PROFILE === 'spans';
 const PROFILE_WORKER = process.env.BENCH_PROFILE === 'worker';
 /** BENCH_PROFILE=tasks: sample the page from the drop to the painted run view and name what ran in each long task. */
 const PROFILE_TASKS = process.env.BENCH_PROFILE === 'tasks';
+/** BENCH_TRACE=<file>: a Chrome trace of the drop to the painted run view (every thread of the page's renderer). */
+const TRACE = process.env.BENCH_TRACE;
 
 export interface CpuProfile {
   startTime: number;
@@ -312,6 +316,7 @@ export async function measureThroughLibrary(dist: string, file: string, open = t
       profiledAt = (await page.evaluate('performance.now()')) as number;
     }
 
+    if (TRACE) await browser.startTracing(page, { path: TRACE, screenshots: false, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'v8.execute', 'blink.user_timing', 'toplevel', 'disabled-by-default-v8.gc'] });
     await page.getByTestId('open-file-input').setInputFiles(file);
     const row = page.getByTestId('run-row').first();
     await row.waitFor({ timeout: 120_000 });
@@ -329,6 +334,7 @@ export async function measureThroughLibrary(dist: string, file: string, open = t
       await page.locator('[data-testid="step-list"] li').first().waitFor({ timeout: 120_000 });
     }
     const paintedAt = (await page.evaluate('new Promise((r) => requestAnimationFrame(() => setTimeout(() => r(performance.now()), 0)))')) as number;
+    if (TRACE) await browser.stopTracing();
     if (PROFILE_OPEN) printProfile(((await cdp.send('Profiler.stop')) as { profile: CpuProfile }).profile);
     if (PROFILE_TASKS) {
       const tasks = ((await page.evaluate('window.__longTasks')) as { start: number; duration: number }[]).filter((t) => t.start <= paintedAt);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { rebuild, RunStrings, StringTable, toColumns, transferablesOf, type Column, type ColumnSlice } from './step-columns.ts';
 import { firstDifference } from '../testing/same-value.ts';
@@ -62,6 +62,21 @@ describe('records in columns (ADR 0029)', () => {
     expect(shape.cols[shape.keys.indexOf('id')].t).toBe('text');
     expect(shape.cols[shape.keys.indexOf('usage')].t).toBe('obj');
     expect(firstDifference(got, [slice(0), slice(100)])).toBeUndefined();
+  });
+
+  it('finds the shape of records whose shapes alternate without a signature per record, and groups them the same', () => {
+    const records = Array.from({ length: 400 }, (_, i) => (i % 2 ? { kind: 'tool', id: `t${i}`, toolCalls: [] } : { kind: 'llm', id: `m${i}`, usage: { input: i, output: 1 } }));
+    const join = vi.spyOn(Array.prototype, 'join');
+    let slice: ColumnSlice;
+    try {
+      slice = toColumns(records, new StringTable());
+      expect(join.mock.calls.length).toBeLessThanOrEqual(2);
+    } finally {
+      join.mockRestore();
+    }
+    expect(slice.shapes.map((s) => s.keys)).toEqual([['kind', 'id', 'usage'], ['kind', 'id', 'toolCalls']]);
+    expect(Array.from(slice.shapeOf!)).toEqual(records.map((_, i) => i % 2));
+    expect(crossed([records]).got[0]).toEqual(records);
   });
 
   it('the comparison fails on a dropped or reordered key (the round trips below can fail)', () => {

@@ -192,6 +192,9 @@ function encodeColumn(values: readonly unknown[], table: StringTable, depth: num
   return { t: 'val', v: values.slice() };
 }
 
+/** Up to this many shapes in a slice, a record's shape is looked for among them all before by its signature. */
+const FEW_SHAPES = 8;
+
 /**
  * A slice of records in columns. `table` is the run's: the strings it gains are in the slice (`strings`), so the
  * slices must be rebuilt in the order they were made, with the same table on the other side (RunStrings).
@@ -206,6 +209,17 @@ export function toColumns(records: readonly object[], table: StringTable): Colum
     const record = records[i] as Record<string, unknown>;
     const keys = Object.keys(record);
     let s = last >= 0 && sameKeys(shapes[last].keys, keys) ? last : -1;
+    // A slice has a few shapes (a span run's model and tool steps alternate): compared first, without joining the keys
+    // into a signature per record (a string made and hashed for every other step of the flat 100k-span trace).
+    if (s < 0 && shapes.length <= FEW_SHAPES) {
+      for (let k = 0; k < shapes.length; k++) {
+        if (sameKeys(shapes[k].keys, keys)) {
+          s = k;
+          break;
+        }
+      }
+      if (s >= 0) last = s;
+    }
     if (s < 0) {
       const signature = keys.join('\u0000');
       let candidates = bySignature.get(signature);

@@ -98,7 +98,8 @@ export function indexedGroups(attrs: Attributes, prefix: string): Map<number, Ma
     if (!group) groups.set(n, (group = new Map()));
     group.set(key.slice(i + 1), attrs[key]);
   }
-  return new Map([...groups.entries()].sort((a, b) => a[0] - b[0]));
+  // Most spans have no such keys (every tool span is asked for indexed completions): no sorted copy of an empty map.
+  return groups.size < 2 ? groups : new Map([...groups.entries()].sort((a, b) => a[0] - b[0]));
 }
 
 export function textOf(v: unknown): string | undefined {

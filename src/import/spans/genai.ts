@@ -55,6 +55,22 @@ function genAiLegacyMessages(attrs: Attributes, key: string): ChatMessage[] | un
   return [...groups.values()].map((g) => ({ role: textOf(g.get('role')) ?? 'unknown', content: textOf(g.get('content')) ?? '' }));
 }
 
+/** The structured output messages (`gen_ai.output.messages`), read once per reading of a span's output. */
+function outputMessages(attrs: Attributes): ChatMessage[] | undefined {
+  return genAiMessages(jsonValueAttr(attrs, 'gen_ai.output.messages'));
+}
+
+/** The output text, given the span's structured output messages (`outputMessages`). */
+function outputTextOf(attrs: Attributes, structured: ChatMessage[] | undefined): string | undefined {
+  const messages = structured ?? genAiLegacyMessages(attrs, 'gen_ai.completion');
+  if (messages && messages.length) return messages.map((m) => m.content).join('\n');
+  return (
+    unwrapOutputValue(textAttr(attrs, 'gen_ai.completion')) ??
+    textAttr(attrs, 'gen_ai.tool.call.result') ??
+    unwrapOutputValue(textAttr(attrs, 'output.value') ?? textAttr(attrs, 'output'))
+  );
+}
+
 export const genAi: AttributeStandard = {
   id: 'gen_ai',
   category(attrs) {
@@ -79,21 +95,16 @@ export const genAi: AttributeStandard = {
   },
   model: (attrs) => textAttr(attrs, 'gen_ai.response.model') ?? textAttr(attrs, 'gen_ai.request.model'),
   inputMessages: (attrs) => genAiMessages(jsonValueAttr(attrs, 'gen_ai.input.messages')) ?? genAiLegacyMessages(attrs, 'gen_ai.prompt'),
-  outputText(attrs) {
-    const messages = genAiMessages(jsonValueAttr(attrs, 'gen_ai.output.messages')) ?? genAiLegacyMessages(attrs, 'gen_ai.completion');
-    if (messages && messages.length) return messages.map((m) => m.content).join('\n');
-    return (
-      unwrapOutputValue(textAttr(attrs, 'gen_ai.completion')) ??
-      textAttr(attrs, 'gen_ai.tool.call.result') ??
-      unwrapOutputValue(textAttr(attrs, 'output.value') ?? textAttr(attrs, 'output'))
-    );
-  },
-  outputToolCalls: (attrs) => genAiMessages(jsonValueAttr(attrs, 'gen_ai.output.messages'))?.flatMap((m) => m.toolCalls ?? []),
+  outputText: (attrs) => outputTextOf(attrs, outputMessages(attrs)),
+  outputToolCalls: (attrs) => outputMessages(attrs)?.flatMap((m) => m.toolCalls ?? []),
   output(attrs) {
+    // `gen_ai.output.messages` parsed once for both (it was parsed again for the tool calls: a JSON.parse per model
+    // call, a fifth of the flat 100k-span trace's mapping went to parsing attribute JSON).
+    const messages = outputMessages(attrs);
     const out: { text?: string; toolCalls?: ToolCall[] } = {};
-    const text = genAi.outputText(attrs);
+    const text = outputTextOf(attrs, messages);
     if (text !== undefined) out.text = text;
-    const toolCalls = genAi.outputToolCalls(attrs);
+    const toolCalls = messages?.flatMap((m) => m.toolCalls ?? []);
     if (toolCalls && toolCalls.length) out.toolCalls = toolCalls;
     return out;
   },

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { HAVE_SHARED, SKIP_REASON, sharedFiles } from '../../testing/fixture-kit.ts';
 import { titleFromTask } from './assemble.ts';
 import { numberAttr, type Attributes } from './attributes.ts';
+import { genAi } from './genai.ts';
 import { buildForest, standardOf, type SpanRecord } from './forest.ts';
 
 // The attribute-map fixtures are single spans' attributes, not traces: the categorisers are tested on them directly.
@@ -77,6 +78,39 @@ describe('attribute values', () => {
   it('keeps cost recorded as a double', () => {
     const attrs = { 'openinference.span.kind': 'LLM', 'llm.token_count.total': '5', 'llm.cost.total': 0.0012 };
     expect(standardOf(attrs).usage(attrs)).toEqual({ input: 0, output: 0, total: 5, cost: 0.0012 });
+  });
+});
+
+describe('OTel GenAI output', () => {
+  const call = { type: 'tool_call', id: 'c1', name: 'lookup', arguments: { key: 'k' } };
+  const cases: Attributes[] = [
+    { 'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'a' }, call] }, { role: 'assistant', parts: [{ type: 'text', content: 'b' }] }]) },
+    { 'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'text', content: 'only text' }] }]) },
+    { 'gen_ai.output.messages': '[]', 'gen_ai.completion': '{"content":"wrapped"}' },
+    { 'gen_ai.completion.0.role': 'assistant', 'gen_ai.completion.0.content': 'first', 'gen_ai.completion.1.content': 'second' },
+    { 'gen_ai.tool.call.result': 'result text' },
+    { 'output.value': '{"text":"from output.value"}' },
+    {},
+  ];
+
+  it('reads text and tool calls as outputText and outputToolCalls do', () => {
+    for (const attrs of cases) {
+      const toolCalls = genAi.outputToolCalls(attrs);
+      const expected: Record<string, unknown> = {};
+      if (genAi.outputText(attrs) !== undefined) expected.text = genAi.outputText(attrs);
+      if (toolCalls && toolCalls.length) expected.toolCalls = toolCalls;
+      expect(genAi.output(attrs)).toEqual(expected);
+    }
+  });
+
+  it('parses the output messages once per span (the flat 100k-span trace parsed them twice)', () => {
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      expect(genAi.output(cases[0])).toEqual({ text: 'a\nb', toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"key":"k"}' }] });
+      expect(parse).toHaveBeenCalledTimes(1);
+    } finally {
+      parse.mockRestore();
+    }
   });
 });
 
