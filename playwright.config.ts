@@ -24,9 +24,11 @@ export default defineConfig({
   timeout: 60_000,
   expect: { timeout: 10_000 },
   fullyParallel: true,
-  // Four workers on two cores: a test mostly waits (for the page, the import worker, IndexedDB, the test server), and
-  // with two workers the suite used about a third of the machine (e2e CPU ≈ 300 s over 478 s × 2 cores).
-  workers: 4,
+  // Three workers on two cores: a test mostly waits (for the page, the import worker, IndexedDB, the test server), and
+  // with two workers the suite used about a third of the machine (e2e CPU ≈ 300 s over 478 s × 2 cores). Four were
+  // tried on a machine loaded 13-22 by other work: costs.spec's clarifier test (30 s bound on a CPU-heavy pass) failed
+  // in both runs, so three, until four is measured on a quiet machine.
+  workers: 3,
   reporter: [['list'], ['json', { outputFile: 'reports/playwright.json' }]],
   use: {
     baseURL: `http://127.0.0.1:${PORT}`,
