@@ -9,13 +9,26 @@ const PORT = Number(process.env.E2E_PORT);
 // otherwise its run would appear in the libraries of tests running beside it.
 const LIVE_PORT = PORT + 1500; // clear of 5173, where `npm start` serves
 const LIVE_SPECS = /live-otlp\.spec\.ts$/;
+// Specs that time the page or race it (the longest main-thread task while a 10 MB text opens, the phases of an import,
+// a reload in the middle of a supervisor call): they run by themselves once every other test has finished, two at a
+// time at most — never beside more than one other test, as when the whole suite ran on two workers. They form the
+// `teardown` of the other projects, which Playwright runs after them whether or not they passed (a dependency would
+// skip them after any failure).
+const TIMED_SPECS = /(huge-text|import-progress|no-data-loss)\.spec\.ts$/;
+// The longest tests are handed out first (projects are dispatched in this order), so no worker starts a minute-long
+// test while the others run out of work.
+const LONG_SPECS = /(untrusted|daily-use)\.spec\.ts$/;
 
 export default defineConfig({
   testDir: 'e2e',
   timeout: 60_000,
   expect: { timeout: 10_000 },
   fullyParallel: true,
-  workers: 2,
+  // Three workers on two cores: a test mostly waits (for the page, the import worker, IndexedDB, the test server), and
+  // with two workers the suite used about a third of the machine (e2e CPU ≈ 300 s over 478 s × 2 cores). Four were
+  // tried on a machine loaded 13-22 by other work: costs.spec's clarifier test (30 s bound on a CPU-heavy pass) failed
+  // in both runs, so three, until four is measured on a quiet machine.
+  workers: 3,
   reporter: [['list'], ['json', { outputFile: 'reports/playwright.json' }]],
   use: {
     baseURL: `http://127.0.0.1:${PORT}`,
@@ -32,8 +45,10 @@ export default defineConfig({
     screenshot: 'only-on-failure',
   },
   projects: [
-    { name: 'studio', testIgnore: LIVE_SPECS },
-    { name: 'live-otlp', testMatch: LIVE_SPECS, use: { baseURL: `http://127.0.0.1:${LIVE_PORT}` } },
+    { name: 'studio-long', testMatch: LONG_SPECS, teardown: 'timed' },
+    { name: 'live-otlp', testMatch: LIVE_SPECS, use: { baseURL: `http://127.0.0.1:${LIVE_PORT}` }, teardown: 'timed' },
+    { name: 'studio', testIgnore: [LIVE_SPECS, TIMED_SPECS, LONG_SPECS], teardown: 'timed' },
+    { name: 'timed', testMatch: TIMED_SPECS, workers: 2 },
   ],
   webServer: [
     {

@@ -1,9 +1,12 @@
 #!/usr/bin/env node
-// `npm test`: typecheck, import rules (lint:deps), unit tests (Vitest), production build, e2e tests (Playwright in
+// `npm test`: typecheck, import rules (lint:deps), production build, unit tests (Vitest), e2e tests (Playwright in
 // Chromium).
 // Every stage runs even if an earlier one failed, so one run shows everything that is wrong. The last line is the
 // total CI reads: `total: N passed, N failed` (a stage that fails without a counted failure counts as one).
-import { spawnSync } from 'node:child_process';
+// The typecheck, the import rules and the build run side by side (tsc and dependency-cruiser use one core each, the
+// build a few seconds, and none reads what another writes: 33 + 12 + 5 s one after another on two cores); each one's
+// output is printed whole when it ends, in that order.
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 
 mkdirSync('reports', { recursive: true });
@@ -15,11 +18,37 @@ function stage(name, cmd, args, countFromReport) {
   console.log(`\n=== ${name}: ${cmd} ${args.join(' ')}`);
   const started = Date.now();
   const result = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, FORCE_COLOR: '0' } });
-  const counts = countFromReport?.() ?? { passed: result.status === 0 ? 1 : 0, failed: result.status === 0 ? 0 : 1 };
-  if (result.status !== 0 && counts.failed === 0) counts.failed = 1;
+  record(name, result.status, (Date.now() - started) / 1000, countFromReport);
+}
+
+function record(name, status, seconds, countFromReport, note = '') {
+  const counts = countFromReport?.() ?? { passed: status === 0 ? 1 : 0, failed: status === 0 ? 0 : 1 };
+  if (status !== 0 && counts.failed === 0) counts.failed = 1;
   passed += counts.passed;
   failed += counts.failed;
-  lines.push(`${name}: ${counts.passed} passed, ${counts.failed} failed (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  lines.push(`${name}: ${counts.passed} passed, ${counts.failed} failed (${seconds.toFixed(1)} s${note})`);
+}
+
+/** Stages without counts run side by side; each is reported as `stage` reports it, in the order given. */
+async function sideBySide(stages) {
+  const started = Date.now();
+  const runs = stages.map(({ name, cmd, args }) => {
+    const output = [];
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } });
+    child.stdout.on('data', (c) => output.push(c));
+    child.stderr.on('data', (c) => output.push(c));
+    return new Promise((done) => {
+      child.on('error', (e) => done({ name, cmd, args, status: 1, output: [Buffer.from(`${e.message}\n`)], ended: Date.now() }));
+      child.on('close', (status) => done({ name, cmd, args, status, output, ended: Date.now() }));
+    });
+  });
+  for (const run of runs) {
+    const { name, cmd, args, status, output, ended } = await run;
+    console.log(`\n=== ${name}: ${cmd} ${args.join(' ')}`);
+    process.stdout.write(Buffer.concat(output));
+    const others = stages.map((s) => s.name).filter((n) => n !== name);
+    record(name, status, (ended - started) / 1000, undefined, `, beside ${others.join(' and ')}`);
+  }
 }
 
 function readJson(path) {
@@ -31,8 +60,11 @@ function readJson(path) {
 }
 
 const node = process.execPath;
-stage('typecheck', node, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json']);
-stage('lint:deps', node, ['scripts/lint-deps.mjs']);
+await sideBySide([
+  { name: 'typecheck', cmd: node, args: ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json'] },
+  { name: 'lint:deps', cmd: node, args: ['scripts/lint-deps.mjs'] },
+  { name: 'build', cmd: node, args: ['node_modules/vite/bin/vite.js', 'build', '--logLevel', 'warn'] },
+]);
 
 rmSync('reports/vitest.json', { force: true });
 stage('unit', node, ['node_modules/vitest/vitest.mjs', 'run', '--reporter=default', '--reporter=json', '--outputFile.json=reports/vitest.json'], () => {
@@ -46,8 +78,6 @@ function countFilesFailedOnTheirOwn(r) {
   // inside a describe was reported as two failures.
   return (r.testResults ?? []).filter((s) => s.status === 'failed' && !(s.assertionResults ?? []).some((a) => a.status === 'failed')).length;
 }
-
-stage('build', node, ['node_modules/vite/bin/vite.js', 'build', '--logLevel', 'warn']);
 
 if (existsSync('dist/index.html')) {
   rmSync('reports/playwright.json', { force: true });
