@@ -24,11 +24,10 @@ export default defineConfig({
   timeout: 60_000,
   expect: { timeout: 10_000 },
   fullyParallel: true,
-  // Three workers on two cores: a test mostly waits (for the page, the import worker, IndexedDB, the test server), and
-  // with two workers the suite used about a third of the machine (e2e CPU ≈ 300 s over 478 s × 2 cores). Four were
-  // tried on a machine loaded 13-22 by other work: costs.spec's clarifier test (30 s bound on a CPU-heavy pass) failed
-  // in both runs, so three, until four is measured on a quiet machine.
-  workers: 3,
+  // Two workers. Three were measured on a quiet machine (fresh-clone CI): e2e 479.5 s against 477.8 s with two, every
+  // test slower in proportion: the tests are bound by the two cores (Chromium's processes), not by waiting. Four failed
+  // 10 s expectations on a loaded machine. More workers only add risk to the timed specs' neighbours.
+  workers: 2,
   reporter: [['list'], ['json', { outputFile: 'reports/playwright.json' }]],
   use: {
     baseURL: `http://127.0.0.1:${PORT}`,
