@@ -13,7 +13,8 @@ const LIVE_SPECS = /live-otlp\.spec\.ts$/;
 // a reload in the middle of a supervisor call): they run by themselves once every other test has finished, two at a
 // time at most — never beside more than one other test, as when the whole suite ran on two workers. They form the
 // `teardown` of the other projects, which Playwright runs after them whether or not they passed (a dependency would
-// skip them after any failure).
+// skip them after any failure). A teardown runs whatever the filter: `playwright test e2e/x.spec.ts --no-deps` runs only
+// the files named.
 const TIMED_SPECS = /(huge-text|import-progress|no-data-loss)\.spec\.ts$/;
 // The longest tests are handed out first (projects are dispatched in this order), so no worker starts a minute-long
 // test while the others run out of work.

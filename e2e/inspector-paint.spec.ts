@@ -4,21 +4,16 @@
 // of its own whose bounds follow its text. So on a real trace: a step that fits the panel fills it, and nothing in the
 // inspector clips or scrolls until the reader asks for more of a text (which then scrolls in its own box).
 import { expect, test, type Page } from '@playwright/test';
-import { existsSync } from 'node:fs';
-import { basename } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { openStudio, openTraceInRunView, sharedTrace, skipWithoutShared } from './fixtures.ts';
 
-const TRACE = fileURLToPath(new URL('../../shared/traces/who-and-when/hand-crafted/1.json', import.meta.url));
+const TRACE = 'who-and-when/hand-crafted/1.json';
 
-test.skip(!existsSync(TRACE), `${TRACE} is absent: real-trace inspector test skipped`);
+skipWithoutShared(TRACE);
 test.use({ viewport: { width: 1600, height: 1000 } });
 
 async function openRun(page: Page) {
-  await page.goto('/');
-  await page.getByTestId('open-file-input').setInputFiles([TRACE]);
-  const row = page.locator(`[data-testid="run-row"][data-file=${JSON.stringify(basename(TRACE))}]`).first();
-  await expect(row).toBeVisible();
-  await row.getByRole('button').first().click();
+  await openStudio(page);
+  await openTraceInRunView(page, sharedTrace(TRACE));
   await expect(page.getByTestId('inspector')).toBeVisible();
   // The loop panel comes last (the panels are drawn in stages) and takes its height from the inspector's panel.
   await expect(page.getByTestId('loop-panel')).toBeVisible();

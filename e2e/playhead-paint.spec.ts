@@ -2,20 +2,15 @@
 // (a move changes pixels, not elements, so it does not make Chromium layerize the page again), and the step list is a
 // fixed pool of rows (a jump updates the rows in place: none is added, removed or reordered).
 import { expect, test, type Page } from '@playwright/test';
-import { existsSync } from 'node:fs';
-import { basename } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { openStudio, openTraceInRunView, sharedTrace, skipWithoutShared } from './fixtures.ts';
 
-const TRACE = fileURLToPath(new URL('../../shared/traces/who-and-when/hand-crafted/1.json', import.meta.url));
+const TRACE = 'who-and-when/hand-crafted/1.json';
 
-test.skip(!existsSync(TRACE), `${TRACE} is absent: real-trace playhead test skipped`);
+skipWithoutShared(TRACE);
 
 async function openRun(page: Page) {
-  await page.goto('/');
-  await page.getByTestId('open-file-input').setInputFiles([TRACE]);
-  const row = page.locator(`[data-testid="run-row"][data-file=${JSON.stringify(basename(TRACE))}]`).first();
-  await expect(row).toBeVisible();
-  await row.getByRole('button').first().click();
+  await openStudio(page);
+  await openTraceInRunView(page, sharedTrace(TRACE));
   await expect(page.getByTestId('run-view')).toBeVisible();
   await expect(page.getByTestId('graph-current')).toBeAttached();
 }
