@@ -10,11 +10,10 @@ import { useUrl } from '../../store/url.ts';
 import { Badge, EstimatedBadge, OutcomeBadge, SimulatedBadge } from '../../ui/badge.tsx';
 import { EstimateBadge } from '../compare/shadow-compare.tsx';
 import { Button } from '../../ui/button.tsx';
-import { formatDuration } from '../../ui/format.ts';
+import { formatCount, formatDuration } from '../../ui/format.ts';
 import { callsOfRuns, downloadText, otlpText, safeFileName, sessionText } from './download.ts';
 import { buildRows, queryRows, type LibraryRow, type Origin, type RowQuery, type SortKey } from './library-rows.ts';
 import { runPageView } from '../run-view/run-page-view.ts';
-import { formatCount } from '../../ui/format.ts';
 
 const ROW_HEIGHT = 40;
 /** Up to this many rows are all in the page (find-in-page works); above it only those in view are. */
@@ -44,7 +43,6 @@ export function observeScrollerSize(instance: Virtualizer<HTMLDivElement, Elemen
 // The columns as a class, not an inline style: an inline grid template is parsed again for every row (React sets it
 // element by element), 30 ms of a 40-row stage in a profile on the 2-core machine.
 const COLUMNS = 'grid-cols-[28px_minmax(120px,1.2fr)_minmax(180px,2.4fr)_110px_90px_minmax(80px,1fr)_64px_120px_72px_76px_58px_58px_80px_96px]';
-
 
 interface Column {
   key: SortKey;

@@ -19,6 +19,7 @@ import { enginesOn } from '../../engine/runner/gates.ts';
 import { useBatchJobs } from './batch-job.ts';
 import { EngineToggles } from './engine-toggles.tsx';
 import { useEngineSwitches, useLiveEndpoint } from './live-endpoint.ts';
+import { formatCount } from '../../ui/format.ts';
 
 function NewBatch({ disabled }: { disabled: boolean }) {
   const create = useBatchJobs((s) => s.create);
@@ -186,7 +187,7 @@ function BatchCard({ state }: { state: BatchState }) {
           <div className="h-full bg-indigo-500" style={{ width: `${(100 * summary.done) / Math.max(1, summary.total)}%` }} />
         </div>
         <p className="mt-1 text-xs text-slate-600" data-testid="batch-progress">
-          {summary.done} of {summary.total} done{summary.failed > 0 && `, ${summary.failed} failed`} · {state.tokensUsed.toLocaleString()} tokens
+          {summary.done} of {summary.total} done{summary.failed > 0 && `, ${summary.failed} failed`} · {formatCount(state.tokensUsed)} tokens
         </p>
         {state.message && <p className="text-xs text-amber-800">{state.message}</p>}
         {error && <ErrorBanner title="The batch stopped">{error}</ErrorBanner>}
@@ -197,7 +198,7 @@ function BatchCard({ state }: { state: BatchState }) {
                 <th className="pr-2 text-left font-medium">{arm}</th>
                 <td className="pr-3" data-testid={`accuracy-${arm}`}>{a.correct} / {a.scored} correct ({pct(a.correct, a.scored)})</td>
                 <td className="pr-3">{a.done} done</td>
-                <td>{a.done > 0 ? `${Math.round(a.tokens / a.done).toLocaleString()} tokens per task` : ''}</td>
+                <td>{a.done > 0 ? `${formatCount(Math.round(a.tokens / a.done))} tokens per task` : ''}</td>
               </tr>
             ))}
           </tbody>

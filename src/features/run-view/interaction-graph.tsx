@@ -10,7 +10,7 @@ import { usePlayhead } from '../../store/playhead.ts';
 import type { LayoutInput, LayoutOutput } from '../../workers/graph-layout.ts';
 import { agentColors } from '../../ui/agent-colors.ts';
 import type { RunView } from './run-view-model.ts';
-import { compact } from '../../ui/format.ts';
+import { compact, formatCount } from '../../ui/format.ts';
 import { useElementWidth } from '../../ui/use-element-width.ts';
 import { maxOf } from '../../model/large-arrays.ts';
 
@@ -291,9 +291,9 @@ const GraphBase = memo(function GraphBase({ view, positions, weight, maxActivity
                 strokeDasharray={edge.kind === 'vote' ? '2 3' : managed && edge.kind !== 'delegation' ? '5 4' : undefined}
                 markerEnd={`url(#arrow-${edge.kind})`}
               >
-                <title>{`${byId.get(edge.source)?.label} → ${byId.get(edge.target)?.label} (${edge.kind}): ${edge.messages.toLocaleString()} ${
+                <title>{`${byId.get(edge.source)?.label} → ${byId.get(edge.target)?.label} (${edge.kind}): ${formatCount(edge.messages)} ${
                   edge.kind === 'tool' || edge.kind === 'memory' ? 'calls' : edge.kind === 'vote' ? 'votes on polls it proposed' : 'messages'
-                }, ${Math.round(edge.tokens).toLocaleString()} tokens${edge.inLoop ? ' · part of a loop (repeated identical calls)' : ''}`}</title>
+                }, ${formatCount(Math.round(edge.tokens))} tokens${edge.inLoop ? ' · part of a loop (repeated identical calls)' : ''}`}</title>
               </path>
               {labelled && (
                 <text
@@ -329,8 +329,8 @@ const GraphBase = memo(function GraphBase({ view, positions, weight, maxActivity
 
 function NodeShape({ node, at, r, color }: { node: GraphNode; at: [number, number]; r: number; color?: string }) {
   const label = shortLabel(node.label);
-  const title = `${node.label} (${node.kind}) · ${node.activity.toLocaleString()} ${node.kind === 'agent' ? 'steps' : 'calls'}${
-    node.kind === 'agent' ? ` · ${node.tokens.toLocaleString()} tokens` : ''
+  const title = `${node.label} (${node.kind}) · ${formatCount(node.activity)} ${node.kind === 'agent' ? 'steps' : 'calls'}${
+    node.kind === 'agent' ? ` · ${formatCount(node.tokens)} tokens` : ''
   }${node.inLoop ? ' · repeats identical calls (loop)' : ''}`;
   return (
     <g transform={`translate(${at[0]},${at[1]})`} data-node-id={node.id} data-kind={node.kind} data-loop={node.inLoop ? 'true' : undefined}>

@@ -7,6 +7,7 @@ import type { Loop, LoopVerdict } from '../../model/loops.ts';
 import { VERDICT_REACH } from '../../model/loops.ts';
 import { usePlayhead } from '../../store/playhead.ts';
 import type { RunView } from './run-view-model.ts';
+import { formatCount } from '../../ui/format.ts';
 
 /** Shown at first; the rest behind "show all" so a huge run's panel stays cheap to render. */
 const FIRST_LOOPS = 50;
@@ -86,7 +87,7 @@ export const LoopPanel = memo(function LoopPanel({ view }: { view: RunView }) {
           </ol>
           {!all && loops.length > FIRST_LOOPS && (
             <button type="button" className="m-2 rounded border border-slate-300 px-2 py-0.5 hover:bg-slate-50" onClick={() => setAll(true)}>
-              Show all {loops.length.toLocaleString()} loops
+              Show all {formatCount(loops.length)} loops
             </button>
           )}
           {alone.length > 0 && (

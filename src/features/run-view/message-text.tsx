@@ -5,6 +5,7 @@
 import { lazy, Suspense, useState } from 'react';
 import { looksLikeMarkdown } from './markdown.ts';
 import { firstScreenEnd, PlainText, prettyJson, TraceText } from './trace-text.tsx';
+import { formatCount } from '../../ui/format.ts';
 
 const MarkdownView = lazy(() => import('./markdown-view.tsx'));
 
@@ -48,7 +49,7 @@ export function MessageText({ text, limit = DEFAULT_LIMIT, testId }: { text: str
       </Suspense>
       {(all || end < text.length) && (
         <button type="button" className="mt-1 text-xs text-indigo-700 hover:underline" onClick={() => setAllFor(all ? undefined : text)}>
-          {all ? 'show less' : `show all (${text.length.toLocaleString()} characters)`}
+          {all ? 'show less' : `show all (${formatCount(text.length)} characters)`}
         </button>
       )}
     </div>

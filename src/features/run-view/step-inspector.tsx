@@ -14,7 +14,7 @@ import { MessageText } from './message-text.tsx';
 import { SpansSection } from './spans-section.tsx';
 import { RawSection } from './raw-section.tsx';
 import { BusSection } from './bus-section.tsx';
-import { formatDuration, safeStringify } from '../../ui/format.ts';
+import { formatDuration, safeStringify, formatCount } from '../../ui/format.ts';
 import { appendAll, lowerBound } from '../../model/large-arrays.ts';
 
 export { chatMessageOf } from './conversation.tsx';
@@ -86,7 +86,7 @@ const InspectorBody = memo(function InspectorBody({ view, step, position }: { vi
                 <details className="rounded border border-slate-200">
                   <summary className="cursor-pointer px-2 py-1 text-xs">
                     <span className="font-medium">{child.kind}</span> {child.name ?? ''}
-                    {child.usage && <span className="text-slate-500"> · {child.usage.total.toLocaleString()} tokens</span>}
+                    {child.usage && <span className="text-slate-500"> · {formatCount(child.usage.total)} tokens</span>}
                     {child.error && <span className="text-red-700"> · error</span>}
                   </summary>
                   <div className="space-y-2 p-2">
@@ -161,7 +161,7 @@ function StepDetails({ view, step }: { view: RunView; step: Step }) {
         </Section>
       )}
       {step.observation !== undefined && (
-        <Section title={`Observation (${step.observation.length.toLocaleString()} characters)`} collapsible>
+        <Section title={`Observation (${formatCount(step.observation.length)} characters)`} collapsible>
           <TraceText text={step.observation} testId="inspector-observation" />
         </Section>
       )}
@@ -202,18 +202,18 @@ function Usage({ step, nested }: { step: Step; nested: readonly Step[] }) {
     <Section title="Tokens">
       <dl className="grid grid-cols-[auto_1fr] gap-x-3 text-xs" data-testid="inspector-tokens">
         <dt className="text-slate-500">input</dt>
-        <dd>{input.toLocaleString()}</dd>
+        <dd>{formatCount(input)}</dd>
         <dt className="text-slate-500">output</dt>
-        <dd>{output.toLocaleString()}</dd>
+        <dd>{formatCount(output)}</dd>
         {own?.cached !== undefined && (
           <>
             <dt className="text-slate-500">cached</dt>
-            <dd>{own.cached.toLocaleString()}</dd>
+            <dd>{formatCount(own.cached)}</dd>
           </>
         )}
         <dt className="text-slate-500">total</dt>
         <dd>
-          {(input + output).toLocaleString()}{' '}
+          {formatCount(input + output)}{' '}
           <span className={estimated ? 'text-amber-700' : 'text-slate-500'}>{estimated ? '(estimated by a tokenizer)' : '(recorded)'}</span>
           {nestedUsage.length > 0 && <span className="text-slate-500"> · includes {nestedUsage.length} nested calls</span>}
         </dd>

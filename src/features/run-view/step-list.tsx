@@ -6,7 +6,7 @@ import { usePlayhead } from '../../store/playhead.ts';
 import { agentColors } from '../../ui/agent-colors.ts';
 import { rectifierMarks } from './rectifier-marks.ts';
 import type { RunView } from './run-view-model.ts';
-import { compact } from '../../ui/format.ts';
+import { compact, formatCount } from '../../ui/format.ts';
 import { listGeometry, poolRows, rowInView, rowTop, scrollTopCentring, visibleRows, windowSlots, type ListGeometry } from './list-window.ts';
 
 const ROW_HEIGHT = 40;
@@ -104,7 +104,7 @@ export function StepList({ view }: { view: RunView }) {
   return (
     <section aria-label="Steps" className="flex min-h-0 flex-col rounded border border-slate-200 bg-white">
       <h2 className="border-b border-slate-200 px-2 py-1 text-xs font-semibold tracking-wide text-slate-500 uppercase">
-        Steps ({view.steps.length.toLocaleString()})
+        Steps ({formatCount(view.steps.length)})
       </h2>
       <div ref={scroller} data-testid="step-list" className="min-h-0 flex-1 overflow-auto [contain:strict]" tabIndex={-1} onScroll={(e) => scrolledTo(e.currentTarget.scrollTop)}>
         <ol className="relative" style={{ height: geometry.scrollHeight }}>

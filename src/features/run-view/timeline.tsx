@@ -6,7 +6,7 @@ import { memo, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'rea
 import { usePlayhead } from '../../store/playhead.ts';
 import { agentColors } from '../../ui/agent-colors.ts';
 import type { RunView } from './run-view-model.ts';
-import { formatDuration } from '../../ui/format.ts';
+import { formatDuration, formatCount } from '../../ui/format.ts';
 import { compact } from '../../ui/format.ts';
 import { initialTimelineMode, LANE_CHUNK, nearestMarker, stepAt, timelineGeometry, type TimelineGeometry, type TimelineMode } from './timeline-geometry.ts';
 import { useElementWidth } from '../../ui/use-element-width.ts';
@@ -193,7 +193,7 @@ function BlockTooltip({ view, hover, width }: { view: RunView; hover: { x: numbe
         {step.name ? ` · ${step.name}` : ''}
       </p>
       <p>
-        {tokens.toLocaleString()} tokens{duration !== undefined ? ` · ${formatDuration(duration)}` : ''}
+        {formatCount(tokens)} tokens{duration !== undefined ? ` · ${formatDuration(duration)}` : ''}
         {view.errorAt[hover.position] ? ' · error' : ''}
         {view.loopAt[hover.position] >= 0 ? ' · repeated call' : ''}
       </p>

@@ -6,7 +6,7 @@ import { memo, useMemo, useState } from 'react';
 import { usePlayhead } from '../../store/playhead.ts';
 import { agentColors } from '../../ui/agent-colors.ts';
 import { TOKEN_BLOCK, type RunView } from './run-view-model.ts';
-import { compact } from '../../ui/format.ts';
+import { compact, formatCount } from '../../ui/format.ts';
 import { useElementWidth } from '../../ui/use-element-width.ts';
 import { maxOf } from '../../model/large-arrays.ts';
 import { PlayheadLayer } from './playhead-layer.tsx';
@@ -92,7 +92,7 @@ export function TokenCharts({ view }: { view: RunView }) {
       <header className="flex items-center gap-3 border-b border-slate-200 px-2 py-1">
         <h2 className="text-xs font-semibold tracking-wide text-slate-500 uppercase">Tokens</h2>
         <span className="text-[11px] text-slate-600">
-          {total.toLocaleString()} total{anyEstimated && ' (some estimated by a tokenizer)'}
+          {formatCount(total)} total{anyEstimated && ' (some estimated by a tokenizer)'}
         </span>
         <span className="ml-auto flex items-center gap-3 text-[11px] text-slate-600">
           <Swatch color={INPUT} label="input" />
@@ -220,7 +220,7 @@ const Bars = memo(function Bars({ view, scales }: { view: RunView; scales: Scale
       <line x1={MARGIN.left} x2={MARGIN.left + plotW} y1={HEIGHT - MARGIN.bottom} y2={HEIGHT - MARGIN.bottom} stroke="#94a3b8" />
       {stepTicks.map((t) => (
         <text key={t} x={x(t / buckets.size)} y={HEIGHT - 6} fontSize={10} fill="#64748b" textAnchor="middle">
-          {t === 0 ? 'step 1' : `#${t.toLocaleString()}`}
+          {t === 0 ? 'step 1' : `#${formatCount(t)}`}
         </text>
       ))}
     </g>
@@ -257,9 +257,9 @@ function StepTooltip({ view, buckets, bucket, left }: { view: RunView; buckets: 
       <p className="font-semibold">
         {first === last ? `step ${first + 1} · ${view.index.agentById.get(step.agentId)?.name ?? step.agentId}` : `steps ${first + 1}–${last + 1}`}
       </p>
-      <p>input {buckets.input[bucket].toLocaleString()}</p>
-      <p>output {buckets.output[bucket].toLocaleString()}</p>
-      <p>cumulative {buckets.cumulative[bucket].toLocaleString()}</p>
+      <p>input {formatCount(buckets.input[bucket])}</p>
+      <p>output {formatCount(buckets.output[bucket])}</p>
+      <p>cumulative {formatCount(buckets.cumulative[bucket])}</p>
       {buckets.estimated[bucket] === 1 && <p className="text-amber-300">includes estimated counts</p>}
     </div>
   );
@@ -279,7 +279,7 @@ const AgentTotals = memo(function AgentTotals({ view }: { view: RunView }) {
           {rows.map((r) => {
             const total = r.input + r.output;
             return (
-              <tr key={r.agentId} title={`${r.name}: input ${r.input.toLocaleString()}, output ${r.output.toLocaleString()}, total ${total.toLocaleString()}`}>
+              <tr key={r.agentId} title={`${r.name}: input ${formatCount(r.input)}, output ${formatCount(r.output)}, total ${formatCount(total)}`}>
                 <td className="max-w-[7rem] truncate py-0.5 pr-1 text-slate-800">
                   <span className="mr-1 inline-block h-2 w-2 rounded-sm" style={{ background: colors.get(r.agentId) }} />
                   {r.name}

@@ -8,6 +8,7 @@
 // page again (ADR 0021, 0032). Only a text the reader asked to see more of gets the scroll box.
 import { useState } from 'react';
 import { downloadBlob } from '../../ui/chart/chart-export.ts';
+import { formatCount } from '../../ui/format.ts';
 
 const DEFAULT_LIMIT = 1500;
 /** Above this size text is not even tried as JSON (parsing it would stall a playhead move). */
@@ -95,11 +96,11 @@ export function TraceText({ text, limit = DEFAULT_LIMIT, json = false, testId }:
           {cut &&
             (huge ? (
               <button type="button" className={link} onClick={() => show(shown + MORE_CHUNK)} data-testid="text-more">
-                show more ({Math.min(shown + MORE_CHUNK, full.length).toLocaleString()} of {full.length.toLocaleString()} characters)
+                show more ({formatCount(Math.min(shown + MORE_CHUNK, full.length))} of {formatCount(full.length)} characters)
               </button>
             ) : (
               <button type="button" className={link} onClick={() => show(full.length)}>
-                show all ({full.length.toLocaleString()} characters)
+                show all ({formatCount(full.length)} characters)
               </button>
             ))}
           {grownHere && (
