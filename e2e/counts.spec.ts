@@ -39,3 +39,18 @@ test('TRAIL b1f9b9ba…: edge labels count each tool call once; the header count
   expect(total).toBe(Number(await header.getAttribute('data-steps')));
   expect(total).toBe(27);
 });
+
+test.describe('in a German-language browser', () => {
+  test.use({ locale: 'de-DE' });
+
+  test('the run view writes counts as the library, the corpus and the CLI do (12,345), not in the browser locale', async ({ page }) => {
+    await page.goto('/');
+    await page.getByTestId('open-file-input').setInputFiles([TRACE]);
+    const row = fileRuns(page, basename(TRACE)).first();
+    await expect(row).toBeVisible();
+    await row.getByRole('button').first().click();
+    const total = page.getByTestId('token-charts-panel').locator('header span').first();
+    // The run has tens of thousands of tokens: a browser-locale format would write "12.345".
+    await expect(total).toHaveText(/^\d{1,3}(,\d{3})+ total/);
+  });
+});
