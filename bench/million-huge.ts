@@ -50,7 +50,7 @@ async function main(): Promise<void> {
   const bytes = statSync(path).size;
   const t0 = performance.now();
   const input = await readFileInput(gzip ? 'huge-otlp.jsonl.gz' : 'huge-otlp.jsonl', await openAsBlob(path));
-  const { loaded, failures } = importFiles([input]);
+  const { loaded, failures } = await importFiles([input]);
   const ms = performance.now() - t0;
   rmSync(path, { force: true });
   if (failures.length > 0) throw new Error(JSON.stringify(failures[0]));

@@ -13,10 +13,10 @@ import { importError } from '../testing/fixture-kit.ts';
 describe('gzip: every member, the trailer not trusted', () => {
   const lines = busLines(6);
 
-  it('a three-member file imports every run, through importBytes and through the worker’s importFiles', () => {
+  it('a three-member file imports every run, through importBytes and through the worker’s importFiles', async () => {
     const gz = multiMemberGzip(lines, 3);
     expect(importBytes('bus.jsonl.gz', gz).runs.map((r) => r.task)).toEqual(lines.map((_, i) => `Question ${i}?`));
-    const { loaded, failures } = importFiles([{ name: 'bus.jsonl.gz', bytes: new Uint8Array(gz) }]);
+    const { loaded, failures } = await importFiles([{ name: 'bus.jsonl.gz', bytes: new Uint8Array(gz) }]);
     expect(failures).toEqual([]);
     expect(loaded[0].runs).toHaveLength(6);
   });
@@ -110,9 +110,9 @@ describe('UTF-16 text', () => {
   const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
   const be = Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(text, 'utf16le').swap16()]);
 
-  it('little- and big-endian with a byte order mark import like UTF-8', () => {
+  it('little- and big-endian with a byte order mark import like UTF-8', async () => {
     for (const bytes of [le, be]) expect(importBytes('bus.jsonl', bytes).runs.map((r) => r.task)).toEqual(['Question 0?', 'Question 1?', 'Question 2?']);
-    const { loaded, failures } = importFiles([{ name: 'le.jsonl', bytes: new Uint8Array(le) }, { name: 'be.jsonl', bytes: new Uint8Array(be) }]);
+    const { loaded, failures } = await importFiles([{ name: 'le.jsonl', bytes: new Uint8Array(le) }, { name: 'be.jsonl', bytes: new Uint8Array(be) }]);
     expect(failures).toEqual([]);
     expect(loaded.map((f) => f.runs.length)).toEqual([3, 3]);
   });

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { exportSession } from '../export/native.ts';
 import { makeRun } from '../testing/test-runs.ts';
 import { deliverEach, importFiles, readFileInput, type ImportProgress } from './import-files.ts';
+import { forgetTokenCounter, loadTokenCounter } from '../import/tokens.ts';
 
 const encode = (text: string) => new TextEncoder().encode(text);
 const TRAIL = resolve(import.meta.dirname, '../../../shared/traces/trail');
@@ -20,8 +21,8 @@ describe('readFileInput (a File, as the worker reads it)', () => {
     const input = await readFileInput('messages.jsonl', new Blob([text]), (phase) => phases.push(phase));
     expect('parsed' in input && input.parsed.kind).toBe('jsonl');
     expect(phases.every((p) => p === 'parsing')).toBe(true);
-    const streamed = importFiles([input]);
-    const whole = importFiles([{ name: 'messages.jsonl', text }]);
+    const streamed = await importFiles([input]);
+    const whole = await importFiles([{ name: 'messages.jsonl', text }]);
     expect(streamed.failures).toEqual([]);
     expect(streamed.loaded).toEqual(whole.loaded);
   });
@@ -39,8 +40,8 @@ describe('readFileInput (a File, as the worker reads it)', () => {
     expect('parsed' in input && input.parsed.kind).toBe('jsonl');
     expect(phases.every((p) => p === 'parsing')).toBe(true);
     expect(read[read.length - 1]).toBe(gz.length);
-    const streamed = importFiles([input]);
-    const whole = importFiles([{ name: 'm.jsonl.gz', bytes: gz }]);
+    const streamed = await importFiles([input]);
+    const whole = await importFiles([{ name: 'm.jsonl.gz', bytes: gz }]);
     expect(streamed.failures).toEqual([]);
     expect(streamed.loaded).toEqual(whole.loaded);
     // One JSON document inside gzip: read whole, as before.
@@ -67,10 +68,10 @@ describe('readFileInput (a File, as the worker reads it)', () => {
 });
 
 describe('importFiles (the import worker’s work)', () => {
-  it('reports the steps mapped while an importer builds a large run', () => {
+  it('reports the steps mapped while an importer builds a large run', async () => {
     const history = Array.from({ length: 40_000 }, (_, i) => ({ content: `m${i}`, role: 'assistant', name: i % 2 ? 'A' : 'B' }));
     const progress: ImportProgress[] = [];
-    const { loaded } = importFiles([{ name: 'chat.json', text: JSON.stringify({ question: 'q', history }) }], (p) => progress.push(p));
+    const { loaded } = await importFiles([{ name: 'chat.json', text: JSON.stringify({ question: 'q', history }) }], (p) => progress.push(p));
     expect(loaded[0].runs[0].steps).toHaveLength(40_000);
     const counts = progress.filter((p) => p.phase === 'mapping' && p.done !== undefined).map((p) => p.done);
     expect(counts[0]).toBe(16384);
@@ -78,10 +79,10 @@ describe('importFiles (the import worker’s work)', () => {
     expect(progress.filter((p) => p.phase === 'mapping' && p.done !== undefined).every((p) => p.total === 120_000)).toBe(true);
   });
 
-  it('imports a native session from an ArrayBuffer and reports each phase', () => {
+  it('imports a native session from an ArrayBuffer and reports each phase', async () => {
     const bytes = encode(exportSession({ runs: [makeRun('r1', { simulated: true })], simulated: true }));
     const progress: ImportProgress[] = [];
-    const { loaded, failures } = importFiles([{ name: 'demo.session.json', bytes: bytes.buffer }], (p) => progress.push(p));
+    const { loaded, failures } = await importFiles([{ name: 'demo.session.json', bytes: bytes.buffer }], (p) => progress.push(p));
     expect(failures).toEqual([]);
     expect(loaded).toHaveLength(1);
     expect(loaded[0]).toMatchObject({ file: 'demo.session.json', format: 'native', formatLabel: 'MAS Replay session' });
@@ -92,9 +93,9 @@ describe('importFiles (the import worker’s work)', () => {
     expect(structuredClone(loaded)).toEqual(loaded);
   });
 
-  it('reports a bad file with its name, the format tried and the location, and still imports the others', () => {
+  it('reports a bad file with its name, the format tried and the location, and still imports the others', async () => {
     const good = encode(exportSession({ runs: [makeRun('r1')] }));
-    const { loaded, failures } = importFiles([
+    const { loaded, failures } = await importFiles([
       { name: 'broken.json', bytes: encode('{"format": "mas-replay-session", "runs": [] "id": 1}') },
       { name: 'ok.session.json', bytes: good },
       { name: 'bad-run.session.json', bytes: encode(JSON.stringify({ ...JSON.parse(exportSession({ runs: [makeRun('r2')] })), runs: [{ id: 'x' }] })) },
@@ -108,9 +109,9 @@ describe('importFiles (the import worker’s work)', () => {
     ]);
   });
 
-  it.skipIf(!haveTrail)('attaches a TRAIL annotation file to the trace opened with it', () => {
+  it.skipIf(!haveTrail)('attaches a TRAIL annotation file to the trace opened with it', async () => {
     const read = (p: string) => new Uint8Array(readFileSync(p));
-    const { loaded, failures } = importFiles([
+    const { loaded, failures } = await importFiles([
       { name: `${TRAIL_ID}-annotations.json`, bytes: read(`${TRAIL}/annotations/${TRAIL_ID}.json`) },
       { name: `${TRAIL_ID}.json`, bytes: read(`${TRAIL}/gaia/${TRAIL_ID}.json`) },
     ]);
@@ -123,9 +124,9 @@ describe('importFiles (the import worker’s work)', () => {
     expect(expected).toBeGreaterThan(0);
   });
 
-  it('a file nested 10⁴ deep fails alone, with the JSON path; the files opened with it load and survive cloning', () => {
+  it('a file nested 10⁴ deep fails alone, with the JSON path; the files opened with it load and survive cloning', async () => {
     const deep = `{"messages":[{"role":"user","content":"hi","extra":${'['.repeat(10_000)}${']'.repeat(10_000)}}]}`;
-    const result = importFiles([
+    const result = await importFiles([
       { name: 'a.session.json', bytes: encode(exportSession({ runs: [makeRun('r1')] })) },
       { name: 'deep.json', bytes: encode(deep) },
       { name: 'b.session.json', bytes: encode(exportSession({ runs: [makeRun('r2')] })) },
@@ -138,7 +139,7 @@ describe('importFiles (the import worker’s work)', () => {
   });
 
   it('hands each file over on its own: one that cannot be cloned becomes its own failure', async () => {
-    const ok = importFiles([{ name: 'ok.session.json', bytes: encode(exportSession({ runs: [makeRun('r1')] })) }]);
+    const ok = await importFiles([{ name: 'ok.session.json', bytes: encode(exportSession({ runs: [makeRun('r1')] })) }]);
     const [file] = ok.loaded;
     // A result structured cloning refuses (here a function; in the browser, a value nested too deep for the clone).
     const broken = { ...file, file: 'broken.json', warnings: [() => 1] } as unknown as typeof file;
@@ -148,5 +149,80 @@ describe('importFiles (the import worker’s work)', () => {
     });
     expect(received).toEqual(['ok.session.json']);
     expect(failures).toEqual([{ file: 'broken.json', format: 'native', location: '', detail: expect.stringMatching(/^its contents could not be passed to the page: .*could not be cloned/) }]);
+  });
+});
+
+describe('importFiles loads the token counter only for a file that needs it (ADR 0038)', () => {
+  const SHARED = resolve(import.meta.dirname, '../../../shared/traces');
+  // A chat log (every message estimated), a message-bus run read as a stream (JSON Lines), OTLP and Langfuse traces
+  // (estimated only where a model call left its usage out) and a session whose usage is recorded.
+  const files = [
+    'who-and-when/hand-crafted/1.json',
+    'smolagents-bus/runs/023f7ac8/messages.jsonl',
+    'otlp/rag_earnings_agent.json',
+    'otlp/quo_tav_agent.json',
+    'langfuse/agentprism-langfuse-1.json',
+  ].filter((f) => existsSync(join(SHARED, f)));
+
+  async function withoutCounter<T>(work: () => Promise<T>): Promise<T> {
+    forgetTokenCounter();
+    try {
+      return await work();
+    } finally {
+      await loadTokenCounter(); // the other tests of this worker count as before
+    }
+  }
+
+  it.skipIf(files.length === 0)('maps each real file as a worker with the counter loaded would, loading it only when asked', async () => {
+    for (const file of files) {
+      const path = join(SHARED, file);
+      const input = async () =>
+        file.endsWith('.jsonl') ? await readFileInput(file, await openAsBlob(path)) : { name: file, bytes: new Uint8Array(readFileSync(path)) };
+      const eager = await importFiles([await input()]);
+      expect(eager.failures, file).toEqual([]);
+      let loads = 0;
+      const lazy = await withoutCounter(async () =>
+        importFiles([await input()], undefined, async () => {
+          loads += 1;
+          await loadTokenCounter();
+        }),
+      );
+      expect(lazy, file).toEqual(eager);
+      const estimated = eager.loaded.some((f) => f.runs.some((r) => r.steps.some((s) => s.usage?.estimated)));
+      expect(loads, `${file}: counter loaded ${loads} times; estimates in the runs: ${estimated}`).toBe(estimated ? 1 : 0);
+    }
+  });
+
+  it('a file whose usage is recorded is mapped without the counter', async () => {
+    const text = exportSession({ runs: [makeRun('r1')] });
+    let loads = 0;
+    const { loaded, failures } = await withoutCounter(() =>
+      importFiles([{ name: 'recorded.session.json', text }], undefined, async () => {
+        loads += 1;
+      }),
+    );
+    expect(failures).toEqual([]);
+    expect(loaded[0].runs[0].id).toBe('r1');
+    expect(loads).toBe(0);
+  });
+
+  it('a counter that cannot be loaded fails the file that needs it with that reason, and only that file', async () => {
+    const chat = JSON.stringify({ question: 'q', history: [{ content: 'hello there', role: 'assistant', name: 'A' }] });
+    const { loaded, failures } = await withoutCounter(() =>
+      importFiles(
+        [
+          { name: 'chat.json', text: chat },
+          { name: 'recorded.session.json', text: exportSession({ runs: [makeRun('r1')] }) },
+        ],
+        undefined,
+        async () => {
+          throw new Error('network down');
+        },
+      ),
+    );
+    expect(loaded.map((f) => f.file)).toEqual(['recorded.session.json']);
+    expect(failures).toEqual([
+      { file: 'chat.json', format: 'unknown', location: '', detail: 'its token counts must be estimated, and the token counter (gpt-tokenizer) could not be loaded: network down' },
+    ]);
   });
 });

@@ -11,6 +11,7 @@ import { decodeBytes, MAX_FILE_BYTES, TraceDecoder, type ParsedInput } from '../
 import { GZIP_JSON_LINES_NAME, JSON_LINES_NAME, readGzipJsonLines, readJsonLines, startsJsonLines } from '../import/jsonl-stream.ts';
 import { isGzipStart } from '../import/gunzip.ts';
 import { isBusMessage } from '../import/formats/bus-messages.ts';
+import { loadTokenCounter, tokenEstimatesRefused } from '../import/tokens.ts';
 
 /**
  * A file's bytes, its text when the worker has read and decoded it already (readFileText), or its parsed values when
@@ -128,11 +129,20 @@ export function failureOf(file: string, error: unknown): ImportFailureInfo {
   return { file, format: 'unknown', location: '', detail: `unexpected failure: ${detail}` };
 }
 
-export function importFiles(inputs: FileInput[], onProgress?: (p: ImportProgress) => void): ImportBatchResult {
+/**
+ * Import the files one by one. A file that asks for a token estimate before the counter is loaded (a chat log, spans
+ * without usage) is mapped again once `loadCounter` has loaded it (ADR 0038): the counter is loaded only by the files
+ * that need it, so a file whose usage is recorded never waits for it. In Node the counter is always loaded.
+ */
+export async function importFiles(
+  inputs: FileInput[],
+  onProgress?: (p: ImportProgress) => void,
+  loadCounter: () => Promise<void> = loadTokenCounter,
+): Promise<ImportBatchResult> {
   const loaded: LoadedFile[] = [];
   const failures: ImportFailureInfo[] = [];
   const fileCount = inputs.length;
-  inputs.forEach((input, fileIndex) => {
+  for (const [fileIndex, input] of inputs.entries()) {
     const bytes = 'bytes' in input ? (input.bytes instanceof Uint8Array ? input.bytes : new Uint8Array(input.bytes)) : undefined;
     const size = bytes?.length;
     const report = (phase: ImportPhase) => onProgress?.({ file: input.name, fileIndex, fileCount, phase, bytesRead: size, bytesTotal: size });
@@ -155,10 +165,10 @@ export function importFiles(inputs: FileInput[], onProgress?: (p: ImportProgress
       onProgress?.({ file: input.name, fileIndex, fileCount, phase: 'mapping', done, total });
     };
     try {
-      let result: ImportedFile;
+      let map: () => ImportedFile;
       if ('parsed' in input) {
-        report('mapping');
-        result = importParsed(input.name, input.parsed);
+        const parsed = input.parsed;
+        map = () => importParsed(input.name, parsed);
       } else {
         let text: string;
         if (bytes) {
@@ -167,9 +177,33 @@ export function importFiles(inputs: FileInput[], onProgress?: (p: ImportProgress
         } else text = (input as { text: string }).text;
         report('parsing');
         const detected = detectText(input.name, text);
-        report('mapping');
-        result = importDetected(detected);
+        map = () => importDetected(detected);
       }
+      report('mapping');
+      const refused = tokenEstimatesRefused();
+      let result: ImportedFile | undefined;
+      let failure: unknown;
+      try {
+        result = map();
+      } catch (e) {
+        failure = e;
+      }
+      if (tokenEstimatesRefused() !== refused) {
+        // An estimate was asked for and refused (whatever the importer made of that): load the counter, map again from
+        // the parsed input (importers never change it). What was mapped before is thrown away; a chat log asks at its
+        // first message, so that is next to nothing.
+        try {
+          await loadCounter();
+        } catch (e) {
+          const why = e instanceof Error ? e.message : String(e);
+          throw new ImportError(input.name, 'unknown', '', `its token counts must be estimated, and the token counter (gpt-tokenizer) could not be loaded: ${why}`);
+        }
+        counted = false;
+        report('mapping');
+        failure = undefined;
+        result = map();
+      }
+      if (result === undefined) throw failure;
       const file: LoadedFile = {
         file: input.name,
         format: result.format,
@@ -191,7 +225,7 @@ export function importFiles(inputs: FileInput[], onProgress?: (p: ImportProgress
       if ('parsed' in input) (input as { parsed: ParsedInput | undefined }).parsed = undefined;
       else if ('text' in input) input.text = '';
     }
-  });
+  }
   const sets: AnnotationSet[] = loaded.flatMap((f) => f.annotationSets ?? []);
   if (sets.length > 0) {
     onProgress?.({ file: '', fileIndex: fileCount - 1, fileCount, phase: 'attaching' });

@@ -8,12 +8,10 @@ import { sendInParts } from './send-parts.ts';
 import { readSpans, storeRuns, type RunStorage } from './import-storage.ts';
 import type { RunSpan } from '../model/types.ts';
 import { countStepFacts, type StepFacts } from '../model/step-facts.ts';
-import { loadTokenCounter } from '../import/tokens.ts';
 
-// The token counter loads beside the worker's first message rather than before it (ADR 0022): a worker created when
-// the page is idle has it ready by the time a file is dropped; one created by a drop reads the file meanwhile. A load
-// that fails leaves the counter unset, and the files that need an estimate fail with that message.
-const tokenCounter = loadTokenCounter().catch(() => {});
+// The token counter (gpt-tokenizer, ~0.2–0.7 s and ~100 MB to evaluate) is not loaded here: the first file that asks
+// for an estimate loads it (importFiles, ADR 0038), so a file whose usage is recorded never waits for it, and a file
+// dropped right after the page opens is not held up while it evaluates.
 
 export interface ImportCallbacks {
   onPart(part: FilePart): Promise<void>;
@@ -57,8 +55,7 @@ const api = {
         unread.push(failureOf(source.name, error));
       }
     }
-    await tokenCounter;
-    const result = importFiles(inputs, callbacks.onProgress);
+    const result = await importFiles(inputs, callbacks.onProgress);
     result.failures = [...unread, ...result.failures];
     const delivered: number[] = [];
     const fileCount = result.loaded.length;

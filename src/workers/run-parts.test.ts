@@ -115,7 +115,7 @@ describe('steps and handoffs cross in columns (ADR 0029)', () => {
     let handoffs = 0;
     for (const path of traces) {
       for (const keepSpans of [true, false]) {
-        const { loaded } = importFiles([{ name: relative(SHARED_TRACES, path), bytes: readFileSync(path) }]);
+        const { loaded } = await importFiles([{ name: relative(SHARED_TRACES, path), bytes: readFileSync(path) }]);
         for (const file of loaded) {
           // As the hand-off before columns gave it (a structured clone of each slice), after the worker's split.
           const assembler = new FileAssembler();
