@@ -40,6 +40,11 @@ export interface FormatImporter {
   importDoc(doc: ParsedInput): ImportResult;
   /** importDoc reads `doc.text` (not only the parsed values); see detectText's `dropText`. */
   readsText?: boolean;
+  /**
+   * Every file of this format asks for token estimates (it records no usage): the import worker loads the token
+   * counter before mapping it rather than on the first refused estimate (ADR 0038).
+   */
+  estimatesTokens?: boolean;
 }
 
 /** What the import worker hands back for one file: the structured-clone-safe part of an imported file. */

@@ -116,9 +116,14 @@ export function importDetected({ file, doc, importer }: DetectedInput): Imported
   }
 }
 
-/** Import an input parsed elsewhere (JSON Lines read as a stream, jsonl-stream.ts): detection, then the runs. */
+/** Detect the format of an input parsed elsewhere (JSON Lines read as a stream, jsonl-stream.ts). */
+export function detectParsed(file: string, doc: ParsedInput): DetectedInput {
+  return { file, doc, importer: detect(file, doc) };
+}
+
+/** Import an input parsed elsewhere: detection, then the runs. */
 export function importParsed(file: string, doc: ParsedInput): ImportedFile {
-  return importDetected({ file, doc, importer: detect(file, doc) });
+  return importDetected(detectParsed(file, doc));
 }
 
 export function importBytes(file: string, bytes: Uint8Array, options: ImportOptions = {}): ImportedFile {

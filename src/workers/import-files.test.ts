@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { exportSession } from '../export/native.ts';
 import { makeRun } from '../testing/test-runs.ts';
 import { deliverEach, importFiles, readFileInput, type ImportProgress } from './import-files.ts';
-import { forgetTokenCounter, loadTokenCounter } from '../import/tokens.ts';
+import { forgetTokenCounter, loadTokenCounter, tokenEstimatesRefused } from '../import/tokens.ts';
 
 const encode = (text: string) => new TextEncoder().encode(text);
 const TRAIL = resolve(import.meta.dirname, '../../../shared/traces/trail');
@@ -181,6 +181,7 @@ describe('importFiles loads the token counter only for a file that needs it (ADR
       const eager = await importFiles([await input()]);
       expect(eager.failures, file).toEqual([]);
       let loads = 0;
+      const refusedBefore = tokenEstimatesRefused();
       const lazy = await withoutCounter(async () =>
         importFiles([await input()], undefined, async () => {
           loads += 1;
@@ -190,6 +191,9 @@ describe('importFiles loads the token counter only for a file that needs it (ADR
       expect(lazy, file).toEqual(eager);
       const estimated = eager.loaded.some((f) => f.runs.some((r) => r.steps.some((s) => s.usage?.estimated)));
       expect(loads, `${file}: counter loaded ${loads} times; estimates in the runs: ${estimated}`).toBe(estimated ? 1 : 0);
+      // A format that always estimates loads the counter before its mapping, never after a refused (wasted) one.
+      const always = ['chat-log', 'message-bus', 'message-bus-log', 'openai-chat'].includes(eager.loaded[0].format);
+      if (always) expect(tokenEstimatesRefused() - refusedBefore, `${file}: estimates refused`).toBe(0);
     }
   });
 
@@ -222,7 +226,7 @@ describe('importFiles loads the token counter only for a file that needs it (ADR
     );
     expect(loaded.map((f) => f.file)).toEqual(['recorded.session.json']);
     expect(failures).toEqual([
-      { file: 'chat.json', format: 'unknown', location: '', detail: 'its token counts must be estimated, and the token counter (gpt-tokenizer) could not be loaded: network down' },
+      { file: 'chat.json', format: 'chat-log', location: '', detail: 'its token counts must be estimated, and the token counter (gpt-tokenizer) could not be loaded: network down' },
     ]);
   });
 });

@@ -4,14 +4,14 @@
 // Everything returned is plain data: it crosses the worker boundary by structured clone, one file at a time, so a
 // file whose result cannot be cloned fails alone (see deliverEach). A large run crosses in parts (its shell, then its
 // steps in slices), each a short task on the page; its source spans stay with the worker's IndexedDB write (ADR 0020).
-import { detectText, ImportError, importDetected, importParsed, type ImportedFile, type LoadedFile } from '../import/index.ts';
+import { detectParsed, detectText, ImportError, importDetected, type DetectedInput, type ImportedFile, type LoadedFile } from '../import/index.ts';
 import { attachAnnotationSets, type AnnotationSet } from '../model/annotations.ts';
 import { mapTicks, stepTicks } from '../model/run-builder.ts';
 import { decodeBytes, MAX_FILE_BYTES, TraceDecoder, type ParsedInput } from '../import/parse-input.ts';
 import { GZIP_JSON_LINES_NAME, JSON_LINES_NAME, readGzipJsonLines, readJsonLines, startsJsonLines } from '../import/jsonl-stream.ts';
 import { isGzipStart } from '../import/gunzip.ts';
 import { isBusMessage } from '../import/formats/bus-messages.ts';
-import { loadTokenCounter, tokenEstimatesRefused } from '../import/tokens.ts';
+import { loadTokenCounter, tokenCounterLoaded, tokenEstimatesRefused } from '../import/tokens.ts';
 
 /**
  * A file's bytes, its text when the worker has read and decoded it already (readFileText), or its parsed values when
@@ -130,9 +130,10 @@ export function failureOf(file: string, error: unknown): ImportFailureInfo {
 }
 
 /**
- * Import the files one by one. A file that asks for a token estimate before the counter is loaded (a chat log, spans
- * without usage) is mapped again once `loadCounter` has loaded it (ADR 0038): the counter is loaded only by the files
- * that need it, so a file whose usage is recorded never waits for it. In Node the counter is always loaded.
+ * Import the files one by one. The token counter is loaded by the first file that needs it (ADR 0038): before mapping
+ * a format that always estimates (chat logs, message buses), and for one that estimates only what a file left out
+ * (spans without usage) once an estimate was refused, the file then mapped again. A file whose usage is recorded never
+ * waits for it. In Node the counter is always loaded.
  */
 export async function importFiles(
   inputs: FileInput[],
@@ -165,10 +166,9 @@ export async function importFiles(
       onProgress?.({ file: input.name, fileIndex, fileCount, phase: 'mapping', done, total });
     };
     try {
-      let map: () => ImportedFile;
+      let detected: DetectedInput;
       if ('parsed' in input) {
-        const parsed = input.parsed;
-        map = () => importParsed(input.name, parsed);
+        detected = detectParsed(input.name, input.parsed);
       } else {
         let text: string;
         if (bytes) {
@@ -176,32 +176,34 @@ export async function importFiles(
           text = decodeBytes(input.name, bytes);
         } else text = (input as { text: string }).text;
         report('parsing');
-        const detected = detectText(input.name, text);
-        map = () => importDetected(detected);
+        detected = detectText(input.name, text);
       }
+      const loadOrFail = async () => {
+        try {
+          await loadCounter();
+        } catch (e) {
+          const why = e instanceof Error ? e.message : String(e);
+          throw new ImportError(input.name, detected.importer.id, '', `its token counts must be estimated, and the token counter (gpt-tokenizer) could not be loaded: ${why}`);
+        }
+      };
+      if (detected.importer.estimatesTokens && !tokenCounterLoaded()) await loadOrFail();
       report('mapping');
       const refused = tokenEstimatesRefused();
       let result: ImportedFile | undefined;
       let failure: unknown;
       try {
-        result = map();
+        result = importDetected(detected);
       } catch (e) {
         failure = e;
       }
       if (tokenEstimatesRefused() !== refused) {
-        // An estimate was asked for and refused (whatever the importer made of that): load the counter, map again from
-        // the parsed input (importers never change it). What was mapped before is thrown away; a chat log asks at its
-        // first message, so that is next to nothing.
-        try {
-          await loadCounter();
-        } catch (e) {
-          const why = e instanceof Error ? e.message : String(e);
-          throw new ImportError(input.name, 'unknown', '', `its token counts must be estimated, and the token counter (gpt-tokenizer) could not be loaded: ${why}`);
-        }
+        // An estimate was asked for and refused (whatever the importer made of that): load the counter and map the
+        // file again from its parsed input (importers never change it). What was mapped before is thrown away.
+        await loadOrFail();
         counted = false;
         report('mapping');
         failure = undefined;
-        result = map();
+        result = importDetected(detected);
       }
       if (result === undefined) throw failure;
       const file: LoadedFile = {

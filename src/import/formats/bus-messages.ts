@@ -230,6 +230,7 @@ function busData(content: unknown, path: string, type: string | undefined, stepI
 
 export const busMessagesImporter: FormatImporter = {
   id: 'message-bus-log',
+  estimatesTokens: true,
   label: 'Message-bus log (smolagents decentralised team, one run per file)',
   fileName: /messages\.jsonl$/i,
   sniff: (doc) => {

@@ -266,6 +266,7 @@ function importRun(obj: JsonObject, path: string, runId: string, warnings: strin
 
 export const chatLogImporter: FormatImporter = {
   id: 'chat-log',
+  estimatesTokens: true,
   label: 'Chat log (AG2/AutoGen, Who&When, Magentic-One)',
   fileName: /who.?(and|&).?when|magentic|group.?chat|chat.?log/i,
   sniff(doc) {

@@ -127,6 +127,7 @@ function classify(doc: ParsedInput): 'runs' | undefined {
 
 export const messageBusImporter: FormatImporter = {
   id: 'message-bus',
+  estimatesTokens: true,
   label: 'Message bus (smolagents decentralised team)',
   fileName: /decentrali[sz]ed|message.?bus/i,
   sniff: (doc) => classify(doc) !== undefined,

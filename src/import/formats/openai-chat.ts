@@ -178,6 +178,7 @@ function importRun(obj: JsonObject, path: string, runId: string): Run {
 
 export const openAiChatImporter: FormatImporter = {
   id: 'openai-chat',
+  estimatesTokens: true,
   label: 'OpenAI chat messages (tau-bench trajectories)',
   fileName: /tau|traj|openai.?chat|conversation/i,
   sniff: (doc) => runDocuments(doc) !== undefined,
