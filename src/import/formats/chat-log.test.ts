@@ -75,6 +75,18 @@ describe.skipIf(!HAVE_SHARED)(`Who&When and Magentic-One chat logs (${HAVE_SHARE
 });
 
 describe('chat-log importer on small inputs', () => {
+  it('steps share one frozen record per role and one frozen list per recipient (a long log holds a few of each)', () => {
+    const history = Array.from({ length: 40 }, (_, i) => ({ role: 'assistant', name: ['A', 'B', 'C'][i % 3], content: `m${i}` }));
+    const run = importText('chat.json', JSON.stringify({ question: 'q', history })).runs[0];
+    const raws = new Set(run.steps.map((s) => s.raw));
+    expect([...raws]).toEqual([{ role: 'assistant' }]);
+    expect(Object.isFrozen(run.steps[0].raw)).toBe(true);
+    const lists = new Set(run.steps.flatMap((s) => (s.recipients ? [s.recipients] : [])));
+    expect([...lists].map((l) => l.join())).toEqual(['B', 'C', 'A']);
+    expect(run.handoffs.every((h) => h.to === run.steps.find((s) => s.id === h.stepId)?.recipients)).toBe(true);
+    expect(() => run.steps[0].recipients!.push('X')).toThrow(TypeError);
+  });
+
   const log = (extra: Record<string, unknown> = {}) =>
     JSON.stringify({
       question: 'Add 2 and 2.\nShow work.',

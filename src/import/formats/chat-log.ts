@@ -179,6 +179,21 @@ function importRun(obj: JsonObject, path: string, runId: string, warnings: strin
   const targets: (string | undefined)[] = [];
   // A log has a few distinct roles: each is parsed once (the parsed roles are only read).
   const roles = new Map<string, ParsedRole>();
+  // The `{ role }` records kept for named messages, and the one-agent lists of recipients and handoff targets: a log has
+  // a few distinct ones, so its steps share them (a million messages: ~150 MB less held by the import worker until
+  // the runs are written). Frozen: nothing changes a step's raw fields or its lists in place, and a change would throw.
+  const roleRecords = new Map<string, Record<string, unknown>>();
+  const toLists = new Map<string, string[]>();
+  const roleRecord = (role: string) => {
+    let record = roleRecords.get(role);
+    if (record === undefined) roleRecords.set(role, (record = Object.freeze({ role }) as Record<string, unknown>));
+    return record;
+  };
+  const toList = (agent: string) => {
+    let list = toLists.get(agent);
+    if (list === undefined) toLists.set(agent, (list = Object.freeze([agent]) as string[]));
+    return list;
+  };
   // Three passes over the messages, one tick per message in each: the steps, their usage, the handoffs.
   const progress = new MapProgress(3 * history.length);
   history.forEach((entryValue, i) => {
@@ -199,7 +214,7 @@ function importRun(obj: JsonObject, path: string, runId: string, warnings: strin
     if (parsed.qualifier) step.name = parsed.qualifier;
     const raw = unmappedFields(entry, ENTRY_FIELDS);
     if (raw) step.raw = raw;
-    if (name !== undefined && role !== undefined) step.raw = raw ? { ...raw, role } : { role };
+    if (name !== undefined && role !== undefined) step.raw = raw ? { ...raw, role } : roleRecord(role);
     targets.push(parsed.target);
   });
 
@@ -215,8 +230,8 @@ function importRun(obj: JsonObject, path: string, runId: string, warnings: strin
     if (!explicit && step.name !== undefined) return;
     const receiver = explicit ?? steps[i + 1]?.agentId;
     if (receiver === undefined || receiver === step.agentId) return;
-    step.recipients = [receiver];
-    b.addHandoff(step, { to: [receiver], kind: explicit ? 'delegation' : 'message', content: step.output ?? '' });
+    step.recipients = toList(receiver);
+    b.addHandoff(step, { to: step.recipients, kind: explicit ? 'delegation' : 'message', content: step.output ?? '' });
   });
 
   const annotations = b.annotations;
