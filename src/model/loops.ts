@@ -215,16 +215,27 @@ const NO_STEPS: readonly Step[] = [];
  */
 function readItem(step: Step, children: readonly Step[]): readonly Call[] | null | undefined {
   const calls = toolCallsOf(step, children);
-  resetScratch();
   if (calls) {
-    for (let i = 0; i < calls.length; i++) argumentWords(calls[i].arguments);
-    tokenSetInPlace();
+    readCalls(calls);
     return calls;
   }
+  return readMessage(step) ? null : undefined;
+}
+
+/** readItem for a step of these calls. */
+function readCalls(calls: readonly Call[]): void {
+  resetScratch();
+  for (let i = 0; i < calls.length; i++) argumentWords(calls[i].arguments);
+  tokenSetInPlace();
+}
+
+/** readItem for a step that calls no tool: whether it sends a text of at least one word. */
+function readMessage(step: Step): boolean {
+  resetScratch();
   const text = sentText(step);
-  if (text === undefined) return undefined;
+  if (text === undefined) return false;
   messageWords(text);
-  return tokenSetInPlace() === 0 ? undefined : null;
+  return tokenSetInPlace() > 0;
 }
 
 /** The kind of a call item, `call:` and the calls' names joined by `;`: items with different kinds never match. */
@@ -487,7 +498,10 @@ class Slots {
   agent = new Int32Array(0);
   kind = new Int32Array(0);
   hash = new Int32Array(0);
-  /** Size of the first item's token set, whose values are `tokens[slot * MAX_TOKENS ...]`. */
+  /**
+   * Size of the first item's token set, whose values are `tokens[slot * MAX_TOKENS ...]`; -1 while a call's tokens
+   * are not read (see `unread` in the detector).
+   */
   count = new Int32Array(0);
   tokens = new Int32Array(0);
   /** Position of the first occurrence, and of the last (-1 once the slot is free). */
@@ -546,6 +560,20 @@ class Slots {
     for (let s = capacity - 1; s >= old; s--) this.free.push(s);
     this.capacity = capacity;
   }
+}
+
+/** Fills `slot`'s first item's rows (token set, its hash, numbers) from the scratch buffer and its first `numberCount` numbers. */
+function fill(slots: Slots, slot: number, numberCount: number) {
+  const count = scratch.count;
+  const tokens = scratch.hashes;
+  slots.count[slot] = count;
+  slots.hash[slot] = setHash(tokens, count);
+  for (let i = 0; i < count; i++) slots.tokens[slot * MAX_TOKENS + i] = tokens[i];
+  slots.numberCount[slot] = numberCount;
+  for (let i = 0; i < numberCount; i++) slots.numbers[slot * MAX_NUMBERS + i] = scratch.numbers[i];
+  const bits = numberCount > 0 ? allBits(numberCount) : 0;
+  slots.rising[slot] = bits;
+  slots.falling[slot] = bits;
 }
 
 /** Whether `slot`'s token set is the set of `b`'s first `bn` values. */
@@ -712,11 +740,19 @@ function* analyse(
   const kinds = new Kinds();
   const found: FoundCluster[] = [];
   const routingByAgent = new Map<string, number[]>();
+  /** Reads the tokens and numbers of `slot`'s first item, a call, into its rows (see `unread` below). */
+  const read = (slot: number) => {
+    const step = replaySteps[slots.first[slot]];
+    readItem(step, (hasNested ? childrenOf.get(step.id) : undefined) ?? NO_STEPS);
+    fill(slots, slot, scratch.numberCount);
+  };
   const close = (slot: number) => {
     const more = slots.positions[slot];
+    const size = more ? more.length : 1;
+    if (size >= minRepeats && slots.count[slot] < 0) read(slot);
     // Progress, not a loop: a call whose arguments differ in a number that moves one way at every repeat (the next
     // page, offset or item), as in paging through results.
-    if ((more ? more.length : 1) >= minRepeats && (slots.rising[slot] | slots.falling[slot]) === 0) {
+    if (size >= minRepeats && (slots.rising[slot] | slots.falling[slot]) === 0) {
       const positions = more ?? [slots.first[slot]];
       let recipients: Set<string> | undefined;
       for (const q of positions) {
@@ -791,9 +827,38 @@ function* analyse(
       else routingByAgent.set(agentId, [p]);
       continue;
     }
-    const calls = readItem(step, (hasNested ? childrenOf.get(step.id) : undefined) ?? NO_STEPS);
-    if (calls === undefined) continue;
-    const kind = calls ? kinds.ofCalls(calls) : kinds.ofMessage(step);
+    const calls = toolCallsOf(step, (hasNested ? childrenOf.get(step.id) : undefined) ?? NO_STEPS);
+    let kind: number;
+    if (calls) {
+      kind = kinds.ofCalls(calls);
+      // The open clusters of the same kind are compared below: their tokens are read first (the scratch buffer then
+      // holds this item's).
+      let unread = true;
+      for (let i = 0; i < list.length; i++) {
+        const s = list[i];
+        if (slots.kind[s] !== kind) continue;
+        unread = false;
+        if (slots.count[s] < 0) read(s);
+      }
+      if (unread) {
+        // Nothing to compare the call with: it starts a cluster whose tokens are read only if another call of the
+        // kind comes while it is open (with many agents, most calls' clusters close before their agent's next step).
+        const slot = slots.take();
+        slots.agent[slot] = a;
+        slots.kind[slot] = kind;
+        slots.count[slot] = -1;
+        slots.first[slot] = p;
+        slots.last[slot] = p;
+        slots.lastOrdinal[slot] = ordinal;
+        list.push(slot);
+        if (lastAt) lastAt[p % reach] = slot;
+        continue;
+      }
+      readCalls(calls);
+    } else {
+      if (!readMessage(step)) continue;
+      kind = kinds.ofMessage(step);
+    }
     const tokens = scratch.hashes;
     const count = scratch.count;
     const hash = setHash(tokens, count);
@@ -828,17 +893,10 @@ function* analyse(
       best = slots.take();
       slots.agent[best] = a;
       slots.kind[best] = kind;
-      slots.hash[best] = hash;
-      slots.count[best] = count;
-      for (let i = 0; i < count; i++) slots.tokens[best * MAX_TOKENS + i] = tokens[i];
       slots.first[best] = p;
       slots.last[best] = p;
       slots.lastOrdinal[best] = ordinal;
-      slots.numberCount[best] = numberCount;
-      for (let i = 0; i < numberCount; i++) slots.numbers[best * MAX_NUMBERS + i] = scratch.numbers[i];
-      const bits = allBits(numberCount);
-      slots.rising[best] = numberCount > 0 ? bits : 0;
-      slots.falling[best] = numberCount > 0 ? bits : 0;
+      fill(slots, best, numberCount);
       list.push(best);
     }
     if (lastAt) lastAt[p % reach] = best;
