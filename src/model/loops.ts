@@ -82,7 +82,8 @@ type Call = Pick<ToolCall, 'name' | 'arguments'>;
 
 function toolCallsOf(step: Step, children: readonly Step[]): Call[] | undefined {
   if (step.toolCalls && step.toolCalls.length > 0) return step.toolCalls;
-  const nestedTools = children.filter((c) => c.kind === 'tool' && c.name);
+  // Most steps hold no nested steps: no list is made for them.
+  const nestedTools = children.length > 0 ? children.filter((c) => c.kind === 'tool' && c.name) : NO_STEPS;
   if (nestedTools.length > 0) return nestedTools.map((c) => ({ name: c.name ?? '', arguments: c.inputText ?? '' }));
   if (step.kind === 'tool' && step.name) return [{ name: step.name, arguments: step.inputText ?? '' }];
   return undefined;
