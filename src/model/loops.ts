@@ -13,9 +13,12 @@
 // (the same page again, a date tried, changed and tried again) keeps the loop. Messages keep the plain rule: numbered
 // retries ("try 2", "try 3") are still the same request. (The bench's generated run has no per-agent loops; what it
 // reports there are a manager's "Please handle sub-task N" sent to the same worker three times in a short stretch.)
-// Each item is compared only with the open clusters of its own agent (at most maxGap + 1 of them), so the pass is
-// linear in the steps, and reading an item allocates only its token set (words are hashed into a shared buffer,
-// arguments are read as text, not parsed). Framework verdicts (loopVerdicts) are evidence shown beside the findings, never read here.
+// Each item is compared only with the open clusters of its own agent (at most maxGap + 1 of them, and at most maxSpan + 1
+// are open in all), so the pass is linear in the steps. Reading an item allocates nothing (words are hashed into a
+// shared buffer, arguments are read as text, not parsed); open clusters live in reused typed-array slots, and a call
+// with no open cluster of its kind to join is not read at all unless one comes (see detectLoops). Only the clusters
+// that make a loop become objects. Framework verdicts (loopVerdicts) are evidence shown beside the findings, never read
+// here; the ledger's own verdicts are read in the detector's first pass when asked (loopAnalysisSlices).
 import { finish, SLICE, type Sliced } from './slices.ts';
 import type { Annotation, Intervention, Step, ToolCall } from './types.ts';
 import { lowerBound } from './large-arrays.ts';
@@ -171,7 +174,7 @@ function resetScratch() {
 
 /**
  * The scratch buffer's words made a sorted set of distinct values in place (insertion sort: at most MAX_TOKENS of
- * them); returns how many. Copied out only where a set is kept (a new cluster's first item).
+ * them); returns how many. Copied into a slot only where a set is kept (a new cluster's first item).
  */
 function tokenSetInPlace(): number {
   const a = scratch.hashes;
