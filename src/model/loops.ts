@@ -13,9 +13,12 @@
 // (the same page again, a date tried, changed and tried again) keeps the loop. Messages keep the plain rule: numbered
 // retries ("try 2", "try 3") are still the same request. (The bench's generated run has no per-agent loops; what it
 // reports there are a manager's "Please handle sub-task N" sent to the same worker three times in a short stretch.)
-// Each item is compared only with the open clusters of its own agent (at most maxGap + 1 of them), so the pass is
-// linear in the steps, and reading an item allocates only its token set (words are hashed into a shared buffer,
-// arguments are read as text, not parsed). Framework verdicts (loopVerdicts) are evidence shown beside the findings, never read here.
+// Each item is compared only with the open clusters of its own agent (at most maxGap + 1 of them, and at most maxSpan + 1
+// are open in all), so the pass is linear in the steps. Reading an item allocates nothing (words are hashed into a
+// shared buffer, arguments are read as text, not parsed); open clusters live in reused typed-array slots, and a call
+// with no open cluster of its kind to join is not read at all unless one comes (see detectLoops). Only the clusters
+// that make a loop become objects. Framework verdicts (loopVerdicts) are evidence shown beside the findings, never read
+// here; the ledger's own verdicts are read in the detector's first pass when asked (loopAnalysisSlices).
 import { finish, SLICE, type Sliced } from './slices.ts';
 import type { Annotation, Intervention, Step, ToolCall } from './types.ts';
 import { lowerBound } from './large-arrays.ts';
@@ -82,7 +85,8 @@ type Call = Pick<ToolCall, 'name' | 'arguments'>;
 
 function toolCallsOf(step: Step, children: readonly Step[]): Call[] | undefined {
   if (step.toolCalls && step.toolCalls.length > 0) return step.toolCalls;
-  const nestedTools = children.filter((c) => c.kind === 'tool' && c.name);
+  // Most steps hold no nested steps: no list is made for them.
+  const nestedTools = children.length > 0 ? children.filter((c) => c.kind === 'tool' && c.name) : NO_STEPS;
   if (nestedTools.length > 0) return nestedTools.map((c) => ({ name: c.name ?? '', arguments: c.inputText ?? '' }));
   if (step.kind === 'tool' && step.name) return [{ name: step.name, arguments: step.inputText ?? '' }];
   return undefined;
@@ -170,7 +174,7 @@ function resetScratch() {
 
 /**
  * The scratch buffer's words made a sorted set of distinct values in place (insertion sort: at most MAX_TOKENS of
- * them); returns how many. Copied out only where a set is kept (a new cluster's first item).
+ * them); returns how many. Copied into a slot only where a set is kept (a new cluster's first item).
  */
 function tokenSetInPlace(): number {
   const a = scratch.hashes;
@@ -197,30 +201,6 @@ function setHash(set: Int32Array, n: number): number {
   return h;
 }
 
-/** Whether `a` is the set of `b`'s first `bn` values. */
-function sameSet(a: Int32Array, b: Int32Array, bn: number): boolean {
-  if (a.length !== bn) return false;
-  for (let i = 0; i < bn; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-/** Jaccard similarity of `a` and the set of `b`'s first `bn` values. */
-function jaccard(a: Int32Array, b: Int32Array, bn: number): number {
-  if (a.length === 0 && bn === 0) return 1;
-  let i = 0;
-  let j = 0;
-  let common = 0;
-  while (i < a.length && j < bn) {
-    if (a[i] === b[j]) {
-      common++;
-      i++;
-      j++;
-    } else if (a[i] < b[j]) i++;
-    else j++;
-  }
-  return common / (a.length + bn - common);
-}
-
 /**
  * Argument text as words, read straight from the text: a JSON object's keys and values read the same as its raw text
  * (quotes, braces and colons separate words; an escape such as \n separates them too), so nothing is parsed.
@@ -232,82 +212,85 @@ function argumentWords(args: string): void {
 
 const NO_STEPS: readonly Step[] = [];
 
-interface Item {
-  /** Items with different kinds never match: tool names, or "say" and the recipients. */
-  kind: string;
-  /**
-   * The token set: its first `count` values. The scratch buffer itself (one item is read at a time, nothing is
-   * allocated per message): copy what is kept.
-   */
-  tokens: Int32Array;
-  count: number;
-  /** setHash(tokens): equal sets are exact repeats. */
-  hash: number;
-  /** The numbers in a call's arguments, in order (see the progress rule in detectLoops); undefined for messages. */
-  numbers?: Float64Array;
+/**
+ * Reads what `step` does into the scratch buffer: its token set (the first scratch.count values of scratch.hashes,
+ * sorted and distinct) and, for calls, the numbers of their arguments (scratch.numbers). Returns the calls, null for a
+ * message, undefined when the step does nothing comparable. Allocates nothing: the detector copies what it keeps.
+ */
+function readItem(step: Step, children: readonly Step[]): readonly Call[] | null | undefined {
+  const calls = toolCallsOf(step, children);
+  if (calls) {
+    readCalls(calls);
+    return calls;
+  }
+  return readMessage(step) ? null : undefined;
 }
 
-/**
- * The kind of a step of one call, by tool name: one string per name, so that comparing an item's kind with every open
- * cluster's is a pointer compare, not a compare of two equal strings built apart. Bounded like the other caches.
- */
-const CALL_KINDS = new Map<string, string>();
+/** readItem for a step of these calls. */
+function readCalls(calls: readonly Call[]): void {
+  resetScratch();
+  for (let i = 0; i < calls.length; i++) argumentWords(calls[i].arguments);
+  tokenSetInPlace();
+}
 
-/** `call:` and the calls' names joined by `;`. */
+/** readItem for a step that calls no tool: whether it sends a text of at least one word. */
+function readMessage(step: Step): boolean {
+  resetScratch();
+  const text = sentText(step);
+  if (text === undefined) return false;
+  messageWords(text);
+  return tokenSetInPlace() > 0;
+}
+
+/** The kind of a call item, `call:` and the calls' names joined by `;`: items with different kinds never match. */
 function callKind(calls: readonly Call[]): string {
-  if (calls.length === 1) {
-    const name = calls[0].name;
-    let kind = CALL_KINDS.get(name);
-    if (kind === undefined) {
-      if (CALL_KINDS.size >= 10_000) CALL_KINDS.clear();
-      CALL_KINDS.set(name, (kind = `call:${name}`));
-    }
-    return kind;
-  }
   let kind = 'call:';
   for (let i = 0; i < calls.length; i++) kind += i === 0 ? calls[i].name : `;${calls[i].name}`;
   return kind;
 }
 
-/** The kind of a message item, `say` and its recipients: one string per single recipient, as CALL_KINDS. */
-const SAY_KINDS = new Map<string, string>();
+/** The kind of a message item, `say` and its recipients. */
+const sayKind = (step: Step) => `say${recipientsOf(step)}`;
 
-function sayKind(step: Step): string {
-  const r = step.recipients;
-  if (!r || r.length === 0) return 'say';
-  if (r.length > 1) return `say${recipientsOf(step)}`;
-  let kind = SAY_KINDS.get(r[0]);
-  if (kind === undefined) {
-    if (SAY_KINDS.size >= 10_000) SAY_KINDS.clear();
-    SAY_KINDS.set(r[0], (kind = `say${recipientsOf(step)}`));
+/**
+ * The item kinds of one detection as small numbers, equal kinds (by their text) one number, so that comparing an item
+ * with an open cluster is an integer compare. A step of one call or one recipient finds its kind with one lookup by
+ * the tool or recipient name, without building the kind's text.
+ */
+class Kinds {
+  readonly names: string[] = [];
+  /** Whether the kind is a message to other agents (`say →`), for which the paraphrase rule holds. */
+  readonly toOthers: boolean[] = [];
+  private readonly ids = new Map<string, number>();
+  private readonly byTool = new Map<string, number>();
+  private readonly byRecipient = new Map<string, number>();
+
+  private id(kind: string): number {
+    let id = this.ids.get(kind);
+    if (id === undefined) {
+      id = this.names.length;
+      this.ids.set(kind, id);
+      this.names.push(kind);
+      this.toOthers.push(kind.startsWith('say →'));
+    }
+    return id;
   }
-  return kind;
-}
 
-/** The item being read (itemOf fills it in and returns it): one object for every step. */
-const ITEM: Item = { kind: '', tokens: scratch.hashes, count: 0, hash: 0, numbers: undefined };
-
-function itemOf(step: Step, children: readonly Step[]): Item | undefined {
-  const calls = toolCallsOf(step, children);
-  resetScratch();
-  if (calls) {
-    for (let i = 0; i < calls.length; i++) argumentWords(calls[i].arguments);
-    ITEM.kind = callKind(calls);
-    ITEM.count = tokenSetInPlace();
-    ITEM.hash = setHash(scratch.hashes, ITEM.count);
-    ITEM.numbers = scratch.numberCount > 0 ? scratch.numbers.slice(0, scratch.numberCount) : undefined;
-    return ITEM;
+  ofCalls(calls: readonly Call[]): number {
+    if (calls.length > 1) return this.id(callKind(calls));
+    const name = calls[0].name;
+    let id = this.byTool.get(name);
+    if (id === undefined) this.byTool.set(name, (id = this.id(callKind(calls))));
+    return id;
   }
-  const text = sentText(step);
-  if (text === undefined) return undefined;
-  messageWords(text);
-  const count = tokenSetInPlace();
-  if (count === 0) return undefined;
-  ITEM.kind = sayKind(step);
-  ITEM.count = count;
-  ITEM.hash = setHash(scratch.hashes, count);
-  ITEM.numbers = undefined;
-  return ITEM;
+
+  ofMessage(step: Step): number {
+    const r = step.recipients;
+    if (!r || r.length !== 1) return this.id(sayKind(step));
+    let id = this.byRecipient.get(r[0]);
+    if (id === undefined) this.byRecipient.set(r[0], (id = this.id(sayKind(step))));
+    return id;
+  }
 }
 
 /** JavaScript's white space (what trim() removes), by UTF-16 unit. */
@@ -347,15 +330,37 @@ function messageWords(text: string): void {
 
 /** A readable description of what a replay step does (its first tool call, else the start of its text). */
 export function callSignature(step: Step, children: readonly Step[] = []): CallSignature | undefined {
-  const item = itemOf(step, children);
-  if (!item) return undefined;
-  const calls = toolCallsOf(step, children);
-  const key = `${item.kind}:${item.tokens.slice(0, item.count).join(',')}`;
+  const calls = readItem(step, children);
+  if (calls === undefined) return undefined;
+  const key = `${calls ? callKind(calls) : sayKind(step)}:${scratch.hashes.slice(0, scratch.count).join(',')}`;
   if (calls) {
     const first = calls[0];
     return { key, label: `${first.name}(${short(readableArguments(first.arguments), 90)})${calls.length > 1 ? ` +${calls.length - 1}` : ''}` };
   }
   return { key, label: `“${short(collapse(firstLine(sentText(step) ?? '')))}”${recipientsOf(step)}` };
+}
+
+/**
+ * What the detector reads of a step, as plain values, for the straightforward reference detector of loops.test.ts: its
+ * item (kind, token set and, for a call, its arguments' numbers) and its routing template when its first line may be
+ * a routing line.
+ */
+export function stepReader(agentNames: readonly string[]) {
+  const names = agentNamesOf(agentNames);
+  return (step: Step, children: readonly Step[]) => {
+    const text = sentText(step);
+    const routing = text === undefined ? undefined : routingTemplate(step, text, names);
+    const calls = readItem(step, children);
+    const item =
+      calls === undefined
+        ? undefined
+        : {
+            kind: calls ? callKind(calls) : sayKind(step),
+            tokens: Array.from(scratch.hashes.subarray(0, scratch.count)),
+            numbers: calls ? Array.from(scratch.numbers.subarray(0, scratch.numberCount)) : [],
+          };
+    return { item, routing };
+  };
 }
 
 /**
@@ -444,10 +449,9 @@ function namesAny(line: string, names: AgentNames, from = 0, to = line.length): 
   return false;
 }
 
-function routingTemplate(step: Step, names: AgentNames): string | undefined {
+/** The routing template of `step`, whose sent text is `text`, when its first line may be a routing line. */
+function routingTemplate(step: Step, text: string, names: AgentNames): string | undefined {
   if (step.toolCalls && step.toolCalls.length > 0) return undefined;
-  const text = sentText(step);
-  if (text === undefined) return undefined;
   // firstLine(text).trim(), found in place: most lines name no agent, and are left without a substring made.
   const start = trimmedStart(text);
   const nl = text.indexOf('\n', start);
@@ -469,40 +473,167 @@ function routingTemplate(step: Step, names: AgentNames): string | undefined {
 // ---------------------------------------------------------------------------------------------------------------------
 // Detection.
 
-interface Cluster {
+/** A cluster of repeated work that makes a loop (enough occurrences, no paging): what the grouping reads. */
+interface FoundCluster {
   agentId: string;
   kind: string;
-  hash: number;
   firstTokens: Int32Array;
   positions: number[];
-  lastOrdinal: number;
-  /** Created on the first step with recipients. */
+  /** The recipients of its steps, when any has some. */
   recipients?: Set<string>;
-  /** A call's argument numbers at its last occurrence, and which of them rose (falls) at every occurrence so far. */
-  numbers?: Float64Array;
-  rising: number;
-  falling: number;
 }
+
+/**
+ * The work of the last detection, for the test that keeps it linear (timings are for the benchmarks): items compared
+ * with open clusters, and the most clusters open at once (at most maxSpan + 1, and maxGap + 2 per agent).
+ */
+export const lastLoopWork = { steps: 0, comparisons: 0, openPeak: 0 };
 
 /** Bits 0..n-1 set. */
 const allBits = (n: number) => (n >= 31 ? -1 : (1 << n) - 1);
 
-/** Updates `c`'s monotone number slots with the next occurrence's numbers. */
-function trackNumbers(c: Cluster, next: Float64Array | undefined) {
-  const prev = c.numbers;
-  c.numbers = next;
-  if (!prev || !next || prev.length !== next.length) {
-    c.rising = 0;
-    c.falling = 0;
-    return;
+/**
+ * The open clusters of one detection, as columns over slots that are used again once their cluster closes: starting a
+ * cluster (which most items do, and most clusters stay one item) copies the item's tokens and numbers into its slot's
+ * rows and allocates nothing. Only the clusters that make a loop become objects (FoundCluster), when they close.
+ */
+class Slots {
+  capacity = 0;
+  agent = new Int32Array(0);
+  kind = new Int32Array(0);
+  hash = new Int32Array(0);
+  /**
+   * Size of the first item's token set, whose values are `tokens[slot * MAX_TOKENS ...]`; -1 while a call's tokens
+   * are not read (see `unread` in the detector).
+   */
+  count = new Int32Array(0);
+  tokens = new Int32Array(0);
+  /** Position of the first occurrence, and of the last (-1 once the slot is free). */
+  first = new Int32Array(0);
+  last = new Int32Array(0);
+  /** The agent's own step ordinal of the last occurrence. */
+  lastOrdinal = new Int32Array(0);
+  /** A call's argument numbers at its last occurrence (`numbers[slot * MAX_NUMBERS ...]`), and which of them rose (fell) at every occurrence so far. */
+  numberCount = new Int32Array(0);
+  numbers = new Float64Array(0);
+  rising = new Int32Array(0);
+  falling = new Int32Array(0);
+  /** Every occurrence, once there are two (a one-item cluster has only `first`). */
+  positions: (number[] | undefined)[] = [];
+  private readonly free: number[] = [];
+
+  /** Slots in use now, and at most so far. */
+  used = 0;
+  peak = 0;
+
+  take(): number {
+    if (this.free.length === 0) this.grow();
+    if (++this.used > this.peak) this.peak = this.used;
+    return this.free.pop()!;
   }
-  for (let i = 0; i < next.length; i++) {
-    const bit = 1 << i;
-    if (!(next[i] > prev[i])) c.rising &= ~bit;
-    if (!(next[i] < prev[i])) c.falling &= ~bit;
+
+  release(slot: number) {
+    this.positions[slot] = undefined;
+    this.last[slot] = -1;
+    this.free.push(slot);
+    this.used--;
+  }
+
+  private grow() {
+    const old = this.capacity;
+    const capacity = Math.max(64, old * 2);
+    const int = (a: Int32Array, width = 1) => {
+      const b = new Int32Array(capacity * width);
+      b.set(a);
+      return b;
+    };
+    this.agent = int(this.agent);
+    this.kind = int(this.kind);
+    this.hash = int(this.hash);
+    this.count = int(this.count);
+    this.tokens = int(this.tokens, MAX_TOKENS);
+    this.first = int(this.first);
+    this.last = int(this.last);
+    this.lastOrdinal = int(this.lastOrdinal);
+    this.numberCount = int(this.numberCount);
+    const numbers = new Float64Array(capacity * MAX_NUMBERS);
+    numbers.set(this.numbers);
+    this.numbers = numbers;
+    this.rising = int(this.rising);
+    this.falling = int(this.falling);
+    for (let s = capacity - 1; s >= old; s--) this.free.push(s);
+    this.capacity = capacity;
   }
 }
 
+/** Fills `slot`'s first item's rows (token set, its hash, numbers) from the scratch buffer and its first `numberCount` numbers. */
+function fill(slots: Slots, slot: number, numberCount: number) {
+  const count = scratch.count;
+  const tokens = scratch.hashes;
+  slots.count[slot] = count;
+  slots.hash[slot] = setHash(tokens, count);
+  for (let i = 0; i < count; i++) slots.tokens[slot * MAX_TOKENS + i] = tokens[i];
+  slots.numberCount[slot] = numberCount;
+  for (let i = 0; i < numberCount; i++) slots.numbers[slot * MAX_NUMBERS + i] = scratch.numbers[i];
+  const bits = numberCount > 0 ? allBits(numberCount) : 0;
+  slots.rising[slot] = bits;
+  slots.falling[slot] = bits;
+}
+
+/** Whether `slot`'s token set is the set of `b`'s first `bn` values. */
+function sameSetAt(slots: Slots, slot: number, b: Int32Array, bn: number): boolean {
+  if (slots.count[slot] !== bn) return false;
+  const a = slots.tokens;
+  const off = slot * MAX_TOKENS;
+  for (let i = 0; i < bn; i++) if (a[off + i] !== b[i]) return false;
+  return true;
+}
+
+/** Jaccard similarity of `slot`'s token set and the set of `b`'s first `bn` values. */
+function jaccardAt(slots: Slots, slot: number, b: Int32Array, bn: number): number {
+  const an = slots.count[slot];
+  if (an === 0 && bn === 0) return 1;
+  const a = slots.tokens;
+  const off = slot * MAX_TOKENS;
+  let i = 0;
+  let j = 0;
+  let common = 0;
+  while (i < an && j < bn) {
+    const x = a[off + i];
+    const y = b[j];
+    if (x === y) {
+      common++;
+      i++;
+      j++;
+    } else if (x < y) i++;
+    else j++;
+  }
+  return common / (an + bn - common);
+}
+
+/** Updates `slot`'s monotone number slots with the next occurrence's numbers (the scratch buffer's first `count`). */
+function trackNumbers(slots: Slots, slot: number, count: number) {
+  const prevCount = slots.numberCount[slot];
+  const off = slot * MAX_NUMBERS;
+  const values = slots.numbers;
+  const next = scratch.numbers;
+  slots.numberCount[slot] = count;
+  if (prevCount === 0 || count === 0 || prevCount !== count) {
+    slots.rising[slot] = 0;
+    slots.falling[slot] = 0;
+  } else {
+    let rising = slots.rising[slot];
+    let falling = slots.falling[slot];
+    for (let i = 0; i < count; i++) {
+      const bit = 1 << i;
+      if (!(next[i] > values[off + i])) rising &= ~bit;
+      if (!(next[i] < values[off + i])) falling &= ~bit;
+    }
+    slots.rising[slot] = rising;
+    slots.falling[slot] = falling;
+  }
+  for (let i = 0; i < count; i++) values[off + i] = next[i];
+}
 
 /** Usage of a step and every step nested in it. */
 function stepTokens(step: Step, childrenOf: ReadonlyMap<string, readonly Step[]>): number {
@@ -543,103 +674,250 @@ export function* detectLoopsSlices(
   options: Partial<LoopOptions> = {},
   agentNames?: readonly string[],
 ): Sliced<Loop[]> {
+  return (yield* analyse(replaySteps, childrenOf, options, agentNames, false)).loops;
+}
+
+/** The loops and the Magentic-One ledger's verdicts of a run, found in the same passes over its steps. */
+export interface LoopAnalysis {
+  loops: Loop[];
+  /** ledgerVerdicts(replaySteps). */
+  ledger: LoopVerdict[];
+}
+
+/**
+ * detectLoops and ledgerVerdicts together, in slices: the ledger is read in the loop analysis's first pass, which
+ * reads every step's sent text anyway (the run view's first render does both).
+ */
+export function* loopAnalysisSlices(
+  replaySteps: readonly Step[],
+  childrenOf: ReadonlyMap<string, readonly Step[]>,
+  options: Partial<LoopOptions> = {},
+  agentNames?: readonly string[],
+): Sliced<LoopAnalysis> {
+  return yield* analyse(replaySteps, childrenOf, options, agentNames, true);
+}
+
+function* analyse(
+  replaySteps: readonly Step[],
+  childrenOf: ReadonlyMap<string, readonly Step[]>,
+  options: Partial<LoopOptions>,
+  agentNames: readonly string[] | undefined,
+  withLedger: boolean,
+): Sliced<LoopAnalysis> {
   const { minRepeats, maxGap, maxSpan, similarity, paraphraseSimilarity } = { ...DEFAULT_LOOP_OPTIONS, ...options };
   const n = replaySteps.length;
   const names = agentNamesOf(agentNames ?? [...new Set(replaySteps.map((s) => s.agentId))]);
 
   const hasNested = childrenOf.size > 0;
-  // Pass 1: routing templates that recur for their agent.
-  const templateAt: (string | undefined)[] = new Array(n);
+  // Pass 1: routing templates that recur for their agent, and the ledger's verdicts. Only the few lines that may be
+  // routing (short, naming an agent) are kept, with their positions.
+  const ledger: LoopVerdict[] = [];
+  const candidates: number[] = [];
+  const candidateTemplates: string[] = [];
   const templateCount = new Map<string, number>();
   for (let p = 0; p < n; p++) {
     if (p % SLICE === SLICE - 1) yield (0.3 * p) / n;
-    const t = routingTemplate(replaySteps[p], names);
-    templateAt[p] = t;
-    if (t !== undefined) templateCount.set(t, (templateCount.get(t) ?? 0) + 1);
+    const step = replaySteps[p];
+    const text = sentText(step);
+    if (text === undefined) continue;
+    if (withLedger) {
+      const verdict = ledgerVerdictOf(text, p);
+      if (verdict) ledger.push(verdict);
+    }
+    const t = routingTemplate(step, text, names);
+    if (t === undefined) continue;
+    candidates.push(p);
+    candidateTemplates.push(t);
+    templateCount.set(t, (templateCount.get(t) ?? 0) + 1);
   }
-  const isRouting = (p: number) => {
-    const t = templateAt[p];
-    return t !== undefined && (templateCount.get(t) ?? 0) >= minRepeats;
-  };
+  /** The positions of routing lines, ascending. */
+  const routing: number[] = [];
+  for (let i = 0; i < candidates.length; i++) if ((templateCount.get(candidateTemplates[i]) ?? 0) >= minRepeats) routing.push(candidates[i]);
 
   // Pass 2: per agent, open clusters of its last maxGap + 1 steps; each item joins the most similar open cluster.
-  interface AgentState {
-    ordinal: number;
-    open: Cluster[];
-  }
-  const agents = new Map<string, AgentState>();
-  const found: Cluster[] = [];
+  const agentIndex = new Map<string, number>();
+  const agentIds: string[] = [];
+  const ordinals: number[] = [];
+  /** Per agent, the slots of its open clusters, oldest first. */
+  const open: number[][] = [];
+  const slots = new Slots();
+  const kinds = new Kinds();
+  const found: FoundCluster[] = [];
   const routingByAgent = new Map<string, number[]>();
-  const retire = (c: Cluster) => {
+  /** Reads the tokens and numbers of `slot`'s first item, a call, into its rows (see `unread` below). */
+  const read = (slot: number) => {
+    const step = replaySteps[slots.first[slot]];
+    readItem(step, (hasNested ? childrenOf.get(step.id) : undefined) ?? NO_STEPS);
+    fill(slots, slot, scratch.numberCount);
+  };
+  const close = (slot: number) => {
+    const more = slots.positions[slot];
+    const size = more ? more.length : 1;
+    if (size >= minRepeats && slots.count[slot] < 0) read(slot);
     // Progress, not a loop: a call whose arguments differ in a number that moves one way at every repeat (the next
     // page, offset or item), as in paging through results.
-    if (c.positions.length >= minRepeats && (c.rising | c.falling) === 0) found.push(c);
+    if (size >= minRepeats && (slots.rising[slot] | slots.falling[slot]) === 0) {
+      const positions = more ?? [slots.first[slot]];
+      let recipients: Set<string> | undefined;
+      for (const q of positions) {
+        const r = replaySteps[q].recipients;
+        if (!r || r.length === 0) continue;
+        recipients ??= new Set();
+        for (const name of r) recipients.add(name);
+      }
+      const off = slot * MAX_TOKENS;
+      found.push({
+        agentId: agentIds[slots.agent[slot]],
+        kind: kinds.names[slots.kind[slot]],
+        firstTokens: slots.tokens.slice(off, off + slots.count[slot]),
+        positions,
+        recipients,
+      });
+    }
+    slots.release(slot);
   };
+  // A cluster whose last occurrence is maxSpan + 1 positions back can take no more: it is closed then, whatever its
+  // agent does, so at most maxSpan + 1 clusters are ever open (each position starts or joins at most one). `lastAt`
+  // holds the slot whose last occurrence is each of the last maxSpan + 1 positions.
+  const reach = maxSpan + 1;
+  const lastAt = Number.isInteger(maxSpan) && maxSpan >= 0 && reach < n ? new Int32Array(reach).fill(-1) : undefined;
+  let nextRouting = 0;
+  let comparisons = 0;
+  let agentId: string | undefined;
+  let a = -1;
   for (let p = 0; p < n; p++) {
     if (p % SLICE === SLICE - 1) yield 0.3 + (0.7 * p) / n;
-    const step = replaySteps[p];
-    let agent = agents.get(step.agentId);
-    if (!agent) agents.set(step.agentId, (agent = { ordinal: -1, open: [] }));
-    const ordinal = ++agent.ordinal;
-    const open = agent.open;
-    if (open.length > 0) {
-      let kept = 0;
-      for (let i = 0; i < open.length; i++) {
-        const c = open[i];
-        if (ordinal - c.lastOrdinal - 1 > maxGap || p - c.positions[c.positions.length - 1] > maxSpan) retire(c);
-        else open[kept++] = c;
+    if (lastAt) {
+      const r = p % reach;
+      const stale = lastAt[r];
+      lastAt[r] = -1;
+      if (stale >= 0 && slots.last[stale] === p - reach) {
+        // Taken out of its agent's list, the others kept in order.
+        const list = open[slots.agent[stale]];
+        let k = list.indexOf(stale);
+        for (; k + 1 < list.length; k++) list[k] = list[k + 1];
+        list.pop();
+        close(stale);
       }
-      open.length = kept;
     }
-    if (isRouting(p)) {
-      const list = routingByAgent.get(step.agentId);
-      if (list) list.push(p);
-      else routingByAgent.set(step.agentId, [p]);
+    const step = replaySteps[p];
+    if (step.agentId !== agentId || a < 0) {
+      agentId = step.agentId;
+      let index = agentIndex.get(agentId);
+      if (index === undefined) {
+        index = agentIds.length;
+        agentIndex.set(agentId, index);
+        agentIds.push(agentId);
+        ordinals.push(-1);
+        open.push([]);
+      }
+      a = index;
+    }
+    const ordinal = ++ordinals[a];
+    const list = open[a];
+    if (list.length > 0) {
+      let kept = 0;
+      for (let i = 0; i < list.length; i++) {
+        const s = list[i];
+        if (ordinal - slots.lastOrdinal[s] - 1 > maxGap || p - slots.last[s] > maxSpan) close(s);
+        else list[kept++] = s;
+      }
+      if (kept < list.length) list.length = kept;
+    }
+    if (nextRouting < routing.length && routing[nextRouting] === p) {
+      nextRouting++;
+      const mine = routingByAgent.get(agentId);
+      if (mine) mine.push(p);
+      else routingByAgent.set(agentId, [p]);
       continue;
     }
-    const item = itemOf(step, (hasNested ? childrenOf.get(step.id) : undefined) ?? NO_STEPS);
-    if (!item) continue;
-    let best: Cluster | undefined;
+    const calls = toolCallsOf(step, (hasNested ? childrenOf.get(step.id) : undefined) ?? NO_STEPS);
+    let kind: number;
+    if (calls) {
+      kind = kinds.ofCalls(calls);
+      // The open clusters of the same kind are compared below: their tokens are read first (the scratch buffer then
+      // holds this item's).
+      let unread = true;
+      for (let i = 0; i < list.length; i++) {
+        const s = list[i];
+        if (slots.kind[s] !== kind) continue;
+        unread = false;
+        if (slots.count[s] < 0) read(s);
+      }
+      if (unread) {
+        // Nothing to compare the call with: it starts a cluster whose tokens are read only if another call of the
+        // kind comes while it is open (with many agents, most calls' clusters close before their agent's next step).
+        const slot = slots.take();
+        slots.agent[slot] = a;
+        slots.kind[slot] = kind;
+        slots.count[slot] = -1;
+        slots.first[slot] = p;
+        slots.last[slot] = p;
+        slots.lastOrdinal[slot] = ordinal;
+        list.push(slot);
+        if (lastAt) lastAt[p % reach] = slot;
+        continue;
+      }
+      readCalls(calls);
+    } else {
+      if (!readMessage(step)) continue;
+      kind = kinds.ofMessage(step);
+    }
+    const tokens = scratch.hashes;
+    const count = scratch.count;
+    const hash = setHash(tokens, count);
+    const toOthers = kinds.toOthers[kind];
+    let best = -1;
     let bestScore = 0;
-    // Read once per item: the clusters compared below have the item's kind.
-    const toOthers = item.kind.startsWith('say →');
-    for (const c of open) {
-      if (c.kind !== item.kind) continue;
-      if (c.hash === item.hash && sameSet(c.firstTokens, item.tokens, item.count)) {
-        best = c;
+    for (let i = 0; i < list.length; i++) {
+      const s = list[i];
+      if (slots.kind[s] !== kind) continue;
+      comparisons++;
+      if (slots.hash[s] === hash && sameSetAt(slots, s, tokens, count)) {
+        best = s;
         break;
       }
-      const score = jaccard(c.firstTokens, item.tokens, item.count);
-      const paraphrase = toOthers && c.firstTokens.length >= PARAPHRASE_MIN_WORDS && item.count >= PARAPHRASE_MIN_WORDS;
+      const score = jaccardAt(slots, s, tokens, count);
+      const paraphrase = toOthers && slots.count[s] >= PARAPHRASE_MIN_WORDS && count >= PARAPHRASE_MIN_WORDS;
       if (score >= (paraphrase ? paraphraseSimilarity : similarity) && score > bestScore) {
-        best = c;
+        best = s;
         bestScore = score;
       }
     }
-    if (best) {
-      best.positions.push(p);
-      best.lastOrdinal = ordinal;
-      trackNumbers(best, item.numbers);
+    // The numbers of a call's arguments (a message has none).
+    const numberCount = calls ? scratch.numberCount : 0;
+    if (best >= 0) {
+      const positions = slots.positions[best];
+      if (positions) positions.push(p);
+      else slots.positions[best] = [slots.first[best], p];
+      slots.last[best] = p;
+      slots.lastOrdinal[best] = ordinal;
+      trackNumbers(slots, best, numberCount);
     } else {
-      const slots = item.numbers ? allBits(item.numbers.length) : 0;
-      best = { agentId: step.agentId, kind: item.kind, hash: item.hash, firstTokens: item.tokens.slice(0, item.count), positions: [p], lastOrdinal: ordinal, numbers: item.numbers, rising: slots, falling: slots };
-      open.push(best);
+      best = slots.take();
+      slots.agent[best] = a;
+      slots.kind[best] = kind;
+      slots.first[best] = p;
+      slots.last[best] = p;
+      slots.lastOrdinal[best] = ordinal;
+      fill(slots, best, numberCount);
+      list.push(best);
     }
-    if (step.recipients && step.recipients.length > 0) {
-      best.recipients ??= new Set();
-      for (const r of step.recipients) best.recipients.add(r);
-    }
+    if (lastAt) lastAt[p % reach] = best;
   }
-  for (const agent of agents.values()) for (const c of agent.open) retire(c);
+  for (const list of open) for (const s of list) close(s);
+  lastLoopWork.steps = n;
+  lastLoopWork.comparisons = comparisons;
+  lastLoopWork.openPeak = slots.peak;
   yield 0.97;
 
   // Pass 3: clusters whose windows overlap join into one loop when they share an agent or one talks to the other.
   found.sort((a, b) => a.positions[0] - b.positions[0]);
   yield 0.98;
-  const groups: Cluster[][] = [];
-  let current: Cluster[] = [];
+  const groups: FoundCluster[][] = [];
+  let current: FoundCluster[] = [];
   let currentLast = -1;
-  const related = (group: Cluster[], c: Cluster) =>
+  const related = (group: FoundCluster[], c: FoundCluster) =>
     group.some((g) => g.agentId === c.agentId || g.recipients?.has(c.agentId) === true || c.recipients?.has(g.agentId) === true);
   for (let i = 0; i < found.length; i++) {
     if (i % SLICE === SLICE - 1) yield 0.98;
@@ -661,7 +939,7 @@ export function* detectLoopsSlices(
     if (g % 256 === 255) yield 0.99;
     loops.push(yield* loopOf(groups[g], replaySteps, childrenOf, routingByAgent, tokensAt));
   }
-  return loops;
+  return { loops, ledger };
 }
 
 /**
@@ -669,7 +947,7 @@ export function* detectLoopsSlices(
  * are gathered in slices into a typed array sorted natively (a flattened list through a Set and a comparator sort
  * was one task of ~0.7 s at 1M steps).
  */
-function* groupPositions(group: Cluster[]): Sliced<number[]> {
+function* groupPositions(group: FoundCluster[]): Sliced<number[]> {
   let count = 0;
   for (const c of group) count += c.positions.length;
   if (count < SLICE) return [...new Set(group.flatMap((c) => c.positions))].sort((a, b) => a - b);
@@ -692,7 +970,7 @@ function* groupPositions(group: Cluster[]): Sliced<number[]> {
 }
 
 function* loopOf(
-  group: Cluster[],
+  group: FoundCluster[],
   replaySteps: readonly Step[],
   childrenOf: ReadonlyMap<string, readonly Step[]>,
   routingByAgent: ReadonlyMap<string, number[]>,
@@ -759,22 +1037,27 @@ export function* ledgerVerdictsSlices(replaySteps: readonly Step[]): Sliced<Loop
   const out: LoopVerdict[] = [];
   for (let position = 0; position < replaySteps.length; position++) {
     if (position % SLICE === SLICE - 1) yield position / replaySteps.length;
-    const step = replaySteps[position];
-    const text = sentText(step);
-    if (text === undefined || !text.includes('"is_in_loop"')) continue;
-    const open = text.indexOf('{');
-    if (open < 0) continue;
-    let ledger: unknown;
-    try {
-      ledger = JSON.parse(text.slice(open, text.lastIndexOf('}') + 1));
-    } catch {
-      continue;
-    }
-    const verdict = ledger && typeof ledger === 'object' ? (ledger as { is_in_loop?: { answer?: unknown; reason?: unknown } }).is_in_loop : undefined;
-    if (verdict?.answer !== true) continue;
-    out.push({ source: 'magentic-one-ledger', sourceLabel: LEDGER_LABEL, position, reason: typeof verdict.reason === 'string' ? verdict.reason : '' });
+    const text = sentText(replaySteps[position]);
+    const verdict = text === undefined ? undefined : ledgerVerdictOf(text, position);
+    if (verdict) out.push(verdict);
   }
   return out;
+}
+
+/** The ledger verdict `is_in_loop: true` in a step's sent text `text`, if it holds one. */
+function ledgerVerdictOf(text: string, position: number): LoopVerdict | undefined {
+  if (!text.includes('"is_in_loop"')) return undefined;
+  const open = text.indexOf('{');
+  if (open < 0) return undefined;
+  let ledger: unknown;
+  try {
+    ledger = JSON.parse(text.slice(open, text.lastIndexOf('}') + 1));
+  } catch {
+    return undefined;
+  }
+  const verdict = ledger && typeof ledger === 'object' ? (ledger as { is_in_loop?: { answer?: unknown; reason?: unknown } }).is_in_loop : undefined;
+  if (verdict?.answer !== true) return undefined;
+  return { source: 'magentic-one-ledger', sourceLabel: LEDGER_LABEL, position, reason: typeof verdict.reason === 'string' ? verdict.reason : '' };
 }
 
 /** TRAIL "Resource Abuse" labels and the supervisor filter's `inefficient` triggers, placed by `positionOf`. */

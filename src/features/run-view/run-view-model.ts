@@ -3,7 +3,7 @@
 // steps array: an engine result makes a new Run with new interventions but the same steps, agents and handoffs, so it
 // recomputes only the annotation and intervention positions, and the graph (whose object keys the layout) is kept.
 import { deriveGraphSlices, type InteractionGraph } from '../../model/graph.ts';
-import { detectLoopsSlices, ledgerVerdictsSlices, markVerdicts, type Loop, type LoopVerdict } from '../../model/loops.ts';
+import { loopAnalysisSlices, markVerdicts, type Loop, type LoopVerdict } from '../../model/loops.ts';
 import { indexRunSlices, type RunIndex } from '../../model/run-index.ts';
 import { finish, phase, SLICE, type Sliced } from '../../model/slices.ts';
 import type { StepCounts } from '../../model/steps.ts';
@@ -185,8 +185,8 @@ function* buildTraceViewSlices(run: Run): Sliced<TraceView> {
 
   // The loop analysis's time as the bench reads it: its own work, not the pauses between slices.
   const loopTime = { ms: 0 };
-  const loops = yield* phase(detectLoopsSlices(steps, index.childrenOf, {}, run.agents.flatMap((a) => [a.id, a.name])), 0.15, 0.45, loopTime);
-  const ledger = yield* phase(ledgerVerdictsSlices(steps), 0.45, 0.45, loopTime);
+  // The loops and the ledger's verdicts, read in the same passes over the steps.
+  const { loops, ledger } = yield* phase(loopAnalysisSlices(steps, index.childrenOf, {}, run.agents.flatMap((a) => [a.id, a.name])), 0.15, 0.45, loopTime);
   markDuration(LOOP_ANALYSIS_MEASURE, loopTime.ms);
   const graph = yield* phase(deriveGraphSlices(run, steps, index.childrenOf, loops, positionOf, handoffsByStep.positionOfHandoff), 0.45, 0.8);
   const loopAt = new Int32Array(n).fill(-1);
