@@ -40,6 +40,12 @@ export interface FormatImporter {
   importDoc(doc: ParsedInput): ImportResult;
   /** importDoc reads `doc.text` (not only the parsed values); see detectText's `dropText`. */
   readsText?: boolean;
+  /**
+   * importDoc checks the nesting depth of a JSON document whose depth is not checked yet (`depthUnchecked`) as it
+   * reads it, and clears the flag when the whole document is checked; it throws (anything) where it finds a value
+   * too deep, and importDetected then names it. Other importers get a document checked beforehand.
+   */
+  checksDepth?: boolean;
 }
 
 /** What the import worker hands back for one file: the structured-clone-safe part of an imported file. */

@@ -8,6 +8,7 @@ import type { Run } from '../../model/types.ts';
 import { FormatProblem } from '../errors.ts';
 import type { FormatImporter, ImportResult } from '../format.ts';
 import type { ParsedInput } from '../parse-input.ts';
+import { DepthCheckInParts } from '../json-depth.ts';
 import { describe, isObject, type JsonObject } from '../read.ts';
 import { looksLikeSmolagents, smolagentsSpansToRun } from '../spans/smolagents.ts';
 import { genericSpansToRun } from '../spans/assemble.ts';
@@ -434,7 +435,18 @@ function countSpans(docs: Array<{ value: unknown }>): number {
   return n;
 }
 
-function readDocument(value: unknown, path: string, into: SpanRecord[], resource: { attributes?: Attributes }, read: ReadDefects, cache?: OtlpSpanCache, progress?: MapProgress): void {
+/**
+ * The nesting-depth check of a document parsed without it (ParsedInput's `depthUnchecked`), made as the spans are
+ * read: each span where the reader reaches it (its objects are then in the cache for the reading), the rest of the
+ * document at the end, around the span arrays (`checked`). `spanDepth`: the level of a span in its document.
+ */
+interface DepthCheck {
+  parts: DepthCheckInParts;
+  checked: Set<object>;
+  spanDepth: number;
+}
+
+function readDocument(value: unknown, path: string, into: SpanRecord[], resource: { attributes?: Attributes }, read: ReadDefects, cache?: OtlpSpanCache, progress?: MapProgress, depth?: DepthCheck): void {
   const doc = objectAt(value, path);
   const resourceSpans = resourceSpansOf(doc);
   if (!Array.isArray(resourceSpans)) throw new FormatProblem(`${path}.resourceSpans`, `expected an array, found ${describe(resourceSpans)}`);
@@ -462,6 +474,10 @@ function readDocument(value: unknown, path: string, into: SpanRecord[], resource
         p.index = i;
         progress?.tick();
         const raw = spans[i];
+        // Any value too deep stops the import; importDetected then refuses the file for it (checkJsonDepth).
+        if (depth && typeof raw === 'object' && raw !== null && depth.parts.deeper(raw, depth.spanDepth)) {
+          throw new FormatProblem(pathOf(p), 'objects and arrays nested too deeply');
+        }
         // A defect of one span drops that span with a reason (or keeps it with a note), never the file (issue 20).
         if (!isObject(raw)) {
           countDrop(read.dropsOf(''), 'not a span object');
@@ -544,6 +560,7 @@ function readDocument(value: unknown, path: string, into: SpanRecord[], resource
         };
         into.push(record);
       }
+      depth?.checked.add(spans);
     }
   }
 }
@@ -553,11 +570,18 @@ export function importFromOtlp(doc: ParsedInput, cache?: OtlpSpanCache): ImportR
   const resource: { attributes?: Attributes } = {};
   const read = new ReadDefects();
   const docs = documentsOf(doc);
+  // A document in a JSON array of them is one level down; JSON Lines are checked line by line when parsed.
+  const depth: DepthCheck | undefined =
+    doc.kind === 'json' && doc.depthUnchecked ? { parts: new DepthCheckInParts(), checked: new Set(), spanDepth: Array.isArray(doc.value) ? 8 : 7 } : undefined;
   // Five passes over the spans, one tick per span in each: reading them, taking them into each trace's tree, linking
   // them there, mapping the tree, and listing the run's spans (RunAssembler.finish; the last two were ~0.3 s each of
   // a still bar at a million spans).
   const progress = new MapProgress(5 * countSpans(docs));
-  for (const { value, path } of docs) readDocument(value, path, spans, resource, read, cache, progress);
+  for (const { value, path } of docs) readDocument(value, path, spans, resource, read, cache, progress, depth);
+  if (depth && doc.kind === 'json') {
+    if (depth.parts.restDeeper(doc.value, depth.checked)) throw new FormatProblem('$', 'objects and arrays nested too deeply');
+    doc.depthUnchecked = false;
+  }
   const byTrace = new Map<string, SpanRecord[]>();
   // A trace's spans mostly follow one another: the last trace's list is tried before the map.
   let lastTrace: string | undefined;
@@ -610,6 +634,7 @@ export function isOtlpFormatted(doc: ParsedInput): boolean {
 
 export const otlpImporter: FormatImporter = {
   id: 'otlp',
+  checksDepth: true,
   label: 'OTLP/JSON traces',
   fileName: /(otlp|otel|traces?)[^/\\]*\.jsonl?(\.gz)?$/i,
   sniff: isOtlpFormatted,
