@@ -45,6 +45,12 @@ export interface FormatImporter {
    * counter before mapping it rather than on the first refused estimate (ADR 0038).
    */
   estimatesTokens?: boolean;
+  /**
+   * importDoc checks the nesting depth of a JSON document whose depth is not checked yet (`depthUnchecked`) as it
+   * reads it, and clears the flag when the whole document is checked; it throws (anything) where it finds a value
+   * too deep, and importDetected then names it. Other importers get a document checked beforehand.
+   */
+  checksDepth?: boolean;
 }
 
 /** What the import worker hands back for one file: the structured-clone-safe part of an imported file. */

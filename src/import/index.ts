@@ -2,6 +2,7 @@
 // pattern matches are tried first, then every importer by content. Importers' sniffers are exact enough that the
 // file name only breaks ties, so a file re-imported under an unknown name gives the identical result.
 import { implausibleValueWarnings } from './implausible-values.ts';
+import { checkJsonDepth } from './json-depth.ts';
 import { FormatProblem, ImportError } from './errors.ts';
 import type { FormatId, FormatImporter, ImportResult } from './format.ts';
 import { agentRxGroundTruthImporter } from './formats/agentrx-ground-truth.ts';
@@ -88,27 +89,47 @@ export interface DetectedInput {
  * the run is built (the command line: a 100 MB file is otherwise held twice over, as text and as parsed values).
  */
 export function detectText(file: string, text: string, options: ImportOptions & { dropText?: boolean } = {}): DetectedInput {
-  const doc = parseText(file, text);
+  // The depth check waits for the importer: one that reads the whole document checks it as it reads (checksDepth).
+  const doc = parseText(file, text, { deferDepth: true });
   let importer: FormatImporter;
-  if (options.format) {
-    const forced = findImporter(options.format);
-    if (!forced) throw new ImportError(file, options.format, '', `unknown format; known: ${IMPORTERS.map((i) => i.id).join(', ')}`);
-    importer = forced;
-  } else {
-    importer = detect(file, doc);
+  try {
+    if (options.format) {
+      const forced = findImporter(options.format);
+      if (!forced) throw new ImportError(file, options.format, '', `unknown format; known: ${IMPORTERS.map((i) => i.id).join(', ')}`);
+      importer = forced;
+    } else {
+      importer = detect(file, doc);
+    }
+  } catch (e) {
+    // A document nested too deeply is refused for that first, as when parseText checked it.
+    checkDepth(file, doc);
+    throw e;
   }
+  if (!importer.checksDepth) checkDepth(file, doc);
   if (options.dropText && !importer.readsText) doc.text = '';
   return { file, doc, importer };
+}
+
+/** The nesting-depth check parseText left to its caller (`deferDepth`), if not made yet. */
+function checkDepth(file: string, doc: ParsedInput): void {
+  if (doc.kind !== 'json' || !doc.depthUnchecked) return;
+  checkJsonDepth(file, doc.value);
+  doc.depthUnchecked = false;
 }
 
 /** Build the runs of a detected input (importText's second half). */
 export function importDetected({ file, doc, importer }: DetectedInput): ImportedFile {
   try {
+    if (!importer.checksDepth) checkDepth(file, doc);
     const result = importer.importDoc(doc);
+    // An importer that checks the depth as it reads has cleared the flag; if not, the check is made here.
+    checkDepth(file, doc);
     const implausible = implausibleValueWarnings(result.runs);
     const warnings = implausible.length > 0 ? [...result.warnings, ...implausible] : result.warnings;
     return { ...result, warnings, file, format: importer.id, formatLabel: importer.label };
   } catch (e) {
+    // The first problem of a document nested too deeply is its depth, whatever the importer met before it.
+    checkDepth(file, doc);
     if (e instanceof ImportError) throw e;
     if (e instanceof FormatProblem) throw new ImportError(file, importer.id, e.path, e.message);
     const message = e instanceof Error ? e.message : String(e);

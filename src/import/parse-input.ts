@@ -12,7 +12,16 @@ export const MAX_FILE_BYTES = 400 * 1024 * 1024;
 export const TRACE_FILE_NAME = /\.(json|jsonl|ndjson|gz)$/i;
 
 export type ParsedInput =
-  | { kind: 'json'; value: unknown; text: string }
+  | {
+      kind: 'json';
+      value: unknown;
+      text: string;
+      /**
+       * The nesting depth is not checked yet (parseText's `deferDepth`): the importer checks it as it reads
+       * (FormatImporter.checksDepth) and clears this, or importDetected checks it before anything else.
+       */
+      depthUnchecked?: boolean;
+    }
   | { kind: 'jsonl'; values: unknown[]; text: string };
 
 export interface DecodeOptions {
@@ -246,7 +255,15 @@ function parsesAlone(line: string): boolean {
   }
 }
 
-export function parseText(file: string, text: string): ParsedInput {
+export interface ParseOptions {
+  /**
+   * Leave the nesting-depth check of a JSON document (not of JSON Lines, checked line by line) to the caller, who
+   * must make it before using the value anywhere it could matter (ParsedInput's `depthUnchecked`; index.ts).
+   */
+  deferDepth?: boolean;
+}
+
+export function parseText(file: string, text: string, options: ParseOptions = {}): ParsedInput {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const trimmed = body.trim();
   if (trimmed === '') throw new ImportError(file, 'unknown', '', 'the file is empty');
@@ -282,6 +299,7 @@ export function parseText(file: string, text: string): ParsedInput {
     }
     return { kind: 'jsonl', values, text: body };
   }
+  if (options.deferDepth) return { kind: 'json', value: whole, text: body, depthUnchecked: true };
   checkJsonDepth(file, whole);
   return { kind: 'json', value: whole, text: body };
 }

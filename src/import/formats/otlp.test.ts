@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { summarizeRun } from '../../model/summary.ts';
 import { checkFixture, HAVE_SHARED, SHARED_TRACES, SKIP_REASON, sharedFiles } from '../../testing/fixture-kit.ts';
 import { importText } from '../index.ts';
-import { normaliseId } from './otlp.ts';
+import { decimalNumber, normaliseId } from './otlp.ts';
 
 const DUMPS = join(import.meta.dirname, 'dumps');
 const FIXTURES = sharedFiles('otlp');
@@ -157,6 +157,24 @@ describe('OTLP variants', () => {
     expect(normaliseId('0AF7651916CD43DD8448EB211C80319C', 16)).toBe('0af7651916cd43dd8448eb211c80319c');
     expect(normaliseId('EwRDCPEtt08=', 8)).toBe('13044308f12db74f');
     expect(normaliseId('not an id!', 8)).toBe('not an id!');
+  });
+
+  it('reads decimal texts (nanosecond times) as the same double as Number', () => {
+    const texts = [
+      '1750000000000000000', '1750000000900000001', '9007199254740993', '4611686018427387903', '4611686018999999999',
+      '9999999999999999999', '0000000000000000001', '1', '123456789', '1234567890', '1e9', ' 12', '-5', '+5', '12.5',
+      '0x10', 'Infinity', '', '12345678901234567890', '١٢',
+    ];
+    // A seeded walk over 1–19 digit texts, most of them near the 2⁵³ / 5⁹ bound of the digit-by-digit reading.
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    for (let k = 0; k < 20_000; k++) {
+      const length = 1 + Math.floor(random() * 19);
+      let text = k % 2 ? '461168' : '17';
+      while (text.length < length) text += String.fromCharCode(48 + Math.floor(random() * 10));
+      texts.push(text.slice(0, length));
+    }
+    for (const text of texts) expect(Object.is(decimalNumber(text), Number(text)), text).toBe(true);
   });
 
   it('reads GenAI semantic-convention spans as model, tool and agent calls', () => {

@@ -8,6 +8,7 @@ import type { Run } from '../../model/types.ts';
 import { FormatProblem } from '../errors.ts';
 import type { FormatImporter, ImportResult } from '../format.ts';
 import type { ParsedInput } from '../parse-input.ts';
+import { DepthCheckInParts } from '../json-depth.ts';
 import { describe, isObject, type JsonObject } from '../read.ts';
 import { looksLikeSmolagents, smolagentsSpansToRun } from '../spans/smolagents.ts';
 import { genericSpansToRun } from '../spans/assemble.ts';
@@ -257,8 +258,38 @@ function attributesAt(o: JsonObject, where: string | SpanLocation): Attributes {
 
 function nanosToMs(v: unknown): number | undefined {
   if (v === undefined || v === null || v === '' || v === '0' || v === 0) return undefined;
-  const n = typeof v === 'number' ? v : typeof v === 'string' ? Number(v) : NaN;
+  const n = typeof v === 'number' ? v : typeof v === 'string' ? decimalNumber(v) : NaN;
   return Number.isFinite(n) ? n / 1e6 : undefined;
+}
+
+/** hi · 5⁹ below 2⁵³: then hi · 10⁹ is a double exactly (10⁹ = 5⁹ · 2⁹). */
+const EXACT_HI_BELOW = 2 ** 53 / 5 ** 9;
+
+/**
+ * Number(text), read digit by digit when the text is 1–19 decimal digits (a time in nanoseconds: 19 of them), in about
+ * half the time of Number's general conversion. The first `length − 9` digits (hi) and the last 9 (lo) are integers
+ * below 2⁵³, so exact; when hi · 10⁹ is exact too, the sum hi · 10⁹ + lo is rounded once, correctly, as Number rounds
+ * the whole text: the same double. Anything else (signs, points, exponents, spaces, a larger hi) goes to Number.
+ */
+export function decimalNumber(text: string): number {
+  const length = text.length;
+  if (length === 0 || length > 19) return Number(text);
+  const split = length > 9 ? length - 9 : 0;
+  let hi = 0;
+  let i = 0;
+  for (; i < split; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return Number(text);
+    hi = hi * 10 + d;
+  }
+  let lo = 0;
+  for (; i < length; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return Number(text);
+    lo = lo * 10 + d;
+  }
+  if (split === 0) return lo;
+  return hi < EXACT_HI_BELOW ? hi * 1e9 + lo : Number(text);
 }
 
 function statusOf(status: unknown): SpanRecord['status'] {
@@ -283,9 +314,16 @@ function statusMessageOf(status: unknown): string | undefined {
   return typeof status.message === 'string' && status.message !== '' ? status.message : undefined;
 }
 
+/**
+ * The events of every span that has none: one array for all of them (no array per span; nothing adds to a span's
+ * events after reading, and the live importer's cache already shares a span's array between imports). Frozen, so
+ * that a change made to it by mistake throws instead of showing on every span.
+ */
+const NO_EVENTS = Object.freeze([]) as unknown as SpanEvent[];
+
 function eventsAt(o: JsonObject, where: SpanLocation): SpanEvent[] {
   const events = o.events;
-  if (events === undefined || events === null || (Array.isArray(events) && events.length === 0)) return [];
+  if (events === undefined || events === null || (Array.isArray(events) && events.length === 0)) return NO_EVENTS;
   const path = pathOf(where);
   const list = arrayAt(o, 'events', 'events', path);
   return list.map((e, i) => {
@@ -397,7 +435,18 @@ function countSpans(docs: Array<{ value: unknown }>): number {
   return n;
 }
 
-function readDocument(value: unknown, path: string, into: SpanRecord[], resource: { attributes?: Attributes }, read: ReadDefects, cache?: OtlpSpanCache, progress?: MapProgress): void {
+/**
+ * The nesting-depth check of a document parsed without it (ParsedInput's `depthUnchecked`), made as the spans are
+ * read: each span where the reader reaches it (its objects are then in the cache for the reading), the rest of the
+ * document at the end, around the span arrays (`checked`). `spanDepth`: the level of a span in its document.
+ */
+interface DepthCheck {
+  parts: DepthCheckInParts;
+  checked: Set<object>;
+  spanDepth: number;
+}
+
+function readDocument(value: unknown, path: string, into: SpanRecord[], resource: { attributes?: Attributes }, read: ReadDefects, cache?: OtlpSpanCache, progress?: MapProgress, depth?: DepthCheck): void {
   const doc = objectAt(value, path);
   const resourceSpans = resourceSpansOf(doc);
   if (!Array.isArray(resourceSpans)) throw new FormatProblem(`${path}.resourceSpans`, `expected an array, found ${describe(resourceSpans)}`);
@@ -425,6 +474,10 @@ function readDocument(value: unknown, path: string, into: SpanRecord[], resource
         p.index = i;
         progress?.tick();
         const raw = spans[i];
+        // Any value too deep stops the import; importDetected then refuses the file for it (checkJsonDepth).
+        if (depth && typeof raw === 'object' && raw !== null && depth.parts.deeper(raw, depth.spanDepth)) {
+          throw new FormatProblem(pathOf(p), 'objects and arrays nested too deeply');
+        }
         // A defect of one span drops that span with a reason (or keeps it with a note), never the file (issue 20).
         if (!isObject(raw)) {
           countDrop(read.dropsOf(''), 'not a span object');
@@ -507,6 +560,7 @@ function readDocument(value: unknown, path: string, into: SpanRecord[], resource
         };
         into.push(record);
       }
+      depth?.checked.add(spans);
     }
   }
 }
@@ -516,11 +570,18 @@ export function importFromOtlp(doc: ParsedInput, cache?: OtlpSpanCache): ImportR
   const resource: { attributes?: Attributes } = {};
   const read = new ReadDefects();
   const docs = documentsOf(doc);
+  // A document in a JSON array of them is one level down; JSON Lines are checked line by line when parsed.
+  const depth: DepthCheck | undefined =
+    doc.kind === 'json' && doc.depthUnchecked ? { parts: new DepthCheckInParts(), checked: new Set(), spanDepth: Array.isArray(doc.value) ? 8 : 7 } : undefined;
   // Five passes over the spans, one tick per span in each: reading them, taking them into each trace's tree, linking
   // them there, mapping the tree, and listing the run's spans (RunAssembler.finish; the last two were ~0.3 s each of
   // a still bar at a million spans).
   const progress = new MapProgress(5 * countSpans(docs));
-  for (const { value, path } of docs) readDocument(value, path, spans, resource, read, cache, progress);
+  for (const { value, path } of docs) readDocument(value, path, spans, resource, read, cache, progress, depth);
+  if (depth && doc.kind === 'json') {
+    if (depth.parts.restDeeper(doc.value, depth.checked)) throw new FormatProblem('$', 'objects and arrays nested too deeply');
+    doc.depthUnchecked = false;
+  }
   const byTrace = new Map<string, SpanRecord[]>();
   // A trace's spans mostly follow one another: the last trace's list is tried before the map.
   let lastTrace: string | undefined;
@@ -573,6 +634,7 @@ export function isOtlpFormatted(doc: ParsedInput): boolean {
 
 export const otlpImporter: FormatImporter = {
   id: 'otlp',
+  checksDepth: true,
   label: 'OTLP/JSON traces',
   fileName: /(otlp|otel|traces?)[^/\\]*\.jsonl?(\.gz)?$/i,
   sniff: isOtlpFormatted,

@@ -1,0 +1,106 @@
+// The OTLP importer checks the nesting depth of a JSON document as it reads it (DepthCheckInParts, issue 14) instead
+// of parseText walking the whole parsed document first: every file must be refused exactly as before, with the same
+// error (the first value too deep in document order, its path), and every other file read as before.
+import { describe, expect, it } from 'vitest';
+import { ImportError } from './errors.ts';
+import { importParsed, importText, type ImportedFile } from './index.ts';
+import { DepthCheckInParts, MAX_JSON_DEPTH } from './json-depth.ts';
+import { parseText } from './parse-input.ts';
+
+const deep = (levels: number): unknown => {
+  let v: unknown = 1;
+  for (let i = 0; i < levels; i++) v = i % 2 ? [v] : { x: v };
+  return v;
+};
+
+function span(i: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    traceId: '0af7651916cd43dd8448eb211c80319c',
+    spanId: `00000000000000${(i + 16).toString(16)}`,
+    parentSpanId: i > 0 ? '0000000000000010' : undefined,
+    name: `s${i}`,
+    startTimeUnixNano: String(1_750_000_000_000_000_000 + i * 1000),
+    attributes: [
+      { key: 'openinference.span.kind', value: { stringValue: i % 2 ? 'TOOL' : 'LLM' } },
+      { key: 'input.value', value: { stringValue: `in ${i}` } },
+    ],
+    ...extra,
+  };
+}
+
+function document(spans: unknown[], extra: { doc?: object; resource?: object; scope?: object } = {}): Record<string, unknown> {
+  return {
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'svc' } }], ...extra.resource },
+        scopeSpans: [{ scope: { name: 'openinference.instrumentation.smolagents' }, spans, ...extra.scope }],
+      },
+    ],
+    ...extra.doc,
+  };
+}
+
+/** The runs and warnings `run` gives, or its error's fields. */
+function outcome(run: () => ImportedFile): unknown {
+  try {
+    const { runs, warnings } = run();
+    return { runs, warnings };
+  } catch (e) {
+    if (!(e instanceof ImportError)) throw e;
+    return { error: [e.format, e.location, e.detail] };
+  }
+}
+
+const FILE = 't.otlp.json';
+/** Now: parsed without the depth check, checked by the OTLP reader as it reads. */
+const now = (text: string) => outcome(() => importText(FILE, text));
+/** As before: the whole document checked by parseText, then detected and imported. */
+const before = (text: string) => outcome(() => importParsed(FILE, parseText(FILE, text)));
+
+describe('the nesting depth checked as the OTLP reader reads', () => {
+  const limit = MAX_JSON_DEPTH;
+  // Just past the limit wherever it sits, and just within it.
+  const cases: Array<[string, unknown]> = [];
+  for (const levels of [limit - 6, limit - 7, limit - 8, limit - 9, limit - 10, limit]) {
+    cases.push(
+      [`a span attribute value, ${levels} levels`, document([span(0), span(1, { attributes: [{ key: 'k', value: { kvlistValue: deep(levels) } }] })])],
+      [`a span's unread field, ${levels} levels`, document([span(0, { links: [deep(levels)] }), span(1)])],
+      [`a dropped span (no trace id), ${levels} levels`, document([span(0), { ...span(1, { extra: deep(levels) }), traceId: '' }])],
+      [`a span entry that is an array, ${levels} levels`, document([span(0), [deep(levels)]])],
+      [`the resource, ${levels} levels`, document([span(0)], { resource: { extra: deep(levels) } })],
+      [`the scope block, ${levels} levels`, document([span(0)], { scope: { extra: deep(levels) } })],
+      [`the document, ${levels} levels`, document([span(0)], { doc: { extra: deep(levels) } })],
+      [`a document in an array, ${levels} levels`, [document([span(0)]), document([span(1, { links: deep(levels) })])]],
+      [`after a span with unreadable attributes, ${levels} levels`, document([span(0, { attributes: 'bad' }), span(1, { links: deep(levels) })])],
+      [`after a malformed scope block, ${levels} levels`, { resourceSpans: [{ scopeSpans: ['not a block'] }, { extra: deep(levels) }] }],
+      [`in a second resource block, ${levels} levels`, { resourceSpans: [document([span(0)]).resourceSpans, { scopeSpans: [{ spans: [span(1, { x: deep(levels) })] }] }].flat() }],
+    );
+  }
+
+  for (const [name, doc] of cases) {
+    it(`refuses or reads as before: ${name}`, () => {
+      const text = JSON.stringify(doc);
+      const expected = before(text);
+      if (name.endsWith(`, ${limit} levels`)) expect(expected).toHaveProperty('error', expect.arrayContaining(['json']));
+      expect(now(text)).toEqual(expected);
+    });
+  }
+
+  it('a document past the limit in two places is refused for the first one in document order', () => {
+    const text = JSON.stringify(document([span(0, { links: deep(limit) }), span(1)], { doc: { before: deep(limit) } }));
+    const expected = before(text);
+    expect(expected).toEqual({ error: ['json', expect.stringMatching(/^\$\.resourceSpans/), expect.any(String)] });
+    expect(now(text)).toEqual(expected);
+  });
+
+  it('the parts and the rest answer as the whole-document check', () => {
+    const doc = document([span(0), span(1, { links: [deep(limit - 7)] })]);
+    const parts = new DepthCheckInParts();
+    const spans = (doc.resourceSpans as Array<{ scopeSpans: Array<{ spans: object[] }> }>)[0].scopeSpans[0].spans;
+    // The second span sits at level 7: its links reach level 7 + 1 + 1 + (limit − 7) = limit + 2.
+    expect(parts.deeper(spans[0], 7)).toBe(false);
+    expect(parts.deeper(spans[1], 7)).toBe(true);
+    expect(parts.restDeeper(doc, new Set([spans]))).toBe(false);
+    expect(parts.restDeeper(doc, new Set())).toBe(true);
+  });
+});
