@@ -1,16 +1,12 @@
 // Engine costs in the studio (issue 21), against the project's OpenAI-compatible test server, which logs the usage it
 // served: the estimate is shown before Run and nothing is sent for it; after the pass the per-run tokens shown equal
 // what the server served; the clarifier's "flagged only" gate sends only the edges the LLM-free flagger flags.
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { openStudio, openTraceFiles, openTraceInRunView, SHARED_TRACES, sharedTrace, skipWithoutShared } from './fixtures.ts';
+import { cliJson, openStudio, openTraceFiles, openTraceInRunView, SHARED_TRACES, sharedTrace, skipWithoutShared } from './fixtures.ts';
 import { startLlmServer, type LlmServer } from './llm-server.ts';
 
-const ROOT = resolve(import.meta.dirname, '..');
-/** The command line as a person runs it: the bundle built on install when it is current, else the sources through tsx. */
-const CLI = resolve(ROOT, 'bin/mas-replay.mjs');
 const TRAIL = 'trail/gaia/3205fa0cb2135fe671bf7cd0e5a26151.json';
 /** A Who&When log whose flagger flags one of its eight edges. */
 const WHO_WHEN = 'who-and-when/hand-crafted/4.json';
@@ -34,13 +30,9 @@ function served(entries: Served[]) {
 }
 
 /** The command line's dry run on the same file: calls the clarifier would make under a gate. */
-function cliClarifierCalls(gate: string): Promise<number> {
-  const args = [CLI, 'clarify', sharedTrace(WHO_WHEN), '--endpoint', 'http://127.0.0.1:9/v1', '--model', 'm', '--gate', gate, '--dry-run', '--json'];
-  return new Promise((done, fail) =>
-    execFile(process.execPath, args, { cwd: ROOT, encoding: 'utf8', env: { ...process.env, MAS_REPLAY_CLI_NOTE: 'off' } }, (error, out) =>
-      error ? fail(error) : done((JSON.parse(out) as { estimate: { calls: number } }).estimate.calls),
-    ),
-  );
+async function cliClarifierCalls(gate: string): Promise<number> {
+  const args = ['clarify', sharedTrace(WHO_WHEN), '--endpoint', 'http://127.0.0.1:9/v1', '--model', 'm', '--gate', gate, '--dry-run', '--json'];
+  return (await cliJson<{ estimate: { calls: number } }>(args)).estimate.calls;
 }
 
 async function setEndpoint(page: Page, baseUrl: string) {
