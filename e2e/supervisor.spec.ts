@@ -94,7 +94,8 @@ test('offline: heuristic interventions on a real TRAIL trace reach the run view,
   await inInspector.screenshot({ path: `${SHOTS}/offline-inspector-intervention.png` });
 
   // Written into the run as they arrived, so the stored library has them after a reload.
-  await page.waitForTimeout(800);
+  // Saved: the library's write of the change has committed (a change sets it to saving at once; ADR 0025's status).
+  await expect(page.locator('html')).toHaveAttribute('data-library-status', 'saved');
   await page.reload();
   await expect(lane(page)).toHaveText(`interventions (${expected.length})`);
 
