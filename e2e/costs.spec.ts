@@ -1,15 +1,12 @@
 // Engine costs in the studio (issue 21), against the project's OpenAI-compatible test server, which logs the usage it
 // served: the estimate is shown before Run and nothing is sent for it; after the pass the per-run tokens shown equal
 // what the server served; the clarifier's "flagged only" gate sends only the edges the LLM-free flagger flags.
-import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { openStudio, openTraceFiles, openTraceInRunView, SHARED_TRACES, sharedTrace, skipWithoutShared } from './fixtures.ts';
+import { cliJson, openStudio, openTraceFiles, openTraceInRunView, SHARED_TRACES, sharedTrace, skipWithoutShared } from './fixtures.ts';
 import { startLlmServer, type LlmServer } from './llm-server.ts';
 
-const ROOT = resolve(import.meta.dirname, '..');
-const TSX = resolve(ROOT, 'node_modules/tsx/dist/cli.mjs');
 const TRAIL = 'trail/gaia/3205fa0cb2135fe671bf7cd0e5a26151.json';
 /** A Who&When log whose flagger flags one of its eight edges. */
 const WHO_WHEN = 'who-and-when/hand-crafted/4.json';
@@ -33,12 +30,9 @@ function served(entries: Served[]) {
 }
 
 /** The command line's dry run on the same file: calls the clarifier would make under a gate. */
-function cliClarifierCalls(gate: string): number {
-  const out = execFileSync(process.execPath, [TSX, 'src/cli/main.ts', 'clarify', sharedTrace(WHO_WHEN), '--endpoint', 'http://127.0.0.1:9/v1', '--model', 'm', '--gate', gate, '--dry-run', '--json'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-  });
-  return (JSON.parse(out) as { estimate: { calls: number } }).estimate.calls;
+async function cliClarifierCalls(gate: string): Promise<number> {
+  const args = ['clarify', sharedTrace(WHO_WHEN), '--endpoint', 'http://127.0.0.1:9/v1', '--model', 'm', '--gate', gate, '--dry-run', '--json'];
+  return (await cliJson<{ estimate: { calls: number } }>(args)).estimate.calls;
 }
 
 async function setEndpoint(page: Page, baseUrl: string) {
@@ -94,16 +88,19 @@ test.describe('costs against the test server', () => {
 
   test('clarifier: "flagged only" sends only the flagged edges, and the gates sit side by side', async ({ page }) => {
     skipWithoutShared(WHO_WHEN);
-    const flaggedCalls = cliClarifierCalls('flagged');
-    expect(flaggedCalls).toBeGreaterThan(0);
-    // The dry run assumes three calls per flagged edge (clarifier, addressee, second check).
-    const flagged = flaggedCalls / 3;
+    // Both dry runs at once, while the page opens: each is a process of its own.
+    const dryRuns = Promise.all([cliClarifierCalls('flagged'), cliClarifierCalls('all')]);
+    dryRuns.catch(() => undefined); // awaited below; a failure before then is reported there
     await llm.reset();
     await llm.script({ fallback: { content: '{"type":"NONE","to_agent":null,"question":""}' } });
 
     await openStudio(page);
     await openTraceFiles(page, sharedTrace(WHO_WHEN));
     await setEndpoint(page, llm.baseUrl);
+    const [flaggedCalls, allCalls] = await dryRuns;
+    expect(flaggedCalls).toBeGreaterThan(0);
+    // The dry run assumes three calls per flagged edge (clarifier, addressee, second check).
+    const flagged = flaggedCalls / 3;
     await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Taxonomy' }).click();
     await page.getByRole('tab', { name: 'Edges & labels' }).click();
     const edges = await page.getByTestId('edge-row').count();
@@ -126,7 +123,7 @@ test.describe('costs against the test server', () => {
 
     // All edges, from the start: every edge goes to the model; both gate settings stay in the table.
     await page.getByTestId('clarifier-gate').selectOption('all');
-    await expect(estimate).toHaveAttribute('data-calls', String(cliClarifierCalls('all')));
+    await expect(estimate).toHaveAttribute('data-calls', String(allCalls));
     await page.getByRole('button', { name: 'Start over' }).click();
     await expect(page.getByTestId('clarifier-progress')).toHaveAttribute('data-status', 'complete', { timeout: 30_000 });
     const before = s;

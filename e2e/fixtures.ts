@@ -1,10 +1,25 @@
 // Shared helpers for e2e tests: the real traces in ../shared/traces (skipped when absent) and opening files through
 // the library's real file input, as a person would.
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 
 export const SHARED_TRACES = resolve(import.meta.dirname, '../../shared/traces');
+const ROOT = resolve(import.meta.dirname, '..');
+
+/**
+ * The command line's JSON output for `args`, run as a person runs it (bin/mas-replay.mjs: the bundle built on install
+ * when it is current, else the sources through tsx, ~2.5 times slower to start). Asynchronous, so a test can start it
+ * and open the page meanwhile.
+ */
+export function cliJson<T>(args: string[]): Promise<T> {
+  return new Promise((done, fail) =>
+    execFile(process.execPath, [resolve(ROOT, 'bin/mas-replay.mjs'), ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, MAS_REPLAY_CLI_NOTE: 'off' } }, (error, out) =>
+      error ? fail(error) : done(JSON.parse(out) as T),
+    ),
+  );
+}
 
 /** Absolute path of a file under ../shared/traces (e.g. `trail/gaia/<id>.json`). */
 export function sharedTrace(relative: string): string {

@@ -1,12 +1,10 @@
-// The project's OpenAI-compatible test server (test-server/) as a child process for e2e tests: start it in
-// `beforeAll`, script it, read its request log, stop it in `afterAll`.
-import { spawn, type ChildProcess } from 'node:child_process';
+// The project's OpenAI-compatible test server (test-server/) for e2e tests: start it in `beforeAll`, script it, read
+// its request log, stop it in `afterAll`. It listens in the Playwright worker's own process (as the unit tests run it):
+// a child process through tsx took ~1 s of CPU to start, in every test of a describe block that uses it. The test
+// talks to it over HTTP all the same (script, reset, log), as it would to `npm run test-server`.
 import { request } from 'node:http';
-import { resolve } from 'node:path';
 import { expect } from '@playwright/test';
-
-const ROOT = resolve(import.meta.dirname, '..');
-const TSX = resolve(ROOT, 'node_modules/tsx/dist/cli.mjs');
+import { startTestServer } from '../test-server/server.ts';
 
 export interface LogEntry {
   seq: number;
@@ -28,15 +26,8 @@ export interface LlmServer {
 }
 
 export async function startLlmServer(): Promise<LlmServer> {
-  const child: ChildProcess = spawn(process.execPath, [TSX, 'test-server/main.ts', '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-  const origin = await new Promise<string>((resolveUrl, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes('\n')) resolveUrl(out.split('\n')[0].trim());
-    });
-    child.once('exit', (code) => reject(new Error(`test server exited with ${code}`)));
-  });
+  const server = await startTestServer({ port: 0 });
+  const origin = server.url;
   // Each call on a connection of its own (`agent: false`, `Connection: close`): a kept-alive socket that a test's
   // scripted fault or the server's idle timeout closed meanwhile would otherwise fail the next call with "other side
   // closed" (seen once in a full e2e run, in costs.spec.ts).
@@ -62,6 +53,6 @@ export async function startLlmServer(): Promise<LlmServer> {
     script: (script) => admin('/__script', script),
     reset: () => admin('/__reset', {}),
     log: async () => (JSON.parse((await call('GET', '/__log')).text) as { entries: LogEntry[] }).entries,
-    stop: () => void child.kill('SIGTERM'),
+    stop: () => void server.close(),
   };
 }

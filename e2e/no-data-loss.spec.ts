@@ -2,25 +2,22 @@
 // the call in flight and Resume finishes without asking a finished step again (checked in the server's request
 // log); "Export all" carries every run, label, intervention, LLM call and the engine settings (never the key) and
 // opening it in an empty browser restores them; a corrupt stored record is reported and set aside, not deleted.
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { fileCard, fileRuns, openStudio, openTraceFiles, sharedTrace, skipWithoutShared } from './fixtures.ts';
+import { cliJson, fileCard, fileRuns, openStudio, openTraceFiles, sharedTrace, skipWithoutShared } from './fixtures.ts';
 import { startLlmServer, type LlmServer } from './llm-server.ts';
 
 const TRACE = 'trail/gaia/3205fa0cb2135fe671bf7cd0e5a26151.json';
 const LABELS = 'trail/annotations/3205fa0cb2135fe671bf7cd0e5a26151.json';
 const ROOT = resolve(import.meta.dirname, '..');
-const TSX = resolve(ROOT, 'node_modules/tsx/dist/cli.mjs');
 const SHOTS = 'test-results/no-data-loss';
 
 test.use({ viewport: { width: 1400, height: 1000 } });
 
 /** Steps the supervisor's filter picks on the trace (the command line agrees with the panel; e2e/supervisor.spec.ts). */
-function triggerCount(): number {
-  const out = execFileSync(process.execPath, [TSX, 'src/cli/main.ts', 'supervise', sharedTrace(TRACE), '--offline', '--json'], { cwd: ROOT, encoding: 'utf8' });
-  return (JSON.parse(out) as { runs: { triggers: unknown[] }[] }).runs[0].triggers.length;
+async function triggerCount(): Promise<number> {
+  return (await cliJson<{ runs: { triggers: unknown[] }[] }>(['supervise', sharedTrace(TRACE), '--offline', '--json'])).runs[0].triggers.length;
 }
 
 const annotationLane = (page: Page) => page.getByTestId('timeline-panel').getByText(/^annotations \(\d+\)$/);
@@ -49,7 +46,7 @@ test.describe('against the test server', () => {
   test('a reload during a supervisor run loses at most the call in flight; Resume does not repeat finished calls; Export all restores everything', async ({ page, browser }) => {
     skipWithoutShared(TRACE, LABELS);
     test.setTimeout(180_000);
-    const expected = triggerCount();
+    const expected = await triggerCount();
     expect(expected).toBeGreaterThan(3);
     const USAGE = { prompt_tokens: 120, completion_tokens: 12 };
     const decision = JSON.stringify({ analysis: 'slow scripted answer', action: 'correct_observation', parameters: { new_observation: 'Corrected by the test model.' } });

@@ -107,7 +107,8 @@ test('offline stages of a real TRAIL run: board, workflow and heatmap follow the
   await page.screenshot({ path: `${SHOTS}/offline-closing.png`, fullPage: true });
 
   // The stages are saved on the run: a reload keeps them; a deep link to a step opens its stage.
-  await page.waitForTimeout(800);
+  // Saved: the library's write of the change has committed (a change sets it to saving at once; ADR 0025's status).
+  await expect(page.locator('html')).toHaveAttribute('data-library-status', 'saved');
   const stage3Start = ranges[2][0];
   await page.keyboard.press('Home');
   for (let i = 0; i < stage3Start; i++) await page.keyboard.press('ArrowRight');

@@ -2,16 +2,12 @@
 // OpenAI-compatible test server (scripted decisions with usage, one failing call, resume). Checks the interventions
 // reach the run view's lane and survive a reload, the cards show the exchange and the observation diff, and the
 // overhead equals the scripted usage. Screenshots go to test-results/supervisor/.
-import { execFileSync } from 'node:child_process';
-import { resolve } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { openStudio, openTraceInRunView, sharedTrace, skipWithoutShared } from './fixtures.ts';
+import { cliJson, openStudio, openTraceInRunView, sharedTrace, skipWithoutShared } from './fixtures.ts';
 import { startLlmServer, type LlmServer } from './llm-server.ts';
 
 const TRACE = 'trail/gaia/3205fa0cb2135fe671bf7cd0e5a26151.json';
 const SHOTS = 'test-results/supervisor';
-const ROOT = resolve(import.meta.dirname, '..');
-const TSX = resolve(ROOT, 'node_modules/tsx/dist/cli.mjs');
 
 test.use({ viewport: { width: 1500, height: 1000 } });
 skipWithoutShared(TRACE);
@@ -23,10 +19,14 @@ interface CliTrigger {
   action: string;
 }
 
-/** What the command line's offline supervisor finds on the same file: the panel must agree with it. */
-function cliTriggers(): CliTrigger[] {
-  const out = execFileSync(process.execPath, [TSX, 'src/cli/main.ts', 'supervise', sharedTrace(TRACE), '--offline', '--json'], { cwd: ROOT, encoding: 'utf8' });
-  return (JSON.parse(out) as { runs: { triggers: CliTrigger[] }[] }).runs[0].triggers;
+/**
+ * What the command line's offline supervisor finds on the same file: the panel must agree with it. Started before the
+ * page opens and awaited once the trace is open (a rejection is reported there).
+ */
+function cliTriggers(): Promise<CliTrigger[]> {
+  const triggers = cliJson<{ runs: { triggers: CliTrigger[] }[] }>(['supervise', sharedTrace(TRACE), '--offline', '--json']).then((out) => out.runs[0].triggers);
+  triggers.catch(() => undefined);
+  return triggers;
 }
 
 async function openEngines(page: Page) {
@@ -37,13 +37,14 @@ async function openEngines(page: Page) {
 const lane = (page: Page) => page.getByTestId('timeline-panel').getByText(/^interventions \(\d+\)$/);
 
 test('offline: heuristic interventions on a real TRAIL trace reach the run view, show a diff, and survive a reload', async ({ page }) => {
-  const expected = cliTriggers();
-  expect(expected.length).toBeGreaterThan(0);
+  const triggers = cliTriggers();
   const problems: string[] = [];
   page.on('pageerror', (e) => problems.push(e.message));
 
   await openStudio(page);
   await openTraceInRunView(page, sharedTrace(TRACE));
+  const expected = await triggers;
+  expect(expected.length).toBeGreaterThan(0);
   await expect(lane(page)).toHaveText('interventions (0)');
   const runId = new URL(page.url()).searchParams.get('run')!;
 
@@ -93,7 +94,8 @@ test('offline: heuristic interventions on a real TRAIL trace reach the run view,
   await inInspector.screenshot({ path: `${SHOTS}/offline-inspector-intervention.png` });
 
   // Written into the run as they arrived, so the stored library has them after a reload.
-  await page.waitForTimeout(800);
+  // Saved: the library's write of the change has committed (a change sets it to saving at once; ADR 0025's status).
+  await expect(page.locator('html')).toHaveAttribute('data-library-status', 'saved');
   await page.reload();
   await expect(lane(page)).toHaveText(`interventions (${expected.length})`);
 
@@ -123,7 +125,7 @@ test.describe('against the test server', () => {
   const serverLog = async () => ((await llm.log()) as unknown as { path: string; authorization?: string }[]);
 
   test('LLM decisions: exchange in the cards, overhead equal to the scripted usage, a failed call kept apart and resumed', async ({ page }) => {
-    const expected = cliTriggers();
+    const triggers = cliTriggers();
     const USAGE = { prompt_tokens: 300, completion_tokens: 45 };
     const answer = {
       content: JSON.stringify({
@@ -139,6 +141,7 @@ test.describe('against the test server', () => {
 
     await openStudio(page);
     await openTraceInRunView(page, sharedTrace(TRACE));
+    const expected = await triggers;
     await openEngines(page);
 
     await page.getByRole('radio', { name: /OpenAI-compatible endpoint/ }).check();
@@ -202,8 +205,7 @@ test.describe('against the test server', () => {
   });
 
   test('pause keeps what is done and resume finishes it; cancel keeps what is done too', async ({ page }) => {
-    const expected = cliTriggers();
-    expect(expected.length).toBeGreaterThan(2);
+    const triggers = cliTriggers();
     const USAGE = { prompt_tokens: 100, completion_tokens: 10 };
     const decision = JSON.stringify({ analysis: 'slow answer', action: 'correct_observation', parameters: { new_observation: 'Corrected.' } });
     await llm.reset();
@@ -211,6 +213,8 @@ test.describe('against the test server', () => {
 
     await openStudio(page);
     await openTraceInRunView(page, sharedTrace(TRACE));
+    const expected = await triggers;
+    expect(expected.length).toBeGreaterThan(2);
     await openEngines(page);
     await page.getByRole('radio', { name: /OpenAI-compatible endpoint/ }).check();
     await page.getByLabel('Base URL').fill(baseUrl);

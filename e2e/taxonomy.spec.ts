@@ -106,7 +106,8 @@ test('labels an edge of a real Who&When run; the label survives a reload and joi
   await page.screenshot({ path: `${SHOTS}/edges-labels.png` });
 
   // Reload: the label and the clarifier results come back from the stored library.
-  await page.waitForTimeout(800);
+  // Saved: the library's write of the change has committed (a change sets it to saving at once; ADR 0025's status).
+  await expect(page.locator('html')).toHaveAttribute('data-library-status', 'saved');
   await page.reload();
   await expect(page.getByTestId('edge-detail')).toBeVisible();
   await expect(page).toHaveURL(new RegExp(`edge=${encodeURIComponent(edgeId!).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));

@@ -57,8 +57,12 @@ async function walkCompare(page: Page, runIds: readonly string[], { stepsPerRun 
   for (let i = 0; i + 1 < runIds.length; i += 2) {
     await goTo(page, `?view=compare&a=${encodeURIComponent(runIds[i])}&b=${encodeURIComponent(runIds[i + 1])}&step=1`);
     await expect(page.getByTestId('compare-page')).toBeVisible();
-    if ((await page.getByTestId('compare-position').count()) === 0) continue;
-    await stepThrough(page, 'j', stepsPerRun);
+    const position = page.getByTestId('compare-position');
+    if ((await position.count()) === 0) continue;
+    // Presses past the last row move nothing (the walk ends with End anyway); each one waited for a render.
+    const rows = Number(/\/ ([\d,]+)/.exec((await position.textContent()) ?? '')?.[1].replace(/,/g, '') ?? '0');
+    await stepThrough(page, 'j', Math.min(rows - 1, stepsPerRun));
+    await expect(position).toHaveText(new RegExp(`^row ${rows.toLocaleString('en')} / ${rows.toLocaleString('en')}\\b`));
   }
 }
 

@@ -66,9 +66,9 @@ describe('inspect reads only regular files', () => {
 
   it.skipIf(!POSIX)('a FIFO with no writer is refused at once, not waited on', () => {
     execFileSync('mkfifo', [fifo]);
-    const start = performance.now();
+    // Opening a FIFO with no writer blocks: a CLI that opened it would be killed at the timeout having printed nothing,
+    // so the message itself says the file was refused before it was opened.
     expectOneLineError(runCli(['inspect', fifo], { timeoutMs: 20_000 }), fifo, /is a named pipe \(FIFO\), not a regular file/);
-    expect(performance.now() - start).toBeLessThan(15_000);
   }, 30_000);
 
   it.skipIf(!existsSync('/dev/zero'))('/dev/zero is refused, not read without end', () => {

@@ -1,7 +1,8 @@
 // Scale (issue 17, item 9): `clarify` and `stages` offline on a run with 40,000 agents. Both used to grow with the
 // square of the agent count (a scan back through every earlier handoff per handoff; a scan of every agent per agent
-// to find a manager; a scan of every handoff per stage) and took minutes; linear, they take about a second. The
-// bound is generous on purpose (a loaded machine); the quadratic versions miss it many times over.
+// to find a manager; a scan of every handoff per stage) and took minutes; linear, they take about a second. No time is
+// asserted here (performance is measured by benchmarks, not timed unit tests): these tests check what the passes find
+// at this size; a quadratic version shows only as a test that takes minutes (the clarifier's) or half a minute.
 import { describe, expect, it } from 'vitest';
 import type { Handoff, Run, Step } from '../model/types.ts';
 import { makeRun } from '../testing/test-runs.ts';
@@ -35,27 +36,19 @@ function managerOfMany(n: number): Run {
   return makeRun('deep', { agents, agentRuns: [], steps, handoffs });
 }
 
-async function timed<T>(work: () => T | Promise<T>): Promise<{ value: T; ms: number }> {
-  const start = performance.now();
-  const value = await work();
-  return { value, ms: performance.now() - start };
-}
-
 describe(`${N} agents`, () => {
   it('clarify offline checks every edge in linear time', async () => {
     const run = chainOfMessages(N);
-    const { value, ms } = await timed(() => clarifyRun(run));
+    const value = await clarifyRun(run);
     expect(value.status).toBe('complete');
     expect(value.interventions.length).toBeGreaterThan(0);
-    expect(ms).toBeLessThan(15_000);
   }, 120_000);
 
   it('stages offline looks for a manager among twice as many agents in linear time', async () => {
     const run = chainOfMessages(2 * N);
-    const { value, ms } = await timed(() => deriveOfflineStages(run));
+    const value = deriveOfflineStages(run);
     expect(value.segmentation.mode).toBe('whole-run');
     expect(value.segmentation.managerReason).toBe(`no agent manages or delegates to the ${2 * N} others`);
-    expect(ms).toBeLessThan(8_000);
   }, 120_000);
 
   it('stages offline: a manager delegating to all of them gets its stages, work items and layers', () => {

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test-server/server.ts';
 import { TokenBudget } from './budget.ts';
-import { LlmClient, parseRetryAfter } from './client.ts';
+import { LlmClient, parseRetryAfter, sleepFor } from './client.ts';
 import { BudgetExceeded, Cancelled, CassetteMiss, HttpError, KeyOriginMismatch, MalformedResponse, NetworkError, TimeoutError } from './errors.ts';
 import { CallRecorder, Cassette } from './recorder.ts';
 import { settingsWithoutKey, withDefaults, type LlmSettings } from './settings.ts';
@@ -85,10 +85,11 @@ describe('LlmClient over HTTP', () => {
 
   it('retries a 429 after the Retry-After seconds and then succeeds', async () => {
     server.setScript({ queue: [{ status: 429, retryAfter: 1 }, { content: 'finally' }] });
-    const t0 = Date.now();
-    const r = await ask(new LlmClient(settings()));
+    // The wait the client asks for is recorded (and not slept): the header's second, not the 10 ms backoff.
+    const waits: number[] = [];
+    const r = await ask(new LlmClient(settings(), { sleep: async (ms) => void waits.push(ms) }));
     expect(r.text).toBe('finally');
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(950);
+    expect(waits).toEqual([1000]);
     expect(server.log().map((e) => e.status)).toEqual([429, 200]);
   });
 
@@ -133,10 +134,9 @@ describe('LlmClient over HTTP', () => {
   });
 
   it('times out a slow answer', async () => {
+    // The answer would come after 1.5 s and succeed: a TimeoutError means the client gave up before it, each time.
     server.setScript({ fallback: { delayMs: 1500 } });
-    const t0 = Date.now();
     await expect(ask(new LlmClient(settings({ timeoutMs: 200, retries: 1 })))).rejects.toBeInstanceOf(TimeoutError);
-    expect(Date.now() - t0).toBeLessThan(1400);
     expect(server.log()).toHaveLength(2);
   });
 
@@ -147,11 +147,25 @@ describe('LlmClient over HTTP', () => {
     await expect(ask(new LlmClient(settings()), 'x', ctl.signal)).rejects.toBeInstanceOf(Cancelled);
     server.reset();
     server.setScript({ fallback: { status: 429, retryAfter: 30 } });
+    // Cancelled in the middle of the 30 s backoff: the call ends at once (a turn of the event loop), not after it.
     const ctl2 = new AbortController();
-    setTimeout(() => ctl2.abort(), 200);
-    const t0 = Date.now();
-    await expect(ask(new LlmClient(settings({ retryMaxMs: 30_000 })), 'x', ctl2.signal)).rejects.toBeInstanceOf(Cancelled);
-    expect(Date.now() - t0).toBeLessThan(2000);
+    const waits: number[] = [];
+    const sleep = (ms: number, signal?: AbortSignal) => {
+      waits.push(ms);
+      const wait = sleepFor(ms, signal);
+      ctl2.abort();
+      return wait;
+    };
+    let settled = false;
+    const call = ask(new LlmClient(settings({ retryMaxMs: 30_000 }), { sleep }), 'x', ctl2.signal).finally(() => {
+      settled = true;
+    });
+    call.catch(() => undefined);
+    await expect.poll(() => waits).toEqual([30_000]);
+    await new Promise((r) => setImmediate(r));
+    expect(settled).toBe(true);
+    await expect(call).rejects.toBeInstanceOf(Cancelled);
+    expect(server.log()).toHaveLength(1);
   });
 
   it('keeps at most `concurrency` calls in flight', async () => {

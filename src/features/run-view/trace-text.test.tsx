@@ -92,10 +92,16 @@ describe('huge step texts', () => {
   });
 
   it('summarises a step with a 10 MB text from its head, as the whole text would be summarised', () => {
-    const started = performance.now();
-    expect(stepSummary({ id: 's', index: 0, kind: 'message', agentId: 'a', output: HUGE })).toBe(`${`start ${'abcd efghi '.repeat(20)}`.slice(0, 140)}…`);
-    // Folding the white space of all 10 MB takes seconds; the head alone, well under a frame.
-    expect(performance.now() - started).toBeLessThan(100);
+    // Folding the white space of all 10 MB takes seconds; the head alone, well under a frame. The string methods that
+    // fold or split text are watched: none of them is called on more than the head (4,096 characters).
+    const watched = (['replace', 'replaceAll', 'split'] as const).map((name) => vi.spyOn(String.prototype, name));
+    const summary = stepSummary({ id: 's', index: 0, kind: 'message', agentId: 'a', output: HUGE });
+    const longest = watched.reduce((n, spy) => spy.mock.contexts.reduce((m: number, text) => Math.max(m, String(text).length), n), 0);
+    const calls = watched.reduce((n, spy) => n + spy.mock.calls.length, 0);
+    for (const spy of watched) spy.mockRestore();
+    expect(summary).toBe(`${`start ${'abcd efghi '.repeat(20)}`.slice(0, 140)}…`);
+    expect(calls).toBeGreaterThan(0);
+    expect(longest).toBeLessThanOrEqual(4096);
     // Texts whose head is mostly white space give what folding the whole text gives.
     for (const output of [`${' \n'.repeat(5000)}tail text`, `${' '.repeat(4090)}${'word '.repeat(50)}`, `a${'\t'.repeat(10_000)}b`, 'short  text ']) {
       expect(stepSummary({ id: 's', index: 0, kind: 'message', agentId: 'a', output })).toBe(fold(output));
