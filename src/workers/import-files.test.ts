@@ -197,6 +197,22 @@ describe('importFiles loads the token counter only for a file that needs it (ADR
     }
   });
 
+  it('the row moves on to mapping before the counter loads (the load is not one still time with the parse)', async () => {
+    const events: string[] = [];
+    const chat = JSON.stringify({ question: 'q', history: [{ content: 'hello there', role: 'assistant', name: 'A' }] });
+    await withoutCounter(() =>
+      importFiles(
+        [{ name: 'chat.json', text: chat }],
+        (p) => events.push(p.phase),
+        async () => {
+          events.push('counter loading');
+          await loadTokenCounter();
+        },
+      ),
+    );
+    expect(events.slice(0, 3)).toEqual(['parsing', 'mapping', 'counter loading']);
+  });
+
   it('a file whose usage is recorded is mapped without the counter', async () => {
     const text = exportSession({ runs: [makeRun('r1')] });
     let loads = 0;
