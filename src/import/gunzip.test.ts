@@ -80,16 +80,14 @@ describe('gzip: damaged data gives a precise error', () => {
 });
 
 describe('gzip: the size limit applies to the decoded bytes as they stream', () => {
-  it('a 1 GiB bomb stops at an 8 MB limit, quickly and in bounded memory', async () => {
+  it('a 1 GiB bomb stops at an 8 MB limit, in bounded memory', async () => {
     const bomb = await gzipBomb(1 << 30);
     expect(bomb.length).toBeLessThan(2 << 20);
     const before = process.memoryUsage().rss;
-    const start = performance.now();
     const e = importError(() => decodeBytes('bomb.json.gz', bomb, { maxBytes: 8 << 20 }));
-    const ms = performance.now() - start;
     expect(e.format).toBe('gzip');
     expect(e.detail).toBe('decompressed size exceeds the 8 MB limit');
-    expect(ms).toBeLessThan(5000);
+    // How soon it stops is counted in bytes by the next test (decoding stops within one slice of the limit), not timed.
     // The old decoder sized its buffer from the trailer and inflated all of it: 1 GiB before refusing.
     expect(process.memoryUsage().rss - before).toBeLessThan(200 << 20);
   }, 30_000);

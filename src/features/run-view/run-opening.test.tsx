@@ -27,6 +27,10 @@ function open(run: Run) {
   render(<RunPage />);
 }
 
+// Each panel of a 12,000-step run is a task of its own: on a loaded 2-core machine one may take longer than the
+// library's 1 s default wait (an order, not a time, is what these tests check).
+const PANEL_WAIT = { timeout: 10_000 };
+
 describe('opening a run', () => {
   it('a large run: a progress bar, then the step list, then the other panels', async () => {
     const n = LARGE_STEPS + 2_000;
@@ -50,11 +54,11 @@ describe('opening a run', () => {
     expect(screen.getByTestId('run-step-counts').dataset.steps).toBe(String(rows));
     // Then the other panels, one task after another (none drawn with the step list).
     expect(screen.queryByText('graph drawn')).toBeNull();
-    expect(await screen.findByText('graph drawn')).toBeTruthy();
+    expect(await screen.findByText('graph drawn', {}, PANEL_WAIT)).toBeTruthy();
     expect(screen.queryByText('charts drawn')).toBeNull();
-    expect(await screen.findByText('timeline drawn')).toBeTruthy();
-    expect(await screen.findByText('charts drawn')).toBeTruthy();
-    await waitFor(() => expect(screen.queryByTestId('panels-drawing')).toBeNull());
+    expect(await screen.findByText('timeline drawn', {}, PANEL_WAIT)).toBeTruthy();
+    expect(await screen.findByText('charts drawn', {}, PANEL_WAIT)).toBeTruthy();
+    await waitFor(() => expect(screen.queryByTestId('panels-drawing')).toBeNull(), PANEL_WAIT);
   }, 30_000);
 
   it('a small run: no progress bar, the step list and inspector first, then every panel, no status line', async () => {
