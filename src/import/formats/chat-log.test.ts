@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { summarizeRun } from '../../model/summary.ts';
 import { checkFixture, HAVE_SHARED, SHARED_TRACES, SKIP_REASON, sharedFiles } from '../../testing/fixture-kit.ts';
 import { ImportError, importText } from '../index.ts';
+import { estimateUsage } from '../tokens.ts';
 
 const DUMPS = join(import.meta.dirname, 'dumps');
 const FIXTURES = sharedFiles('who-and-when');
@@ -75,7 +76,7 @@ describe.skipIf(!HAVE_SHARED)(`Who&When and Magentic-One chat logs (${HAVE_SHARE
 });
 
 describe('chat-log importer on small inputs', () => {
-  it('steps share one frozen record per role and one frozen list per recipient (a long log holds a few of each)', () => {
+  it('steps share one frozen record per role, one frozen list per recipient and one frozen usage per token count (a long log holds a few of each)', () => {
     const history = Array.from({ length: 40 }, (_, i) => ({ role: 'assistant', name: ['A', 'B', 'C'][i % 3], content: `m${i}` }));
     const run = importText('chat.json', JSON.stringify({ question: 'q', history })).runs[0];
     const raws = new Set(run.steps.map((s) => s.raw));
@@ -85,6 +86,11 @@ describe('chat-log importer on small inputs', () => {
     expect([...lists].map((l) => l.join())).toEqual(['B', 'C', 'A']);
     expect(run.handoffs.every((h) => h.to === run.steps.find((s) => s.id === h.stepId)?.recipients)).toBe(true);
     expect(() => run.steps[0].recipients!.push('X')).toThrow(TypeError);
+    // Messages of one length in tokens share one frozen usage, the one estimateUsage gives.
+    const usages = new Set(run.steps.map((s) => s.usage));
+    expect(usages.size).toBeLessThan(run.steps.length / 4);
+    for (const s of run.steps) expect(s.usage).toEqual(estimateUsage('', s.output!));
+    expect(Object.isFrozen(run.steps[0].usage)).toBe(true);
   });
 
   const log = (extra: Record<string, unknown> = {}) =>

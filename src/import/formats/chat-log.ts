@@ -10,20 +10,20 @@
 // - Without an explicit target, a message is received by the speaker of the very next message (AG2 picks the next
 //   speaker after each message); no handoff when the next speaker is the sender or there is none. We chose this over
 //   broadcast so each edge is one sender/receiver pair the clarifier and the graph can use.
-// - Tokens are never recorded in these logs: each message of a model-backed agent gets `estimateUsage('', text)`,
-//   i.e. output tokens only, marked estimated. Re-counting the visible history as input for every turn would be
-//   quadratic on long Magentic-One logs and would still be a guess about what each agent was shown. Messages of the
-//   human and of code executors (not model output) get no usage.
+// - Tokens are never recorded in these logs: each message of a model-backed agent gets the usage that
+//   `estimateUsage('', text)` gives, i.e. output tokens only, marked estimated. Re-counting the visible history as
+//   input for every turn would be quadratic on long Magentic-One logs and would still be a guess about what each agent
+//   was shown. Messages of the human and of code executors (not model output) get no usage.
 // - Run id: `chat-<hashText of the run object's JSON>`; the file name is never used.
 import { emptyRecord } from '../../model/record.ts';
 import { hashJson } from '../hash-json.ts';
 import { decisiveErrorAnnotation } from '../../model/annotations.ts';
-import type { Agent, Outcome, Run, Step } from '../../model/types.ts';
+import type { Agent, Outcome, Run, Step, TokenUsage } from '../../model/types.ts';
 import { MapProgress, RunBuilder } from '../../model/run-builder.ts';
 import type { FormatImporter, ImportResult } from '../format.ts';
 import type { ParsedInput } from '../parse-input.ts';
 import { asText, expectArray, expectObject, isObject, optNumber, optString, type JsonObject } from '../read.ts';
-import { estimateUsage } from '../tokens.ts';
+import { estimateTokens } from '../tokens.ts';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Small helpers shared by the chat-style importers (openai-chat, message-bus).
@@ -180,10 +180,18 @@ function importRun(obj: JsonObject, path: string, runId: string, warnings: strin
   // A log has a few distinct roles: each is parsed once (the parsed roles are only read).
   const roles = new Map<string, ParsedRole>();
   // The `{ role }` records kept for named messages, and the one-agent lists of recipients and handoff targets: a log has
-  // a few distinct ones, so its steps share them (a million messages: ~150 MB less held by the import worker until
-  // the runs are written). Frozen: nothing changes a step's raw fields or its lists in place, and a change would throw.
+  // a few distinct ones, so its steps share them (a million messages: ~180 MB less held by the import worker until
+  // the runs are written). Frozen: nothing changes a step's raw fields, lists or usage in place, and a change would throw.
   const roleRecords = new Map<string, Record<string, unknown>>();
   const toLists = new Map<string, string[]>();
+  // Likewise the estimated usage: messages of one length in tokens share one (a few hundred distinct counts at most).
+  const usages = new Map<number, TokenUsage>();
+  const estimatedUsage = (text: string) => {
+    const output = estimateTokens(text);
+    let usage = usages.get(output);
+    if (usage === undefined) usages.set(output, (usage = Object.freeze({ input: 0, output, total: output, estimated: true })));
+    return usage;
+  };
   const roleRecord = (role: string) => {
     let record = roleRecords.get(role);
     if (record === undefined) roleRecords.set(role, (record = Object.freeze({ role }) as Record<string, unknown>));
@@ -220,7 +228,7 @@ function importRun(obj: JsonObject, path: string, runId: string, warnings: strin
 
   for (const step of steps) {
     progress.tick();
-    if (b.agent(step.agentId)?.kind === undefined && step.output) step.usage = estimateUsage('', step.output);
+    if (b.agent(step.agentId)?.kind === undefined && step.output) step.usage = estimatedUsage(step.output);
   }
 
   steps.forEach((step, i) => {
