@@ -213,6 +213,16 @@ describe('importFiles loads the token counter only for a file that needs it (ADR
     expect(events.slice(0, 3)).toEqual(['parsing', 'mapping', 'counter loading']);
   });
 
+  it('the text of a file read whole is let go once parsed, before the mapping (not held beside the parsed values)', async () => {
+    const input = { name: 'chat.json', text: JSON.stringify({ question: 'q', history: [{ content: 'hello there', role: 'assistant', name: 'A' }] }) };
+    let heldWhileMapping: number | undefined;
+    const { loaded } = await importFiles([input], (p) => {
+      if (p.phase === 'mapping') heldWhileMapping ??= input.text.length;
+    });
+    expect(loaded[0].runs[0].steps).toHaveLength(1);
+    expect(heldWhileMapping).toBe(0);
+  });
+
   it('a file whose usage is recorded is mapped without the counter', async () => {
     const text = exportSession({ runs: [makeRun('r1')] });
     let loads = 0;

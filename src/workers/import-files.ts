@@ -176,7 +176,11 @@ export async function importFiles(
           text = decodeBytes(input.name, bytes);
         } else text = (input as { text: string }).text;
         report('parsing');
-        detected = detectText(input.name, text);
+        // The text goes once parsed (unless the importer reads it): the mapping then runs without the file's text held
+        // beside its parsed values (74 MB for the 1M-message chat log, 101 MB for goal 4's OTLP file).
+        detected = detectText(input.name, text, { dropText: true });
+        text = '';
+        if ('text' in input) input.text = '';
       }
       const loadOrFail = async () => {
         try {
