@@ -8,10 +8,17 @@ import { sendInParts } from './send-parts.ts';
 import { readSpans, storeRuns, type RunStorage } from './import-storage.ts';
 import type { RunSpan } from '../model/types.ts';
 import { countStepFacts, type StepFacts } from '../model/step-facts.ts';
+import { loadTokenCounter } from '../import/tokens.ts';
 
-// The token counter (gpt-tokenizer, ~0.2–0.7 s and ~100 MB to evaluate) is not loaded here: the first file that asks
-// for an estimate loads it (importFiles, ADR 0038), so a file whose usage is recorded never waits for it, and a file
-// dropped right after the page opens is not held up while it evaluates.
+// The token counter (gpt-tokenizer, ~0.4–1 s and ~100 MB to evaluate, nothing else running meanwhile) loads when the
+// first file asks for an estimate (importFiles), or when the worker has waited PRELOAD_IDLE_MS from its start without
+// a file, whichever comes first (ADR 0038): a file dropped right after the page opens is not held up while it
+// evaluates, and a chat log dropped later finds it ready, as when the worker loaded it at its start.
+const PRELOAD_IDLE_MS = 2500;
+let started = false;
+setTimeout(() => {
+  if (!started) void loadTokenCounter().catch(() => {}); // a failed load: the files that need it say so
+}, PRELOAD_IDLE_MS);
 
 export interface ImportCallbacks {
   onPart(part: FilePart): Promise<void>;
@@ -30,71 +37,77 @@ export interface ImportCallbacks {
   onFacts?(file: string, steps: number[], facts: StepFacts[]): Promise<void>;
 }
 
+/** What importFiles does: read the files, map them, hand them over, and write them when the page names its database. */
+async function importNow(sources: (FileInput | { name: string; file: Blob })[], callbacks: ImportCallbacks, storage?: RunStorage): Promise<ImportFailureInfo[]> {
+  // Files (picker, drop) are read here, decoded as they are read: the page never holds their bytes.
+  const inputs: FileInput[] = [];
+  const unread: ImportFailureInfo[] = [];
+  for (const [fileIndex, source] of sources.entries()) {
+    if (!('file' in source)) {
+      inputs.push(source);
+      continue;
+    }
+    const bytesTotal = source.file.size;
+    try {
+      inputs.push(
+        await readFileInput(source.name, source.file, (phase, bytesRead) =>
+          callbacks.onProgress?.({ file: source.name, fileIndex, fileCount: sources.length, phase, bytesRead, bytesTotal }),
+        ),
+      );
+    } catch (error) {
+      unread.push(failureOf(source.name, error));
+    }
+  }
+  const result = await importFiles(inputs, callbacks.onProgress);
+  result.failures = [...unread, ...result.failures];
+  const delivered: number[] = [];
+  const fileCount = result.loaded.length;
+  const failures = await deliverEach(result, async (file) => {
+    const fileIndex = result.loaded.indexOf(file);
+    // Handing over: the worker says how much there is, before the first part; the page counts the parts it takes
+    // (a report sent from here after each part would queue behind every part already posted, and arrive at the end).
+    const total = file.runs.reduce((n, r) => n + r.steps.length + r.handoffs.length, 0);
+    callbacks.onProgress?.({ file: file.file, fileIndex, fileCount, phase: 'handing-over', done: 0, total });
+    const handing = sendInParts(file, (part, transfer) => callbacks.onPart(Comlink.transfer(part, transfer)), storage === undefined);
+    // Counted while the page takes the parts (posted already, or being posted as the page asks): told before the
+    // answer, so the page has them when it lists the runs.
+    // They are a shortcut only: a page that cannot take them counts them itself.
+    const told = Promise.resolve(
+      callbacks.onFacts?.(
+        file.file,
+        file.runs.map((r) => r.steps.length),
+        file.runs.map((r) => countStepFacts(r.steps)),
+      ),
+    ).catch(() => {});
+    await handing;
+    await told;
+    delivered.push(fileIndex);
+  });
+  if (storage) {
+    // One file after the other, not awaited: the answer goes back now, the writes report as they commit, and
+    // they start once the page is idle (a run opened at once paints first).
+    void delivered.reduce<Promise<void>>(
+      (previous, index, position) =>
+        previous.then(() =>
+          storeRuns(storage, result.loaded[index].runs).then(
+            (spansApart) => callbacks.onStored?.(position, undefined, spansApart),
+            (e: unknown) => callbacks.onStored?.(position, e instanceof Error ? `${e.name}: ${e.message}` : String(e)),
+          ),
+        ),
+      Promise.resolve(callbacks.whenIdle?.()).catch(() => {}),
+    ).catch(() => {}); // a report the page can no longer take (it went away) is nobody's to handle
+  }
+  return failures;
+}
+
 const api = {
   /**
    * Each loaded file goes to `onPart` in parts; the failures are the answer. With `storage`, the runs are written
    * there after the whole batch has been handed over (the page never waits for the write to show them).
    */
   async importFiles(sources: (FileInput | { name: string; file: Blob })[], callbacks: ImportCallbacks, storage?: RunStorage): Promise<ImportFailureInfo[]> {
-    // Files (picker, drop) are read here, decoded as they are read: the page never holds their bytes.
-    const inputs: FileInput[] = [];
-    const unread: ImportFailureInfo[] = [];
-    for (const [fileIndex, source] of sources.entries()) {
-      if (!('file' in source)) {
-        inputs.push(source);
-        continue;
-      }
-      const bytesTotal = source.file.size;
-      try {
-        inputs.push(
-          await readFileInput(source.name, source.file, (phase, bytesRead) =>
-            callbacks.onProgress?.({ file: source.name, fileIndex, fileCount: sources.length, phase, bytesRead, bytesTotal }),
-          ),
-        );
-      } catch (error) {
-        unread.push(failureOf(source.name, error));
-      }
-    }
-    const result = await importFiles(inputs, callbacks.onProgress);
-    result.failures = [...unread, ...result.failures];
-    const delivered: number[] = [];
-    const fileCount = result.loaded.length;
-    const failures = await deliverEach(result, async (file) => {
-      const fileIndex = result.loaded.indexOf(file);
-      // Handing over: the worker says how much there is, before the first part; the page counts the parts it takes
-      // (a report sent from here after each part would queue behind every part already posted, and arrive at the end).
-      const total = file.runs.reduce((n, r) => n + r.steps.length + r.handoffs.length, 0);
-      callbacks.onProgress?.({ file: file.file, fileIndex, fileCount, phase: 'handing-over', done: 0, total });
-      const handing = sendInParts(file, (part, transfer) => callbacks.onPart(Comlink.transfer(part, transfer)), storage === undefined);
-      // Counted while the page takes the parts (posted already, or being posted as the page asks): told before the
-      // answer, so the page has them when it lists the runs.
-      // They are a shortcut only: a page that cannot take them counts them itself.
-      const told = Promise.resolve(
-        callbacks.onFacts?.(
-          file.file,
-          file.runs.map((r) => r.steps.length),
-          file.runs.map((r) => countStepFacts(r.steps)),
-        ),
-      ).catch(() => {});
-      await handing;
-      await told;
-      delivered.push(fileIndex);
-    });
-    if (storage) {
-      // One file after the other, not awaited: the answer goes back now, the writes report as they commit, and
-      // they start once the page is idle (a run opened at once paints first).
-      void delivered.reduce<Promise<void>>(
-        (previous, index, position) =>
-          previous.then(() =>
-            storeRuns(storage, result.loaded[index].runs).then(
-              (spansApart) => callbacks.onStored?.(position, undefined, spansApart),
-              (e: unknown) => callbacks.onStored?.(position, e instanceof Error ? `${e.name}: ${e.message}` : String(e)),
-            ),
-          ),
-        Promise.resolve(callbacks.whenIdle?.()).catch(() => {}),
-      ).catch(() => {}); // a report the page can no longer take (it went away) is nobody's to handle
-    }
-    return failures;
+    started = true;
+    return importNow(sources, callbacks, storage);
   },
 
   /** A run's stored spans, to `onSlice` in slices (the span tree opened); resolves to how many there were. */
