@@ -35,12 +35,14 @@ function noEnumerableInherited(): boolean {
   return true;
 }
 
-function deeperFrom(v: object, depth: number, maxDepth: number): boolean {
+/** `skip`: arrays whose items are not looked into (checked already, DepthCheckInParts.restDeeper). */
+function deeperFrom(v: object, depth: number, maxDepth: number, skip?: ReadonlySet<object>): boolean {
   if (depth > maxDepth) return true;
+  if (skip !== undefined && skip.has(v)) return false;
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
       const child: unknown = v[i];
-      if (typeof child === 'object' && child !== null && deeperFrom(child, depth + 1, maxDepth)) return true;
+      if (typeof child === 'object' && child !== null && deeperFrom(child, depth + 1, maxDepth, skip)) return true;
     }
     return false;
   }
@@ -51,7 +53,7 @@ function deeperFrom(v: object, depth: number, maxDepth: number): boolean {
   for (const key in o) {
     if (checkOwn && !Object.hasOwn(o, key)) continue;
     const child = o[key];
-    if (typeof child === 'object' && child !== null && deeperFrom(child, depth + 1, maxDepth)) return true;
+    if (typeof child === 'object' && child !== null && deeperFrom(child, depth + 1, maxDepth, skip)) return true;
   }
   return false;
 }
@@ -78,29 +80,8 @@ export class DepthCheckInParts {
   restDeeper(document: unknown, checked: ReadonlySet<object>): boolean {
     if (typeof document !== 'object' || document === null) return false;
     plainOwnOnly = this.plain;
-    return deeperOutside(document, 1, this.maxDepth, checked);
+    return deeperFrom(document, 1, this.maxDepth, checked);
   }
-}
-
-/** deeperFrom, not looking into the items of the arrays of `checked` (whose items are checked already). */
-function deeperOutside(v: object, depth: number, maxDepth: number, checked: ReadonlySet<object>): boolean {
-  if (depth > maxDepth) return true;
-  if (checked.has(v)) return false;
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) {
-      const child: unknown = v[i];
-      if (typeof child === 'object' && child !== null && deeperOutside(child, depth + 1, maxDepth, checked)) return true;
-    }
-    return false;
-  }
-  const o = v as Record<string, unknown>;
-  const checkOwn = !plainOwnOnly || Object.getPrototypeOf(o) !== PLAIN_PROTOTYPE;
-  for (const key in o) {
-    if (checkOwn && !Object.hasOwn(o, key)) continue;
-    const child = o[key];
-    if (typeof child === 'object' && child !== null && deeperOutside(child, depth + 1, maxDepth, checked)) return true;
-  }
-  return false;
 }
 
 function nestsDeeperThanByStack(value: unknown, maxDepth: number): boolean {
