@@ -37,14 +37,14 @@ function managerOfMany(n: number): Run {
 }
 
 describe(`${N} agents`, () => {
-  it('clarify offline checks every edge in linear time', async () => {
+  it('clarify offline checks every edge (a quadratic pass would take minutes and time out)', async () => {
     const run = chainOfMessages(N);
     const value = await clarifyRun(run);
     expect(value.status).toBe('complete');
     expect(value.interventions.length).toBeGreaterThan(0);
   }, 120_000);
 
-  it('stages offline looks for a manager among twice as many agents in linear time', async () => {
+  it('stages offline looks for a manager among twice as many agents (a quadratic pass would time out)', async () => {
     const run = chainOfMessages(2 * N);
     const value = deriveOfflineStages(run);
     expect(value.segmentation.mode).toBe('whole-run');
