@@ -2,9 +2,8 @@
 // b1f9b9ba… (4 find_archived_url, 4 web_search, 2 visit_page, 1 page_down and 1 final_answer TOOL spans; 27 rows).
 import { expect, test } from '@playwright/test';
 import { existsSync } from 'node:fs';
-import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fileRuns } from './fixtures.ts';
+import { openStudio, openTraceInRunView } from './fixtures.ts';
 
 const TRACES = fileURLToPath(new URL('../../shared/traces/', import.meta.url));
 const TRACE = `${TRACES}trail/gaia/b1f9b9baefa4c69d1d848e35c130e29d.json`;
@@ -12,11 +11,8 @@ const TRACE = `${TRACES}trail/gaia/b1f9b9baefa4c69d1d848e35c130e29d.json`;
 test.skip(!existsSync(TRACE), `${TRACE} is absent: real-trace counts test skipped`);
 
 test('TRAIL b1f9b9ba…: edge labels count each tool call once; the header counts the step list rows', async ({ page }) => {
-  await page.goto('/');
-  await page.getByTestId('open-file-input').setInputFiles([TRACE]);
-  const row = fileRuns(page, basename(TRACE)).first();
-  await expect(row).toBeVisible();
-  await row.getByRole('button').first().click();
+  await openStudio(page);
+  await openTraceInRunView(page, TRACE);
   await expect(page.getByTestId('graph-current')).toBeAttached();
 
   const label = (tool: string) => page.locator(`[data-testid="graph"] [data-edge-id$="->tool:${tool}"]`);
@@ -44,11 +40,8 @@ test.describe('in a German-language browser', () => {
   test.use({ locale: 'de-DE' });
 
   test('the run view writes counts as the library, the corpus and the CLI do (12,345), not in the browser locale', async ({ page }) => {
-    await page.goto('/');
-    await page.getByTestId('open-file-input').setInputFiles([TRACE]);
-    const row = fileRuns(page, basename(TRACE)).first();
-    await expect(row).toBeVisible();
-    await row.getByRole('button').first().click();
+    await openStudio(page);
+    await openTraceInRunView(page, TRACE);
     const total = page.getByTestId('token-charts-panel').locator('header span').first();
     // The run has tens of thousands of tokens: a browser-locale format would write "12.345".
     await expect(total).toHaveText(/^\d{1,3}(,\d{3})+ total/);

@@ -1,18 +1,11 @@
 // One format for counts in every view (src/ui/format.ts formatCount, 'en'): a bare `toLocaleString()` follows the
 // browser's locale, so the run view said "7.397 tokens" where the library, the corpus and the CLI said "7,397".
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles } from './source-files.ts';
 
 const SRC = join(import.meta.dirname, '..', 'src');
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return /\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name) ? [path] : [];
-  });
-}
 
 /** The lines that format a number in the browser's locale (`toLocaleString()` or `new Intl.NumberFormat()` with no locale). */
 export function localeDependent(source: string): number[] {

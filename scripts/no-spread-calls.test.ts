@@ -1,20 +1,13 @@
 // No spread of an array into a call's arguments anywhere in src/ (issue 17, item 9): `Math.max(...xs)` or
 // `push(...xs)` overflows the stack once xs is a few hundred thousand long, and trace arrays are unbounded.
 // src/model/large-arrays.ts has the loop versions.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sourceFiles } from './source-files.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const CALLEES = /(?:Math\.(?:max|min)|\.push|\.unshift|\.splice|String\.fromCharCode|String\.fromCodePoint|\.apply|\.call)\s*\(/g;
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sourceFiles(path);
-    return /\.tsx?$/.test(name) && !/\.test\.tsx?$/.test(name) ? [path] : [];
-  });
-}
 
 /** The lines where an argument of one of CALLEES is a spread. */
 export function spreadCalls(source: string): number[] {
