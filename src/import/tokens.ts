@@ -1,6 +1,6 @@
 // Token counts for traces that did not record usage: counted offline with the o200k_base encoding and marked
-// `estimated`. gpt-tokenizer is large (its o200k ranks take 100–600 ms and ~100 MB to evaluate), so it is loaded
-// with a dynamic import, and only by a file that needs it (ADR 0038): the import worker maps a file without it; an
+// `estimated`. gpt-tokenizer is large (its o200k ranks: 3.6 MB to read, ~100 MB once built), so it is loaded
+// only by a file that needs it (ADR 0038), and in the import worker in pieces (ADR 0041): the import worker maps a file without it; an
 // estimate asked for meanwhile throws and is counted (`tokenEstimatesRefused`), and the worker then loads the counter
 // and maps that file again (src/workers/import-files.ts). A file whose usage is recorded never loads it. In Node (tests, benchmarks,
 // scripts) the counter is loaded synchronously by this module's own evaluation below, so the importers count there
@@ -12,23 +12,54 @@ import { cachedTokenCounter } from './token-count.ts';
 let count: ((text: string) => number) | undefined;
 let loading: Promise<void> | undefined;
 let refused = 0;
+/** Who hears how far the load is: the last caller that asked (a file waiting for it), none once it has settled. */
+let loadProgress: ((done: number, total: number) => void) | undefined;
 
-/** Loads gpt-tokenizer once; the importers' counts need it to have settled. */
-export function loadTokenCounter(): Promise<void> {
-  loading ??= import('gpt-tokenizer').then((m) => {
-    count = cachedTokenCounter(m.countTokens);
-  });
-  return loading;
+// Node loads the package synchronously (`process.getBuiltinModule`, Node ≥ 20.16, gives `require` without a static
+// import of a Node module, which the browser build could not resolve). Not a top-level await: that would make every
+// module importing this one asynchronous and change how the page's code is split into chunks (+5 KB of first-paint JS).
+const nodeProcess = (globalThis as { process?: { versions?: { node?: string }; getBuiltinModule?: (id: string) => unknown } }).process;
+const nodeRequire =
+  nodeProcess?.versions?.node !== undefined && typeof nodeProcess.getBuiltinModule === 'function'
+    ? (nodeProcess.getBuiltinModule('node:module') as typeof import('node:module')).createRequire(import.meta.url)
+    : undefined;
+const packageCounter = (require: NodeJS.Require): ((text: string) => number) => (require('gpt-tokenizer') as typeof import('gpt-tokenizer')).countTokens;
+if (nodeRequire) {
+  count = cachedTokenCounter(packageCounter(nodeRequire));
+  loading = Promise.resolve();
 }
 
-// Node loads it synchronously (`process.getBuiltinModule`, Node ≥ 20.16, gives `require` without a static import of
-// a Node module, which the browser build could not resolve). Not a top-level await: that would make every module
-// importing this one asynchronous and change how the page's code is split into chunks (+5 KB of first-paint JS).
-const nodeProcess = (globalThis as { process?: { versions?: { node?: string }; getBuiltinModule?: (id: string) => unknown } }).process;
-if (nodeProcess?.versions?.node !== undefined && typeof nodeProcess.getBuiltinModule === 'function') {
-  const { createRequire } = nodeProcess.getBuiltinModule('node:module') as typeof import('node:module');
-  count = cachedTokenCounter((createRequire(import.meta.url)('gpt-tokenizer') as typeof import('gpt-tokenizer')).countTokens);
-  loading = Promise.resolve();
+/** Builds a counter, saying how far it is (any unit). */
+export type CounterLoader = (onProgress: (done: number, total: number) => void) => Promise<(text: string) => number>;
+let browserLoader: CounterLoader | undefined;
+
+/**
+ * How a browser context builds the counter: the import worker reads the package's rank file in pieces
+ * (o200k-loader.ts, ADR 0041). Set before the first load; without it the package is imported whole.
+ */
+export function setCounterLoader(loader: CounterLoader): void {
+  browserLoader = loader;
+}
+
+/**
+ * Loads the counter once; the importers' counts need it to have settled. `onProgress` hears how far the load is when
+ * the loader says (also when another caller started it). In Node (after `forgetTokenCounter`) it is the package as is.
+ */
+export function loadTokenCounter(onProgress?: (done: number, total: number) => void): Promise<void> {
+  if (onProgress && !count) loadProgress = onProgress;
+  const load = (): Promise<(text: string) => number> => {
+    if (nodeRequire) return Promise.resolve(packageCounter(nodeRequire));
+    if (browserLoader) return browserLoader((done, total) => loadProgress?.(done, total));
+    return import('gpt-tokenizer').then((m) => m.countTokens);
+  };
+  loading ??= load()
+    .then((countTokens) => {
+      count = cachedTokenCounter(countTokens);
+    })
+    .finally(() => {
+      loadProgress = undefined;
+    });
+  return loading;
 }
 
 /** The counter is loaded (always in Node; in a browser once `loadTokenCounter()` has settled). */
@@ -44,7 +75,10 @@ export function tokenEstimatesRefused(): number {
   return refused;
 }
 
-/** Tests only: forget the counter, as a fresh import worker has none (the next `loadTokenCounter()` loads it again). */
+/**
+ * Tests only: forget the counter, as a fresh import worker has none. The next `loadTokenCounter()` loads it again —
+ * under Node from the package as is (a test cannot fetch the browser's rank file).
+ */
 export function forgetTokenCounter(): void {
   count = undefined;
   loading = undefined;

@@ -197,20 +197,21 @@ describe('importFiles loads the token counter only for a file that needs it (ADR
     }
   });
 
-  it('the row moves on to mapping before the counter loads (the load is not one still time with the parse)', async () => {
+  it('the row says the counter is loading, and how far, between the parse and the mapping (ADR 0041)', async () => {
     const events: string[] = [];
     const chat = JSON.stringify({ question: 'q', history: [{ content: 'hello there', role: 'assistant', name: 'A' }] });
     await withoutCounter(() =>
       importFiles(
         [{ name: 'chat.json', text: chat }],
-        (p) => events.push(p.phase),
-        async () => {
-          events.push('counter loading');
+        (p) => events.push(p.phase === 'counter' ? `counter ${p.done}/${p.total}` : p.phase),
+        async (onProgress) => {
+          onProgress?.(40, 100);
+          onProgress?.(100, 100);
           await loadTokenCounter();
         },
       ),
     );
-    expect(events.slice(0, 3)).toEqual(['parsing', 'mapping', 'counter loading']);
+    expect(events.slice(0, 5)).toEqual(['parsing', 'counter 0/1', 'counter 40/100', 'counter 100/100', 'mapping']);
   });
 
   it('the text of a file read whole is let go once parsed, before the mapping (not held beside the parsed values)', async () => {

@@ -90,9 +90,9 @@ export async function readFileText(name: string, file: Blob, onRead?: (bytesRead
 
 /**
  * What an import is doing, in order: reading the file (and for JSON Lines parsing it as it is read), decoding bytes
- * in hand, parsing, mapping it into runs, attaching annotations, handing the runs to the page, saving them.
+ * in hand, parsing, loading the token counter (a file that estimates its tokens, when not loaded yet), mapping it into runs, attaching annotations, handing the runs to the page, saving them.
  */
-export type ImportPhase = 'reading' | 'decoding' | 'parsing' | 'mapping' | 'attaching' | 'handing-over' | 'saving';
+export type ImportPhase = 'reading' | 'decoding' | 'parsing' | 'counter' | 'mapping' | 'attaching' | 'handing-over' | 'saving';
 
 export interface ImportProgress {
   file: string;
@@ -138,7 +138,7 @@ export function failureOf(file: string, error: unknown): ImportFailureInfo {
 export async function importFiles(
   inputs: FileInput[],
   onProgress?: (p: ImportProgress) => void,
-  loadCounter: () => Promise<void> = loadTokenCounter,
+  loadCounter: (onProgress?: (done: number, total: number) => void) => Promise<void> = loadTokenCounter,
 ): Promise<ImportBatchResult> {
   const loaded: LoadedFile[] = [];
   const failures: ImportFailureInfo[] = [];
@@ -184,15 +184,16 @@ export async function importFiles(
       }
       const loadOrFail = async () => {
         try {
-          await loadCounter();
+          // How far the counter's ranks are read (ADR 0041): the row moves while it loads.
+          onProgress?.({ file: input.name, fileIndex, fileCount, phase: 'counter', done: 0, total: 1 });
+          await loadCounter((done, total) => onProgress?.({ file: input.name, fileIndex, fileCount, phase: 'counter', done, total }));
         } catch (e) {
           const why = e instanceof Error ? e.message : String(e);
           throw new ImportError(input.name, detected.importer.id, '', `its token counts must be estimated, and the token counter (gpt-tokenizer) could not be loaded: ${why}`);
         }
       };
-      // Reported before the counter loads: its evaluation (up to ~0.7 s) is a still time of its own, not one with the parse.
-      report('mapping');
       if (detected.importer.estimatesTokens && !tokenCounterLoaded()) await loadOrFail();
+      report('mapping');
       const refused = tokenEstimatesRefused();
       let result: ImportedFile | undefined;
       let failure: unknown;

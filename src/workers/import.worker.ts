@@ -8,13 +8,15 @@ import { sendInParts } from './send-parts.ts';
 import { readSpans, storeRuns, type RunStorage } from './import-storage.ts';
 import type { RunSpan } from '../model/types.ts';
 import { countStepFacts, type StepFacts } from '../model/step-facts.ts';
-import { loadTokenCounter } from '../import/tokens.ts';
+import { loadTokenCounter, setCounterLoader } from '../import/tokens.ts';
 
-// The token counter (gpt-tokenizer, ~0.4–1 s and ~100 MB to evaluate, nothing else running meanwhile) loads when the
+// The token counter (gpt-tokenizer's o200k encoder, ~100 MB, ~0.3–1 s of work) loads when the
 // first file asks for an estimate (importFiles), or when the worker has waited PRELOAD_IDLE_MS from its start without
 // a file, whichever comes first (ADR 0038): a file dropped right after the page opens is not held up while it
 // evaluates, and a chat log dropped later finds it ready, as when the worker loaded it at its start.
 const PRELOAD_IDLE_MS = 2500;
+// Built from the package's rank file read in pieces, the worker answering and reporting meanwhile (ADR 0041).
+setCounterLoader((onProgress) => import('../import/o200k-loader.ts').then((m) => m.loadO200kCounter(onProgress)));
 let started = false;
 setTimeout(() => {
   if (!started) void loadTokenCounter().catch(() => {}); // a failed load: the files that need it say so

@@ -12,4 +12,10 @@ describe('import progress row', () => {
     expect(progressFraction(steps)).toBeUndefined();
     expect(describeProgress(steps)).toBe('mapping chat.json into runs: 16,384 steps');
   });
+
+  it('says the token counter is loading for a file, and how far (ADR 0041)', () => {
+    const counter = { file: 'chat.json', fileIndex: 1, fileCount: 2, phase: 'counter' as const, done: 900_000, total: 3_600_000 };
+    expect(progressFraction(counter)).toBeCloseTo(0.25);
+    expect(describeProgress(counter)).toBe("loading the token counter to estimate chat.json's tokens: 25% (file 2 of 2)");
+  });
 });
