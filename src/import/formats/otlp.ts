@@ -184,6 +184,31 @@ function readKeyValues(list: unknown[], into: Attributes, path: string, depth = 
   }
 }
 
+/**
+ * One copy of the short strings spans repeat (span names, attribute values such as an operation, model or tool name):
+ * JSON.parse makes a new string for each time one is written, and spans read as their JSON Lines are parsed keep them
+ * for the whole import (1M spans: ~100 bytes a span). A small table found by length and three characters, not a map:
+ * no hash of the whole string; a string that is not there replaces the older of two (ids and texts pass cheaply).
+ */
+const SHARED_SLOTS = 512;
+const sharedStrings: string[] = new Array<string>(SHARED_SLOTS).fill('');
+
+function sharedCopy(text: string): string {
+  const n = text.length;
+  if (n === 0 || n > 40) return text;
+  const slot = (n * 31 + text.charCodeAt(0) * 7 + text.charCodeAt(n >> 1) * 3 + text.charCodeAt(n - 1) * 13) & (SHARED_SLOTS - 1);
+  // Two places a string may be in (the last two found for its slot, the newer first): spans alternating between
+  // two kinds keep both strings of a slot they share.
+  const first = sharedStrings[slot];
+  if (first === text) return first;
+  const next = (slot + 1) & (SHARED_SLOTS - 1);
+  const second = sharedStrings[next];
+  if (second === text) return second;
+  sharedStrings[next] = first;
+  sharedStrings[slot] = text;
+  return text;
+}
+
 /** The value of the `i`th `{key, value}` of a list. */
 function valueOf(kv: JsonObject, i: number, path: string, depth: number, where: SpanLocation | undefined): unknown {
   const raw = kv.value;
@@ -191,7 +216,7 @@ function valueOf(kv: JsonObject, i: number, path: string, depth: number, where: 
     const s = raw.stringValue;
     // anyValue's reading of a present stringValue within the depth limit, without looking at the value itself (the
     // one read of each value string's header on this pass).
-    if (s !== undefined && (depth <= 32 || typeof s === 'string')) return s;
+    if (s !== undefined && (depth <= 32 || typeof s === 'string')) return typeof s === 'string' ? sharedCopy(s) : s;
     if (s === undefined && depth <= 32 && typeof raw.intValue === 'string') return intFromString(raw.intValue);
   }
   return anyValue(raw, `${listPathOf(path, where)}[${i}].value`, depth);
@@ -471,6 +496,9 @@ function readDocument(value: unknown, path: string, into: SpanRecord[], resource
       const p: SpanLocation = { scopePath: sPath, index: 0 };
       let lastTraceRaw: unknown;
       let lastTraceId: string | undefined;
+      // Siblings repeat their parent's id: the same text as the last span's is one string.
+      let lastParentRaw: unknown;
+      let lastParentId: string | undefined;
       for (let i = 0; i < spans.length; i++) {
         p.index = i;
         progress?.tick();
@@ -527,7 +555,11 @@ function readDocument(value: unknown, path: string, into: SpanRecord[], resource
           if (cache && readable) cache.set(span, { attributes, events });
         }
         const parentRaw = field(span, 'parentSpanId', 'parent_span_id');
-        const parentId = idOf(parentRaw, 8);
+        if (parentRaw !== lastParentRaw) {
+          lastParentRaw = parentRaw;
+          lastParentId = idOf(parentRaw, 8);
+        }
+        const parentId = lastParentId;
         if (parentId === undefined && parentRaw !== undefined && parentRaw !== null && parentRaw !== '' && !(typeof parentRaw === 'string' && isZeroHex(normaliseId(parentRaw, 8)))) {
           read.note(`span ${id}: parent span id unreadable (${describe(parentRaw)}); the span is kept as a root`);
         }
@@ -545,7 +577,7 @@ function readDocument(value: unknown, path: string, into: SpanRecord[], resource
           id,
           parentId,
           traceId,
-          name: typeof span.name === 'string' ? span.name : '',
+          name: typeof span.name === 'string' ? sharedCopy(span.name) : '',
           start,
           end,
           attributes,
