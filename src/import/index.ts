@@ -12,10 +12,11 @@ import { busMessagesImporter } from './formats/bus-messages.ts';
 import { messageBusImporter } from './formats/message-bus.ts';
 import { nativeImporter } from './formats/native.ts';
 import { openAiChatImporter } from './formats/openai-chat.ts';
-import { otlpImporter } from './formats/otlp.ts';
+import { OtlpLinesReader, otlpImporter } from './formats/otlp.ts';
+import type { JsonLinesReader } from './jsonl-stream.ts';
 import { decodeBytes, parseText, type ParsedInput } from './parse-input.ts';
 import { spanAttributesImporter } from './formats/span-attributes.ts';
-import { spanTreeImporter } from './formats/span-tree.ts';
+import { isSpanTreeFormatted, spanTreeImporter } from './formats/span-tree.ts';
 import { trailAnnotationsImporter } from './formats/trail-annotations.ts';
 
 export { ImportError } from './errors.ts';
@@ -135,6 +136,27 @@ export function importDetected({ file, doc, importer }: DetectedInput): Imported
     const message = e instanceof Error ? e.message : String(e);
     throw new ImportError(file, importer.id, '', `could not be read: ${message}`);
   }
+}
+
+/**
+ * A reader of JSON Lines as they are parsed (jsonl-stream.ts), for a file of this name: OTLP's (OtlpLinesReader) when
+ * OTLP is the first importer detection could pick for JSON Lines of this name. Detection tries the importers whose
+ * file-name pattern matches, then all, in IMPORTERS' order; before OTLP there may come only importers that never take
+ * JSON Lines (the native session and TRAIL annotations read one document) or take them when every line passes a test
+ * the reader can make on each line as it comes (span trees: the reader gives the lines up when all pass it).
+ */
+export function jsonLinesReaderFor(file: string): JsonLinesReader | undefined {
+  const order = IMPORTERS.filter((i) => i.fileName?.test(file)).concat(IMPORTERS);
+  for (const importer of order) {
+    if (importer === otlpImporter) return new OtlpLinesReader([isSpanTreeLine]);
+    if (importer !== nativeImporter && importer !== trailAnnotationsImporter && importer !== spanTreeImporter) return undefined;
+  }
+  return undefined;
+}
+
+/** The span-tree importer's test of each line of JSON Lines (isSpanTreeFormatted: every line a span tree). */
+function isSpanTreeLine(value: unknown): boolean {
+  return isSpanTreeFormatted({ kind: 'json', value, text: '' });
 }
 
 /** Detect the format of an input parsed elsewhere (JSON Lines read as a stream, jsonl-stream.ts). */

@@ -41,6 +41,20 @@ function locationOf(err: unknown, line: string, number: number): string {
 }
 
 /**
+ * Reads each line's value as it is parsed, so that the parsed input need not hold it (an importer's first pass made
+ * while the file is read: formats/otlp.ts OtlpLinesReader). It pushes onto `values` what the parsed input holds for
+ * the line: the value itself, or a stand-in once it has read it (the importer then takes what it read instead).
+ */
+export interface JsonLinesReader {
+  push(value: unknown, values: unknown[]): void;
+  /**
+   * After the last line: true when the reader gave up values for a reading the import will not use (the file turned
+   * out to be something else). The parsed input is then incomplete: the file must be read again without a reader.
+   */
+  spoiled(values: unknown[]): boolean;
+}
+
+/**
  * Decoded text in, one parsed value per non-blank line out. A leading byte order mark is dropped (as parseText does);
  * a line is parsed when its newline arrives, the last one at finish().
  */
@@ -60,7 +74,13 @@ export class JsonLinesParser {
   constructor(
     private readonly file: string,
     private readonly hashWhen: (first: unknown) => boolean = () => true,
+    private readonly reader?: JsonLinesReader,
   ) {}
+
+  /** Whether the reader gave up values it should not have (see JsonLinesReader.spoiled): read the file again without it. */
+  get spoiled(): boolean {
+    return this.reader !== undefined && this.reader.spoiled(this.values);
+  }
 
   /** Lines read so far (blank ones included). */
   get lines(): number {
@@ -100,7 +120,8 @@ export class JsonLinesParser {
       throw new ImportError(this.file, 'jsonl', locationOf(e, line, this.line), syntaxDetail(e));
     }
     checkJsonDepth(this.file, value, `line ${this.line}: `);
-    this.values.push(value);
+    if (this.reader) this.reader.push(value, this.values);
+    else this.values.push(value);
     if (this.pending) this.decideHash(value);
   }
 
@@ -262,7 +283,10 @@ export async function readGzipJsonLines(file: string, chunks: ByteSource, option
     if (!ended) yield* decoded;
   }
   const onRead = options.onRead;
-  return readJsonLines(file, all(), { ...options, onRead: onRead && ((_, values) => onRead(compressed, values)) });
+  const reader = options.readAgain ? options.lineReader?.(file) : undefined;
+  const doc = await readLines(file, all(), { ...options, onRead: onRead && ((_, values) => onRead(compressed, values)) }, reader);
+  if (doc !== undefined) return doc;
+  return readGzipJsonLines(file, options.readAgain!(), { ...options, lineReader: undefined, readAgain: undefined });
 }
 
 export interface ReadJsonLinesOptions {
@@ -271,11 +295,26 @@ export interface ReadJsonLinesOptions {
   /** Bytes read so far, at most every `progressEveryMs`. */
   onRead?: (bytesRead: number, values: number) => void;
   progressEveryMs?: number;
+  /**
+   * A reader of each line's value as it is parsed, for this file name (index.ts jsonLinesReaderFor), used only with
+   * `readAgain`: the file is read again without it when it gave up values for nothing (JsonLinesReader.spoiled).
+   */
+  lineReader?: (file: string) => JsonLinesReader | undefined;
+  /** The file's bytes again, from the start (for gzip input: the compressed bytes). */
+  readAgain?: () => ByteSource;
 }
 
 /** A UTF-8 JSON Lines byte stream read and parsed line by line; throws ImportError as parseText would. */
 export async function readJsonLines(file: string, chunks: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>, options: ReadJsonLinesOptions = {}): Promise<StreamedJsonLines> {
-  const parser = new JsonLinesParser(file, options.hashWhen);
+  const reader = options.readAgain ? options.lineReader?.(file) : undefined;
+  const doc = await readLines(file, chunks, options, reader);
+  if (doc !== undefined) return doc;
+  return readJsonLines(file, options.readAgain!(), { ...options, lineReader: undefined, readAgain: undefined });
+}
+
+/** readJsonLines with `reader`; undefined when the reader spoiled the input (the caller reads the file again). */
+async function readLines(file: string, chunks: ByteSource, options: ReadJsonLinesOptions, lineReader: JsonLinesReader | undefined): Promise<StreamedJsonLines | undefined> {
+  const parser = new JsonLinesParser(file, options.hashWhen, lineReader);
   const decoder = new TextDecoder('utf-8');
   const every = options.progressEveryMs ?? 100;
   let read = 0;
@@ -308,5 +347,6 @@ export async function readJsonLines(file: string, chunks: AsyncIterable<Uint8Arr
     throw e;
   }
   options.onRead?.(read, parser.values.length);
-  return parser.finish();
+  const doc = parser.finish();
+  return parser.spoiled ? undefined : doc;
 }

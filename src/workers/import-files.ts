@@ -4,7 +4,7 @@
 // Everything returned is plain data: it crosses the worker boundary by structured clone, one file at a time, so a
 // file whose result cannot be cloned fails alone (see deliverEach). A large run crosses in parts (its shell, then its
 // steps in slices), each a short task on the page; its source spans stay with the worker's IndexedDB write (ADR 0020).
-import { detectParsed, detectText, ImportError, importDetected, type DetectedInput, type ImportedFile, type LoadedFile } from '../import/index.ts';
+import { detectParsed, detectText, ImportError, importDetected, jsonLinesReaderFor, type DetectedInput, type ImportedFile, type LoadedFile } from '../import/index.ts';
 import { attachAnnotationSets, type AnnotationSet } from '../model/annotations.ts';
 import { mapTicks, stepTicks } from '../model/run-builder.ts';
 import { decodeBytes, MAX_FILE_BYTES, TraceDecoder, type ParsedInput } from '../import/parse-input.ts';
@@ -34,14 +34,14 @@ export async function readFileInput(name: string, file: Blob, onProgress?: (phas
   const head = new Uint8Array(await file.slice(0, HEAD_BYTES).arrayBuffer());
   if (startsJsonLines(head, JSON_LINES_NAME.test(name))) {
     // Only a message-bus log is named by its text's hash: the text is hashed for that one.
-    const parsed = await readJsonLines(name, file.stream(), { hashWhen: isBusMessage, onRead: onProgress && ((bytes) => onProgress('parsing', bytes)), progressEveryMs: READ_PROGRESS_EVERY_MS });
+    const parsed = await readJsonLines(name, file.stream(), { hashWhen: isBusMessage, onRead: onProgress && ((bytes) => onProgress('parsing', bytes)), progressEveryMs: READ_PROGRESS_EVERY_MS, lineReader: jsonLinesReaderFor, readAgain: () => file.stream() });
     return { name, parsed };
   }
   if (isGzipStart(head)) {
     // gzip-compressed JSON Lines too, decoded as read (the bar counts the compressed bytes); anything else inside is
     // read whole below, from the start again.
     const onRead = onProgress && ((bytes: number) => onProgress('parsing', bytes));
-    const parsed = await readGzipJsonLines(name, file.stream(), { namedJsonLines: GZIP_JSON_LINES_NAME.test(name), hashWhen: isBusMessage, onRead, progressEveryMs: READ_PROGRESS_EVERY_MS });
+    const parsed = await readGzipJsonLines(name, file.stream(), { namedJsonLines: GZIP_JSON_LINES_NAME.test(name), hashWhen: isBusMessage, onRead, progressEveryMs: READ_PROGRESS_EVERY_MS, lineReader: jsonLinesReaderFor, readAgain: () => file.stream() });
     if (parsed) return { name, parsed };
   }
   if (file.size > MAX_FILE_BYTES) {

@@ -8,6 +8,7 @@ import type { Run } from '../../model/types.ts';
 import { FormatProblem } from '../errors.ts';
 import type { FormatImporter, ImportResult } from '../format.ts';
 import type { ParsedInput } from '../parse-input.ts';
+import type { JsonLinesReader } from '../jsonl-stream.ts';
 import { DepthCheckInParts } from '../json-depth.ts';
 import { describe, isObject, type JsonObject } from '../read.ts';
 import { looksLikeSmolagents, smolagentsSpansToRun } from '../spans/smolagents.ts';
@@ -183,6 +184,31 @@ function readKeyValues(list: unknown[], into: Attributes, path: string, depth = 
   }
 }
 
+/**
+ * One copy of the short strings spans repeat (span names, attribute values such as an operation, model or tool name):
+ * JSON.parse makes a new string for each time one is written, and spans read as their JSON Lines are parsed keep them
+ * for the whole import (1M spans: ~100 bytes a span). A small table found by length and three characters, not a map:
+ * no hash of the whole string; a string that is not there replaces the older of two (ids and texts pass cheaply).
+ */
+const SHARED_SLOTS = 512;
+const sharedStrings: string[] = new Array<string>(SHARED_SLOTS).fill('');
+
+function sharedCopy(text: string): string {
+  const n = text.length;
+  if (n === 0 || n > 40) return text;
+  const slot = (n * 31 + text.charCodeAt(0) * 7 + text.charCodeAt(n >> 1) * 3 + text.charCodeAt(n - 1) * 13) & (SHARED_SLOTS - 1);
+  // Two places a string may be in (the last two found for its slot, the newer first): spans alternating between
+  // two kinds keep both strings of a slot they share.
+  const first = sharedStrings[slot];
+  if (first === text) return first;
+  const next = (slot + 1) & (SHARED_SLOTS - 1);
+  const second = sharedStrings[next];
+  if (second === text) return second;
+  sharedStrings[next] = first;
+  sharedStrings[slot] = text;
+  return text;
+}
+
 /** The value of the `i`th `{key, value}` of a list. */
 function valueOf(kv: JsonObject, i: number, path: string, depth: number, where: SpanLocation | undefined): unknown {
   const raw = kv.value;
@@ -190,7 +216,7 @@ function valueOf(kv: JsonObject, i: number, path: string, depth: number, where: 
     const s = raw.stringValue;
     // anyValue's reading of a present stringValue within the depth limit, without looking at the value itself (the
     // one read of each value string's header on this pass).
-    if (s !== undefined && (depth <= 32 || typeof s === 'string')) return s;
+    if (s !== undefined && (depth <= 32 || typeof s === 'string')) return typeof s === 'string' ? sharedCopy(s) : s;
     if (s === undefined && depth <= 32 && typeof raw.intValue === 'string') return intFromString(raw.intValue);
   }
   return anyValue(raw, `${listPathOf(path, where)}[${i}].value`, depth);
@@ -470,6 +496,9 @@ function readDocument(value: unknown, path: string, into: SpanRecord[], resource
       const p: SpanLocation = { scopePath: sPath, index: 0 };
       let lastTraceRaw: unknown;
       let lastTraceId: string | undefined;
+      // Siblings repeat their parent's id: the same text as the last span's is one string.
+      let lastParentRaw: unknown;
+      let lastParentId: string | undefined;
       for (let i = 0; i < spans.length; i++) {
         p.index = i;
         progress?.tick();
@@ -526,7 +555,11 @@ function readDocument(value: unknown, path: string, into: SpanRecord[], resource
           if (cache && readable) cache.set(span, { attributes, events });
         }
         const parentRaw = field(span, 'parentSpanId', 'parent_span_id');
-        const parentId = idOf(parentRaw, 8);
+        if (parentRaw !== lastParentRaw) {
+          lastParentRaw = parentRaw;
+          lastParentId = idOf(parentRaw, 8);
+        }
+        const parentId = lastParentId;
         if (parentId === undefined && parentRaw !== undefined && parentRaw !== null && parentRaw !== '' && !(typeof parentRaw === 'string' && isZeroHex(normaliseId(parentRaw, 8)))) {
           read.note(`span ${id}: parent span id unreadable (${describe(parentRaw)}); the span is kept as a root`);
         }
@@ -544,7 +577,7 @@ function readDocument(value: unknown, path: string, into: SpanRecord[], resource
           id,
           parentId,
           traceId,
-          name: typeof span.name === 'string' ? span.name : '',
+          name: typeof span.name === 'string' ? sharedCopy(span.name) : '',
           start,
           end,
           attributes,
@@ -565,10 +598,98 @@ function readDocument(value: unknown, path: string, into: SpanRecord[], resource
   }
 }
 
+/** What a line read as it was parsed leaves in the parsed input: an OTLP document of no spans (what sniffers see). */
+const LINE_READ = Object.freeze({ resourceSpans: Object.freeze([]) });
+
+/** The OtlpLinesReader that read a JSON Lines input's lines, by the input's `values`. */
+const linesRead = new WeakMap<unknown[], OtlpLinesReader>();
+
+/**
+ * OTLP JSON Lines read as they are parsed (jsonl-stream.ts JsonLinesReader): each line's spans become SpanRecords
+ * (readDocument, as importFromOtlp reads them) and the line's parsed value is let go, so that a file of a million spans
+ * is never held whole as parsed JSON beside its model (the parsed values were ~1 KB a span, the records a third of it).
+ * importFromOtlp then takes these records instead of reading the lines.
+ *
+ * Only a reading the import uses is kept: the caller (index.ts jsonLinesReaderFor) makes this reader only for a file
+ * name under which no importer tried before OTLP could take JSON Lines except by a test every line must pass
+ * (`earlier`: the span-tree importer's). The first line is kept as it is until a second one comes (one value alone is
+ * a JSON document, not JSON Lines); after that every line is read and replaced by LINE_READ, which every sniffer
+ * sees as the OTLP document it stands for (OTLP's sniffer takes it, span-tree's does not). If a line is not an OTLP
+ * document, or every line passes one of the `earlier` tests, the input is `spoiled` once lines were given up: the
+ * file is read again without a reader, and detection sees every value as before.
+ *
+ * A problem met while reading a line (a FormatProblem, as importFromOtlp would throw it) is kept and thrown by
+ * importFromOtlp where it would have thrown it; no line after it is read (the import stops there).
+ */
+export class OtlpLinesReader implements JsonLinesReader {
+  private spans: SpanRecord[] = [];
+  private readonly resource: { attributes?: Attributes } = {};
+  private readonly read = new ReadDefects();
+  /** Span entries in the lines read (countSpans of them): the mapping's progress counts them as read. */
+  private entries = 0;
+  /** Lines read into records. */
+  private lines = 0;
+  private failure: { error: unknown } | undefined;
+  /** A line that is not an OTLP document was met: no more reading. */
+  private off = false;
+  /** For each `earlier` test, whether every line so far passed it. */
+  private readonly allEarlier: boolean[];
+  private taken = false;
+
+  constructor(private readonly earlier: ReadonlyArray<(value: unknown) => boolean> = []) {
+    this.allEarlier = earlier.map(() => true);
+  }
+
+  push(value: unknown, values: unknown[]): void {
+    values.push(value);
+    if (this.off) return;
+    if (!isOtlpDoc(value)) {
+      this.off = true;
+      return;
+    }
+    for (let k = 0; k < this.earlier.length; k++) if (this.allEarlier[k] && !this.earlier[k](value)) this.allEarlier[k] = false;
+    if (values.length < 2) return;
+    if (this.lines === 0) linesRead.set(values, this);
+    for (; this.lines < values.length; this.lines++) {
+      this.readLine(values[this.lines], this.lines);
+      values[this.lines] = LINE_READ;
+    }
+  }
+
+  spoiled(): boolean {
+    return this.lines > 0 && (this.off || this.allEarlier.some(Boolean));
+  }
+
+  private readLine(value: unknown, index: number): void {
+    if (this.failure) return;
+    try {
+      this.entries += countSpans([{ value }]);
+      readDocument(value, `line ${index + 1}: $`, this.spans, this.resource, this.read);
+    } catch (error) {
+      this.failure = { error };
+    }
+  }
+
+  /**
+   * What importFromOtlp would have read from the lines. The first import takes the records themselves; another
+   * import of the same input (the worker maps a file again when a token estimate was refused) gets fresh copies, as
+   * the first one's mapping set their `kind`, `stepId` and `depth` (and its runs hold them).
+   */
+  take(): { spans: SpanRecord[]; resource: { attributes?: Attributes }; read: ReadDefects; entries: number } {
+    if (this.failure) throw this.failure.error;
+    let spans = this.spans;
+    if (this.taken) spans = spans.map((s) => ({ ...s, kind: undefined, stepId: undefined, depth: undefined }));
+    this.taken = true;
+    return { spans, resource: this.resource, read: this.read, entries: this.entries };
+  }
+}
+
 export function importFromOtlp(doc: ParsedInput, cache?: OtlpSpanCache): ImportResult {
-  const spans: SpanRecord[] = [];
-  const resource: { attributes?: Attributes } = {};
-  const read = new ReadDefects();
+  const pre = doc.kind === 'jsonl' ? linesRead.get(doc.values)?.take() : undefined;
+  const spans: SpanRecord[] = pre ? pre.spans : [];
+  const resource: { attributes?: Attributes } = pre ? pre.resource : {};
+  const read = pre ? pre.read : new ReadDefects();
+  // Lines read as they were parsed stand for nothing more here (LINE_READ has no spans).
   const docs = documentsOf(doc);
   // A document in a JSON array of them is one level down; JSON Lines are checked line by line when parsed.
   const depth: DepthCheck | undefined =
@@ -576,7 +697,8 @@ export function importFromOtlp(doc: ParsedInput, cache?: OtlpSpanCache): ImportR
   // Five passes over the spans, one tick per span in each: reading them, taking them into each trace's tree, linking
   // them there, mapping the tree, and listing the run's spans (RunAssembler.finish; the last two were ~0.3 s each of
   // a still bar at a million spans).
-  const progress = new MapProgress(5 * countSpans(docs));
+  const progress = new MapProgress(5 * (countSpans(docs) + (pre ? pre.entries : 0)));
+  if (pre) progress.advance(pre.entries);
   for (const { value, path } of docs) readDocument(value, path, spans, resource, read, cache, progress, depth);
   if (depth && doc.kind === 'json') {
     if (depth.parts.restDeeper(doc.value, depth.checked)) throw new FormatProblem('$', 'objects and arrays nested too deeply');
