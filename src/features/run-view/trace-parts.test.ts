@@ -12,6 +12,7 @@ import {
   isTracePartRun,
   takeTracePart,
   TRACE_PART_MAX_STEPS,
+  TRACE_PART_MIN_STEPS,
   TRACE_PART_WAIT_MS,
   tracePartRun,
   type TracePart,
@@ -115,6 +116,8 @@ describe('the page’s trace parts', () => {
 
   it('are waited for once expected, and names the run by its steps', async () => {
     const run = structuredClone(small);
+    // A run of TRACE_PART_MIN_STEPS: the same steps again and again (the page reads only its length and ids here).
+    run.steps = Array.from({ length: TRACE_PART_MIN_STEPS }, (_, i) => ({ ...small.steps[i % small.steps.length], id: `s${i}` }));
     expect(takeTracePart(run.steps)).toBeUndefined();
     expectTracePart(run.steps);
     const waiting = takeTracePart(run.steps);
@@ -129,14 +132,15 @@ describe('the page’s trace parts', () => {
     expect(takeTracePart(run.steps)).toBeUndefined();
   });
 
-  it('are not expected of an empty run or one above TRACE_PART_MAX_STEPS, and not waited for past TRACE_PART_WAIT_MS', async () => {
-    expectTracePart([]);
-    expect(takeTracePart([])).toBeUndefined();
+  it('are not expected of a run below TRACE_PART_MIN_STEPS or above TRACE_PART_MAX_STEPS, and not waited for past TRACE_PART_WAIT_MS', async () => {
+    const few = structuredClone(small.steps);
+    expectTracePart(few);
+    expect(takeTracePart(few)).toBeUndefined();
     const long = { length: TRACE_PART_MAX_STEPS + 1 } as unknown as Step[];
     expectTracePart(long);
     expect(takeTracePart(long)).toBeUndefined();
     vi.useFakeTimers();
-    const steps = structuredClone(small.steps);
+    const steps = { length: TRACE_PART_MIN_STEPS } as unknown as Step[];
     expectTracePart(steps);
     const waiting = takeTracePart(steps);
     vi.advanceTimersByTime(TRACE_PART_WAIT_MS);
