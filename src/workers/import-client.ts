@@ -7,6 +7,7 @@
 import * as Comlink from 'comlink';
 import type { ImportBatchResult as LoadedBatch, ImportProgress } from './import-files.ts';
 import { FileAssembler, type FilePart } from './run-parts.ts';
+import { deliverTracePart, expectTracePart, isTracePartRun, type TracePart, type TracePartRun } from '../features/run-view/trace-parts.ts';
 import type { LoadedFile } from '../import/index.ts';
 import type { RunSpan } from '../model/types.ts';
 import { rememberStepFacts, type StepFacts } from '../model/step-facts.ts';
@@ -155,6 +156,7 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
       }
       const file = assembler.take(part);
       if (!file) return;
+      for (const run of file.runs) expectTracePart(run.steps);
       loaded.push(file);
       if (!storage) return;
       let settle!: (error?: string, spansApart?: string[]) => void;
@@ -179,6 +181,13 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
     },
     async onFacts(name: string, steps: number[], facts: StepFacts[]) {
       takeStepFacts(loaded, name, steps, facts);
+    },
+    async onTracePart(name: string, run: number, named: TracePartRun, part?: TracePart) {
+      // The file taken last with that name whose run is the one named (the parts come after the file's own parts).
+      for (let i = loaded.length - 1; i >= 0; i--) {
+        const steps = loaded[i].file === name ? loaded[i].runs[run]?.steps : undefined;
+        if (steps && isTracePartRun(steps, named)) return deliverTracePart(steps, part);
+      }
     },
     whenIdle,
   };

@@ -5,6 +5,8 @@ import * as Comlink from 'comlink';
 import { deliverEach, failureOf, importFiles, readFileInput, type FileInput, type ImportFailureInfo, type ImportProgress } from './import-files.ts';
 import type { FilePart } from './run-parts.ts';
 import { sendInParts } from './send-parts.ts';
+import { sendTraceParts } from './trace-parts.ts';
+import { tracePartRun, type TracePart, type TracePartRun } from '../features/run-view/trace-parts.ts';
 import { readSpans, storeRuns, type RunStorage } from './import-storage.ts';
 import type { RunSpan } from '../model/types.ts';
 import { countStepFacts, type StepFacts } from '../model/step-facts.ts';
@@ -37,6 +39,12 @@ export interface ImportCallbacks {
    * takes its parts: the page lists and opens the run without a pass over its steps. `steps`: each run's step count.
    */
   onFacts?(file: string, steps: number[], facts: StepFacts[]): Promise<void>;
+  /**
+   * The trace part of the run view of the `run`-th run of the file just handed over (src/workers/trace-parts.ts),
+   * computed while the page takes the parts; `steps`: that run's step count and its first and last step ids, by which
+   * the page finds the run (undefined `part`: none could be made).
+   */
+  onTracePart?(file: string, run: number, steps: TracePartRun, part?: TracePart): Promise<void>;
 }
 
 /** What importFiles does: read the files, map them, hand them over, and write them when the page names its database. */
@@ -64,6 +72,7 @@ async function importNow(sources: (FileInput | { name: string; file: Blob })[], 
   result.failures = [...unread, ...result.failures];
   const delivered: number[] = [];
   const fileCount = result.loaded.length;
+  const viewed: Promise<void>[] = [];
   const failures = await deliverEach(result, async (file) => {
     const fileIndex = result.loaded.indexOf(file);
     // Handing over: the worker says how much there is, before the first part; the page counts the parts it takes
@@ -81,6 +90,9 @@ async function importNow(sources: (FileInput | { name: string; file: Blob })[], 
         file.runs.map((r) => countStepFacts(r.steps)),
       ),
     ).catch(() => {});
+    // Not awaited: computed in turns while the page takes the parts, the answer does not wait for it (the write does).
+    const onTracePart = callbacks.onTracePart;
+    if (onTracePart) viewed.push(sendTraceParts(file.runs, (run, part, transfer) => onTracePart(file.file, run, tracePartRun(file.runs[run].steps), part && Comlink.transfer(part, transfer))));
     await handing;
     await told;
     delivered.push(fileIndex);
@@ -96,7 +108,7 @@ async function importNow(sources: (FileInput | { name: string; file: Blob })[], 
             (e: unknown) => callbacks.onStored?.(position, e instanceof Error ? `${e.name}: ${e.message}` : String(e)),
           ),
         ),
-      Promise.resolve(callbacks.whenIdle?.()).catch(() => {}),
+      Promise.all([callbacks.whenIdle?.(), ...viewed]).then(() => {}, () => {}),
     ).catch(() => {}); // a report the page can no longer take (it went away) is nobody's to handle
   }
   return failures;

@@ -7,8 +7,9 @@
 import { useEffect, useMemo, useState } from 'react';
 import { phase, type Sliced } from '../../model/slices.ts';
 import type { Run } from '../../model/types.ts';
-import { cachedRunView, hasTraceView, runViewOf, runViewSlices, type RunView } from './run-view-model.ts';
+import { cachedRunView, hasTraceView, runViewOf, runViewSlices, stepsIndexSlices, type RunView, type StepsIndex } from './run-view-model.ts';
 import { initialTimelineMode, timelineGeometrySlices } from './timeline-geometry.ts';
+import { takeTracePart, type TracePart } from './trace-parts.ts';
 
 /**
  * Above this many steps a run is large: its preparing screen shows the progress bar at once (a small run's only if
@@ -88,8 +89,8 @@ export function viewAtOnce(run: Run): boolean {
  * The run view built in slices, and with it what its panels' first render would otherwise work out from every step:
  * the timeline's geometry in its opening mode (a task of 50–150 ms at 1M steps in the timeline's first render).
  */
-export function* runViewOpeningSlices(run: Run): Sliced<RunView> {
-  const view = yield* phase(runViewSlices(run), 0, 0.96);
+export function* runViewOpeningSlices(run: Run, given?: { steps?: StepsIndex; part?: TracePart }): Sliced<RunView> {
+  const view = yield* phase(runViewSlices(run, given), 0, 0.96);
   yield* phase(timelineGeometrySlices(view, initialTimelineMode(view)), 0.96, 1);
   return view;
 }
@@ -111,21 +112,33 @@ export function useRunView(run: Run): { view: RunView | undefined; progress: num
     let shownAt = performance.now();
     const started = shownAt;
     const stats: SliceStats = { tasks: 0, workMs: 0 };
-    void runInSlices(
-      runViewOpeningSlices(run),
-      (progress) => {
-        const now = performance.now();
-        if (now - shownAt < PROGRESS_MS) return;
-        shownAt = now;
-        setState({ run, progress });
-      },
-      () => cancelled,
-      SLICE_BUDGET_MS,
-      stats,
-    ).then((view) => {
+    const progressed = (progress: number) => {
+      const now = performance.now();
+      if (now - shownAt < PROGRESS_MS) return;
+      shownAt = now;
+      setState({ run, progress });
+    };
+    const build = (given?: { steps?: StepsIndex; part?: TracePart }) =>
+      runInSlices(runViewOpeningSlices(run, given), progressed, () => cancelled, SLICE_BUDGET_MS, stats);
+    // A run just imported: the import worker computes the trace part of its view while the page takes its steps
+    // (trace-parts.ts). The page indexes its own step objects meanwhile, then builds the rest from the part (all of it
+    // when none comes).
+    const part = takeTracePart(run.steps);
+    let fromWorker = false;
+    const built = part
+      ? runInSlices(stepsIndexSlices(run), (done) => progressed(0.5 * done), () => cancelled, SLICE_BUDGET_MS, stats).then((steps) =>
+          steps === undefined
+            ? undefined
+            : part.then((received) => {
+                fromWorker = received !== undefined;
+                return cancelled ? undefined : build({ steps, part: received });
+              }),
+        )
+      : build();
+    void built.then((view) => {
       if (cancelled || !view) return;
       try {
-        performance.measure(RUN_VIEW_BUILD_MEASURE, { start: started, end: performance.now(), detail: { ...stats, steps: run.steps.length } });
+        performance.measure(RUN_VIEW_BUILD_MEASURE, { start: started, end: performance.now(), detail: { ...stats, steps: run.steps.length, fromWorker } });
       } catch {
         // User Timing level 3 missing: the figure is for the bench only.
       }

@@ -9,22 +9,10 @@ import { finish, phase, SLICE, type Sliced } from '../../model/slices.ts';
 import type { StepCounts } from '../../model/steps.ts';
 import type { Annotation, Handoff, Intervention, Run, Step, StepKind } from '../../model/types.ts';
 import { appendAll } from '../../model/large-arrays.ts';
-import { handoffsByStepSlices, stepPositionsSlices, type StepPositions } from '../../model/step-positions.ts';
+import { handoffsByStepSlices, stepPositionsSlices, type HandoffsByStep, type StepPositions } from '../../model/step-positions.ts';
+import { forgetTracePart, type AgentRunBand, type Lane, type TracePart } from './trace-parts.ts';
 
-export interface Lane {
-  agentId: string;
-  name: string;
-  /** Depth in the manager hierarchy: managed agents' lanes nest under their manager's. */
-  depth: number;
-}
-
-/** The replay positions an agent run covers, drawn as a band inside its agent's lane. */
-export interface AgentRunBand {
-  lane: number;
-  first: number;
-  last: number;
-  task?: string;
-}
+export type { AgentRunBand, Lane } from './trace-parts.ts';
 
 export interface RunView {
   run: Run;
@@ -130,13 +118,16 @@ export function cachedRunView(run: Run): RunView | undefined {
  * runViewOf in slices (src/model/slices.ts), for the page to build the view of a large run without blocking it
  * (run-view-loader.ts). Kept in the same caches as runViewOf.
  */
-export function* runViewSlices(run: Run): Sliced<RunView> {
+export function* runViewSlices(run: Run, given: { steps?: StepsIndex; part?: TracePart } = {}): Sliced<RunView> {
   const done = cache.get(run);
   if (done) return done;
   let trace = cachedTrace(run);
   if (!trace) {
-    trace = yield* buildTraceViewSlices(run);
+    const { part } = given;
+    const steps = given.steps ?? (yield* phase(stepsIndexSlices(run), 0, part ? 0.7 : 0.15));
+    trace = (part && (yield* traceFromPartSlices(run, steps, part))) || (yield* buildTraceViewSlices(run, steps));
     traceCache.set(run.steps, { agents: run.agents, agentRuns: run.agentRuns, handoffs: run.handoffs, trace });
+    if (part) forgetTracePart(run.steps);
   }
   const view = withMarks(run, trace);
   cache.set(run, view);
@@ -166,22 +157,35 @@ function sortedPositions(set: Iterable<number>): Int32Array {
 }
 
 export function buildRunView(run: Run): RunView {
-  return withMarks(run, finish(buildTraceViewSlices(run)));
+  return withMarks(run, finish(buildTraceViewSlices(run, finish(stepsIndexSlices(run)))));
+}
+
+/** What the view indexes of the run's own step objects: built on the page in any case (the worker's part names none). */
+export interface StepsIndex {
+  index: RunIndex;
+  positionOf: StepPositions;
+  handoffsByStep: HandoffsByStep;
+}
+
+/** The step tree, the replay steps' positions by id and the handoffs by step (the first phases of the view). */
+export function* stepsIndexSlices(run: Run): Sliced<StepsIndex> {
+  const index = yield* phase(indexRunSlices(run), 0, 0.65);
+  const steps = index.replaySteps;
+  const positionOf = yield* phase(stepPositionsSlices(steps), 0.65, 0.85);
+  // Nested steps get their replay step's position in the per-step pass of buildTraceViewSlices (or traceFromPartSlices).
+  // A chat log has a handoff per message: a million of them indexed in one go was a task of 300–700 ms in the
+  // inspector's first render; a Map of a million one-handoff lists, 400–500 ms here.
+  const handoffsByStep = yield* phase(handoffsByStepSlices(run.handoffs, positionOf, steps.length), 0.85, 1);
+  return { index, positionOf, handoffsByStep };
 }
 
 /**
  * What the view derives from the trace, in slices. Its phases, as parts of the whole (measured on the flat 96k-row
  * trace): the step tree, the loop analysis, the graph, then the per-position columns.
  */
-function* buildTraceViewSlices(run: Run): Sliced<TraceView> {
-  const index = yield* phase(indexRunSlices(run), 0, 0.1);
+function* buildTraceViewSlices(run: Run, { index, positionOf, handoffsByStep }: StepsIndex): Sliced<TraceView> {
   const steps = index.replaySteps;
   const n = steps.length;
-  const positionOf = yield* phase(stepPositionsSlices(steps), 0.1, 0.13);
-  // Nested steps get their replay step's position in the per-step pass below, which walks them anyway.
-  // A chat log has a handoff per message: a million of them indexed in one go was a task of 300–700 ms in the
-  // inspector's first render; a Map of a million one-handoff lists, 400–500 ms here.
-  const handoffsByStep = yield* phase(handoffsByStepSlices(run.handoffs, positionOf, n), 0.13, 0.15);
 
   // The loop analysis's time as the bench reads it: its own work, not the pauses between slices.
   const loopTime = { ms: 0 };
@@ -326,6 +330,113 @@ function* buildTraceViewSlices(run: Run): Sliced<TraceView> {
     lanes,
     laneAt,
     bands,
+  };
+}
+
+/**
+ * The trace part of `run`'s view as the import worker sends it (src/workers/trace-parts.ts, trace-parts.ts): built as
+ * on the page, then the fields that name no step object, the graph's edge lists flattened.
+ */
+export function* tracePartSlices(run: Run): Sliced<TracePart> {
+  const trace = yield* buildTraceViewSlices(run, yield* stepsIndexSlices(run));
+  const { graph } = trace;
+  const n = trace.steps.length;
+  const edgeStart = new Int32Array(n + 1);
+  let count = 0;
+  for (let p = 0; p < n; p++) {
+    if (p % (8 * SLICE) === 8 * SLICE - 1) yield 0.99;
+    edgeStart[p] = count;
+    count += graph.edgesAt[p]?.length ?? 0;
+  }
+  edgeStart[n] = count;
+  const edgeList = new Int32Array(count);
+  for (let p = 0, k = 0; p < n; p++) {
+    if (p % (8 * SLICE) === 8 * SLICE - 1) yield 0.99;
+    for (const e of graph.edgesAt[p] ?? NO_EDGES) edgeList[k++] = e;
+  }
+  return {
+    positions: n,
+    byKind: trace.stepKinds.byKind,
+    loops: trace.loops as Loop[],
+    ledgerVerdicts: trace.ledgerVerdicts as LoopVerdict[],
+    graph: { nodes: graph.nodes, edges: graph.edges, hierarchy: graph.hierarchy, nodeAt: graph.nodeAt, edgeStart, edgeList },
+    loopAt: trace.loopAt,
+    errorAt: trace.errorAt,
+    errorPositions: trace.errorPositions,
+    loopPositions: trace.loopPositions,
+    tokens: trace.tokens,
+    time: trace.time,
+    lanes: trace.lanes,
+    laneAt: trace.laneAt,
+    bands: trace.bands,
+  };
+}
+
+/** The typed arrays of a TracePart, to transfer (each has a buffer of its own). */
+export function transferablesOfPart(part: TracePart): ArrayBuffer[] {
+  const { tokens, time, graph } = part;
+  const arrays = [
+    part.loopAt, part.errorAt, part.errorPositions, part.loopPositions, part.laneAt,
+    tokens.input, tokens.output, tokens.cumulative, tokens.estimated, tokens.blocks.input, tokens.blocks.output, tokens.blocks.estimated,
+    time.start, time.end, graph.nodeAt, graph.edgeStart, graph.edgeList,
+  ];
+  const buffers = new Set<ArrayBuffer>();
+  for (const a of arrays) if (a.buffer instanceof ArrayBuffer) buffers.add(a.buffer);
+  return [...buffers];
+}
+
+const NO_EDGES: readonly number[] = Object.freeze([]);
+
+/**
+ * The trace view of `run` from the worker's part: the page builds only what names its step objects (the step tree,
+ * the positions by id, nested steps placed, the handoffs by step) and the graph's edge lists. Undefined when the part
+ * is not this run's (its count of replay steps differs): the caller builds the view itself.
+ */
+function* traceFromPartSlices(run: Run, { index, positionOf, handoffsByStep }: StepsIndex, part: TracePart): Sliced<TraceView | undefined> {
+  const steps = index.replaySteps;
+  const n = steps.length;
+  if (part.positions !== n || part.loopAt.length !== n || part.graph.edgeStart.length !== n + 1) return undefined;
+  // Nested steps (at any depth) map to the position of the replay step holding them, as in buildTraceViewSlices.
+  if (index.childrenOf.size > 0) {
+    for (let p = 0; p < n; p++) {
+      if (p % SLICE === SLICE - 1) yield 0.7 + (0.1 * p) / n;
+      const step = steps[p];
+      if (!index.childrenOf.has(step.id)) continue;
+      const parts = withDescendants(step, index.childrenOf);
+      for (let k = 1; k < parts.length; k++) positionOf.add(parts[k].id, p);
+    }
+  }
+  if (positionOf.size < run.steps.length) placeNestedByClimbing(run.steps, positionOf, index);
+  // The edge lists as deriveGraphSlices makes them: one shared empty list, one shared list per single edge.
+  const { edgeStart, edgeList, ...graph } = part.graph;
+  const edgesAt: (readonly number[])[] = new Array(n);
+  const single: (readonly number[])[] = [];
+  for (let p = 0; p < n; p++) {
+    if (p % (4 * SLICE) === 4 * SLICE - 1) yield 0.8 + (0.19 * p) / n;
+    const from = edgeStart[p];
+    const to = edgeStart[p + 1];
+    if (to === from) edgesAt[p] = NO_EDGES;
+    else if (to === from + 1) edgesAt[p] = single[edgeList[from]] ??= Object.freeze([edgeList[from]]);
+    else edgesAt[p] = Array.from(edgeList.subarray(from, to));
+  }
+  return {
+    index,
+    steps,
+    stepKinds: { steps: n, byKind: part.byKind },
+    positionOf,
+    handoffsByStep,
+    graph: { ...graph, edgesAt },
+    loops: part.loops,
+    ledgerVerdicts: part.ledgerVerdicts,
+    loopAt: part.loopAt,
+    errorAt: part.errorAt,
+    errorPositions: part.errorPositions,
+    loopPositions: part.loopPositions,
+    tokens: part.tokens,
+    time: part.time,
+    lanes: part.lanes,
+    laneAt: part.laneAt,
+    bands: part.bands,
   };
 }
 

@@ -1,0 +1,53 @@
+// The import worker's side of the run view's trace part (src/features/run-view/trace-parts.ts): computed for each run
+// of a file once its parts are posted, while the page takes them (the worker would otherwise wait), in turns of a few
+// milliseconds so that the page's answers to the parts are taken meanwhile and the hand-off ends as before.
+import type { Run } from '../model/types.ts';
+import type { Sliced } from '../model/slices.ts';
+import { tracePartSlices, transferablesOfPart } from '../features/run-view/run-view-model.ts';
+import { hasWorkerTracePart, type TracePart } from '../features/run-view/trace-parts.ts';
+
+/** How long a turn of the computation keeps the worker before it takes its messages. */
+const TURN_MS = 15;
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
+    channel.port2.postMessage(null);
+  });
+}
+
+async function inTurns<T>(work: Sliced<T>): Promise<T> {
+  for (;;) {
+    const start = performance.now();
+    let r = work.next();
+    while (!r.done && performance.now() - start < TURN_MS) r = work.next();
+    if (r.done) return r.value;
+    await nextTurn();
+  }
+}
+
+/**
+ * Computes the trace part of each run that has one (hasWorkerTracePart) and gives it to `send` with its buffers to
+ * transfer; a run whose part could not be made is sent `undefined` (the page then builds its view itself).
+ */
+export async function sendTraceParts(runs: readonly Run[], send: (run: number, part: TracePart | undefined, transfer: ArrayBuffer[]) => Promise<void>): Promise<void> {
+  for (const [i, run] of runs.entries()) {
+    if (!hasWorkerTracePart(run.steps.length)) continue;
+    let part: TracePart | undefined;
+    try {
+      part = await inTurns(tracePartSlices(run));
+    } catch {
+      part = undefined;
+    }
+    // Not awaited: the next run's part is computed while the page takes this one.
+    try {
+      send(i, part, part ? transferablesOfPart(part) : []).catch(() => {});
+    } catch {
+      // not sent: the page waits TRACE_PART_WAIT_MS, then builds the view itself
+    }
+  }
+}
