@@ -19,6 +19,28 @@ const TIMED_SPECS = /(huge-text|import-progress|no-data-loss)\.spec\.ts$/;
 // The longest tests are handed out first (projects are dispatched in this order), so no worker starts a minute-long
 // test while the others run out of work.
 const LONG_SPECS = /(untrusted|daily-use)\.spec\.ts$/;
+// Every browser context is a window, and Chromium 156 preloads the omnibox popup of each window as a WebUI page in a
+// renderer of its own (`chrome://omnibox-popup.top-chrome/`, and its AI-mode twin): ~1 CPU-s per context for UI that
+// headless never shows, 29 → 21 CPU-s for 8 contexts opening the studio. Chromium keeps only the last
+// --disable-features, so Playwright's own list (1.65, chromiumSwitches.ts) is repeated before ours (its Edge-only
+// names left out).
+const PLAYWRIGHT_DISABLED_FEATURES = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay',
+  'MediaRouter',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin',
+  'OptimizationHints',
+  'NetworkTimeServiceQuerying',
+  'AimEnabled',
+  'PreconnectToSearch',
+];
+const NO_OMNIBOX_POPUP = ['WebUIOmniboxPopup', 'WebUIOmniboxAimPopup', 'WebUIOmniboxFullPopup'];
 
 export default defineConfig({
   testDir: 'e2e',
@@ -40,6 +62,7 @@ export default defineConfig({
         '--disable-sync',
         '--no-first-run',
         '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost , EXCLUDE 127.0.0.1',
+        `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...NO_OMNIBOX_POPUP].join(',')}`,
       ],
     },
     screenshot: 'only-on-failure',
