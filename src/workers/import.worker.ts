@@ -90,11 +90,13 @@ async function importNow(sources: (FileInput | { name: string; file: Blob })[], 
         file.runs.map((r) => countStepFacts(r.steps)),
       ),
     ).catch(() => {});
-    // Not awaited: computed in turns while the page takes the parts, the answer does not wait for it (the write does).
-    const onTracePart = callbacks.onTracePart;
-    if (onTracePart) viewed.push(sendTraceParts(file.runs, (run, part, transfer) => onTracePart(file.file, run, tracePartRun(file.runs[run].steps), part && Comlink.transfer(part, transfer))));
     await handing;
     await told;
+    // Not awaited: computed in turns once the page has taken the file's parts (computed while it takes them, both
+    // threads' work competed for the 2 cores: the listing came later and the page's receiving tasks grew past 100 ms);
+    // the answer does not wait for it (the write does).
+    const onTracePart = callbacks.onTracePart;
+    if (onTracePart) viewed.push(sendTraceParts(file.runs, (run, part, transfer) => onTracePart(file.file, run, tracePartRun(file.runs[run].steps), part && Comlink.transfer(part, transfer))));
     delivered.push(fileIndex);
   });
   if (storage) {
