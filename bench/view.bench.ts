@@ -204,6 +204,8 @@ interface Measurement {
   firstRender: { views: number; graph: number };
   /** The loop analysis (detectLoops and the ledger's verdicts) inside the first render, from its User Timing entry. */
   loopAnalysis: number;
+  /** Where the loop analysis ran: in the page's first render, or in the import worker before the run was opened. */
+  loopWhere: 'page' | 'import worker';
   step: number[];
   jump: number[];
   intervals: number[];
@@ -284,7 +286,16 @@ async function measure(browser: Browser, base: string, steps: number, screenshot
     while (!ready('graph-current')) await frame();
     return { views, graph: performance.now() - t0 };
   }, runId);
-  const loopAnalysis = await page.evaluate((name) => performance.getEntriesByName(name).at(-1)?.duration ?? NaN, LOOP_ANALYSIS_MEASURE);
+  // On the page, or in the import worker for a run whose trace part it computed (ADR 0043: 5,000–300,000 steps).
+  let loopAnalysis = await page.evaluate((name) => performance.getEntriesByName(name).at(-1)?.duration ?? NaN, LOOP_ANALYSIS_MEASURE);
+  let loopWhere: Measurement['loopWhere'] = 'page';
+  for (const worker of Number.isNaN(loopAnalysis) ? page.workers() : []) {
+    const inWorker = await worker.evaluate((name) => performance.getEntriesByName(name).at(-1)?.duration ?? NaN, LOOP_ANALYSIS_MEASURE).catch(() => NaN);
+    if (!Number.isNaN(inWorker)) {
+      loopAnalysis = inWorker;
+      loopWhere = 'import worker';
+    }
+  }
   const opened = await page.getByTestId('playhead-position').innerText();
   if (!opened.includes(`/ ${steps.toLocaleString('en-US')}`)) throw new Error(`opened the wrong run: ${opened}`);
 
@@ -351,7 +362,7 @@ async function measure(browser: Browser, base: string, steps: number, screenshot
   const moves = { step, jump, intervals, position, cpuPerStep: (cpu1 - cpu0) / MOVES, cpuPerJump: (cpu2 - cpu1) / JUMPS, heapOpenMb, heapAfterMovesMb, keyToPaint: keyPaint };
   if (screenshot) await page.screenshot({ path: screenshot });
   await context.close();
-  return { steps, firstRender, loopAnalysis, ...moves, errors };
+  return { steps, firstRender, loopAnalysis, loopWhere, ...moves, errors };
 }
 
 /** Milliseconds a seeded sequence of pauses between presses: keys land at every phase of the frame, as a person's do. */
@@ -446,7 +457,7 @@ function report(m: Measurement) {
   const p95 = percentile(k.latency, 95);
   console.log(`  ${m.steps.toLocaleString()} steps`);
   console.log(`    time to first render:   ${m.firstRender.views.toFixed(0)} ms (list, inspector, timeline, charts); graph laid out at ${m.firstRender.graph.toFixed(0)} ms`);
-  console.log(`      of which loop analysis: ${m.loopAnalysis.toFixed(0)} ms`);
+  console.log(m.loopWhere === 'page' ? `      of which loop analysis: ${m.loopAnalysis.toFixed(0)} ms` : `      loop analysis: ${m.loopAnalysis.toFixed(0)} ms in the import worker, before the run was opened (not in the first render)`);
   console.log(`    key → painted (${k.latency.length} real presses): p50 ${f(percentile(k.latency, 50))} ms, p95 ${f(p95)} ms, max ${f(Math.max(...k.latency))} ms — target p95 ≤ ${FRAME_MS} ms: ${p95 <= FRAME_MS ? 'PASS' : 'FAIL'}`);
   console.log(`      key → handlers done p50/p95: ${f(percentile(k.work, 50))} / ${f(percentile(k.work, 95))} ms; painting frame, vsync → rendered p50/p95: ${f(percentile(k.render, 50))} / ${f(percentile(k.render, 95))} ms; Event Timing: ${k.slowEvents} of ${k.latency.length} keydowns ≥ 24 ms (${k.reportedEvents} reported ≥ 16 ms)`);
   if (k.jumps) {
@@ -536,14 +547,15 @@ async function main() {
       });
       if (m.steps === STEP_SIZES[0]) {
         const loopPass = m.loopAnalysis < LOOP_TARGET_MS;
-        console.log(`  loop analysis (${label} steps, inside the first render): ${m.loopAnalysis.toFixed(0)} ms — target < ${LOOP_TARGET_MS} ms: ${loopPass ? 'PASS' : 'FAIL'}`);
+        const where = m.loopWhere === 'page' ? 'inside the first render' : 'in the import worker';
+        console.log(`  loop analysis (${label} steps, ${where}): ${m.loopAnalysis.toFixed(0)} ms — target < ${LOOP_TARGET_MS} ms: ${loopPass ? 'PASS' : 'FAIL'}`);
         figures.push({
-          name: `loop analysis on ${label} steps in headless Chromium (inside the first render)`,
+          name: `loop analysis on ${label} steps in headless Chromium (${where})`,
           value: m.loopAnalysis,
           unit: 'ms',
           target: `< ${LOOP_TARGET_MS} ms (our bound: a small part of the run view's first render)`,
           pass: loopPass,
-          note: `${m.loopAnalysis.toFixed(0)} of ${m.firstRender.views.toFixed(0)} ms first render`,
+          note: m.loopWhere === 'page' ? `${m.loopAnalysis.toFixed(0)} of ${m.firstRender.views.toFixed(0)} ms first render` : `in the import worker before the run was opened; first render ${m.firstRender.views.toFixed(0)} ms`,
         });
       }
     }
