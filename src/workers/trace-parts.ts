@@ -2,23 +2,12 @@
 // of a file once its parts are posted, while the page takes them (the worker would otherwise wait), in turns of a few
 // milliseconds so that the page's answers to the parts are taken meanwhile and the hand-off ends as before.
 import type { Run } from '../model/types.ts';
-import type { Sliced } from '../model/slices.ts';
+import { nextTask, type Sliced } from '../model/slices.ts';
 import { tracePartSlices, transferablesOfPart } from '../features/run-view/run-view-model.ts';
 import { hasWorkerTracePart, type TracePart } from '../features/run-view/trace-parts.ts';
 
 /** How long a turn of the computation keeps the worker before it takes its messages. */
 const TURN_MS = 15;
-
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => {
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => {
-      channel.port1.close();
-      resolve();
-    };
-    channel.port2.postMessage(null);
-  });
-}
 
 async function inTurns<T>(work: Sliced<T>): Promise<T> {
   for (;;) {
@@ -26,7 +15,7 @@ async function inTurns<T>(work: Sliced<T>): Promise<T> {
     let r = work.next();
     while (!r.done && performance.now() - start < TURN_MS) r = work.next();
     if (r.done) return r.value;
-    await nextTurn();
+    await nextTask();
   }
 }
 

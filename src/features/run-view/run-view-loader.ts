@@ -5,7 +5,7 @@
 // click's task, even a run of 29 steps made it one of 100–170 ms with the panels' first render (ADR 0033). A run
 // whose view is built already is shown at once.
 import { useEffect, useMemo, useState } from 'react';
-import { phase, type Sliced } from '../../model/slices.ts';
+import { nextTask, phase, type Sliced } from '../../model/slices.ts';
 import type { Run } from '../../model/types.ts';
 import { cachedRunView, hasTraceView, runViewOf, runViewSlices, stepsIndexSlices, type RunView, type StepsIndex } from './run-view-model.ts';
 import { initialTimelineMode, timelineGeometrySlices } from './timeline-geometry.ts';
@@ -26,18 +26,6 @@ export const SLICE_BUDGET_MS = 12;
 
 /** How often the progress bar is updated while a view is built. */
 const PROGRESS_MS = 100;
-
-/** The next task: a message to ourselves, which the browser runs after rendering and input as due (no 4 ms clamp). */
-function nextTask(): Promise<void> {
-  return new Promise((resolve) => {
-    const channel = new MessageChannel();
-    channel.port1.onmessage = () => {
-      channel.port1.close();
-      resolve();
-    };
-    channel.port2.postMessage(null);
-  });
-}
 
 /**
  * Runs `work` to the end in tasks of about `budgetMs`, reporting its progress (0..1) after each task; resolves to its

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importBytes } from '../../import/index.ts';
+import { HAVE_SHARED, SHARED_TRACES, sharedFiles } from '../../testing/fixture-kit.ts';
 import { countStepKinds, describeStepCounts } from '../../model/steps.ts';
 import type { Run, Step } from '../../model/types.ts';
 import { buildRunView, runViewOf } from './run-view-model.ts';
@@ -217,19 +218,10 @@ describe('timeline geometry and token buckets', () => {
   });
 });
 
-const TRACES = resolve(import.meta.dirname, '../../../../shared/traces');
-function files(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    return statSync(p).isDirectory() ? files(p) : /\.(json|jsonl)$/.test(name) ? [p] : [];
-  });
-}
-
-describe.skipIf(!existsSync(TRACES))('on every real trace in ../shared/traces', () => {
+describe.skipIf(!HAVE_SHARED)('on every real trace in ../shared/traces', () => {
   it('builds a consistent view of every run', () => {
     let runs = 0;
-    for (const file of files(TRACES)) {
+    for (const file of sharedFiles('')) {
       let imported;
       try {
         imported = importBytes(file, readFileSync(file));
@@ -260,7 +252,7 @@ describe.skipIf(!existsSync(TRACES))('on every real trace in ../shared/traces', 
   });
 
   it('finds the repeated scrolling in Who&When hand-crafted runs, not the routing lines', () => {
-    const file = join(TRACES, 'who-and-when/hand-crafted/3.json');
+    const file = join(SHARED_TRACES, 'who-and-when/hand-crafted/3.json');
     const view = buildRunView(importBytes(file, readFileSync(file)).runs[0]);
     const scrolling = view.loops.find((l) => l.label.includes('I scrolled down one page in the browser.'));
     expect(scrolling?.agentIds).toEqual(['Orchestrator', 'WebSurfer']);

@@ -10,7 +10,7 @@ import type { StepCounts } from '../../model/steps.ts';
 import type { Annotation, Handoff, Intervention, Run, Step, StepKind } from '../../model/types.ts';
 import { appendAll } from '../../model/large-arrays.ts';
 import { handoffsByStepSlices, stepPositionsSlices, type HandoffsByStep, type StepPositions } from '../../model/step-positions.ts';
-import { forgetTracePart, type AgentRunBand, type Lane, type TracePart } from './trace-parts.ts';
+import { forgetTracePart, type AgentRunBand, type Lane, type TimeColumns, type TokenColumns, type TracePart } from './trace-parts.ts';
 
 export type { AgentRunBand, Lane } from './trace-parts.ts';
 
@@ -51,28 +51,8 @@ export interface RunView {
   interventionsAt: ReadonlyMap<number, Intervention[]>;
   /** Annotations on the run as a whole (no step or handoff). */
   runAnnotations: Annotation[];
-  tokens: {
-    /** Per position, the step's own usage plus its nested steps'. */
-    input: Float64Array;
-    output: Float64Array;
-    /** Running total (input + output) up to and including the position. */
-    cumulative: Float64Array;
-    /** 1 where any counted usage was estimated by a tokenizer. */
-    estimated: Uint8Array;
-    /** Whether any position's usage was estimated (the token chart says so in its header). */
-    anyEstimated: boolean;
-    /**
-     * input and output summed over blocks of TOKEN_BLOCK positions, and 1 where a block has an estimated usage: the
-     * token chart adds whole blocks into its bars instead of every step (at 1M steps its first render was a task of
-     * 30–90 ms). `exact` when every usage is an integer, whose sums below 2^53 are the same in any order: else the
-     * chart adds every step, as the blocks' sums could round differently.
-     */
-    blocks: { input: Float64Array; output: Float64Array; estimated: Uint8Array; exact: boolean };
-    perAgent: { agentId: string; name: string; input: number; output: number }[];
-    max: number;
-  };
-  /** Recorded timing per position (ms); NaN where unknown. `hasTime` when every step could be placed. */
-  time: { start: Float64Array; end: Float64Array; hasTime: boolean; min: number; max: number };
+  tokens: TokenColumns;
+  time: TimeColumns;
   lanes: Lane[];
   laneAt: Int32Array;
   bands: AgentRunBand[];

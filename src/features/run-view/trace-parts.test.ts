@@ -1,7 +1,7 @@
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { importBytes } from '../../import/index.ts';
+import { HAVE_SHARED, sharedFiles } from '../../testing/fixture-kit.ts';
 import { finish } from '../../model/slices.ts';
 import type { Run, Step } from '../../model/types.ts';
 import { buildRunView, runViewSlices, tracePartSlices, transferablesOfPart, type RunView } from './run-view-model.ts';
@@ -148,19 +148,10 @@ describe('the page’s trace parts', () => {
   });
 });
 
-const TRACES = resolve(import.meta.dirname, '../../../../shared/traces');
-function files(dir: string): string[] {
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name);
-    return statSync(p).isDirectory() ? files(p) : /\.(json|jsonl)$/.test(name) ? [p] : [];
-  });
-}
-
-describe.skipIf(!existsSync(TRACES))('on every real trace in ../shared/traces', () => {
+describe.skipIf(!HAVE_SHARED)('on every real trace in ../shared/traces', () => {
   it("builds from the worker's part the view the page builds itself", () => {
     let runs = 0;
-    for (const file of files(TRACES)) {
+    for (const file of sharedFiles('')) {
       let imported;
       try {
         imported = importBytes(file, readFileSync(file));

@@ -22,19 +22,29 @@ export interface AgentRunBand {
   task?: string;
 }
 
-/** RunView['tokens'] (see run-view-model.ts). */
+/** RunView['tokens'] (run-view-model.ts): the token chart's columns. */
 export interface TokenColumns {
+  /** Per position, the step's own usage plus its nested steps'. */
   input: Float64Array;
   output: Float64Array;
+  /** Running total (input + output) up to and including the position. */
   cumulative: Float64Array;
+  /** 1 where any counted usage was estimated by a tokenizer. */
   estimated: Uint8Array;
+  /** Whether any position's usage was estimated (the token chart says so in its header). */
   anyEstimated: boolean;
+  /**
+   * input and output summed over blocks of TOKEN_BLOCK positions, and 1 where a block has an estimated usage: the
+   * token chart adds whole blocks into its bars instead of every step (at 1M steps its first render was a task of
+   * 30–90 ms). `exact` when every usage is an integer, whose sums below 2^53 are the same in any order: else the
+   * chart adds every step, as the blocks' sums could round differently.
+   */
   blocks: { input: Float64Array; output: Float64Array; estimated: Uint8Array; exact: boolean };
   perAgent: { agentId: string; name: string; input: number; output: number }[];
   max: number;
 }
 
-/** RunView['time'] (see run-view-model.ts). */
+/** RunView['time'] (run-view-model.ts): recorded timing per position (ms); NaN where unknown. `hasTime` when every step could be placed. */
 export interface TimeColumns {
   start: Float64Array;
   end: Float64Array;
