@@ -28,6 +28,22 @@ export function sharedFiles(folder: string, pattern = /\.(json|jsonl)$/): string
   return out;
 }
 
+/**
+ * Every run of every file under ../shared/traces an importer takes, with its file; files no importer takes
+ * (annotation sets, ground truth, fixtures) are passed over. Nothing when the folder is absent.
+ */
+export function* sharedRuns(): Generator<{ file: string; run: ImportedFile['runs'][number] }> {
+  for (const file of sharedFiles('')) {
+    let imported: ImportedFile;
+    try {
+      imported = importBytes(file, readFileSync(file));
+    } catch {
+      continue;
+    }
+    for (const run of imported.runs) yield { file, run };
+  }
+}
+
 export function importShared(path: string, asName = relative(SHARED_TRACES, path)): ImportedFile {
   return importBytes(asName, readFileSync(path));
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importBytes } from '../../import/index.ts';
-import { HAVE_SHARED, SHARED_TRACES, sharedFiles } from '../../testing/fixture-kit.ts';
+import { HAVE_SHARED, SHARED_TRACES, sharedRuns } from '../../testing/fixture-kit.ts';
 import { countStepKinds, describeStepCounts } from '../../model/steps.ts';
 import type { Run, Step } from '../../model/types.ts';
 import { buildRunView, runViewOf } from './run-view-model.ts';
@@ -221,32 +221,24 @@ describe('timeline geometry and token buckets', () => {
 describe.skipIf(!HAVE_SHARED)('on every real trace in ../shared/traces', () => {
   it('builds a consistent view of every run', () => {
     let runs = 0;
-    for (const file of sharedFiles('')) {
-      let imported;
-      try {
-        imported = importBytes(file, readFileSync(file));
-      } catch {
-        continue; // not a trace format (annotation files, ground truth, fixtures) or an importer still in progress
+    for (const { file, run: r } of sharedRuns()) {
+      const view = buildRunView(r);
+      runs++;
+      const n = view.steps.length;
+      for (let p = 0; p < n; p++) {
+        expect(view.graph.nodeAt[p], `${file} ${p}`).toBeGreaterThanOrEqual(0);
+        expect(view.graph.nodes[view.graph.nodeAt[p]].agentId).toBe(view.steps[p].agentId);
+        if (p > 0) expect(view.tokens.cumulative[p]).toBeGreaterThanOrEqual(view.tokens.cumulative[p - 1]);
+        expect(view.laneAt[p]).toBeLessThan(view.lanes.length);
       }
-      for (const r of imported.runs) {
-        const view = buildRunView(r);
-        runs++;
-        const n = view.steps.length;
-        for (let p = 0; p < n; p++) {
-          expect(view.graph.nodeAt[p], `${file} ${p}`).toBeGreaterThanOrEqual(0);
-          expect(view.graph.nodes[view.graph.nodeAt[p]].agentId).toBe(view.steps[p].agentId);
-          if (p > 0) expect(view.tokens.cumulative[p]).toBeGreaterThanOrEqual(view.tokens.cumulative[p - 1]);
-          expect(view.laneAt[p]).toBeLessThan(view.lanes.length);
-        }
-        for (const e of view.graph.edges) expect(e.messages, `${file} ${e.id}`).toBeGreaterThan(0);
-        for (const s of r.steps) expect(view.positionOf.has(s.id) || n === 0, `${file} ${s.id}`).toBe(true);
-        // The toolbar's step counts, counted with the view's columns, are the model's (the single source).
-        expect(describeStepCounts(view.stepKinds), file).toBe(describeStepCounts(countStepKinds(view.steps)));
-        expect([...view.stepKinds.byKind], file).toEqual([...countStepKinds(view.steps).byKind]);
-        // The positions in a loop: the union of the loops' positions, ascending, each once.
-        const inLoops = [...new Set(view.loops.flatMap((l) => l.positions))].sort((a, b) => a - b);
-        expect([...view.loopPositions], file).toEqual(inLoops);
-      }
+      for (const e of view.graph.edges) expect(e.messages, `${file} ${e.id}`).toBeGreaterThan(0);
+      for (const s of r.steps) expect(view.positionOf.has(s.id) || n === 0, `${file} ${s.id}`).toBe(true);
+      // The toolbar's step counts, counted with the view's columns, are the model's (the single source).
+      expect(describeStepCounts(view.stepKinds), file).toBe(describeStepCounts(countStepKinds(view.steps)));
+      expect([...view.stepKinds.byKind], file).toEqual([...countStepKinds(view.steps).byKind]);
+      // The positions in a loop: the union of the loops' positions, ascending, each once.
+      const inLoops = [...new Set(view.loops.flatMap((l) => l.positions))].sort((a, b) => a - b);
+      expect([...view.loopPositions], file).toEqual(inLoops);
     }
     expect(runs).toBeGreaterThan(20);
   });

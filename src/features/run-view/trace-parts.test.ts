@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { importBytes } from '../../import/index.ts';
-import { HAVE_SHARED, sharedFiles } from '../../testing/fixture-kit.ts';
+import { HAVE_SHARED, sharedRuns } from '../../testing/fixture-kit.ts';
+import { makeRun as testRun } from '../../testing/test-runs.ts';
 import { finish } from '../../model/slices.ts';
 import type { Run, Step } from '../../model/types.ts';
 import { buildRunView, runViewSlices, tracePartSlices, transferablesOfPart, type RunView } from './run-view-model.ts';
@@ -36,14 +35,12 @@ function crossed(run: Run): TracePart {
   return structuredClone(part, { transfer: transferablesOfPart(part) });
 }
 
+/** A run of a manager and its worker (the shared test run, with these steps and a handoff, annotation, intervention). */
 function makeRun(steps: (Partial<Step> & Pick<Step, 'id' | 'kind' | 'agentId'>)[], extra: Partial<Run> = {}): Run {
-  return {
-    id: 'r',
+  return testRun('r', {
     title: 'r',
-    sourceFormat: 'native',
     models: [],
     outcome: { status: 'unknown' },
-    tags: {},
     agents: [
       { id: 'mgr', name: 'manager' },
       { id: 'w', name: 'worker', parentId: 'mgr' },
@@ -56,9 +53,8 @@ function makeRun(steps: (Partial<Step> & Pick<Step, 'id' | 'kind' | 'agentId'>)[
     handoffs: [{ id: 'h', from: 'w', to: ['mgr'], kind: 'report', stepId: 'c', content: 'bye' }],
     annotations: [{ id: 'n1', stepId: 'a.tool', source: 'dataset', taxonomy: 'TRAIL', code: 'Tool error' }],
     interventions: [{ id: 'i', engine: 'supervisor', stepId: 'b', action: 'approve', reason: 'ok', heuristic: true }],
-    orphanSpans: 0,
     ...extra,
-  };
+  });
 }
 
 const call = (id: string, agentId: string, q: string): Partial<Step> & Pick<Step, 'id' | 'kind' | 'agentId'> => ({
@@ -151,19 +147,11 @@ describe('the page’s trace parts', () => {
 describe.skipIf(!HAVE_SHARED)('on every real trace in ../shared/traces', () => {
   it("builds from the worker's part the view the page builds itself", () => {
     let runs = 0;
-    for (const file of sharedFiles('')) {
-      let imported;
-      try {
-        imported = importBytes(file, readFileSync(file));
-      } catch {
-        continue; // not a trace format (annotation files, ground truth, fixtures)
-      }
-      for (const r of imported.runs) {
-        if (r.steps.length === 0) continue;
-        const view = finish(runViewSlices(r, { part: crossed(r) }));
-        expect(readable(view), `${file} ${r.id}`).toEqual(readable(buildRunView(structuredClone(r))));
-        runs++;
-      }
+    for (const { file, run: r } of sharedRuns()) {
+      if (r.steps.length === 0) continue;
+      const view = finish(runViewSlices(r, { part: crossed(r) }));
+      expect(readable(view), `${file} ${r.id}`).toEqual(readable(buildRunView(structuredClone(r))));
+      runs++;
     }
     expect(runs).toBeGreaterThan(20);
   }, 120_000);
