@@ -1,13 +1,12 @@
 import { defineConfig } from '@playwright/test';
+import { LIVE_OFFSET, pickE2ePort } from './scripts/e2e-port';
 
 // Debian's Chromium (installed by scripts/setup.mjs); Playwright cannot download its own browser here.
-// Under CI Playwright will not reuse a server, so pick a port per run; the config is evaluated again in each worker,
-// which inherits the environment, so the choice is stored there.
-process.env.E2E_PORT ??= String(4173 + Math.floor(Math.random() * 700));
+// The servers' port: drawn per run, never one Chromium refuses (scripts/e2e-port.ts). The config is evaluated again in
+// each worker, which inherits the environment, so the choice is stored there.
+process.env.E2E_PORT ??= String(pickE2ePort());
 const PORT = Number(process.env.E2E_PORT);
-// Live OTLP runs stream to every page the server has open, so the spec that exports spans gets a server of its own:
-// otherwise its run would appear in the libraries of tests running beside it.
-const LIVE_PORT = PORT + 1500; // clear of 5173, where `npm start` serves
+const LIVE_PORT = PORT + LIVE_OFFSET;
 const LIVE_SPECS = /live-otlp\.spec\.ts$/;
 // Specs that time the page or race it (the longest main-thread task while a 10 MB text opens, the phases of an import,
 // a reload in the middle of a supervisor call): they run by themselves once every other test has finished, two at a
