@@ -115,7 +115,7 @@ function main(): void {
   const m = result.machine;
   console.log(`\nSPEC §8 figures — ${m.cpu}, ${m.cores} cores, ${m.memoryGb} GB, Node ${m.node}, ${m.platform}; load average ${m.loadAverageAtEnd}; ${result.seconds} s`);
   const fmt = (f: Figure) =>
-    typeof f.value !== 'number' || Number.isNaN(f.value) ? 'n/a' : f.unit === '×' ? `${f.value.toFixed(2)} ×` : f.unit === 'ms' || f.unit === 'KB' ? `${f.value.toFixed(1)} ${f.unit}` : `${f.value} ${f.unit}`;
+    typeof f.value !== 'number' || Number.isNaN(f.value) ? 'n/a' : f.unit === '×' ? `${f.value.toFixed(2)} ×` : f.unit === 'ms' || f.unit === 'KB' || f.unit === 'MB' ? `${f.value.toFixed(1)} ${f.unit}` : `${f.value} ${f.unit}`;
   for (const f of all) console.log(`  ${f.pass ? 'PASS' : 'FAIL'}  ${f.bench.padEnd(14)} ${fmt(f).padStart(12)}  target ${f.target.padEnd(22)} ${f.name}`);
   for (const b of missing) console.log(`  FAIL  ${b.padEnd(14)} no figures: the benchmark did not finish (see its output above)`);
   console.log(`\nwritten to ${OUT}`);
