@@ -3,7 +3,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 
 export const SHARED_TRACES = resolve(import.meta.dirname, '../../shared/traces');
 const ROOT = resolve(import.meta.dirname, '..');
@@ -72,4 +72,24 @@ export async function openTraceInRunView(page: Page, path: string): Promise<void
   await expect(page).toHaveURL(/[?&]run=/);
   // The run view is loaded on first visit: wait until it is on screen, so keys reach its handlers.
   await expect(page.getByTestId('playhead-position')).toBeVisible();
+}
+
+/**
+ * The colour an element is drawn in at (x, y) of its box, as `rgb(r, g, b)`: read from a screenshot of it, decoded in
+ * the page (createImageBitmap of the PNG's bytes, so no data: URL meets the CSP). For what computed styles cannot
+ * tell, e.g. the value part of a native progress bar.
+ */
+export async function pixelOf(page: Page, element: Locator, x: number, y: number): Promise<string> {
+  const png = await element.screenshot({ animations: 'disabled' });
+  return page.evaluate(
+    async ({ bytes, x, y }) => {
+      const bitmap = await createImageBitmap(new Blob([new Uint8Array(bytes)], { type: 'image/png' }));
+      const canvas = new OffscreenCanvas(bitmap.width, bitmap.height);
+      const context = canvas.getContext('2d')!;
+      context.drawImage(bitmap, 0, 0);
+      const [r, g, b] = context.getImageData(x, y, 1, 1).data;
+      return `rgb(${r}, ${g}, ${b})`;
+    },
+    { bytes: [...png], x, y },
+  );
 }

@@ -65,9 +65,9 @@ export function ImportProgressList() {
         return (
           <div key={job.id} className="flex items-center gap-3 rounded border border-indigo-200 bg-indigo-50 px-3 py-1.5 text-sm" data-testid="import-progress" data-phase={job.progress?.phase ?? 'starting'}>
             <span className="min-w-0 flex-1 truncate">{text}</span>
-            {/* A native progress bar (role progressbar): with a value when the phase knows how far it is, else indeterminate (animated). */}
+            {/* A native progress bar (role progressbar): with a value when the phase knows how far it is, else indeterminate (a sweeping band: src/index.css). */}
             <progress
-              className="h-2 w-40 shrink-0 accent-indigo-600"
+              className="studio-progress h-2 w-40 shrink-0"
               aria-label={`Opening ${job.label}`}
               aria-valuetext={describeProgress(job.progress)}
               max={1}

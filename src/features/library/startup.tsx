@@ -65,7 +65,7 @@ function SourceProgress({ url }: { url: string }) {
         Fetching {url}… {total !== undefined ? `${mb(Math.min(received, total))} of ${mb(total)}` : `${mb(received)}`}
       </span>
       {/* Without Content-Length the bar cannot know its end: indeterminate. */}
-      <progress className="h-2 w-48" aria-label={`Fetching ${url}`} max={total ?? undefined} value={total !== undefined ? Math.min(received, total) : undefined} />
+      <progress className="studio-progress h-2 w-48" aria-label={`Fetching ${url}`} max={total ?? undefined} value={total !== undefined ? Math.min(received, total) : undefined} />
       <Button size="sm" variant="ghost" onClick={() => stops.get(url)?.abort()}>
         Cancel
       </Button>
