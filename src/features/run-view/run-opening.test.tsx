@@ -2,7 +2,7 @@
 // ADR 0024, 0033: a run of more than LARGE_STEPS steps opens on a progress bar while its view is built in slices, then
 // paints the step list and inspector, then the graph, timeline and charts; a small run is built in slices too, without
 // a bar (its build takes a frame or two), and its panels follow one another without a status line.
-import { cleanup, render, screen, waitFor } from '@testing-library/react';
+import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { emptyRecord } from '../../model/record.ts';
 import type { Run, Step } from '../../model/types.ts';
@@ -79,5 +79,9 @@ describe('opening a run', () => {
     open(makeRun('results-only', { steps: [], agentRuns: [] }));
     expect(await screen.findByText('This run has no steps to replay.')).toBeTruthy();
     expect(screen.getByTestId('playhead-position').textContent).toBe('no steps');
+    // Nothing to move through: the transport and the speed are disabled.
+    const playback = screen.getByRole('group', { name: 'Playback' });
+    for (const name of ['First step', 'Previous step', 'Play', 'Next step', 'Last step']) expect((within(playback).getByRole('button', { name }) as HTMLButtonElement).disabled).toBe(true);
+    expect((within(playback).getByRole('combobox') as HTMLSelectElement).disabled).toBe(true);
   });
 });

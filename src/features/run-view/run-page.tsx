@@ -226,6 +226,8 @@ function Toolbar({ view, onHelp, scoresOpen, onScores }: { view: RunView; onHelp
   // Counted with the view's other columns (run-view-model.ts), not on each render of the toolbar (play, speed).
   const stepCounts = useMemo(() => describeStepCounts(view.stepKinds), [view]);
   const button = 'rounded border border-slate-300 bg-white px-2 py-0.5 text-sm hover:bg-slate-50 disabled:opacity-40';
+  // A run without steps (a benchmark's result line) has nothing to move through: the transport is shown, disabled.
+  const empty = view.steps.length === 0;
   return (
     <div className="flex flex-wrap items-center gap-x-4 gap-y-1 border-b border-slate-200 bg-white px-4 py-2">
       <div className="min-w-0 flex-1">
@@ -249,30 +251,31 @@ function Toolbar({ view, onHelp, scoresOpen, onScores }: { view: RunView; onHelp
         </p>
       </div>
       <div className="flex items-center gap-1" role="group" aria-label="Playback">
-        <button type="button" className={button} onClick={() => applyAction('first', view)} title="First step (Home)" aria-label="First step">
+        <button type="button" className={button} onClick={() => applyAction('first', view)} title="First step (Home)" aria-label="First step" disabled={empty}>
           <Icon d="M3 2v12M13 2 6 8l7 6z" />
         </button>
-        <button type="button" className={button} onClick={() => applyAction('prev', view)} title="Previous step (← or k)" aria-label="Previous step">
+        <button type="button" className={button} onClick={() => applyAction('prev', view)} title="Previous step (← or k)" aria-label="Previous step" disabled={empty}>
           <Icon d="M12 2 4 8l8 6z" />
         </button>
         <button
           type="button"
           className={`${button} w-16`}
           data-testid="play-toggle"
+          disabled={empty}
           onClick={() => applyAction('toggle-play', view)}
           title="Play / pause (space)"
         >
           {playing ? 'Pause' : 'Play'}
         </button>
-        <button type="button" className={button} onClick={() => applyAction('next', view)} title="Next step (→ or j)" aria-label="Next step">
+        <button type="button" className={button} onClick={() => applyAction('next', view)} title="Next step (→ or j)" aria-label="Next step" disabled={empty}>
           <Icon d="M4 2l8 6-8 6z" />
         </button>
-        <button type="button" className={button} onClick={() => applyAction('last', view)} title="Last step (End)" aria-label="Last step">
+        <button type="button" className={button} onClick={() => applyAction('last', view)} title="Last step (End)" aria-label="Last step" disabled={empty}>
           <Icon d="M13 2v12M3 2l7 6-7 6z" />
         </button>
         <label className="ml-2 flex items-center gap-1 text-xs text-slate-600">
           speed
-          <select className="rounded border border-slate-300 bg-white px-1 py-0.5 text-xs" value={speed} onChange={(e) => setSpeed(Number(e.target.value))}>
+          <select className="rounded border border-slate-300 bg-white px-1 py-0.5 text-xs disabled:opacity-40" disabled={empty} value={speed} onChange={(e) => setSpeed(Number(e.target.value))}>
             {SPEEDS.map((s) => (
               <option key={s} value={s}>
                 {s} steps/s
