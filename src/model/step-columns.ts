@@ -292,7 +292,7 @@ function buildRecords(keys: readonly string[], cols: readonly Column[], n: numbe
   else for (let j = 0; j < k; j++) setKey(first, keys[j], valueAt(j, 0));
   out[0] = first;
   for (let r = 1; r < n; r++) {
-    if (nested && k > 0) {
+    if (nested) {
       let same = true;
       for (let j = 0; j < k && same; j++) same = Object.is(valueAt(j, r), valueAt(j, r - 1));
       if (same) {
