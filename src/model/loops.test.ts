@@ -81,6 +81,20 @@ describe('detectLoops', () => {
     expect(loops[0].routing).toHaveLength(repeats);
   });
 
+  it('merges the positions of a loop of thousands of steps over an odd number of clusters as the reference does', () => {
+    // Five agents in a ring, each repeating itself: one loop of five clusters (three rounds of pairwise merging).
+    const ring = ['a', 'b', 'c', 'd', 'e'];
+    const steps: Step[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const agent = ring[i % ring.length];
+      steps.push(step(agent, { output: `${agent} checks the same ledger line again and again`, recipients: [ring[(i + 1) % ring.length]] }));
+    }
+    const loops = detectLoops(steps, new Map(), {}, ring);
+    expect(loops).toHaveLength(1);
+    expect(loops[0].positions).toHaveLength(3000);
+    expect(loops).toEqual(referenceLoops(steps, new Map(), ring));
+  });
+
   it('joins calls with nearly the same arguments, needs minRepeats and splits distant repeats', () => {
     const same = (url: string) => call('a', 'find_archived_url', JSON.stringify({ url, date: '20221231' }));
     const other = (i: number) => call('a', 'web_search', `{"q":"unrelated ${'abcdef'[i]}"}`);

@@ -31,6 +31,29 @@ const STEP = {
 };
 
 describe('records in columns (ADR 0029)', () => {
+  it('gives a nested record equal to the one before it as that same object (one object, not a copy per step)', () => {
+    const records = [
+      { ...STEP, id: 'a', raw: { role: 'assistant' }, usage: { input: 0, output: 8, total: 8, estimated: true }, extra: {} },
+      { ...STEP, id: 'b', raw: { role: 'assistant' }, usage: { input: 0, output: 9, total: 9, estimated: true }, extra: {} },
+      { ...STEP, id: 'c', raw: { role: 'user' }, usage: { input: 0, output: 9, total: 9, estimated: true }, extra: {} },
+      { ...STEP, id: 'd', raw: { role: 'user' }, usage: { input: -0, output: 9, total: 9, estimated: true }, extra: {} },
+    ];
+    const got = crossed([records]).got[0] as (typeof records)[number][];
+    expect(JSON.stringify(got)).toBe(JSON.stringify(records));
+    expect(got.map((r) => r.raw)).toEqual(records.map((r) => r.raw));
+    expect(got[1].raw).toBe(got[0].raw);
+    expect(got[2].raw).not.toBe(got[1].raw);
+    expect(got[3].raw).toBe(got[2].raw);
+    expect(got[1].usage).not.toBe(got[0].usage);
+    expect(got[2].usage).toBe(got[1].usage);
+    // -0 is not 0: a record holding it is its own.
+    expect(Object.is(got[3].usage.input, -0)).toBe(true);
+    expect(got[3].usage).not.toBe(got[2].usage);
+    expect(got[3].extra).toBe(got[0].extra);
+    // The records themselves are never shared.
+    expect(new Set(got).size).toBe(4);
+  });
+
   it('rebuilds the same records, key order, -0, NaN, undefined values and loose keys included', () => {
     const records = [
       { ...STEP },

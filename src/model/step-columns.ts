@@ -256,7 +256,14 @@ function setKey(record: Record<string, unknown>, key: string, value: unknown): v
   else record[key] = value;
 }
 
-function buildRecords(keys: readonly string[], cols: readonly Column[], n: number, table: readonly string[]): Record<string, unknown>[] {
+/**
+ * The records of one shape. `nested` (a record inside another: a step's `raw`, its `usage`): a record whose values are
+ * those of the record before it is that same object, not a copy. A chat log's steps carry a `raw` of one key and a
+ * `usage` that repeat from message to message: a million copies of each were ~50 MB of the page's heap and two million
+ * more objects for each of its young-generation collections to copy while the steps arrive. Records are never edited
+ * in place (a run is replaced, not changed), so a shared one reads as its copies did.
+ */
+function buildRecords(keys: readonly string[], cols: readonly Column[], n: number, table: readonly string[], nested = false): Record<string, unknown>[] {
   const k = keys.length;
   // A column of table indices is read through the table as the records are made (no array of its strings first).
   const values: ArrayLike<unknown>[] = [];
@@ -285,6 +292,14 @@ function buildRecords(keys: readonly string[], cols: readonly Column[], n: numbe
   else for (let j = 0; j < k; j++) setKey(first, keys[j], valueAt(j, 0));
   out[0] = first;
   for (let r = 1; r < n; r++) {
+    if (nested) {
+      let same = true;
+      for (let j = 0; j < k && same; j++) same = Object.is(valueAt(j, r), valueAt(j, r - 1));
+      if (same) {
+        out[r] = out[r - 1];
+        continue;
+      }
+    }
     const record: Record<string, unknown> = { ...first };
     if (plain) for (let j = 0; j < k; j++) record[keys[j]] = valueAt(j, r);
     else for (let j = 0; j < k; j++) setKey(record, keys[j], valueAt(j, r));
@@ -315,7 +330,7 @@ function decodeColumn(col: Column, n: number, table: readonly string[]): ArrayLi
       return out;
     }
     case 'obj':
-      return buildRecords(col.keys, col.cols, n, table);
+      return buildRecords(col.keys, col.cols, n, table, true);
     case 'arr': {
       let total = 0;
       for (let i = 0; i < n; i++) total += col.lens[i];

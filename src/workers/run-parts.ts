@@ -33,13 +33,19 @@ export type FilePart =
  */
 export type LeanHandoff = Omit<Handoff, 'content' | 'to' | 'stepId'> & { content: string | number; to: string[] | number; stepId?: string | number };
 
-/** The page's side of leanHandoff: the content is the received step's output (one string on the page, not two). */
+/**
+ * The page's side of leanHandoff: the content is the received step's output (one string on the page, not two), `to`
+ * its recipients (one array).
+ */
 function fullHandoff(lean: LeanHandoff, steps: readonly Step[]): Handoff {
   if (typeof lean.content !== 'number' && typeof lean.to !== 'number' && typeof lean.stepId !== 'number') return lean as Handoff;
   const handoff = lean as Record<string, unknown>;
   if (typeof lean.stepId === 'number') handoff.stepId = stepAt(steps, lean.stepId).id;
   if (typeof lean.content === 'number') handoff.content = stepAt(steps, lean.content).output;
-  if (typeof lean.to === 'number') handoff.to = (stepAt(steps, lean.to).recipients ?? []).slice();
+  // The step's own recipients array, not a copy: a chat log has a handoff per message, and a million one-name
+  // arrays were ~30 MB of the page's heap and a million more objects for each of its young-generation collections
+  // to copy while the steps arrive. Neither side is changed in place (runs are replaced, never edited).
+  if (typeof lean.to === 'number') handoff.to = stepAt(steps, lean.to).recipients ?? [];
   return handoff as Handoff;
 }
 
