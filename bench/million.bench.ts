@@ -21,6 +21,7 @@
 //   npx vite build --outDir <dir> && BENCH_DIST=<dir> npx tsx bench/million.bench.ts
 //   BENCH_STEPS=…        steps per file (default 1M)
 //   BENCH_ONLY=chat|otlp|cancel|huge|hugegz   one part only (several: comma-separated)
+//   BENCH_MEMORY_TRACE=1 print the browser's total PSS each second, from the drop to the painted run view
 //   BENCH_PROFILE=open   sample the page's main thread from the click on the run to the painted run view and print
 //                        self time per function (BENCH_PROFILE_TOTAL=1: total time too)
 //   BENCH_PROFILE=tasks  sample it from the drop to the painted run view and name what ran in each long task (build
@@ -153,16 +154,22 @@ function pssOf(pid: number): number {
   }
 }
 
+/** BENCH_MEMORY_TRACE=1: the browser's total PSS each second from the drop (MB), printed after each file. */
+const MEMORY_TRACE = process.env.BENCH_MEMORY_TRACE === '1';
+const memoryTrace: string[] = [];
+
 /** Samples the browser's total PSS every 100 ms until stopped; the process list is refreshed every second. */
 function memorySampler(browserPid: number): { peakSoFar(): number; stop(): { peak: number; last: number } } {
   let pids = processTree(browserPid);
   let peak = 0;
   let last = 0;
   let ticks = 0;
+  const started = Date.now();
   const timer = setInterval(() => {
     if (++ticks % 10 === 0) pids = processTree(browserPid);
     last = pids.reduce((sum, pid) => sum + pssOf(pid), 0);
     if (last > peak) peak = last;
+    if (MEMORY_TRACE && ticks % 10 === 0) memoryTrace.push(`${((Date.now() - started) / 1000).toFixed(0)}s ${(last / 2 ** 20).toFixed(0)}`);
   }, 100);
   return {
     peakSoFar: () => peak,
@@ -311,6 +318,7 @@ async function openThroughLibrary(base: string, file: string): Promise<Opened> {
       printProfile(profile, 'main thread, self time (ms), click → painted', true);
     }
     const { peak } = memory.stop();
+    if (MEMORY_TRACE) console.log(`    browser PSS each second from the drop (MB): ${memoryTrace.splice(0).join(' · ')}`);
     const dropAt = (await page.evaluate('window.__dropAt')) as number;
     const tasks = ((await page.evaluate('window.__longTasks')) as { start: number; duration: number }[]).filter((t) => t.start >= dropAt && t.start <= paintedAt);
     if (tasksCdp) printLongTaskProfile(((await tasksCdp.send('Profiler.stop')) as unknown as { profile: CpuProfile }).profile, profiledAt, tasks, dropAt);
