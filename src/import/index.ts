@@ -12,7 +12,7 @@ import { busMessagesImporter } from './formats/bus-messages.ts';
 import { messageBusImporter } from './formats/message-bus.ts';
 import { nativeImporter } from './formats/native.ts';
 import { openAiChatImporter } from './formats/openai-chat.ts';
-import { OtlpLinesReader, otlpImporter } from './formats/otlp.ts';
+import { importOtlpArrayText, OtlpLinesReader, otlpImporter } from './formats/otlp.ts';
 import type { JsonLinesReader } from './jsonl-stream.ts';
 import { decodeBytes, parseText, type ParsedInput } from './parse-input.ts';
 import { spanAttributesImporter } from './formats/span-attributes.ts';
@@ -74,7 +74,36 @@ export interface ImportOptions {
 }
 
 export function importText(file: string, text: string, options: ImportOptions = {}): ImportedFile {
-  return importDetected(detectText(file, text, options));
+  return importOtlpArray(file, text, options) ?? importDetected(detectText(file, text, options));
+}
+
+/**
+ * A JSON array of OTLP documents read one at a time from the text (importOtlpArrayText): the same file as the
+ * whole-text path would give, or undefined (then that path runs, and raises any error). Only where detection would
+ * try OTLP on an array first: no format forced but OTLP, and no importer matched by the file name before it except
+ * those that never take an array (the native session, span trees and TRAIL annotations read one object).
+ */
+function importOtlpArray(file: string, text: string, options: ImportOptions): ImportedFile | undefined {
+  if (options.format !== undefined && options.format !== 'otlp') return undefined;
+  if (options.format === undefined) {
+    for (const importer of IMPORTERS) {
+      if (importer === otlpImporter || importer === nativeImporter || importer === spanTreeImporter || importer === trailAnnotationsImporter) continue;
+      if (importer.fileName?.test(file)) return undefined;
+    }
+  }
+  try {
+    const result = importOtlpArrayText(text);
+    return result && withFileFacts(file, otlpImporter, result);
+  } catch {
+    return undefined;
+  }
+}
+
+/** An importer's result as a file's: the implausible-value warnings added, the file and format named. */
+function withFileFacts(file: string, importer: FormatImporter, result: ImportResult): ImportedFile {
+  const implausible = implausibleValueWarnings(result.runs);
+  const warnings = implausible.length > 0 ? [...result.warnings, ...implausible] : result.warnings;
+  return { ...result, warnings, file, format: importer.id, formatLabel: importer.label };
 }
 
 /** A parsed file and the importer that reads it: importText in two halves, for callers that hold the text apart. */
@@ -125,9 +154,7 @@ export function importDetected({ file, doc, importer }: DetectedInput): Imported
     const result = importer.importDoc(doc);
     // An importer that checks the depth as it reads has cleared the flag; if not, the check is made here.
     checkDepth(file, doc);
-    const implausible = implausibleValueWarnings(result.runs);
-    const warnings = implausible.length > 0 ? [...result.warnings, ...implausible] : result.warnings;
-    return { ...result, warnings, file, format: importer.id, formatLabel: importer.label };
+    return withFileFacts(file, importer, result);
   } catch (e) {
     // The first problem of a document nested too deeply is its depth, whatever the importer met before it.
     checkDepth(file, doc);

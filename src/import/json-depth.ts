@@ -76,11 +76,14 @@ export class DepthCheckInParts {
     return deeperFrom(value, depth, this.maxDepth);
   }
 
-  /** Whether the document nests past the limit anywhere but in the items of `checked` (arrays whose every item was checked with `deeper`). */
-  restDeeper(document: unknown, checked: ReadonlySet<object>): boolean {
+  /**
+   * Whether the document nests past the limit anywhere but in the items of `checked` (arrays whose every item was
+   * checked with `deeper`). `depth`: the document's level (1 unless it is a part of a larger one).
+   */
+  restDeeper(document: unknown, checked: ReadonlySet<object>, depth = 1): boolean {
     if (typeof document !== 'object' || document === null) return false;
     plainOwnOnly = this.plain;
-    return deeperFrom(document, 1, this.maxDepth, checked);
+    return deeperFrom(document, depth, this.maxDepth, checked);
   }
 }
 

@@ -15,7 +15,7 @@ import { looksLikeSmolagents, smolagentsSpansToRun } from '../spans/smolagents.t
 import { genericSpansToRun } from '../spans/assemble.ts';
 import type { Attributes } from '../spans/attributes.ts';
 import { buildForest, countDrop, type SpanEvent, type SpanRecord } from '../spans/forest.ts';
-import { MapProgress } from '../../model/run-builder.ts';
+import { MapProgress, mapTicks } from '../../model/run-builder.ts';
 
 function field(o: JsonObject, camel: string, snake: string): unknown {
   const v = o[camel];
@@ -704,6 +704,11 @@ export function importFromOtlp(doc: ParsedInput, cache?: OtlpSpanCache): ImportR
     if (depth.parts.restDeeper(doc.value, depth.checked)) throw new FormatProblem('$', 'objects and arrays nested too deeply');
     doc.depthUnchecked = false;
   }
+  return runsOf(spans, resource, read, progress);
+}
+
+/** The runs of the spans read (the passes after reading: each trace's tree, its mapping) and the import's warnings. */
+function runsOf(spans: SpanRecord[], resource: { attributes?: Attributes }, read: ReadDefects, progress: MapProgress): ImportResult {
   const byTrace = new Map<string, SpanRecord[]>();
   // A trace's spans mostly follow one another: the last trace's list is tried before the map.
   let lastTrace: string | undefined;
@@ -746,6 +751,144 @@ export function importFromOtlp(doc: ParsedInput, cache?: OtlpSpanCache): ImportR
   }
   if (spans.length === 0 && !noTrace) warnings.push('the file holds no spans');
   return { runs, annotationSets: [], warnings };
+}
+
+// --- a JSON array of documents, read one at a time -------------------------------------------------------------
+
+/**
+ * A file that is a JSON array of OTLP documents (one per trace or batch: bench/gen-otlp's file, exporters that write
+ * a list of batches) read one document at a time from its text, without JSON.parse of the whole (issue 14): each
+ * element's text is found by a scan that skips strings, parsed alone, read into span records and let go. A whole
+ * parse builds the whole tree (~1.7× the text) and the young generation copies and promotes all of it before the
+ * reading starts, then the mapping's full collection marks it again; a document parsed alone dies young once read,
+ * and the tree is never whole in memory beside the model.
+ *
+ * Gives what parseText, detection and importFromOtlp give, or undefined where that is not certain, and the caller
+ * takes the whole-text path (which then raises every error as before):
+ * - the text is exactly `[` doc (`,` doc)* `]` with JSON whitespace around (after a byte order mark), each doc an
+ *   object whose text JSON.parse reads alone: then the whole text is valid JSON, and its JSON.parse is the array of
+ *   these values (the grammar is unambiguous; a value's text reads the same anywhere);
+ * - every document is an OTLP one (isOtlpDoc): detection picks OTLP for a non-empty array of them when no importer
+ *   matched by the file name comes first that could take an array (the caller checks those);
+ * - nothing nests too deeply (each span where it is read, the rest of each document after it, as importFromOtlp
+ *   checks a whole document);
+ * - nothing thrown while reading or mapping;
+ * - no listener for the mapping's progress (mapTicks: its total is counted before reading).
+ */
+export function importOtlpArrayText(text: string): ImportResult | undefined {
+  if (mapTicks.onTick) return undefined;
+  let i = skipSpace(text, text.charCodeAt(0) === 0xfeff ? 1 : 0);
+  if (text.charCodeAt(i) !== 91 /* [ */) return undefined;
+  i = skipSpace(text, i + 1);
+  const spans: SpanRecord[] = [];
+  const resource: { attributes?: Attributes } = {};
+  const read = new ReadDefects();
+  const progress = new MapProgress(0);
+  const parts = new DepthCheckInParts();
+  // How each document's text begins, up to its first key (`{"resourceSpans"`): the next one is looked for with indexOf.
+  let head: string | undefined;
+  try {
+    for (let index = 0; ; index++) {
+      // An empty array, or an element that is not an object, is no OTLP file.
+      if (text.charCodeAt(i) !== 123 /* { */) return undefined;
+      let value: unknown;
+      let end = head === undefined ? -1 : endBefore(text, text.indexOf(head, i + 1));
+      if (end > i) {
+        try {
+          value = JSON.parse(text.slice(i, end));
+        } catch {
+          // Not where a document ends (the head met inside this one, or the next begins otherwise): scanned below.
+          end = -1;
+          head = undefined;
+        }
+      }
+      if (end <= i) {
+        end = objectEnd(text, i);
+        if (end < 0) return undefined;
+        value = JSON.parse(text.slice(i, end));
+        if (index === 0) head = headOf(text, i);
+      }
+      if (!isOtlpDoc(value)) return undefined;
+      // The document is at level 2 of the file, its spans at level 8.
+      const depth: DepthCheck = { parts, checked: new Set(), spanDepth: 8 };
+      readDocument(value, `$[${index}]`, spans, resource, read, undefined, progress, depth);
+      if (parts.restDeeper(value, depth.checked, 2)) return undefined;
+      i = skipSpace(text, end);
+      const c = text.charCodeAt(i);
+      if (c === 93 /* ] */) break;
+      if (c !== 44 /* , */) return undefined;
+      i = skipSpace(text, i + 1);
+    }
+    if (skipSpace(text, i + 1) !== text.length) return undefined;
+    return runsOf(spans, resource, read, progress);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Where the array element before `next` ends, if `next` is where one begins (-1: the end of the text, the last
+ * element): just past its `}`, with only whitespace and a comma between (or whitespace and the array's `]`). -1 when
+ * the text around does not have that form.
+ */
+function endBefore(text: string, next: number): number {
+  let e = (next < 0 ? text.length : next) - 1;
+  while (isSpace(text.charCodeAt(e))) e--;
+  if (text.charCodeAt(e) !== (next < 0 ? 93 /* ] */ : 44) /* , */) return -1;
+  e--;
+  while (isSpace(text.charCodeAt(e))) e--;
+  return text.charCodeAt(e) === 125 /* } */ ? e + 1 : -1;
+}
+
+/** The text of an object from its `{` to the end of its first key (`{"resourceSpans"`), or undefined (none, or one with an escape). */
+function headOf(text: string, start: number): string | undefined {
+  const open = skipSpace(text, start + 1);
+  if (text.charCodeAt(open) !== 34 /* " */) return undefined;
+  const close = text.indexOf('"', open + 1);
+  if (close < 0 || text.slice(open + 1, close).includes('\\')) return undefined;
+  return text.slice(start, close + 1);
+}
+
+function isSpace(c: number): boolean {
+  return c === 32 || c === 10 || c === 13 || c === 9;
+}
+
+/** The index of the first character at or after `i` that is not JSON whitespace. */
+function skipSpace(text: string, i: number): number {
+  for (;;) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) return i;
+    i++;
+  }
+}
+
+/**
+ * The index just past the `}` that closes the object opening at `start`, brackets inside strings not counted; -1 when
+ * the text ends first. Exact for valid JSON; on other text any answer is fine, as JSON.parse of the piece then fails
+ * or the text around it does not match. Strings are skipped with indexOf (a quote preceded by an even number of
+ * backslashes ends one): most of the text is in strings.
+ */
+function objectEnd(text: string, start: number): number {
+  let depth = 0;
+  const n = text.length;
+  for (let i = start; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 /* " */) {
+      let j = text.indexOf('"', i + 1);
+      for (;;) {
+        if (j < 0) return -1;
+        let k = j - 1;
+        while (text.charCodeAt(k) === 92 /* \ */) k--;
+        if (((j - 1 - k) & 1) === 0) break;
+        j = text.indexOf('"', j + 1);
+      }
+      i = j;
+    } else if (c === 123 /* { */ || c === 91 /* [ */) depth++;
+    else if (c === 125 /* } */ || c === 93 /* ] */) {
+      if (--depth === 0) return i + 1;
+    }
+  }
+  return -1;
 }
 
 export function isOtlpFormatted(doc: ParsedInput): boolean {
