@@ -1,7 +1,7 @@
 // Shared plumbing of the command line: argument parsing, reading trace files, the one-line error contract (SPEC §7).
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { detectText, importDetected, ImportError, type DetectedInput, type ImportedFile } from '../import/index.ts';
+import { detectText, importDetected, ImportError, importOtlpArray, type DetectedInput, type ImportedFile } from '../import/index.ts';
 import { attachAnnotationSets } from '../model/annotations.ts';
 import { formatMb } from '../import/gunzip.ts';
 import { MAX_FILE_BYTES, TraceDecoder, TRACE_FILE_NAME } from '../import/parse-input.ts';
@@ -156,7 +156,8 @@ function cliErrorOf(file: string, e: ImportError): CliError {
 
 export function readTraceFile(file: string, format?: string): ImportedFile {
   try {
-    return importDetected(readAndDetect(file, format));
+    const read = readAndDetect(file, format);
+    return 'importer' in read ? importDetected(read) : read;
   } catch (e) {
     if (e instanceof ImportError) throw cliErrorOf(file, e);
     throw e;
@@ -166,9 +167,12 @@ export function readTraceFile(file: string, format?: string): ImportedFile {
 /**
  * Read, parse and detect in a frame of its own: when it returns, nothing refers to the text any longer (the parsed
  * input drops it unless its importer reads it), so the text can be collected while the runs are built (ADR 0019).
+ * A JSON array of OTLP documents is imported here already, one document at a time from the text (importOtlpArray:
+ * the same file, without the whole parse tree; ADR 0047).
  */
-function readAndDetect(file: string, format: string | undefined): DetectedInput {
-  return detectText(file, readTraceText(file), { format, dropText: true });
+function readAndDetect(file: string, format: string | undefined): DetectedInput | ImportedFile {
+  const text = readTraceText(file);
+  return importOtlpArray(file, text, { format }) ?? detectText(file, text, { format, dropText: true });
 }
 
 /** The trace files in a folder and all its subfolders (as the studio's "Open folder…"), in path order. */
