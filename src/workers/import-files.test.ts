@@ -7,6 +7,7 @@ import { exportSession } from '../export/native.ts';
 import { makeRun } from '../testing/test-runs.ts';
 import { deliverEach, importFiles, readFileInput, type ImportProgress } from './import-files.ts';
 import { forgetTokenCounter, loadTokenCounter, tokenEstimatesRefused } from '../import/tokens.ts';
+import { detectText, importDetected } from '../import/index.ts';
 
 const encode = (text: string) => new TextEncoder().encode(text);
 const TRAIL = resolve(import.meta.dirname, '../../../shared/traces/trail');
@@ -149,6 +150,52 @@ describe('importFiles (the import worker’s work)', () => {
     });
     expect(received).toEqual(['ok.session.json']);
     expect(failures).toEqual([{ file: 'broken.json', format: 'native', location: '', detail: expect.stringMatching(/^its contents could not be passed to the page: .*could not be cloned/) }]);
+  });
+});
+
+describe('importFiles reads a JSON array of OTLP documents one document at a time (ADR 0047)', () => {
+  const doc = (t: number) => ({
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'svc' } }] },
+        scopeSpans: [
+          {
+            scope: { name: 't' },
+            spans: [0, 1].map((i) => ({
+              traceId: (t + 1).toString(16).padStart(32, '0'),
+              spanId: (t * 4 + i + 16).toString(16).padStart(16, '0'),
+              ...(i ? { parentSpanId: (t * 4 + 16).toString(16).padStart(16, '0') } : {}),
+              name: i ? 'chat gpt-4o' : 'invoke_agent a',
+              startTimeUnixNano: String(1_750_000_000_000_000_000n + BigInt(t * 10 + i) * 1000n),
+              endTimeUnixNano: String(1_750_000_000_000_000_000n + BigInt(t * 10 + i + 1) * 1000n),
+              attributes: i
+                ? [
+                    { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
+                    { key: 'gen_ai.usage.input_tokens', value: { intValue: String(10 + t) } },
+                    { key: 'gen_ai.usage.output_tokens', value: { intValue: '3' } },
+                  ]
+                : [{ key: 'gen_ai.agent.name', value: { stringValue: 'a' } }],
+            })),
+          },
+        ],
+      },
+    ],
+  });
+
+  it('the same file as the whole-text path, the bar moving through the text as its documents are read', async () => {
+    const text = JSON.stringify(Array.from({ length: 300 }, (_, t) => doc(t)));
+    const events: ImportProgress[] = [];
+    const { loaded, failures } = await importFiles([{ name: 'batches.json', text }], (p) => events.push(p));
+    expect(failures).toEqual([]);
+    const whole = importDetected(detectText('batches.json', text));
+    expect(loaded[0].runs).toEqual(whole.runs);
+    expect(loaded[0].warnings).toEqual(whole.warnings);
+    expect(loaded[0].format).toBe('otlp');
+    expect(loaded[0].runs).toHaveLength(300);
+    // Read a document at a time: the parsing phase says how far into the text (not one indeterminate parse).
+    const reading = events.filter((p) => p.phase === 'parsing' && p.bytesRead !== undefined && p.bytesRead > 0);
+    expect(reading.length).toBeGreaterThan(0);
+    expect(reading.every((p) => p.bytesTotal === text.length && p.bytesRead! <= text.length)).toBe(true);
   });
 });
 

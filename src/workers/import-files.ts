@@ -4,7 +4,7 @@
 // Everything returned is plain data: it crosses the worker boundary by structured clone, one file at a time, so a
 // file whose result cannot be cloned fails alone (see deliverEach). A large run crosses in parts (its shell, then its
 // steps in slices), each a short task on the page; its source spans stay with the worker's IndexedDB write (ADR 0020).
-import { detectParsed, detectText, ImportError, importDetected, jsonLinesReaderFor, type DetectedInput, type ImportedFile, type LoadedFile } from '../import/index.ts';
+import { detectParsed, detectText, ImportError, importDetected, importOtlpArray, jsonLinesReaderFor, type DetectedInput, type ImportedFile, type LoadedFile } from '../import/index.ts';
 import { attachAnnotationSets, type AnnotationSet } from '../model/annotations.ts';
 import { mapTicks, stepTicks } from '../model/run-builder.ts';
 import { decodeBytes, MAX_FILE_BYTES, TraceDecoder, type ParsedInput } from '../import/parse-input.ts';
@@ -130,6 +130,20 @@ export function failureOf(file: string, error: unknown): ImportFailureInfo {
 }
 
 /**
+ * importOtlpArray with the mapping's progress listener set aside (that path counts no total before reading: its
+ * steps are reported by stepTicks as they are built), and `onDocument` told how far the reading is.
+ */
+function importOtlpArrayReporting(file: string, text: string, onDocument?: (end: number) => void): ImportedFile | undefined {
+  const listener = mapTicks.onTick;
+  mapTicks.onTick = undefined;
+  try {
+    return importOtlpArray(file, text, {}, onDocument);
+  } finally {
+    mapTicks.onTick = listener;
+  }
+}
+
+/**
  * Import the files one by one. The token counter is loaded by the first file that needs it (ADR 0038): before mapping
  * a format that always estimates (chat logs, message buses), and for one that estimates only what a file left out
  * (spans without usage) once an estimate was refused, the file then mapped again. A file whose usage is recorded never
@@ -166,7 +180,10 @@ export async function importFiles(
       onProgress?.({ file: input.name, fileIndex, fileCount, phase: 'mapping', done, total });
     };
     try {
-      let detected: DetectedInput;
+      const refused = tokenEstimatesRefused();
+      let detected: DetectedInput | undefined;
+      /** A JSON array of OTLP documents, imported one document at a time as it was parsed (ADR 0047), and its text. */
+      let early: { result: ImportedFile; text: string } | undefined;
       if ('parsed' in input) {
         detected = detectParsed(input.name, input.parsed);
       } else {
@@ -176,12 +193,23 @@ export async function importFiles(
           text = decodeBytes(input.name, bytes);
         } else text = (input as { text: string }).text;
         report('parsing');
-        // The text goes once parsed (unless the importer reads it): the mapping then runs without the file's text held
-        // beside its parsed values (74 MB for the 1M-message chat log, 101 MB for goal 4's OTLP file).
-        detected = detectText(input.name, text, { dropText: true });
+        const result = importOtlpArrayReporting(input.name, text, (end) => {
+          const now = Date.now();
+          if (now - reported < READ_PROGRESS_EVERY_MS) return;
+          reported = now;
+          // How far the documents are read, in characters of the text (the bar's "MB" are those of the text).
+          onProgress?.({ file: input.name, fileIndex, fileCount, phase: 'parsing', bytesRead: end, bytesTotal: text.length });
+        });
+        if (result) early = { result, text };
+        else {
+          // The text goes once parsed (unless the importer reads it): the mapping then runs without the file's text
+          // held beside its parsed values (74 MB for the 1M-message chat log).
+          detected = detectText(input.name, text, { dropText: true });
+        }
         text = '';
         if ('text' in input) input.text = '';
       }
+      const importerId = detected?.importer.id ?? 'otlp';
       const loadOrFail = async () => {
         try {
           // How far the counter's ranks are read (ADR 0041): the row moves while it loads.
@@ -189,28 +217,35 @@ export async function importFiles(
           await loadCounter((done, total) => onProgress?.({ file: input.name, fileIndex, fileCount, phase: 'counter', done, total }));
         } catch (e) {
           const why = e instanceof Error ? e.message : String(e);
-          throw new ImportError(input.name, detected.importer.id, '', `its token counts must be estimated, and the token counter (gpt-tokenizer) could not be loaded: ${why}`);
+          throw new ImportError(input.name, importerId, '', `its token counts must be estimated, and the token counter (gpt-tokenizer) could not be loaded: ${why}`);
         }
       };
-      if (detected.importer.estimatesTokens && !tokenCounterLoaded()) await loadOrFail();
-      report('mapping');
-      const refused = tokenEstimatesRefused();
-      let result: ImportedFile | undefined;
+      if (detected?.importer.estimatesTokens && !tokenCounterLoaded()) await loadOrFail();
+      let result: ImportedFile | undefined = early?.result;
       let failure: unknown;
-      try {
-        result = importDetected(detected);
-      } catch (e) {
-        failure = e;
+      if (detected) {
+        report('mapping');
+        try {
+          result = importDetected(detected);
+        } catch (e) {
+          failure = e;
+        }
       }
       if (tokenEstimatesRefused() !== refused) {
         // An estimate was asked for and refused (whatever the importer made of that): load the counter and map the
-        // file again from its parsed input (importers never change it). What was mapped before is thrown away.
+        // file again from its parsed input (importers never change it), or its text. What was mapped before is
+        // thrown away.
         await loadOrFail();
         counted = false;
         report('mapping');
         failure = undefined;
-        result = importDetected(detected);
+        if (detected) result = importDetected(detected);
+        else {
+          const text = early!.text;
+          result = importOtlpArrayReporting(input.name, text) ?? importDetected(detectText(input.name, text, { dropText: true }));
+        }
       }
+      early = undefined;
       if (result === undefined) throw failure;
       const file: LoadedFile = {
         file: input.name,
