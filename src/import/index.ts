@@ -83,7 +83,7 @@ export function importText(file: string, text: string, options: ImportOptions = 
  * try OTLP on an array first: no format forced but OTLP, and no importer matched by the file name before it except
  * those that never take an array (the native session, span trees and TRAIL annotations read one object).
  */
-export function importOtlpArray(file: string, text: string, options: ImportOptions, onDocument?: (end: number) => void): ImportedFile | undefined {
+export function importOtlpArray(file: string, text: string, options: ImportOptions, onDocument?: (end: number, read: boolean) => void): ImportedFile | undefined {
   if (options.format !== undefined && options.format !== 'otlp') return undefined;
   if (options.format === undefined) {
     for (const importer of IMPORTERS) {

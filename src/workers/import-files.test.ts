@@ -195,7 +195,11 @@ describe('importFiles reads a JSON array of OTLP documents one document at a tim
     // Read a document at a time: the parsing phase says how far into the text (not one indeterminate parse).
     const reading = events.filter((p) => p.phase === 'parsing' && p.bytesRead !== undefined && p.bytesRead > 0);
     expect(reading.length).toBeGreaterThan(0);
-    expect(reading.every((p) => p.bytesTotal === text.length && p.bytesRead! <= text.length)).toBe(true);
+    expect(reading.every((p) => p.bytesTotal === text.length && p.bytesRead! <= text.length && p.ofText)).toBe(true);
+    // Once every document is read, the row says the runs are being built.
+    const phases = events.map((p) => p.phase);
+    expect(phases.indexOf('mapping')).toBeGreaterThan(phases.lastIndexOf('parsing'));
+    expect(phases.indexOf('handing-over') === -1 || phases.indexOf('handing-over') > phases.indexOf('mapping')).toBe(true);
   });
 });
 

@@ -102,6 +102,8 @@ export interface ImportProgress {
   phase: ImportPhase;
   bytesRead?: number;
   bytesTotal?: number;
+  /** `parsing` of a text read already (a JSON array of OTLP documents, a document at a time): its bytes are the text's. */
+  ofText?: true;
   /** Work of the phase done and in all (steps handed over, files saved); no `total`: not known (an indeterminate bar). */
   done?: number;
   total?: number;
@@ -133,7 +135,7 @@ export function failureOf(file: string, error: unknown): ImportFailureInfo {
  * importOtlpArray with the mapping's progress listener set aside (that path counts no total before reading: its
  * steps are reported by stepTicks as they are built), and `onDocument` told how far the reading is.
  */
-function importOtlpArrayReporting(file: string, text: string, onDocument?: (end: number) => void): ImportedFile | undefined {
+function importOtlpArrayReporting(file: string, text: string, onDocument?: (end: number, read: boolean) => void): ImportedFile | undefined {
   const listener = mapTicks.onTick;
   mapTicks.onTick = undefined;
   try {
@@ -193,12 +195,14 @@ export async function importFiles(
           text = decodeBytes(input.name, bytes);
         } else text = (input as { text: string }).text;
         report('parsing');
-        const result = importOtlpArrayReporting(input.name, text, (end) => {
+        const result = importOtlpArrayReporting(input.name, text, (end, read) => {
+          // Every document read: the runs are built from their spans now.
+          if (read) return report('mapping');
           const now = Date.now();
           if (now - reported < READ_PROGRESS_EVERY_MS) return;
           reported = now;
           // How far the documents are read, in characters of the text (the bar's "MB" are those of the text).
-          onProgress?.({ file: input.name, fileIndex, fileCount, phase: 'parsing', bytesRead: end, bytesTotal: text.length });
+          onProgress?.({ file: input.name, fileIndex, fileCount, phase: 'parsing', bytesRead: end, bytesTotal: text.length, ofText: true });
         });
         if (result) early = { result, text };
         else {

@@ -13,6 +13,16 @@ describe('import progress row', () => {
     expect(describeProgress(steps)).toBe('mapping chat.json into runs: 16,384 steps');
   });
 
+  it('says how far the parse is: of a stream as it is read, of a text read already (ADR 0047)', () => {
+    const MB = 1048576;
+    const stream = { file: 'spans.jsonl', fileIndex: 0, fileCount: 1, phase: 'parsing' as const, bytesRead: 25 * MB, bytesTotal: 100 * MB };
+    expect(describeProgress(stream)).toBe('reading and parsing spans.jsonl: 25.0 of 100.0 MB');
+    const text = { ...stream, file: 'batches.json', ofText: true as const };
+    expect(progressFraction(text)).toBeCloseTo(0.25);
+    expect(describeProgress(text)).toBe('parsing batches.json: 25.0 of 100.0 MB');
+    expect(describeProgress({ ...text, bytesRead: 100 * MB })).toBe('parsing batches.json');
+  });
+
   it('says the token counter is loading for a file, and how far (ADR 0041)', () => {
     const counter = { file: 'chat.json', fileIndex: 1, fileCount: 2, phase: 'counter' as const, done: 900_000, total: 3_600_000 };
     expect(progressFraction(counter)).toBeCloseTo(0.25);

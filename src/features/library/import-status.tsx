@@ -24,7 +24,9 @@ export function describeProgress(p: ImportProgress | undefined): string {
       return `decoding ${p.file}${of}`;
     case 'parsing':
       // JSON Lines are parsed as they are read: the bytes say how far.
-      return p.bytesRead !== undefined && p.bytesTotal !== undefined && p.bytesRead < p.bytesTotal ? `reading and parsing ${p.file}: ${bytes()}${of}` : `parsing ${p.file}${of}`;
+      // A JSON array of OTLP documents is parsed a document at a time from its text, read already (ofText).
+      if (p.bytesRead !== undefined && p.bytesTotal !== undefined && p.bytesRead < p.bytesTotal) return `${p.ofText ? 'parsing' : 'reading and parsing'} ${p.file}: ${bytes()}${of}`;
+      return `parsing ${p.file}${of}`;
     case 'counter':
       // Files that record no token usage have it estimated: the counter's ranks load once per worker first.
       return `loading the token counter to estimate ${p.file}'s tokens${p.done !== undefined && p.total ? `: ${Math.min(100, Math.floor((100 * p.done) / p.total))}%` : ''}${of}`;

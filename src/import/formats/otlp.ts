@@ -774,9 +774,10 @@ function runsOf(spans: SpanRecord[], resource: { attributes?: Attributes }, read
  *   checks a whole document);
  * - nothing thrown while reading or mapping;
  * - no listener for the mapping's progress (mapTicks: its total is counted before reading).
- * `onDocument` is told where each document read ends in the text (how far the reading is).
+ * `onDocument` is told where each document read ends in the text (how far the reading is), then, with `read`, that
+ * all are read and the runs are being built.
  */
-export function importOtlpArrayText(text: string, onDocument?: (end: number) => void): ImportResult | undefined {
+export function importOtlpArrayText(text: string, onDocument?: (end: number, read: boolean) => void): ImportResult | undefined {
   if (mapTicks.onTick) return undefined;
   let i = skipSpace(text, text.charCodeAt(0) === 0xfeff ? 1 : 0);
   if (text.charCodeAt(i) !== 91 /* [ */) return undefined;
@@ -814,7 +815,7 @@ export function importOtlpArrayText(text: string, onDocument?: (end: number) => 
       const depth: DepthCheck = { parts, checked: new Set(), spanDepth: 8 };
       readDocument(value, `$[${index}]`, spans, resource, read, undefined, progress, depth);
       if (parts.restDeeper(value, depth.checked, 2)) return undefined;
-      onDocument?.(end);
+      onDocument?.(end, false);
       i = skipSpace(text, end);
       const c = text.charCodeAt(i);
       if (c === 93 /* ] */) break;
@@ -822,6 +823,7 @@ export function importOtlpArrayText(text: string, onDocument?: (end: number) => 
       i = skipSpace(text, i + 1);
     }
     if (skipSpace(text, i + 1) !== text.length) return undefined;
+    onDocument?.(text.length, true);
     return runsOf(spans, resource, read, progress);
   } catch {
     return undefined;
