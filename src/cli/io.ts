@@ -1,7 +1,7 @@
 // Shared plumbing of the command line: argument parsing, reading trace files, the one-line error contract (SPEC §7).
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { detectText, importDetected, ImportError, importOtlpArray, type DetectedInput, type ImportedFile } from '../import/index.ts';
+import { detectOrImportText, importDetected, ImportError, type DetectedInput, type ImportedFile } from '../import/index.ts';
 import { attachAnnotationSets } from '../model/annotations.ts';
 import { formatMb } from '../import/gunzip.ts';
 import { MAX_FILE_BYTES, TraceDecoder, TRACE_FILE_NAME } from '../import/parse-input.ts';
@@ -167,12 +167,11 @@ export function readTraceFile(file: string, format?: string): ImportedFile {
 /**
  * Read, parse and detect in a frame of its own: when it returns, nothing refers to the text any longer (the parsed
  * input drops it unless its importer reads it), so the text can be collected while the runs are built (ADR 0019).
- * A JSON array of OTLP documents is imported here already, one document at a time from the text (importOtlpArray:
+ * A JSON array of OTLP documents is imported here already, one document at a time from the text (detectOrImportText:
  * the same file, without the whole parse tree; ADR 0047).
  */
 function readAndDetect(file: string, format: string | undefined): DetectedInput | ImportedFile {
-  const text = readTraceText(file);
-  return importOtlpArray(file, text, { format }) ?? detectText(file, text, { format, dropText: true });
+  return detectOrImportText(file, readTraceText(file), { format, dropText: true });
 }
 
 /** The trace files in a folder and all its subfolders (as the studio's "Open folder…"), in path order. */

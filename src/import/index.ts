@@ -74,7 +74,21 @@ export interface ImportOptions {
 }
 
 export function importText(file: string, text: string, options: ImportOptions = {}): ImportedFile {
-  return importOtlpArray(file, text, options) ?? importDetected(detectText(file, text, options));
+  const read = detectOrImportText(file, text, options);
+  return 'importer' in read ? importDetected(read) : read;
+}
+
+/**
+ * detectText, except that a JSON array of OTLP documents is imported here already, a document at a time from the
+ * text (importOtlpArray, ADR 0047; `onDocument` is told how far): the one place importText, the command line and the
+ * import worker decide which path a text takes.
+ */
+export function detectOrImportText(
+  file: string,
+  text: string,
+  options: ImportOptions & { dropText?: boolean; onDocument?: (end: number, read: boolean) => void } = {},
+): DetectedInput | ImportedFile {
+  return importOtlpArray(file, text, options, options.onDocument) ?? detectText(file, text, options);
 }
 
 /**
@@ -83,7 +97,7 @@ export function importText(file: string, text: string, options: ImportOptions = 
  * try OTLP on an array first: no format forced but OTLP, and no importer matched by the file name before it except
  * those that never take an array (the native session, span trees and TRAIL annotations read one object).
  */
-export function importOtlpArray(file: string, text: string, options: ImportOptions, onDocument?: (end: number, read: boolean) => void): ImportedFile | undefined {
+function importOtlpArray(file: string, text: string, options: ImportOptions, onDocument?: (end: number, read: boolean) => void): ImportedFile | undefined {
   if (options.format !== undefined && options.format !== 'otlp') return undefined;
   if (options.format === undefined) {
     for (const importer of IMPORTERS) {

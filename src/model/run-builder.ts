@@ -33,20 +33,21 @@ export const mapTicks: { onTick?: (done: number, total: number) => void } = {};
 
 /**
  * An importer's progress through `total` items: `tick()` per item is an increment and a mask test; `advance(n)` for
- * many at once. Told through `mapTicks` every STEP_TICK items.
+ * many at once. Told through `mapTicks` every STEP_TICK items. A total of 0 is not known (an importer that reads as
+ * it parses cannot count first): then `mapTicks` is never told, and the steps built report through `stepTicks`.
  */
 export class MapProgress {
   private done = 0;
   constructor(readonly total: number) {}
 
   tick(): void {
-    if ((++this.done & (STEP_TICK - 1)) === 0) mapTicks.onTick?.(this.done, this.total);
+    if ((++this.done & (STEP_TICK - 1)) === 0 && this.total > 0) mapTicks.onTick?.(this.done, this.total);
   }
 
   advance(n: number): void {
     const before = this.done;
     this.done += n;
-    if (Math.floor(before / STEP_TICK) !== Math.floor(this.done / STEP_TICK)) mapTicks.onTick?.(this.done, this.total);
+    if (Math.floor(before / STEP_TICK) !== Math.floor(this.done / STEP_TICK) && this.total > 0) mapTicks.onTick?.(this.done, this.total);
   }
 }
 

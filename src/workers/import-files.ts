@@ -4,7 +4,7 @@
 // Everything returned is plain data: it crosses the worker boundary by structured clone, one file at a time, so a
 // file whose result cannot be cloned fails alone (see deliverEach). A large run crosses in parts (its shell, then its
 // steps in slices), each a short task on the page; its source spans stay with the worker's IndexedDB write (ADR 0020).
-import { detectParsed, detectText, ImportError, importDetected, importOtlpArray, jsonLinesReaderFor, type DetectedInput, type ImportedFile, type LoadedFile } from '../import/index.ts';
+import { detectOrImportText, detectParsed, ImportError, importDetected, jsonLinesReaderFor, type DetectedInput, type ImportedFile, type LoadedFile } from '../import/index.ts';
 import { attachAnnotationSets, type AnnotationSet } from '../model/annotations.ts';
 import { mapTicks, stepTicks } from '../model/run-builder.ts';
 import { decodeBytes, MAX_FILE_BYTES, TraceDecoder, type ParsedInput } from '../import/parse-input.ts';
@@ -132,20 +132,6 @@ export function failureOf(file: string, error: unknown): ImportFailureInfo {
 }
 
 /**
- * importOtlpArray with the mapping's progress listener set aside (that path counts no total before reading: its
- * steps are reported by stepTicks as they are built), and `onDocument` told how far the reading is.
- */
-function importOtlpArrayReporting(file: string, text: string, onDocument?: (end: number, read: boolean) => void): ImportedFile | undefined {
-  const listener = mapTicks.onTick;
-  mapTicks.onTick = undefined;
-  try {
-    return importOtlpArray(file, text, {}, onDocument);
-  } finally {
-    mapTicks.onTick = listener;
-  }
-}
-
-/**
  * Import the files one by one. The token counter is loaded by the first file that needs it (ADR 0038): before mapping
  * a format that always estimates (chat logs, message buses), and for one that estimates only what a file left out
  * (spans without usage) once an estimate was refused, the file then mapped again. A file whose usage is recorded never
@@ -195,21 +181,22 @@ export async function importFiles(
           text = decodeBytes(input.name, bytes);
         } else text = (input as { text: string }).text;
         report('parsing');
-        const result = importOtlpArrayReporting(input.name, text, (end, read) => {
-          // Every document read: the runs are built from their spans now.
-          if (read) return report('mapping');
-          const now = Date.now();
-          if (now - reported < READ_PROGRESS_EVERY_MS) return;
-          reported = now;
-          // How far the documents are read, in characters of the text (the bar's "MB" are those of the text).
-          onProgress?.({ file: input.name, fileIndex, fileCount, phase: 'parsing', bytesRead: end, bytesTotal: text.length, ofText: true });
+        // The text goes once parsed (unless the importer reads it): the mapping then runs without the file's text held
+        // beside its parsed values (74 MB for the 1M-message chat log). A JSON array of OTLP documents is imported as
+        // it is parsed, a document at a time: the row says how far into the text (its "MB" are the text's).
+        const read = detectOrImportText(input.name, text, {
+          dropText: true,
+          onDocument: (end, all) => {
+            // Every document read: the runs are built from their spans now.
+            if (all) return report('mapping');
+            const now = Date.now();
+            if (now - reported < READ_PROGRESS_EVERY_MS) return;
+            reported = now;
+            onProgress?.({ file: input.name, fileIndex, fileCount, phase: 'parsing', bytesRead: end, bytesTotal: text.length, ofText: true });
+          },
         });
-        if (result) early = { result, text };
-        else {
-          // The text goes once parsed (unless the importer reads it): the mapping then runs without the file's text
-          // held beside its parsed values (74 MB for the 1M-message chat log).
-          detected = detectText(input.name, text, { dropText: true });
-        }
+        if ('importer' in read) detected = read;
+        else early = { result: read, text };
         text = '';
         if ('text' in input) input.text = '';
       }
@@ -243,11 +230,8 @@ export async function importFiles(
         counted = false;
         report('mapping');
         failure = undefined;
-        if (detected) result = importDetected(detected);
-        else {
-          const text = early!.text;
-          result = importOtlpArrayReporting(input.name, text) ?? importDetected(detectText(input.name, text, { dropText: true }));
-        }
+        const again = detected ?? detectOrImportText(input.name, early!.text, { dropText: true });
+        result = 'importer' in again ? importDetected(again) : again;
       }
       early = undefined;
       if (result === undefined) throw failure;

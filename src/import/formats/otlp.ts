@@ -15,7 +15,7 @@ import { looksLikeSmolagents, smolagentsSpansToRun } from '../spans/smolagents.t
 import { genericSpansToRun } from '../spans/assemble.ts';
 import type { Attributes } from '../spans/attributes.ts';
 import { buildForest, countDrop, type SpanEvent, type SpanRecord } from '../spans/forest.ts';
-import { MapProgress, mapTicks } from '../../model/run-builder.ts';
+import { MapProgress } from '../../model/run-builder.ts';
 
 function field(o: JsonObject, camel: string, snake: string): unknown {
   const v = o[camel];
@@ -772,13 +772,12 @@ function runsOf(spans: SpanRecord[], resource: { attributes?: Attributes }, read
  *   matched by the file name comes first that could take an array (the caller checks those);
  * - nothing nests too deeply (each span where it is read, the rest of each document after it, as importFromOtlp
  *   checks a whole document);
- * - nothing thrown while reading or mapping;
- * - no listener for the mapping's progress (mapTicks: its total is counted before reading).
+ * - nothing thrown while reading or mapping.
+ * Its spans are not counted before reading: the mapping's progress has no total (MapProgress(0) tells mapTicks nothing).
  * `onDocument` is told where each document read ends in the text (how far the reading is), then, with `read`, that
  * all are read and the runs are being built.
  */
 export function importOtlpArrayText(text: string, onDocument?: (end: number, read: boolean) => void): ImportResult | undefined {
-  if (mapTicks.onTick) return undefined;
   let i = skipSpace(text, text.charCodeAt(0) === 0xfeff ? 1 : 0);
   if (text.charCodeAt(i) !== 91 /* [ */) return undefined;
   i = skipSpace(text, i + 1);
