@@ -32,6 +32,14 @@ export interface DecodeOptions {
 type TextEncoding = 'utf-8' | 'utf-16le' | 'utf-16be';
 
 /** The text encoding of a trace's first bytes: a UTF-16 byte order mark, or JSON's `{`/`[` followed by a zero byte. */
+/**
+ * Whether a file starting with `head` is read as UTF-8 text (no gzip header, no UTF-16 byte order mark or pattern):
+ * such a file's text is what Blob.text() gives, the same UTF-8 decode (a BOM dropped, invalid bytes as U+FFFD).
+ */
+export function startsPlainUtf8(head: Uint8Array): boolean {
+  return head.length >= 4 && !isGzipStart(head) && sniffEncoding(head) === 'utf-8';
+}
+
 function sniffEncoding(b: Uint8Array): TextEncoding {
   if (b.length >= 2 && b[0] === 0xff && b[1] === 0xfe) return 'utf-16le';
   if (b.length >= 2 && b[0] === 0xfe && b[1] === 0xff) return 'utf-16be';

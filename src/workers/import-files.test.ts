@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exportSession } from '../export/native.ts';
 import { makeRun } from '../testing/test-runs.ts';
-import { deliverEach, importFiles, readFileInput, type ImportProgress } from './import-files.ts';
+import { deliverEach, importFiles, readFileInput, readFileText, type ImportProgress } from './import-files.ts';
 import { forgetTokenCounter, loadTokenCounter, tokenEstimatesRefused } from '../import/tokens.ts';
 import { detectText, importDetected } from '../import/index.ts';
 
@@ -33,7 +33,7 @@ describe('readFileInput (a File, as the worker reads it)', () => {
     const text = `${lines.join('\n')}\n`;
     const gz = new Uint8Array(gzipSync(text));
     const phases: string[] = [];
-    const read: number[] = [];
+    const read: (number | undefined)[] = [];
     const input = await readFileInput('m.jsonl.gz', new Blob([gz]), (phase, bytes) => {
       phases.push(phase);
       read.push(bytes);
@@ -48,6 +48,32 @@ describe('readFileInput (a File, as the worker reads it)', () => {
     // One JSON document inside gzip: read whole, as before.
     const doc = await readFileInput('chat.json.gz', new Blob([new Uint8Array(gzipSync('{"history":[]}'))]));
     expect('text' in doc).toBe(true);
+  });
+
+  it('reads a UTF-8 document in one call (its bytes not counted), with the text the stream would decode', async () => {
+    const doc = `\uFEFF${JSON.stringify({ history: [{ role: 'user', content: 'héllo ✓ 😀 \uFFFD' }] })}`;
+    // A BOM dropped, multi-byte characters, and an invalid byte (0xff) read as U+FFFD, as TextDecoder does.
+    const bytes = new Uint8Array([...new TextEncoder().encode(doc), 0xff, 0x20]);
+    const progress: [string, number | undefined][] = [];
+    const input = await readFileInput('chat.json', new Blob([bytes]), (phase, read) => progress.push([phase, read]));
+    expect(progress).toEqual([['reading', undefined]]);
+    expect('text' in input && input.text).toBe(await readFileText('chat.json', new Blob([bytes])));
+    // UTF-16 is decoded from the stream, its bytes counted.
+    const utf16 = new Uint8Array([0xff, 0xfe, ...Array.from('{"history":[]}').flatMap((c) => [c.charCodeAt(0), 0])]);
+    const counted: (number | undefined)[] = [];
+    const wide = await readFileInput('chat.json', new Blob([utf16]), (_, read) => counted.push(read));
+    expect('text' in wide && wide.text).toBe('{"history":[]}');
+    expect(counted[counted.length - 1]).toBe(utf16.length);
+  });
+
+  it('refuses a UTF-8 document holding a NUL byte, saying at which byte (read again as a stream)', async () => {
+    const bytes = new TextEncoder().encode(`{"history":[{"content":"ab${'\0'}"}]}`);
+    const error = await readFileInput('bin.json', new Blob([bytes])).then(
+      () => undefined,
+      (e: unknown) => e as Error & { detail?: string; location?: string },
+    );
+    expect(error?.detail).toMatch(/binary data \(a NUL byte\)/);
+    expect(error?.location).toBe(`byte ${bytes.indexOf(0)}`);
   });
 
   it('refuses a file that is not JSON Lines and too long for one string, after reading only its head', async () => {

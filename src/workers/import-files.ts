@@ -7,7 +7,7 @@
 import { detectOrImportText, detectParsed, ImportError, importDetected, jsonLinesReaderFor, type DetectedInput, type ImportedFile, type LoadedFile } from '../import/index.ts';
 import { attachAnnotationSets, type AnnotationSet } from '../model/annotations.ts';
 import { mapTicks, stepTicks } from '../model/run-builder.ts';
-import { decodeBytes, MAX_FILE_BYTES, TraceDecoder, type ParsedInput } from '../import/parse-input.ts';
+import { decodeBytes, MAX_FILE_BYTES, startsPlainUtf8, TraceDecoder, type ParsedInput } from '../import/parse-input.ts';
 import { GZIP_JSON_LINES_NAME, JSON_LINES_NAME, readGzipJsonLines, readJsonLines, startsJsonLines } from '../import/jsonl-stream.ts';
 import { isGzipStart } from '../import/gunzip.ts';
 import { isBusMessage } from '../import/formats/bus-messages.ts';
@@ -27,10 +27,11 @@ const megabytes = (n: number) => `${Math.round(n / 1048576).toLocaleString('en')
 /**
  * A File read for import: JSON Lines (UTF-8, plain or gzip-compressed) as a stream, line by line, so that its text
  * is never one string and a file past the longest string V8 can hold still opens (jsonl-stream.ts); anything else read
- * whole and decoded (readFileText), refused before a byte is read when it is larger than one string may be.
- * `onProgress` gets the bytes read and the phase ('reading', or 'parsing' for JSON Lines, parsed as they are read).
+ * whole (UTF-8 by Blob.text(), else decoded by readFileText), refused before a byte is read when it is larger than one
+ * string may be. `onProgress` gets the bytes read (undefined: not counted) and the phase ('reading', or 'parsing' for
+ * JSON Lines, parsed as they are read).
  */
-export async function readFileInput(name: string, file: Blob, onProgress?: (phase: 'reading' | 'parsing', bytesRead: number) => void): Promise<FileInput> {
+export async function readFileInput(name: string, file: Blob, onProgress?: (phase: 'reading' | 'parsing', bytesRead: number | undefined) => void): Promise<FileInput> {
   const head = new Uint8Array(await file.slice(0, HEAD_BYTES).arrayBuffer());
   if (startsJsonLines(head, JSON_LINES_NAME.test(name))) {
     // Only a message-bus log is named by its text's hash: the text is hashed for that one.
@@ -51,6 +52,14 @@ export async function readFileInput(name: string, file: Blob, onProgress?: (phas
       '',
       `file is ${megabytes(file.size)}; the limit is ${megabytes(MAX_FILE_BYTES)} for a file read whole (one JSON document, gzip or UTF-16: a browser holds at most about 512 MB of text in one string). Save the trace as JSON Lines (one JSON value per line, e.g. one OTLP export or one message per line, UTF-8, gzip-compressed or not): those are read line by line, whatever their size.`,
     );
+  }
+  if (startsPlainUtf8(head)) {
+    // UTF-8 text is read by the browser in one call: 2× faster than decoding the stream's chunks and joining them
+    // (78 MB: 260–290 ms vs 450–660 ms in a worker), at the cost of no count of bytes read meanwhile (the bar is
+    // indeterminate). A NUL means binary data: read again as a stream, which says at which byte.
+    onProgress?.('reading', undefined);
+    const text = await file.text();
+    if (text.indexOf('\0') === -1) return { name, text };
   }
   return { name, text: await readFileText(name, file, onProgress && ((bytes) => onProgress('reading', bytes))) };
 }

@@ -23,6 +23,14 @@ describe('import progress row', () => {
     expect(describeProgress({ ...text, bytesRead: 100 * MB })).toBe('parsing batches.json');
   });
 
+  it('says a file read in one call is being read, with its size and an indeterminate bar (bytes not counted)', () => {
+    const MB = 1048576;
+    const whole = { file: 'flat.json', fileIndex: 0, fileCount: 1, phase: 'reading' as const, bytesTotal: 78.2 * MB };
+    expect(describeProgress(whole)).toBe('reading flat.json (78.2 MB)');
+    expect(progressFraction(whole)).toBeUndefined();
+    expect(describeProgress({ ...whole, bytesRead: 39.1 * MB })).toBe('reading flat.json: 39.1 of 78.2 MB');
+  });
+
   it('says the token counter is loading for a file, and how far (ADR 0041)', () => {
     const counter = { file: 'chat.json', fileIndex: 1, fileCount: 2, phase: 'counter' as const, done: 900_000, total: 3_600_000 };
     expect(progressFraction(counter)).toBeCloseTo(0.25);

@@ -19,6 +19,8 @@ export function describeProgress(p: ImportProgress | undefined): string {
   };
   switch (p.phase) {
     case 'reading':
+      // Bytes not counted: the file is read in one call (UTF-8 text).
+      if (p.bytesRead === undefined) return `reading ${p.file}${p.bytesTotal !== undefined ? ` (${(p.bytesTotal / MB).toFixed(1)} MB)` : ''}${of}`;
       return `reading ${p.file}: ${bytes()}${of}`;
     case 'decoding':
       return `decoding ${p.file}${of}`;
