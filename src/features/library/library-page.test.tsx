@@ -59,6 +59,7 @@ describe('library page', () => {
     expect(within(row).getByTestId('run-tokens')).toHaveTextContent('≈1,234estimated');
     expect(within(row).getAllByText('simulated').length).toBeGreaterThan(0);
     expect(within(row).getByText('3 orphan')).toHaveClass('text-amber-700');
+    expect(screen.getByTestId('library-shown')).toHaveTextContent(/^1 run$/);
     history.replaceState(null, '', '/');
     await userEvent.click(within(row).getByRole('button', { name: 'Simulated demo run' }));
     expect(useUrl.getState()).toMatchObject({ view: 'run', params: { run: 'r1' } });

@@ -163,7 +163,7 @@ export function LibraryTable({ onRemoved, query, setQuery }: { onRemoved(removed
           </Button>
         )}
         <span className="text-slate-600" data-testid="library-shown" role="status">
-          {shown.length === rows.length ? `${formatCount(rows.length)} runs` : `${formatCount(shown.length)} of ${formatCount(rows.length)} runs`}
+          {shown.length === rows.length ? `${formatCount(rows.length)} ${rows.length === 1 ? 'run' : 'runs'}` : `${formatCount(shown.length)} of ${formatCount(rows.length)} ${rows.length === 1 ? 'run' : 'runs'}`}
         </span>
       </div>
       {chosen.length > 0 && (
