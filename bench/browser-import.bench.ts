@@ -270,6 +270,7 @@ export async function measureThroughLibrary(dist: string, file: string, open = t
       localStorage.setItem('mas-replay:visited', 'bench');
       window.__longTasks = [];
       new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__longTasks.push({ start: e.startTime, duration: e.duration }); }).observe({ type: 'longtask', buffered: true });
+      document.addEventListener('click', () => { (window.__clicks ??= []).push(performance.now()); }, true);
       document.addEventListener('change', (e) => { if (e.target?.dataset?.testid === 'open-file-input') { window.__dropAt = performance.now(); window.__writesAtDrop = Number(document.documentElement.dataset.libraryWrites ?? 0); } }, true);
       // Observers start with the document (an init script runs before there is a document element).
       document.addEventListener('DOMContentLoaded', () => {
@@ -406,7 +407,8 @@ export async function measureThroughLibrary(dist: string, file: string, open = t
     const longTasks = tasks.map((t) => t.duration);
     const phases = (await page.evaluate('window.__phases')) as { phase: string; at: number }[];
     console.log(`  import phases from the drop: ${phases.map((p) => `${p.phase} ${(p.at - dropAt).toFixed(0)}`).join(', ')}`);
-    console.log(`  timeline from the drop: listed ${(listedAt - dropAt).toFixed(0)} ms, click ${(clickAt - dropAt).toFixed(0)} ms, painted ${(paintedAt - dropAt).toFixed(0)} ms, saved ${(savedAt - dropAt).toFixed(0)} ms; long tasks (start+duration) ${allTasks.map((t) => `${(t.start - dropAt).toFixed(0)}+${t.duration.toFixed(0)}`).join(', ')}`);
+    const clicks = ((await page.evaluate('window.__clicks ?? []')) as number[]).filter((t) => t >= clickAt);
+    console.log(`  timeline from the drop: listed ${(listedAt - dropAt).toFixed(0)} ms, click ${(clickAt - dropAt).toFixed(0)} ms (in the page at ${clicks.map((t) => (t - dropAt).toFixed(0)).join(', ') || '—'}), painted ${(paintedAt - dropAt).toFixed(0)} ms, saved ${(savedAt - dropAt).toFixed(0)} ms; long tasks (start+duration) ${allTasks.map((t) => `${(t.start - dropAt).toFixed(0)}+${t.duration.toFixed(0)}`).join(', ')}`);
     if (viewBuild) viewBuild.startAt -= clickAt;
     return {
       parseMs,

@@ -211,6 +211,13 @@ const INIT = `
     const state = row ? (row.textContent ?? '') + '|' + (bar ? (bar.getAttribute('aria-valuenow') ?? bar.getAttribute('value') ?? 'indeterminate') : 'no bar') : 'gone';
     const last = window.__progress[window.__progress.length - 1];
     if (window.__dropAt !== undefined && last?.state !== state) window.__progress.push({ state, at: performance.now(), bar: !!bar, row: !!row });
+    // The run listed (or the file refused), and after the click a frame drawn once the first step row is in the DOM:
+    // the page's own times (a locator's waitFor polls every 500 ms after its first ~300 ms).
+    if (window.__dropAt !== undefined && window.__rowAt === undefined && document.querySelector('[data-testid="run-row"], [data-testid="import-failures"]')) window.__rowAt = performance.now();
+    if (window.__openClicked && !window.__painting && document.querySelector('[data-testid="step-list"] li')) {
+      window.__painting = true;
+      requestAnimationFrame(() => setTimeout(() => { window.__paintedAt = performance.now(); }, 0));
+    }
     // The run view's "preparing" screen: each time it appears (a new build of the view starts with it).
     const preparing = !!document.querySelector('[data-testid="run-preparing"]');
     if (preparing !== !!window.__preparingShown) {
@@ -287,13 +294,13 @@ async function openThroughLibrary(base: string, file: string): Promise<Opened> {
     await page.getByTestId('open-file-input').setInputFiles(file);
     const row = page.getByTestId('run-row').first();
     // The run listed, or the file refused (a failure banner): then nothing opens and the figures say why.
-    await row.or(page.getByTestId('import-failures')).first().waitFor({ timeout: 600_000 });
+    await page.waitForFunction(() => (window as unknown as { __rowAt?: number }).__rowAt !== undefined, undefined, { polling: 'raf', timeout: 600_000 });
     if ((await row.count()) === 0) {
       const why = ((await page.getByTestId('failure-detail').first().textContent()) ?? '').slice(0, 200);
       memory.stop();
       throw new Error(`the file was not opened: ${why}`);
     }
-    const listedAt = (await page.evaluate('performance.now()')) as number;
+    const listedAt = (await page.evaluate('window.__rowAt')) as number;
     const peakListedBytes = memory.peakSoFar();
     const cdp = PROFILE_OPEN ? await page.context().newCDPSession(page) : undefined;
     if (cdp) {
@@ -305,10 +312,11 @@ async function openThroughLibrary(base: string, file: string): Promise<Opened> {
     // Printed below: when the click returned, when the run page first showed ("preparing"), when its code was fetched.
     // (In this session's runs the page showed only once the import's row went, its IndexedDB write durable, even with
     // `force`: the wait is the page's, not Playwright's actionability checks.)
+    await page.evaluate('window.__openClicked = true');
     await row.getByRole('button').first().click();
     const clickedAt = (await page.evaluate('performance.now()')) as number;
-    await page.locator('[data-testid="step-list"] li').first().waitFor({ timeout: 600_000 });
-    const paintedAt = (await page.evaluate('new Promise((r) => requestAnimationFrame(() => setTimeout(() => r(performance.now()), 0)))')) as number;
+    await page.waitForFunction(() => (window as unknown as { __paintedAt?: number }).__paintedAt !== undefined, undefined, { polling: 'raf', timeout: 600_000 });
+    const paintedAt = (await page.evaluate('window.__paintedAt')) as number;
     // The sliced build of the run view (run-view-loader.ts): its wall time, its own work and its tasks.
     const build = (await page.evaluate(`(() => { const m = performance.getEntriesByName('mas-replay:run-view-build').pop(); return m ? { start: m.startTime, wall: m.duration, work: m.detail?.workMs, tasks: m.detail?.tasks } : undefined; })()`)) as
       | { start: number; wall: number; work: number; tasks: number }
