@@ -39,6 +39,21 @@ const lazyTokens = {
   },
 };
 
+/**
+ * The native importer's schemas, swapped for the CLI's lazy ones (src/cli/schema-lazy.ts): zod is in schema.cjs,
+ * built apart below and required on the first session read. Any other import of them would fail this build (the
+ * stand-in has no other export), so none can bring zod back into the bundle unseen.
+ */
+const lazySchema = {
+  name: 'lazy-schema',
+  setup(build) {
+    build.onResolve({ filter: /\/schema\.ts$/ }, (args) => {
+      const path = resolve(args.resolveDir, args.path);
+      return path === join(ROOT, 'src/model/schema.ts') ? { path: join(ROOT, 'src/cli/schema-lazy.ts') } : undefined;
+    });
+  },
+};
+
 const started = Date.now();
 const result = await esbuild.build({
   absWorkingDir: ROOT,
@@ -52,14 +67,29 @@ const result = await esbuild.build({
   target: 'node20',
   // Loaded from node_modules on first use only (see tokens-lazy.ts and llm/usage.ts).
   external: ['gpt-tokenizer'],
-  plugins: [lazyTokens],
+  plugins: [lazyTokens, lazySchema],
   metafile: true,
   logLevel: 'warning',
   legalComments: 'none',
   minify: true,
   sourcemap: true,
 });
-const inputs = Object.keys(result.metafile.inputs)
+// zod and the schemas, CommonJS so that schema-lazy.ts can require them synchronously.
+const schema = await esbuild.build({
+  absWorkingDir: ROOT,
+  entryPoints: ['src/model/schema.ts'],
+  outfile: join(TMP, 'schema.cjs'),
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  metafile: true,
+  logLevel: 'warning',
+  legalComments: 'none',
+  minify: true,
+  sourcemap: true,
+});
+const inputs = [...new Set([...Object.keys(result.metafile.inputs), ...Object.keys(schema.metafile.inputs)])]
   .filter((p) => !p.includes('node_modules/'))
   .concat('package-lock.json', 'scripts/build-cli.mjs')
   .map((p) => relative(ROOT, resolve(ROOT, p)))
@@ -67,6 +97,6 @@ const inputs = Object.keys(result.metafile.inputs)
 writeFileSync(join(TMP, 'inputs.json'), `${JSON.stringify({ builtAt: started, inputs }, null, 1)}\n`);
 rmSync(OUT, { recursive: true, force: true });
 renameSync(TMP, OUT);
-const kb = Object.entries(result.metafile.outputs).reduce((n, [path, o]) => (path.endsWith('.map') ? n : n + o.bytes), 0) / 1024;
+const kb = [...Object.entries(result.metafile.outputs), ...Object.entries(schema.metafile.outputs)].reduce((n, [path, o]) => (path.endsWith('.map') ? n : n + o.bytes), 0) / 1024;
 console.log(`build-cli: ${relative(ROOT, join(OUT, 'mas-replay.mjs'))} from ${inputs.length} inputs, ${kb.toFixed(0)} KB, ${Date.now() - started} ms`);
 if (!existsSync(join(OUT, 'mas-replay.mjs'))) process.exit(1);

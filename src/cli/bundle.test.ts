@@ -1,7 +1,7 @@
 // The bin runs the bundle built by scripts/build-cli.mjs when it is current, and the sources through tsx with a note
 // when they changed since (ADR 0018). Built into a scratch copy of the tree so the repo's own dist-cli is untouched.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,5 +74,27 @@ describe('the CLI bundle', () => {
     const estimated = bin(['inspect', join(ROOT, '../shared/traces/who-and-when/hand-crafted/1.json')]);
     expect(estimated.status).not.toBe(0);
     expect(estimated.stderr).toMatch(/^mas-replay: bundle dist-cli\/mas-replay.mjs\nerror: .*Cannot find module 'gpt-tokenizer'/);
+  });
+
+  it.skipIf(!existsSync(SMALL))(`loads zod and the schemas (dist-cli/schema.cjs) only to read a native session${existsSync(SMALL) ? '' : ` (${SMALL} is absent: skipped)`}`, () => {
+    const schema = join(tree, 'dist-cli/schema.cjs');
+    // zod's classes are named in its code: in schema.cjs, in no module of the bundle.
+    const modules = readdirSync(join(tree, 'dist-cli')).filter((f) => f.endsWith('.mjs'));
+    expect(modules.filter((f) => readFileSync(join(tree, 'dist-cli', f), 'utf8').includes('$ZodObject'))).toEqual([]);
+    expect(readFileSync(schema, 'utf8')).toContain('$ZodObject');
+    renameSync(schema, `${schema}.away`);
+    try {
+      // Without it, an OTLP file is inspected all the same: nothing required it …
+      const otlp = bin(['inspect', '--json', SMALL]);
+      expect(otlp.status, otlp.stderr).toBe(0);
+      expect(JSON.parse(otlp.stdout).files[0].runs.length).toBe(1);
+      // … and a session file reaches for it on its first validation.
+      const session = bin(['inspect', SAMPLE]);
+      expect(session.status).not.toBe(0);
+      expect(session.stderr).toMatch(/Cannot find module '\.\/schema\.cjs'/);
+    } finally {
+      renameSync(`${schema}.away`, schema);
+    }
+    expect(bin(['inspect', SAMPLE]).status).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
 // Write runs as a native session file (SPEC §2). Round trip: import → export → import gives identical runs.
-import { SESSION_FORMAT, SESSION_VERSION } from '../model/schema.ts';
+import { SESSION_FORMAT, SESSION_VERSION } from '../model/session-format.ts';
 import { hashText } from '../model/hash.ts';
 import type { LlmCallRecord, Run, Session } from '../model/types.ts';
 import { compactRun } from '../model/session-spans.ts';

@@ -3,10 +3,9 @@
 import './zod-config.ts'; // before any schema is made
 import { z } from 'zod';
 
-export const SESSION_FORMAT = 'mas-replay-session';
-/** 2: runner semantics typed (`Step.runner`, `Run.live`, ADR 0014); version 1 files are read and migrated. */
-export const SESSION_VERSION = 2;
-export const SESSION_VERSIONS_READ = [1, 2] as const;
+import { SESSION_FORMAT, SESSION_VERSION, SESSION_VERSIONS_READ } from './session-format.ts';
+
+export { SESSION_FORMAT, SESSION_VERSION, SESSION_VERSIONS_READ };
 
 export const SourceFormat = z.enum([
   'native',

@@ -1,7 +1,8 @@
 // The native session file: our own format, versioned, validated with the zod schema (SPEC §2).
 import { migrateRun } from '../../model/migrate.ts';
 import { hydrateRun } from '../../model/session-spans.ts';
-import { Session, SESSION_FORMAT, SESSION_VERSION } from '../../model/schema.ts';
+import { Session } from '../../model/schema.ts';
+import { SESSION_FORMAT, SESSION_VERSION } from '../../model/session-format.ts';
 import { FormatProblem } from '../errors.ts';
 import type { FormatImporter } from '../format.ts';
 import { isObject } from '../read.ts';
