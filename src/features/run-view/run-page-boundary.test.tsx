@@ -32,7 +32,7 @@ describe('run view boundaries', () => {
     useLibrary.setState({ hydrated: true, runs, files: [] });
     useUrl.setState({ view: 'run', params: { run: 'r1' } });
     render(<RunPage />);
-    const alert = await screen.findByRole('alert');
+    const alert = await screen.findByRole('alert', {}, { timeout: 10_000 }); // the panels' modules load on demand: slow on a loaded machine
     expect(alert.getAttribute('data-failed-panel')).toBe('token charts');
     expect(alert.textContent).toContain('RangeError: the token chart met a value it cannot draw');
     expect(screen.getByText('graph drawn')).toBeTruthy();

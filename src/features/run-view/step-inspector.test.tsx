@@ -59,7 +59,7 @@ describe('step inspector: markdown, paired tool results, spans', () => {
     const view = runViewOf(run);
     usePlayhead.getState().load('r2', view.steps.length, 0);
     render(<StepInspector view={view} />);
-    const md = await screen.findByTestId('markdown');
+    const md = await screen.findByTestId('markdown', {}, { timeout: 10_000 }); // its module loads on demand: slow on a loaded machine
     expect(within(md).getByRole('heading', { name: 'Plan' })).toBeInTheDocument();
     expect(md.querySelectorAll('li')).toHaveLength(2);
     expect(md.querySelector('strong')).toHaveTextContent('bold');
