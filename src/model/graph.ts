@@ -131,6 +131,8 @@ export function* deriveGraphSlices(
   positions?: StepPositions,
   /** Each handoff's replay position (-1: none), when found already (HandoffsByStep.positionOfHandoff). */
   handoffPositions?: Int32Array,
+  /** 1 at the positions whose step has nested steps, when known (the run view's nestedPositions): the others are not looked up. */
+  nestedAt?: Uint8Array,
 ): Sliced<InteractionGraph> {
   const nodes: GraphNode[] = [];
   const nodeIndex = new Map<string, number>();
@@ -341,7 +343,7 @@ export function* deriveGraphSlices(
       }
       previousSpeaker = step.agentId;
     }
-    const children = hasNested && childrenOf.has(step.id) ? nestedStepsInto(step.id, childrenOf, nestedBuffer) : NO_STEPS;
+    const children = hasNested && (nestedAt === undefined || nestedAt[position] === 1) && childrenOf.has(step.id) ? nestedStepsInto(step.id, childrenOf, nestedBuffer) : NO_STEPS;
     calls.eachCall(step, children, addCall);
     const tokens = stepTokens(step, children);
     nodes[nodeAt[position]].activity++;

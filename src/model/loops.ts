@@ -693,8 +693,10 @@ export function* loopAnalysisSlices(
   childrenOf: ReadonlyMap<string, readonly Step[]>,
   options: Partial<LoopOptions> = {},
   agentNames?: readonly string[],
+  /** 1 at the positions whose step has nested steps (nestedPositions), when known: the others are not looked up. */
+  nestedAt?: Uint8Array,
 ): Sliced<LoopAnalysis> {
-  return yield* analyse(replaySteps, childrenOf, options, agentNames, true);
+  return yield* analyse(replaySteps, childrenOf, options, agentNames, true, nestedAt);
 }
 
 function* analyse(
@@ -703,12 +705,16 @@ function* analyse(
   options: Partial<LoopOptions>,
   agentNames: readonly string[] | undefined,
   withLedger: boolean,
+  nestedAt?: Uint8Array,
 ): Sliced<LoopAnalysis> {
   const { minRepeats, maxGap, maxSpan, similarity, paraphraseSimilarity } = { ...DEFAULT_LOOP_OPTIONS, ...options };
   const n = replaySteps.length;
   const names = agentNamesOf(agentNames ?? [...new Set(replaySteps.map((s) => s.agentId))]);
 
   const hasNested = childrenOf.size > 0;
+  /** The nested steps of the step at position p: looked up only where it may have some. */
+  const nestedOf = (p: number): readonly Step[] =>
+    (hasNested && (nestedAt === undefined || nestedAt[p] === 1) ? childrenOf.get(replaySteps[p].id) : undefined) ?? NO_STEPS;
   // Pass 1: routing templates that recur for their agent, and the ledger's verdicts. Only the few lines that may be
   // routing (short, naming an agent) are kept, with their positions.
   const ledger: LoopVerdict[] = [];
@@ -746,8 +752,8 @@ function* analyse(
   const routingByAgent = new Map<string, number[]>();
   /** Reads the tokens and numbers of `slot`'s first item, a call, into its rows (see `unread` below). */
   const read = (slot: number) => {
-    const step = replaySteps[slots.first[slot]];
-    readItem(step, (hasNested ? childrenOf.get(step.id) : undefined) ?? NO_STEPS);
+    const first = slots.first[slot];
+    readItem(replaySteps[first], nestedOf(first));
     fill(slots, slot, scratch.numberCount);
   };
   const close = (slot: number) => {
@@ -831,7 +837,7 @@ function* analyse(
       else routingByAgent.set(agentId, [p]);
       continue;
     }
-    const calls = toolCallsOf(step, (hasNested ? childrenOf.get(step.id) : undefined) ?? NO_STEPS);
+    const calls = toolCallsOf(step, nestedOf(p));
     let kind: number;
     if (calls) {
       kind = kinds.ofCalls(calls);

@@ -5,7 +5,7 @@ import { importBytes } from '../../import/index.ts';
 import { HAVE_SHARED, SHARED_TRACES, sharedRuns } from '../../testing/fixture-kit.ts';
 import { countStepKinds, describeStepCounts } from '../../model/steps.ts';
 import type { Run, Step } from '../../model/types.ts';
-import { buildRunView, runViewOf } from './run-view-model.ts';
+import { buildRunView, runViewOf, stepsIndexSlices, type StepsIndex } from './run-view-model.ts';
 import { stepAt, timelineGeometry } from './timeline-geometry.ts';
 import { bucketTokens } from './token-charts.tsx';
 
@@ -250,5 +250,55 @@ describe.skipIf(!HAVE_SHARED)('on every real trace in ../shared/traces', () => {
     expect(scrolling?.agentIds).toEqual(['Orchestrator', 'WebSurfer']);
     expect(view.loops.some((l) => l.label.includes('Next speaker'))).toBe(false);
     expect(view.graph.nodes.find((n) => n.label === 'Orchestrator')?.inLoop).toBe(true);
+  });
+});
+
+describe('the steps index: positions whose step has nested steps (nestedAt)', () => {
+  const drain = <T,>(work: Generator<number, T>): T => {
+    for (;;) {
+      const r = work.next();
+      if (r.done) return r.value;
+    }
+  };
+  const brute = (index: StepsIndex) => {
+    const flags = index.index.replaySteps.map((s) => (index.index.childrenOf.has(s.id) ? 1 : 0));
+    return flags.some((f) => f === 1) ? flags : undefined;
+  };
+
+  it('flags exactly the replay steps with nested steps, with ids unique or repeated, and none when nothing nests', () => {
+    const nested = makeRun([
+      { id: 'a', kind: 'action', agentId: 'mgr' },
+      { id: 'm1', kind: 'llm', agentId: 'mgr', parentStepId: 'a' },
+      { id: 'b', kind: 'action', agentId: 'w' },
+      { id: 'c', kind: 'action', agentId: 'w' },
+      { id: 't1', kind: 'tool', agentId: 'w', parentStepId: 'c' },
+      { id: 't2', kind: 'tool', agentId: 'w', parentStepId: 't1' },
+    ]);
+    const unique = drain(stepsIndexSlices(nested));
+    expect(unique.positionOf.duplicates).toBe(false);
+    expect(Array.from(unique.nestedAt ?? [])).toEqual([1, 0, 1]);
+    expect(Array.from(unique.nestedAt ?? [])).toEqual(brute(unique));
+    // Two replay steps share the id 'a': both hold the nested step (the positions' table knows only the last of them).
+    const repeated = makeRun([
+      { id: 'a', kind: 'action', agentId: 'mgr' },
+      { id: 'x', kind: 'action', agentId: 'w' },
+      { id: 'a', kind: 'action', agentId: 'mgr' },
+      { id: 'm1', kind: 'llm', agentId: 'mgr', parentStepId: 'a' },
+    ]);
+    const twice = drain(stepsIndexSlices(repeated));
+    expect(twice.positionOf.duplicates).toBe(true);
+    expect(Array.from(twice.nestedAt ?? [])).toEqual(brute(twice));
+    expect(Array.from(twice.nestedAt ?? [])).toEqual([1, 0, 1]);
+    expect(drain(stepsIndexSlices(makeRun([{ id: 'a', kind: 'action', agentId: 'mgr' }]))).nestedAt).toBeUndefined();
+  });
+
+  it.skipIf(!HAVE_SHARED)('agrees with a lookup per step on every real trace', () => {
+    let runs = 0;
+    for (const { file, run } of sharedRuns()) {
+      const index = drain(stepsIndexSlices(run));
+      expect(index.nestedAt === undefined ? undefined : Array.from(index.nestedAt), file).toEqual(brute(index));
+      runs++;
+    }
+    expect(runs).toBeGreaterThan(50);
   });
 });

@@ -145,6 +145,35 @@ export interface StepsIndex {
   index: RunIndex;
   positionOf: StepPositions;
   handoffsByStep: HandoffsByStep;
+  /**
+   * 1 at the replay positions whose step has nested steps (its id a key of index.childrenOf); undefined when no step
+   * has any. The view's passes (loops, graph, columns) look a step's nested steps up only there: a lookup by id per step
+   * and pass was ~45 ms a pass at 96k steps, a cache miss on each id.
+   */
+  nestedAt: Uint8Array | undefined;
+}
+
+/**
+ * StepsIndex.nestedAt: from the ids of the steps that have nested steps (few in most runs), placed by the positions'
+ * table; by a look at every replay step when two share an id (the table then knows only the last of them).
+ */
+function* nestedPositionsSlices(steps: readonly Step[], childrenOf: ReadonlyMap<string, readonly Step[]>, positionOf: StepPositions): Sliced<Uint8Array | undefined> {
+  if (childrenOf.size === 0) return undefined;
+  const nestedAt = new Uint8Array(steps.length);
+  if (!positionOf.duplicates) {
+    let k = 0;
+    for (const parent of childrenOf.keys()) {
+      if (++k % SLICE === 0) yield k / childrenOf.size;
+      const p = positionOf.replay(parent);
+      if (p !== undefined) nestedAt[p] = 1;
+    }
+    return nestedAt;
+  }
+  for (let p = 0; p < steps.length; p++) {
+    if (p % SLICE === SLICE - 1) yield p / steps.length;
+    if (childrenOf.has(steps[p].id)) nestedAt[p] = 1;
+  }
+  return nestedAt;
 }
 
 /** The step tree, the replay steps' positions by id and the handoffs by step (the first phases of the view). */
@@ -155,24 +184,25 @@ export function* stepsIndexSlices(run: Run): Sliced<StepsIndex> {
   // Nested steps get their replay step's position in the per-step pass of buildTraceViewSlices (or traceFromPartSlices).
   // A chat log has a handoff per message: a million of them indexed in one go was a task of 300–700 ms in the
   // inspector's first render; a Map of a million one-handoff lists, 400–500 ms here.
-  const handoffsByStep = yield* phase(handoffsByStepSlices(run.handoffs, positionOf, steps.length), 0.85, 1);
-  return { index, positionOf, handoffsByStep };
+  const handoffsByStep = yield* phase(handoffsByStepSlices(run.handoffs, positionOf, steps.length), 0.85, 0.98);
+  const nestedAt = yield* phase(nestedPositionsSlices(steps, index.childrenOf, positionOf), 0.98, 1);
+  return { index, positionOf, handoffsByStep, nestedAt };
 }
 
 /**
  * What the view derives from the trace, in slices. Its phases, as parts of the whole (measured on the flat 96k-row
  * trace): the step tree, the loop analysis, the graph, then the per-position columns.
  */
-function* buildTraceViewSlices(run: Run, { index, positionOf, handoffsByStep }: StepsIndex): Sliced<TraceView> {
+function* buildTraceViewSlices(run: Run, { index, positionOf, handoffsByStep, nestedAt }: StepsIndex): Sliced<TraceView> {
   const steps = index.replaySteps;
   const n = steps.length;
 
   // The loop analysis's time as the bench reads it: its own work, not the pauses between slices.
   const loopTime = { ms: 0 };
   // The loops and the ledger's verdicts, read in the same passes over the steps.
-  const { loops, ledger } = yield* phase(loopAnalysisSlices(steps, index.childrenOf, {}, run.agents.flatMap((a) => [a.id, a.name])), 0.15, 0.45, loopTime);
+  const { loops, ledger } = yield* phase(loopAnalysisSlices(steps, index.childrenOf, {}, run.agents.flatMap((a) => [a.id, a.name]), nestedAt), 0.15, 0.45, loopTime);
   markDuration(LOOP_ANALYSIS_MEASURE, loopTime.ms);
-  const graph = yield* phase(deriveGraphSlices(run, steps, index.childrenOf, loops, positionOf, handoffsByStep.positionOfHandoff), 0.45, 0.8);
+  const graph = yield* phase(deriveGraphSlices(run, steps, index.childrenOf, loops, positionOf, handoffsByStep.positionOfHandoff, nestedAt), 0.45, 0.8);
   const loopAt = new Int32Array(n).fill(-1);
   // A chat log's loops cover most of its million positions: marked a slice at a time.
   let marked = 0;
@@ -203,7 +233,6 @@ function* buildTraceViewSlices(run: Run, { index, positionOf, handoffsByStep }: 
   // Steps of one agent often come in runs: its totals are looked up again only when the agent changes.
   let agentId: string | undefined;
   let agent: { agentId: string; name: string; input: number; output: number } | undefined;
-  const hasNested = index.childrenOf.size > 0;
   const byKind = new Map<StepKind, number>();
   let kind: StepKind | undefined;
   let kindRun = 0;
@@ -220,7 +249,7 @@ function* buildTraceViewSlices(run: Run, { index, positionOf, handoffsByStep }: 
     }
     kindRun++;
     // Most steps hold no nested steps: read the step itself without building a list for it.
-    const parts = hasNested && index.childrenOf.has(step.id) ? withDescendants(step, index.childrenOf) : undefined;
+    const parts = nestedAt !== undefined && nestedAt[p] === 1 ? withDescendants(step, index.childrenOf) : undefined;
     // Nested steps (at any depth) map to the position of the replay step holding them.
     if (parts) for (let k = 1; k < parts.length; k++) positionOf.add(parts[k].id, p);
     let lo = Infinity;
@@ -372,16 +401,16 @@ const NO_EDGES: readonly number[] = Object.freeze([]);
  * the positions by id, nested steps placed, the handoffs by step) and the graph's edge lists. Undefined when the part
  * is not this run's (its count of replay steps differs): the caller builds the view itself.
  */
-function* traceFromPartSlices(run: Run, { index, positionOf, handoffsByStep }: StepsIndex, part: TracePart): Sliced<TraceView | undefined> {
+function* traceFromPartSlices(run: Run, { index, positionOf, handoffsByStep, nestedAt }: StepsIndex, part: TracePart): Sliced<TraceView | undefined> {
   const steps = index.replaySteps;
   const n = steps.length;
   if (part.positions !== n || part.loopAt.length !== n || part.graph.edgeStart.length !== n + 1) return undefined;
   // Nested steps (at any depth) map to the position of the replay step holding them, as in buildTraceViewSlices.
-  if (index.childrenOf.size > 0) {
+  if (nestedAt !== undefined) {
     for (let p = 0; p < n; p++) {
       if (p % SLICE === SLICE - 1) yield 0.7 + (0.1 * p) / n;
+      if (nestedAt[p] !== 1) continue;
       const step = steps[p];
-      if (!index.childrenOf.has(step.id)) continue;
       const parts = withDescendants(step, index.childrenOf);
       for (let k = 1; k < parts.length; k++) positionOf.add(parts[k].id, p);
     }
