@@ -196,11 +196,11 @@ function plainTextMessages(text: string): ChatMessage[] | null {
   }
 }
 
-/** Deprecated GenAI forms: `gen_ai.prompt` as JSON, or indexed `gen_ai.prompt.N.role|content`. */
-function genAiLegacyMessages(attrs: Attributes, key: string): ChatMessage[] | undefined {
+/** Deprecated GenAI forms: `gen_ai.prompt` as JSON, or indexed `gen_ai.prompt.N.role|content` (`prefix`: the key and a dot). */
+function genAiLegacyMessages(attrs: Attributes, key: string, prefix: string): ChatMessage[] | undefined {
   const fromJson = messagesAttr(attrs, key);
   if (fromJson) return fromJson;
-  const groups = indexedGroups(attrs, `${key}.`);
+  const groups = indexedGroups(attrs, prefix);
   if (groups.size === 0) return undefined;
   return [...groups.values()].map((g) => ({ role: textOf(g.get('role')) ?? 'unknown', content: textOf(g.get('content')) ?? '' }));
 }
@@ -212,7 +212,7 @@ function outputMessages(attrs: Attributes): ChatMessage[] | undefined {
 
 /** The output text, given the span's structured output messages (`outputMessages`). */
 function outputTextOf(attrs: Attributes, structured: ChatMessage[] | undefined): string | undefined {
-  const messages = structured ?? genAiLegacyMessages(attrs, 'gen_ai.completion');
+  const messages = structured ?? genAiLegacyMessages(attrs, 'gen_ai.completion', 'gen_ai.completion.');
   if (messages && messages.length) return messages.map((m) => m.content).join('\n');
   return (
     unwrapOutputValue(textAttr(attrs, 'gen_ai.completion')) ??
@@ -244,7 +244,7 @@ export const genAi: AttributeStandard = {
     return usage;
   },
   model: (attrs) => textAttr(attrs, 'gen_ai.response.model') ?? textAttr(attrs, 'gen_ai.request.model'),
-  inputMessages: (attrs) => messagesAttr(attrs, 'gen_ai.input.messages') ?? genAiLegacyMessages(attrs, 'gen_ai.prompt'),
+  inputMessages: (attrs) => messagesAttr(attrs, 'gen_ai.input.messages') ?? genAiLegacyMessages(attrs, 'gen_ai.prompt', 'gen_ai.prompt.'),
   outputText: (attrs) => outputTextOf(attrs, outputMessages(attrs)),
   outputToolCalls: (attrs) => outputMessages(attrs)?.flatMap((m) => m.toolCalls ?? []),
   output(attrs) {
