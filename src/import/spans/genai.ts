@@ -213,6 +213,8 @@ function outputMessages(attrs: Attributes): ChatMessage[] | undefined {
 /** The output text, given the span's structured output messages (`outputMessages`). */
 function outputTextOf(attrs: Attributes, structured: ChatMessage[] | undefined): string | undefined {
   const messages = structured ?? genAiLegacyMessages(attrs, 'gen_ai.completion', 'gen_ai.completion.');
+  // One message (the usual answer) is its content: no array and no join per model call.
+  if (messages && messages.length === 1) return messages[0].content;
   if (messages && messages.length) return messages.map((m) => m.content).join('\n');
   return (
     unwrapOutputValue(textAttr(attrs, 'gen_ai.completion')) ??
