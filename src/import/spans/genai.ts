@@ -103,7 +103,9 @@ function plainTextMessages(text: string): ChatMessage[] | null {
   for (;;) {
     if (text.charCodeAt(i) !== 123 /* { */) return null;
     let role: string | undefined;
+    /** The first part's text, and the texts of all when there are more (joined as genAiMessages joins them). */
     let content: string | undefined;
+    let texts: string[] | undefined;
     let sawRole = false;
     let sawParts = false;
     i = skipJsonSpace(text, i + 1);
@@ -158,7 +160,8 @@ function plainTextMessages(text: string): ChatMessage[] | null {
                 else return null;
               }
               if (!typed || partText === undefined) return null;
-              content = content === undefined ? partText : `${content}\n${partText}`;
+              if (content === undefined) content = partText;
+              else (texts ??= [content]).push(partText);
               i = skipJsonSpace(text, i + 1);
               const c = text.charCodeAt(i);
               if (c === 44 /* , */) i = skipJsonSpace(text, i + 1);
@@ -187,7 +190,7 @@ function plainTextMessages(text: string): ChatMessage[] | null {
         else return null;
       }
     }
-    messages.push({ role: role ?? 'unknown', content: content ?? '' });
+    messages.push({ role: role ?? 'unknown', content: texts ? texts.join('\n') : (content ?? '') });
     i = skipJsonSpace(text, i + 1);
     const c = text.charCodeAt(i);
     if (c === 44 /* , */) i = skipJsonSpace(text, i + 1);
