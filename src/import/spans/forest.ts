@@ -93,6 +93,13 @@ function byStart(a: SpanNode, b: SpanNode): number {
 
 const NO_DROPS: ReadonlyMap<string, number> = new Map();
 
+/**
+ * The children of every node that has none: one array for all of them, a node's own made when its first child is
+ * linked (most spans are leaves: no array each, kept until the run is built). Frozen, so that a change made to it by
+ * mistake throws instead of showing under every leaf.
+ */
+const NO_CHILDREN = Object.freeze([]) as unknown as SpanNode[];
+
 /** Counts one span dropped for `reason` (per-span defects the format readers isolate, issue 20). */
 export function countDrop(into: Map<string, number>, reason: string): void {
   into.set(reason, (into.get(reason) ?? 0) + 1);
@@ -114,7 +121,7 @@ export function buildForest(traceId: string, spans: SpanRecord[], dropped: Reado
       continue;
     }
     const standard = standardOf(span.attributes);
-    const node: SpanNode = { span, category: standard.category(span.attributes), standard, parent: undefined, children: [], io: undefined };
+    const node: SpanNode = { span, category: standard.category(span.attributes), standard, parent: undefined, children: NO_CHILDREN, io: undefined };
     nodes.set(span.id, node);
     kept.push(node);
   }
@@ -138,7 +145,8 @@ export function buildForest(traceId: string, spans: SpanRecord[], dropped: Reado
     }
     if (parent) {
       node.parent = parent;
-      parent.children.push(node);
+      if (parent.children === NO_CHILDREN) parent.children = [node];
+      else parent.children.push(node);
     } else {
       if (parentId !== undefined) orphans++;
       roots.push(node);
