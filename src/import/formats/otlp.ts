@@ -710,10 +710,14 @@ export function importFromOtlp(doc: ParsedInput, cache?: OtlpSpanCache): ImportR
 /** The runs of the spans read (the passes after reading: each trace's tree, its mapping) and the import's warnings. */
 function runsOf(spans: SpanRecord[], resource: { attributes?: Attributes }, read: ReadDefects, progress: MapProgress): ImportResult {
   const byTrace = new Map<string, SpanRecord[]>();
+  // A file of one trace (the usual export of one run) is its list as read: no copy of it, span by span.
+  const oneTrace = spans.length > 0 && spans.every((span) => span.traceId === spans[0].traceId);
+  if (oneTrace) byTrace.set(spans[0].traceId, spans);
   // A trace's spans mostly follow one another: the last trace's list is tried before the map.
   let lastTrace: string | undefined;
   let lastList: SpanRecord[] = [];
-  for (const span of spans) {
+  for (let i = 0; !oneTrace && i < spans.length; i++) {
+    const span = spans[i];
     if (span.traceId !== lastTrace) {
       let list = byTrace.get(span.traceId);
       if (!list) byTrace.set(span.traceId, (list = []));

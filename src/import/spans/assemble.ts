@@ -94,8 +94,9 @@ export class RunAssembler {
   /** Which rule named each agent and tool, first rule per name (for the import report). */
   private readonly agentRules = new Map<string, string>();
   private readonly toolRules = new Map<string, string>();
-  /** Model-call steps with their spans, for the wrapper check in finish(). */
-  private readonly modelSteps: Array<{ step: Step; node: SpanNode }> = [];
+  /** Model-call steps and their spans (two lists, one place each: no pair object per call), for the wrapper check in finish(). */
+  private readonly modelStepList: Step[] = [];
+  private readonly modelNodes: SpanNode[] = [];
 
   agentNamed(name: string, rule = 'importer'): Agent {
     const id = `agent-${name}`;
@@ -212,7 +213,8 @@ export class RunAssembler {
     const error = spanError(node.span);
     if (error) fields.error = error;
     const step = this.addSpanStep(node, fields, owner);
-    this.modelSteps.push({ step, node });
+    this.modelStepList.push(step);
+    this.modelNodes.push(node);
     return step;
   }
 
@@ -267,8 +269,12 @@ export class RunAssembler {
    * instrumentation scope.
    */
   private mergeWrappedModelCalls(): number {
-    if (!twoScopes(this.modelSteps)) return 0;
-    const calls = this.modelSteps.filter((c) => c.step.startTime !== undefined && c.step.endTime !== undefined);
+    if (!twoScopes(this.modelNodes)) return 0;
+    const calls: Array<{ step: Step; node: SpanNode }> = [];
+    for (let i = 0; i < this.modelStepList.length; i++) {
+      const step = this.modelStepList[i];
+      if (step.startTime !== undefined && step.endTime !== undefined) calls.push({ step, node: this.modelNodes[i] });
+    }
     if (calls.length < 2) return 0;
     calls.sort((a, b) => a.step.startTime! - b.step.startTime! || b.step.endTime! - a.step.endTime! || a.node.span.order - b.node.span.order);
     const inner = new Map<Step, Step[]>();
@@ -309,7 +315,10 @@ export class RunAssembler {
       if (!removed.has(step)) this.steps[j++] = step;
       if (i === this.steps.length - 1) this.steps.length = j;
     }
-    for (const { step, node } of this.modelSteps) if (removed.has(step)) node.span.stepId = into.get(step.id);
+    for (let i = 0; i < this.modelStepList.length; i++) {
+      const step = this.modelStepList[i];
+      if (removed.has(step)) this.modelNodes[i].span.stepId = into.get(step.id);
+    }
     for (const h of this.handoffs) if (h.stepId !== undefined && into.has(h.stepId)) h.stepId = into.get(h.stepId);
     return removed.size;
   }
@@ -416,9 +425,9 @@ export class RunAssembler {
  * Whether two model calls were recorded by different instrumentation scopes: a wrapper and the call it holds always
  * are, so with one scope (or none) among the calls there is nothing to merge, and the sort and maps are not needed.
  */
-function twoScopes(calls: ReadonlyArray<{ node: SpanNode }>): boolean {
+function twoScopes(nodes: readonly SpanNode[]): boolean {
   let first: string | undefined;
-  for (const { node } of calls) {
+  for (const node of nodes) {
     const scope = node.span.scope;
     if (scope === undefined) continue;
     if (first === undefined) first = scope;
@@ -445,8 +454,11 @@ function sameCall(a: Step, b: Step): boolean {
 export function frameworkOf(forest: SpanForest): string | undefined {
   // Distinct scopes first (one string per scope block, shared by its spans): one slice per scope, not per span.
   const scopes = new Set<string>();
+  let lastScope: string | undefined;
   for (const node of forest.nodes) {
     const scope = node.span.scope;
+    if (scope === lastScope) continue;
+    lastScope = scope;
     if (scope) scopes.add(scope);
   }
   const found = new Set<string>();
@@ -528,10 +540,11 @@ export function genericSpansToRun(forest: SpanForest, sourceFormat: SourceFormat
       asm.mergeInto(node, ctx.parentStepId);
     } else if (node.category === 'llm' || node.category === 'embedding') {
       const step = asm.addModelCall(node, 'llm', ctx.run, ctx.parentStepId);
-      childCtx = { run: ctx.run, parentStepId: step.id };
+      // A context for the children, when there are any (most calls have none: no object per step).
+      if (node.children.length > 0) childCtx = { run: ctx.run, parentStepId: step.id };
     } else if (node.category === 'tool' || node.category === 'retriever') {
       const step = asm.addToolCall(node, ctx.run, ctx.parentStepId);
-      childCtx = { run: ctx.run, parentStepId: step.id };
+      if (node.children.length > 0) childCtx = { run: ctx.run, parentStepId: step.id };
     }
     for (let i = node.children.length - 1; i >= 0; i--) {
       nodes.push(node.children[i]);

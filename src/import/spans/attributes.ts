@@ -79,9 +79,12 @@ export function asArgumentText(v: unknown): string {
   }
 }
 
+/** indexedGroups' answer when no key has the prefix: one empty map for all (it is asked of every tool span). */
+const NO_GROUPS: ReadonlyMap<number, ReadonlyMap<string, unknown>> = new Map();
+
 /** Indexed flat attributes (`prefix.N.rest`) grouped by N, in index order. */
-export function indexedGroups(attrs: Attributes, prefix: string): Map<number, Map<string, unknown>> {
-  const groups = new Map<number, Map<string, unknown>>();
+export function indexedGroups(attrs: Attributes, prefix: string): ReadonlyMap<number, ReadonlyMap<string, unknown>> {
+  let groups: Map<number, Map<string, unknown>> | undefined;
   for (const key in attrs) {
     if (!key.startsWith(prefix)) continue;
     let i = prefix.length;
@@ -94,11 +97,13 @@ export function indexedGroups(attrs: Attributes, prefix: string): Map<number, Ma
       digits++;
     }
     if (digits === 0 || key.charCodeAt(i) !== 46 /* . */) continue;
+    groups ??= new Map();
     let group = groups.get(n);
     if (!group) groups.set(n, (group = new Map()));
     group.set(key.slice(i + 1), attrs[key]);
   }
   // Most spans have no such keys (every tool span is asked for indexed completions): no sorted copy of an empty map.
+  if (groups === undefined) return NO_GROUPS;
   return groups.size < 2 ? groups : new Map([...groups.entries()].sort((a, b) => a[0] - b[0]));
 }
 

@@ -2,7 +2,7 @@
 // indexed prompt / completion keys), token usage.
 import { recordOf } from '../../model/record.ts';
 import type { ChatMessage, TokenUsage, ToolCall } from '../../model/types.ts';
-import { asArgumentText, indexedGroups, isRecord, jsonValueAttr, modelCallOf, numberAttr, textAttr, textOf, unwrapOutputValue, type Attributes, type AttributeStandard, type SpanCategory } from './attributes.ts';
+import { asArgumentText, indexedGroups, isRecord, modelCallOf, numberAttr, textAttr, parseJsonLoose, textOf, unwrapOutputValue, type Attributes, type AttributeStandard, type SpanCategory } from './attributes.ts';
 
 const GEN_AI_OPERATIONS: Record<string, SpanCategory> = recordOf({
   chat: 'llm',
@@ -45,24 +45,179 @@ function genAiMessages(value: unknown): ChatMessage[] | undefined {
   return messages;
 }
 
-/** Deprecated GenAI forms: `gen_ai.prompt` as JSON, or indexed `gen_ai.prompt.N.role|content`. */
-function genAiLegacyMessages(attrs: Attributes, key: string): ChatMessage[] | undefined {
-  const whole = jsonValueAttr(attrs, key);
-  const fromJson = genAiMessages(whole);
+/**
+ * The messages of a GenAI messages attribute: genAiMessages of its value, parsed when it is JSON text. The usual text
+ * (text parts only, no escapes) is read from the text itself (plainTextMessages): no JSON.parse and no parsed objects
+ * per model call (the flat 100k-span trace's two messages attributes per call were a JSON.parse each, ~10 % of its
+ * mapping, and their parsed objects garbage right after).
+ */
+function messagesAttr(attrs: Attributes, key: string): ChatMessage[] | undefined {
+  const v = attrs[key];
+  if (typeof v !== 'string') return genAiMessages(v);
+  return plainTextMessages(v) ?? genAiMessages(parseJsonLoose(v));
+}
+
+/** genAiMessages(parseJsonLoose(text)) as messagesAttr reads it: for tests, which compare it with that. */
+export function genAiMessagesOfText(text: string): ChatMessage[] | undefined {
+  return messagesAttr({ text }, 'text');
+}
+
+/** JSON whitespace from `i`: the index of the first other character. */
+function skipJsonSpace(text: string, i: number): number {
+  for (;;) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) return i;
+    i++;
+  }
+}
+
+/** Where the JSON string opening at `i` ends (just past its closing quote), or -1 when it has an escape or a control character (or is not closed). */
+function plainStringEnd(text: string, i: number): number {
+  if (text.charCodeAt(i) !== 34 /* " */) return -1;
+  for (let j = i + 1; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (c === 34) return j + 1;
+    if (c < 32 || c === 92 /* \ */) return -1;
+  }
+  return -1;
+}
+
+/** Whether the string from `start` to `end` (quotes included) is `"word"`. */
+function isKey(text: string, start: number, end: number, word: string): boolean {
+  return end - start === word.length + 2 && text.startsWith(word, start + 1);
+}
+
+/**
+ * genAiMessages(JSON.parse(text)) for the usual form of GenAI messages, read from the text: a JSON array of objects
+ * whose keys are `role` (a string), `parts` (an array of `{"type":"text","content":…}` in any key order) and others
+ * whose values are strings, true, false or null, each key once, no string with an escape, JSON whitespace anywhere
+ * between tokens. null for any other text (also for text that is no JSON: then JSON.parse fails as before), so the
+ * caller parses it: the same messages either way.
+ */
+function plainTextMessages(text: string): ChatMessage[] | null {
+  // parseJsonLoose parses only text starting with `{` or `[` (no whitespace before).
+  if (text.charCodeAt(0) !== 91 /* [ */) return null;
+  const messages: ChatMessage[] = [];
+  let i = skipJsonSpace(text, 1);
+  if (text.charCodeAt(i) === 93 /* ] */) return skipJsonSpace(text, i + 1) === text.length ? messages : null;
+  for (;;) {
+    if (text.charCodeAt(i) !== 123 /* { */) return null;
+    let role: string | undefined;
+    /** The first part's text, and the texts of all when there are more (joined as genAiMessages joins them). */
+    let content: string | undefined;
+    let texts: string[] | undefined;
+    let sawRole = false;
+    let sawParts = false;
+    i = skipJsonSpace(text, i + 1);
+    if (text.charCodeAt(i) !== 125 /* } */) {
+      for (;;) {
+        const keyEnd = plainStringEnd(text, i);
+        if (keyEnd < 0) return null;
+        const keyStart = i;
+        i = skipJsonSpace(text, keyEnd);
+        if (text.charCodeAt(i) !== 58 /* : */) return null;
+        i = skipJsonSpace(text, i + 1);
+        if (isKey(text, keyStart, keyEnd, 'role')) {
+          if (sawRole) return null;
+          sawRole = true;
+          const end = plainStringEnd(text, i);
+          if (end < 0) return null;
+          role = text.slice(i + 1, end - 1);
+          i = end;
+        } else if (isKey(text, keyStart, keyEnd, 'parts')) {
+          if (sawParts) return null;
+          sawParts = true;
+          if (text.charCodeAt(i) !== 91 /* [ */) return null;
+          i = skipJsonSpace(text, i + 1);
+          if (text.charCodeAt(i) === 93 /* ] */) i++;
+          else {
+            for (;;) {
+              // One part: `type` "text" and `content` a string, in either order, nothing else.
+              if (text.charCodeAt(i) !== 123 /* { */) return null;
+              let partText: string | undefined;
+              let typed = false;
+              i = skipJsonSpace(text, i + 1);
+              for (;;) {
+                const partKeyEnd = plainStringEnd(text, i);
+                if (partKeyEnd < 0) return null;
+                const partKeyStart = i;
+                i = skipJsonSpace(text, partKeyEnd);
+                if (text.charCodeAt(i) !== 58 /* : */) return null;
+                i = skipJsonSpace(text, i + 1);
+                const end = plainStringEnd(text, i);
+                if (end < 0) return null;
+                if (isKey(text, partKeyStart, partKeyEnd, 'type')) {
+                  if (typed || !isKey(text, i, end, 'text')) return null;
+                  typed = true;
+                } else if (isKey(text, partKeyStart, partKeyEnd, 'content')) {
+                  if (partText !== undefined) return null;
+                  partText = text.slice(i + 1, end - 1);
+                } else return null;
+                i = skipJsonSpace(text, end);
+                const c = text.charCodeAt(i);
+                if (c === 44 /* , */) i = skipJsonSpace(text, i + 1);
+                else if (c === 125 /* } */) break;
+                else return null;
+              }
+              if (!typed || partText === undefined) return null;
+              if (content === undefined) content = partText;
+              else (texts ??= [content]).push(partText);
+              i = skipJsonSpace(text, i + 1);
+              const c = text.charCodeAt(i);
+              if (c === 44 /* , */) i = skipJsonSpace(text, i + 1);
+              else if (c === 93 /* ] */) {
+                i++;
+                break;
+              } else return null;
+            }
+          }
+        } else if (isKey(text, keyStart, keyEnd, 'content')) {
+          // A message's own `content` comes before its parts' texts: left to JSON.parse.
+          return null;
+        } else {
+          // Any other key (genAiMessages reads none), with a plain value.
+          const end = plainStringEnd(text, i);
+          if (end > 0) i = end;
+          else if (text.startsWith('true', i)) i += 4;
+          else if (text.startsWith('false', i)) i += 5;
+          else if (text.startsWith('null', i)) i += 4;
+          else return null;
+        }
+        i = skipJsonSpace(text, i);
+        const c = text.charCodeAt(i);
+        if (c === 44 /* , */) i = skipJsonSpace(text, i + 1);
+        else if (c === 125 /* } */) break;
+        else return null;
+      }
+    }
+    messages.push({ role: role ?? 'unknown', content: texts ? texts.join('\n') : (content ?? '') });
+    i = skipJsonSpace(text, i + 1);
+    const c = text.charCodeAt(i);
+    if (c === 44 /* , */) i = skipJsonSpace(text, i + 1);
+    else if (c === 93 /* ] */) return skipJsonSpace(text, i + 1) === text.length ? messages : null;
+    else return null;
+  }
+}
+
+/** Deprecated GenAI forms: `gen_ai.prompt` as JSON, or indexed `gen_ai.prompt.N.role|content` (`prefix`: the key and a dot). */
+function genAiLegacyMessages(attrs: Attributes, key: string, prefix: string): ChatMessage[] | undefined {
+  const fromJson = messagesAttr(attrs, key);
   if (fromJson) return fromJson;
-  const groups = indexedGroups(attrs, `${key}.`);
+  const groups = indexedGroups(attrs, prefix);
   if (groups.size === 0) return undefined;
   return [...groups.values()].map((g) => ({ role: textOf(g.get('role')) ?? 'unknown', content: textOf(g.get('content')) ?? '' }));
 }
 
 /** The structured output messages (`gen_ai.output.messages`), read once per reading of a span's output. */
 function outputMessages(attrs: Attributes): ChatMessage[] | undefined {
-  return genAiMessages(jsonValueAttr(attrs, 'gen_ai.output.messages'));
+  return messagesAttr(attrs, 'gen_ai.output.messages');
 }
 
 /** The output text, given the span's structured output messages (`outputMessages`). */
 function outputTextOf(attrs: Attributes, structured: ChatMessage[] | undefined): string | undefined {
-  const messages = structured ?? genAiLegacyMessages(attrs, 'gen_ai.completion');
+  const messages = structured ?? genAiLegacyMessages(attrs, 'gen_ai.completion', 'gen_ai.completion.');
+  // One message (the usual answer) is its content: no array and no join per model call.
+  if (messages && messages.length === 1) return messages[0].content;
   if (messages && messages.length) return messages.map((m) => m.content).join('\n');
   return (
     unwrapOutputValue(textAttr(attrs, 'gen_ai.completion')) ??
@@ -94,7 +249,7 @@ export const genAi: AttributeStandard = {
     return usage;
   },
   model: (attrs) => textAttr(attrs, 'gen_ai.response.model') ?? textAttr(attrs, 'gen_ai.request.model'),
-  inputMessages: (attrs) => genAiMessages(jsonValueAttr(attrs, 'gen_ai.input.messages')) ?? genAiLegacyMessages(attrs, 'gen_ai.prompt'),
+  inputMessages: (attrs) => messagesAttr(attrs, 'gen_ai.input.messages') ?? genAiLegacyMessages(attrs, 'gen_ai.prompt', 'gen_ai.prompt.'),
   outputText: (attrs) => outputTextOf(attrs, outputMessages(attrs)),
   outputToolCalls: (attrs) => outputMessages(attrs)?.flatMap((m) => m.toolCalls ?? []),
   output(attrs) {

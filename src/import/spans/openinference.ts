@@ -16,7 +16,7 @@ const OPENINFERENCE_KINDS: Record<string, SpanCategory> = recordOf({
   PROMPT: 'chain',
 });
 
-function subGroups(group: Map<string, unknown>, prefix: string): Map<number, Map<string, unknown>> {
+function subGroups(group: Map<string, unknown>, prefix: string): ReadonlyMap<number, ReadonlyMap<string, unknown>> {
   const flat: Attributes = {};
   for (const [k, v] of group) if (k.startsWith(prefix)) flat[k] = v;
   return indexedGroups(flat, prefix);

@@ -36,9 +36,15 @@ function isActionStepSpan(node: SpanNode): boolean {
 
 /** smolagents' instrumentation scope, or its span shapes (`XAgent.run` agent spans, `Step N` chain spans). */
 export function looksLikeSmolagents(forest: SpanForest): boolean {
-  // Any span decides, so the forest's flat node list will do (no tree walk).
+  // Any span decides, so the forest's flat node list will do (no tree walk). A scope is one string per scope block,
+  // shared by its spans: looked into once per block, not per span.
+  let lastScope: string | undefined;
   for (const node of forest.nodes) {
-    if (node.span.scope?.includes('smolagents')) return true;
+    const scope = node.span.scope;
+    if (scope !== lastScope) {
+      lastScope = scope;
+      if (scope?.includes('smolagents')) return true;
+    }
     if (isAgentRunSpan(node) && node.span.name.endsWith(`Agent${RUN_SUFFIX}`)) return true;
     if (node.category === 'chain' && actionStepNumber(node.span.name) !== undefined) return true;
   }
