@@ -81,8 +81,9 @@ export function importText(file: string, text: string, options: ImportOptions = 
 
 /**
  * detectText, except that a JSON array of OTLP documents is imported here already, a document at a time from the
- * text (importOtlpArray, ADR 0047; `onDocument` is told how far): the one place importText, the command line and the
- * import worker decide which path a text takes.
+ * text (importOtlpArray, ADR 0047), and a chat log's messages are parsed in batches (parseChatLogText); `onDocument`
+ * is told how far into the text either is. The one place importText, the command line and the import worker decide
+ * which path a text takes.
  */
 export function detectOrImportText(
   file: string,

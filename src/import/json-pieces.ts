@@ -21,7 +21,7 @@ const BATCH_CHARS = 1 << 20;
 export interface PiecesOptions {
   /** Members whose array value is read in batches (the first of them that is an array, in the text's order). */
   arrayKeys: readonly string[];
-  /** Told after each batch where in the text the parse stands (the end of the text: all read). */
+  /** Told after each batch where in the text the parse stands (the end of the text: all read); not told for a text of one batch. */
   onProgress?: (end: number) => void;
   /** Compute hashJson(value) along (`hash` of the result), where the keys' order allows it. */
   hash?: boolean;
@@ -99,7 +99,9 @@ function readObject(text: string, options: PiecesOptions): PiecesResult | undefi
 
   const elements: unknown[] = [];
   const batchChars = options.batchChars ?? BATCH_CHARS;
-  const close = readElements(text, open, elements, batchChars, hash, options.onProgress);
+  // A text of one batch is parsed at once: nothing to tell before the end.
+  const onProgress = text.length > batchChars ? options.onProgress : undefined;
+  const close = readElements(text, open, elements, batchChars, hash, onProgress);
   if (close < 0) return undefined;
 
   // The rest of the object's members, scanned for repeated keys, then the object parsed with an empty array.
@@ -134,7 +136,7 @@ function readObject(text: string, options: PiecesOptions): PiecesResult | undefi
     knownHashes.set(value, digest);
   }
   value[arrayKey!] = elements;
-  options.onProgress?.(text.length);
+  onProgress?.(text.length);
   return digest === undefined ? { value } : { value, hash: digest };
 }
 
@@ -175,8 +177,9 @@ function readElements(text: string, open: number, elements: unknown[], batchChar
     }
     for (let k = 0; k < batch.length; k++) elements.push(batch[k]);
     if (hash) {
-      const json = JSON.stringify(batch);
-      hash.update(first ? json.slice(1, -1) : `,${json.slice(1, -1)}`);
+      // The comma apart: the hash reads a flat (sliced) string, not one made of two.
+      if (!first) hash.update(',');
+      hash.update(JSON.stringify(batch).slice(1, -1));
       first = false;
     }
     onProgress?.(end);
