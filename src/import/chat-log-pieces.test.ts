@@ -88,9 +88,10 @@ describe('a chat log read in pieces', () => {
       good.replace('"step 1', '"step 1" "'), // a syntax error in a message
       good.replace('}]', '},]'), // a trailing comma
       JSON.stringify(chatLog(5, { deep: [(function deep(n: number): unknown { return n === 0 ? 1 : { x: deep(n - 1) }; })(MAX_JSON_DEPTH)] })), // too deep
+      JSON.stringify({ question: 'q', history: [{ content: 'a', role: 'r' }, { content: [(function deep(n: number): unknown { return n === 0 ? 1 : [deep(n - 1)]; })(MAX_JSON_DEPTH)], role: 'r' }] }), // a message too deep
       `${good}\n${good}`, // JSON Lines
     ];
-    for (const text of cases.slice(0, -2)) expect(pieces(text)).toBeUndefined();
+    for (const text of cases.slice(0, -3)) expect(pieces(text)).toBeUndefined();
     for (const text of cases) expectSame(text);
   });
 

@@ -2,7 +2,7 @@
 // pattern matches are tried first, then every importer by content. Importers' sniffers are exact enough that the
 // file name only breaks ties, so a file re-imported under an unknown name gives the identical result.
 import { implausibleValueWarnings } from './implausible-values.ts';
-import { checkJsonDepth } from './json-depth.ts';
+import { checkJsonDepth, MAX_JSON_DEPTH } from './json-depth.ts';
 import { parseObjectInPieces } from './json-pieces.ts';
 import { FormatProblem, ImportError } from './errors.ts';
 import type { FormatId, FormatImporter, ImportResult } from './format.ts';
@@ -100,12 +100,14 @@ export function detectOrImportText(
 /**
  * A text that is one object with a `history` or `chat_history` array (a chat log's shape, SPEC §3) parsed as
  * parseText would parse it, the array's elements in batches (parseObjectInPieces), with the run id's hash computed
- * along; undefined for any other text, or anything unusual in it (then parseText parses it, and raises any error).
+ * along and its depth checked; undefined for any other text, or anything unusual in it (then parseText parses it, and
+ * raises any error).
  */
 function parseChatLogText(text: string, onDocument?: (end: number, read: boolean) => void): ParsedInput | undefined {
-  const pieces = parseObjectInPieces(text, { arrayKeys: CHAT_LOG_ARRAYS, hash: true, onProgress: onDocument && ((end) => onDocument(end, false)) });
+  const pieces = parseObjectInPieces(text, { arrayKeys: CHAT_LOG_ARRAYS, hash: true, maxDepth: MAX_JSON_DEPTH, onProgress: onDocument && ((end) => onDocument(end, false)) });
   if (!pieces) return undefined;
-  return { kind: 'json', value: pieces.value, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, depthUnchecked: true };
+  // Its depth checked as it was parsed (a document too deep was left to parseText, whose check says where).
+  return { kind: 'json', value: pieces.value, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, depthUnchecked: !pieces.depthChecked };
 }
 
 const CHAT_LOG_ARRAYS = ['history', 'chat_history'];

@@ -3,6 +3,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { hashJson } from './hash-json.ts';
+import { nestsDeeperThan } from './json-depth.ts';
 import { knownJsonHash, parseObjectInPieces, type PiecesOptions } from './json-pieces.ts';
 
 const KEYS = ['history', 'chat_history'];
@@ -129,6 +130,22 @@ describe('one JSON object read in pieces', () => {
       ' ',
     ];
     for (const text of cases) expect(check(text, { batchChars: 1 })).toBeUndefined();
+  });
+
+  it('with a depth limit, is undefined exactly when the value nests past it, in the array or around it', () => {
+    const nest = (levels: number): unknown => (levels === 0 ? 'x' : levels % 2 ? [nest(levels - 1)] : { a: nest(levels - 1) });
+    const r = random(3);
+    for (let round = 0; round < 200; round++) {
+      const value = log(r, 1 + Math.floor(r() * 20));
+      const history = (value.history ?? value.chat_history) as unknown[];
+      const levels = Math.floor(r() * 12);
+      if (r() < 0.5) history[Math.floor(r() * history.length)] = { content: nest(levels) };
+      else value.meta = nest(levels);
+      const maxDepth = 4 + Math.floor(r() * 8);
+      const got = check(write(r, value), { batchChars: [1, 100, 1 << 20][Math.floor(r() * 3)], maxDepth });
+      expect(got === undefined).toBe(nestsDeeperThan(value, maxDepth));
+      if (got) expect(got.depthChecked).toBe(true);
+    }
   });
 
   it('is JSON.parse or undefined for damaged texts (characters dropped, repeated or replaced)', () => {

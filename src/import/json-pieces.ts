@@ -14,6 +14,7 @@
 // The hash of the document's JSON (hashJson, a chat log's run id) is computed along, batch by batch, when asked: it
 // was a second pass over the whole value after the parse, again with nothing to report.
 import { TextHash } from '../model/hash.ts';
+import { DepthCheckInParts } from './json-depth.ts';
 
 /** Characters of array elements parsed per batch (~10 ms of JSON.parse). */
 const BATCH_CHARS = 1 << 20;
@@ -27,6 +28,11 @@ export interface PiecesOptions {
   hash?: boolean;
   /** Elements' characters per batch (tests use small ones). */
   batchChars?: number;
+  /**
+   * Objects and arrays nested deeper than this make the answer undefined (the whole-text path then says where): the
+   * depth is checked batch by batch as parsed (while in the cache), not by a walk over the whole value after.
+   */
+  maxDepth?: number;
 }
 
 export interface PiecesResult {
@@ -34,6 +40,8 @@ export interface PiecesResult {
   value: Record<string, unknown>;
   /** hashJson(value), when asked for and computed. */
   hash?: string;
+  /** The value nests no deeper than `maxDepth` (given). */
+  depthChecked?: true;
 }
 
 /** Hashes computed as documents were read (parseObjectInPieces): hashJson of each, for the importer that names a run by it. */
@@ -101,7 +109,8 @@ function readObject(text: string, options: PiecesOptions): PiecesResult | undefi
   const batchChars = options.batchChars ?? BATCH_CHARS;
   // A text of one batch is parsed at once: nothing to tell before the end.
   const onProgress = text.length > batchChars ? options.onProgress : undefined;
-  const close = readElements(text, open, elements, batchChars, hash, onProgress);
+  const depth = options.maxDepth === undefined ? undefined : new DepthCheckInParts(options.maxDepth);
+  const close = readElements(text, open, elements, batchChars, hash, depth, onProgress);
   if (close < 0) return undefined;
 
   // The rest of the object's members, scanned for repeated keys, then the object parsed with an empty array.
@@ -128,6 +137,8 @@ function readObject(text: string, options: PiecesOptions): PiecesResult | undefi
   const value = JSON.parse(`${text.slice(start, open)}[]${text.slice(close, objectEnd)}`) as Record<string, unknown>;
   const empty = value[arrayKey!];
   if (!Array.isArray(empty) || empty.length !== 0 || Object.keys(value).length !== keys.size) return undefined;
+  // The document at level 1, its array's elements checked already (each batch at the array's level, 2).
+  if (depth?.deeper(value, 1)) return undefined;
   let digest: string | undefined;
   if (hash && ![...keys].some(isIndexLike)) {
     // The JSON of the object with an empty array begins as that of the members before it: the rest, from the `]` on.
@@ -137,14 +148,25 @@ function readObject(text: string, options: PiecesOptions): PiecesResult | undefi
   }
   value[arrayKey!] = elements;
   onProgress?.(text.length);
-  return digest === undefined ? { value } : { value, hash: digest };
+  const result: PiecesResult = { value };
+  if (digest !== undefined) result.hash = digest;
+  if (depth) result.depthChecked = true;
+  return result;
 }
 
 /**
  * Parses the elements of the array opening at `open` into `elements`, in batches of about `batchChars` characters,
- * feeding `hash` their JSON (without the brackets); returns the index just past the array's `]`, or -1 (not read: parse the text whole).
+ * feeding `hash` their JSON (without the brackets) and checking their depth; returns the index just past the array's `]`, or -1 (not read: parse the text whole).
  */
-function readElements(text: string, open: number, elements: unknown[], batchChars: number, hash: TextHash | undefined, onProgress: ((end: number) => void) | undefined): number {
+function readElements(
+  text: string,
+  open: number,
+  elements: unknown[],
+  batchChars: number,
+  hash: TextHash | undefined,
+  depth: DepthCheckInParts | undefined,
+  onProgress: ((end: number) => void) | undefined,
+): number {
   let p = skipSpace(text, open + 1);
   if (text.charCodeAt(p) === 93 /* ] */) return p + 1;
   // How the first element begins, up to its first key (`{"content"`): later batches are cut where the text has it.
@@ -175,6 +197,7 @@ function readElements(text: string, open: number, elements: unknown[], batchChar
       const c = text.charCodeAt(end);
       next = c === 44 /* , */ ? skipSpace(text, end + 1) : -1;
     }
+    if (depth?.deeper(batch, 2)) return -1;
     for (let k = 0; k < batch.length; k++) elements.push(batch[k]);
     if (hash) {
       // The comma apart: the hash reads a flat (sliced) string, not one made of two.
