@@ -148,6 +148,16 @@ describe('one JSON object read in pieces', () => {
     }
   });
 
+  it('reads only an array that opens within 1 MB of the object: other documents are given up after a short scan', () => {
+    const big = 'x'.repeat(1.2 * (1 << 20));
+    const history = [{ content: 'a', role: 'r' }];
+    expect(check(JSON.stringify({ system_prompt: big, history }))).toBeUndefined();
+    expect(check(JSON.stringify({ meta: { a: [big] }, history }))).toBeUndefined();
+    expect(check(JSON.stringify({ resourceSpans: [{ big }] }))).toBeUndefined();
+    // After the array, members of any size.
+    expect(check(JSON.stringify({ history, summary: big, meta: { a: [big] } }))).toBeDefined();
+  });
+
   it('is JSON.parse or undefined for damaged texts (characters dropped, repeated or replaced)', () => {
     const r = random(7);
     const marks = ['{', '}', '[', ']', ',', '"', '\\', ':', ' ', 'x', '0'];

@@ -18,6 +18,11 @@ import { DepthCheckInParts } from './json-depth.ts';
 
 /** Characters of array elements parsed per batch (~10 ms of JSON.parse). */
 const BATCH_CHARS = 1 << 20;
+/**
+ * The array must open within this many characters of the object's start: past them the text is parsed whole. Any
+ * other document (a 78 MB OTLP export) is then given up after a scan of 1 MB at most, not of all its text.
+ */
+const HEAD_CHARS = 1 << 20;
 
 export interface PiecesOptions {
   /** Members whose array value is read in batches (the first of them that is an array, in the text's order). */
@@ -86,8 +91,8 @@ function readObject(text: string, options: PiecesOptions): PiecesResult | undefi
       // The elements are read later, with the members before them known: here only the end is needed…
       break;
     }
-    const end = valueEnd(text, i);
-    if (end < 0) return undefined;
+    const end = valueEnd(text, i, start + HEAD_CHARS);
+    if (end < 0 || end > start + HEAD_CHARS) return undefined;
     i = skipSpace(text, end);
     const c = text.charCodeAt(i);
     if (c === 125 /* } */) return undefined; // no array to cut: parsed whole
@@ -128,7 +133,7 @@ function readObject(text: string, options: PiecesOptions): PiecesResult | undefi
     keys.add(key);
     i = skipSpace(text, keyEnd);
     if (text.charCodeAt(i) !== 58 /* : */) return undefined;
-    const end = valueEnd(text, skipSpace(text, i + 1));
+    const end = valueEnd(text, skipSpace(text, i + 1), text.length);
     if (end < 0) return undefined;
     i = skipSpace(text, end);
   }
@@ -267,13 +272,16 @@ function headOf(text: string, start: number): string | undefined {
   return text.slice(start, close + 1);
 }
 
-/** Index just past the value starting at `i` (a string, object, array, or a number or literal), -1 if the text ends first. */
-function valueEnd(text: string, i: number): number {
+/**
+ * Index just past the value starting at `i` (a string, object, array, or a number or literal), -1 if the text ends
+ * first or an object or array is not closed before `limit`.
+ */
+function valueEnd(text: string, i: number, limit: number): number {
   const c = text.charCodeAt(i);
   if (c === 34 /* " */) return stringEnd(text, i);
   if (c === 123 /* { */ || c === 91 /* [ */) {
     let depth = 0;
-    const n = text.length;
+    const n = Math.min(text.length, limit);
     for (let j = i; j < n; j++) {
       const d = text.charCodeAt(j);
       if (d === 34 /* " */) {
