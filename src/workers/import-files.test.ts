@@ -233,7 +233,7 @@ describe('importFiles reads a JSON array of OTLP documents one document at a tim
 
 describe('importFiles parses a chat log’s messages in batches (issue 14)', () => {
   it('the same file as the whole-text path, the bar moving through the text as its messages are parsed', async () => {
-    // Over 2 MB: three batches of 1 MB, where one JSON.parse of the whole said nothing until it ended.
+    // Over 2 MB: batches of 64 kB, where one JSON.parse of the whole said nothing until it ended.
     const history = Array.from({ length: 40_000 }, (_, i) => ({ content: `step ${i}: noted`, role: 'assistant', name: ['Planner', 'Coder'][i % 2] }));
     const text = JSON.stringify({ question: 'Plan the report.', history });
     const events: ImportProgress[] = [];
