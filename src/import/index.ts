@@ -2,7 +2,8 @@
 // pattern matches are tried first, then every importer by content. Importers' sniffers are exact enough that the
 // file name only breaks ties, so a file re-imported under an unknown name gives the identical result.
 import { implausibleValueWarnings } from './implausible-values.ts';
-import { checkJsonDepth } from './json-depth.ts';
+import { checkJsonDepth, MAX_JSON_DEPTH } from './json-depth.ts';
+import { parseObjectInPieces } from './json-pieces.ts';
 import { FormatProblem, ImportError } from './errors.ts';
 import type { FormatId, FormatImporter, ImportResult } from './format.ts';
 import { agentRxGroundTruthImporter } from './formats/agentrx-ground-truth.ts';
@@ -80,16 +81,36 @@ export function importText(file: string, text: string, options: ImportOptions = 
 
 /**
  * detectText, except that a JSON array of OTLP documents is imported here already, a document at a time from the
- * text (importOtlpArray, ADR 0047; `onDocument` is told how far): the one place importText, the command line and the
- * import worker decide which path a text takes.
+ * text (importOtlpArray, ADR 0047), and a chat log's messages are parsed in batches (parseChatLogText); `onDocument`
+ * is told how far into the text either is. The one place importText, the command line and the import worker decide
+ * which path a text takes.
  */
 export function detectOrImportText(
   file: string,
   text: string,
   options: ImportOptions & { dropText?: boolean; onDocument?: (end: number, read: boolean) => void } = {},
 ): DetectedInput | ImportedFile {
-  return importOtlpArray(file, text, options, options.onDocument) ?? detectText(file, text, options);
+  const early = importOtlpArray(file, text, options, options.onDocument);
+  if (early) return early;
+  // A chat log's messages are parsed in batches, `onDocument` told how far (the same value as parseText's).
+  const doc = parseChatLogText(text, options.onDocument);
+  return doc ? detectDoc(file, doc, options) : detectText(file, text, options);
 }
+
+/**
+ * A text that is one object with a `history` or `chat_history` array (a chat log's shape, SPEC §3) parsed as
+ * parseText would parse it, the array's elements in batches (parseObjectInPieces), with the run id's hash computed
+ * along and its depth checked; undefined for any other text, or anything unusual in it (then parseText parses it, and
+ * raises any error).
+ */
+function parseChatLogText(text: string, onDocument?: (end: number, read: boolean) => void): ParsedInput | undefined {
+  const pieces = parseObjectInPieces(text, { arrayKeys: CHAT_LOG_ARRAYS, hash: true, maxDepth: MAX_JSON_DEPTH, onProgress: onDocument && ((end) => onDocument(end, false)) });
+  if (!pieces) return undefined;
+  // Its depth checked as it was parsed (a document too deep was left to parseText, whose check says where).
+  return { kind: 'json', value: pieces.value, text: text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, depthUnchecked: !pieces.depthChecked };
+}
+
+const CHAT_LOG_ARRAYS = ['history', 'chat_history'];
 
 /**
  * A JSON array of OTLP documents read one at a time from the text (importOtlpArrayText): the same file as the
@@ -134,7 +155,11 @@ export interface DetectedInput {
  */
 export function detectText(file: string, text: string, options: ImportOptions & { dropText?: boolean } = {}): DetectedInput {
   // The depth check waits for the importer: one that reads the whole document checks it as it reads (checksDepth).
-  const doc = parseText(file, text, { deferDepth: true });
+  return detectDoc(file, parseText(file, text, { deferDepth: true }), options);
+}
+
+/** detectText's second half: the importer for a text parsed with `deferDepth`. */
+function detectDoc(file: string, doc: ParsedInput, options: ImportOptions & { dropText?: boolean }): DetectedInput {
   let importer: FormatImporter;
   try {
     if (options.format) {

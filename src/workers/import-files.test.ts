@@ -101,7 +101,9 @@ describe('importFiles (the import worker’s work)', () => {
     const { loaded } = await importFiles([{ name: 'chat.json', text: JSON.stringify({ question: 'q', history }) }], (p) => progress.push(p));
     expect(loaded[0].runs[0].steps).toHaveLength(40_000);
     const counts = progress.filter((p) => p.phase === 'mapping' && p.done !== undefined).map((p) => p.done);
-    expect(counts[0]).toBe(16384);
+    // Every 16,384 messages (the first may fall within 100 ms of the parse's last report, ~2 MB of text in batches).
+    expect(counts.length).toBeGreaterThan(0);
+    expect(counts.every((n) => n! % 16384 === 0)).toBe(true);
     // The chat-log importer counts its passes (3 per message): a total, so the row's bar is determinate.
     expect(progress.filter((p) => p.phase === 'mapping' && p.done !== undefined).every((p) => p.total === 120_000)).toBe(true);
   });
@@ -226,6 +228,26 @@ describe('importFiles reads a JSON array of OTLP documents one document at a tim
     const phases = events.map((p) => p.phase);
     expect(phases.indexOf('mapping')).toBeGreaterThan(phases.lastIndexOf('parsing'));
     expect(phases.indexOf('handing-over') === -1 || phases.indexOf('handing-over') > phases.indexOf('mapping')).toBe(true);
+  });
+});
+
+describe('importFiles parses a chat log’s messages in batches (issue 14)', () => {
+  it('the same file as the whole-text path, the bar moving through the text as its messages are parsed', async () => {
+    // Over 2 MB: batches of 64 kB, where one JSON.parse of the whole said nothing until it ended.
+    const history = Array.from({ length: 40_000 }, (_, i) => ({ content: `step ${i}: noted`, role: 'assistant', name: ['Planner', 'Coder'][i % 2] }));
+    const text = JSON.stringify({ question: 'Plan the report.', history });
+    const events: ImportProgress[] = [];
+    const { loaded, failures } = await importFiles([{ name: 'group-chat.json', text }], (p) => events.push(p));
+    expect(failures).toEqual([]);
+    const whole = importDetected(detectText('group-chat.json', text));
+    expect(loaded[0].format).toBe('chat-log');
+    expect(loaded[0].runs).toEqual(whole.runs);
+    expect(loaded[0].runs[0].id).toBe(whole.runs[0].id);
+    const reading = events.filter((p) => p.phase === 'parsing' && p.bytesRead !== undefined && p.bytesRead > 0);
+    expect(reading.length).toBeGreaterThan(0);
+    expect(reading.every((p) => p.bytesTotal === text.length && p.bytesRead! <= text.length && p.ofText)).toBe(true);
+    const phases = events.map((p) => p.phase);
+    expect(phases.indexOf('mapping')).toBeGreaterThan(phases.lastIndexOf('parsing'));
   });
 });
 

@@ -14,9 +14,11 @@
 //   `estimateUsage('', text)` gives, i.e. output tokens only, marked estimated. Re-counting the visible history as
 //   input for every turn would be quadratic on long Magentic-One logs and would still be a guess about what each agent
 //   was shown. Messages of the human and of code executors (not model output) get no usage.
-// - Run id: `chat-<hashText of the run object's JSON>`; the file name is never used.
+// - Run id: `chat-<hashText of the run object's JSON>` (computed as the text was read, when it was read in pieces:
+//   json-pieces.ts); the file name is never used.
 import { emptyRecord } from '../../model/record.ts';
 import { hashJson } from '../hash-json.ts';
+import { knownJsonHash } from '../json-pieces.ts';
 import { decisiveErrorAnnotation } from '../../model/annotations.ts';
 import type { Agent, Outcome, Run, Step, TokenUsage } from '../../model/types.ts';
 import { MapProgress, RunBuilder } from '../../model/run-builder.ts';
@@ -299,7 +301,7 @@ export const chatLogImporter: FormatImporter = {
   importDoc(doc): ImportResult {
     const warnings: string[] = [];
     const docs = documentsOf(doc).map((d) => ({ ...d, obj: expectObject(d.value, d.path) }));
-    const ids = uniqueIds(docs.map((d) => `chat-${hashJson(d.obj)}`));
+    const ids = uniqueIds(docs.map((d) => `chat-${knownJsonHash(d.obj) ?? hashJson(d.obj)}`));
     const runs = docs.map((d, i) => importRun(d.obj, d.path, ids[i], warnings));
     return { runs, annotationSets: [], warnings };
   },
