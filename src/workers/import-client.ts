@@ -39,6 +39,8 @@ export interface ImportOptions {
   signal?: AbortSignal;
   /** The library database the worker writes the runs into (the page then does not). */
   storage?: RunStorage;
+  /** How far the worker's write of the `file`-th loaded file is (its database requests done, of how many). */
+  onSaving?: (file: number, written: number, total: number) => void;
 }
 
 let worker: Worker | undefined;
@@ -122,7 +124,7 @@ function whenIdle(): Promise<void> {
 }
 
 /** Import files in the worker. Rejects with ImportCancelled when the signal aborts; per-file errors are in the result. */
-export async function importInWorker(sources: ImportSource[], { onProgress, signal, storage }: ImportOptions = {}): Promise<ImportBatchResult> {
+export async function importInWorker(sources: ImportSource[], { onProgress, signal, storage, onSaving }: ImportOptions = {}): Promise<ImportBatchResult> {
   if (signal?.aborted) throw new ImportCancelled();
   const fileCount = sources.length;
   // Files go to the worker as they are (a handle, not their bytes): it reads and decodes them itself. A file too big
@@ -178,6 +180,9 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
     },
     onStored(file: number, error?: string, spansApart?: string[]) {
       durable[file]?.settle(error, spansApart);
+    },
+    onSaving(file: number, written: number, total: number) {
+      onSaving?.(file, written, total);
     },
     async onFacts(name: string, steps: number[], facts: StepFacts[]) {
       takeStepFacts(loaded, name, steps, facts);

@@ -113,6 +113,8 @@ export interface ImportProgress {
   bytesTotal?: number;
   /** `parsing` of a text read already (a JSON array of OTLP documents, a document at a time): its bytes are the text's. */
   ofText?: true;
+  /** `saving` of one file: `done` and `total` count its database requests (storeRuns), not files. */
+  ofWrites?: true;
   /** Work of the phase done and in all (steps handed over, files saved); no `total`: not known (an indeterminate bar). */
   done?: number;
   total?: number;

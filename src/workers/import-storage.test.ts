@@ -173,6 +173,28 @@ describe('the import worker’s write (ADR 0020)', () => {
     persistence.stop();
   });
 
+  it('tells how many of its database requests are done as they succeed, all of them before the write is durable', async () => {
+    const name = freshName();
+    const persistence = await startLibraryPersistence({ name, debounceMs: 0 });
+    const file = agentFile();
+    await handOver(file, false);
+    const reports: [number, number][] = [];
+    let durableAt = -1;
+    const durable = storeRuns({ name, version: 3, chunkLimits: { maxItems: 50, maxBytes: 1 << 20 } }, file.runs, (written, total) => reports.push([written, total]));
+    await durable.then(() => (durableAt = reports.length));
+    expect(reports.length).toBeGreaterThan(0);
+    const total = reports[0][1];
+    // A delete and a put of the run, the spans apart, and one put per chunk of 50 steps: each counted when made and
+    // when done.
+    expect(total).toBeGreaterThan(6);
+    expect(total % 2).toBe(0);
+    expect(reports.every(([, t]) => t === total)).toBe(true);
+    expect(reports.map(([w]) => w)).toEqual([...reports.map(([w]) => w)].sort((a, b) => a - b));
+    expect(reports[reports.length - 1]).toEqual([total, total]);
+    expect(durableAt).toBe(reports.length);
+    persistence.stop();
+  });
+
   it('a label added on the page keeps the raw that stayed with the spans; exports are the bytes they were (ADR 0026)', async () => {
     /** Import, store through the worker's write, label on the page, reload: the run as stored, and its exports. */
     const labelAndReload = async (split: boolean) => {

@@ -82,22 +82,51 @@ export async function readSpans(target: RunStorage, runId: string, send: (slice:
  * committed, to the ids of the runs whose spans were written apart (a run without spans has none to read there);
  * rejects with the cause when it has not (nothing of it landed), never leaving a rejection unhandled.
  */
-export async function storeRuns(target: RunStorage, runs: readonly Run[]): Promise<string[]> {
+/** How often storeRuns reports its writes at most (a large run's write is tens of thousands of requests). */
+const WRITES_REPORTED_EVERY_MS = 100;
+
+/**
+ * `onWritten` is told how far the write is, as a count of steps of which there are `total`: each of the transaction's
+ * requests counts once when it is made (its value cloned here: a 100k-step run's 11 chunks took 1.2 s) and once when
+ * the database has done it (at most every WRITES_REPORTED_EVERY_MS, and once all are done): the import row's bar moves
+ * while a large run is saved, where it stood still for seconds. All done is not yet durable: that is the transaction's
+ * commit (the promise).
+ */
+export async function storeRuns(target: RunStorage, runs: readonly Run[], onWritten?: (written: number, total: number) => void): Promise<string[]> {
   if (runs.length === 0) return [];
   const limits = target.chunkLimits ?? DEFAULT_CHUNK_LIMITS;
   const db = await database(target);
   const plans = runs.map((run) => planRunWrite(compactRun(run), { spansApart: true, limits }));
   const tx = db.transaction(['runs', 'runSpans', 'runChunks'], 'readwrite');
   const writes: Promise<unknown>[] = [];
+  // Each plan makes three requests and one per chunk.
+  const total = 2 * plans.reduce((n, plan) => n + 3 + plan.chunks.length, 0);
+  let progress = 0;
+  let reported = 0;
+  const advance = () => {
+    progress++;
+    const now = Date.now();
+    if (progress === total || now - reported >= WRITES_REPORTED_EVERY_MS) {
+      reported = now;
+      onWritten?.(progress, total);
+    }
+  };
+  const made = (request: Promise<unknown>) => {
+    writes.push(request);
+    if (onWritten) {
+      advance();
+      void request.then(advance, () => {});
+    }
+  };
   let thrown: unknown;
   try {
     for (const plan of plans) {
       const id = plan.record.id;
-      writes.push(tx.objectStore('runChunks').delete(chunkRange(id)));
-      writes.push(tx.objectStore('runs').put(plan.record));
-      if (plan.spans !== undefined) writes.push(tx.objectStore('runSpans').put(plan.spans, id));
-      else writes.push(tx.objectStore('runSpans').delete(id));
-      for (const chunk of plan.chunks) writes.push(tx.objectStore('runChunks').put(chunk.value, chunk.key));
+      made(tx.objectStore('runChunks').delete(chunkRange(id)));
+      made(tx.objectStore('runs').put(plan.record));
+      if (plan.spans !== undefined) made(tx.objectStore('runSpans').put(plan.spans, id));
+      else made(tx.objectStore('runSpans').delete(id));
+      for (const chunk of plan.chunks) made(tx.objectStore('runChunks').put(chunk.value, chunk.key));
     }
   } catch (e) {
     thrown = e ?? new Error('the write could not start');

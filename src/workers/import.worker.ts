@@ -32,6 +32,8 @@ export interface ImportCallbacks {
    * written apart, to be read when shown) or could not be written.
    */
   onStored?(file: number, error?: string, spansApart?: string[]): void;
+  /** How far the write of the `file`-th delivered file is (storeRuns: its database requests made and done, of `total`). */
+  onSaving?(file: number, written: number, total: number): void;
   /** Resolves when the page is idle: the write starts then, so it never competes with the run view's first paint. */
   whenIdle?(): Promise<void>;
   /**
@@ -105,7 +107,7 @@ async function importNow(sources: (FileInput | { name: string; file: Blob })[], 
     void delivered.reduce<Promise<void>>(
       (previous, index, position) =>
         previous.then(() =>
-          storeRuns(storage, result.loaded[index].runs).then(
+          storeRuns(storage, result.loaded[index].runs, callbacks.onSaving && ((written, total) => void callbacks.onSaving?.(position, written, total))).then(
             (spansApart) => callbacks.onStored?.(position, undefined, spansApart),
             (e: unknown) => callbacks.onStored?.(position, e instanceof Error ? `${e.name}: ${e.message}` : String(e)),
           ),

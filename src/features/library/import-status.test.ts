@@ -31,6 +31,14 @@ describe('import progress row', () => {
     expect(describeProgress({ ...whole, bytesRead: 39.1 * MB })).toBe('reading flat.json: 39.1 of 78.2 MB');
   });
 
+  it('says how far the write of one file is (its database requests), or how many files are saved', () => {
+    const one = { file: 'flat.json', fileIndex: 0, fileCount: 1, phase: 'saving' as const, done: 450, total: 1000, ofWrites: true as const };
+    expect(describeProgress(one)).toBe('saving flat.json in this browser: 45%');
+    expect(progressFraction(one)).toBeCloseTo(0.45);
+    expect(describeProgress({ ...one, ofWrites: undefined, file: '3 files', done: 1, total: 3 })).toBe('saving 3 files in this browser: 1 of 3 files');
+    expect(describeProgress({ file: 'flat.json', fileIndex: 0, fileCount: 1, phase: 'saving' })).toBe('saving flat.json in this browser');
+  });
+
   it('says the token counter is loading for a file, and how far (ADR 0041)', () => {
     const counter = { file: 'chat.json', fileIndex: 1, fileCount: 2, phase: 'counter' as const, done: 900_000, total: 3_600_000 };
     expect(progressFraction(counter)).toBeCloseTo(0.25);

@@ -41,6 +41,7 @@ export function describeProgress(p: ImportProgress | undefined): string {
     case 'handing-over':
       return `handing ${p.file} to this page: ${count(p.done ?? 0)} of ${count(p.total ?? 0)} steps and handoffs${of}`;
     case 'saving':
+      if (p.ofWrites && p.total) return `saving ${p.file} in this browser: ${Math.min(100, Math.floor((100 * (p.done ?? 0)) / p.total))}%${of}`;
       return `saving ${p.file} in this browser${p.total !== undefined ? `: ${count(p.done ?? 0)} of ${count(p.total)} files` : ''}${of}`;
   }
 }

@@ -58,8 +58,16 @@ export async function openSources(sources: ImportSource[], label?: string, impor
   const update = (patch: Partial<ImportJob>) =>
     useImportJobs.setState((s) => ({ jobs: s.jobs.map((j) => (j.id === id ? { ...j, ...patch } : j)) }));
   useImportJobs.setState((s) => ({ jobs: [...s.jobs, job] }));
+  // The write of a single file reports how far it is (the worker's database requests done): shown once the row says
+  // it is saving, its latest figure kept until then.
+  let writes: { written: number; total: number } | undefined;
+  let showWrites: (() => void) | undefined;
+  const onSaving = (_file: number, written: number, total: number) => {
+    writes = { written, total };
+    showWrites?.();
+  };
   try {
-    const result = await importer(sources, { signal: controller.signal, onProgress: (progress) => update({ progress }), storage: runStorageTarget() });
+    const result = await importer(sources, { signal: controller.signal, onProgress: (progress) => update({ progress }), storage: runStorageTarget(), onSaving });
     const account = addBatchToLibrary(result);
     // Done means stored: the import is reported finished (its progress row gone, the account shown) only once the
     // library's IndexedDB write has committed, so a reload right after it cannot lose the files. The runs are in the
@@ -67,10 +75,15 @@ export async function openSources(sources: ImportSource[], label?: string, impor
     if (result.loaded.length > 0) {
       const last = result.loaded[result.loaded.length - 1];
       const file = result.loaded.length === 1 ? last.file : `${result.loaded.length} files`;
-      // Several files: how many the worker has written (a bar); one: an indeterminate bar until it is durable.
+      // Several files: how many the worker has written (a bar); one: how many of its database requests are done (a
+      // bar; an indeterminate one before the write starts and once they are all done, until it is durable).
       const storing = result.storing ?? [];
       let done = 0;
-      const saving = () => update({ progress: { file, fileIndex: 0, fileCount: 1, phase: 'saving', ...(storing.length > 1 ? { done, total: storing.length } : {}) } });
+      const saving = () => {
+        const counted = storing.length > 1 ? { done, total: storing.length } : writes && writes.written < writes.total ? { done: writes.written, total: writes.total, ofWrites: true as const } : {};
+        update({ progress: { file, fileIndex: 0, fileCount: 1, phase: 'saving', ...counted } });
+      };
+      if (storing.length === 1) showWrites = saving;
       saving();
       for (const { durable } of storing) durable.then(() => ((done += 1), saving()), () => {});
     }
