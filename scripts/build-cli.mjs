@@ -28,31 +28,29 @@ try {
   process.exit(0);
 }
 
+/** An esbuild plugin that resolves `module` (a path from the root) to `standIn` wherever it is imported from. */
+function swapped(name, module, standIn) {
+  const base = module.split('/').pop().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return {
+    name,
+    setup(build) {
+      build.onResolve({ filter: new RegExp(`/${base}$`) }, (args) => {
+        const path = resolve(args.resolveDir, args.path);
+        return path === join(ROOT, module) ? { path: join(ROOT, standIn) } : undefined;
+      });
+    },
+  };
+}
+
 /** The importers' token counter, swapped for the CLI's lazy one (src/cli/tokens-lazy.ts). */
-const lazyTokens = {
-  name: 'lazy-tokens',
-  setup(build) {
-    build.onResolve({ filter: /\/tokens\.ts$/ }, (args) => {
-      const path = resolve(args.resolveDir, args.path);
-      return path === join(ROOT, 'src/import/tokens.ts') ? { path: join(ROOT, 'src/cli/tokens-lazy.ts') } : undefined;
-    });
-  },
-};
+const lazyTokens = swapped('lazy-tokens', 'src/import/tokens.ts', 'src/cli/tokens-lazy.ts');
 
 /**
- * The native importer's schemas, swapped for the CLI's lazy ones (src/cli/schema-lazy.ts): zod is in schema.cjs,
- * built apart below and required on the first session read. Any other import of them would fail this build (the
- * stand-in has no other export), so none can bring zod back into the bundle unseen.
+ * The native importer's schemas, swapped for the CLI's lazy ones (src/cli/schema-lazy.ts, ADR 0048): zod is in
+ * schema.cjs, built apart below and required on the first session read. Any other import of them would fail this
+ * build (the stand-in has no other export), so none can bring zod back into the bundle unseen.
  */
-const lazySchema = {
-  name: 'lazy-schema',
-  setup(build) {
-    build.onResolve({ filter: /\/schema\.ts$/ }, (args) => {
-      const path = resolve(args.resolveDir, args.path);
-      return path === join(ROOT, 'src/model/schema.ts') ? { path: join(ROOT, 'src/cli/schema-lazy.ts') } : undefined;
-    });
-  },
-};
+const lazySchema = swapped('lazy-schema', 'src/model/schema.ts', 'src/cli/schema-lazy.ts');
 
 const started = Date.now();
 const result = await esbuild.build({

@@ -15,6 +15,7 @@
 // was a second pass over the whole value after the parse, again with nothing to report.
 import { TextHash } from '../model/hash.ts';
 import { DepthCheckInParts } from './json-depth.ts';
+import { isJsonSpace as isSpace, skipJsonSpace as skipSpace } from './json-text.ts';
 
 /**
  * Characters of array elements parsed per batch (~1 ms of JSON.parse). Under 128 kB, each batch's text and JSON are
@@ -80,15 +81,10 @@ function readObject(text: string, options: PiecesOptions): PiecesResult | undefi
   let i = skipSpace(text, start + 1);
   if (text.charCodeAt(i) === 125 /* } */) return undefined;
   for (;;) {
-    if (text.charCodeAt(i) !== 34 /* " */) return undefined;
-    const keyEnd = stringEnd(text, i);
-    if (keyEnd < 0) return undefined;
-    const key = JSON.parse(text.slice(i, keyEnd)) as string;
-    if (keys.has(key)) return undefined;
-    keys.add(key);
-    i = skipSpace(text, keyEnd);
-    if (text.charCodeAt(i) !== 58 /* : */) return undefined;
-    i = skipSpace(text, i + 1);
+    const member = memberAt(text, i, keys);
+    if (member === undefined) return undefined;
+    const { key } = member;
+    i = member.value;
     if (arrayKey === undefined && text.charCodeAt(i) === 91 /* [ */ && options.arrayKeys.includes(key)) {
       arrayKey = key;
       open = i;
@@ -128,16 +124,9 @@ function readObject(text: string, options: PiecesOptions): PiecesResult | undefi
     const c = text.charCodeAt(i);
     if (c === 125 /* } */) break;
     if (c !== 44 /* , */) return undefined;
-    i = skipSpace(text, i + 1);
-    if (text.charCodeAt(i) !== 34 /* " */) return undefined;
-    const keyEnd = stringEnd(text, i);
-    if (keyEnd < 0) return undefined;
-    const key = JSON.parse(text.slice(i, keyEnd)) as string;
-    if (keys.has(key)) return undefined;
-    keys.add(key);
-    i = skipSpace(text, keyEnd);
-    if (text.charCodeAt(i) !== 58 /* : */) return undefined;
-    const end = valueEnd(text, skipSpace(text, i + 1), text.length);
+    const member = memberAt(text, skipSpace(text, i + 1), keys);
+    if (member === undefined) return undefined;
+    const end = valueEnd(text, member.value, text.length);
     if (end < 0) return undefined;
     i = skipSpace(text, end);
   }
@@ -319,19 +308,25 @@ function stringEnd(text: string, i: number): number {
   }
 }
 
+/**
+ * The member whose key opens at `i`: its key (decoded) and where its value begins. Undefined when the text there is
+ * no `"key":`, or the key is one of `keys` already (JSON.parse would keep the last value: the text is parsed whole);
+ * else the key is added to them.
+ */
+function memberAt(text: string, i: number, keys: Set<string>): { key: string; value: number } | undefined {
+  if (text.charCodeAt(i) !== 34 /* " */) return undefined;
+  const keyEnd = stringEnd(text, i);
+  if (keyEnd < 0) return undefined;
+  const key = JSON.parse(text.slice(i, keyEnd)) as string;
+  if (keys.has(key)) return undefined;
+  keys.add(key);
+  const colon = skipSpace(text, keyEnd);
+  if (text.charCodeAt(colon) !== 58 /* : */) return undefined;
+  return { key, value: skipSpace(text, colon + 1) };
+}
+
 /** An array index as a key ("0", "17"): JSON.parse lists such keys first, whatever their place in the text. */
 function isIndexLike(key: string): boolean {
   return /^(0|[1-9]\d{0,9})$/.test(key) && Number(key) < 4294967295;
 }
 
-function isSpace(c: number): boolean {
-  return c === 32 || c === 10 || c === 13 || c === 9;
-}
-
-function skipSpace(text: string, i: number): number {
-  for (;;) {
-    const c = text.charCodeAt(i);
-    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) return i;
-    i++;
-  }
-}

@@ -16,6 +16,7 @@ import { genericSpansToRun } from '../spans/assemble.ts';
 import type { Attributes } from '../spans/attributes.ts';
 import { buildForest, countDrop, type SpanEvent, type SpanRecord } from '../spans/forest.ts';
 import { MapProgress } from '../../model/run-builder.ts';
+import { isJsonSpace as isSpace, skipJsonSpace as skipSpace } from '../json-text.ts';
 
 function field(o: JsonObject, camel: string, snake: string): unknown {
   const v = o[camel];
@@ -854,19 +855,6 @@ function headOf(text: string, start: number): string | undefined {
   const close = text.indexOf('"', open + 1);
   if (close < 0 || text.slice(open + 1, close).includes('\\')) return undefined;
   return text.slice(start, close + 1);
-}
-
-function isSpace(c: number): boolean {
-  return c === 32 || c === 10 || c === 13 || c === 9;
-}
-
-/** The index of the first character at or after `i` that is not JSON whitespace. */
-function skipSpace(text: string, i: number): number {
-  for (;;) {
-    const c = text.charCodeAt(i);
-    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) return i;
-    i++;
-  }
 }
 
 /**

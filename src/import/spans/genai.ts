@@ -3,6 +3,7 @@
 import { recordOf } from '../../model/record.ts';
 import type { ChatMessage, TokenUsage, ToolCall } from '../../model/types.ts';
 import { asArgumentText, indexedGroups, isRecord, modelCallOf, numberAttr, textAttr, parseJsonLoose, textOf, unwrapOutputValue, type Attributes, type AttributeStandard, type SpanCategory } from './attributes.ts';
+import { skipJsonSpace } from '../json-text.ts';
 
 const GEN_AI_OPERATIONS: Record<string, SpanCategory> = recordOf({
   chat: 'llm',
@@ -60,15 +61,6 @@ function messagesAttr(attrs: Attributes, key: string): ChatMessage[] | undefined
 /** genAiMessages(parseJsonLoose(text)) as messagesAttr reads it: for tests, which compare it with that. */
 export function genAiMessagesOfText(text: string): ChatMessage[] | undefined {
   return messagesAttr({ text }, 'text');
-}
-
-/** JSON whitespace from `i`: the index of the first other character. */
-function skipJsonSpace(text: string, i: number): number {
-  for (;;) {
-    const c = text.charCodeAt(i);
-    if (c !== 32 && c !== 10 && c !== 13 && c !== 9) return i;
-    i++;
-  }
 }
 
 /** Where the JSON string opening at `i` ends (just past its closing quote), or -1 when it has an escape or a control character (or is not closed). */
