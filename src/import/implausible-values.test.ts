@@ -33,6 +33,15 @@ describe('through the importers', () => {
     expect(r.warnings).toEqual(['2 token counts are not a finite number between 0 and 10^15 (first: step "r1:s1" input = 1e+32); kept as recorded, totals will be wrong']);
   });
 
+  it('each of the four counts is looked at, the cached one too', () => {
+    for (const key of ['input', 'output', 'total', 'cached'] as const) {
+      const doc = JSON.parse(exportSession({ runs: [makeRun('r1')] })) as { runs: { steps: { usage?: Record<string, number> }[] }[] };
+      doc.runs[0].steps[1].usage = { input: 3, output: 5, total: 8, [key]: -1 };
+      const r = importText('neg.session.json', JSON.stringify(doc));
+      expect(r.warnings, key).toEqual([`1 token count is not a finite number between 0 and 10^15 (first: step "r1:s1" ${key} = -1); kept as recorded, totals will be wrong`]);
+    }
+  });
+
   it('an ordinary file gets no such warning', () => {
     expect(importText('ok.session.json', exportSession({ runs: [makeRun('r1')] })).warnings).toEqual([]);
   });

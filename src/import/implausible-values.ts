@@ -18,6 +18,8 @@ export function notFiniteId(id: string): boolean {
   return (id.includes('Infinity') || id.includes('NaN')) && NOT_FINITE_PART.test(id);
 }
 
+const TOKEN_KEYS = ['input', 'output', 'total', 'cached'] as const;
+
 /** Warnings for the runs of one file: implausible token counts, and ids made from numbers that are not finite. */
 export function implausibleValueWarnings(runs: readonly Run[]): string[] {
   let tokenCount = 0;
@@ -35,7 +37,10 @@ export function implausibleValueWarnings(runs: readonly Run[]): string[] {
       checkId('step id', step.id);
       const usage = step.usage;
       if (!usage) continue;
-      for (const key of ['input', 'output', 'total', 'cached'] as const) {
+      // Each count read by its name (a million steps: a key looked up by a variable, and an array per step, were ~0.2 s).
+      const { input, output, total, cached } = usage;
+      if (!implausibleTokenCount(input) && !implausibleTokenCount(output) && !implausibleTokenCount(total) && !implausibleTokenCount(cached)) continue;
+      for (const key of TOKEN_KEYS) {
         if (!implausibleTokenCount(usage[key])) continue;
         if (tokenCount++ === 0) firstToken = `step ${JSON.stringify(step.id)} ${key} = ${String(usage[key])}`;
       }
