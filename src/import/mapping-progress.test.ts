@@ -4,34 +4,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mapTicks } from '../model/run-builder.ts';
 import { importFromOtlp } from './formats/otlp.ts';
 import { chatLogImporter } from './formats/chat-log.ts';
+import { agentTraceDocument } from '../testing/otlp-docs.ts';
 
-const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
-
-function otlpDoc(spans: number) {
-  const traceId = hex(0xabc, 32);
-  const list = [];
-  for (let id = 1; id <= spans; id++) {
-    const tool = id > 1;
-    list.push({
-      traceId,
-      spanId: hex(id, 16),
-      ...(id > 1 ? { parentSpanId: hex(1, 16) } : {}),
-      name: tool ? 'execute_tool search' : 'invoke_agent a',
-      startTimeUnixNano: String(1_760_000_000_000_000_000n + BigInt(id) * 1_000_000n),
-      endTimeUnixNano: String(1_760_000_000_000_000_000n + BigInt(id + 1) * 1_000_000n),
-      attributes: tool
-        ? [
-            { key: 'gen_ai.operation.name', value: { stringValue: 'execute_tool' } },
-            { key: 'gen_ai.tool.name', value: { stringValue: 'search' } },
-          ]
-        : [
-            { key: 'gen_ai.operation.name', value: { stringValue: 'invoke_agent' } },
-            { key: 'gen_ai.agent.name', value: { stringValue: 'a' } },
-          ],
-    });
-  }
-  return { resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 't' }, spans: list }] }] };
-}
+/** One trace of `spans` spans: an agent and its tool calls. */
+const otlpDoc = (spans: number) => agentTraceDocument(0xabc, spans);
 
 afterEach(() => {
   mapTicks.onTick = undefined;

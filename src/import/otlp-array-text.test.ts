@@ -6,6 +6,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mapTicks } from '../model/run-builder.ts';
 import { HAVE_SHARED, SKIP_REASON, sharedFiles } from '../testing/fixture-kit.ts';
+import { agentTraceDocument, agentTraceSpan } from '../testing/otlp-docs.ts';
 import { importOtlpArrayText } from './formats/otlp.ts';
 import { detectText, importDetected, importText, type ImportOptions } from './index.ts';
 import { MAX_JSON_DEPTH } from './json-depth.ts';
@@ -16,38 +17,10 @@ const deep = (levels: number): unknown => {
   return v;
 };
 
-function span(trace: number, i: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    traceId: trace.toString(16).padStart(32, '0'),
-    spanId: (i + 16).toString(16).padStart(16, '0'),
-    ...(i > 0 ? { parentSpanId: '0000000000000010' } : {}),
-    name: i ? 'execute_tool search' : 'invoke_agent a',
-    startTimeUnixNano: String(1_750_000_000_000_000_000n + BigInt(i) * 1000n),
-    endTimeUnixNano: String(1_750_000_000_000_000_000n + BigInt(i + 1) * 1000n),
-    attributes: i
-      ? [
-          { key: 'gen_ai.operation.name', value: { stringValue: 'execute_tool' } },
-          { key: 'gen_ai.tool.name', value: { stringValue: 'search "q\\"' } },
-        ]
-      : [
-          { key: 'gen_ai.operation.name', value: { stringValue: 'invoke_agent' } },
-          { key: 'gen_ai.agent.name', value: { stringValue: 'a]},{"resourceSpans":[' } },
-        ],
-    ...extra,
-  };
-}
-
-function document(trace: number, spans = 3, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    resourceSpans: [
-      {
-        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'svc' } }] },
-        scopeSpans: [{ scope: { name: 't' }, spans: Array.from({ length: spans }, (_, i) => span(trace, i)) }],
-      },
-    ],
-    ...extra,
-  };
-}
+/** The names a reader must take as text: quotes, escapes and what looks like the next document's start. */
+const HOSTILE = { tool: 'search "q\\"', agent: 'a]},{"resourceSpans":[' };
+const span = (trace: number, i: number, extra: Record<string, unknown> = {}) => agentTraceSpan(trace, i, HOSTILE, extra);
+const document = (trace: number, spans = 3, extra: Record<string, unknown> = {}) => agentTraceDocument(trace, spans, HOSTILE, extra);
 
 /** What a call gives: its result, or the error's class and message. */
 function outcome(run: () => unknown): unknown {
