@@ -101,12 +101,11 @@ function readObject(text: string, options: PiecesOptions): PiecesResult | undefi
   }
   // The members before the array, and what the hash of the whole begins with (JSON.stringify's text up to the array's
   // `[`): keys are in the text's order unless one is integer-like (JSON.parse puts those first).
-  const before = JSON.parse(`${text.slice(start, open)}[]}`) as Record<string, unknown>;
-  const ordered = ![...keys].some(isIndexLike);
-  const hash = options.hash && ordered ? new TextHash() : undefined;
+  // The keys before the array (those after it are looked at once read).
+  const hash = options.hash && ![...keys].some(isIndexLike) ? new TextHash() : undefined;
   let stringified = '';
   if (hash) {
-    stringified = JSON.stringify(before);
+    stringified = JSON.stringify(JSON.parse(`${text.slice(start, open)}[]}`));
     hash.update(stringified.slice(0, -2));
   }
 
@@ -138,6 +137,7 @@ function readObject(text: string, options: PiecesOptions): PiecesResult | undefi
   // The document at level 1, its array's elements checked already (each batch at the array's level, 2).
   if (depth?.deeper(value, 1)) return undefined;
   let digest: string | undefined;
+  // Looked at again: the members after the array may have an integer-like key, which JSON.parse lists first.
   if (hash && ![...keys].some(isIndexLike)) {
     // The JSON of the object with an empty array begins as that of the members before it: the rest, from the `]` on.
     hash.update(JSON.stringify(value).slice(stringified.length - 2));
