@@ -61,6 +61,10 @@ test('a large JSON Lines file shows a progress bar that advances through reading
   expect(handing.length).toBeGreaterThan(0);
   expect(handing.every((v, i) => v >= 0 && v <= 1 && (i === 0 || v >= handing[i - 1]))).toBe(true);
   expect(seen.some((s) => /of 300,000 steps and handoffs/.test(s.text))).toBe(true); // a broadcast handoff per message
+  // Saving it in this browser: the worker's write tells how far it is, a determinate bar and a percent.
+  const saving = seen.filter((s) => s.phase === 'saving' && s.value !== null);
+  expect(saving.length).toBeGreaterThan(0);
+  expect(saving.every((s) => /saving messages\.jsonl in this browser: \d+%/.test(s.text))).toBe(true);
 });
 
 test('Cancel, pressed from the keyboard mid-import, stops the worker and leaves the library as it was', async ({ page }, testInfo) => {
@@ -69,11 +73,17 @@ test('Cancel, pressed from the keyboard mid-import, stops the worker and leaves 
   writeFileSync(big, groupChat(400_000));
   const small = testInfo.outputPath('small-chat.json');
   writeFileSync(small, groupChat(20));
+  await page.addInitScript(RECORD);
   await openStudio(page);
   const importWorkers = () => page.workers().filter((w) => /import/.test(w.url())).length;
   await page.getByTestId('open-file-input').setInputFiles(big);
   const row = page.getByTestId('import-progress');
   await expect(row.getByRole('progressbar')).toBeVisible();
+  // The chat log's messages are parsed in batches (ADR 0049): its bar moves through the text, where one JSON.parse
+  // of the whole stood still.
+  await expect
+    .poll(async () => ((await page.evaluate('window.__progress')) as Seen[]).some((s) => s.phase === 'parsing' && s.value !== null && /parsing big-chat\.json: [\d.]+ of [\d.]+ MB/.test(s.text)), { timeout: 60_000 })
+    .toBe(true);
   // Mid-import: the worker is parsing or mapping the file.
   await expect(row).toHaveAttribute('data-phase', /parsing|mapping/, { timeout: 60_000 });
   expect(importWorkers()).toBe(1);
