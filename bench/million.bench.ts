@@ -344,7 +344,7 @@ async function openThroughLibrary(base: string, file: string): Promise<Opened> {
       }
       if (end - start > stillMs) {
         stillMs = end - start;
-        stillFrom = `${(start - dropAt).toFixed(0)} ms, "${during[i].state.slice(0, 60)}"`;
+        stillFrom = `${(start - dropAt).toFixed(0)} ms, "${during[i].state.slice(0, 100)}"`;
       }
     }
     if (during.length === 0) stillMs = listedAt - dropAt;

@@ -3,6 +3,7 @@
 // largest runs hold millions); an id is flagged when it spells a number that is not finite (`Infinity`, `-Infinity`,
 // `NaN`) as a whole or as a dash/colon/dot/underscore-separated part (`tau-Infinity`: made from 1e999 in the file).
 // The run is still imported as recorded; each kind of problem gives one warning with a count and the first case.
+import type { MapProgress } from '../model/run-builder.ts';
 import type { Run } from '../model/types.ts';
 
 export const MAX_PLAUSIBLE_TOKENS = 1e15;
@@ -20,8 +21,11 @@ export function notFiniteId(id: string): boolean {
 
 const TOKEN_KEYS = ['input', 'output', 'total', 'cached'] as const;
 
-/** Warnings for the runs of one file: implausible token counts, and ids made from numbers that are not finite. */
-export function implausibleValueWarnings(runs: readonly Run[]): string[] {
+/**
+ * Warnings for the runs of one file: implausible token counts, and ids made from numbers that are not finite. With
+ * `progress`, a tick per step (a million steps take a few hundred ms in a browser's worker: the bar moves through them).
+ */
+export function implausibleValueWarnings(runs: readonly Run[], progress?: MapProgress): string[] {
   let tokenCount = 0;
   let firstToken = '';
   let idCount = 0;
@@ -34,6 +38,7 @@ export function implausibleValueWarnings(runs: readonly Run[]): string[] {
     checkId('run id', run.id);
     for (const agent of run.agents) checkId('agent id', agent.id);
     for (const step of run.steps) {
+      progress?.tick();
       checkId('step id', step.id);
       const usage = step.usage;
       if (!usage) continue;

@@ -1,9 +1,11 @@
 // The mapping phase's determinate bar (ADR 0023): the OTLP importer ticks through its five passes over the spans and
-// the chat-log importer through its three over the messages, every 16,384 items, with the total counted first.
+// the chat-log importer through its three over the messages and the value checks on the built run, every 16,384
+// items, with the total counted first.
 import { afterEach, describe, expect, it } from 'vitest';
 import { mapTicks } from '../model/run-builder.ts';
 import { importFromOtlp } from './formats/otlp.ts';
 import { chatLogImporter } from './formats/chat-log.ts';
+import { importText } from './index.ts';
 import { agentTraceDocument } from '../testing/otlp-docs.ts';
 
 /** One trace of `spans` spans: an agent and its tool calls. */
@@ -11,6 +13,7 @@ const otlpDoc = (spans: number) => agentTraceDocument(0xabc, spans);
 
 afterEach(() => {
   mapTicks.onTick = undefined;
+  mapTicks.open = undefined;
 });
 
 describe('mapping progress', () => {
@@ -44,7 +47,32 @@ describe('mapping progress', () => {
     };
     const result = chatLogImporter.importDoc({ kind: 'json', value: { question: 'q', history }, text: '' });
     expect(result.runs[0].steps.length).toBe(n);
-    expect(total).toBe(3 * n);
+    expect(total).toBe(4 * n);
     expect(ticks.filter((d) => d > n).length).toBeGreaterThanOrEqual(3); // the usage and handoff passes tick too
+    expect(ticks.at(-1)).toBeLessThanOrEqual(3 * n); // the fourth quarter is the checks', made by the file's import
+  });
+
+  it('goes on through the value checks made on a chat log\'s run once built, to its total', () => {
+    // 1M messages: the checks (a pass over the steps' ids and usage) stood as a still bar at "done" for ~1.4 s.
+    const n = 30_000;
+    const history = Array.from({ length: n }, (_, i) => ({ content: `step ${i}`, role: 'assistant', name: i % 2 ? 'A' : 'B' }));
+    const ticks: number[] = [];
+    mapTicks.onTick = (done, total) => {
+      expect(total).toBe(4 * n);
+      ticks.push(done);
+    };
+    const file = importText('group-chat.json', JSON.stringify({ question: 'q', history }));
+    expect(file.runs[0].steps.length).toBe(n);
+    expect(ticks.filter((d) => d > 3 * n).length).toBeGreaterThanOrEqual(1);
+    expect(ticks.at(-1)).toBeLessThanOrEqual(4 * n);
+    expect(mapTicks.open).toBeUndefined(); // taken by the checks: never left for another file's
+  });
+
+  it('leaves no room an importer did not keep: the OTLP importer\'s progress ends at its own total', () => {
+    const spans = 40_000;
+    const ticks: number[] = [];
+    mapTicks.onTick = (done) => ticks.push(done);
+    importText('trace.json', JSON.stringify(otlpDoc(spans)));
+    expect(ticks.at(-1)).toBeLessThanOrEqual(5 * spans);
   });
 });

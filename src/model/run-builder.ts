@@ -29,7 +29,7 @@ const STEP_TICK = 1 << 14;
  * Told as an importer's passes over a whole it counted first (spans read, then mapped; messages over each pass)
  * advance, every STEP_TICK items: the import worker's determinate `mapping` bar. Unset: nothing is called.
  */
-export const mapTicks: { onTick?: (done: number, total: number) => void } = {};
+export const mapTicks: { onTick?: (done: number, total: number) => void; open?: MapProgress } = {};
 
 /**
  * An importer's progress through `total` items: `tick()` per item is an increment and a mask test; `advance(n)` for
@@ -38,10 +38,21 @@ export const mapTicks: { onTick?: (done: number, total: number) => void } = {};
  */
 export class MapProgress {
   private done = 0;
-  constructor(readonly total: number) {}
+  /**
+   * A total that counts the checks made on the built runs (`implausibleValueWarnings`, a tick per step) leaves the
+   * progress in `mapTicks.open` for them to go on with: the bar moves to the end, not stands at "done" while they run.
+   */
+  constructor(readonly total: number) {
+    mapTicks.open = total > 0 ? this : undefined;
+  }
 
   tick(): void {
     if ((++this.done & (STEP_TICK - 1)) === 0 && this.total > 0) mapTicks.onTick?.(this.done, this.total);
+  }
+
+  /** The items not counted yet: a progress whose total kept room for the checks after the mapping has it left. */
+  get left(): number {
+    return this.total - this.done;
   }
 
   advance(n: number): void {

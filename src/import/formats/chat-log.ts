@@ -204,8 +204,9 @@ function importRun(obj: JsonObject, path: string, runId: string, warnings: strin
     if (list === undefined) toLists.set(agent, (list = Object.freeze([agent]) as string[]));
     return list;
   };
-  // Three passes over the messages, one tick per message in each: the steps, their usage, the handoffs.
-  const progress = new MapProgress(3 * history.length);
+  // Three passes over the messages, one tick per message in each: the steps, their usage, the handoffs; a fourth
+  // tick per message is left for the checks made on the run once built (implausibleValueWarnings).
+  const progress = new MapProgress(4 * history.length);
   history.forEach((entryValue, i) => {
     progress.tick();
     // The JSON path only for a problem: three strings a message otherwise, all garbage.
@@ -280,6 +281,8 @@ function importRun(obj: JsonObject, path: string, runId: string, warnings: strin
       : undefined;
 
   return b.build({
+    // A chat log names no model: no pass over a million steps to find none.
+    models: [],
     title: titleFromTask(task ?? steps[0]?.output, 'Chat log'),
     sourceFormat: 'chat-log',
     outcome,
