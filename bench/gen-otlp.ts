@@ -132,7 +132,9 @@ export async function generateOtlpFile(path: string, spans = 100_000, spansPerTr
   return bytes;
 }
 
-if (process.argv[1] && import.meta.filename === process.argv[1]) {
+// Run as a script by its own name only: inside a bundle (esbuild, a harness) import.meta.filename is the bundle's,
+// which is argv[1] too, and the generator ran there with the harness's arguments.
+if (process.argv[1] && process.argv[1].endsWith('gen-otlp.ts')) {
   const [out, count] = process.argv.slice(2);
   if (!out) throw new Error('usage: gen-otlp.ts <out.json> [spans]');
   const bytes = await generateOtlpFile(out, count ? Number(count) : undefined);
