@@ -154,9 +154,25 @@ function pssOf(pid: number): number {
   }
 }
 
-/** BENCH_MEMORY_TRACE=1: the browser's total PSS each second from the drop (MB), printed after each file. */
+/**
+ * BENCH_MEMORY_TRACE=1: the browser's total PSS each second from the drop (MB), printed after each file, and each
+ * process's share at the peak.
+ */
 const MEMORY_TRACE = process.env.BENCH_MEMORY_TRACE === '1';
 const memoryTrace: string[] = [];
+let peakParts = '';
+
+/** A Chromium process's --type (renderer, gpu-process, utility: its sub-type), or "browser". */
+function processKind(pid: number): string {
+  try {
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const type = args.find((a) => a.startsWith('--type='))?.slice(7);
+    const sub = args.find((a) => a.startsWith('--utility-sub-type='))?.slice(19).split('.').pop();
+    return `${type ?? 'browser'}${sub ? `/${sub}` : ''}#${pid}`;
+  } catch {
+    return `#${pid}`;
+  }
+}
 
 /** Samples the browser's total PSS every 100 ms until stopped; the process list is refreshed every second. */
 function memorySampler(browserPid: number): { peakSoFar(): number; stop(): { peak: number; last: number } } {
@@ -167,8 +183,12 @@ function memorySampler(browserPid: number): { peakSoFar(): number; stop(): { pea
   const started = Date.now();
   const timer = setInterval(() => {
     if (++ticks % 10 === 0) pids = processTree(browserPid);
-    last = pids.reduce((sum, pid) => sum + pssOf(pid), 0);
-    if (last > peak) peak = last;
+    const each = pids.map(pssOf);
+    last = each.reduce((sum, pss) => sum + pss, 0);
+    if (last > peak) {
+      peak = last;
+      if (MEMORY_TRACE) peakParts = pids.map((pid, i) => `${processKind(pid)} ${(each[i] / 2 ** 20).toFixed(0)}`).filter((p) => !p.endsWith(' 0')).join(', ');
+    }
     if (MEMORY_TRACE && ticks % 10 === 0) memoryTrace.push(`${((Date.now() - started) / 1000).toFixed(0)}s ${(last / 2 ** 20).toFixed(0)}`);
   }, 100);
   return {
@@ -199,6 +219,17 @@ function serve(dist: string): Promise<{ server: Server; base: string }> {
 // As a string: tsx would add its own helpers (`__name`) to a function, which do not exist in the page.
 const INIT = `
   localStorage.setItem('mas-replay:visited', 'bench');
+  // The runs in the library's database (BENCH_MEMORY_TRACE: when the worker's write has committed).
+  window.runsStored = () => new Promise((resolve, reject) => {
+    const open = indexedDB.open('mas-replay-studio');
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const db = open.result;
+      const count = db.transaction('runs').objectStore('runs').count();
+      count.onsuccess = () => { db.close(); resolve(count.result); };
+      count.onerror = () => { db.close(); reject(count.error); };
+    };
+  });
   window.__longTasks = [];
   new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__longTasks.push({ start: e.startTime, duration: e.duration }); }).observe({ type: 'longtask', buffered: true });
   document.addEventListener('click', () => { (window.__clicks ??= []).push(performance.now()); }, true);
@@ -277,11 +308,47 @@ function browserPid(): number {
   return mine.reduce((a, b) => (b > a ? b : a));
 }
 
+/**
+ * BENCH_MEMORY_TRACE=1: the JS heaps of the page and of each of its workers (CDP Runtime.getHeapUsage, through a
+ * session attached to the workers as they start), printed at the moments the bench names.
+ */
+async function heapWatcher(page: Page): Promise<(moment: string) => Promise<void>> {
+  const cdp = await page.context().newCDPSession(page);
+  const replies = new Map<number, (result: { usedSize?: number }) => void>();
+  const workers = new Map<string, string>();
+  cdp.on('Target.attachedToTarget', (e: { sessionId: string; targetInfo: { url: string } }) => void workers.set(e.sessionId, e.targetInfo.url.split('/').pop()!.replace(/-[\w]+\.js$/, '')));
+  cdp.on('Target.detachedFromTarget', (e: { sessionId: string }) => void workers.delete(e.sessionId));
+  cdp.on('Target.receivedMessageFromTarget', (e: { message: string }) => {
+    const m = JSON.parse(e.message) as { id: number; result?: { usedSize?: number } };
+    replies.get(m.id)?.(m.result ?? {});
+  });
+  await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
+  let id = 0;
+  const mb = (bytes: number | undefined) => (bytes === undefined ? '?' : `${(bytes / 2 ** 20).toFixed(0)}`);
+  return async (moment) => {
+    const parts = [`page ${mb(((await cdp.send('Runtime.getHeapUsage')) as { usedSize: number }).usedSize)}`];
+    for (const [sessionId, name] of workers) {
+      const k = ++id;
+      const result = await Promise.race([
+        new Promise<{ usedSize?: number }>((resolve) => {
+          replies.set(k, resolve);
+          void cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id: k, method: 'Runtime.getHeapUsage' }) }).catch(() => resolve({}));
+        }),
+        new Promise<{ usedSize?: number }>((resolve) => setTimeout(() => resolve({}), 5000)),
+      ]);
+      parts.push(`${name} ${mb(result.usedSize)}`);
+    }
+    console.log(`    JS heaps at ${moment} (MB used): ${parts.join(', ')}`);
+  };
+}
+
 async function openThroughLibrary(base: string, file: string): Promise<Opened> {
   const browser = await launch();
   try {
     const page = await readyPage(browser, base);
     await page.evaluate('window.__longTasks.length = 0');
+    const heaps = MEMORY_TRACE ? await heapWatcher(page) : undefined;
+    const storedBefore = heaps ? ((await page.evaluate('runsStored()')) as number) : 0;
     const memory = memorySampler(browserPid());
     const tasksCdp = PROFILE_TASKS ? await page.context().newCDPSession(page) : undefined;
     let profiledAt = 0;
@@ -302,6 +369,7 @@ async function openThroughLibrary(base: string, file: string): Promise<Opened> {
     }
     const listedAt = (await page.evaluate('window.__rowAt')) as number;
     const peakListedBytes = memory.peakSoFar();
+    await heaps?.('the listing');
     const cdp = PROFILE_OPEN ? await page.context().newCDPSession(page) : undefined;
     if (cdp) {
       await cdp.send('Profiler.enable');
@@ -325,8 +393,21 @@ async function openThroughLibrary(base: string, file: string): Promise<Opened> {
       const { profile } = (await cdp.send('Profiler.stop')) as unknown as { profile: CpuProfile };
       printProfile(profile, 'main thread, self time (ms), click → painted', true);
     }
+    await heaps?.('the painted run view');
     const { peak } = memory.stop();
-    if (MEMORY_TRACE) console.log(`    browser PSS each second from the drop (MB): ${memoryTrace.splice(0).join(' · ')}`);
+    if (MEMORY_TRACE) console.log(`    browser PSS each second from the drop (MB): ${memoryTrace.splice(0).join(' · ')}\n    at the peak, by process (MB): ${peakParts}`);
+    if (heaps) {
+      // Until the library says the run is saved (its write durable), then 5 s on: what the tab holds once it is.
+      const after = memorySampler(browserPid());
+      // The run's record is in the library's database once the worker's write has committed (a read waits behind it).
+      await page.waitForFunction((before) => (window as unknown as { runsStored(): Promise<number> }).runsStored().then((n) => n > before), storedBefore, { polling: 1000, timeout: 600_000 });
+      const saved = after.peakSoFar();
+      await heaps('saved');
+      await page.waitForTimeout(5000);
+      const { last } = after.stop();
+      await heaps('5 s after saved');
+      console.log(`    browser PSS from the painted view until saved: peak ${(saved / 2 ** 20).toFixed(0)} MB; 5 s after saved ${(last / 2 ** 20).toFixed(0)} MB`);
+    }
     const dropAt = (await page.evaluate('window.__dropAt')) as number;
     const tasks = ((await page.evaluate('window.__longTasks')) as { start: number; duration: number }[]).filter((t) => t.start >= dropAt && t.start <= paintedAt);
     if (tasksCdp) printLongTaskProfile(((await tasksCdp.send('Profiler.stop')) as unknown as { profile: CpuProfile }).profile, profiledAt, tasks, dropAt);

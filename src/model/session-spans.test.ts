@@ -3,7 +3,7 @@
 // must be the map's, whatever the order of the spans.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RAW_KEYS_ON_PAGE, splitStepRaw, stepRawSplitter } from './session-spans.ts';
+import { compactRun, RAW_KEYS_ON_PAGE, splitStepRaw, stepRawSplitter } from './session-spans.ts';
 import type { Run, RunSpan, Step } from './types.ts';
 
 /** The split as it was made before the walk: every step's span found in a map of the step spans' ids. */
@@ -89,5 +89,47 @@ describe('splitStepRaw', () => {
     expect(run.steps[1].raw).toEqual({ 'gen_ai.operation.name': 'chat', n: 1 });
     expect(run.spans!.find((s) => s.id === 'span1')!.stepRaw).toBeUndefined();
     expect(splitStepRaw(run)).toBe(0);
+  });
+});
+
+/** compactRun as it was: a map of every step's raw by span id, built for every run with spans, and a copy of the list. */
+function compactByMap(run: Run): Run {
+  const spans = run.spans;
+  if (!spans || spans.length === 0) return run;
+  const rawOf = new Map<string, unknown>();
+  for (const step of run.steps) if (step.spanId !== undefined && step.raw !== undefined) rawOf.set(step.spanId, step.raw);
+  if (rawOf.size === 0) return run;
+  let changed = false;
+  const out = spans.map((span) => {
+    if (span.stepId === undefined || rawOf.get(span.id) !== span.attributes || Object.keys(span.attributes).length === 0) return span;
+    changed = true;
+    return { ...span, attributes: {}, attributesOf: 'step' as const };
+  });
+  return changed ? { ...run, spans: out } : run;
+}
+
+describe('compactRun', () => {
+  it('compacts as the map of every step\'s raw did, before the hand-off\'s split, after it, or after part of it', () => {
+    fc.assert(
+      fc.property(shapes, fc.nat({ max: 60 }), (shape, splitUpTo) => {
+        const run = runOf(shape);
+        stepRawSplitter(run)?.(0, Math.min(splitUpTo, run.steps.length));
+        const expected = compactByMap(run);
+        const actual = compactRun(run);
+        expect(actual).toEqual(expected);
+        // The run itself is left as it was, and a run with nothing to compact is returned as is (no copy).
+        expect(actual === run).toBe(expected === run);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('makes no map of the steps\' raws for a run whose step spans are all split (the import worker\'s write of a flat trace)', () => {
+    // Every span a step's, or none's (a span under a step, `plain` here, may be a step's: the map is made for it).
+    const run = runOf({ steps: Array.from({ length: 50 }, () => ({ spanned: true, sameRaw: true, plain: 0, callId: false })), loose: [3], order: undefined });
+    splitStepRaw(run);
+    // Steps whose raw is read would be read for the map: none may be.
+    for (const step of run.steps) Object.defineProperty(step, 'raw', { get: () => { throw new Error('a step raw was read'); } });
+    expect(compactRun(run)).toBe(run);
   });
 });

@@ -8,16 +8,27 @@ import type { Run, RunSpan } from './types.ts';
 export function compactRun(run: Run): Run {
   const spans = run.spans;
   if (!spans || spans.length === 0) return run;
-  const rawOf = new Map<string, unknown>();
-  for (const step of run.steps) if (step.spanId !== undefined && step.raw !== undefined) rawOf.set(step.spanId, step.raw);
-  if (rawOf.size === 0) return run;
-  let changed = false;
-  const out = spans.map((span) => {
-    if (span.stepId === undefined || rawOf.get(span.id) !== span.attributes || Object.keys(span.attributes).length === 0) return span;
-    changed = true;
-    return { ...span, attributes: {}, attributesOf: 'step' as const };
-  });
-  return changed ? { ...run, spans: out } : run;
+  // The map of the steps' raws is built only for a span that may be a step's: one under no step, or split for the
+  // hand-off (`stepRaw`: its attributes are the step's whole raw, the step keeps a few keys), never is. The import
+  // worker's write of a flat 1M-span run made a map of a million raws (and a copy of the span list) to change nothing.
+  let rawOf: Map<string, unknown> | undefined;
+  const compacts = (span: RunSpan): boolean => {
+    if (span.stepId === undefined || span.stepRaw === true) return false;
+    if (!rawOf) {
+      rawOf = new Map();
+      for (const step of run.steps) if (step.spanId !== undefined && step.raw !== undefined) rawOf.set(step.spanId, step.raw);
+    }
+    return rawOf.get(span.id) === span.attributes && Object.keys(span.attributes).length > 0;
+  };
+  let first = 0;
+  while (first < spans.length && !compacts(spans[first])) first++;
+  if (first === spans.length) return run;
+  const out = spans.slice();
+  for (let i = first; i < out.length; i++) {
+    const span = out[i];
+    if (i === first || compacts(span)) out[i] = { ...span, attributes: {}, attributesOf: 'step' as const };
+  }
+  return { ...run, spans: out };
 }
 
 /** The inverse of compactRun, on a run read from a session: step spans get their attributes back (the step's raw). */
