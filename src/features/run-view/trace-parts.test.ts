@@ -12,6 +12,7 @@ import {
   takeTracePart,
   TRACE_PART_MAX_STEPS,
   TRACE_PART_MIN_STEPS,
+  tracePartWaitMs,
   TRACE_PART_WAIT_MS,
   tracePartRun,
   type TracePart,
@@ -128,7 +129,7 @@ describe('the page’s trace parts', () => {
     expect(takeTracePart(run.steps)).toBeUndefined();
   });
 
-  it('are not expected of a run below TRACE_PART_MIN_STEPS or above TRACE_PART_MAX_STEPS, and not waited for past TRACE_PART_WAIT_MS', async () => {
+  it('are not expected of a run below TRACE_PART_MIN_STEPS or above TRACE_PART_MAX_STEPS, and not waited for past tracePartWaitMs', async () => {
     const few = structuredClone(small.steps);
     expectTracePart(few);
     expect(takeTracePart(few)).toBeUndefined();
@@ -139,7 +140,14 @@ describe('the page’s trace parts', () => {
     const steps = { length: TRACE_PART_MIN_STEPS } as unknown as Step[];
     expectTracePart(steps);
     const waiting = takeTracePart(steps);
-    vi.advanceTimersByTime(TRACE_PART_WAIT_MS);
+    // Waited for a little longer the longer the run: 10 s and 0.02 ms a step.
+    expect(tracePartWaitMs(TRACE_PART_MIN_STEPS)).toBe(TRACE_PART_WAIT_MS + 100);
+    expect(tracePartWaitMs(1_000_000)).toBe(30_000);
+    let settled = false;
+    void waiting!.then(() => (settled = true));
+    await vi.advanceTimersByTimeAsync(TRACE_PART_WAIT_MS);
+    expect(settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(100);
     await expect(waiting).resolves.toBeUndefined();
   });
 });

@@ -76,17 +76,27 @@ export interface TracePart {
 }
 
 /**
- * Runs of up to this many steps get their trace part from the worker. A larger run is built on the page as before:
- * its part would add the run view's columns to the worker's memory while it hands over a million steps.
+ * Runs of up to this many steps get their trace part from the worker (computed once the page has taken the run's
+ * steps, its columns transferred, not copied). Up to 300,000 before: a million-step run was built on the page, at 1M
+ * that was 6.7–8 s of the page's own work in ~400 slices after the click, against 1.4 s from the part (chat log,
+ * load 5–7; the worker's part takes a few seconds of the worker's time, while the page indexes its steps). Larger runs
+ * are built on the page: a bound on what the worker holds at once besides the run it is about to write.
  */
-export const TRACE_PART_MAX_STEPS = 300_000;
+export const TRACE_PART_MAX_STEPS = 2_000_000;
 
 /**
  * How long an opened run waits for its part before building its view itself (a worker that went away never sends
- * it). The worker sends a part or says it has none for every run it was expected of; it computes a 100k-step run's
- * part in about a second of its own time, several on a loaded 2-core machine.
+ * it), plus TRACE_PART_WAIT_MS_PER_STEP a step (tracePartWaitMs). The worker sends a part or says it has none for
+ * every run it was expected of; it computes a 100k-step run's part in about a second of its own time, several on a
+ * loaded 2-core machine, and a 1M-step run's in 3–5 s.
  */
 export const TRACE_PART_WAIT_MS = 10_000;
+export const TRACE_PART_WAIT_MS_PER_STEP = 0.02;
+
+/** How long the opening of a run of `steps` steps waits for its part: 12 s at 100k steps, 30 s at 1M. */
+export function tracePartWaitMs(steps: number): number {
+  return TRACE_PART_WAIT_MS + TRACE_PART_WAIT_MS_PER_STEP * steps;
+}
 
 /** Which run a part is for, as the worker names it: its step count and its first and last step ids. */
 export interface TracePartRun {
@@ -147,7 +157,7 @@ export function deliverTracePart(steps: readonly Step[], part: TracePart | undef
 export const TRACE_PART_MARK = 'mas-replay:trace-part';
 
 /**
- * The part the worker sent or will send for `steps`, at most TRACE_PART_WAIT_MS from now; undefined when none is
+ * The part the worker sent or will send for `steps`, at most tracePartWaitMs from now; undefined when none is
  * expected. Kept until the view built from it is cached (forgetTracePart): an opening cancelled meanwhile (the page
  * left, React's double effects in development) leaves it to the next.
  */
@@ -155,7 +165,7 @@ export function takeTracePart(steps: readonly Step[]): Promise<TracePart | undef
   const wanted = expected.get(steps);
   if (!wanted) return undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), TRACE_PART_WAIT_MS)));
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), tracePartWaitMs(steps.length))));
   return Promise.race([wanted.promise, late]).finally(() => clearTimeout(timer));
 }
 
