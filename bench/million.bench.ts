@@ -310,7 +310,8 @@ function browserPid(): number {
 
 /**
  * BENCH_MEMORY_TRACE=1: the JS heaps of the page and of each of its workers (CDP Runtime.getHeapUsage, through a
- * session attached to the workers as they start), printed at the moments the bench names.
+ * session attached to the workers as they start), printed at the moments the bench names. A worker answers between
+ * its tasks: asked at the listing, the click waits for the import worker's turn (its times are then not the bench's).
  */
 async function heapWatcher(page: Page): Promise<(moment: string) => Promise<void>> {
   const cdp = await page.context().newCDPSession(page);
