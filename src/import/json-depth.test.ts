@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ImportError } from './errors.ts';
 import { importText } from './index.ts';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.ts';
+import { DepthCheckInParts, MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.ts';
 
 const arrays = (n: number) => '['.repeat(n) + ']'.repeat(n);
 const objects = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n);
@@ -43,6 +43,48 @@ describe('nesting depth', () => {
     try {
       expect(nestsDeeperThan(JSON.parse('{"a": {"b": 1}}'), 2)).toBe(false);
       expect(nestsDeeperThan(JSON.parse('{"a": {"b": [1]}}'), 2)).toBe(true);
+    } finally {
+      delete proto.polluted;
+    }
+  });
+
+  it('a part checked where it sits (DepthCheckInParts.deeper) answers as the whole check at every level and limit', () => {
+    // Seeded values of objects, arrays and scalars nested 0–12 deep, as JSON.parse makes them.
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const value = (depth: number): unknown => {
+      if (depth <= 0) return random(2) ? 'x' : null;
+      // One item as deep as asked, the others shallower, in any place.
+      const items = Array.from({ length: 1 + random(3) }, () => value(random(depth)));
+      items.splice(random(items.length + 1), 0, value(depth - 1));
+      return random(2) ? items : Object.fromEntries(items.map((v, i) => [`k${i}`, v]));
+    };
+    let deeperSeen = 0;
+    for (let n = 0; n < 300; n++) {
+      const parsed = JSON.parse(JSON.stringify({ a: value(1 + random(12)) })) as object;
+      for (let limit = 1; limit <= 14; limit++) {
+        for (let level = 1; level <= limit; level++) {
+          // `parsed` at `level`: past `limit` exactly when it nests more than limit − level + 1 levels itself.
+          const expected = nestsDeeperThan(parsed, limit - level + 1);
+          expect(new DepthCheckInParts(limit).deeper(parsed, level)).toBe(expected);
+          if (expected) deeperSeen++;
+        }
+        expect(new DepthCheckInParts(limit).deeper(parsed, limit + 1)).toBe(true);
+      }
+    }
+    expect(deeperSeen).toBeGreaterThan(1000);
+  });
+
+  it('a part checked where it sits: own keys only even when Object.prototype was given an enumerable property', () => {
+    const proto = Object.prototype as Record<string, unknown>;
+    proto.polluted = [[[[1]]]];
+    try {
+      const parts = new DepthCheckInParts(3);
+      expect(parts.deeper(JSON.parse('{"a": {"b": 1}}') as object, 2)).toBe(false);
+      expect(parts.deeper(JSON.parse('{"a": {"b": [1]}}') as object, 2)).toBe(true);
     } finally {
       delete proto.polluted;
     }

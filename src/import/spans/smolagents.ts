@@ -16,14 +16,17 @@ const STEP_PREFIX = 'Step ';
 
 /** `Step N` → N; undefined for any other name. */
 export function actionStepNumber(name: string): number | undefined {
-  if (!name.startsWith(STEP_PREFIX)) return undefined;
-  const rest = name.slice(STEP_PREFIX.length);
-  if (rest === '' || rest.length > 9) return undefined;
-  for (let i = 0; i < rest.length; i++) {
-    const c = rest.charCodeAt(i);
+  // 1–9 digits after the prefix, read in place: no copy of them and no Number() per span (every chain span is asked,
+  // a `Step N` span three times).
+  const n = name.length;
+  if (n <= STEP_PREFIX.length || n > STEP_PREFIX.length + 9 || !name.startsWith(STEP_PREFIX)) return undefined;
+  let value = 0;
+  for (let i = STEP_PREFIX.length; i < n; i++) {
+    const c = name.charCodeAt(i);
     if (c < 48 || c > 57) return undefined;
+    value = value * 10 + (c - 48);
   }
-  return Number(rest);
+  return value;
 }
 
 function isAgentRunSpan(node: SpanNode): boolean {

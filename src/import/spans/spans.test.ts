@@ -144,3 +144,29 @@ describe('titles', () => {
     expect(titleFromTask('x'.repeat(300), 'f')).toHaveLength(100);
   });
 });
+
+describe('smolagents action step numbers', () => {
+  it('`Step ` and 1–9 digits give the number the digits write, anything else none', async () => {
+    const { actionStepNumber } = await import('./smolagents.ts');
+    const cases: Array<[string, number | undefined]> = [
+      ['Step 1', 1],
+      ['Step 12', 12],
+      ['Step 007', 7],
+      ['Step 0', 0],
+      ['Step 999999999', 999_999_999],
+      ['Step 1234567890', undefined],
+      ['Step ', undefined],
+      ['Step', undefined],
+      ['Step 1a', undefined],
+      ['Step -1', undefined],
+      ['Step 1.5', undefined],
+      ['Step  1', undefined],
+      ['step 1', undefined],
+      ['Step ١', undefined],
+      ['Steps 1', undefined],
+      ['Step 12 ', undefined],
+      ['', undefined],
+    ];
+    for (const [name, number] of cases) expect([name, actionStepNumber(name)]).toEqual([name, number]);
+  });
+});
