@@ -700,27 +700,64 @@ export function* loopAnalysisSlices(
 }
 
 /**
- * Pass 1 of the analysis over a range of positions: routing templates that recur for their agent, and the ledger's
- * verdicts. Only the few lines that may be routing (short, naming an agent) are kept, with their positions. A plain
- * method over a range, called between the generator's yields: a small function the engine optimises early, where the
- * same loop in the generator's body ran longer in the interpreter and was deoptimised at each path first taken.
+ * Pass 1 of the analysis, over a range of positions: what every step is (its agent and, for a call, its kind, written
+ * into per-position columns for pass 2), routing templates that recur for their agent, and the ledger's verdicts.
+ * Only the few lines that may be routing (short, naming an agent) are kept, with their positions. Reading each step's
+ * fields once here lets pass 2 leave most steps unread: a call with no open cluster of its kind, most calls when
+ * agents are many, is handled from the columns alone.
+ * The passes are plain methods over a range, called between the generator's yields: small functions the engine
+ * optimises early, where the same loops in the generator's body ran longer in the interpreter and were deoptimised at
+ * each path first taken.
  */
 class FirstPass {
   readonly ledger: LoopVerdict[] = [];
   readonly candidates: number[] = [];
   readonly candidateTemplates: string[] = [];
   readonly templateCount = new Map<string, number>();
+  readonly agentIndex = new Map<string, number>();
+  /** The agents' ids, by index, in the order of their first step. */
+  readonly agentIds: string[] = [];
+  readonly kinds = new Kinds();
+  /** The index of each position's agent. */
+  readonly agentAt: Int32Array;
+  /** The kind of each position's calls (Kinds), -1 where its step calls no tool. */
+  readonly callKindAt: Int32Array;
+  /** The agent of the last step read, and its index. */
+  private agentId: string | undefined;
+  private a = -1;
 
   constructor(
     private readonly replaySteps: readonly Step[],
     private readonly names: AgentNames,
     private readonly withLedger: boolean,
-  ) {}
+    private readonly nestedOf: (p: number) => readonly Step[],
+  ) {
+    this.agentAt = new Int32Array(replaySteps.length);
+    this.callKindAt = new Int32Array(replaySteps.length);
+  }
+
+  /** The index of the agent of `step` (its first step seen makes one). Steps of one agent often come in runs. */
+  private agentOf(step: Step): number {
+    if (step.agentId === this.agentId && this.a >= 0) return this.a;
+    const agentId = step.agentId;
+    this.agentId = agentId;
+    let index = this.agentIndex.get(agentId);
+    if (index === undefined) {
+      index = this.agentIds.length;
+      this.agentIndex.set(agentId, index);
+      this.agentIds.push(agentId);
+    }
+    this.a = index;
+    return index;
+  }
 
   read(from: number, to: number): void {
-    const { replaySteps, names, withLedger } = this;
+    const { replaySteps, names, withLedger, agentAt, callKindAt, kinds } = this;
     for (let p = from; p < to; p++) {
       const step = replaySteps[p];
+      agentAt[p] = this.agentOf(step);
+      const calls = toolCallsOf(step, this.nestedOf(p));
+      callKindAt[p] = calls ? kinds.ofCalls(calls) : -1;
       const text = sentText(step);
       if (text === undefined) continue;
       if (withLedger) {
@@ -747,20 +784,20 @@ class FirstPass {
 /**
  * Pass 2 of the analysis: per agent, open clusters of its last maxGap + 1 steps; each item joins the most similar open
  * cluster. Its state lives on the object and `read(from, to)` runs over a range of positions, between the generator's
- * yields (see FirstPass for why).
+ * yields (see FirstPass).
  */
 class Clustering {
-  readonly agentIndex = new Map<string, number>();
-  readonly agentIds: string[] = [];
-  readonly ordinals: number[] = [];
+  readonly agentIds: readonly string[];
+  readonly ordinals: Int32Array;
   /** Per agent, the slots of its open clusters, oldest first. */
   readonly open: number[][] = [];
   readonly slots = new Slots();
-  readonly kinds = new Kinds();
+  readonly kinds: Kinds;
   readonly found: FoundCluster[] = [];
   readonly routingByAgent = new Map<string, number[]>();
   comparisons = 0;
-  private readonly hasNested: boolean;
+  private readonly agentAt: Int32Array;
+  private readonly callKindAt: Int32Array;
   /**
    * A cluster whose last occurrence is maxSpan + 1 positions back can take no more: it is closed then, whatever its
    * agent does, so at most maxSpan + 1 clusters are ever open (each position starts or joins at most one). `lastAt`
@@ -769,27 +806,24 @@ class Clustering {
   private readonly reach: number;
   private readonly lastAt: Int32Array | undefined;
   private nextRouting = 0;
-  /** The agent of the last step read, and its index. */
-  private agentId: string | undefined;
-  private a = -1;
 
   constructor(
     private readonly replaySteps: readonly Step[],
-    private readonly childrenOf: ReadonlyMap<string, readonly Step[]>,
-    private readonly nestedAt: Uint8Array | undefined,
+    private readonly nestedOf: (p: number) => readonly Step[],
     private readonly options: LoopOptions,
     /** The positions of routing lines, ascending. */
     private readonly routing: readonly number[],
+    firstPass: FirstPass,
   ) {
-    this.hasNested = childrenOf.size > 0;
+    this.agentIds = firstPass.agentIds;
+    this.kinds = firstPass.kinds;
+    this.agentAt = firstPass.agentAt;
+    this.callKindAt = firstPass.callKindAt;
+    this.ordinals = new Int32Array(this.agentIds.length).fill(-1);
+    for (let a = 0; a < this.agentIds.length; a++) this.open.push([]);
     const { maxSpan } = options;
     this.reach = maxSpan + 1;
     this.lastAt = Number.isInteger(maxSpan) && maxSpan >= 0 && this.reach < replaySteps.length ? new Int32Array(this.reach).fill(-1) : undefined;
-  }
-
-  /** The nested steps of the step at position p: looked up only where it may have some. */
-  nestedOf(p: number): readonly Step[] {
-    return (this.hasNested && (this.nestedAt === undefined || this.nestedAt[p] === 1) ? this.childrenOf.get(this.replaySteps[p].id) : undefined) ?? NO_STEPS;
   }
 
   /** Reads the tokens and numbers of `slot`'s first item, a call, into its rows (see `unread` below). */
@@ -832,23 +866,6 @@ class Clustering {
     });
   }
 
-  /** The index of the agent of `step` (its first step seen makes one). */
-  private agentOf(step: Step): number {
-    if (step.agentId === this.agentId && this.a >= 0) return this.a;
-    const agentId = step.agentId;
-    this.agentId = agentId;
-    let index = this.agentIndex.get(agentId);
-    if (index === undefined) {
-      index = this.agentIds.length;
-      this.agentIndex.set(agentId, index);
-      this.agentIds.push(agentId);
-      this.ordinals.push(-1);
-      this.open.push([]);
-    }
-    this.a = index;
-    return index;
-  }
-
   /** Closes the cluster whose last occurrence is `reach` positions before `p`, if it is still open. */
   private closeStale(p: number, lastAt: Int32Array): void {
     const { slots, reach } = this;
@@ -866,13 +883,12 @@ class Clustering {
   }
 
   read(from: number, to: number): void {
-    const { replaySteps, slots, kinds, lastAt, reach, routing } = this;
+    const { replaySteps, slots, kinds, lastAt, reach, routing, agentAt, callKindAt, ordinals } = this;
     const { maxGap, maxSpan, similarity, paraphraseSimilarity } = this.options;
     for (let p = from; p < to; p++) {
       if (lastAt) this.closeStale(p, lastAt);
-      const step = replaySteps[p];
-      const a = this.agentOf(step);
-      const ordinal = ++this.ordinals[a];
+      const a = agentAt[p];
+      const ordinal = ++ordinals[a];
       const list = this.open[a];
       if (list.length > 0) {
         let kept = 0;
@@ -885,15 +901,15 @@ class Clustering {
       }
       if (this.nextRouting < routing.length && routing[this.nextRouting] === p) {
         this.nextRouting++;
-        const mine = this.routingByAgent.get(step.agentId);
+        const agentId = this.agentIds[a];
+        const mine = this.routingByAgent.get(agentId);
         if (mine) mine.push(p);
-        else this.routingByAgent.set(step.agentId, [p]);
+        else this.routingByAgent.set(agentId, [p]);
         continue;
       }
-      const calls = toolCallsOf(step, this.nestedOf(p));
-      let kind: number;
-      if (calls) {
-        kind = kinds.ofCalls(calls);
+      let kind = callKindAt[p];
+      const isCall = kind >= 0;
+      if (isCall) {
         // The open clusters of the same kind are compared below: their tokens are read first (the scratch buffer then
         // holds this item's).
         let unread = true;
@@ -917,8 +933,9 @@ class Clustering {
           if (lastAt) lastAt[p % reach] = slot;
           continue;
         }
-        readCalls(calls);
+        readCalls(toolCallsOf(replaySteps[p], this.nestedOf(p))!);
       } else {
+        const step = replaySteps[p];
         if (!readMessage(step)) continue;
         kind = kinds.ofMessage(step);
       }
@@ -944,7 +961,7 @@ class Clustering {
         }
       }
       // The numbers of a call's arguments (a message has none).
-      const numberCount = calls ? scratch.numberCount : 0;
+      const numberCount = isCall ? scratch.numberCount : 0;
       if (best >= 0) {
         const positions = slots.positions[best];
         if (positions) positions.push(p);
@@ -979,8 +996,13 @@ function* analyse(
   const n = replaySteps.length;
   const names = agentNamesOf(agentNames ?? [...new Set(replaySteps.map((s) => s.agentId))]);
 
-  // Pass 1: routing lines and the ledger's verdicts (FirstPass), a slice at a time.
-  const firstPass = new FirstPass(replaySteps, names, withLedger);
+  const hasNested = childrenOf.size > 0;
+  /** The nested steps of the step at position p: looked up only where it may have some. */
+  const nestedOf = (p: number): readonly Step[] =>
+    (hasNested && (nestedAt === undefined || nestedAt[p] === 1) ? childrenOf.get(replaySteps[p].id) : undefined) ?? NO_STEPS;
+
+  // Pass 1: what each step is, routing lines and the ledger's verdicts (FirstPass), a slice at a time.
+  const firstPass = new FirstPass(replaySteps, names, withLedger, nestedOf);
   for (let from = 0; from < n; from += SLICE) {
     const to = Math.min(n, from + SLICE);
     firstPass.read(from, to);
@@ -989,7 +1011,7 @@ function* analyse(
   const { ledger } = firstPass;
 
   // Pass 2: the clusters of repeated work (Clustering), a slice at a time.
-  const clustering = new Clustering(replaySteps, childrenOf, nestedAt, settings, firstPass.routing(settings.minRepeats));
+  const clustering = new Clustering(replaySteps, nestedOf, settings, firstPass.routing(settings.minRepeats), firstPass);
   for (let from = 0; from < n; from += SLICE) {
     const to = Math.min(n, from + SLICE);
     clustering.read(from, to);
