@@ -391,7 +391,8 @@ describe.skipIf(!HAVE_SHARED)(`detectLoops against the reference on every real t
 describe('detectLoops against the straightforward reference, on random runs (fast-check)', () => {
   // Small alphabets, so that exact, near and paged repeats, routing lines and ledgers are frequent; the options vary too.
   const agents = ['orchestrator', 'WebSurfer', 'Coder', 'critic'];
-  const words = ['scroll', 'down', 'the', 'archive', 'page', 'find', 'August', 'entries', 'flavor', 'graveyard', 'again', 'please', 'report', 'list'];
+  // With escapes (a backslash takes the next character), punctuation and non-ASCII: a text of these alone has no word.
+  const words = ['scroll', 'down', 'the', 'archive', 'page', 'find', 'August', 'entries', 'flavor', 'graveyard', 'again', 'please', 'report', 'list', '\\a', '\\', '—', '\\n\\n', '!', 'é'];
   const agent = fc.constantFrom(...agents);
   const sentence = fc.array(fc.oneof(fc.constantFrom(...words), fc.integer({ min: 0, max: 40 }).map(String)), { minLength: 0, maxLength: 14 }).map((ws) => ws.join(' '));
   const args = fc.oneof(
@@ -404,7 +405,7 @@ describe('detectLoops against the straightforward reference, on random runs (fas
   const draft: fc.Arbitrary<Draft> = fc.oneof(
     { weight: 4, arbitrary: fc.record({ kind: fc.constant('call' as const), agent, calls: fc.array(fc.tuple(tool, args), { minLength: 1, maxLength: 2 }) }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('nested' as const), agent, tool, input: args }) },
-    { weight: 4, arbitrary: fc.record({ kind: fc.constant('say' as const), agent, text: fc.oneof(sentence, sentence.map((t) => `I scrolled down one page.\n\n${t}`)), to: fc.array(agent, { maxLength: 2 }) }) },
+    { weight: 4, arbitrary: fc.record({ kind: fc.constant('say' as const), agent, text: fc.oneof(sentence, sentence.map((t) => `I scrolled down one page.\n\n${t}`), fc.constantFrom('\\a \\b', '— !', '\\1', ' \\\\x')), to: fc.array(agent, { maxLength: 2 }) }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('route' as const), agent, to: agent }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('ledger' as const), loop: fc.boolean() }) },
     { weight: 1, arbitrary: fc.record({ kind: fc.constant('llm' as const), agent }) },

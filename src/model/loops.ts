@@ -15,8 +15,8 @@
 // reports there are a manager's "Please handle sub-task N" sent to the same worker three times in a short stretch.)
 // Each item is compared only with the open clusters of its own agent (at most maxGap + 1 of them, and at most maxSpan + 1
 // are open in all), so the pass is linear in the steps. Reading an item allocates nothing (words are hashed into a
-// shared buffer, arguments are read as text, not parsed); open clusters live in reused typed-array slots, and a call
-// with no open cluster of its kind to join is not read at all unless one comes (see detectLoops). Only the clusters
+// shared buffer, arguments are read as text, not parsed); open clusters live in reused typed-array slots, and an item
+// with no open cluster of its kind to join is not read at all unless one comes (see Clustering). Only the clusters
 // that make a loop become objects. Framework verdicts (loopVerdicts) are evidence shown beside the findings, never read
 // here; the ledger's own verdicts are read in the detector's first pass when asked (loopAnalysisSlices).
 import { finish, SLICE, type Sliced } from './slices.ts';
@@ -240,6 +240,20 @@ function readMessage(step: Step): boolean {
   if (text === undefined) return false;
   messageWords(text);
   return tokenSetInPlace() > 0;
+}
+
+/**
+ * Whether `text` has a word as `words` reads it (a letter or digit not taken by an escape): whether readMessage finds
+ * an item in a message of this text, without hashing its words (messageWords reads the whole text when its first line
+ * has too few words, so one word anywhere is enough).
+ */
+function hasWord(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 92) i++;
+    else if ((c >= 48 && c <= 57) || (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c > 127) return true;
+  }
+  return false;
 }
 
 /** The kind of a call item, `call:` and the calls' names joined by `;`: items with different kinds never match. */
@@ -503,8 +517,8 @@ class Slots {
   kind = new Int32Array(0);
   hash = new Int32Array(0);
   /**
-   * Size of the first item's token set, whose values are `tokens[slot * MAX_TOKENS ...]`; -1 while a call's tokens
-   * are not read (see `unread` in the detector).
+   * Size of the first item's token set, whose values are `tokens[slot * MAX_TOKENS ...]`; -1 while its tokens are
+   * not read (see `unread` in the detector).
    */
   count = new Int32Array(0);
   tokens = new Int32Array(0);
@@ -826,11 +840,11 @@ class Clustering {
     this.lastAt = Number.isInteger(maxSpan) && maxSpan >= 0 && this.reach < replaySteps.length ? new Int32Array(this.reach).fill(-1) : undefined;
   }
 
-  /** Reads the tokens and numbers of `slot`'s first item, a call, into its rows (see `unread` below). */
+  /** Reads the tokens and, for a call, the numbers of `slot`'s first item into its rows (see `unread` below). */
   private readFirst(slot: number): void {
     const first = this.slots.first[slot];
-    readItem(this.replaySteps[first], this.nestedOf(first));
-    fill(this.slots, slot, scratch.numberCount);
+    const calls = readItem(this.replaySteps[first], this.nestedOf(first));
+    fill(this.slots, slot, calls ? scratch.numberCount : 0);
   }
 
   close(slot: number): void {
@@ -909,36 +923,38 @@ class Clustering {
       }
       let kind = callKindAt[p];
       const isCall = kind >= 0;
-      if (isCall) {
-        // The open clusters of the same kind are compared below: their tokens are read first (the scratch buffer then
-        // holds this item's).
-        let unread = true;
-        for (let i = 0; i < list.length; i++) {
-          const s = list[i];
-          if (slots.kind[s] !== kind) continue;
-          unread = false;
-          if (slots.count[s] < 0) this.readFirst(s);
-        }
-        if (unread) {
-          // Nothing to compare the call with: it starts a cluster whose tokens are read only if another call of the
-          // kind comes while it is open (with many agents, most calls' clusters close before their agent's next step).
-          const slot = slots.take();
-          slots.agent[slot] = a;
-          slots.kind[slot] = kind;
-          slots.count[slot] = -1;
-          slots.first[slot] = p;
-          slots.last[slot] = p;
-          slots.lastOrdinal[slot] = ordinal;
-          list.push(slot);
-          if (lastAt) lastAt[p % reach] = slot;
-          continue;
-        }
-        readCalls(toolCallsOf(replaySteps[p], this.nestedOf(p))!);
-      } else {
+      if (!isCall) {
+        // A message: an item when its text has a word (what readMessage would find, without hashing its words).
         const step = replaySteps[p];
-        if (!readMessage(step)) continue;
+        const text = sentText(step);
+        if (text === undefined || !hasWord(text)) continue;
         kind = kinds.ofMessage(step);
       }
+      // The open clusters of the same kind are compared below: their tokens are read first (the scratch buffer then
+      // holds this item's).
+      let unread = true;
+      for (let i = 0; i < list.length; i++) {
+        const s = list[i];
+        if (slots.kind[s] !== kind) continue;
+        unread = false;
+        if (slots.count[s] < 0) this.readFirst(s);
+      }
+      if (unread) {
+        // Nothing to compare the item with: it starts a cluster whose tokens are read only if another item of the kind
+        // comes while it is open (with many agents, most items' clusters close before their agent's next step).
+        const slot = slots.take();
+        slots.agent[slot] = a;
+        slots.kind[slot] = kind;
+        slots.count[slot] = -1;
+        slots.first[slot] = p;
+        slots.last[slot] = p;
+        slots.lastOrdinal[slot] = ordinal;
+        list.push(slot);
+        if (lastAt) lastAt[p % reach] = slot;
+        continue;
+      }
+      if (isCall) readCalls(toolCallsOf(replaySteps[p], this.nestedOf(p))!);
+      else readMessage(replaySteps[p]);
       const tokens = scratch.hashes;
       const count = scratch.count;
       const hash = setHash(tokens, count);
@@ -1200,10 +1216,10 @@ export function* ledgerVerdictsSlices(replaySteps: readonly Step[]): Sliced<Loop
 
 /** The ledger verdict `is_in_loop: true` in a step's sent text `text`, if it holds one. */
 function ledgerVerdictOf(text: string, position: number): LoopVerdict | undefined {
-  // indexOf, not includes: includes first asks whether its argument is a RegExp, a lookup per step of the run.
-  if (text.indexOf('"is_in_loop"') < 0) return undefined;
+  // Every step's text is read here: the brace first (a one-character search is the engine's fastest, and most texts
+  // hold no brace), the key only where there is one. Either missing, there is no ledger.
   const open = text.indexOf('{');
-  if (open < 0) return undefined;
+  if (open < 0 || text.indexOf('"is_in_loop"') < 0) return undefined;
   let ledger: unknown;
   try {
     ledger = JSON.parse(text.slice(open, text.lastIndexOf('}') + 1));
