@@ -275,6 +275,8 @@ class Kinds {
   readonly names: string[] = [];
   /** Whether the kind is a message to other agents (`say →`), for which the paraphrase rule holds. */
   readonly toOthers: boolean[] = [];
+  /** Whether the kind is of calls (`call:`), not of a message. */
+  readonly calls: boolean[] = [];
   private readonly ids = new Map<string, number>();
   private readonly byTool = new Map<string, number>();
   private readonly byRecipient = new Map<string, number>();
@@ -286,6 +288,7 @@ class Kinds {
       this.ids.set(kind, id);
       this.names.push(kind);
       this.toOthers.push(kind.startsWith('say →'));
+      this.calls.push(kind.startsWith('call:'));
     }
     return id;
   }
@@ -714,11 +717,11 @@ export function* loopAnalysisSlices(
 }
 
 /**
- * Pass 1 of the analysis, over a range of positions: what every step is (its agent and, for a call, its kind, written
- * into per-position columns for pass 2), routing templates that recur for their agent, and the ledger's verdicts.
- * Only the few lines that may be routing (short, naming an agent) are kept, with their positions. Reading each step's
- * fields once here lets pass 2 leave most steps unread: a call with no open cluster of its kind, most calls when
- * agents are many, is handled from the columns alone.
+ * Pass 1 of the analysis, over a range of positions: what every step is (its agent and its item's kind, written into
+ * per-position columns for pass 2), routing templates that recur for their agent, and the ledger's verdicts. Only the
+ * few lines that may be routing (short, naming an agent) are kept, with their positions. Reading each step's fields
+ * once here lets pass 2 leave most steps unread: an item with no open cluster of its kind (most items when agents are
+ * many) is handled from the columns alone.
  * The passes are plain methods over a range, called between the generator's yields: small functions the engine
  * optimises early, where the same loops in the generator's body ran longer in the interpreter and were deoptimised at
  * each path first taken.
@@ -734,8 +737,8 @@ class FirstPass {
   readonly kinds = new Kinds();
   /** The index of each position's agent. */
   readonly agentAt: Int32Array;
-  /** The kind of each position's calls (Kinds), -1 where its step calls no tool. */
-  readonly callKindAt: Int32Array;
+  /** The kind (Kinds) of each position's item, its calls or its message; -1 where its step is no item. */
+  readonly kindAt: Int32Array;
   /** The agent of the last step read, and its index. */
   private agentId: string | undefined;
   private a = -1;
@@ -747,7 +750,7 @@ class FirstPass {
     private readonly nestedOf: (p: number) => readonly Step[],
   ) {
     this.agentAt = new Int32Array(replaySteps.length);
-    this.callKindAt = new Int32Array(replaySteps.length);
+    this.kindAt = new Int32Array(replaySteps.length);
   }
 
   /** The index of the agent of `step` (its first step seen makes one). Steps of one agent often come in runs. */
@@ -766,13 +769,14 @@ class FirstPass {
   }
 
   read(from: number, to: number): void {
-    const { replaySteps, names, withLedger, agentAt, callKindAt, kinds } = this;
+    const { replaySteps, names, withLedger, agentAt, kindAt, kinds } = this;
     for (let p = from; p < to; p++) {
       const step = replaySteps[p];
       agentAt[p] = this.agentOf(step);
       const calls = toolCallsOf(step, this.nestedOf(p));
-      callKindAt[p] = calls ? kinds.ofCalls(calls) : -1;
       const text = sentText(step);
+      // A message is an item when its text has a word (what readMessage would find, without hashing its words).
+      kindAt[p] = calls ? kinds.ofCalls(calls) : text !== undefined && hasWord(text) ? kinds.ofMessage(step) : -1;
       if (text === undefined) continue;
       if (withLedger) {
         const verdict = ledgerVerdictOf(text, p);
@@ -811,7 +815,7 @@ class Clustering {
   readonly routingByAgent = new Map<string, number[]>();
   comparisons = 0;
   private readonly agentAt: Int32Array;
-  private readonly callKindAt: Int32Array;
+  private readonly kindAt: Int32Array;
   /**
    * A cluster whose last occurrence is maxSpan + 1 positions back can take no more: it is closed then, whatever its
    * agent does, so at most maxSpan + 1 clusters are ever open (each position starts or joins at most one). `lastAt`
@@ -832,7 +836,7 @@ class Clustering {
     this.agentIds = firstPass.agentIds;
     this.kinds = firstPass.kinds;
     this.agentAt = firstPass.agentAt;
-    this.callKindAt = firstPass.callKindAt;
+    this.kindAt = firstPass.kindAt;
     this.ordinals = new Int32Array(this.agentIds.length).fill(-1);
     for (let a = 0; a < this.agentIds.length; a++) this.open.push([]);
     const { maxSpan } = options;
@@ -897,7 +901,7 @@ class Clustering {
   }
 
   read(from: number, to: number): void {
-    const { replaySteps, slots, kinds, lastAt, reach, routing, agentAt, callKindAt, ordinals } = this;
+    const { replaySteps, slots, kinds, lastAt, reach, routing, agentAt, kindAt, ordinals } = this;
     const { maxGap, maxSpan, similarity, paraphraseSimilarity } = this.options;
     for (let p = from; p < to; p++) {
       if (lastAt) this.closeStale(p, lastAt);
@@ -921,15 +925,9 @@ class Clustering {
         else this.routingByAgent.set(agentId, [p]);
         continue;
       }
-      let kind = callKindAt[p];
-      const isCall = kind >= 0;
-      if (!isCall) {
-        // A message: an item when its text has a word (what readMessage would find, without hashing its words).
-        const step = replaySteps[p];
-        const text = sentText(step);
-        if (text === undefined || !hasWord(text)) continue;
-        kind = kinds.ofMessage(step);
-      }
+      const kind = kindAt[p];
+      if (kind < 0) continue;
+      const isCall = kinds.calls[kind];
       // The open clusters of the same kind are compared below: their tokens are read first (the scratch buffer then
       // holds this item's).
       let unread = true;
