@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { importBytes } from '../import/index.ts';
 import { HAVE_SHARED, SKIP_REASON, SHARED_TRACES, sharedFiles } from '../testing/fixture-kit.ts';
-import { callSignature, DEFAULT_LOOP_OPTIONS, detectLoops, lastLoopWork, ledgerVerdicts, loopAnalysisSlices, stepReader, verdictsFor, type Loop } from './loops.ts';
+import { callSignature, DEFAULT_LOOP_OPTIONS, detectLoops, lastLoopWork, ledgerVerdicts, loopAnalysisSlices, stepReader, verdictsFor, type Loop, type LoopOptions } from './loops.ts';
 import { finish } from './slices.ts';
 import { indexRun } from './run-index.ts';
 import type { Run, Step } from './types.ts';
@@ -184,8 +185,7 @@ describe.skipIf(!HAVE_SHARED)(`loops on real traces (${SKIP_REASON.split(';')[0]
 // cluster kept whole, a pass per step over its agent's open clusters), on what the detector reads of each step
 // (stepReader). The detector keeps open clusters in reused typed-array slots and reads the ledger in its first pass.
 
-function referenceLoops(steps: readonly Step[], childrenOf: ReadonlyMap<string, readonly Step[]>, agentNames?: readonly string[]): Loop[] {
-  const o = DEFAULT_LOOP_OPTIONS;
+function referenceLoops(steps: readonly Step[], childrenOf: ReadonlyMap<string, readonly Step[]>, agentNames?: readonly string[], o: LoopOptions = DEFAULT_LOOP_OPTIONS): Loop[] {
   const read = stepReader(agentNames ?? [...new Set(steps.map((s) => s.agentId))]);
   const readings = steps.map((s) => read(s, childrenOf.get(s.id) ?? []));
   const templateCount = new Map<string, number>();
@@ -385,5 +385,79 @@ describe.skipIf(!HAVE_SHARED)(`detectLoops against the reference on every real t
     }
     expect(runs).toBeGreaterThan(30);
     expect(loops).toBeGreaterThan(5);
+  });
+});
+
+describe('detectLoops against the straightforward reference, on random runs (fast-check)', () => {
+  // Small alphabets, so that exact, near and paged repeats, routing lines and ledgers are frequent; the options vary too.
+  const agents = ['orchestrator', 'WebSurfer', 'Coder', 'critic'];
+  // With escapes (a backslash takes the next character), punctuation and non-ASCII: a text of these alone has no word.
+  const words = ['scroll', 'down', 'the', 'archive', 'page', 'find', 'August', 'entries', 'flavor', 'graveyard', 'again', 'please', 'report', 'list', '\\a', '\\', '—', '\\n\\n', '!', 'é'];
+  const agent = fc.constantFrom(...agents);
+  const sentence = fc.array(fc.oneof(fc.constantFrom(...words), fc.integer({ min: 0, max: 40 }).map(String)), { minLength: 0, maxLength: 14 }).map((ws) => ws.join(' '));
+  const args = fc.oneof(
+    fc.constantFrom('{"url":"https://example.org/a"}', '{"query":"flavor graveyard"}', '', '  '),
+    fc.integer({ min: 0, max: 6 }).map((i) => `{"folder":"inbox","offset":${i * 20}}`),
+    fc.tuple(sentence, fc.integer({ min: 0, max: 3 })).map(([t, d]) => `{"q":"${t}","date":"2022123${d}"}`),
+  );
+  const tool = fc.constantFrom('web_search', 'visit_page', 'python');
+  type Draft = { kind: 'call'; agent: string; calls: [string, string][] } | { kind: 'nested'; agent: string; tool: string; input: string } | { kind: 'say'; agent: string; text: string; to: string[] } | { kind: 'route'; agent: string; to: string } | { kind: 'ledger'; loop: boolean } | { kind: 'llm'; agent: string };
+  const draft: fc.Arbitrary<Draft> = fc.oneof(
+    { weight: 4, arbitrary: fc.record({ kind: fc.constant('call' as const), agent, calls: fc.array(fc.tuple(tool, args), { minLength: 1, maxLength: 2 }) }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('nested' as const), agent, tool, input: args }) },
+    { weight: 4, arbitrary: fc.record({ kind: fc.constant('say' as const), agent, text: fc.oneof(sentence, sentence.map((t) => `I scrolled down one page.\n\n${t}`), fc.constantFrom('\\a \\b', '— !', '\\1', ' \\\\x')), to: fc.array(agent, { maxLength: 2 }) }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('route' as const), agent, to: agent }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('ledger' as const), loop: fc.boolean() }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('llm' as const), agent }) },
+  );
+  const options = fc.record({
+    minRepeats: fc.integer({ min: 2, max: 4 }),
+    maxGap: fc.integer({ min: 0, max: 8 }),
+    maxSpan: fc.integer({ min: 1, max: 24 }),
+    similarity: fc.constantFrom(0.6, 0.8),
+    paraphraseSimilarity: fc.constantFrom(0.4, 0.5),
+  });
+  const build = (drafts: Draft[]) => {
+    const steps: Step[] = [];
+    const childrenOf = new Map<string, Step[]>();
+    drafts.forEach((d, k) => {
+      const base = { id: `r${k}`, index: k, usage: { input: k % 5, output: 1, total: 1 + (k % 5) } };
+      if (d.kind === 'call') steps.push({ ...base, kind: 'action', agentId: d.agent, toolCalls: d.calls.map(([name, a]) => ({ name, arguments: a })) });
+      else if (d.kind === 'nested') {
+        const parent: Step = { ...base, kind: 'action', agentId: d.agent, output: 'thinking' };
+        childrenOf.set(parent.id, [{ id: `r${k}c`, index: k, kind: 'tool', agentId: d.agent, name: d.tool, inputText: d.input, parentStepId: parent.id, usage: { input: 2, output: 1, total: 3 } }]);
+        steps.push(parent);
+      } else if (d.kind === 'say') steps.push({ ...base, kind: 'message', agentId: d.agent, output: d.text, recipients: d.to.length > 0 ? d.to : undefined });
+      else if (d.kind === 'route') steps.push({ ...base, kind: 'message', agentId: d.agent, output: `Next speaker ${d.to}` });
+      else if (d.kind === 'ledger') steps.push({ ...base, kind: 'message', agentId: 'orchestrator', output: `Updated ledger:\n{"is_in_loop": {"reason": "step ${k}", "answer": ${d.loop}}}` });
+      else steps.push({ ...base, kind: 'llm', agentId: d.agent, output: 'model call' });
+    });
+    return { steps, childrenOf };
+  };
+
+  it('finds the same loops and ledger verdicts as the reference, whatever the run and the options', () => {
+    let loops = 0;
+    const seen = new Set<string>();
+    fc.assert(
+      // Most steps repeat one of a few drafts (exact repeats; their numbers and neighbours make near ones), some are new.
+      fc.property(fc.array(draft, { minLength: 1, maxLength: 6 }), fc.array(fc.oneof({ weight: 3, arbitrary: fc.nat() }, { weight: 1, arbitrary: draft }), { maxLength: 150 }), options, (palette, picks, o) => {
+        const { steps, childrenOf } = build(picks.map((x) => (typeof x === 'number' ? palette[x % palette.length] : x)));
+        const expected = referenceLoops(steps, childrenOf, agents, o);
+        loops += expected.length;
+        for (const l of expected) {
+          seen.add(l.kind);
+          if (l.routing.length > 0) seen.add('routing');
+          if (l.positions.length > o.minRepeats) seen.add('long');
+        }
+        const analysis = finish(loopAnalysisSlices(steps, childrenOf, o, agents));
+        expect(analysis.loops).toEqual(expected);
+        expect(analysis.ledger).toEqual(ledgerVerdicts(steps));
+        expect(detectLoops(steps, childrenOf, o)).toEqual(referenceLoops(steps, childrenOf, undefined, o));
+      }),
+      { numRuns: 400, seed: 14 },
+    );
+    // The runs hold loops of every kind, some with routing lines beside them, so the comparison means something.
+    expect(loops).toBeGreaterThan(100);
+    expect([...seen].sort()).toEqual(['calls', 'cycle', 'long', 'messages', 'routing']);
   });
 });

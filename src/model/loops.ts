@@ -15,8 +15,8 @@
 // reports there are a manager's "Please handle sub-task N" sent to the same worker three times in a short stretch.)
 // Each item is compared only with the open clusters of its own agent (at most maxGap + 1 of them, and at most maxSpan + 1
 // are open in all), so the pass is linear in the steps. Reading an item allocates nothing (words are hashed into a
-// shared buffer, arguments are read as text, not parsed); open clusters live in reused typed-array slots, and a call
-// with no open cluster of its kind to join is not read at all unless one comes (see detectLoops). Only the clusters
+// shared buffer, arguments are read as text, not parsed); open clusters live in reused typed-array slots, and an item
+// with no open cluster of its kind to join is not read at all unless one comes (see Clustering). Only the clusters
 // that make a loop become objects. Framework verdicts (loopVerdicts) are evidence shown beside the findings, never read
 // here; the ledger's own verdicts are read in the detector's first pass when asked (loopAnalysisSlices).
 import { finish, SLICE, type Sliced } from './slices.ts';
@@ -242,6 +242,20 @@ function readMessage(step: Step): boolean {
   return tokenSetInPlace() > 0;
 }
 
+/**
+ * Whether `text` has a word as `words` reads it (a letter or digit not taken by an escape): whether readMessage finds
+ * an item in a message of this text, without hashing its words (messageWords reads the whole text when its first line
+ * has too few words, so one word anywhere is enough).
+ */
+function hasWord(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 92) i++;
+    else if ((c >= 48 && c <= 57) || (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c > 127) return true;
+  }
+  return false;
+}
+
 /** The kind of a call item, `call:` and the calls' names joined by `;`: items with different kinds never match. */
 function callKind(calls: readonly Call[]): string {
   let kind = 'call:';
@@ -261,6 +275,8 @@ class Kinds {
   readonly names: string[] = [];
   /** Whether the kind is a message to other agents (`say →`), for which the paraphrase rule holds. */
   readonly toOthers: boolean[] = [];
+  /** Whether the kind is of calls (`call:`), not of a message. */
+  readonly calls: boolean[] = [];
   private readonly ids = new Map<string, number>();
   private readonly byTool = new Map<string, number>();
   private readonly byRecipient = new Map<string, number>();
@@ -272,6 +288,7 @@ class Kinds {
       this.ids.set(kind, id);
       this.names.push(kind);
       this.toOthers.push(kind.startsWith('say →'));
+      this.calls.push(kind.startsWith('call:'));
     }
     return id;
   }
@@ -503,8 +520,8 @@ class Slots {
   kind = new Int32Array(0);
   hash = new Int32Array(0);
   /**
-   * Size of the first item's token set, whose values are `tokens[slot * MAX_TOKENS ...]`; -1 while a call's tokens
-   * are not read (see `unread` in the detector).
+   * Size of the first item's token set, whose values are `tokens[slot * MAX_TOKENS ...]`; -1 while its tokens are
+   * not read (see `unread` in the detector).
    */
   count = new Int32Array(0);
   tokens = new Int32Array(0);
@@ -699,148 +716,218 @@ export function* loopAnalysisSlices(
   return yield* analyse(replaySteps, childrenOf, options, agentNames, true, nestedAt);
 }
 
-function* analyse(
-  replaySteps: readonly Step[],
-  childrenOf: ReadonlyMap<string, readonly Step[]>,
-  options: Partial<LoopOptions>,
-  agentNames: readonly string[] | undefined,
-  withLedger: boolean,
-  nestedAt?: Uint8Array,
-): Sliced<LoopAnalysis> {
-  const { minRepeats, maxGap, maxSpan, similarity, paraphraseSimilarity } = { ...DEFAULT_LOOP_OPTIONS, ...options };
-  const n = replaySteps.length;
-  const names = agentNamesOf(agentNames ?? [...new Set(replaySteps.map((s) => s.agentId))]);
+/**
+ * Pass 1 of the analysis, over a range of positions: what every step is (its agent and its item's kind, written into
+ * per-position columns for pass 2), routing templates that recur for their agent, and the ledger's verdicts. Only the
+ * few lines that may be routing (short, naming an agent) are kept, with their positions. Reading each step's fields
+ * once here lets pass 2 leave most steps unread: an item with no open cluster of its kind (most items when agents are
+ * many) is handled from the columns alone.
+ * The passes are plain methods over a range, called between the generator's yields: small functions the engine
+ * optimises early, where the same loops in the generator's body ran longer in the interpreter and were deoptimised at
+ * each path first taken.
+ */
+class FirstPass {
+  readonly ledger: LoopVerdict[] = [];
+  readonly candidates: number[] = [];
+  readonly candidateTemplates: string[] = [];
+  readonly templateCount = new Map<string, number>();
+  readonly agentIndex = new Map<string, number>();
+  /** The agents' ids, by index, in the order of their first step. */
+  readonly agentIds: string[] = [];
+  readonly kinds = new Kinds();
+  /** The index of each position's agent. */
+  readonly agentAt: Int32Array;
+  /** The kind (Kinds) of each position's item, its calls or its message; -1 where its step is no item. */
+  readonly kindAt: Int32Array;
+  /** The agent of the last step read, and its index. */
+  private agentId: string | undefined;
+  private a = -1;
 
-  const hasNested = childrenOf.size > 0;
-  /** The nested steps of the step at position p: looked up only where it may have some. */
-  const nestedOf = (p: number): readonly Step[] =>
-    (hasNested && (nestedAt === undefined || nestedAt[p] === 1) ? childrenOf.get(replaySteps[p].id) : undefined) ?? NO_STEPS;
-  // Pass 1: routing templates that recur for their agent, and the ledger's verdicts. Only the few lines that may be
-  // routing (short, naming an agent) are kept, with their positions.
-  const ledger: LoopVerdict[] = [];
-  const candidates: number[] = [];
-  const candidateTemplates: string[] = [];
-  const templateCount = new Map<string, number>();
-  for (let p = 0; p < n; p++) {
-    if (p % SLICE === SLICE - 1) yield (0.3 * p) / n;
-    const step = replaySteps[p];
-    const text = sentText(step);
-    if (text === undefined) continue;
-    if (withLedger) {
-      const verdict = ledgerVerdictOf(text, p);
-      if (verdict) ledger.push(verdict);
-    }
-    const t = routingTemplate(step, text, names);
-    if (t === undefined) continue;
-    candidates.push(p);
-    candidateTemplates.push(t);
-    templateCount.set(t, (templateCount.get(t) ?? 0) + 1);
+  constructor(
+    private readonly replaySteps: readonly Step[],
+    private readonly names: AgentNames,
+    private readonly withLedger: boolean,
+    private readonly nestedOf: (p: number) => readonly Step[],
+  ) {
+    this.agentAt = new Int32Array(replaySteps.length);
+    this.kindAt = new Int32Array(replaySteps.length);
   }
-  /** The positions of routing lines, ascending. */
-  const routing: number[] = [];
-  for (let i = 0; i < candidates.length; i++) if ((templateCount.get(candidateTemplates[i]) ?? 0) >= minRepeats) routing.push(candidates[i]);
 
-  // Pass 2: per agent, open clusters of its last maxGap + 1 steps; each item joins the most similar open cluster.
-  const agentIndex = new Map<string, number>();
-  const agentIds: string[] = [];
-  const ordinals: number[] = [];
+  /** The index of the agent of `step` (its first step seen makes one). Steps of one agent often come in runs. */
+  private agentOf(step: Step): number {
+    if (step.agentId === this.agentId && this.a >= 0) return this.a;
+    const agentId = step.agentId;
+    this.agentId = agentId;
+    let index = this.agentIndex.get(agentId);
+    if (index === undefined) {
+      index = this.agentIds.length;
+      this.agentIndex.set(agentId, index);
+      this.agentIds.push(agentId);
+    }
+    this.a = index;
+    return index;
+  }
+
+  read(from: number, to: number): void {
+    const { replaySteps, names, withLedger, agentAt, kindAt, kinds } = this;
+    for (let p = from; p < to; p++) {
+      const step = replaySteps[p];
+      agentAt[p] = this.agentOf(step);
+      const calls = toolCallsOf(step, this.nestedOf(p));
+      const text = sentText(step);
+      // A message is an item when its text has a word (what readMessage would find, without hashing its words).
+      kindAt[p] = calls ? kinds.ofCalls(calls) : text !== undefined && hasWord(text) ? kinds.ofMessage(step) : -1;
+      if (text === undefined) continue;
+      if (withLedger) {
+        const verdict = ledgerVerdictOf(text, p);
+        if (verdict) this.ledger.push(verdict);
+      }
+      const t = routingTemplate(step, text, names);
+      if (t === undefined) continue;
+      this.candidates.push(p);
+      this.candidateTemplates.push(t);
+      this.templateCount.set(t, (this.templateCount.get(t) ?? 0) + 1);
+    }
+  }
+
+  /** The positions of routing lines (templates seen at least `minRepeats` times), ascending. */
+  routing(minRepeats: number): number[] {
+    const routing: number[] = [];
+    const { candidates, candidateTemplates, templateCount } = this;
+    for (let i = 0; i < candidates.length; i++) if ((templateCount.get(candidateTemplates[i]) ?? 0) >= minRepeats) routing.push(candidates[i]);
+    return routing;
+  }
+}
+
+/**
+ * Pass 2 of the analysis: per agent, open clusters of its last maxGap + 1 steps; each item joins the most similar open
+ * cluster. Its state lives on the object and `read(from, to)` runs over a range of positions, between the generator's
+ * yields (see FirstPass).
+ */
+class Clustering {
+  readonly agentIds: readonly string[];
+  readonly ordinals: Int32Array;
   /** Per agent, the slots of its open clusters, oldest first. */
-  const open: number[][] = [];
-  const slots = new Slots();
-  const kinds = new Kinds();
-  const found: FoundCluster[] = [];
-  const routingByAgent = new Map<string, number[]>();
-  /** Reads the tokens and numbers of `slot`'s first item, a call, into its rows (see `unread` below). */
-  const read = (slot: number) => {
-    const first = slots.first[slot];
-    readItem(replaySteps[first], nestedOf(first));
-    fill(slots, slot, scratch.numberCount);
-  };
-  const close = (slot: number) => {
+  readonly open: number[][] = [];
+  readonly slots = new Slots();
+  readonly kinds: Kinds;
+  readonly found: FoundCluster[] = [];
+  readonly routingByAgent = new Map<string, number[]>();
+  comparisons = 0;
+  private readonly agentAt: Int32Array;
+  private readonly kindAt: Int32Array;
+  /**
+   * A cluster whose last occurrence is maxSpan + 1 positions back can take no more: it is closed then, whatever its
+   * agent does, so at most maxSpan + 1 clusters are ever open (each position starts or joins at most one). `lastAt`
+   * holds the slot whose last occurrence is each of the last maxSpan + 1 positions.
+   */
+  private readonly reach: number;
+  private readonly lastAt: Int32Array | undefined;
+  private nextRouting = 0;
+
+  constructor(
+    private readonly replaySteps: readonly Step[],
+    private readonly nestedOf: (p: number) => readonly Step[],
+    private readonly options: LoopOptions,
+    /** The positions of routing lines, ascending. */
+    private readonly routing: readonly number[],
+    firstPass: FirstPass,
+  ) {
+    this.agentIds = firstPass.agentIds;
+    this.kinds = firstPass.kinds;
+    this.agentAt = firstPass.agentAt;
+    this.kindAt = firstPass.kindAt;
+    this.ordinals = new Int32Array(this.agentIds.length).fill(-1);
+    for (let a = 0; a < this.agentIds.length; a++) this.open.push([]);
+    const { maxSpan } = options;
+    this.reach = maxSpan + 1;
+    this.lastAt = Number.isInteger(maxSpan) && maxSpan >= 0 && this.reach < replaySteps.length ? new Int32Array(this.reach).fill(-1) : undefined;
+  }
+
+  /** Reads the tokens and, for a call, the numbers of `slot`'s first item into its rows (see `unread` below). */
+  private readFirst(slot: number): void {
+    const first = this.slots.first[slot];
+    const calls = readItem(this.replaySteps[first], this.nestedOf(first));
+    fill(this.slots, slot, calls ? scratch.numberCount : 0);
+  }
+
+  close(slot: number): void {
+    const { slots, options } = this;
     const more = slots.positions[slot];
     const size = more ? more.length : 1;
-    if (size >= minRepeats && slots.count[slot] < 0) read(slot);
+    if (size >= options.minRepeats) this.keep(slot, more);
+    slots.release(slot);
+  }
+
+  /** `close` for a cluster of enough occurrences: kept as found unless it is paging. */
+  private keep(slot: number, more: number[] | undefined): void {
+    const { slots, replaySteps } = this;
+    if (slots.count[slot] < 0) this.readFirst(slot);
     // Progress, not a loop: a call whose arguments differ in a number that moves one way at every repeat (the next
     // page, offset or item), as in paging through results.
-    if (size >= minRepeats && (slots.rising[slot] | slots.falling[slot]) === 0) {
-      const positions = more ?? [slots.first[slot]];
-      let recipients: Set<string> | undefined;
-      for (const q of positions) {
-        const r = replaySteps[q].recipients;
-        if (!r || r.length === 0) continue;
-        recipients ??= new Set();
-        for (const name of r) recipients.add(name);
+    if ((slots.rising[slot] | slots.falling[slot]) !== 0) return;
+    const positions = more ?? [slots.first[slot]];
+    let recipients: Set<string> | undefined;
+    for (const q of positions) {
+      const r = replaySteps[q].recipients;
+      if (!r || r.length === 0) continue;
+      recipients ??= new Set();
+      for (const name of r) recipients.add(name);
+    }
+    const off = slot * MAX_TOKENS;
+    this.found.push({
+      agentId: this.agentIds[slots.agent[slot]],
+      kind: this.kinds.names[slots.kind[slot]],
+      firstTokens: slots.tokens.slice(off, off + slots.count[slot]),
+      positions,
+      recipients,
+    });
+  }
+
+  /** Closes the cluster whose last occurrence is `reach` positions before `p`, if it is still open. */
+  private closeStale(p: number, lastAt: Int32Array): void {
+    const { slots, reach } = this;
+    const r = p % reach;
+    const stale = lastAt[r];
+    lastAt[r] = -1;
+    if (stale >= 0 && slots.last[stale] === p - reach) {
+      // Taken out of its agent's list, the others kept in order.
+      const list = this.open[slots.agent[stale]];
+      let k = list.indexOf(stale);
+      for (; k + 1 < list.length; k++) list[k] = list[k + 1];
+      list.pop();
+      this.close(stale);
+    }
+  }
+
+  read(from: number, to: number): void {
+    const { replaySteps, slots, kinds, lastAt, reach, routing, agentAt, kindAt, ordinals } = this;
+    const { maxGap, maxSpan, similarity, paraphraseSimilarity } = this.options;
+    for (let p = from; p < to; p++) {
+      if (lastAt) this.closeStale(p, lastAt);
+      const a = agentAt[p];
+      const ordinal = ++ordinals[a];
+      const list = this.open[a];
+      if (list.length > 0) {
+        let kept = 0;
+        for (let i = 0; i < list.length; i++) {
+          const s = list[i];
+          if (ordinal - slots.lastOrdinal[s] - 1 > maxGap || p - slots.last[s] > maxSpan) this.close(s);
+          else list[kept++] = s;
+        }
+        if (kept < list.length) list.length = kept;
       }
-      const off = slot * MAX_TOKENS;
-      found.push({
-        agentId: agentIds[slots.agent[slot]],
-        kind: kinds.names[slots.kind[slot]],
-        firstTokens: slots.tokens.slice(off, off + slots.count[slot]),
-        positions,
-        recipients,
-      });
-    }
-    slots.release(slot);
-  };
-  // A cluster whose last occurrence is maxSpan + 1 positions back can take no more: it is closed then, whatever its
-  // agent does, so at most maxSpan + 1 clusters are ever open (each position starts or joins at most one). `lastAt`
-  // holds the slot whose last occurrence is each of the last maxSpan + 1 positions.
-  const reach = maxSpan + 1;
-  const lastAt = Number.isInteger(maxSpan) && maxSpan >= 0 && reach < n ? new Int32Array(reach).fill(-1) : undefined;
-  let nextRouting = 0;
-  let comparisons = 0;
-  let agentId: string | undefined;
-  let a = -1;
-  for (let p = 0; p < n; p++) {
-    if (p % SLICE === SLICE - 1) yield 0.3 + (0.7 * p) / n;
-    if (lastAt) {
-      const r = p % reach;
-      const stale = lastAt[r];
-      lastAt[r] = -1;
-      if (stale >= 0 && slots.last[stale] === p - reach) {
-        // Taken out of its agent's list, the others kept in order.
-        const list = open[slots.agent[stale]];
-        let k = list.indexOf(stale);
-        for (; k + 1 < list.length; k++) list[k] = list[k + 1];
-        list.pop();
-        close(stale);
+      if (this.nextRouting < routing.length && routing[this.nextRouting] === p) {
+        this.nextRouting++;
+        const agentId = this.agentIds[a];
+        const mine = this.routingByAgent.get(agentId);
+        if (mine) mine.push(p);
+        else this.routingByAgent.set(agentId, [p]);
+        continue;
       }
-    }
-    const step = replaySteps[p];
-    if (step.agentId !== agentId || a < 0) {
-      agentId = step.agentId;
-      let index = agentIndex.get(agentId);
-      if (index === undefined) {
-        index = agentIds.length;
-        agentIndex.set(agentId, index);
-        agentIds.push(agentId);
-        ordinals.push(-1);
-        open.push([]);
-      }
-      a = index;
-    }
-    const ordinal = ++ordinals[a];
-    const list = open[a];
-    if (list.length > 0) {
-      let kept = 0;
-      for (let i = 0; i < list.length; i++) {
-        const s = list[i];
-        if (ordinal - slots.lastOrdinal[s] - 1 > maxGap || p - slots.last[s] > maxSpan) close(s);
-        else list[kept++] = s;
-      }
-      if (kept < list.length) list.length = kept;
-    }
-    if (nextRouting < routing.length && routing[nextRouting] === p) {
-      nextRouting++;
-      const mine = routingByAgent.get(agentId);
-      if (mine) mine.push(p);
-      else routingByAgent.set(agentId, [p]);
-      continue;
-    }
-    const calls = toolCallsOf(step, nestedOf(p));
-    let kind: number;
-    if (calls) {
-      kind = kinds.ofCalls(calls);
+      const kind = kindAt[p];
+      if (kind < 0) continue;
+      const isCall = kinds.calls[kind];
       // The open clusters of the same kind are compared below: their tokens are read first (the scratch buffer then
       // holds this item's).
       let unread = true;
@@ -848,11 +935,11 @@ function* analyse(
         const s = list[i];
         if (slots.kind[s] !== kind) continue;
         unread = false;
-        if (slots.count[s] < 0) read(s);
+        if (slots.count[s] < 0) this.readFirst(s);
       }
       if (unread) {
-        // Nothing to compare the call with: it starts a cluster whose tokens are read only if another call of the
-        // kind comes while it is open (with many agents, most calls' clusters close before their agent's next step).
+        // Nothing to compare the item with: it starts a cluster whose tokens are read only if another item of the kind
+        // comes while it is open (with many agents, most items' clusters close before their agent's next step).
         const slot = slots.take();
         slots.agent[slot] = a;
         slots.kind[slot] = kind;
@@ -864,53 +951,87 @@ function* analyse(
         if (lastAt) lastAt[p % reach] = slot;
         continue;
       }
-      readCalls(calls);
-    } else {
-      if (!readMessage(step)) continue;
-      kind = kinds.ofMessage(step);
-    }
-    const tokens = scratch.hashes;
-    const count = scratch.count;
-    const hash = setHash(tokens, count);
-    const toOthers = kinds.toOthers[kind];
-    let best = -1;
-    let bestScore = 0;
-    for (let i = 0; i < list.length; i++) {
-      const s = list[i];
-      if (slots.kind[s] !== kind) continue;
-      comparisons++;
-      if (slots.hash[s] === hash && sameSetAt(slots, s, tokens, count)) {
-        best = s;
-        break;
+      if (isCall) readCalls(toolCallsOf(replaySteps[p], this.nestedOf(p))!);
+      else readMessage(replaySteps[p]);
+      const tokens = scratch.hashes;
+      const count = scratch.count;
+      const hash = setHash(tokens, count);
+      const toOthers = kinds.toOthers[kind];
+      let best = -1;
+      let bestScore = 0;
+      for (let i = 0; i < list.length; i++) {
+        const s = list[i];
+        if (slots.kind[s] !== kind) continue;
+        this.comparisons++;
+        if (slots.hash[s] === hash && sameSetAt(slots, s, tokens, count)) {
+          best = s;
+          break;
+        }
+        const score = jaccardAt(slots, s, tokens, count);
+        const paraphrase = toOthers && slots.count[s] >= PARAPHRASE_MIN_WORDS && count >= PARAPHRASE_MIN_WORDS;
+        if (score >= (paraphrase ? paraphraseSimilarity : similarity) && score > bestScore) {
+          best = s;
+          bestScore = score;
+        }
       }
-      const score = jaccardAt(slots, s, tokens, count);
-      const paraphrase = toOthers && slots.count[s] >= PARAPHRASE_MIN_WORDS && count >= PARAPHRASE_MIN_WORDS;
-      if (score >= (paraphrase ? paraphraseSimilarity : similarity) && score > bestScore) {
-        best = s;
-        bestScore = score;
+      // The numbers of a call's arguments (a message has none).
+      const numberCount = isCall ? scratch.numberCount : 0;
+      if (best >= 0) {
+        const positions = slots.positions[best];
+        if (positions) positions.push(p);
+        else slots.positions[best] = [slots.first[best], p];
+        slots.last[best] = p;
+        slots.lastOrdinal[best] = ordinal;
+        trackNumbers(slots, best, numberCount);
+      } else {
+        best = slots.take();
+        slots.agent[best] = a;
+        slots.kind[best] = kind;
+        slots.first[best] = p;
+        slots.last[best] = p;
+        slots.lastOrdinal[best] = ordinal;
+        fill(slots, best, numberCount);
+        list.push(best);
       }
+      if (lastAt) lastAt[p % reach] = best;
     }
-    // The numbers of a call's arguments (a message has none).
-    const numberCount = calls ? scratch.numberCount : 0;
-    if (best >= 0) {
-      const positions = slots.positions[best];
-      if (positions) positions.push(p);
-      else slots.positions[best] = [slots.first[best], p];
-      slots.last[best] = p;
-      slots.lastOrdinal[best] = ordinal;
-      trackNumbers(slots, best, numberCount);
-    } else {
-      best = slots.take();
-      slots.agent[best] = a;
-      slots.kind[best] = kind;
-      slots.first[best] = p;
-      slots.last[best] = p;
-      slots.lastOrdinal[best] = ordinal;
-      fill(slots, best, numberCount);
-      list.push(best);
-    }
-    if (lastAt) lastAt[p % reach] = best;
   }
+}
+
+function* analyse(
+  replaySteps: readonly Step[],
+  childrenOf: ReadonlyMap<string, readonly Step[]>,
+  options: Partial<LoopOptions>,
+  agentNames: readonly string[] | undefined,
+  withLedger: boolean,
+  nestedAt?: Uint8Array,
+): Sliced<LoopAnalysis> {
+  const settings: LoopOptions = { ...DEFAULT_LOOP_OPTIONS, ...options };
+  const n = replaySteps.length;
+  const names = agentNamesOf(agentNames ?? [...new Set(replaySteps.map((s) => s.agentId))]);
+
+  const hasNested = childrenOf.size > 0;
+  /** The nested steps of the step at position p: looked up only where it may have some. */
+  const nestedOf = (p: number): readonly Step[] =>
+    (hasNested && (nestedAt === undefined || nestedAt[p] === 1) ? childrenOf.get(replaySteps[p].id) : undefined) ?? NO_STEPS;
+
+  // Pass 1: what each step is, routing lines and the ledger's verdicts (FirstPass), a slice at a time.
+  const firstPass = new FirstPass(replaySteps, names, withLedger, nestedOf);
+  for (let from = 0; from < n; from += SLICE) {
+    const to = Math.min(n, from + SLICE);
+    firstPass.read(from, to);
+    if (to < n) yield (0.3 * to) / n;
+  }
+  const { ledger } = firstPass;
+
+  // Pass 2: the clusters of repeated work (Clustering), a slice at a time.
+  const clustering = new Clustering(replaySteps, nestedOf, settings, firstPass.routing(settings.minRepeats), firstPass);
+  for (let from = 0; from < n; from += SLICE) {
+    const to = Math.min(n, from + SLICE);
+    clustering.read(from, to);
+    if (to < n) yield 0.3 + (0.7 * to) / n;
+  }
+  const { open, slots, found, routingByAgent } = clustering;
   // The clusters still open at the end: a chat log's agents' clusters hold a million positions between them, each
   // read once more by its close (one task of 100–200 ms at 1M steps when closed in one go).
   let closing = 0;
@@ -918,7 +1039,7 @@ function* analyse(
     for (const s of list) {
       const more = slots.positions[s];
       closing += more ? more.length : 1;
-      close(s);
+      clustering.close(s);
       if (closing > SLICE) {
         closing = 0;
         yield 0.97;
@@ -926,10 +1047,9 @@ function* analyse(
     }
   }
   lastLoopWork.steps = n;
-  lastLoopWork.comparisons = comparisons;
+  lastLoopWork.comparisons = clustering.comparisons;
   lastLoopWork.openPeak = slots.peak;
   yield 0.97;
-
   // Pass 3: clusters whose windows overlap join into one loop when they share an agent or one talks to the other.
   found.sort((a, b) => a.positions[0] - b.positions[0]);
   yield 0.98;
@@ -1094,9 +1214,10 @@ export function* ledgerVerdictsSlices(replaySteps: readonly Step[]): Sliced<Loop
 
 /** The ledger verdict `is_in_loop: true` in a step's sent text `text`, if it holds one. */
 function ledgerVerdictOf(text: string, position: number): LoopVerdict | undefined {
-  if (!text.includes('"is_in_loop"')) return undefined;
+  // Every step's text is read here: the brace first (a one-character search is the engine's fastest, and most texts
+  // hold no brace), the key only where there is one. Either missing, there is no ledger.
   const open = text.indexOf('{');
-  if (open < 0) return undefined;
+  if (open < 0 || text.indexOf('"is_in_loop"') < 0) return undefined;
   let ledger: unknown;
   try {
     ledger = JSON.parse(text.slice(open, text.lastIndexOf('}') + 1));
