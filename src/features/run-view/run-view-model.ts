@@ -10,7 +10,7 @@ import type { StepCounts } from '../../model/steps.ts';
 import type { Annotation, Handoff, Intervention, Run, Step, StepKind } from '../../model/types.ts';
 import { appendAll } from '../../model/large-arrays.ts';
 import { handoffsByStepSlices, stepPositionsSlices, type HandoffsByStep, type StepPositions } from '../../model/step-positions.ts';
-import { forgetTracePart, type AgentRunBand, type Lane, type TimeColumns, type TokenColumns, type TracePart } from './trace-parts.ts';
+import { forgetTracePart, type AgentRunBand, type Lane, type PartLoop, type TimeColumns, type TokenColumns, type TracePart } from './trace-parts.ts';
 
 export type { AgentRunBand, Lane } from './trace-parts.ts';
 
@@ -366,7 +366,7 @@ export function* tracePartSlices(run: Run): Sliced<TracePart> {
   return {
     positions: n,
     byKind: trace.stepKinds.byKind,
-    loops: trace.loops as Loop[],
+    loops: trace.loops.map((loop): PartLoop => ({ ...loop, positions: Int32Array.from(loop.positions), routing: Int32Array.from(loop.routing) })),
     ledgerVerdicts: trace.ledgerVerdicts as LoopVerdict[],
     graph: { nodes: graph.nodes, edges: graph.edges, hierarchy: graph.hierarchy, nodeAt: graph.nodeAt, edgeStart, edgeList },
     loopAt: trace.loopAt,
@@ -389,12 +389,23 @@ export function transferablesOfPart(part: TracePart): ArrayBuffer[] {
     tokens.input, tokens.output, tokens.cumulative, tokens.estimated, tokens.blocks.input, tokens.blocks.output, tokens.blocks.estimated,
     time.start, time.end, graph.nodeAt, graph.edgeStart, graph.edgeList,
   ];
+  for (const loop of part.loops) arrays.push(loop.positions, loop.routing);
   const buffers = new Set<ArrayBuffer>();
   for (const a of arrays) if (a.buffer instanceof ArrayBuffer) buffers.add(a.buffer);
   return [...buffers];
 }
 
 const NO_EDGES: readonly number[] = Object.freeze([]);
+
+/** A typed array's values as a plain array, in slices. */
+function* numbersOf(values: Int32Array): Sliced<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < values.length; i++) {
+    if (i % (8 * SLICE) === 8 * SLICE - 1) yield 0.99;
+    out.push(values[i]);
+  }
+  return out;
+}
 
 /**
  * The trace view of `run` from the worker's part: the page builds only what names its step objects (the step tree,
@@ -428,6 +439,10 @@ function* traceFromPartSlices(run: Run, { index, positionOf, handoffsByStep, nes
     else if (to === from + 1) edgesAt[p] = single[edgeList[from]] ??= Object.freeze([edgeList[from]]);
     else edgesAt[p] = Array.from(edgeList.subarray(from, to));
   }
+  // The loops' positions as the page's loops have them (number[]), in slices: a loop of a 1M-message chat log has a
+  // million, which a structured clone of the array took ~150 ms of one task to read.
+  const loops: Loop[] = [];
+  for (const loop of part.loops) loops.push({ ...loop, positions: yield* numbersOf(loop.positions), routing: yield* numbersOf(loop.routing) });
   return {
     index,
     steps,
@@ -435,7 +450,7 @@ function* traceFromPartSlices(run: Run, { index, positionOf, handoffsByStep, nes
     positionOf,
     handoffsByStep,
     graph: { ...graph, edgesAt },
-    loops: part.loops,
+    loops,
     ledgerVerdicts: part.ledgerVerdicts,
     loopAt: part.loopAt,
     errorAt: part.errorAt,

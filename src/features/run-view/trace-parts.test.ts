@@ -90,6 +90,20 @@ describe("the run view from the import worker's trace part", () => {
     expect(readable(view)).toEqual(readable(reference));
   });
 
+  it("carries the loops' positions in typed arrays it transfers (a 1M-message loop was a 1M-element array to clone)", () => {
+    const part = finish(tracePartSlices(structuredClone(small)));
+    expect(part.loops.length).toBeGreaterThan(0);
+    const buffers = transferablesOfPart(part);
+    for (const loop of part.loops) {
+      expect(loop.positions).toBeInstanceOf(Int32Array);
+      expect(buffers).toContain(loop.positions.buffer);
+      expect(buffers).toContain(loop.routing.buffer);
+    }
+    // Made plain arrays again on the page, as the page's own analysis gives them.
+    const view = finish(runViewSlices(small, { part: crossed(small) }));
+    expect(view.loops.every((loop) => Array.isArray(loop.positions) && Array.isArray(loop.routing))).toBe(true);
+  });
+
   it('shares the empty and single edge lists as the graph does', () => {
     const view = finish(runViewSlices(small, { part: crossed(small) }));
     const reference = buildRunView(structuredClone(small));

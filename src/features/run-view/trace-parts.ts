@@ -53,6 +53,9 @@ export interface TimeColumns {
   max: number;
 }
 
+/** A Loop as it crosses: its positions (and routing lines) in Int32Arrays, made number[] again on the page. */
+export type PartLoop = Omit<Loop, 'positions' | 'routing'> & { positions: Int32Array; routing: Int32Array };
+
 /**
  * What the worker sends for one run: the run view's fields that name no step object. The graph's per-position edge
  * lists cross as one flat list (`edgeList`, position p's edges at edgeStart[p]..edgeStart[p + 1]), not 100k arrays.
@@ -61,7 +64,8 @@ export interface TracePart {
   /** Replay steps of the run as the worker saw it: the part is dropped when the page's differs. */
   positions: number;
   byKind: Map<StepKind, number>;
-  loops: Loop[];
+  /** The loops with their positions in typed arrays (transferred: a loop of a 1M-message chat log has 1M positions). */
+  loops: PartLoop[];
   ledgerVerdicts: LoopVerdict[];
   graph: Omit<InteractionGraph, 'edgesAt'> & { edgeStart: Int32Array; edgeList: Int32Array };
   loopAt: Int32Array;
