@@ -1,6 +1,8 @@
 // The import worker's side of the run view's trace part (src/features/run-view/trace-parts.ts): computed for each run
-// of a file once its parts are posted, while the page takes them (the worker would otherwise wait), in turns of a few
-// milliseconds so that the page's answers to the parts are taken meanwhile and the hand-off ends as before.
+// of a file once the page has taken the file's parts (import.worker.ts), in turns of a few milliseconds so that the
+// worker keeps answering. Computed while the page still takes them instead, both threads competed for the 2 cores:
+// at 100k steps the listing came later (ADR 0043); at 1M (chat log, tried 2026-11-28) the view painted no sooner
+// (16.9 / 16.9 s vs 17.0 / 17.1 s), with longer page tasks and 20–100 MB more at the peak.
 import type { Run } from '../model/types.ts';
 import { nextTask, type Sliced } from '../model/slices.ts';
 import { tracePartSlices, transferablesOfPart } from '../features/run-view/run-view-model.ts';
