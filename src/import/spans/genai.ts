@@ -79,6 +79,49 @@ function isKey(text: string, start: number, end: number, word: string): boolean 
   return end - start === word.length + 2 && text.startsWith(word, start + 1);
 }
 
+/** Where a member's value starts, given its key ending at `keyEnd`: past the colon and the space around it; -1 without a colon. */
+function valueStart(text: string, keyEnd: number): number {
+  const i = skipJsonSpace(text, keyEnd);
+  return text.charCodeAt(i) === 58 /* : */ ? skipJsonSpace(text, i + 1) : -1;
+}
+
+/** The text of the part read last by readTextPart (one slot: no object per part). */
+let partText = '';
+
+/**
+ * One part `{"type":"text","content":"…"}`, its two keys in either order and nothing else, from its `{` at `i`: the
+ * index of its `}`, its text in `partText`; -1 for any other form.
+ */
+function readTextPart(text: string, i: number): number {
+  if (text.charCodeAt(i) !== 123 /* { */) return -1;
+  let content: string | undefined;
+  let typed = false;
+  i = skipJsonSpace(text, i + 1);
+  for (;;) {
+    const keyEnd = plainStringEnd(text, i);
+    if (keyEnd < 0) return -1;
+    const keyStart = i;
+    i = valueStart(text, keyEnd);
+    const end = i < 0 ? -1 : plainStringEnd(text, i);
+    if (end < 0) return -1;
+    if (isKey(text, keyStart, keyEnd, 'type')) {
+      if (typed || !isKey(text, i, end, 'text')) return -1;
+      typed = true;
+    } else if (isKey(text, keyStart, keyEnd, 'content')) {
+      if (content !== undefined) return -1;
+      content = text.slice(i + 1, end - 1);
+    } else return -1;
+    i = skipJsonSpace(text, end);
+    const c = text.charCodeAt(i);
+    if (c === 44 /* , */) i = skipJsonSpace(text, i + 1);
+    else if (c === 125 /* } */) break;
+    else return -1;
+  }
+  if (!typed || content === undefined) return -1;
+  partText = content;
+  return i;
+}
+
 /**
  * genAiMessages(JSON.parse(text)) for the usual form of GenAI messages, read from the text: a JSON array of objects
  * whose keys are `role` (a string), `parts` (an array of `{"type":"text","content":…}` in any key order) and others
@@ -106,9 +149,8 @@ function plainTextMessages(text: string): ChatMessage[] | null {
         const keyEnd = plainStringEnd(text, i);
         if (keyEnd < 0) return null;
         const keyStart = i;
-        i = skipJsonSpace(text, keyEnd);
-        if (text.charCodeAt(i) !== 58 /* : */) return null;
-        i = skipJsonSpace(text, i + 1);
+        i = valueStart(text, keyEnd);
+        if (i < 0) return null;
         if (isKey(text, keyStart, keyEnd, 'role')) {
           if (sawRole) return null;
           sawRole = true;
@@ -124,34 +166,8 @@ function plainTextMessages(text: string): ChatMessage[] | null {
           if (text.charCodeAt(i) === 93 /* ] */) i++;
           else {
             for (;;) {
-              // One part: `type` "text" and `content` a string, in either order, nothing else.
-              if (text.charCodeAt(i) !== 123 /* { */) return null;
-              let partText: string | undefined;
-              let typed = false;
-              i = skipJsonSpace(text, i + 1);
-              for (;;) {
-                const partKeyEnd = plainStringEnd(text, i);
-                if (partKeyEnd < 0) return null;
-                const partKeyStart = i;
-                i = skipJsonSpace(text, partKeyEnd);
-                if (text.charCodeAt(i) !== 58 /* : */) return null;
-                i = skipJsonSpace(text, i + 1);
-                const end = plainStringEnd(text, i);
-                if (end < 0) return null;
-                if (isKey(text, partKeyStart, partKeyEnd, 'type')) {
-                  if (typed || !isKey(text, i, end, 'text')) return null;
-                  typed = true;
-                } else if (isKey(text, partKeyStart, partKeyEnd, 'content')) {
-                  if (partText !== undefined) return null;
-                  partText = text.slice(i + 1, end - 1);
-                } else return null;
-                i = skipJsonSpace(text, end);
-                const c = text.charCodeAt(i);
-                if (c === 44 /* , */) i = skipJsonSpace(text, i + 1);
-                else if (c === 125 /* } */) break;
-                else return null;
-              }
-              if (!typed || partText === undefined) return null;
+              i = readTextPart(text, i);
+              if (i < 0) return null;
               if (content === undefined) content = partText;
               else (texts ??= [content]).push(partText);
               i = skipJsonSpace(text, i + 1);
