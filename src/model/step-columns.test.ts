@@ -54,6 +54,37 @@ describe('records in columns (ADR 0029)', () => {
     expect(new Set(got).size).toBe(4);
   });
 
+  it('sends a column of nested records or arrays that repeat as its distinct values, one object each on the page', () => {
+    // A chat log's steps: the speakers take turns, so equal usages and one-name recipients lists are rarely adjacent.
+    const names = ['Planner', 'Writer', 'Critic'];
+    const records = Array.from({ length: 300 }, (_, i) => ({
+      ...STEP,
+      id: `s${i}`,
+      usage: { input: 0, output: 8 + (i % 4), total: 8 + (i % 4), estimated: true },
+      recipients: i % 50 === 0 ? [names[i % 3], 'Critic'] : [names[(i + 1) % 3]],
+    }));
+    const { sent, got } = crossed([records]);
+    expect(firstDifference(got[0], records)).toBeUndefined();
+    const [shape] = sent[0].shapes;
+    const usage = shape.cols[shape.keys.indexOf('usage')];
+    const recipients = shape.cols[shape.keys.indexOf('recipients')];
+    expect(usage.t === 'obj' && usage.pick?.distinct).toBe(4);
+    expect(recipients.t === 'arr' && recipients.pick?.distinct).toBe(3 + 3);
+    const steps = got[0] as (typeof records)[number][];
+    expect(new Set(steps.map((s) => s.usage)).size).toBe(4);
+    expect(new Set(steps.map((s) => s.recipients)).size).toBe(6);
+    expect(steps[4].usage).toBe(steps[0].usage);
+    expect(steps[4].recipients).toBe(steps[1].recipients);
+    expect(steps[150].recipients).toBe(steps[0].recipients);
+    expect(steps[2].recipients).not.toBe(steps[1].recipients);
+    // Mostly distinct values go as they are.
+    const counted = records.map((r, i) => ({ ...r, usage: { ...r.usage, output: i } }));
+    const plain = crossed([counted]);
+    const col = plain.sent[0].shapes[0].cols[plain.sent[0].shapes[0].keys.indexOf('usage')];
+    expect(col.t === 'obj' && col.pick).toBeUndefined();
+    expect(firstDifference(plain.got[0], counted)).toBeUndefined();
+  });
+
   it('rebuilds the same records, key order, -0, NaN, undefined values and loose keys included', () => {
     const records = [
       { ...STEP },
@@ -151,6 +182,7 @@ describe('records in columns (ADR 0029)', () => {
     const kinds = new Set<string>();
     const note = (col: Column): void => {
       kinds.add(col.t);
+      if ((col.t === 'obj' || col.t === 'arr') && col.pick) kinds.add(`${col.t} of distinct values`);
       if (col.t === 'obj') col.cols.forEach(note);
       if (col.t === 'arr') note(col.items);
     };
@@ -166,6 +198,6 @@ describe('records in columns (ADR 0029)', () => {
       { numRuns: 300 },
     );
     // Every kind of column was made (and rebuilt) along the way.
-    expect([...kinds].sort()).toEqual(['arr', 'bool', 'f64', 'i32', 'obj', 'str', 'text', 'val']);
+    expect([...kinds].sort()).toEqual(['arr', 'arr of distinct values', 'bool', 'f64', 'i32', 'obj', 'obj of distinct values', 'str', 'text', 'val']);
   });
 });

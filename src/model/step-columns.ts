@@ -14,11 +14,22 @@ export type Column =
   /** Indices into the run's string table. */
   | { t: 'str'; v: Uint32Array }
   | { t: 'text'; v: string[] }
-  /** Records with these keys, in this order. */
-  | { t: 'obj'; keys: string[]; cols: Column[] }
-  /** Plain arrays without holes: their lengths, then their elements one after the other. */
-  | { t: 'arr'; lens: Uint32Array; items: Column }
+  /** Records with these keys, in this order (with `pick`: the distinct ones, see Pick). */
+  | { t: 'obj'; keys: string[]; cols: Column[]; pick?: Pick }
+  /** Plain arrays without holes: their lengths, then their elements one after the other (with `pick`: the distinct ones). */
+  | { t: 'arr'; lens: Uint32Array; items: Column; pick?: Pick }
   | { t: 'val'; v: unknown[] };
+
+/**
+ * A column of nested records (or arrays) sent as its distinct values: `rows[i]` is the index of row i's value among
+ * them, `distinct` how many there are. Made when the values are scalars (numbers, booleans, strings of the table) and
+ * repeat: a chat log's steps each carry a `usage` of a few token counts and a one-name `recipients` array, a million
+ * of each made on the page as a million objects when a few hundred distinct ones say the same.
+ */
+export interface Pick {
+  rows: Uint32Array;
+  distinct: number;
+}
 
 export interface Shape {
   keys: string[];
@@ -100,9 +111,11 @@ function collectBuffers(col: Column, into: ArrayBuffer[]): void {
       into.push(col.v.buffer as ArrayBuffer);
       return;
     case 'obj':
+      if (col.pick) into.push(col.pick.rows.buffer as ArrayBuffer);
       for (const c of col.cols) collectBuffers(c, into);
       return;
     case 'arr':
+      if (col.pick) into.push(col.pick.rows.buffer as ArrayBuffer);
       into.push(col.lens.buffer as ArrayBuffer);
       collectBuffers(col.items, into);
       return;
@@ -169,7 +182,7 @@ function encodeColumn(values: readonly unknown[], table: StringTable, depth: num
     if (one) {
       const records = values as Record<string, unknown>[];
       const cols = keys.map((key) => encodeColumn(records.map((r) => r[key]), table, depth + 1));
-      return { t: 'obj', keys, cols };
+      return distinctRecords(keys, cols, n) ?? { t: 'obj', keys, cols };
     }
   }
   if (depth < MAX_DEPTH && n > 0 && arrays === n) {
@@ -187,9 +200,109 @@ function encodeColumn(values: readonly unknown[], table: StringTable, depth: num
         items.push(item);
       }
     }
-    if (whole) return { t: 'arr', lens, items: encodeColumn(items, table, depth + 1) };
+    if (whole) {
+      const itemCol = encodeColumn(items, table, depth + 1);
+      return distinctArrays(lens, itemCol) ?? { t: 'arr', lens, items: itemCol };
+    }
   }
   return { t: 'val', v: values.slice() };
+}
+
+type ScalarColumn = Extract<Column, { t: 'i32' | 'f64' | 'bool' | 'str' }>;
+
+function isScalar(col: Column): col is ScalarColumn {
+  return col.t === 'i32' || col.t === 'f64' || col.t === 'bool' || col.t === 'str';
+}
+
+/** Distinct values are sent apart only when there are at most this share of the rows (else the rows go as they are). */
+const DISTINCT_SHARE = 0.5;
+
+/**
+ * Groups equal rows (rows `from`..`from + len` of each column, compared with Object.is: -0 and 0 differ, NaN is NaN),
+ * `rowAt(i)` giving row i's start and length. Returns each row's group and each group's first row, or undefined when
+ * more than DISTINCT_SHARE of the rows are distinct.
+ */
+function groupRows(cols: readonly ScalarColumn[], n: number, rowAt: (i: number) => number, lenAt: (i: number) => number): { rows: Uint32Array; firsts: number[] } | undefined {
+  const limit = Math.floor(n * DISTINCT_SHARE);
+  const rows = new Uint32Array(n);
+  const firsts: number[] = [];
+  // Groups by a hash of the row; equal hashes chained through `next` (a group's index + 1, 0 for none).
+  const byHash = new Map<number, number>();
+  const next: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const start = rowAt(i);
+    const len = lenAt(i);
+    let h = len;
+    for (const col of cols) {
+      const v = col.v;
+      for (let j = start; j < start + len; j++) {
+        const x = v[j];
+        h = (Math.imul(h, 31) + (col.t === 'f64' ? (x * 1000003) | 0 : x)) | 0;
+      }
+    }
+    let group = (byHash.get(h) ?? 0) - 1;
+    while (group >= 0 && !sameRows(cols, rowAt(firsts[group]), lenAt(firsts[group]), start, len)) group = next[group] - 1;
+    if (group < 0) {
+      group = firsts.length;
+      if (group >= limit) return undefined;
+      firsts.push(i);
+      next.push(byHash.get(h) ?? 0);
+      byHash.set(h, group + 1);
+    }
+    rows[i] = group;
+  }
+  return { rows, firsts };
+}
+
+function sameRows(cols: readonly ScalarColumn[], a: number, aLen: number, b: number, bLen: number): boolean {
+  if (aLen !== bLen) return false;
+  for (const col of cols) for (let j = 0; j < aLen; j++) if (!Object.is(col.v[a + j], col.v[b + j])) return false;
+  return true;
+}
+
+/** The values at `at` (runs of `lens` when given), in that order: a column of the distinct rows. */
+function pickValues(col: ScalarColumn, at: readonly number[], starts?: Uint32Array, lens?: Uint32Array): ScalarColumn {
+  const total = lens ? at.reduce((sum, i) => sum + lens[i], 0) : at.length;
+  const copy = <T extends Int32Array | Float64Array | Uint8Array | Uint32Array>(from: T, into: T): T => {
+    let k = 0;
+    for (const i of at) {
+      if (!starts || !lens) into[k++] = from[i];
+      else for (let j = starts[i]; j < starts[i] + lens[i]; j++) into[k++] = from[j];
+    }
+    return into;
+  };
+  switch (col.t) {
+    case 'i32':
+      return { t: 'i32', v: copy(col.v, new Int32Array(total)) };
+    case 'f64':
+      return { t: 'f64', v: copy(col.v, new Float64Array(total)) };
+    case 'bool':
+      return { t: 'bool', v: copy(col.v, new Uint8Array(total)) };
+    case 'str':
+      return { t: 'str', v: copy(col.v, new Uint32Array(total)) };
+  }
+}
+
+/** A column of nested records whose values are all scalars, as its distinct records when they repeat (Pick). */
+function distinctRecords(keys: string[], cols: Column[], n: number): Column | undefined {
+  if (n < 2 || !cols.every(isScalar)) return undefined;
+  const scalars = cols as ScalarColumn[];
+  const grouped = groupRows(scalars, n, (i) => i, () => 1);
+  if (!grouped) return undefined;
+  return { t: 'obj', keys, cols: scalars.map((c) => pickValues(c, grouped.firsts)), pick: { rows: grouped.rows, distinct: grouped.firsts.length } };
+}
+
+/** A column of arrays of scalars, as its distinct arrays when they repeat (Pick). */
+function distinctArrays(lens: Uint32Array, items: Column): Column | undefined {
+  const n = lens.length;
+  if (n < 2 || !isScalar(items)) return undefined;
+  const starts = new Uint32Array(n);
+  for (let i = 1; i < n; i++) starts[i] = starts[i - 1] + lens[i - 1];
+  const grouped = groupRows([items], n, (i) => starts[i], (i) => lens[i]);
+  if (!grouped) return undefined;
+  const distinctLens = new Uint32Array(grouped.firsts.length);
+  grouped.firsts.forEach((i, k) => (distinctLens[k] = lens[i]));
+  return { t: 'arr', lens: distinctLens, items: pickValues(items, grouped.firsts, starts, lens), pick: { rows: grouped.rows, distinct: grouped.firsts.length } };
 }
 
 /** Up to this many shapes in a slice, a record's shape is looked for among them all before by its signature. */
@@ -330,8 +443,10 @@ function decodeColumn(col: Column, n: number, table: readonly string[]): ArrayLi
       return out;
     }
     case 'obj':
+      if (col.pick) return picked(buildRecords(col.keys, col.cols, col.pick.distinct, table, true), col.pick, n);
       return buildRecords(col.keys, col.cols, n, table, true);
     case 'arr': {
+      if (col.pick) return picked(decodeColumn({ ...col, pick: undefined }, col.pick.distinct, table), col.pick, n);
       let total = 0;
       for (let i = 0; i < n; i++) total += col.lens[i];
       const items = decodeColumn(col.items, total, table);
@@ -347,6 +462,18 @@ function decodeColumn(col: Column, n: number, table: readonly string[]): ArrayLi
       return out;
     }
   }
+}
+
+/** Each row's value, one of the distinct ones (the same object wherever a value repeats). */
+function picked<T>(distinct: ArrayLike<T>, pick: Pick, n: number): T[] {
+  if (pick.rows.length !== n) throw new Error('a slice picks from its distinct values for another number of rows');
+  const out = new Array<T>(n);
+  for (let i = 0; i < n; i++) {
+    const at = pick.rows[i];
+    if (at >= distinct.length) throw new Error('a slice picks a value it does not have');
+    out[i] = distinct[at];
+  }
+  return out;
 }
 
 /** The records of a slice, in its order, as plain objects (the run's string table first takes the slice's strings). */
