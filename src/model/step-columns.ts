@@ -14,22 +14,11 @@ export type Column =
   /** Indices into the run's string table. */
   | { t: 'str'; v: Uint32Array }
   | { t: 'text'; v: string[] }
-  /** Records with these keys, in this order (with `pick`: the distinct ones, see Pick). */
-  | { t: 'obj'; keys: string[]; cols: Column[]; pick?: Pick }
-  /** Plain arrays without holes: their lengths, then their elements one after the other (with `pick`: the distinct ones). */
-  | { t: 'arr'; lens: Uint32Array; items: Column; pick?: Pick }
+  /** Records with these keys, in this order. */
+  | { t: 'obj'; keys: string[]; cols: Column[] }
+  /** Plain arrays without holes: their lengths, then their elements one after the other. */
+  | { t: 'arr'; lens: Uint32Array; items: Column }
   | { t: 'val'; v: unknown[] };
-
-/**
- * A column of nested records (or arrays) sent as its distinct values: `rows[i]` is the index of row i's value among
- * them, `distinct` how many there are. Made when the values are scalars (numbers, booleans, strings of the table) and
- * repeat: a chat log's steps each carry a `usage` of a few token counts and a one-name `recipients` array, a million
- * of each made on the page as a million objects when a few hundred distinct ones say the same.
- */
-export interface Pick {
-  rows: Uint32Array;
-  distinct: number;
-}
 
 export interface Shape {
   keys: string[];
@@ -111,11 +100,9 @@ function collectBuffers(col: Column, into: ArrayBuffer[]): void {
       into.push(col.v.buffer as ArrayBuffer);
       return;
     case 'obj':
-      if (col.pick) into.push(col.pick.rows.buffer as ArrayBuffer);
       for (const c of col.cols) collectBuffers(c, into);
       return;
     case 'arr':
-      if (col.pick) into.push(col.pick.rows.buffer as ArrayBuffer);
       into.push(col.lens.buffer as ArrayBuffer);
       collectBuffers(col.items, into);
       return;
@@ -177,12 +164,10 @@ function encodeColumn(values: readonly unknown[], table: StringTable, depth: num
   }
   if (depth < MAX_DEPTH && n > 0 && records === n) {
     const keys = Object.keys(values[0] as object);
-    let one = true;
-    for (let i = 1; i < n && one; i++) one = sameKeys(keys, Object.keys(values[i] as object));
-    if (one) {
-      const records = values as Record<string, unknown>[];
-      const cols = keys.map((key) => encodeColumn(records.map((r) => r[key]), table, depth + 1));
-      return distinctRecords(keys, cols, n) ?? { t: 'obj', keys, cols };
+    const columns = columnsOf(values as object[], keys);
+    if (columns) {
+      const cols = columns.map((column) => encodeColumn(column, table, depth + 1));
+      return { t: 'obj', keys, cols };
     }
   }
   if (depth < MAX_DEPTH && n > 0 && arrays === n) {
@@ -200,109 +185,28 @@ function encodeColumn(values: readonly unknown[], table: StringTable, depth: num
         items.push(item);
       }
     }
-    if (whole) {
-      const itemCol = encodeColumn(items, table, depth + 1);
-      return distinctArrays(lens, itemCol) ?? { t: 'arr', lens, items: itemCol };
-    }
+    if (whole) return { t: 'arr', lens, items: encodeColumn(items, table, depth + 1) };
   }
   return { t: 'val', v: values.slice() };
 }
 
-type ScalarColumn = Extract<Column, { t: 'i32' | 'f64' | 'bool' | 'str' }>;
-
-function isScalar(col: Column): col is ScalarColumn {
-  return col.t === 'i32' || col.t === 'f64' || col.t === 'bool' || col.t === 'str';
-}
-
-/** Distinct values are sent apart only when there are at most this share of the rows (else the rows go as they are). */
-const DISTINCT_SHARE = 0.5;
-
 /**
- * Groups equal rows (rows `from`..`from + len` of each column, compared with Object.is: -0 and 0 differ, NaN is NaN),
- * `rowAt(i)` giving row i's start and length. Returns each row's group and each group's first row, or undefined when
- * more than DISTINCT_SHARE of the rows are distinct.
+ * The values of each key of `records`, a column per key, when every record has exactly `keys` in that order (else
+ * undefined). Read with Object.values, which gives a record's values in the order of its keys: one call per record,
+ * where a load per key (`record[key]`, a different key each time) cost about as much per key.
  */
-function groupRows(cols: readonly ScalarColumn[], n: number, rowAt: (i: number) => number, lenAt: (i: number) => number): { rows: Uint32Array; firsts: number[] } | undefined {
-  const limit = Math.floor(n * DISTINCT_SHARE);
-  const rows = new Uint32Array(n);
-  const firsts: number[] = [];
-  // Groups by a hash of the row; equal hashes chained through `next` (a group's index + 1, 0 for none).
-  const byHash = new Map<number, number>();
-  const next: number[] = [];
+function columnsOf(records: readonly object[], keys: readonly string[]): unknown[][] | undefined {
+  const k = keys.length;
+  const n = records.length;
+  // Filled by push: an array made with its length is "holey", and a structured clone sends a holey array key by key.
+  const columns: unknown[][] = [];
+  for (let j = 0; j < k; j++) columns.push([]);
   for (let i = 0; i < n; i++) {
-    const start = rowAt(i);
-    const len = lenAt(i);
-    let h = len;
-    for (const col of cols) {
-      const v = col.v;
-      for (let j = start; j < start + len; j++) {
-        const x = v[j];
-        h = (Math.imul(h, 31) + (col.t === 'f64' ? (x * 1000003) | 0 : x)) | 0;
-      }
-    }
-    let group = (byHash.get(h) ?? 0) - 1;
-    while (group >= 0 && !sameRows(cols, rowAt(firsts[group]), lenAt(firsts[group]), start, len)) group = next[group] - 1;
-    if (group < 0) {
-      group = firsts.length;
-      if (group >= limit) return undefined;
-      firsts.push(i);
-      next.push(byHash.get(h) ?? 0);
-      byHash.set(h, group + 1);
-    }
-    rows[i] = group;
+    const values = Object.values(records[i]);
+    if (values.length !== k || (i > 0 && !sameKeys(keys, Object.keys(records[i])))) return undefined;
+    for (let j = 0; j < k; j++) columns[j].push(values[j]);
   }
-  return { rows, firsts };
-}
-
-function sameRows(cols: readonly ScalarColumn[], a: number, aLen: number, b: number, bLen: number): boolean {
-  if (aLen !== bLen) return false;
-  for (const col of cols) for (let j = 0; j < aLen; j++) if (!Object.is(col.v[a + j], col.v[b + j])) return false;
-  return true;
-}
-
-/** The values at `at` (runs of `lens` when given), in that order: a column of the distinct rows. */
-function pickValues(col: ScalarColumn, at: readonly number[], starts?: Uint32Array, lens?: Uint32Array): ScalarColumn {
-  const total = lens ? at.reduce((sum, i) => sum + lens[i], 0) : at.length;
-  const copy = <T extends Int32Array | Float64Array | Uint8Array | Uint32Array>(from: T, into: T): T => {
-    let k = 0;
-    for (const i of at) {
-      if (!starts || !lens) into[k++] = from[i];
-      else for (let j = starts[i]; j < starts[i] + lens[i]; j++) into[k++] = from[j];
-    }
-    return into;
-  };
-  switch (col.t) {
-    case 'i32':
-      return { t: 'i32', v: copy(col.v, new Int32Array(total)) };
-    case 'f64':
-      return { t: 'f64', v: copy(col.v, new Float64Array(total)) };
-    case 'bool':
-      return { t: 'bool', v: copy(col.v, new Uint8Array(total)) };
-    case 'str':
-      return { t: 'str', v: copy(col.v, new Uint32Array(total)) };
-  }
-}
-
-/** A column of nested records whose values are all scalars, as its distinct records when they repeat (Pick). */
-function distinctRecords(keys: string[], cols: Column[], n: number): Column | undefined {
-  if (n < 2 || !cols.every(isScalar)) return undefined;
-  const scalars = cols as ScalarColumn[];
-  const grouped = groupRows(scalars, n, (i) => i, () => 1);
-  if (!grouped) return undefined;
-  return { t: 'obj', keys, cols: scalars.map((c) => pickValues(c, grouped.firsts)), pick: { rows: grouped.rows, distinct: grouped.firsts.length } };
-}
-
-/** A column of arrays of scalars, as its distinct arrays when they repeat (Pick). */
-function distinctArrays(lens: Uint32Array, items: Column): Column | undefined {
-  const n = lens.length;
-  if (n < 2 || !isScalar(items)) return undefined;
-  const starts = new Uint32Array(n);
-  for (let i = 1; i < n; i++) starts[i] = starts[i - 1] + lens[i - 1];
-  const grouped = groupRows([items], n, (i) => starts[i], (i) => lens[i]);
-  if (!grouped) return undefined;
-  const distinctLens = new Uint32Array(grouped.firsts.length);
-  grouped.firsts.forEach((i, k) => (distinctLens[k] = lens[i]));
-  return { t: 'arr', lens: distinctLens, items: pickValues(items, grouped.firsts, starts, lens), pick: { rows: grouped.rows, distinct: grouped.firsts.length } };
+  return columns;
 }
 
 /** Up to this many shapes in a slice, a record's shape is looked for among them all before by its signature. */
@@ -351,16 +255,177 @@ export function toColumns(records: readonly object[], table: StringTable): Colum
   const slice: ColumnSlice = {
     rows: records.length,
     strings: [],
-    shapes: shapes.map(({ keys, rows }) => ({ keys, cols: keys.map((key) => encodeColumn(rows.map((r) => r[key]), table, 0)) })),
+    shapes: shapes.map(({ keys, rows }) => ({ keys, cols: valuesByKey(rows, keys.length).map((column) => encodeColumn(column, table, 0)) })),
   };
   if (shapes.length > 1) slice.shapeOf = shapeOf;
   slice.strings = table.takeFresh();
   return slice;
 }
 
-/** The page's side of a run's string table. */
+/** The values of records that all have the same keys (a shape's rows), a column per key (see columnsOf). */
+function valuesByKey(rows: readonly object[], k: number): unknown[][] {
+  const n = rows.length;
+  const columns: unknown[][] = [];
+  for (let j = 0; j < k; j++) columns.push([]);
+  for (let i = 0; i < n; i++) {
+    const values = Object.values(rows[i]);
+    for (let j = 0; j < k; j++) columns[j].push(values[j]);
+  }
+  return columns;
+}
+
+/**
+ * The page's side of a run's string table, and the nested values it has made that can be given again (Interned).
+ */
 export class RunStrings {
   readonly table: string[] = [];
+  /** By the kind and keys of a nested column (see internKey). */
+  readonly interned = new Map<string, Interned>();
+}
+
+/**
+ * Nested records of one set of keys (or arrays) whose values are all scalars (numbers, booleans, strings of the
+ * table), made once per run for each distinct value and given to every row that has it: a chat log's steps each carry
+ * a `usage` of a few token counts and a one-name `recipients` list, and the speakers take turns, so equal ones are
+ * rarely adjacent. A million of each were a million objects on the page (~35 MB of its heap at 1M messages) when a
+ * few hundred say the same. Records are never edited in place (a run is replaced, not changed), and a handoff's `to`
+ * was already its step's own array, so a shared value reads as its copies did.
+ */
+interface Interned {
+  /** Each value's index by a hash of its contents; equal hashes chained through `next` (index + 1, 0 for none). */
+  byHash: Map<number, number>;
+  next: number[];
+  values: object[];
+  /** Each value's contents as sent (a string as its table index), compared with Object.is (-0 is not 0, NaN is NaN). */
+  contents: number[][];
+  /** Set when the values are mostly distinct: they are made as before from then on. */
+  off: boolean;
+}
+
+/** Past this many distinct values a column's values are mostly distinct (a count or a time per step): not interned. */
+const INTERNED_MAX = 4096;
+
+function internedFor(strings: RunStrings, key: string): Interned {
+  let site = strings.interned.get(key);
+  if (!site) strings.interned.set(key, (site = { byHash: new Map(), next: [], values: [], contents: [], off: false }));
+  return site;
+}
+
+/** A column of scalars: the numbers it is sent as (a string as its index in the table), and the values records hold. */
+interface Scalars {
+  raw: ArrayLike<number>;
+  values: ArrayLike<unknown>;
+}
+
+function scalarsOf(col: Column, n: number, strings: RunStrings): Scalars | undefined {
+  if (col.t === 'i32' || col.t === 'f64') return { raw: col.v, values: col.v };
+  if (col.t === 'str' || col.t === 'bool') return { raw: col.v, values: decodeColumn(col, n, strings) };
+  return undefined;
+}
+
+/** A hash of numbers (a string's table index stands for it: one index per distinct string in a run). */
+function mix(h: number, x: number): number {
+  return (Math.imul(h, 31) + ((x * 1000003) | 0)) | 0;
+}
+
+/** The index of the interned value whose contents are `contentAt(0..len-1)`, or -1. */
+function findInterned(site: Interned, h: number, len: number, contentAt: (j: number) => number): number {
+  for (let at = (site.byHash.get(h) ?? 0) - 1; at >= 0; at = site.next[at] - 1) {
+    const c = site.contents[at];
+    if (c.length !== len) continue;
+    let same = true;
+    for (let j = 0; j < len && same; j++) same = Object.is(c[j], contentAt(j));
+    if (same) return at;
+  }
+  return -1;
+}
+
+function addInterned(site: Interned, h: number, value: object, contents: number[]): void {
+  site.next.push(site.byHash.get(h) ?? 0);
+  site.values.push(value);
+  site.contents.push(contents);
+  site.byHash.set(h, site.values.length);
+  if (site.values.length >= INTERNED_MAX) site.off = true;
+}
+
+/** Nested records whose values are all scalars, one object per distinct record of the run (Interned). */
+function internedRecords(keys: readonly string[], cols: readonly Column[], n: number, strings: RunStrings): Record<string, unknown>[] | undefined {
+  const site = internedFor(strings, `obj\u0000${keys.join('\u0000')}`);
+  if (site.off) return undefined;
+  const columns: Scalars[] = [];
+  for (const col of cols) {
+    const scalars = scalarsOf(col, n, strings);
+    if (scalars === undefined) return undefined;
+    columns.push(scalars);
+  }
+  const k = keys.length;
+  const plain = !keys.includes('__proto__');
+  const out = new Array<Record<string, unknown>>(n);
+  for (let i = 0; i < n; i++) {
+    if (site.off) {
+      for (let r = i; r < n; r++) out[r] = makeRecord(keys, columns, r, plain);
+      break;
+    }
+    let h = k;
+    for (let j = 0; j < k; j++) h = mix(h, columns[j].raw[i]);
+    const at = findInterned(site, h, k, (j) => columns[j].raw[i]);
+    if (at >= 0) {
+      out[i] = site.values[at] as Record<string, unknown>;
+      continue;
+    }
+    const record = makeRecord(keys, columns, i, plain);
+    const contents: number[] = [];
+    for (let j = 0; j < k; j++) contents.push(columns[j].raw[i]);
+    addInterned(site, h, record, contents);
+    out[i] = record;
+  }
+  return out;
+}
+
+function makeRecord(keys: readonly string[], columns: readonly Scalars[], i: number, plain: boolean): Record<string, unknown> {
+  const record: Record<string, unknown> = {};
+  if (plain) for (let j = 0; j < keys.length; j++) record[keys[j]] = columns[j].values[i];
+  else for (let j = 0; j < keys.length; j++) setKey(record, keys[j], columns[j].values[i]);
+  return record;
+}
+
+/** Arrays of scalars, one array per distinct list of the run (Interned). */
+function internedArrays(col: Extract<Column, { t: 'arr' }>, n: number, strings: RunStrings): unknown[][] | undefined {
+  const site = internedFor(strings, `arr\u0000${col.items.t}`);
+  if (site.off) return undefined;
+  let total = 0;
+  for (let i = 0; i < n; i++) total += col.lens[i];
+  const items = scalarsOf(col.items, total, strings);
+  if (items === undefined) return undefined;
+  const { raw, values } = items;
+  const out = new Array<unknown[]>(n);
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    const len = col.lens[i];
+    const from = at;
+    at += len;
+    if (site.off) {
+      out[i] = arrayOf(values, from, len);
+      continue;
+    }
+    let h = len;
+    for (let j = from; j < from + len; j++) h = mix(h, raw[j]);
+    const found = findInterned(site, h, len, (j) => raw[from + j]);
+    if (found >= 0) {
+      out[i] = site.values[found] as unknown[];
+      continue;
+    }
+    const a = arrayOf(values, from, len);
+    addInterned(site, h, a, arrayOf(raw, from, len) as number[]);
+    out[i] = a;
+  }
+  return out;
+}
+
+function arrayOf<T>(items: ArrayLike<T>, from: number, len: number): T[] {
+  const a = new Array<T>(len);
+  for (let j = 0; j < len; j++) a[j] = items[from + j];
+  return a;
 }
 
 /** A key set by assignment except `__proto__`, which assignment would take as the prototype. */
@@ -371,12 +436,16 @@ function setKey(record: Record<string, unknown>, key: string, value: unknown): v
 
 /**
  * The records of one shape. `nested` (a record inside another: a step's `raw`, its `usage`): a record whose values are
- * those of the record before it is that same object, not a copy. A chat log's steps carry a `raw` of one key and a
- * `usage` that repeat from message to message: a million copies of each were ~50 MB of the page's heap and two million
- * more objects for each of its young-generation collections to copy while the steps arrive. Records are never edited
- * in place (a run is replaced, not changed), so a shared one reads as its copies did.
+ * those of the record before it is that same object, not a copy (records of scalars are interned for the whole run
+ * first: internedRecords). Records are never edited in place (a run is replaced, not changed), so a shared one reads
+ * as its copies did.
  */
-function buildRecords(keys: readonly string[], cols: readonly Column[], n: number, table: readonly string[], nested = false): Record<string, unknown>[] {
+function buildRecords(keys: readonly string[], cols: readonly Column[], n: number, strings: RunStrings, nested = false): Record<string, unknown>[] {
+  const table = strings.table;
+  if (nested && n > 0) {
+    const interned = internedRecords(keys, cols, n, strings);
+    if (interned) return interned;
+  }
   const k = keys.length;
   // A column of table indices is read through the table as the records are made (no array of its strings first).
   const values: ArrayLike<unknown>[] = [];
@@ -388,7 +457,7 @@ function buildRecords(keys: readonly string[], cols: readonly Column[], n: numbe
       values.push(table);
     } else {
       indices.push(undefined);
-      values.push(decodeColumn(col, n, table));
+      values.push(decodeColumn(col, n, strings));
     }
   }
   const valueAt = (j: number, r: number): unknown => {
@@ -421,7 +490,8 @@ function buildRecords(keys: readonly string[], cols: readonly Column[], n: numbe
   return out;
 }
 
-function decodeColumn(col: Column, n: number, table: readonly string[]): ArrayLike<unknown> {
+function decodeColumn(col: Column, n: number, run: RunStrings): ArrayLike<unknown> {
+  const table = run.table;
   switch (col.t) {
     case 'i32':
     case 'f64':
@@ -443,13 +513,13 @@ function decodeColumn(col: Column, n: number, table: readonly string[]): ArrayLi
       return out;
     }
     case 'obj':
-      if (col.pick) return picked(buildRecords(col.keys, col.cols, col.pick.distinct, table, true), col.pick, n);
-      return buildRecords(col.keys, col.cols, n, table, true);
+      return buildRecords(col.keys, col.cols, n, run, true);
     case 'arr': {
-      if (col.pick) return picked(decodeColumn({ ...col, pick: undefined }, col.pick.distinct, table), col.pick, n);
+      const interned = n > 0 ? internedArrays(col, n, run) : undefined;
+      if (interned) return interned;
       let total = 0;
       for (let i = 0; i < n; i++) total += col.lens[i];
-      const items = decodeColumn(col.items, total, table);
+      const items = decodeColumn(col.items, total, run);
       const out = new Array<unknown[]>(n);
       let at = 0;
       for (let i = 0; i < n; i++) {
@@ -464,18 +534,6 @@ function decodeColumn(col: Column, n: number, table: readonly string[]): ArrayLi
   }
 }
 
-/** Each row's value, one of the distinct ones (the same object wherever a value repeats). */
-function picked<T>(distinct: ArrayLike<T>, pick: Pick, n: number): T[] {
-  if (pick.rows.length !== n) throw new Error('a slice picks from its distinct values for another number of rows');
-  const out = new Array<T>(n);
-  for (let i = 0; i < n; i++) {
-    const at = pick.rows[i];
-    if (at >= distinct.length) throw new Error('a slice picks a value it does not have');
-    out[i] = distinct[at];
-  }
-  return out;
-}
-
 /** The records of a slice, in its order, as plain objects (the run's string table first takes the slice's strings). */
 export function rebuild<T>(slice: ColumnSlice, strings: RunStrings): T[] {
   for (const s of slice.strings) strings.table.push(s);
@@ -484,7 +542,7 @@ export function rebuild<T>(slice: ColumnSlice, strings: RunStrings): T[] {
     return { shape, n, rows: [] as Record<string, unknown>[] };
   });
   if (slice.shapeOf) for (let i = 0; i < slice.rows; i++) byShape[slice.shapeOf[i]].n++;
-  for (const s of byShape) s.rows = buildRecords(s.shape.keys, s.shape.cols, s.n, strings.table);
+  for (const s of byShape) s.rows = buildRecords(s.shape.keys, s.shape.cols, s.n, strings);
   if (byShape.length === 1 && !slice.shapeOf) return byShape[0].rows as T[];
   const out = new Array<T>(slice.rows);
   const next = new Uint32Array(byShape.length);
