@@ -50,6 +50,37 @@ export class StringTable {
     return at;
   }
 
+  /** For each index, the call of indicesOf that last met its string. */
+  private readonly metIn: number[] = [];
+  private calls = 0;
+
+  /**
+   * The indices of `values` (a column of one slice), or undefined when more than half of them are distinct: the table
+   * is then as it was before the call (such strings are sent as text, and a table of them would only grow).
+   */
+  indicesOf(values: readonly string[]): Uint32Array | undefined {
+    const n = values.length;
+    const most = n >> 1;
+    const call = ++this.calls;
+    const freshBefore = this.fresh.length;
+    const out = new Uint32Array(n);
+    let distinct = 0;
+    for (let i = 0; i < n; i++) {
+      const at = this.indexOf(values[i]);
+      if (this.metIn[at] !== call) {
+        while (this.metIn.length < at) this.metIn.push(0);
+        this.metIn[at] = call;
+        if (++distinct > most) {
+          for (let k = freshBefore; k < this.fresh.length; k++) this.index.delete(this.fresh[k]);
+          this.fresh.length = freshBefore;
+          return undefined;
+        }
+      }
+      out[i] = at;
+    }
+    return out;
+  }
+
   /** The strings added since the last call. */
   takeFresh(): string[] {
     const fresh = this.fresh;
@@ -73,21 +104,20 @@ function sameKeys(a: readonly string[], b: readonly string[]): boolean {
   return true;
 }
 
-/** Strings worth a table: a column where each repeats at least twice on average (ids, kinds, roles, agent names). */
-function repeats(values: readonly string[]): boolean {
+/**
+ * A column of strings worth a table: each repeats at least twice on average (ids, kinds, roles, agent names); else
+ * undefined (sent as text). Their indices in the run's table.
+ */
+function tableIndices(values: readonly string[], table: StringTable): Uint32Array | undefined {
   const n = values.length;
-  if (n < 2) return false;
-  // The first 32 all different: free text or ids (the usual case for them), no full pass.
-  const head = Math.min(n, 32);
-  const seen = new Set<string>();
-  for (let i = 0; i < head; i++) seen.add(values[i]);
-  if (head === 32 && seen.size === 32) return false;
-  const most = n >> 1;
-  for (let i = head; i < n; i++) {
-    seen.add(values[i]);
-    if (seen.size > most) return false;
+  if (n < 2) return undefined;
+  // The first 32 all different: free text or ids (the usual case for them), no pass through the table.
+  if (n >= 32) {
+    const seen = new Set<string>();
+    for (let i = 0; i < 32; i++) seen.add(values[i]);
+    if (seen.size === 32) return undefined;
   }
-  return seen.size <= most;
+  return table.indicesOf(values);
 }
 
 /** Typed arrays (and plain arrays of transferables) whose buffers the column holds, for a postMessage transfer list. */
@@ -122,7 +152,8 @@ export function transferablesOf(slice: ColumnSlice): ArrayBuffer[] {
 /** How deep nested records and arrays are put in columns; deeper values go as they are. */
 const MAX_DEPTH = 4;
 
-function encodeColumn(values: readonly unknown[], table: StringTable, depth: number): Column {
+/** `values`: an array made for this column, which it may keep (it is not read or changed after). */
+function encodeColumn(values: unknown[], table: StringTable, depth: number): Column {
   const n = values.length;
   let numbers = 0;
   let ints = 0;
@@ -135,7 +166,7 @@ function encodeColumn(values: readonly unknown[], table: StringTable, depth: num
     switch (typeof v) {
       case 'number':
         numbers++;
-        if ((v | 0) === v && !Object.is(v, -0)) ints++;
+        if ((v | 0) === v && (v !== 0 || 1 / v > 0)) ints++;
         break;
       case 'string':
         strings++;
@@ -149,18 +180,21 @@ function encodeColumn(values: readonly unknown[], table: StringTable, depth: num
         break;
     }
   }
-  if (n > 0 && numbers === n) return ints === n ? { t: 'i32', v: Int32Array.from(values as number[]) } : { t: 'f64', v: Float64Array.from(values as number[]) };
+  if (n > 0 && numbers === n) {
+    const v = ints === n ? new Int32Array(n) : new Float64Array(n);
+    for (let i = 0; i < n; i++) v[i] = values[i] as number;
+    return ints === n ? { t: 'i32', v: v as Int32Array } : { t: 'f64', v: v as Float64Array };
+  }
   if (n > 0 && bools === n) {
     const v = new Uint8Array(n);
     for (let i = 0; i < n; i++) v[i] = values[i] ? 1 : 0;
     return { t: 'bool', v };
   }
   if (n > 0 && strings === n) {
+    // `values` is made for this column (valuesByKey, columnsOf, an array column's items): sent as it is.
     const texts = values as string[];
-    if (!repeats(texts)) return { t: 'text', v: texts.slice() };
-    const v = new Uint32Array(n);
-    for (let i = 0; i < n; i++) v[i] = table.indexOf(texts[i]);
-    return { t: 'str', v };
+    const v = tableIndices(texts, table);
+    return v ? { t: 'str', v } : { t: 'text', v: texts };
   }
   if (depth < MAX_DEPTH && n > 0 && records === n) {
     const keys = Object.keys(values[0] as object);
@@ -187,7 +221,7 @@ function encodeColumn(values: readonly unknown[], table: StringTable, depth: num
     }
     if (whole) return { t: 'arr', lens, items: encodeColumn(items, table, depth + 1) };
   }
-  return { t: 'val', v: values.slice() };
+  return { t: 'val', v: values as unknown[] };
 }
 
 /**
