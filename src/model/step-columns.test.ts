@@ -122,6 +122,17 @@ describe('records in columns (ADR 0029)', () => {
     expect(firstDifference(got, [slice(0), slice(100)])).toBeUndefined();
   });
 
+  it('sends mostly distinct strings as text and keeps none of them in the run\'s table, however they begin', () => {
+    // The first two repeat (so the look at the first 32 does not decide), the rest are all different.
+    const records = Array.from({ length: 200 }, (_, i) => ({ kind: i % 2 ? 'tool' : 'llm', note: i < 2 ? 'same' : `note ${i}` }));
+    const { sent, got } = crossed([records]);
+    const [shape] = sent[0].shapes;
+    expect(shape.cols[shape.keys.indexOf('note')].t).toBe('text');
+    expect(shape.cols[shape.keys.indexOf('kind')].t).toBe('str');
+    expect(sent[0].strings.sort()).toEqual(['llm', 'tool']);
+    expect(firstDifference(got[0], records)).toBeUndefined();
+  });
+
   it('finds the shape of records whose shapes alternate without a signature per record, and groups them the same', () => {
     const records = Array.from({ length: 400 }, (_, i) => (i % 2 ? { kind: 'tool', id: `t${i}`, toolCalls: [] } : { kind: 'llm', id: `m${i}`, usage: { input: i, output: 1 } }));
     const join = vi.spyOn(Array.prototype, 'join');
