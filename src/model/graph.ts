@@ -172,6 +172,8 @@ export function* deriveGraphSlices(
   for (const a of run.agents) nodes[nodeIndex.get(agentNodeId(a.id))!].depth = depthOf.get(a.id) ?? 0;
 
   const edges: GraphEdge[] = [];
+  /** Each edge's target node (its index in `nodes`). */
+  const edgeTargets: number[] = [];
   const edgeIndex = new Map<string, Map<string, number>>();
   const edgesAt: (readonly number[])[] = new Array(replaySteps.length);
   const nodeAt = new Int32Array(replaySteps.length).fill(-1);
@@ -179,7 +181,9 @@ export function* deriveGraphSlices(
   let positionOf = positions;
 
   // Contributions are collected per position first, so a step's tokens can be shared between its edges.
-  type Contribution = { source: string; target: string; kind: GraphEdgeKind };
+  // `edge`: the index of its edge once touched (a handoff's contribution is shared: a chat log's million handoffs reach
+  // their few edges without two map lookups each).
+  type Contribution = { source: string; target: string; kind: GraphEdgeKind; edge?: number };
   // One contribution at a position (a chat log's handoff per message) is kept as itself, several in a list.
   const pending: (Contribution | Contribution[] | undefined)[] = new Array(replaySteps.length);
   // A handoff's contribution is shared by every handoff with the same agents and kind, and an agent's node id is made
@@ -198,6 +202,23 @@ export function* deriveGraphSlices(
     if (!byTarget) bySource.set(target, (byTarget = new Map()));
     let c = byTarget.get(kind);
     if (!c) byTarget.set(kind, (c = { source, target, kind }));
+    return c;
+  };
+  /** A handoff's `from` as an agent id (its node made), by the name or id the handoff gives. */
+  const fromOfHandoff = new Map<string, string>();
+  /** The contribution of a handoff from the agent `from` to the agent named or identified by `toRef`, made once. */
+  const byToRef = new Map<string, Map<string, Map<GraphEdgeKind, Contribution>>>();
+  const handoffContribution = (from: string, toRef: string, kind: GraphEdgeKind): Contribution => {
+    let byTo = byToRef.get(from);
+    if (!byTo) byToRef.set(from, (byTo = new Map()));
+    let byKind = byTo.get(toRef);
+    if (!byKind) byTo.set(toRef, (byKind = new Map()));
+    let c = byKind.get(kind);
+    if (!c) {
+      const to = resolveAgent(toRef) ?? toRef;
+      ensureAgent(to);
+      byKind.set(kind, (c = contributionOf(agentIdOf(from), agentIdOf(to), kind)));
+    }
     return c;
   };
   let stepById: Map<string, Step> | undefined;
@@ -230,8 +251,11 @@ export function* deriveGraphSlices(
   for (let k = 0; k < run.handoffs.length; k++) {
     if (k % SLICE === SLICE - 1) yield 0;
     const h = run.handoffs[k];
-    const from = resolveAgent(h.from) ?? h.from;
-    ensureAgent(from);
+    let from = fromOfHandoff.get(h.from);
+    if (from === undefined) {
+      fromOfHandoff.set(h.from, (from = resolveAgent(h.from) ?? h.from));
+      ensureAgent(from);
+    }
     let position: number | undefined;
     if (h.stepId !== undefined) {
       position = handoffPositions ? (handoffPositions[k] === -1 ? undefined : handoffPositions[k]) : positionOf!.near(h.stepId, hint);
@@ -241,9 +265,7 @@ export function* deriveGraphSlices(
       } else position = positionOfNested(h.stepId);
     }
     for (const toRef of h.to) {
-      const to = resolveAgent(toRef) ?? toRef;
-      ensureAgent(to);
-      const contribution = contributionOf(agentIdOf(from), agentIdOf(to), h.kind);
+      const contribution = handoffContribution(from, toRef, h.kind);
       if (position === undefined) unplaced.push(contribution);
       else {
         const there = pending[position];
@@ -357,7 +379,9 @@ export function* deriveGraphSlices(
     only = -1;
     ids = undefined;
     for (const c of out) {
-      const e = touchEdge(c.source, c.target, c.kind);
+      let e = c.edge;
+      if (e === undefined) c.edge = e = edgeOf(c.source, c.target, c.kind);
+      touched(e);
       edges[e].messages++;
       edges[e].tokens += tokens / out.length;
       send(e);
@@ -387,6 +411,19 @@ export function* deriveGraphSlices(
   }
 
   function touchEdge(source: string, target: string, kind: GraphEdgeKind): number {
+    const e = edgeOf(source, target, kind);
+    touched(e);
+    return e;
+  }
+
+  /** A call of an edge into a tool or model node: one more use of that node (an agent's activity is its steps). */
+  function touched(e: number): void {
+    const target = edgeTargets[e];
+    if (nodes[target].kind !== 'agent') nodes[target].activity++;
+  }
+
+  /** The edge from `source` to `target` of this kind, made when first met. */
+  function edgeOf(source: string, target: string, kind: GraphEdgeKind): number {
     let bySource = edgeIndex.get(source);
     if (!bySource) edgeIndex.set(source, (bySource = new Map()));
     // Votes are an edge of their own beside any message edge between the same two agents.
@@ -397,12 +434,13 @@ export function* deriveGraphSlices(
       edges.push({ id, source, target, kind, messages: 0, tokens: 0, inLoop: false });
       e = edges.length - 1;
       bySource.set(key, e);
-      const targetNode = nodes[nodeIndex.get(target)!];
+      const targetAt = nodeIndex.get(target)!;
+      edgeTargets.push(targetAt);
+      const targetNode = nodes[targetAt];
       if (targetNode.kind !== 'agent') {
         targetNode.depth = Math.max(targetNode.depth, nodes[nodeIndex.get(source)!].depth + 1);
       }
     }
-    if (nodes[nodeIndex.get(target)!].kind !== 'agent') nodes[nodeIndex.get(target)!].activity++;
     return e;
   }
 
