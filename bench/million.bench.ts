@@ -22,6 +22,9 @@
 //   BENCH_STEPS=…        steps per file (default 1M)
 //   BENCH_ONLY=chat|otlp|cancel|huge|hugegz   one part only (several: comma-separated)
 //   BENCH_MEMORY_TRACE=1 print the browser's total PSS each second, from the drop to the painted run view
+//   BENCH_MEMORY_DUMP=1  trace Chromium's memory-infra from the drop to the painted run view (a detailed dump of every
+//                        process every 2 s: slows the import) and print, at the dump where the browser's processes held
+//                        the most, each process's allocators (malloc, partition_alloc, v8, blink_gc, …): memoryDumps
 //   BENCH_PROFILE=open   sample the page's main thread from the click on the run to the painted run view and print
 //                        self time per function (BENCH_PROFILE_TOTAL=1: total time too)
 //   BENCH_PROFILE=tasks  sample it from the drop to the painted run view and name what ran in each long task (build
@@ -165,7 +168,7 @@ let peakParts = '';
 /** A Chromium process's --type (renderer, gpu-process, utility: its sub-type), or "browser". */
 function processKind(pid: number): string {
   try {
-    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split(/[\0 ]/); // Chromium rewrites its title: one string
     const type = args.find((a) => a.startsWith('--type='))?.slice(7);
     const sub = args.find((a) => a.startsWith('--utility-sub-type='))?.slice(19).split('.').pop();
     return `${type ?? 'browser'}${sub ? `/${sub}` : ''}#${pid}`;
@@ -343,6 +346,84 @@ async function heapWatcher(page: Page): Promise<(moment: string) => Promise<void
   };
 }
 
+/**
+ * BENCH_MEMORY_DUMP=1: Chromium's memory-infra (the trace category `disabled-by-default-memory-infra`) from the drop
+ * to the painted run view, a detailed dump of every process every 2 s. `stop` ends the trace and prints the dump at
+ * which the processes' private footprints summed the most: each process's totals and its allocators' sizes (the
+ * top-level ones and those under v8, partition_alloc and blink_gc). A dump names its allocators' `size` (what they
+ * hold, children included); the trace viewer's "effective size" (ownership edges applied) is not computed here.
+ */
+const MEMORY_DUMP = process.env.BENCH_MEMORY_DUMP === '1';
+
+interface DumpEvent {
+  ph: string;
+  pid: number;
+  id?: string;
+  ts: number;
+  args?: { dumps?: { process_totals?: Record<string, string>; allocators?: Record<string, { attrs?: Record<string, { value: string; units?: string }> }> } };
+}
+
+async function memoryDumps(browser: Browser): Promise<{ at(moment: string): Promise<void>; stop(pidKinds: Map<number, string>): Promise<void> }> {
+  const cdp = await browser.newBrowserCDPSession();
+  const events: DumpEvent[] = [];
+  const moments = new Map<string, string>();
+  cdp.on('Tracing.dataCollected', (e) => {
+    for (const event of e.value as unknown as DumpEvent[]) if (event.ph === 'v') events.push(event);
+  });
+  await cdp.send('Tracing.start', {
+    traceConfig: { includedCategories: ['disabled-by-default-memory-infra'], excludedCategories: ['*'], memoryDumpConfig: { triggers: [{ mode: 'detailed', periodic_interval_ms: 2000 }] } },
+    transferMode: 'ReportEvents',
+  } as never);
+  const hex = (v: string | undefined) => (v === undefined ? 0 : Number.parseInt(v, 16));
+  const mbOf = (bytes: number) => (bytes / 2 ** 20).toFixed(0);
+  return {
+    async at(moment) {
+      try {
+        const { dumpGuid } = (await cdp.send('Tracing.requestMemoryDump' as never, { deterministic: false, levelOfDetail: 'detailed' } as never)) as { dumpGuid: string };
+        moments.set(dumpGuid, moment);
+      } catch {
+        // a dump already under way
+      }
+    },
+    async stop(pidKinds) {
+      const done = new Promise<void>((resolve) => cdp.once('Tracing.tracingComplete', () => resolve()));
+      await cdp.send('Tracing.end');
+      await done;
+      // A dump (one id) is several events per process: its totals and its allocators come apart. Merged by pid.
+      type Proc = { footprint: number; sizes: Map<string, number> };
+      const byDump = new Map<string, { ts: number; procs: Map<number, Proc> }>();
+      for (const e of events) {
+        if (e.id === undefined || !e.args?.dumps) continue;
+        const dump = byDump.get(e.id) ?? { ts: e.ts, procs: new Map<number, Proc>() };
+        byDump.set(e.id, dump);
+        const proc = dump.procs.get(e.pid) ?? { footprint: 0, sizes: new Map<string, number>() };
+        dump.procs.set(e.pid, proc);
+        proc.footprint += hex(e.args.dumps.process_totals?.private_footprint_bytes);
+        for (const [name, a] of Object.entries(e.args.dumps.allocators ?? {})) if (a.attrs?.size) proc.sizes.set(name, hex(a.attrs.size.value));
+      }
+      const total = (d: { procs: Map<number, Proc> }) => [...d.procs.values()].reduce((n, p) => n + p.footprint, 0);
+      const dumps = [...byDump.entries()].sort((a, b) => a[1].ts - b[1].ts);
+      if (dumps.length === 0) return void console.log('    memory-infra: no dumps');
+      const t0 = dumps[0][1].ts;
+      const KEYS = ['v8/main/heap', 'v8/workers/heap', 'partition_alloc/partitions/array_buffer', 'partition_alloc/partitions/buffer', 'partition_alloc/partitions/fast_malloc', 'malloc', 'blink_gc'];
+      console.log(`    memory-infra, each dump (s from the first; MB): all processes' private footprint | the largest process's: footprint, ${KEYS.join(', ')}`);
+      for (const [id, d] of dumps) {
+        const r = [...d.procs.values()].reduce<Proc | undefined>((a, b) => (a === undefined || b.footprint > a.footprint ? b : a), undefined);
+        console.log(`      ${((d.ts - t0) / 1e6).toFixed(0)} s${moments.has(id) ? ` (${moments.get(id)})` : ''}: ${mbOf(total(d))} | ${r ? `${mbOf(r.footprint)}: ${KEYS.map((k) => mbOf(r.sizes.get(k) ?? 0)).join(', ')}` : '—'}`);
+      }
+      const [, best] = dumps.reduce((a, b) => (total(b[1]) > total(a[1]) ? b : a));
+      console.log(`    memory-infra, the largest dump (${((best.ts - t0) / 1e6).toFixed(0)} s), by process (MB):`);
+      for (const [pid, p] of [...best.procs.entries()].sort((a, b) => b[1].footprint - a[1].footprint)) {
+        const shown = [...p.sizes.entries()]
+          .filter(([name, bytes]) => bytes >= 2 ** 20 && (name.split('/').length <= 2 || /^(partition_alloc\/partitions|v8\/(main|workers))\/[^/]+$/.test(name)))
+          .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+          .map(([name, bytes]) => `${name} ${mbOf(bytes)}`);
+        console.log(`      ${pidKinds.get(pid) ?? `#${pid}`}: private footprint ${mbOf(p.footprint)}; ${shown.join(', ')}`);
+      }
+    },
+  };
+}
+
 async function openThroughLibrary(base: string, file: string): Promise<Opened> {
   const browser = await launch();
   try {
@@ -351,6 +432,7 @@ async function openThroughLibrary(base: string, file: string): Promise<Opened> {
     const heaps = MEMORY_TRACE ? await heapWatcher(page) : undefined;
     const storedBefore = heaps ? ((await page.evaluate('runsStored()')) as number) : 0;
     const memory = memorySampler(browserPid());
+    const dumps = MEMORY_DUMP ? await memoryDumps(browser) : undefined;
     const tasksCdp = PROFILE_TASKS ? await page.context().newCDPSession(page) : undefined;
     let profiledAt = 0;
     if (tasksCdp) {
@@ -370,6 +452,7 @@ async function openThroughLibrary(base: string, file: string): Promise<Opened> {
     }
     const listedAt = (await page.evaluate('window.__rowAt')) as number;
     const peakListedBytes = memory.peakSoFar();
+    await dumps?.at('listed');
     await heaps?.('the listing');
     const cdp = PROFILE_OPEN ? await page.context().newCDPSession(page) : undefined;
     if (cdp) {
@@ -386,6 +469,7 @@ async function openThroughLibrary(base: string, file: string): Promise<Opened> {
     const clickedAt = (await page.evaluate('performance.now()')) as number;
     await page.waitForFunction(() => (window as unknown as { __paintedAt?: number }).__paintedAt !== undefined, undefined, { polling: 'raf', timeout: 600_000 });
     const paintedAt = (await page.evaluate('window.__paintedAt')) as number;
+    await dumps?.at('painted');
     // The sliced build of the run view (run-view-loader.ts): its wall time, its own work and its tasks.
     const build = (await page.evaluate(`(() => { const m = performance.getEntriesByName('mas-replay:run-view-build').pop(); return m ? { start: m.startTime, wall: m.duration, work: m.detail?.workMs, tasks: m.detail?.tasks } : undefined; })()`)) as
       | { start: number; wall: number; work: number; tasks: number }
@@ -396,6 +480,7 @@ async function openThroughLibrary(base: string, file: string): Promise<Opened> {
     }
     await heaps?.('the painted run view');
     const { peak } = memory.stop();
+    await dumps?.stop(new Map(processTree(browserPid()).map((pid) => [pid, processKind(pid)])));
     if (MEMORY_TRACE) console.log(`    browser PSS each second from the drop (MB): ${memoryTrace.splice(0).join(' · ')}\n    at the peak, by process (MB): ${peakParts}`);
     if (heaps) {
       // Until the library says the run is saved (its write durable), then 5 s on: what the tab holds once it is.
