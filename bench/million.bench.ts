@@ -488,6 +488,9 @@ async function openThroughLibrary(base: string, file: string): Promise<Opened> {
       // The run's record is in the library's database once the worker's write has committed (a read waits behind it).
       await page.waitForFunction((before) => (window as unknown as { runsStored(): Promise<number> }).runsStored().then((n) => n > before), storedBefore, { polling: 1000, timeout: 600_000 });
       const saved = after.peakSoFar();
+      // When the write was durable (to the second: the read is polled), from the drop and from the painted view.
+      const savedAt = ((await page.evaluate('performance.now()')) as number) - ((await page.evaluate('window.__dropAt')) as number);
+      console.log(`    saved (the worker's write committed) by ${(savedAt / 1000).toFixed(1)} s from the drop`);
       await heaps('saved');
       await page.waitForTimeout(5000);
       const { last } = after.stop();
