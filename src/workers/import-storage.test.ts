@@ -6,7 +6,7 @@ import { chunkRange, expectStoredRuns, openLibraryDb, readStoredSpans, startLibr
 import { useLibrary } from '../store/library.ts';
 import { FileAssembler, STEP_SLICE, type FilePart } from './run-parts.ts';
 import { sendInParts } from './send-parts.ts';
-import { readSpans, storeRuns } from './import-storage.ts';
+import { CHUNKS_IN_FLIGHT, readSpans, storeRuns } from './import-storage.ts';
 import { hydrateRun, joinStepRaw } from '../model/session-spans.ts';
 import { appendAll } from '../model/large-arrays.ts';
 import { callIdOfStep } from '../features/run-view/conversation.tsx';
@@ -315,6 +315,38 @@ describe('the import worker’s write (ADR 0020)', () => {
     expect(usePersistence.getState().storedSpans.has(run.id)).toBe(true);
     expect(await readStoredSpans(useLibrary.getState().runs[run.id])).toEqual(run.spans);
     again.stop();
+  });
+
+  it('makes a large run\'s chunk writes a few at a time: each chunk\'s clone is held until the database has it', async () => {
+    const name = freshName();
+    const persistence = await startLibraryPersistence({ name, debounceMs: 0 });
+    const file = agentFile();
+    const [run] = file.runs;
+    // The chunk puts made and not yet done, counted as the worker makes them.
+    const put = IDBObjectStore.prototype.put;
+    let pending = 0;
+    let most = 0;
+    let chunks = 0;
+    const spy = vi.spyOn(IDBObjectStore.prototype, 'put').mockImplementation(function (this: IDBObjectStore, ...args: Parameters<IDBObjectStore['put']>) {
+      const request = put.apply(this, args);
+      if (this.name === 'runChunks') {
+        chunks++;
+        most = Math.max(most, ++pending);
+        const done = () => pending--;
+        request.addEventListener('success', done);
+        request.addEventListener('error', done);
+      }
+      return request;
+    });
+    try {
+      await storeRuns({ name, version: 3, chunkLimits: { maxItems: 100, maxBytes: 1 << 20 } }, file.runs);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(chunks).toBeGreaterThan(2 * CHUNKS_IN_FLIGHT);
+    expect(most).toBe(CHUNKS_IN_FLIGHT);
+    expect(await readStoredSpans(run)).toEqual(run.spans);
+    persistence.stop();
   });
 
   it('a run the worker failed to write stays named as not saved until it is written, then says saved', async () => {
