@@ -793,20 +793,29 @@ export function importOtlpArrayText(text: string, onDocument?: (end: number, rea
   const parts = new DepthCheckInParts();
   // How each document's text begins, up to its first key (`{"resourceSpans"`): the next one is looked for with indexOf.
   let head: string | undefined;
+  // The length of the shortest document read: the next head is first looked for past half of it from where this
+  // document begins (an exporter's batches are much alike in length), so indexOf does not read most of each document's
+  // text again (~40 ms of the 101 MB bench file). A document shorter than that makes the slice hold two or more
+  // documents, which JSON.parse refuses right after the first: then it is looked for from the start, as always.
+  let shortest = 0;
   try {
     for (let index = 0; ; index++) {
       // An empty array, or an element that is not an object, is no OTLP file.
       if (text.charCodeAt(i) !== 123 /* { */) return undefined;
       let value: unknown;
-      let end = head === undefined ? -1 : endBefore(text, text.indexOf(head, i + 1));
-      if (end > i) {
-        try {
-          value = JSON.parse(text.slice(i, end));
-        } catch {
-          // Not where a document ends (the head met inside this one, or the next begins otherwise): scanned below.
-          end = -1;
-          head = undefined;
+      let end = -1;
+      for (let skip = shortest >> 1; head !== undefined; skip = 0) {
+        end = endBefore(text, text.indexOf(head, i + 1 + skip));
+        if (end > i) {
+          try {
+            value = JSON.parse(text.slice(i, end));
+            break;
+          } catch {
+            end = -1;
+          }
         }
+        // Not where a document ends (the head met inside this one, or the next begins otherwise): scanned below.
+        if (skip === 0) head = undefined;
       }
       if (end <= i) {
         end = objectEnd(text, i);
@@ -815,6 +824,7 @@ export function importOtlpArrayText(text: string, onDocument?: (end: number, rea
         if (index === 0) head = headOf(text, i);
       }
       if (!isOtlpDoc(value)) return undefined;
+      if (shortest === 0 || end - i < shortest) shortest = end - i;
       // The document is at level 2 of the file, its spans at level 8.
       const depth: DepthCheck = { parts, checked: new Set(), spanDepth: 8 };
       readDocument(value, `$[${index}]`, spans, resource, read, undefined, progress, depth);
