@@ -61,6 +61,7 @@ describe('the nesting depth checked as the OTLP reader reads', () => {
   const limit = MAX_JSON_DEPTH;
   // Just past the limit wherever it sits, and just within it.
   const cases: Array<[string, unknown]> = [];
+  const firstAttrs = span(0).attributes as object[];
   for (const levels of [limit - 6, limit - 7, limit - 8, limit - 9, limit - 10, limit]) {
     cases.push(
       [`a span attribute value, ${levels} levels`, document([span(0), span(1, { attributes: [{ key: 'k', value: { kvlistValue: deep(levels) } }] })])],
@@ -73,6 +74,14 @@ describe('the nesting depth checked as the OTLP reader reads', () => {
       [`a document in an array, ${levels} levels`, [document([span(0)]), document([span(1, { links: deep(levels) })])]],
       [`after a span with unreadable attributes, ${levels} levels`, document([span(0, { attributes: 'bad' }), span(1, { links: deep(levels) })])],
       [`after a malformed scope block, ${levels} levels`, { resourceSpans: [{ scopeSpans: ['not a block'] }, { extra: deep(levels) }] }],
+      // Spans with the same attribute keys: the reader copies the first one's record and checks each item as it reads it.
+      [`an attribute value read from a template, ${levels} levels`, document([span(0), span(2), span(4, { attributes: [firstAttrs[0], { key: 'input.value', value: { stringValue: 'x', extra: deep(levels) } }] })])],
+      [`an attribute item's unread field read from a template, ${levels} levels`, document([span(0), span(2, { attributes: [{ ...firstAttrs[0], more: [deep(levels)] }, firstAttrs[1]] })])],
+      [`a kvlist attribute read from a template, ${levels} levels`, document([span(1, { attributes: [{ key: 'k', value: { stringValue: 'x' } }] }), span(3, { attributes: [{ key: 'k', value: { kvlistValue: deep(levels) } }] })])],
+      [`the attributes of a span without an id, ${levels} levels`, document([span(0), { ...span(2), spanId: '', attributes: [{ key: 'k', value: { arrayValue: deep(levels) } }] }])],
+      [`the attributes of a span without a trace id, ${levels} levels`, document([span(0), { ...span(2), traceId: 7, attributes: [{ key: 'k', value: deep(levels) }] }])],
+      [`unreadable attributes with a deep item, ${levels} levels`, document([span(0), span(2, { attributes: ['bad', { key: 'k', value: deep(levels) }] })])],
+      [`the attributes list itself, ${levels} levels`, document([span(0), span(2, { attributes: [deep(levels)] })])],
       [`in a second resource block, ${levels} levels`, { resourceSpans: [document([span(0)]).resourceSpans, { scopeSpans: [{ spans: [span(1, { x: deep(levels) })] }] }].flat() }],
     );
   }

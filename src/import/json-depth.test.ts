@@ -78,6 +78,44 @@ describe('nesting depth', () => {
     expect(deeperSeen).toBeGreaterThan(1000);
   });
 
+  it('an object checked besides one array it holds, that array\'s items where they sit, answers as the whole check (deeperBesides)', () => {
+    let seed = 11;
+    const random = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed >>> 8) % n;
+    };
+    const value = (depth: number): unknown => {
+      if (depth <= 0) return random(2) ? 'x' : null;
+      const items = Array.from({ length: 1 + random(3) }, () => value(random(depth)));
+      items.splice(random(items.length + 1), 0, value(depth - 1));
+      return random(2) ? items : Object.fromEntries(items.map((v, i) => [`k${i}`, v]));
+    };
+    let deeperSeen = 0;
+    let besidesDiffers = 0;
+    for (let n = 0; n < 300; n++) {
+      // An object with an array (the span's attributes list) among other values, any of them the deepest.
+      const list = Array.from({ length: random(4) }, () => value(random(10)));
+      const parsed = JSON.parse(JSON.stringify({ a: value(random(6)), attributes: list, b: value(random(4)) })) as Record<string, unknown>;
+      const besides = parsed.attributes as unknown[];
+      for (let limit = 1; limit <= 13; limit++) {
+        for (let level = 1; level <= limit + 1; level++) {
+          const parts = new DepthCheckInParts(limit);
+          const expected = parts.deeper(parsed, level);
+          const rest = parts.deeperBesides(parsed, level, besides);
+          // The items sit at level + 2; a scalar item is never too deep.
+          const items = besides.some((item) => typeof item === 'object' && item !== null && parts.deeper(item, level + 2));
+          expect(rest || items).toBe(expected);
+          expect(parts.deeperBesides(parsed, level, undefined)).toBe(expected);
+          if (expected) deeperSeen++;
+          if (rest !== expected) besidesDiffers++;
+        }
+      }
+    }
+    expect(deeperSeen).toBeGreaterThan(1000);
+    // The items were left out where they alone were too deep.
+    expect(besidesDiffers).toBeGreaterThan(100);
+  });
+
   it('a part checked where it sits: own keys only even when Object.prototype was given an enumerable property', () => {
     const proto = Object.prototype as Record<string, unknown>;
     proto.polluted = [[[[1]]]];
@@ -85,6 +123,10 @@ describe('nesting depth', () => {
       const parts = new DepthCheckInParts(3);
       expect(parts.deeper(JSON.parse('{"a": {"b": 1}}') as object, 2)).toBe(false);
       expect(parts.deeper(JSON.parse('{"a": {"b": [1]}}') as object, 2)).toBe(true);
+      const o = JSON.parse('{"a": {"b": 1}, "list": [[[1]]]}') as { list: unknown[] };
+      expect(parts.deeperBesides(o, 1, o.list)).toBe(false);
+      expect(parts.deeperBesides(o, 2, o.list)).toBe(false);
+      expect(parts.deeperBesides(o, 3, o.list)).toBe(true);
     } finally {
       delete proto.polluted;
     }

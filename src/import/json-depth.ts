@@ -85,6 +85,29 @@ export class DepthCheckInParts {
   }
 
   /**
+   * deeper() of an object (not an array) at level `depth`, except that the items of `besides`, an array it holds, are
+   * not looked into (the array itself counts, at `depth + 1`): the caller checks them as it reads them (an OTLP span's
+   * attributes list, item by item with `deeper`), or checks the whole array with `deeper` where it does not read them.
+   */
+  deeperBesides(value: object, depth: number, besides: unknown[] | undefined): boolean {
+    if (besides === undefined || Array.isArray(value)) return this.deeper(value, depth);
+    if (!this.plain) {
+      plainOwnOnly = false;
+      return deeperFrom(value, depth, this.maxDepth, new Set<object>([besides]));
+    }
+    const maxDepth = this.maxDepth;
+    if (depth > maxDepth) return true;
+    const o = value as Record<string, unknown>;
+    for (const key in o) {
+      const child = o[key];
+      if (typeof child !== 'object' || child === null) continue;
+      if (depth >= maxDepth) return true;
+      if (child !== besides && parsedChildrenDeeper(child, depth + 1, maxDepth)) return true;
+    }
+    return false;
+  }
+
+  /**
    * Whether the document nests past the limit anywhere but in the items of `checked` (arrays whose every item was
    * checked with `deeper`). `depth`: the document's level (1 unless it is a part of a larger one).
    */

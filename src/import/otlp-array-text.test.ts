@@ -74,6 +74,25 @@ describe('a JSON array of OTLP documents read one at a time', () => {
     expectSame(JSON.stringify([inner, inner, document(2)]));
   });
 
+  it('finds each document when they differ in length (the next is first looked for past half the shortest read)', () => {
+    const long = document(1, 12);
+    const short = document(2, 1);
+    const inner = document(5, 12, { extra: { resourceSpans: [{ resourceSpans: [] }] } });
+    for (const list of [
+      [long, long, short, long, short, short, long],
+      [long, short],
+      [short, long, long, long],
+      [long, inner, long, short, inner],
+      [long, long, document(3, 2), document(4, 12), document(6, 2)],
+    ]) {
+      const text = JSON.stringify(list);
+      const read = importOtlpArrayText(text);
+      expect(read).toBeDefined();
+      expect(read!.runs.length).toBe(new Set(list).size);
+      expectSame(text);
+    }
+  });
+
   it('leaves to the whole-text path every file it cannot read exactly, which then fails or reads as before', () => {
     const good = JSON.stringify(docs);
     const cases = [
