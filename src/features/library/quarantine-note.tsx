@@ -8,16 +8,21 @@ import { downloadText } from './download.ts';
 /** Shown in full up to this many; the download holds every one. */
 const LISTED_MAX = 20;
 
-/** JSON of what was set aside. Structured clones may hold what JSON cannot (bigint, cycles): those become text. */
+/**
+ * JSON of what was set aside. Structured clones may hold what JSON cannot (bigint, cycles): those become text. An
+ * object met twice but not inside itself (a run's steps share their `usage` records) is written each time.
+ */
 export function quarantineText(records: readonly QuarantinedRecord[]): string {
-  const seen = new WeakSet<object>();
+  // Each object's holder where it is being written: JSON.stringify writes depth first, so from a holder up through
+  // these links runs the path being written, and a value on it is a cycle.
+  const holderOf = new WeakMap<object, object>();
   return JSON.stringify(
     { format: 'mas-replay-quarantine', records },
-    (_key, value: unknown) => {
+    function (this: object, _key: string, value: unknown) {
       if (typeof value === 'bigint') return value.toString();
       if (typeof value === 'object' && value !== null) {
-        if (seen.has(value)) return '[cycle]';
-        seen.add(value);
+        for (let at: object | undefined = this; at !== undefined; at = holderOf.get(at)) if (at === value) return '[cycle]';
+        holderOf.set(value, this);
       }
       return value;
     },
