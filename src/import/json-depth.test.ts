@@ -17,6 +17,20 @@ function failure(file: string, text: string): ImportError {
   throw new Error('imported');
 }
 
+/**
+ * Seeded values of objects, arrays and scalars `depth` levels deep (0: a scalar), drawn with `random(n)` (0 … n − 1):
+ * one item as deep as asked, the others shallower, in any place.
+ */
+function nestedValue(random: (n: number) => number): (depth: number) => unknown {
+  const value = (depth: number): unknown => {
+    if (depth <= 0) return random(2) ? 'x' : null;
+    const items = Array.from({ length: 1 + random(3) }, () => value(random(depth)));
+    items.splice(random(items.length + 1), 0, value(depth - 1));
+    return random(2) ? items : Object.fromEntries(items.map((v, i) => [`k${i}`, v]));
+  };
+  return value;
+}
+
 describe('nesting depth', () => {
   it('counts objects and arrays, not strings that look like them', () => {
     expect(nestsDeeperThan(JSON.parse('{"a": "[[[[[[", "b": [[1]]}'), 3)).toBe(false);
@@ -55,13 +69,7 @@ describe('nesting depth', () => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
       return seed % n;
     };
-    const value = (depth: number): unknown => {
-      if (depth <= 0) return random(2) ? 'x' : null;
-      // One item as deep as asked, the others shallower, in any place.
-      const items = Array.from({ length: 1 + random(3) }, () => value(random(depth)));
-      items.splice(random(items.length + 1), 0, value(depth - 1));
-      return random(2) ? items : Object.fromEntries(items.map((v, i) => [`k${i}`, v]));
-    };
+    const value = nestedValue(random);
     let deeperSeen = 0;
     for (let n = 0; n < 300; n++) {
       const parsed = JSON.parse(JSON.stringify({ a: value(1 + random(12)) })) as object;
@@ -84,12 +92,7 @@ describe('nesting depth', () => {
       seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
       return (seed >>> 8) % n;
     };
-    const value = (depth: number): unknown => {
-      if (depth <= 0) return random(2) ? 'x' : null;
-      const items = Array.from({ length: 1 + random(3) }, () => value(random(depth)));
-      items.splice(random(items.length + 1), 0, value(depth - 1));
-      return random(2) ? items : Object.fromEntries(items.map((v, i) => [`k${i}`, v]));
-    };
+    const value = nestedValue(random);
     let deeperSeen = 0;
     let besidesDiffers = 0;
     for (let n = 0; n < 300; n++) {

@@ -104,6 +104,20 @@ function agentDepths(ids: readonly string[], parentOf: ReadonlyMap<string, strin
   return depth;
 }
 
+/** Values by an edge's two ends and its kind. */
+type ByEdge<V> = Map<string, Map<string, Map<GraphEdgeKind, V>>>;
+
+/** The value for (`a`, `b`, `kind`) in `map`, made by `make` the first time it is asked for. */
+function byEdge<V>(map: ByEdge<V>, a: string, b: string, kind: GraphEdgeKind, make: () => V): V {
+  let byB = map.get(a);
+  if (!byB) map.set(a, (byB = new Map()));
+  let byKind = byB.get(b);
+  if (!byKind) byB.set(b, (byKind = new Map()));
+  let v = byKind.get(kind);
+  if (v === undefined) byKind.set(kind, (v = make()));
+  return v;
+}
+
 export function deriveGraph(
   run: Run,
   replaySteps: readonly Step[],
@@ -194,33 +208,20 @@ export function* deriveGraphSlices(
     if (id === undefined) nodeIdByAgent.set(agentId, (id = agentNodeId(agentId)));
     return id;
   };
-  const contributions = new Map<string, Map<string, Map<GraphEdgeKind, Contribution>>>();
-  const contributionOf = (source: string, target: string, kind: GraphEdgeKind): Contribution => {
-    let bySource = contributions.get(source);
-    if (!bySource) contributions.set(source, (bySource = new Map()));
-    let byTarget = bySource.get(target);
-    if (!byTarget) bySource.set(target, (byTarget = new Map()));
-    let c = byTarget.get(kind);
-    if (!c) byTarget.set(kind, (c = { source, target, kind }));
-    return c;
-  };
+  const contributions: ByEdge<Contribution> = new Map();
+  const contributionOf = (source: string, target: string, kind: GraphEdgeKind): Contribution => byEdge(contributions, source, target, kind, () => ({ source, target, kind }));
   /** A handoff's `from` as an agent id (its node made), by the name or id the handoff gives. */
   const fromOfHandoff = new Map<string, string>();
   /** The contribution of a handoff from the agent `from` to the agent named or identified by `toRef`, made once. */
-  const byToRef = new Map<string, Map<string, Map<GraphEdgeKind, Contribution>>>();
-  const handoffContribution = (from: string, toRef: string, kind: GraphEdgeKind): Contribution => {
-    let byTo = byToRef.get(from);
-    if (!byTo) byToRef.set(from, (byTo = new Map()));
-    let byKind = byTo.get(toRef);
-    if (!byKind) byTo.set(toRef, (byKind = new Map()));
-    let c = byKind.get(kind);
-    if (!c) {
+  const byToRef: ByEdge<Contribution> = new Map();
+  const handoffContribution = (from: string, toRef: string, kind: GraphEdgeKind): Contribution =>
+    // Looked up first without a function to make it (a chat log asks a million times for a few contributions).
+    byToRef.get(from)?.get(toRef)?.get(kind) ??
+    byEdge(byToRef, from, toRef, kind, () => {
       const to = resolveAgent(toRef) ?? toRef;
       ensureAgent(to);
-      byKind.set(kind, (c = contributionOf(agentIdOf(from), agentIdOf(to), kind)));
-    }
-    return c;
-  };
+      return contributionOf(agentIdOf(from), agentIdOf(to), kind);
+    });
   let stepById: Map<string, Step> | undefined;
   /** A nested step's position: climb to the replay step holding it. */
   const positionOfNested = (stepId: string): number | undefined => {
