@@ -224,23 +224,10 @@ function encodeColumn(values: unknown[], table: StringTable, depth: number): Col
   return { t: 'val', v: values as unknown[] };
 }
 
-/**
- * The values of each key of `records`, a column per key, when every record has exactly `keys` in that order (else
- * undefined). Read with Object.values, which gives a record's values in the order of its keys: one call per record,
- * where a load per key (`record[key]`, a different key each time) cost about as much per key.
- */
+/** The values of each key of `records`, a column per key (valuesByKey), when every record has exactly `keys` in that order. */
 function columnsOf(records: readonly object[], keys: readonly string[]): unknown[][] | undefined {
-  const k = keys.length;
-  const n = records.length;
-  // Filled by push: an array made with its length is "holey", and a structured clone sends a holey array key by key.
-  const columns: unknown[][] = [];
-  for (let j = 0; j < k; j++) columns.push([]);
-  for (let i = 0; i < n; i++) {
-    const values = Object.values(records[i]);
-    if (values.length !== k || (i > 0 && !sameKeys(keys, Object.keys(records[i])))) return undefined;
-    for (let j = 0; j < k; j++) columns[j].push(values[j]);
-  }
-  return columns;
+  for (let i = 1; i < records.length; i++) if (!sameKeys(keys, Object.keys(records[i]))) return undefined;
+  return valuesByKey(records, keys.length);
 }
 
 /** Up to this many shapes in a slice, a record's shape is looked for among them all before by its signature. */
@@ -296,7 +283,12 @@ export function toColumns(records: readonly object[], table: StringTable): Colum
   return slice;
 }
 
-/** The values of records that all have the same keys (a shape's rows), a column per key (see columnsOf). */
+/**
+ * The values of records that all have the same keys in the same order (a shape's rows), a column per key. Read with
+ * Object.values, which gives a record's values in the order of its keys: one call per record, where a load per key
+ * (`record[key]`, a different key each time) cost about as much per key. Filled by push: an array made with its length
+ * is "holey", and a structured clone sends a holey array key by key.
+ */
 function valuesByKey(rows: readonly object[], k: number): unknown[][] {
   const n = rows.length;
   const columns: unknown[][] = [];
@@ -313,7 +305,7 @@ function valuesByKey(rows: readonly object[], k: number): unknown[][] {
  */
 export class RunStrings {
   readonly table: string[] = [];
-  /** By the kind and keys of a nested column (see internKey). */
+  /** By the kind of a nested column and its keys (`obj…`) or its items' column type (`arr…`): internedRecords, internedArrays. */
   readonly interned = new Map<string, Interned>();
 }
 

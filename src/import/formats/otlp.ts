@@ -133,6 +133,9 @@ interface SpanLocation {
   index: number;
 }
 
+/** What a FormatProblem says of a value nested past the depth limit (importDetected then refuses the file with its path). */
+const TOO_DEEP = 'objects and arrays nested too deeply';
+
 function pathOf(where: string | SpanLocation): string {
   return typeof where === 'string' ? where : `${where.scopePath}.spans[${where.index}]`;
 }
@@ -258,14 +261,14 @@ function readRecord(list: unknown[], path: string, depth = 0, where?: SpanLocati
     const into: Attributes = { ...template.record };
     for (let i = 0; i < n; i++) {
       const kv = list[i] as JsonObject;
-      if (check !== undefined && check.parts.deeper(kv, check.level)) throw new FormatProblem(`${listPathOf(path, where)}[${i}]`, 'objects and arrays nested too deeply');
+      if (check !== undefined && check.parts.deeper(kv, check.level)) throw new FormatProblem(`${listPathOf(path, where)}[${i}]`, TOO_DEEP);
       into[keys[i]] = valueOf(kv, i, path, depth, where);
     }
     return into;
   }
   const into: Attributes = {};
   readKeyValues(list, into, path, depth, where);
-  if (check !== undefined && check.parts.deeper(list, check.level - 1)) throw new FormatProblem(listPathOf(path, where), 'objects and arrays nested too deeply');
+  if (check !== undefined && check.parts.deeper(list, check.level - 1)) throw new FormatProblem(listPathOf(path, where), TOO_DEEP);
   if (n <= LAST_KEYS_UP_TO) {
     const keys = keysOf(list);
     if (keys !== undefined) templates[n] = { keys, record: { ...into } };
@@ -490,9 +493,9 @@ interface DepthCheck {
   spanDepth: number;
 }
 
-/** Whether a span's attributes list left to the reader (`list`) nests too deeply: checked whole, where not read. */
-function listDeeper(depth: DepthCheck | undefined, list: unknown[] | undefined): boolean {
-  return depth !== undefined && list !== undefined && depth.parts.deeper(list, depth.spanDepth + 1);
+/** Refuses the span at `p` when its attributes list, left to the reader (`list`), nests too deeply: checked whole where not read. */
+function checkListDepth(depth: DepthCheck | undefined, list: unknown[] | undefined, p: SpanLocation): void {
+  if (depth !== undefined && list !== undefined && depth.parts.deeper(list, depth.spanDepth + 1)) throw new FormatProblem(pathOf(p), TOO_DEEP);
 }
 
 function readDocument(value: unknown, path: string, into: SpanRecord[], resource: { attributes?: Attributes }, read: ReadDefects, cache?: OtlpSpanCache, progress?: MapProgress, depth?: DepthCheck): void {
@@ -529,14 +532,14 @@ function readDocument(value: unknown, path: string, into: SpanRecord[], resource
         progress?.tick();
         const raw = spans[i];
         // Any value too deep stops the import; importDetected then refuses the file for it (checkJsonDepth). The
-        // span's attributes list is checked item by item as readRecord reads it (`items`), or whole (`listDeeper`)
+        // span's attributes list is checked item by item as readRecord reads it (`items`), or whole (`checkListDepth`)
         // where the span is dropped, taken from the cache, or its attributes are unreadable: the separate walk of
         // each span touched every attribute item and value object just before the reader touched them again.
         let unchecked: unknown[] | undefined;
         if (depth && typeof raw === 'object' && raw !== null) {
           const list = Array.isArray(raw) ? undefined : (raw as JsonObject).attributes;
           unchecked = Array.isArray(list) ? list : undefined;
-          if (depth.parts.deeperBesides(raw, depth.spanDepth, unchecked)) throw new FormatProblem(pathOf(p), 'objects and arrays nested too deeply');
+          if (depth.parts.deeperBesides(raw, depth.spanDepth, unchecked)) throw new FormatProblem(pathOf(p), TOO_DEEP);
         }
         // A defect of one span drops that span with a reason (or keeps it with a note), never the file (issue 20).
         if (!isObject(raw)) {
@@ -552,13 +555,13 @@ function readDocument(value: unknown, path: string, into: SpanRecord[], resource
         }
         const traceId = lastTraceId;
         if (traceId === undefined) {
-          if (listDeeper(depth, unchecked)) throw new FormatProblem(pathOf(p), 'objects and arrays nested too deeply');
+          checkListDepth(depth, unchecked, p);
           countDrop(read.dropsOf(''), 'no trace id');
           continue;
         }
         const id = spanIdAt(span, 'spanId', 'span_id', 8);
         if (id === undefined) {
-          if (listDeeper(depth, unchecked)) throw new FormatProblem(pathOf(p), 'objects and arrays nested too deeply');
+          checkListDepth(depth, unchecked, p);
           countDrop(read.dropsOf(traceId), 'no span id');
           continue;
         }
@@ -566,7 +569,7 @@ function readDocument(value: unknown, path: string, into: SpanRecord[], resource
         let attributes: Attributes;
         let events: SpanEvent[];
         if (cached) {
-          if (listDeeper(depth, unchecked)) throw new FormatProblem(pathOf(p), 'objects and arrays nested too deeply');
+          checkListDepth(depth, unchecked, p);
           ({ attributes, events } = cached);
         } else {
           let readable = true;
@@ -574,7 +577,7 @@ function readDocument(value: unknown, path: string, into: SpanRecord[], resource
             attributes = attributesAt(span, p, unchecked !== undefined ? items : undefined);
           } catch (e) {
             if (!(e instanceof FormatProblem)) throw e;
-            if (listDeeper(depth, unchecked)) throw new FormatProblem(pathOf(p), 'objects and arrays nested too deeply');
+            checkListDepth(depth, unchecked, p);
             attributes = {};
             readable = false;
             read.note(`span ${id}: attributes unreadable (${e.message}); the span is kept without them`);
@@ -737,7 +740,7 @@ export function importFromOtlp(doc: ParsedInput, cache?: OtlpSpanCache): ImportR
   if (pre) progress.advance(pre.entries);
   for (const { value, path } of docs) readDocument(value, path, spans, resource, read, cache, progress, depth);
   if (depth && doc.kind === 'json') {
-    if (depth.parts.restDeeper(doc.value, depth.checked)) throw new FormatProblem('$', 'objects and arrays nested too deeply');
+    if (depth.parts.restDeeper(doc.value, depth.checked)) throw new FormatProblem('$', TOO_DEEP);
     doc.depthUnchecked = false;
   }
   return runsOf(spans, resource, read, progress);
