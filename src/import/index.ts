@@ -1,7 +1,6 @@
 // The only entry point for reading trace files. Detection runs in two passes (SPEC §3): importers whose file-name
 // pattern matches are tried first, then every importer by content. Importers' sniffers are exact enough that the
 // file name only breaks ties, so a file re-imported under an unknown name gives the identical result.
-import { mapTicks } from '../model/run-builder.ts';
 import { implausibleValueWarnings } from './implausible-values.ts';
 import { checkJsonDepth, MAX_JSON_DEPTH } from './json-depth.ts';
 import { parseObjectInPieces } from './json-pieces.ts';
@@ -138,11 +137,11 @@ function importOtlpArray(file: string, text: string, options: ImportOptions, onD
 /** An importer's result as a file's: the implausible-value warnings added, the file and format named. */
 function withFileFacts(file: string, importer: FormatImporter, result: ImportResult): ImportedFile {
   // The importer's progress goes on through the checks when its total kept room for a tick per step (chat logs).
-  const open = mapTicks.open;
-  mapTicks.open = undefined;
-  const implausible = implausibleValueWarnings(result.runs, open && open.left >= result.runs.reduce((n, r) => n + r.steps.length, 0) ? open : undefined);
+  const { checksProgress: progress, ...rest } = result;
+  const room = progress !== undefined && progress.left >= result.runs.reduce((n, r) => n + r.steps.length, 0);
+  const implausible = implausibleValueWarnings(result.runs, room ? progress : undefined);
   const warnings = implausible.length > 0 ? [...result.warnings, ...implausible] : result.warnings;
-  return { ...result, warnings, file, format: importer.id, formatLabel: importer.label };
+  return { ...rest, warnings, file, format: importer.id, formatLabel: importer.label };
 }
 
 /** A parsed file and the importer that reads it: importText in two halves, for callers that hold the text apart. */

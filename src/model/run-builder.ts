@@ -29,7 +29,7 @@ const STEP_TICK = 1 << 14;
  * Told as an importer's passes over a whole it counted first (spans read, then mapped; messages over each pass)
  * advance, every STEP_TICK items: the import worker's determinate `mapping` bar. Unset: nothing is called.
  */
-export const mapTicks: { onTick?: (done: number, total: number) => void; open?: MapProgress } = {};
+export const mapTicks: { onTick?: (done: number, total: number) => void } = {};
 
 /**
  * An importer's progress through `total` items: `tick()` per item is an increment and a mask test; `advance(n)` for
@@ -38,13 +38,7 @@ export const mapTicks: { onTick?: (done: number, total: number) => void; open?: 
  */
 export class MapProgress {
   private done = 0;
-  /**
-   * A total that counts the checks made on the built runs (`implausibleValueWarnings`, a tick per step) leaves the
-   * progress in `mapTicks.open` for them to go on with: the bar moves to the end, not stands at "done" while they run.
-   */
-  constructor(readonly total: number) {
-    mapTicks.open = total > 0 ? this : undefined;
-  }
+  constructor(readonly total: number) {}
 
   tick(): void {
     if ((++this.done & (STEP_TICK - 1)) === 0 && this.total > 0) mapTicks.onTick?.(this.done, this.total);

@@ -165,7 +165,6 @@ export async function importFiles(
     // determinate from then on, and the steps counted by RunBuilder no longer report.
     let reported = 0;
     let counted = false;
-    mapTicks.open = undefined;
     stepTicks.onTick = (done) => {
       const now = Date.now();
       if (counted || now - reported < READ_PROGRESS_EVERY_MS) return;
@@ -263,7 +262,6 @@ export async function importFiles(
     } finally {
       stepTicks.onTick = undefined;
       mapTicks.onTick = undefined;
-      mapTicks.open = undefined;
       // The parsed values (or text) are not needed once the runs are built: the caller's list no longer holds them
       // through the hand-over and the write (a million steps' parsed JSON is hundreds of MB).
       if ('parsed' in input) (input as { parsed: ParsedInput | undefined }).parsed = undefined;

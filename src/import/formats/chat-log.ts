@@ -160,7 +160,7 @@ function finalAnswerOf(history: Step[]): string | undefined {
   return undefined;
 }
 
-function importRun(obj: JsonObject, path: string, runId: string, warnings: string[]): Run {
+function importRun(obj: JsonObject, path: string, runId: string, warnings: string[], progresses: MapProgress[]): Run {
   const key = historyOf(obj)?.key ?? 'history';
   const history = expectArray(obj[key], `${path}.${key}`);
   const task = optString(obj.question, `${path}.question`);
@@ -207,6 +207,7 @@ function importRun(obj: JsonObject, path: string, runId: string, warnings: strin
   // Three passes over the messages, one tick per message in each: the steps, their usage, the handoffs; a fourth
   // tick per message is left for the checks made on the run once built (implausibleValueWarnings).
   const progress = new MapProgress(4 * history.length);
+  progresses.push(progress);
   history.forEach((entryValue, i) => {
     progress.tick();
     // The JSON path only for a problem: three strings a message otherwise, all garbage.
@@ -305,7 +306,9 @@ export const chatLogImporter: FormatImporter = {
     const warnings: string[] = [];
     const docs = documentsOf(doc).map((d) => ({ ...d, obj: expectObject(d.value, d.path) }));
     const ids = uniqueIds(docs.map((d) => `chat-${knownJsonHash(d.obj) ?? hashJson(d.obj)}`));
-    const runs = docs.map((d, i) => importRun(d.obj, d.path, ids[i], warnings));
-    return { runs, annotationSets: [], warnings };
+    const progresses: MapProgress[] = [];
+    const runs = docs.map((d, i) => importRun(d.obj, d.path, ids[i], warnings, progresses));
+    // The last run's progress: its fourth tick per message is kept for the checks (used when it has room for all runs).
+    return { runs, annotationSets: [], warnings, checksProgress: progresses.at(-1) };
   },
 };
