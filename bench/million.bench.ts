@@ -474,6 +474,8 @@ async function openThroughLibrary(base: string, file: string): Promise<Opened> {
     const build = (await page.evaluate(`(() => { const m = performance.getEntriesByName('mas-replay:run-view-build').pop(); return m ? { start: m.startTime, wall: m.duration, work: m.detail?.workMs, tasks: m.detail?.tasks } : undefined; })()`)) as
       | { start: number; wall: number; work: number; tasks: number }
       | undefined;
+    // When the import worker's trace part of the run view reached the page (src/features/run-view/trace-parts.ts).
+    const partAt = (await page.evaluate(`performance.getEntriesByName('mas-replay:trace-part').pop()?.startTime`)) as number | undefined;
     if (cdp) {
       const { profile } = (await cdp.send('Profiler.stop')) as unknown as { profile: CpuProfile };
       printProfile(profile, 'main thread, self time (ms), click → painted', true);
@@ -537,7 +539,7 @@ async function openThroughLibrary(base: string, file: string): Promise<Opened> {
       .join(', ');
     console.log(`    run view code fetched: ${chunks || '—'}; click events in the page at ${((await page.evaluate('window.__clicks ?? []')) as number[]).map(at).join(', ') || '—'}`);
     console.log(
-      `    after the listing (ms from the drop): listed ${at(listedAt)}, click ${at(clickAt)}–${at(clickedAt)}, "preparing" shown at ${preparing || '—'}, ${build ? `sliced build ${at(build.start)}–${at(build.start + build.wall)} (work ${build.work.toFixed(0)} ms in ${build.tasks} tasks), ` : ''}painted ${at(paintedAt)}`,
+      `    after the listing (ms from the drop): listed ${at(listedAt)}, click ${at(clickAt)}–${at(clickedAt)}, "preparing" shown at ${preparing || '—'}, ${build ? `sliced build ${at(build.start)}–${at(build.start + build.wall)} (work ${build.work.toFixed(0)} ms in ${build.tasks} tasks), ` : ''}${partAt === undefined ? '' : `trace part from the worker at ${at(partAt)}, `}painted ${at(paintedAt)}`,
     );
     console.log(`    long tasks from the drop (start+duration): ${tasks.map((t) => `${(t.start - dropAt).toFixed(0)}+${t.duration.toFixed(0)}`).join(', ') || 'none'}`);
     return {

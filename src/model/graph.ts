@@ -445,13 +445,27 @@ export function* deriveGraphSlices(
     return e;
   }
 
+  const graph: InteractionGraph = { nodes, edges, hierarchy, nodeAt, edgesAt };
+  yield* markLoopsSlices(graph, loops, nodeIndex);
+  return graph;
+}
+
+/**
+ * Marks `inLoop` on the agents of `loops` and on the edges their positions send on (with those edges' tool and memory
+ * targets): the end of deriveGraphSlices, and on its own for a graph derived before the loops were known (a run view
+ * whose loops come from the import worker, run-view-model.ts). `nodeIndex`: node id → index, when at hand.
+ */
+export function* markLoopsSlices(graph: InteractionGraph, loops: readonly Loop[], nodeIndex?: ReadonlyMap<string, number>): Sliced<void> {
+  if (loops.length === 0) return;
+  const { nodes, edges, edgesAt } = graph;
+  const indexOf = nodeIndex ?? new Map(nodes.map((n, i) => [n.id, i]));
   // A chat log's one loop holds most of its million positions: marked a slice at a time (in one go, a task of
   // 0.3–1 s at 1M steps), and an edge marked already (with its target) is not looked at again.
   let marked = 0;
   for (const loop of loops) {
     marked += loop.agentIds.length;
     for (const agentId of loop.agentIds) {
-      const agentNode = nodeIndex.get(agentNodeId(agentId));
+      const agentNode = indexOf.get(agentNodeId(agentId));
       if (agentNode !== undefined) nodes[agentNode].inLoop = true;
     }
     for (const position of loop.positions) {
@@ -462,11 +476,9 @@ export function* deriveGraphSlices(
       for (const e of edgesAt[position] ?? NO_EDGES) {
         if (edges[e].inLoop) continue;
         edges[e].inLoop = true;
-        const target = nodeIndex.get(edges[e].target)!;
+        const target = indexOf.get(edges[e].target)!;
         if (nodes[target].kind !== 'agent') nodes[target].inLoop = true;
       }
     }
   }
-
-  return { nodes, edges, hierarchy, nodeAt, edgesAt };
 }

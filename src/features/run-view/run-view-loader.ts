@@ -7,9 +7,10 @@
 import { useEffect, useMemo, useState } from 'react';
 import { nextTask, phase, type Sliced } from '../../model/slices.ts';
 import type { Run } from '../../model/types.ts';
-import { cachedRunView, hasTraceView, runViewOf, runViewSlices, stepsIndexSlices, type RunView, type StepsIndex } from './run-view-model.ts';
+import type { InteractionGraph } from '../../model/graph.ts';
+import { cachedRunView, hasTraceView, pageGraphSlices, runViewOf, runViewSlices, stepsIndexSlices, type RunView, type StepsIndex } from './run-view-model.ts';
 import { initialTimelineMode, timelineGeometrySlices } from './timeline-geometry.ts';
-import { takeTracePart, type TracePart } from './trace-parts.ts';
+import { graphInPart, takeTracePart, type TracePart } from './trace-parts.ts';
 
 /**
  * Above this many steps a run is large: its preparing screen shows the progress bar at once (a small run's only if
@@ -77,7 +78,7 @@ export function viewAtOnce(run: Run): boolean {
  * The run view built in slices, and with it what its panels' first render would otherwise work out from every step:
  * the timeline's geometry in its opening mode (a task of 50–150 ms at 1M steps in the timeline's first render).
  */
-export function* runViewOpeningSlices(run: Run, given?: { steps?: StepsIndex; part?: TracePart }): Sliced<RunView> {
+export function* runViewOpeningSlices(run: Run, given?: { steps?: StepsIndex; part?: TracePart; graph?: InteractionGraph }): Sliced<RunView> {
   const view = yield* phase(runViewSlices(run, given), 0, 0.96);
   yield* phase(timelineGeometrySlices(view, initialTimelineMode(view)), 0.96, 1);
   return view;
@@ -106,21 +107,28 @@ export function useRunView(run: Run): { view: RunView | undefined; progress: num
       shownAt = now;
       setState({ run, progress });
     };
-    const build = (given?: { steps?: StepsIndex; part?: TracePart }) =>
+    const build = (given?: { steps?: StepsIndex; part?: TracePart; graph?: InteractionGraph }) =>
       runInSlices(runViewOpeningSlices(run, given), progressed, () => cancelled, SLICE_BUDGET_MS, stats);
     // A run just imported: the import worker computes the trace part of its view while the page takes its steps
-    // (trace-parts.ts). The page indexes its own step objects meanwhile, then builds the rest from the part (all of it
-    // when none comes).
+    // (trace-parts.ts). The page indexes its own step objects meanwhile (and derives the graph of a run whose part
+    // has none), then builds the rest from the part (all of it when none comes).
     const part = takeTracePart(run.steps);
     let fromWorker = false;
+    const pageGraph = !graphInPart(run.steps.length);
+    const graphOf = (steps: StepsIndex): Promise<InteractionGraph | undefined> =>
+      pageGraph ? runInSlices(pageGraphSlices(run, steps), (done) => progressed(0.3 + 0.2 * done), () => cancelled, SLICE_BUDGET_MS, stats) : Promise.resolve(undefined);
     const built = part
-      ? runInSlices(stepsIndexSlices(run), (done) => progressed(0.5 * done), () => cancelled, SLICE_BUDGET_MS, stats).then((steps) =>
-          steps === undefined
+      ? runInSlices(stepsIndexSlices(run), (done) => progressed((pageGraph ? 0.3 : 0.5) * done), () => cancelled, SLICE_BUDGET_MS, stats).then((steps) =>
+          steps === undefined || cancelled
             ? undefined
-            : part.then((received) => {
-                fromWorker = received !== undefined;
-                return cancelled ? undefined : build({ steps, part: received });
-              }),
+            : graphOf(steps).then((graph) =>
+                cancelled || (pageGraph && graph === undefined)
+                  ? undefined
+                  : part.then((received) => {
+                      fromWorker = received !== undefined;
+                      return cancelled ? undefined : build({ steps, part: received, graph });
+                    }),
+              ),
         )
       : build();
     void built.then((view) => {

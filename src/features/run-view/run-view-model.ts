@@ -2,15 +2,15 @@
 // by position and never a scan over the steps. The trace's own data (index, loops, graph, tokens, lanes) is keyed on the
 // steps array: an engine result makes a new Run with new interventions but the same steps, agents and handoffs, so it
 // recomputes only the annotation and intervention positions, and the graph (whose object keys the layout) is kept.
-import { deriveGraphSlices, type InteractionGraph } from '../../model/graph.ts';
-import { loopAnalysisSlices, markVerdicts, type Loop, type LoopVerdict } from '../../model/loops.ts';
+import { deriveGraphSlices, markLoopsSlices, type InteractionGraph } from '../../model/graph.ts';
+import { loopAnalysisSlices, markVerdicts, type Loop, type LoopAnalysis, type LoopVerdict } from '../../model/loops.ts';
 import { indexRunSlices, type RunIndex } from '../../model/run-index.ts';
 import { finish, phase, SLICE, type Sliced } from '../../model/slices.ts';
 import type { StepCounts } from '../../model/steps.ts';
 import type { Annotation, Handoff, Intervention, Run, Step, StepKind } from '../../model/types.ts';
 import { appendAll } from '../../model/large-arrays.ts';
 import { handoffsByStepSlices, stepPositionsSlices, type HandoffsByStep, type StepPositions } from '../../model/step-positions.ts';
-import { forgetTracePart, type AgentRunBand, type Lane, type PartLoop, type TimeColumns, type TokenColumns, type TracePart } from './trace-parts.ts';
+import { forgetTracePart, graphInPart, type AgentRunBand, type Lane, type PartLoop, type TimeColumns, type TokenColumns, type TracePart } from './trace-parts.ts';
 
 export type { AgentRunBand, Lane } from './trace-parts.ts';
 
@@ -98,14 +98,16 @@ export function cachedRunView(run: Run): RunView | undefined {
  * runViewOf in slices (src/model/slices.ts), for the page to build the view of a large run without blocking it
  * (run-view-loader.ts). Kept in the same caches as runViewOf.
  */
-export function* runViewSlices(run: Run, given: { steps?: StepsIndex; part?: TracePart } = {}): Sliced<RunView> {
+export function* runViewSlices(run: Run, given: { steps?: StepsIndex; part?: TracePart; graph?: InteractionGraph } = {}): Sliced<RunView> {
   const done = cache.get(run);
   if (done) return done;
   let trace = cachedTrace(run);
   if (!trace) {
     const { part } = given;
     const steps = given.steps ?? (yield* phase(stepsIndexSlices(run), 0, part ? 0.7 : 0.15));
-    trace = (part && (yield* traceFromPartSlices(run, steps, part))) || (yield* buildTraceViewSlices(run, steps));
+    // The graph the page derived while the worker computed a part without one (pageGraphSlices): its loops are not
+    // marked yet. Without a part, the view is built from it with the page's own loops.
+    trace = (part && (yield* traceFromPartSlices(run, steps, part, given.graph))) || (yield* buildTraceViewSlices(run, steps, given.graph));
     traceCache.set(run.steps, { agents: run.agents, agentRuns: run.agentRuns, handoffs: run.handoffs, trace });
     if (part) forgetTracePart(run.steps);
   }
@@ -169,6 +171,12 @@ function* nestedPositionsSlices(steps: readonly Step[], childrenOf: ReadonlyMap<
     }
     return nestedAt;
   }
+  return yield* nestedByLookupSlices(steps, childrenOf, nestedAt);
+}
+
+/** StepsIndex.nestedAt by a look at every replay step (no positions' table at hand, or it knows only the last of an id). */
+function* nestedByLookupSlices(steps: readonly Step[], childrenOf: ReadonlyMap<string, readonly Step[]>, nestedAt = new Uint8Array(steps.length)): Sliced<Uint8Array | undefined> {
+  if (childrenOf.size === 0) return undefined;
   for (let p = 0; p < steps.length; p++) {
     if (p % SLICE === SLICE - 1) yield p / steps.length;
     if (childrenOf.has(steps[p].id)) nestedAt[p] = 1;
@@ -193,16 +201,56 @@ export function* stepsIndexSlices(run: Run): Sliced<StepsIndex> {
  * What the view derives from the trace, in slices. Its phases, as parts of the whole (measured on the flat 96k-row
  * trace): the step tree, the loop analysis, the graph, then the per-position columns.
  */
-function* buildTraceViewSlices(run: Run, { index, positionOf, handoffsByStep, nestedAt }: StepsIndex): Sliced<TraceView> {
-  const steps = index.replaySteps;
-  const n = steps.length;
+function* buildTraceViewSlices(run: Run, steps: StepsIndex, graph?: InteractionGraph): Sliced<TraceView> {
+  const analysis = yield* loopsSlices(run, steps);
+  if (graph) yield* markLoopsSlices(graph, analysis.loops);
+  else graph = yield* phase(graphSlices(run, steps, analysis.loops), 0.45, 0.8);
+  return { ...(yield* traceColumnsSlices(run, steps, analysis)), positionOf: steps.positionOf, handoffsByStep: steps.handoffsByStep, graph };
+}
 
+/**
+ * What the worker's part of a run without the graph needs of its steps (graphInPart): the step tree and the positions
+ * with nested steps, not the positions by id nor the handoffs by step, which only the graph and the page read (at 1M
+ * steps the positions' table alone was ~0.2–0.4 s of the worker's part).
+ */
+interface PartIndex {
+  index: RunIndex;
+  nestedAt: Uint8Array | undefined;
+  /** The page's, to place nested steps by (absent in the worker's part without the graph: its positions do not cross). */
+  positionOf?: StepPositions;
+}
+
+function* partIndexSlices(run: Run): Sliced<PartIndex> {
+  const index = yield* phase(indexRunSlices(run), 0, 0.13);
+  return { index, nestedAt: yield* phase(nestedByLookupSlices(index.replaySteps, index.childrenOf), 0.13, 0.15) };
+}
+
+/** The loops and the ledger's verdicts, read in the same passes over the steps. */
+function* loopsSlices(run: Run, { index, nestedAt }: PartIndex): Sliced<LoopAnalysis> {
   // The loop analysis's time as the bench reads it: its own work, not the pauses between slices.
   const loopTime = { ms: 0 };
-  // The loops and the ledger's verdicts, read in the same passes over the steps.
-  const { loops, ledger } = yield* phase(loopAnalysisSlices(steps, index.childrenOf, {}, run.agents.flatMap((a) => [a.id, a.name]), nestedAt), 0.15, 0.45, loopTime);
+  const analysis = yield* phase(loopAnalysisSlices(index.replaySteps, index.childrenOf, {}, run.agents.flatMap((a) => [a.id, a.name]), nestedAt), 0.15, 0.45, loopTime);
   markDuration(LOOP_ANALYSIS_MEASURE, loopTime.ms);
-  const graph = yield* phase(deriveGraphSlices(run, steps, index.childrenOf, loops, positionOf, handoffsByStep.positionOfHandoff, nestedAt), 0.45, 0.8);
+  return analysis;
+}
+
+/** The graph of the run view (loops given: marked in it; else marked once known, with markLoopsSlices). */
+function graphSlices(run: Run, { index, positionOf, handoffsByStep, nestedAt }: StepsIndex, loops: readonly Loop[] = []): Sliced<InteractionGraph> {
+  return deriveGraphSlices(run, index.replaySteps, index.childrenOf, loops, positionOf, handoffsByStep.positionOfHandoff, nestedAt);
+}
+
+/**
+ * The run view's graph, derived on the page while the import worker computes the rest of a large run's view
+ * (graphInPart): its loops are marked when the worker's part brings them (runViewSlices with both).
+ */
+export function pageGraphSlices(run: Run, steps: StepsIndex): Sliced<InteractionGraph> {
+  return graphSlices(run, steps);
+}
+
+/** What the view derives from the trace and its loops but the graph: the per-position columns. */
+function* traceColumnsSlices(run: Run, { index, positionOf, nestedAt }: PartIndex, { loops, ledger }: LoopAnalysis): Sliced<Omit<TraceView, 'graph' | 'positionOf' | 'handoffsByStep'>> {
+  const steps = index.replaySteps;
+  const n = steps.length;
   const loopAt = new Int32Array(n).fill(-1);
   // A chat log's loops cover most of its million positions: marked a slice at a time.
   let marked = 0;
@@ -251,7 +299,7 @@ function* buildTraceViewSlices(run: Run, { index, positionOf, handoffsByStep, ne
     // Most steps hold no nested steps: read the step itself without building a list for it.
     const parts = nestedAt !== undefined && nestedAt[p] === 1 ? withDescendants(step, index.childrenOf) : undefined;
     // Nested steps (at any depth) map to the position of the replay step holding them.
-    if (parts) for (let k = 1; k < parts.length; k++) positionOf.add(parts[k].id, p);
+    if (parts && positionOf) for (let k = 1; k < parts.length; k++) positionOf.add(parts[k].id, p);
     let lo = Infinity;
     let hi = -Infinity;
     for (let k = 0, count = parts ? parts.length : 1; k < count; k++) {
@@ -292,7 +340,7 @@ function* buildTraceViewSlices(run: Run, { index, positionOf, handoffsByStep, ne
   }
   if (kind !== undefined) byKind.set(kind, (byKind.get(kind) ?? 0) + kindRun);
   // Left unplaced by that walk only in odd traces (over 100k steps nested in one, repeated ids): climb to the replay step.
-  if (positionOf.size < run.steps.length) yield* placeNestedByClimbing(run.steps, positionOf, index, 0.95);
+  if (positionOf && positionOf.size < run.steps.length) yield* placeNestedByClimbing(run.steps, positionOf, index, 0.95);
   yield 0.95;
   // The passes left, each over every position, a slice at a time (one pass was a task of 40–150 ms at 1M steps).
   const time = yield* placeInTime(start, end);
@@ -316,9 +364,6 @@ function* buildTraceViewSlices(run: Run, { index, positionOf, handoffsByStep, ne
     index,
     steps,
     stepKinds: { steps: n, byKind },
-    positionOf,
-    handoffsByStep,
-    graph,
     loops,
     ledgerVerdicts: ledger,
     loopAt,
@@ -344,9 +389,14 @@ function* buildTraceViewSlices(run: Run, { index, positionOf, handoffsByStep, ne
 
 /**
  * The trace part of `run`'s view as the import worker sends it (src/workers/trace-parts.ts, trace-parts.ts): built as
- * on the page, then the fields that name no step object, the graph's edge lists flattened.
+ * on the page, then the fields that name no step object, the graph's edge lists flattened. Without the graph for a
+ * run the page derives it for (graphInPart): the page does so while the worker computes the rest.
  */
-export function* tracePartSlices(run: Run): Sliced<TracePart> {
+export function* tracePartSlices(run: Run, withGraph = graphInPart(run.steps.length)): Sliced<TracePart> {
+  if (!withGraph) {
+    const steps = yield* partIndexSlices(run);
+    return partOf(yield* traceColumnsSlices(run, steps, yield* loopsSlices(run, steps)));
+  }
   const trace = yield* buildTraceViewSlices(run, yield* stepsIndexSlices(run));
   const { graph } = trace;
   const n = trace.steps.length;
@@ -363,12 +413,16 @@ export function* tracePartSlices(run: Run): Sliced<TracePart> {
     if (p % (8 * SLICE) === 8 * SLICE - 1) yield 0.99;
     for (const e of graph.edgesAt[p] ?? NO_EDGES) edgeList[k++] = e;
   }
+  return { ...partOf(trace), graph: { nodes: graph.nodes, edges: graph.edges, hierarchy: graph.hierarchy, nodeAt: graph.nodeAt, edgeStart, edgeList } };
+}
+
+/** A TracePart of the view's trace but its graph. */
+function partOf(trace: Omit<TraceView, 'graph' | 'positionOf' | 'handoffsByStep'>): TracePart {
   return {
-    positions: n,
+    positions: trace.steps.length,
     byKind: trace.stepKinds.byKind,
     loops: trace.loops.map((loop): PartLoop => ({ ...loop, positions: Int32Array.from(loop.positions), routing: Int32Array.from(loop.routing) })),
     ledgerVerdicts: trace.ledgerVerdicts as LoopVerdict[],
-    graph: { nodes: graph.nodes, edges: graph.edges, hierarchy: graph.hierarchy, nodeAt: graph.nodeAt, edgeStart, edgeList },
     loopAt: trace.loopAt,
     errorAt: trace.errorAt,
     errorPositions: trace.errorPositions,
@@ -387,8 +441,9 @@ export function transferablesOfPart(part: TracePart): ArrayBuffer[] {
   const arrays = [
     part.loopAt, part.errorAt, part.errorPositions, part.loopPositions, part.laneAt,
     tokens.input, tokens.output, tokens.cumulative, tokens.estimated, tokens.blocks.input, tokens.blocks.output, tokens.blocks.estimated,
-    time.start, time.end, graph.nodeAt, graph.edgeStart, graph.edgeList,
+    time.start, time.end,
   ];
+  if (graph) arrays.push(graph.nodeAt, graph.edgeStart, graph.edgeList);
   for (const loop of part.loops) arrays.push(loop.positions, loop.routing);
   const buffers = new Set<ArrayBuffer>();
   for (const a of arrays) if (a.buffer instanceof ArrayBuffer) buffers.add(a.buffer);
@@ -412,10 +467,13 @@ function* numbersOf(values: Int32Array): Sliced<number[]> {
  * the positions by id, nested steps placed, the handoffs by step) and the graph's edge lists. Undefined when the part
  * is not this run's (its count of replay steps differs): the caller builds the view itself.
  */
-function* traceFromPartSlices(run: Run, { index, positionOf, handoffsByStep, nestedAt }: StepsIndex, part: TracePart): Sliced<TraceView | undefined> {
+function* traceFromPartSlices(run: Run, stepsIndex: StepsIndex, part: TracePart, pageGraph?: InteractionGraph): Sliced<TraceView | undefined> {
+  const { index, positionOf, handoffsByStep, nestedAt } = stepsIndex;
   const steps = index.replaySteps;
   const n = steps.length;
-  if (part.positions !== n || part.loopAt.length !== n || part.graph.edgeStart.length !== n + 1) return undefined;
+  if (part.positions !== n || part.loopAt.length !== n || (part.graph && part.graph.edgeStart.length !== n + 1)) return undefined;
+  // A part without the graph (graphInPart): the page's, derived while the worker computed the part (or now).
+  const derived = part.graph ? undefined : (pageGraph ?? (yield* phase(graphSlices(run, stepsIndex), 0.7, 0.8)));
   // Nested steps (at any depth) map to the position of the replay step holding them, as in buildTraceViewSlices.
   if (nestedAt !== undefined) {
     for (let p = 0; p < n; p++) {
@@ -427,29 +485,22 @@ function* traceFromPartSlices(run: Run, { index, positionOf, handoffsByStep, nes
     }
   }
   if (positionOf.size < run.steps.length) yield* placeNestedByClimbing(run.steps, positionOf, index, 0.8);
-  // The edge lists as deriveGraphSlices makes them: one shared empty list, one shared list per single edge.
-  const { edgeStart, edgeList, ...graph } = part.graph;
-  const edgesAt: (readonly number[])[] = new Array(n);
-  const single: (readonly number[])[] = [];
-  for (let p = 0; p < n; p++) {
-    if (p % (4 * SLICE) === 4 * SLICE - 1) yield 0.8 + (0.19 * p) / n;
-    const from = edgeStart[p];
-    const to = edgeStart[p + 1];
-    if (to === from) edgesAt[p] = NO_EDGES;
-    else if (to === from + 1) edgesAt[p] = single[edgeList[from]] ??= Object.freeze([edgeList[from]]);
-    else edgesAt[p] = Array.from(edgeList.subarray(from, to));
-  }
   // The loops' positions as the page's loops have them (number[]), in slices: a loop of a 1M-message chat log has a
   // million, which a structured clone of the array took ~150 ms of one task to read.
   const loops: Loop[] = [];
   for (const loop of part.loops) loops.push({ ...loop, positions: yield* numbersOf(loop.positions), routing: yield* numbersOf(loop.routing) });
+  let graph: InteractionGraph;
+  if (derived) {
+    yield* markLoopsSlices(derived, loops);
+    graph = derived;
+  } else graph = yield* graphOfPart(part.graph!, n);
   return {
     index,
     steps,
     stepKinds: { steps: n, byKind: part.byKind },
     positionOf,
     handoffsByStep,
-    graph: { ...graph, edgesAt },
+    graph,
     loops,
     ledgerVerdicts: part.ledgerVerdicts,
     loopAt: part.loopAt,
@@ -462,6 +513,21 @@ function* traceFromPartSlices(run: Run, { index, positionOf, handoffsByStep, nes
     laneAt: part.laneAt,
     bands: part.bands,
   };
+}
+
+/** The graph as deriveGraphSlices makes it from the part's: one shared empty edge list, one shared list per single edge. */
+function* graphOfPart({ edgeStart, edgeList, ...graph }: NonNullable<TracePart['graph']>, n: number): Sliced<InteractionGraph> {
+  const edgesAt: (readonly number[])[] = new Array(n);
+  const single: (readonly number[])[] = [];
+  for (let p = 0; p < n; p++) {
+    if (p % (4 * SLICE) === 4 * SLICE - 1) yield 0.8 + (0.19 * p) / n;
+    const from = edgeStart[p];
+    const to = edgeStart[p + 1];
+    if (to === from) edgesAt[p] = NO_EDGES;
+    else if (to === from + 1) edgesAt[p] = single[edgeList[from]] ??= Object.freeze([edgeList[from]]);
+    else edgesAt[p] = Array.from(edgeList.subarray(from, to));
+  }
+  return { ...graph, edgesAt };
 }
 
 /** The performance entry (User Timing) of the last loop analysis, read by bench/view.bench.ts. */

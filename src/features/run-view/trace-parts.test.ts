@@ -3,12 +3,14 @@ import { HAVE_SHARED, sharedRuns } from '../../testing/fixture-kit.ts';
 import { makeRun as testRun } from '../../testing/test-runs.ts';
 import { finish } from '../../model/slices.ts';
 import type { Run, Step } from '../../model/types.ts';
-import { buildRunView, runViewSlices, tracePartSlices, transferablesOfPart, type RunView } from './run-view-model.ts';
+import { buildRunView, pageGraphSlices, runViewSlices, stepsIndexSlices, tracePartSlices, transferablesOfPart, type RunView } from './run-view-model.ts';
 import {
   deliverTracePart,
   expectTracePart,
   forgetTracePart,
+  graphInPart,
   isTracePartRun,
+  PAGE_GRAPH_MIN_STEPS,
   takeTracePart,
   TRACE_PART_MAX_STEPS,
   TRACE_PART_MIN_STEPS,
@@ -31,8 +33,8 @@ function readable(view: RunView) {
 }
 
 /** The part as the page receives it: made from the worker's copy of the run, cloned with its buffers transferred. */
-function crossed(run: Run): TracePart {
-  const part = finish(tracePartSlices(structuredClone(run)));
+function crossed(run: Run, withGraph = true): TracePart {
+  const part = finish(tracePartSlices(structuredClone(run), withGraph));
   return structuredClone(part, { transfer: transferablesOfPart(part) });
 }
 
@@ -114,6 +116,33 @@ describe("the run view from the import worker's trace part", () => {
     }
   });
 
+  it('without the graph, is the same view with the graph the page derives (loops marked once the part brings them)', () => {
+    const part = crossed(small, false);
+    expect(part.graph).toBeUndefined();
+    expect(transferablesOfPart(part).length).toBeGreaterThan(0);
+    const run = structuredClone(small);
+    const steps = finish(stepsIndexSlices(run));
+    const graph = finish(pageGraphSlices(run, steps));
+    // Derived before the loops are known: nothing is marked yet.
+    expect(graph.nodes.some((n) => n.inLoop) || graph.edges.some((e) => e.inLoop)).toBe(false);
+    const view = finish(runViewSlices(run, { steps, part, graph }));
+    const reference = buildRunView(structuredClone(small));
+    expect(reference.graph.nodes.some((n) => n.inLoop) || reference.graph.edges.some((e) => e.inLoop)).toBe(true);
+    expect(readable(view)).toEqual(readable(reference));
+    // Given neither, the page derives it when the part comes; given no part (the worker had none), from its own loops.
+    expect(readable(finish(runViewSlices(structuredClone(small), { part })))).toEqual(readable(reference));
+    const alone = structuredClone(small);
+    const aloneSteps = finish(stepsIndexSlices(alone));
+    expect(readable(finish(runViewSlices(alone, { steps: aloneSteps, graph: finish(pageGraphSlices(alone, aloneSteps)) })))).toEqual(readable(reference));
+  });
+
+  it('carries the graph up to PAGE_GRAPH_MIN_STEPS steps only', () => {
+    expect(graphInPart(PAGE_GRAPH_MIN_STEPS - 1)).toBe(true);
+    expect(graphInPart(PAGE_GRAPH_MIN_STEPS)).toBe(false);
+    expect(PAGE_GRAPH_MIN_STEPS).toBeGreaterThan(TRACE_PART_MIN_STEPS);
+    expect(PAGE_GRAPH_MIN_STEPS).toBeLessThanOrEqual(TRACE_PART_MAX_STEPS);
+  });
+
   it('is built by the page itself when the part is not that run’s', () => {
     const other = makeRun([{ id: 'b', kind: 'message', agentId: 'w', output: 'hi' }]);
     const run = structuredClone(small);
@@ -171,8 +200,13 @@ describe.skipIf(!HAVE_SHARED)('on every real trace in ../shared/traces', () => {
     let runs = 0;
     for (const { file, run: r } of sharedRuns()) {
       if (r.steps.length === 0) continue;
-      const view = finish(runViewSlices(r, { part: crossed(r) }));
-      expect(readable(view), `${file} ${r.id}`).toEqual(readable(buildRunView(structuredClone(r))));
+      const reference = readable(buildRunView(structuredClone(r)));
+      expect(readable(finish(runViewSlices(r, { part: crossed(r) }))), `${file} ${r.id}`).toEqual(reference);
+      // Without the graph in the part: the page's graph, derived before the part came, its loops marked from it.
+      const again = structuredClone(r);
+      const steps = finish(stepsIndexSlices(again));
+      const graph = finish(pageGraphSlices(again, steps));
+      expect(readable(finish(runViewSlices(again, { steps, part: crossed(r, false), graph }))), `${file} ${r.id} (page graph)`).toEqual(reference);
       runs++;
     }
     expect(runs).toBeGreaterThan(20);

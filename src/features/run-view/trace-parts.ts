@@ -67,7 +67,8 @@ export interface TracePart {
   /** The loops with their positions in typed arrays (transferred: a loop of a 1M-message chat log has 1M positions). */
   loops: PartLoop[];
   ledgerVerdicts: LoopVerdict[];
-  graph: Omit<InteractionGraph, 'edgesAt'> & { edgeStart: Int32Array; edgeList: Int32Array };
+  /** Absent for a run whose graph the page derives itself (graphInPart). */
+  graph?: Omit<InteractionGraph, 'edgesAt'> & { edgeStart: Int32Array; edgeList: Int32Array };
   loopAt: Int32Array;
   errorAt: Uint8Array;
   errorPositions: Int32Array;
@@ -87,6 +88,20 @@ export interface TracePart {
  * are built on the page: a bound on what the worker holds at once besides the run it is about to write.
  */
 export const TRACE_PART_MAX_STEPS = 2_000_000;
+
+/**
+ * Runs of at least this many steps get a part without the graph: the page derives the graph itself, in slices, while
+ * the worker computes the rest (the page would otherwise wait idle for the part). At 1M steps (chat log) the part
+ * was the path from the listing to the painted view (the part reached the page ~2 s after the listing, the page's
+ * own index was done in ~0.5 s), and the graph with what only it needs (the handoffs by step) was ~⅓ of the
+ * worker's work. Smaller runs' parts come before a person (or the bench) opens the run: the graph stays there.
+ */
+export const PAGE_GRAPH_MIN_STEPS = 300_000;
+
+/** Whether the worker's part of a run of `steps` steps carries the graph (both sides ask this). */
+export function graphInPart(steps: number): boolean {
+  return steps < PAGE_GRAPH_MIN_STEPS;
+}
 
 /**
  * How long an opened run waits for its part before building its view itself (a worker that went away never sends
