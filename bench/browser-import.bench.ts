@@ -408,7 +408,9 @@ export async function measureThroughLibrary(dist: string, file: string, open = t
     const phases = (await page.evaluate('window.__phases')) as { phase: string; at: number }[];
     console.log(`  import phases from the drop: ${phases.map((p) => `${p.phase} ${(p.at - dropAt).toFixed(0)}`).join(', ')}`);
     const clicks = ((await page.evaluate('window.__clicks ?? []')) as number[]).filter((t) => t >= clickAt);
-    console.log(`  timeline from the drop: listed ${(listedAt - dropAt).toFixed(0)} ms, click ${(clickAt - dropAt).toFixed(0)} ms (in the page at ${clicks.map((t) => (t - dropAt).toFixed(0)).join(', ') || '—'}), painted ${(paintedAt - dropAt).toFixed(0)} ms, saved ${(savedAt - dropAt).toFixed(0)} ms; long tasks (start+duration) ${allTasks.map((t) => `${(t.start - dropAt).toFixed(0)}+${t.duration.toFixed(0)}`).join(', ')}`);
+    // When the import worker's trace part of the run view reached the page (src/features/run-view/trace-parts.ts).
+    const partAt = (await page.evaluate(`performance.getEntriesByName('mas-replay:trace-part').pop()?.startTime`)) as number | undefined;
+    console.log(`  timeline from the drop: listed ${(listedAt - dropAt).toFixed(0)} ms, click ${(clickAt - dropAt).toFixed(0)} ms (in the page at ${clicks.map((t) => (t - dropAt).toFixed(0)).join(', ') || '—'}), ${partAt === undefined ? '' : `trace part ${(partAt - dropAt).toFixed(0)} ms, `}painted ${(paintedAt - dropAt).toFixed(0)} ms, saved ${(savedAt - dropAt).toFixed(0)} ms; long tasks (start+duration) ${allTasks.map((t) => `${(t.start - dropAt).toFixed(0)}+${t.duration.toFixed(0)}`).join(', ')}`);
     if (viewBuild) viewBuild.startAt -= clickAt;
     return {
       parseMs,
