@@ -13,7 +13,7 @@ import { Button } from '../../ui/button.tsx';
 import { formatCount, formatDuration } from '../../ui/format.ts';
 import { callsOfRuns, downloadText, otlpText, safeFileName, sessionText } from './download.ts';
 import { buildRows, queryRows, type LibraryRow, type Origin, type RowQuery, type SortKey } from './library-rows.ts';
-import { runPageView } from '../run-view/run-page-view.ts';
+import { prefetchRunPage } from '../run-view/run-page-view.ts';
 
 const ROW_HEIGHT = 40;
 /** Up to this many rows are all in the page (find-in-page works); above it only those in view are. */
@@ -76,27 +76,13 @@ async function exportRuns(runs: Run[], title: string, fileName: string): Promise
   downloadText(await sessionText(runs, calls, title), fileName);
 }
 
-let runViewPrefetched = false;
-
-/**
- * Load the run view's code once the library lists a run, when the page is idle: opening a run then does not wait for
- * its chunk (hundreds of ms on a loaded 2-core machine, ADR 0024), nor React's reveal of a suspended view.
- */
-function prefetchRunView(): void {
-  if (runViewPrefetched) return;
-  runViewPrefetched = true;
-  const load = () => void runPageView.preload().catch(() => {});
-  if (typeof requestIdleCallback === 'function') requestIdleCallback(load, { timeout: 3000 });
-  else setTimeout(load, 0);
-}
-
 export function LibraryTable({ onRemoved, query, setQuery }: { onRemoved(removed: RemovedRuns): void; query: RowQuery; setQuery(q: RowQuery): void }) {
   const { files, runs } = useLibrary(useShallow((s) => ({ files: s.files, runs: s.runs })));
   const navigate = useUrl((s) => s.navigate);
   const rows = useMemo(() => buildRows(files, runs), [files, runs]);
   const anyRun = rows.length > 0;
   useEffect(() => {
-    if (anyRun) prefetchRunView();
+    if (anyRun) prefetchRunPage();
   }, [anyRun]);
   const deferred = useDeferredValue(query);
   const shown = useMemo(() => queryRows(rows, deferred), [rows, deferred]);
