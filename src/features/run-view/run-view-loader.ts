@@ -8,7 +8,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { nextTask, phase, type Sliced } from '../../model/slices.ts';
 import type { Run } from '../../model/types.ts';
 import type { InteractionGraph } from '../../model/graph.ts';
-import { cachedRunView, hasTraceView, pageGraphSlices, runViewOf, runViewSlices, stepsIndexSlices, type RunView, type StepsIndex } from './run-view-model.ts';
+import { cachedRunView, hasTraceView, graphSlices, runViewOf, runViewSlices, stepsIndexSlices, type RunView, type StepsIndex } from './run-view-model.ts';
 import { initialTimelineMode, timelineGeometrySlices } from './timeline-geometry.ts';
 import { graphInPart, takeTracePart, type TracePart } from './trace-parts.ts';
 
@@ -116,7 +116,7 @@ export function useRunView(run: Run): { view: RunView | undefined; progress: num
     let fromWorker = false;
     const pageGraph = !graphInPart(run.steps.length);
     const graphOf = (steps: StepsIndex): Promise<InteractionGraph | undefined> =>
-      pageGraph ? runInSlices(pageGraphSlices(run, steps), (done) => progressed(0.3 + 0.2 * done), () => cancelled, SLICE_BUDGET_MS, stats) : Promise.resolve(undefined);
+      pageGraph ? runInSlices(graphSlices(run, steps), (done) => progressed(0.3 + 0.2 * done), () => cancelled, SLICE_BUDGET_MS, stats) : Promise.resolve(undefined);
     const built = part
       ? runInSlices(stepsIndexSlices(run), (done) => progressed((pageGraph ? 0.3 : 0.5) * done), () => cancelled, SLICE_BUDGET_MS, stats).then((steps) =>
           steps === undefined || cancelled

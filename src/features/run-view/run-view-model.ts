@@ -105,7 +105,7 @@ export function* runViewSlices(run: Run, given: { steps?: StepsIndex; part?: Tra
   if (!trace) {
     const { part } = given;
     const steps = given.steps ?? (yield* phase(stepsIndexSlices(run), 0, part ? 0.7 : 0.15));
-    // The graph the page derived while the worker computed a part without one (pageGraphSlices): its loops are not
+    // The graph the page derived while the worker computed a part without one (graphSlices): its loops are not
     // marked yet. Without a part, the view is built from it with the page's own loops.
     trace = (part && (yield* traceFromPartSlices(run, steps, part, given.graph))) || (yield* buildTraceViewSlices(run, steps, given.graph));
     traceCache.set(run.steps, { agents: run.agents, agentRuns: run.agentRuns, handoffs: run.handoffs, trace });
@@ -175,8 +175,9 @@ function* nestedPositionsSlices(steps: readonly Step[], childrenOf: ReadonlyMap<
 }
 
 /** StepsIndex.nestedAt by a look at every replay step (no positions' table at hand, or it knows only the last of an id). */
-function* nestedByLookupSlices(steps: readonly Step[], childrenOf: ReadonlyMap<string, readonly Step[]>, nestedAt = new Uint8Array(steps.length)): Sliced<Uint8Array | undefined> {
+function* nestedByLookupSlices(steps: readonly Step[], childrenOf: ReadonlyMap<string, readonly Step[]>, into?: Uint8Array): Sliced<Uint8Array | undefined> {
   if (childrenOf.size === 0) return undefined;
+  const nestedAt = into ?? new Uint8Array(steps.length);
   for (let p = 0; p < steps.length; p++) {
     if (p % SLICE === SLICE - 1) yield p / steps.length;
     if (childrenOf.has(steps[p].id)) nestedAt[p] = 1;
@@ -234,17 +235,13 @@ function* loopsSlices(run: Run, { index, nestedAt }: PartIndex): Sliced<LoopAnal
   return analysis;
 }
 
-/** The graph of the run view (loops given: marked in it; else marked once known, with markLoopsSlices). */
-function graphSlices(run: Run, { index, positionOf, handoffsByStep, nestedAt }: StepsIndex, loops: readonly Loop[] = []): Sliced<InteractionGraph> {
-  return deriveGraphSlices(run, index.replaySteps, index.childrenOf, loops, positionOf, handoffsByStep.positionOfHandoff, nestedAt);
-}
-
 /**
- * The run view's graph, derived on the page while the import worker computes the rest of a large run's view
- * (graphInPart): its loops are marked when the worker's part brings them (runViewSlices with both).
+ * The graph of the run view, its loops marked in it. Without loops: the graph the page derives while the import worker
+ * computes the rest of a large run's view (graphInPart); its loops are marked when the worker's part brings them
+ * (runViewSlices given both).
  */
-export function pageGraphSlices(run: Run, steps: StepsIndex): Sliced<InteractionGraph> {
-  return graphSlices(run, steps);
+export function graphSlices(run: Run, { index, positionOf, handoffsByStep, nestedAt }: StepsIndex, loops: readonly Loop[] = []): Sliced<InteractionGraph> {
+  return deriveGraphSlices(run, index.replaySteps, index.childrenOf, loops, positionOf, handoffsByStep.positionOfHandoff, nestedAt);
 }
 
 /** What the view derives from the trace and its loops but the graph: the per-position columns. */

@@ -3,7 +3,7 @@ import { HAVE_SHARED, sharedRuns } from '../../testing/fixture-kit.ts';
 import { makeRun as testRun } from '../../testing/test-runs.ts';
 import { finish } from '../../model/slices.ts';
 import type { Run, Step } from '../../model/types.ts';
-import { buildRunView, pageGraphSlices, runViewSlices, stepsIndexSlices, tracePartSlices, transferablesOfPart, type RunView } from './run-view-model.ts';
+import { buildRunView, graphSlices, runViewSlices, stepsIndexSlices, tracePartSlices, transferablesOfPart, type RunView } from './run-view-model.ts';
 import {
   deliverTracePart,
   expectTracePart,
@@ -122,7 +122,7 @@ describe("the run view from the import worker's trace part", () => {
     expect(transferablesOfPart(part).length).toBeGreaterThan(0);
     const run = structuredClone(small);
     const steps = finish(stepsIndexSlices(run));
-    const graph = finish(pageGraphSlices(run, steps));
+    const graph = finish(graphSlices(run, steps));
     // Derived before the loops are known: nothing is marked yet.
     expect(graph.nodes.some((n) => n.inLoop) || graph.edges.some((e) => e.inLoop)).toBe(false);
     const view = finish(runViewSlices(run, { steps, part, graph }));
@@ -133,7 +133,7 @@ describe("the run view from the import worker's trace part", () => {
     expect(readable(finish(runViewSlices(structuredClone(small), { part })))).toEqual(readable(reference));
     const alone = structuredClone(small);
     const aloneSteps = finish(stepsIndexSlices(alone));
-    expect(readable(finish(runViewSlices(alone, { steps: aloneSteps, graph: finish(pageGraphSlices(alone, aloneSteps)) })))).toEqual(readable(reference));
+    expect(readable(finish(runViewSlices(alone, { steps: aloneSteps, graph: finish(graphSlices(alone, aloneSteps)) })))).toEqual(readable(reference));
   });
 
   it('carries the graph up to PAGE_GRAPH_MIN_STEPS steps only', () => {
@@ -205,7 +205,7 @@ describe.skipIf(!HAVE_SHARED)('on every real trace in ../shared/traces', () => {
       // Without the graph in the part: the page's graph, derived before the part came, its loops marked from it.
       const again = structuredClone(r);
       const steps = finish(stepsIndexSlices(again));
-      const graph = finish(pageGraphSlices(again, steps));
+      const graph = finish(graphSlices(again, steps));
       expect(readable(finish(runViewSlices(again, { steps, part: crossed(r, false), graph }))), `${file} ${r.id} (page graph)`).toEqual(reference);
       runs++;
     }
