@@ -1,10 +1,12 @@
 // Imports in progress (with Cancel), import failures, and whether the library is being saved.
+import { useEffect } from 'react';
 import { usePersistence } from '../../store/library-db.ts';
 import { useLibrary } from '../../store/library.ts';
 import { Button } from '../../ui/button.tsx';
 import { ErrorBanner } from '../../ui/error-banner.tsx';
 import type { ImportProgress } from '../../workers/import-client.ts';
 import { useImportJobs } from './open-files.ts';
+import { prefetchRunPage } from '../run-view/run-page-view.ts';
 import { formatCount as count } from '../../ui/format.ts';
 
 const MB = 1024 * 1024;
@@ -60,6 +62,12 @@ export function progressFraction(p: ImportProgress | undefined): number | undefi
 export function ImportProgressList() {
   const jobs = useImportJobs((s) => s.jobs);
   const lastResult = useImportJobs((s) => s.lastResult);
+  const importing = jobs.length > 0;
+  // The run view's code loads while the worker reads the files (the page is idle meanwhile): the run can be opened at
+  // once when it is listed.
+  useEffect(() => {
+    if (importing) prefetchRunPage();
+  }, [importing]);
   return (
     <div className="flex flex-col gap-1">
       {jobs.map((job) => {

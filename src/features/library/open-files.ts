@@ -5,7 +5,6 @@ import { MAX_FILE_BYTES, TRACE_FILE_NAME } from '../../import/parse-input.ts';
 import { useLibrary } from '../../store/library.ts';
 import { expectStoredRuns, flushLibrary, runStorageTarget } from '../../store/library-db.ts';
 import { ImportCancelled, importInWorker, type ImportBatchResult, type ImportProgress, type ImportSource } from '../../workers/import-client.ts';
-import { prefetchRunPage } from '../run-view/run-page-view.ts';
 
 export interface ImportJob {
   id: number;
@@ -59,9 +58,6 @@ export async function openSources(sources: ImportSource[], label?: string, impor
   const update = (patch: Partial<ImportJob>) =>
     useImportJobs.setState((s) => ({ jobs: s.jobs.map((j) => (j.id === id ? { ...j, ...patch } : j)) }));
   useImportJobs.setState((s) => ({ jobs: [...s.jobs, job] }));
-  // The run view's code loads while the worker reads the files (the page is idle meanwhile): the run can be opened at
-  // once when it is listed.
-  prefetchRunPage();
   // The write of a single file reports how far it is (the worker's database requests done): shown once the row says
   // it is saving, its latest figure kept until then.
   let writes: { written: number; total: number } | undefined;
