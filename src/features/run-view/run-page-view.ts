@@ -13,9 +13,9 @@ let prefetched = false;
 /**
  * Load the run view's code when the page is next idle (once): opening a run then does not wait for its chunk
  * (hundreds of ms on a loaded 2-core machine, ADR 0024), nor for React's reveal of a suspended view, at least 300 ms.
- * Asked when the library lists a run and while it shows an import in progress: the page is idle while the import worker reads and
- * maps a file, and a run opened as soon as it is listed found its chunk still loading (the 100k-span bench's build
- * began 160 ms after the click in some runs, 400 ms in others).
+ * Asked when the library lists a run and while it shows an import in progress: the page is idle while the import
+ * worker reads and maps a file, and a run opened as soon as it was listed found its chunk still loading (the
+ * 100k-span bench's build began 160 ms after the click in some runs, 400 ms in others).
  */
 export function prefetchRunPage(): void {
   if (prefetched) return;
