@@ -202,6 +202,14 @@ function edgeWidth(edge: GraphEdge, weight: Weight, max: { messages: number; tok
 }
 
 /** The point halfway along edgePath's curve. */
+/** Counts are written on the edges while they stay readable. */
+const countsShown = (edges: number) => edges <= 40;
+
+/** What an edge's count says: its messages (or tokens, by the width chosen), or a vote edge's votes. */
+function edgeCountText(edge: GraphEdge, weight: Weight): string {
+  return edge.kind === 'vote' ? `${compact(edge.messages)} vote${edge.messages === 1 ? '' : 's'}` : weight === 'messages' ? `×${compact(edge.messages)}` : compact(edge.tokens);
+}
+
 function edgeMidpoint(a: [number, number], b: [number, number]): [number, number] {
   const [dx, dy] = [b[0] - a[0], b[1] - a[1]];
   const length = Math.hypot(dx, dy) || 1;
@@ -250,8 +258,7 @@ const GraphBase = memo(function GraphBase({ view, positions, weight, maxActivity
   const radius = (id: string) => nodeRadius(byId.get(id)!, maxActivity);
   // Dense graphs (large teams) fade their edges so nodes and labels stay readable; the current step stays bright.
   const edgeOpacity = graph.edges.length > 60 ? 0.22 : 0.55;
-  // Counts on the edges while they stay readable.
-  const labelled = graph.edges.length <= 40;
+  const labelled = countsShown(graph.edges.length);
   return (
     <>
       <g aria-label="Manager hierarchy">
@@ -308,7 +315,7 @@ const GraphBase = memo(function GraphBase({ view, positions, weight, maxActivity
                   paintOrder="stroke"
                   pointerEvents="none"
                 >
-                  {edge.kind === 'vote' ? `${compact(edge.messages)} vote${edge.messages === 1 ? '' : 's'}` : weight === 'messages' ? `×${compact(edge.messages)}` : compact(edge.tokens)}
+                  {edgeCountText(edge, weight)}
                 </text>
               )}
             </g>
@@ -345,7 +352,7 @@ function NodeShape({ node, at, r, color }: { node: GraphNode; at: [number, numbe
         </text>
       )}
       <text
-        y={r + 12}
+        y={r + NAME_BELOW}
         textAnchor="middle"
         fontSize={11}
         fill={node.kind === 'agent' ? '#0f172a' : '#57534e'}
@@ -417,14 +424,22 @@ function pixelRatio(): number {
 /** The highlight's canvas, the graph's zoom (kept by the zoom handler) and the highlight's current drawing. */
 interface HighlightCanvas {
   canvas: HTMLCanvasElement | null;
+  /** The page's font family on the canvas element (read when it is attached: a read per move could force a style pass). */
+  family?: string;
   zoom: { k: number; x: number; y: number };
   draw: (() => void) | undefined;
 }
 
 /** What the highlight draws for a step, in the graph's coordinates (before zoom). */
 export interface HighlightShape {
-  edges: { start: [number, number]; control: [number, number]; end: [number, number]; width: number }[];
+  /**
+   * `count`: the edge's count as the graph writes it (at its middle, centred), drawn again above the highlight, which
+   * would otherwise cover it (the 1M-span OTLP run's "×250k" on its current edge read "×_50k").
+   */
+  edges: { start: [number, number]; control: [number, number]; end: [number, number]; width: number; count?: { text: string; at: [number, number]; color: string } }[];
   ring?: { at: [number, number]; r: number };
+  /** The names of the nodes the highlight touches, drawn again above it (its curves cross the name below a node). */
+  names?: { text: string; at: [number, number]; agent: boolean }[];
   pruned: boolean;
 }
 
@@ -433,7 +448,15 @@ export interface HighlightShape {
  * 11 units long whose point sits 2.2 units past the curve's end, turned along the curve's last tangent) and its
  * agent ringed, under the graph's zoom.
  */
-export function drawHighlight(ctx: CanvasRenderingContext2D, shape: HighlightShape, zoom: HighlightCanvas['zoom'], ratio: number, size: { width: number; height: number }) {
+export function drawHighlight(
+  ctx: CanvasRenderingContext2D,
+  shape: HighlightShape,
+  zoom: HighlightCanvas['zoom'],
+  ratio: number,
+  size: { width: number; height: number },
+  /** The font family the graph's text is drawn in (the page's, read once from the canvas element). */
+  family = 'sans-serif',
+) {
   ctx.setTransform(1, 0, 0, 1, 0, 0);
   ctx.clearRect(0, 0, size.width * ratio, size.height * ratio);
   ctx.setTransform(ratio * zoom.k, 0, 0, ratio * zoom.k, ratio * zoom.x, ratio * zoom.y);
@@ -466,7 +489,34 @@ export function drawHighlight(ctx: CanvasRenderingContext2D, shape: HighlightSha
     ctx.lineWidth = 3;
     ctx.stroke();
   }
+  // The counts last, over the curves, as the graph draws them: 9 px, in the edge's colour, outlined in white.
+  ctx.font = `9px ${family}`;
+  ctx.textAlign = 'center';
+  ctx.textBaseline = 'middle';
+  ctx.lineJoin = 'round';
+  for (const e of shape.edges) {
+    if (!e.count) continue;
+    const [x, y] = e.count.at;
+    ctx.lineWidth = 3;
+    ctx.strokeStyle = '#fff';
+    ctx.strokeText(e.count.text, x, y);
+    ctx.fillStyle = e.count.color;
+    ctx.fillText(e.count.text, x, y);
+  }
+  // The names as NodeShape writes them: 11 px, an agent's bold and darker, outlined in white, on their baseline.
+  ctx.textBaseline = 'alphabetic';
+  for (const name of shape.names ?? []) {
+    ctx.font = `${name.agent ? '600 ' : ''}11px ${family}`;
+    ctx.lineWidth = 3;
+    ctx.strokeStyle = '#fff';
+    ctx.strokeText(name.text, name.at[0], name.at[1]);
+    ctx.fillStyle = name.agent ? '#0f172a' : '#57534e';
+    ctx.fillText(name.text, name.at[0], name.at[1]);
+  }
 }
+
+/** A node's name: its baseline this far below the node's rim. */
+const NAME_BELOW = 12;
 
 /**
  * The current step: its agent ringed, the edges it sends on drawn over the rest, on a canvas above the graph. The
@@ -483,6 +533,7 @@ function GraphHighlight({ view, positions, weight, maxActivity, canvas, width }:
   const marks = rectifierMarks(view);
   const pruned = marks.pruned.has(position) && !marks.fallback;
   const byId = useMemo(() => new Map(graph.nodes.map((n) => [n.id, n])), [graph]);
+  const labelled = countsShown(graph.edges.length);
   const shape: HighlightShape = { edges: [], pruned };
   for (const e of edges) {
     const edge = graph.edges[e];
@@ -490,20 +541,35 @@ function GraphHighlight({ view, positions, weight, maxActivity, canvas, width }:
     const b = positions[edge.target];
     if (!a || !b) continue;
     const curve = edgeCurve(a, b, nodeRadius(byId.get(edge.source)!, maxActivity), nodeRadius(byId.get(edge.target)!, maxActivity));
-    shape.edges.push({ ...curve, width: Math.max(2.5, edgeWidth(edge, weight, max)) });
+    // Where the graph writes the count: centred at the middle, a vote's a line lower (its SVG dy of 1.5em, not 0.35em).
+    const [mx, my] = edgeMidpoint(a, b);
+    const count = labelled ? { text: edgeCountText(edge, weight), at: [mx, my + (edge.kind === 'vote' ? 10.5 : 0)] as [number, number], color: EDGE_COLORS[edge.kind] } : undefined;
+    shape.edges.push({ ...curve, width: Math.max(2.5, edgeWidth(edge, weight, max)), count });
   }
   if (node && at) shape.ring = { at, r: nodeRadius(node, maxActivity) + 4 };
+  // Every node the highlight touches (the ringed agent, the ends of its edges) has its name written again above it.
+  const touched = new Set<GraphNode>(node ? [node] : []);
+  for (const e of edges) for (const id of [graph.edges[e].source, graph.edges[e].target]) {
+    const n = byId.get(id);
+    if (n) touched.add(n);
+  }
+  shape.names = [];
+  for (const n of touched) {
+    const p = positions[n.id];
+    if (p) shape.names.push({ text: shortLabel(n.label), at: [p[0], p[1] + nodeRadius(n, maxActivity) + NAME_BELOW], agent: n.kind === 'agent' });
+  }
   // Drawn in a layout effect, in the key's own task: the frame that shows the move shows the highlight too.
   useLayoutEffect(() => {
     const state = canvas.current;
     state.draw = () => {
       const ctx = state.canvas?.getContext('2d');
-      if (ctx) drawHighlight(ctx, shape, state.zoom, pixelRatio(), { width, height: HEIGHT });
+      if (ctx) drawHighlight(ctx, shape, state.zoom, pixelRatio(), { width, height: HEIGHT }, state.family);
     };
     state.draw();
   });
   const attach = useCallback((el: HTMLCanvasElement | null) => {
     canvas.current.canvas = el;
+    if (el) canvas.current.family = getComputedStyle(el).fontFamily || undefined;
   }, [canvas]);
   const ratio = pixelRatio();
   return (
