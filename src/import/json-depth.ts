@@ -95,16 +95,7 @@ export class DepthCheckInParts {
       plainOwnOnly = false;
       return deeperFrom(value, depth, this.maxDepth, new Set<object>([besides]));
     }
-    const maxDepth = this.maxDepth;
-    if (depth > maxDepth) return true;
-    const o = value as Record<string, unknown>;
-    for (const key in o) {
-      const child = o[key];
-      if (typeof child !== 'object' || child === null) continue;
-      if (depth >= maxDepth) return true;
-      if (child !== besides && parsedChildrenDeeper(child, depth + 1, maxDepth)) return true;
-    }
-    return false;
+    return depth > this.maxDepth || parsedChildrenDeeper(value, depth, this.maxDepth, besides);
   }
 
   /**
@@ -125,7 +116,13 @@ export class DepthCheckInParts {
  * objects gives their own keys), the limit tested before a call rather than in it, and an object's child object whose
  * items are all scalars (an attribute's `value`) read in the loop, without a call of its own.
  */
-function parsedChildrenDeeper(v: object, depth: number, maxDepth: number): boolean {
+function parsedChildrenDeeper(
+  v: object,
+  depth: number,
+  maxDepth: number,
+  /** A child of `v` (an object) counted at its level but not looked into (DepthCheckInParts.deeperBesides). */
+  besides?: object,
+): boolean {
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
       const child: unknown = v[i];
@@ -138,6 +135,7 @@ function parsedChildrenDeeper(v: object, depth: number, maxDepth: number): boole
     const child = o[key];
     if (typeof child !== 'object' || child === null) continue;
     if (depth >= maxDepth) return true;
+    if (child === besides) continue;
     if (Array.isArray(child)) {
       if (parsedChildrenDeeper(child, depth + 1, maxDepth)) return true;
       continue;

@@ -549,11 +549,8 @@ function decodeColumn(col: Column, n: number, run: RunStrings): ArrayLike<unknow
       const out = new Array<unknown[]>(n);
       let at = 0;
       for (let i = 0; i < n; i++) {
-        const len = col.lens[i];
-        const a = new Array<unknown>(len);
-        for (let j = 0; j < len; j++) a[j] = items[at + j];
-        at += len;
-        out[i] = a;
+        out[i] = arrayOf(items, at, col.lens[i]);
+        at += col.lens[i];
       }
       return out;
     }
