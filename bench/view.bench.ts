@@ -6,6 +6,10 @@
 //                                      cannot pull files from under it), then measures
 //   npm run bench:view -- --no-build   uses the existing dist/ instead
 //   npm run bench:view -- --steps 100000,1000000 --presses 200 --moves 300 --reference 1000 --agents 50
+//   BENCH_PROFILE=jumps | steps        also sample the main thread during the synthetic jumps (or single steps) and
+//                                      print its heaviest functions (names: BENCH_DIST=<a `vite build --minify false`>)
+//   BENCH_TRACE=<file.json>            a Chrome trace of the largest run's synthetic jumps, invalidations included
+//                                      (what each jump restyles, lays out and paints; chrome://tracing or Perfetto)
 //
 // The same measures are taken on a small reference run (1,000 steps) in the same browser, so the ratio says whether
 // a move's cost grows with the run even when a busy machine inflates the absolute times.
@@ -25,6 +29,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { extname, join, normalize, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { writeResults, type Figure } from './results.ts';
+import { printProfile, type CpuProfile } from './browser-import.bench.ts';
 import { SESSION_FORMAT, SESSION_VERSION } from '../src/model/schema.ts';
 import { LOOP_ANALYSIS_MEASURE } from '../src/features/run-view/run-view-model.ts';
 import type { Run, Step } from '../src/model/types.ts';
@@ -44,6 +49,8 @@ const MOVES = option('moves', 300);
 const PRESSES = option('presses', 200);
 const JUMPS = option('jumps', 30);
 const REFERENCE_STEPS = option('reference', 1000);
+/** BENCH_PROFILE=jumps | steps: a CPU profile of the main thread during the synthetic jumps (or single steps). */
+const PROFILE_MOVES = process.env.BENCH_PROFILE;
 /** 50 agents: the run view must stay legible on a team that large. */
 const AGENTS = option('agents', 50);
 const ROOT = resolve(import.meta.dirname, '..');
@@ -338,9 +345,19 @@ async function measure(browser: Browser, base: string, steps: number, screenshot
   };
   const heapOpenMb = await heapMb();
   const cpu0 = await threadTime();
+  if (PROFILE_MOVES === 'steps') await cdp.send('Profiler.enable').then(() => cdp.send('Profiler.setSamplingInterval', { interval: 200 })).then(() => cdp.send('Profiler.start'));
   const step = await pressAll(stepKeys);
+  if (PROFILE_MOVES === 'steps') printProfile(((await cdp.send('Profiler.stop')) as unknown as { profile: CpuProfile }).profile, `main thread during ${MOVES} single steps, self time (ms)`);
   const cpu1 = await threadTime();
+  // BENCH_PROFILE=jumps (or steps): sample the main thread during those presses and print its heaviest functions
+  // (readable names on a build made with `vite build --minify false`, given as BENCH_DIST).
+  if (PROFILE_MOVES === 'jumps') await cdp.send('Profiler.enable').then(() => cdp.send('Profiler.setSamplingInterval', { interval: 200 })).then(() => cdp.send('Profiler.start'));
+  // BENCH_TRACE=<file>: a Chrome trace of the synthetic jumps of the largest run (Layout, Paint, … per jump).
+  const tracing = process.env.BENCH_TRACE && steps === STEP_SIZES.reduce((a, b) => Math.max(a, b), 0);
+  if (tracing) await browser.startTracing(page, { path: process.env.BENCH_TRACE, screenshots: false, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.invalidationTracking', 'blink.user_timing', 'toplevel'] });
   const jump = await pressAll(jumpKeys);
+  if (tracing) await browser.stopTracing();
+  if (PROFILE_MOVES === 'jumps') printProfile(((await cdp.send('Profiler.stop')) as unknown as { profile: CpuProfile }).profile, `main thread during ${JUMPS} jumps, self time (ms)`);
   const cpu2 = await threadTime();
   // Frame intervals while moving one step per frame (includes paint).
   const { intervals, position } = await page.evaluate(async (count) => {
