@@ -186,7 +186,7 @@ interface WorkerProfiler {
  * Target.sendMessageToTarget and its answers come back as Target.receivedMessageFromTarget. The worker is not paused
  * at its start, so its first few ms (loading its module) may be missed.
  */
-async function profileWorkers(cdp: CDPSession): Promise<WorkerProfiler> {
+export async function profileWorkers(cdp: CDPSession): Promise<WorkerProfiler> {
   let nextId = 1;
   const pending = new Map<number, (result: unknown) => void>();
   const workers: { sessionId: string; url: string; started: Promise<unknown> }[] = [];

@@ -29,6 +29,8 @@
 //                        self time per function (BENCH_PROFILE_TOTAL=1: total time too)
 //   BENCH_PROFILE=tasks  sample it from the drop to the painted run view and name what ran in each long task (build
 //                        with `--minify false` for readable names)
+//   BENCH_PROFILE=worker sample the import worker from the drop to the run listed: heaviest functions by self and
+//                        total time and a 100 ms timeline (as bench/browser-import's)
 import { chromium, type Browser, type Page } from '@playwright/test';
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, openSync, writeSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -37,7 +39,7 @@ import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { extname, join, normalize, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { appDist, printLongTaskProfile, printProfile, type CpuProfile } from './browser-import.bench.ts';
+import { appDist, printLongTaskProfile, printProfile, profileWorkers, type CpuProfile } from './browser-import.bench.ts';
 import { writeResults, type Figure } from './results.ts';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 1_000_000);
@@ -49,6 +51,8 @@ const MEMORY_TARGET_BYTES = 1.5 * 2 ** 30;
 const STILL_TARGET_MS = 1000;
 const PROFILE_OPEN = process.env.BENCH_PROFILE === 'open';
 const PROFILE_TASKS = process.env.BENCH_PROFILE === 'tasks';
+/** BENCH_PROFILE=worker: sample the import worker from the drop to the run listed (as bench/browser-import does). */
+const PROFILE_WORKER = process.env.BENCH_PROFILE === 'worker';
 const ROOT = resolve(import.meta.dirname, '..');
 
 // --------------------------------------------------------------------------------------------------------------
@@ -441,6 +445,7 @@ async function openThroughLibrary(base: string, file: string): Promise<Opened> {
       await tasksCdp.send('Profiler.start');
       profiledAt = (await page.evaluate('performance.now()')) as number;
     }
+    const workerProfiler = PROFILE_WORKER ? await profileWorkers(await page.context().newCDPSession(page)) : undefined;
     await page.getByTestId('open-file-input').setInputFiles(file);
     const row = page.getByTestId('run-row').first();
     // The run listed, or the file refused (a failure banner): then nothing opens and the figures say why.
@@ -451,6 +456,7 @@ async function openThroughLibrary(base: string, file: string): Promise<Opened> {
       throw new Error(`the file was not opened: ${why}`);
     }
     const listedAt = (await page.evaluate('window.__rowAt')) as number;
+    await workerProfiler?.stop();
     const peakListedBytes = memory.peakSoFar();
     await dumps?.at('listed');
     await heaps?.('the listing');
