@@ -49,7 +49,10 @@ const MOVES = option('moves', 300);
 const PRESSES = option('presses', 200);
 const JUMPS = option('jumps', 30);
 const REFERENCE_STEPS = option('reference', 1000);
-/** BENCH_PROFILE=jumps | steps: a CPU profile of the main thread during the synthetic jumps (or single steps). */
+/**
+ * BENCH_PROFILE=jumps | steps: a CPU profile of the main thread during the synthetic jumps (or single steps) of every
+ * run measured. Its sampling costs CPU: the moves' CPU figures of that run are then not comparable.
+ */
 const PROFILE_MOVES = process.env.BENCH_PROFILE;
 /** 50 agents: the run view must stay legible on a team that large. */
 const AGENTS = option('agents', 50);
@@ -345,19 +348,25 @@ async function measure(browser: Browser, base: string, steps: number, screenshot
   };
   const heapOpenMb = await heapMb();
   const cpu0 = await threadTime();
-  if (PROFILE_MOVES === 'steps') await cdp.send('Profiler.enable').then(() => cdp.send('Profiler.setSamplingInterval', { interval: 200 })).then(() => cdp.send('Profiler.start'));
-  const step = await pressAll(stepKeys);
-  if (PROFILE_MOVES === 'steps') printProfile(((await cdp.send('Profiler.stop')) as unknown as { profile: CpuProfile }).profile, `main thread during ${MOVES} single steps, self time (ms)`);
-  const cpu1 = await threadTime();
-  // BENCH_PROFILE=jumps (or steps): sample the main thread during those presses and print its heaviest functions
+  // BENCH_PROFILE=steps | jumps: the main thread sampled during those presses, its heaviest functions printed
   // (readable names on a build made with `vite build --minify false`, given as BENCH_DIST).
-  if (PROFILE_MOVES === 'jumps') await cdp.send('Profiler.enable').then(() => cdp.send('Profiler.setSamplingInterval', { interval: 200 })).then(() => cdp.send('Profiler.start'));
+  const sampled = async (name: 'steps' | 'jumps', presses: () => Promise<number[]>): Promise<number[]> => {
+    if (PROFILE_MOVES !== name) return presses();
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+    await cdp.send('Profiler.start');
+    const times = await presses();
+    const { profile } = (await cdp.send('Profiler.stop')) as unknown as { profile: CpuProfile };
+    printProfile(profile, `main thread during ${times.length} ${name === 'steps' ? 'single steps' : 'jumps'} on ${steps.toLocaleString('en-US')} steps, self time (ms)`);
+    return times;
+  };
+  const step = await sampled('steps', () => pressAll(stepKeys));
+  const cpu1 = await threadTime();
   // BENCH_TRACE=<file>: a Chrome trace of the synthetic jumps of the largest run (Layout, Paint, … per jump).
   const tracing = process.env.BENCH_TRACE && steps === STEP_SIZES.reduce((a, b) => Math.max(a, b), 0);
   if (tracing) await browser.startTracing(page, { path: process.env.BENCH_TRACE, screenshots: false, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.invalidationTracking', 'blink.user_timing', 'toplevel'] });
-  const jump = await pressAll(jumpKeys);
+  const jump = await sampled('jumps', () => pressAll(jumpKeys));
   if (tracing) await browser.stopTracing();
-  if (PROFILE_MOVES === 'jumps') printProfile(((await cdp.send('Profiler.stop')) as unknown as { profile: CpuProfile }).profile, `main thread during ${JUMPS} jumps, self time (ms)`);
   const cpu2 = await threadTime();
   // Frame intervals while moving one step per frame (includes paint).
   const { intervals, position } = await page.evaluate(async (count) => {

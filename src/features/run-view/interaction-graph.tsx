@@ -201,7 +201,6 @@ function edgeWidth(edge: GraphEdge, weight: Weight, max: { messages: number; tok
   return 1.2 + 7 * Math.sqrt(value);
 }
 
-/** The point halfway along edgePath's curve. */
 /** Counts are written on the edges while they stay readable. */
 const countsShown = (edges: number) => edges <= 40;
 
@@ -210,6 +209,7 @@ function edgeCountText(edge: GraphEdge, weight: Weight): string {
   return edge.kind === 'vote' ? `${compact(edge.messages)} vote${edge.messages === 1 ? '' : 's'}` : weight === 'messages' ? `×${compact(edge.messages)}` : compact(edge.tokens);
 }
 
+/** The point halfway along edgePath's curve. */
 function edgeMidpoint(a: [number, number], b: [number, number]): [number, number] {
   const [dx, dy] = [b[0] - a[0], b[1] - a[1]];
   const length = Math.hypot(dx, dy) || 1;
