@@ -428,6 +428,34 @@ interface HighlightCanvas {
   family?: string;
   zoom: { k: number; x: number; y: number };
   draw: (() => void) | undefined;
+  /**
+   * Where the highlight is drawn before it is copied onto the canvas: an OffscreenCanvas belongs to no document, so
+   * its font and text calls never make Chromium bring the page's style up to date in the key's task (on the page's
+   * canvas they did, ~1.5 ms a move, and the frame then styled the page again: ADR 0053).
+   */
+  offscreen?: OffscreenCanvas;
+}
+
+/** A 2D context drawHighlight can draw on: the page's canvas or an offscreen one. */
+type Context2D = CanvasRenderingContext2D | OffscreenCanvasRenderingContext2D;
+
+/**
+ * Draws the highlight on the state's offscreen canvas (made or resized to the page canvas's size), then copies it onto
+ * the page's canvas: a copy of pixels needs no font, so nothing in the move asks for the page's style before its frame.
+ * Where there is no OffscreenCanvas, draws on the page's canvas itself.
+ */
+function drawThroughOffscreen(state: HighlightCanvas, draw: (ctx: Context2D) => void) {
+  const target = state.canvas?.getContext('2d');
+  if (!target) return;
+  const { width, height } = target.canvas;
+  if (typeof OffscreenCanvas === 'undefined') return draw(target);
+  if (!state.offscreen || state.offscreen.width !== width || state.offscreen.height !== height) state.offscreen = new OffscreenCanvas(width, height);
+  const ctx = state.offscreen.getContext('2d');
+  if (!ctx) return draw(target);
+  draw(ctx);
+  target.setTransform(1, 0, 0, 1, 0, 0);
+  target.clearRect(0, 0, width, height);
+  target.drawImage(state.offscreen, 0, 0);
 }
 
 /** What the highlight draws for a step, in the graph's coordinates (before zoom). */
@@ -449,7 +477,7 @@ export interface HighlightShape {
  * agent ringed, under the graph's zoom.
  */
 export function drawHighlight(
-  ctx: CanvasRenderingContext2D,
+  ctx: Context2D,
   shape: HighlightShape,
   zoom: HighlightCanvas['zoom'],
   ratio: number,
@@ -561,10 +589,7 @@ function GraphHighlight({ view, positions, weight, maxActivity, canvas, width }:
   // Drawn in a layout effect, in the key's own task: the frame that shows the move shows the highlight too.
   useLayoutEffect(() => {
     const state = canvas.current;
-    state.draw = () => {
-      const ctx = state.canvas?.getContext('2d');
-      if (ctx) drawHighlight(ctx, shape, state.zoom, pixelRatio(), { width, height: HEIGHT }, state.family);
-    };
+    state.draw = () => drawThroughOffscreen(state, (ctx) => drawHighlight(ctx, shape, state.zoom, pixelRatio(), { width, height: HEIGHT }, state.family));
     state.draw();
   });
   const attach = useCallback((el: HTMLCanvasElement | null) => {
