@@ -51,3 +51,16 @@ describe('the zoomed timeline', () => {
     }
   });
 });
+
+describe("the timeline's playhead marks", () => {
+  it('paint no opaque filled rectangle (an opaque area that moves made Chromium re-layerize the page on every move)', () => {
+    const steps: Step[] = Array.from({ length: 50 }, (_, i) => ({ id: `s${i}`, index: i, kind: 'action', agentId: 'a', output: `step ${i}` }));
+    const view = runViewOf(makeRun('marks', { steps }));
+    usePlayhead.getState().load('marks', view.steps.length, 10);
+    render(<Timeline view={view} />);
+    const filled = [...screen.getByTestId('timeline-playhead-layer').querySelectorAll('rect')].filter((r) => (r.getAttribute('fill') ?? 'none') !== 'none');
+    // The bounds holder and the playhead line.
+    expect(filled.length).toBeGreaterThanOrEqual(2);
+    for (const rect of filled) expect(Number(rect.getAttribute('fill-opacity') ?? '1')).toBeLessThan(1);
+  });
+});
