@@ -9,6 +9,7 @@
 //   BENCH_PROFILE=jumps | steps        also sample the main thread during the synthetic jumps (or single steps) and
 //                                      print its heaviest functions (names: BENCH_DIST=<a `vite build --minify false`>)
 //   BENCH_TRACE=<file.json>            a Chrome trace of the largest run's synthetic jumps, invalidations included
+//   BENCH_TRACE_MOVES=steps            (with BENCH_TRACE) trace the single steps instead of the jumps
 //                                      (what each jump restyles, lays out and paints; chrome://tracing or Perfetto)
 //
 // The same measures are taken on a small reference run (1,000 steps) in the same browser, so the ratio says whether
@@ -360,13 +361,19 @@ async function measure(browser: Browser, base: string, steps: number, screenshot
     printProfile(profile, `main thread during ${times.length} ${name === 'steps' ? 'single steps' : 'jumps'} on ${steps.toLocaleString('en-US')} steps, self time (ms)`);
     return times;
   };
-  const step = await sampled('steps', () => pressAll(stepKeys));
-  const cpu1 = await threadTime();
-  // BENCH_TRACE=<file>: a Chrome trace of the synthetic jumps of the largest run (Layout, Paint, … per jump).
+  // BENCH_TRACE=<file>: a Chrome trace of the synthetic jumps (BENCH_TRACE_MOVES=steps: single steps) of the largest
+  // run (Layout, Paint, … per move).
   const tracing = process.env.BENCH_TRACE && steps === STEP_SIZES.reduce((a, b) => Math.max(a, b), 0);
-  if (tracing) await browser.startTracing(page, { path: process.env.BENCH_TRACE, screenshots: false, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.invalidationTracking', 'blink.user_timing', 'toplevel'] });
-  const jump = await sampled('jumps', () => pressAll(jumpKeys));
-  if (tracing) await browser.stopTracing();
+  const traced = async (name: 'steps' | 'jumps', presses: () => Promise<number[]>): Promise<number[]> => {
+    if (!tracing || (process.env.BENCH_TRACE_MOVES ?? 'jumps') !== name) return presses();
+    await browser.startTracing(page, { path: process.env.BENCH_TRACE, screenshots: false, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'disabled-by-default-devtools.timeline.invalidationTracking', 'blink.user_timing', 'toplevel'] });
+    const times = await presses();
+    await browser.stopTracing();
+    return times;
+  };
+  const step = await traced('steps', () => sampled('steps', () => pressAll(stepKeys)));
+  const cpu1 = await threadTime();
+  const jump = await traced('jumps', () => sampled('jumps', () => pressAll(jumpKeys)));
   const cpu2 = await threadTime();
   // Frame intervals while moving one step per frame (includes paint).
   const { intervals, position } = await page.evaluate(async (count) => {
