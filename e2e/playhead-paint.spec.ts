@@ -88,3 +88,17 @@ test('a jump keeps the step list rows (same elements, same order) and shows the 
     expect(await slots()).toEqual(Array.from({ length: count }, (_, i) => i));
   }
 });
+
+test("a step row names its step in a tooltip while the pointer is on it, and no row carries a title otherwise", async ({ page }) => {
+  await openRun(page);
+  const list = page.getByTestId('step-list');
+  await page.keyboard.press('Home');
+  await expect(list.locator('li[title]')).toHaveCount(0);
+  // The run's second step is named "thought"; its first has no name.
+  const second = list.locator('li[data-position="1"]');
+  await second.hover();
+  await expect(second).toHaveAttribute('title', 'thought');
+  await list.locator('li[data-position="0"]').hover();
+  await expect(second).not.toHaveAttribute('title');
+  await expect(list.locator('li[title]')).toHaveCount(0);
+});

@@ -2,7 +2,7 @@
 // The step list follows the playhead over a long run (issue 14 goal 3): a jump updates the rendered rows in place
 // (slot keys, ./list-window.ts) rather than removing and creating them, and the list scrolls to centre the new row.
 import '@testing-library/jest-dom/vitest';
-import { act, cleanup, render, screen } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { flushSync } from 'react-dom';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Step } from '../../model/types.ts';
@@ -90,5 +90,24 @@ describe('the step list', () => {
       (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = actEnvironment;
     }
   });
-});
 
+  it("shows a row's step name as a tooltip only while the pointer is on it, so a move changes no row's title", () => {
+    const steps: Step[] = Array.from({ length: 200 }, (_, i) => ({ id: `s${i}`, index: i, kind: 'tool', name: `tool_${i}`, agentId: 'a', output: `output ${i}` }));
+    const view = runViewOf(makeRun('names', { steps }));
+    usePlayhead.getState().load('names', view.steps.length, 0);
+    render(<StepList view={view} />);
+    const list = screen.getByTestId('step-list');
+    expect(list.querySelectorAll('li[title]')).toHaveLength(0);
+    const row = list.querySelector('li[data-position="3"]') as HTMLElement;
+    fireEvent.pointerEnter(row);
+    expect(row).toHaveAttribute('title', 'tool_3');
+    // A jump puts another step in this pooled row; the next pointer move over it names that step.
+    act(() => usePlayhead.getState().moveTo(150));
+    expect(list.querySelectorAll('li[title]').length).toBeLessThanOrEqual(1);
+    const position = row.getAttribute('data-position');
+    fireEvent.pointerMove(row);
+    expect(row).toHaveAttribute('title', `tool_${position}`);
+    fireEvent.pointerLeave(row);
+    expect(row).not.toHaveAttribute('title');
+  });
+});
