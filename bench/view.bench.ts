@@ -9,8 +9,8 @@
 //   BENCH_PROFILE=jumps | steps        also sample the main thread during the synthetic jumps (or single steps) and
 //                                      print its heaviest functions (names: BENCH_DIST=<a `vite build --minify false`>)
 //   BENCH_TRACE=<file.json>            a Chrome trace of the largest run's synthetic jumps, invalidations included
-//   BENCH_TRACE_MOVES=steps            (with BENCH_TRACE) trace the single steps instead of the jumps
 //                                      (what each jump restyles, lays out and paints; chrome://tracing or Perfetto)
+//   BENCH_TRACE_MOVES=steps            (with BENCH_TRACE) trace the single steps instead of the jumps
 //
 // The same measures are taken on a small reference run (1,000 steps) in the same browser, so the ratio says whether
 // a move's cost grows with the run even when a busy machine inflates the absolute times.
