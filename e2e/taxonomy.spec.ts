@@ -70,10 +70,25 @@ test('labels an edge of a real Who&When run; the label survives a reload and joi
 
   // The history window H is in the URL and changes the local history shown (and sent to the clarifier).
   await expect(page.getByTestId('edge-detail')).toContainText('Local history (the last 3 related handoffs)');
+  // Each new H asks the worker for a new cost estimate: the line keeps its height from "Estimating…" to the
+  // estimate, so nothing below it (the label's buttons) moves under the pointer when it arrives.
+  await page.evaluate(() => {
+    const heights: string[] = [];
+    (window as unknown as { estimateHeights: string[] }).estimateHeights = heights;
+    const note = () => {
+      const line = document.querySelector('[data-testid="clarifier-estimate"]');
+      if (line) heights.push(`${line.getAttribute('data-status')} ${line.getBoundingClientRect().height}`);
+    };
+    new MutationObserver(note).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-status'] });
+  });
   await page.getByLabel('History window H').selectOption('1');
   await expect(page).toHaveURL(/[?&]h=1/);
   await expect(page.getByTestId('edge-detail')).toContainText('Local history (the last 1 related handoff)');
   await page.getByLabel('History window H').selectOption('3');
+  await expect(page.getByTestId('clarifier-estimate')).toHaveAttribute('data-status', 'ready');
+  const heights = new Set(await page.evaluate(() => (window as unknown as { estimateHeights: string[] }).estimateHeights));
+  expect([...heights].some((h) => h.startsWith('pending')), [...heights].join(', ')).toBe(true);
+  expect(new Set([...heights].map((h) => h.split(' ')[1])).size, [...heights].join(', ')).toBe(1);
 
   // Label it with the keyboard (3 = SC), then by click (RD), with a note, then save.
   const edgeId = await decisive.getAttribute('data-edge-id');

@@ -30,19 +30,27 @@ export function useCostEstimate(key: string | undefined, compute: () => Promise<
   return key !== undefined && state?.key === key ? state.state : key !== undefined ? { status: 'pending' } : undefined;
 }
 
+/**
+ * The box every state of the estimate line is drawn in: the same border and padding while it is pending, failed or
+ * ready, so the estimate arriving (a worker's answer, seconds later on a busy machine) does not move what is below it
+ * under a pointer about to click (a label's radio button was clicked through such a shift). Lines of 20 px: the
+ * ready line's badge is that tall, and the pending line is then as tall as the ready one (30 px, not 26).
+ */
+const ESTIMATE_BOX = 'rounded border px-2 py-1 text-xs leading-5';
+
 /** One line under the run buttons: calls and tokens the chosen run and settings would cost. */
 export function CostEstimateLine({ state, testId, note }: { state: EstimateState | undefined; testId: string; note?: string }) {
   if (!state) return null;
   if (state.status === 'pending') {
     return (
-      <p className="text-xs text-slate-500" data-testid={testId} data-status="pending">
+      <p className={`${ESTIMATE_BOX} border-slate-200 bg-slate-50 text-slate-500`} data-testid={testId} data-status="pending">
         Estimating the cost…
       </p>
     );
   }
   if (state.status === 'error') {
     return (
-      <p className="text-xs text-amber-800" data-testid={testId} data-status="error">
+      <p className={`${ESTIMATE_BOX} border-amber-200 bg-amber-50 text-amber-800`} data-testid={testId} data-status="error">
         No estimate: {state.message}
       </p>
     );
@@ -52,7 +60,7 @@ export function CostEstimateLine({ state, testId, note }: { state: EstimateState
   const oneTime = estimateOneTimeLine(e);
   return (
     <div
-      className="rounded border border-slate-200 bg-slate-50 px-2 py-1 text-xs text-slate-700"
+      className={`${ESTIMATE_BOX} border-slate-200 bg-slate-50 text-slate-700`}
       data-testid={testId}
       data-status="ready"
       data-calls={perRun.calls}
