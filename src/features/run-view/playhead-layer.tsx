@@ -5,7 +5,7 @@
 // moved by their attributes beside a full-size, all but invisible rectangle: the chunk they paint in keeps its bounds
 // whatever moves inside it, so a move takes the repaint-only path. (Canvases do too, but each redrawn canvas is a
 // compositor layer whose new texture cost the main thread 1–2 ms a press here, more than the layerize it saved.)
-// A filled rectangle among the marks must not be opaque (MARK_OPACITY): a moving opaque area changes the chunk too.
+// The marks are drawn at MARK_OPACITY, never opaque: a moving opaque area changes the chunk too.
 // The elements tests and scripts read (`data-*` attributes) stay as unpainted holders beside it.
 import type { ReactNode } from 'react';
 
@@ -23,18 +23,19 @@ export interface PlayheadLayerProps {
 const HOLD_BOUNDS_OPACITY = 1 / 255;
 
 /**
- * Fill opacity for a mark drawn as a filled rectangle (the timeline's playhead line). Chromium notes the area a paint
+ * Fill opacity the layer gives its marks (inherited by every filled shape inside it). Chromium notes the area a paint
  * chunk covers opaquely, and an opaque rectangle that moves changes it: every move then took the full layerization
- * again (ADR 0053: `PaintArtifactCompositor::Update` on every press, Layerize 1.58 → 0.43 ms a press at 0.99). At 0.99
- * the colour differs from the opaque one by under 1 %, and the chunk has no opaque area to follow the mark.
+ * again (ADR 0053: the timeline's playhead line, `PaintArtifactCompositor::Update` on every press, Layerize 1.58 →
+ * 0.43 ms a press at 0.99). At 0.99 the colour differs from the opaque one by under 1 %, and the chunk has no opaque
+ * area to follow the mark.
  */
-export const MARK_OPACITY = 0.99;
+const MARK_OPACITY = 0.99;
 
 export function PlayheadLayer({ width, height, children, testId }: PlayheadLayerProps) {
   return (
     <svg data-testid={testId} width={width} height={height} aria-hidden className="pointer-events-none absolute top-0 left-0 block">
       <rect width={width} height={height} fill="#ffffff" fillOpacity={HOLD_BOUNDS_OPACITY} />
-      {children}
+      <g fillOpacity={MARK_OPACITY}>{children}</g>
     </svg>
   );
 }

@@ -58,9 +58,18 @@ describe("the timeline's playhead marks", () => {
     const view = runViewOf(makeRun('marks', { steps }));
     usePlayhead.getState().load('marks', view.steps.length, 10);
     render(<Timeline view={view} />);
-    const filled = [...screen.getByTestId('timeline-playhead-layer').querySelectorAll('rect')].filter((r) => (r.getAttribute('fill') ?? 'none') !== 'none');
+    const layer = screen.getByTestId('timeline-playhead-layer');
+    const filled = [...layer.querySelectorAll('rect')].filter((r) => (r.getAttribute('fill') ?? 'none') !== 'none');
     // The bounds holder and the playhead line.
     expect(filled.length).toBeGreaterThanOrEqual(2);
-    for (const rect of filled) expect(Number(rect.getAttribute('fill-opacity') ?? '1')).toBeLessThan(1);
+    // SVG's fill-opacity is inherited: a shape's own, else the nearest one above it inside the layer, else 1.
+    const fillOpacity = (shape: Element): number => {
+      for (let e: Element | null = shape; e && e !== layer.parentElement; e = e.parentElement) {
+        const own = e.getAttribute('fill-opacity');
+        if (own !== null) return Number(own);
+      }
+      return 1;
+    };
+    for (const rect of filled) expect(fillOpacity(rect)).toBeLessThan(1);
   });
 });

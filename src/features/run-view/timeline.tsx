@@ -10,7 +10,7 @@ import { formatDuration, formatCount } from '../../ui/format.ts';
 import { compact } from '../../ui/format.ts';
 import { initialTimelineMode, LANE_CHUNK, nearestMarker, stepAt, timelineGeometry, type TimelineGeometry, type TimelineMode } from './timeline-geometry.ts';
 import { useElementWidth } from '../../ui/use-element-width.ts';
-import { MARK_OPACITY, PlayheadLayer } from './playhead-layer.tsx';
+import { PlayheadLayer } from './playhead-layer.tsx';
 
 const LANE_H = 22;
 const MARK_LANE_H = 18;
@@ -461,7 +461,7 @@ function TimelinePlayhead({ view, geometry, win, setWin, width, height }: Canvas
   return (
     <div data-testid="timeline" data-current-step={step?.id} data-position={position} className="pointer-events-none absolute inset-0">
       <PlayheadLayer testId="timeline-playhead-layer" width={width} height={height}>
-        <rect x={lineX} y={0} width={2} height={height - AXIS_H} fill={PLAYHEAD} fillOpacity={MARK_OPACITY} />
+        <rect x={lineX} y={0} width={2} height={height - AXIS_H} fill={PLAYHEAD} />
         <rect {...ring(0.5)} fill="none" stroke="#ffffff" strokeWidth={1} />
         <rect {...ring(2)} fill="none" stroke={PLAYHEAD} strokeWidth={2} />
       </PlayheadLayer>
