@@ -1,5 +1,5 @@
 // The playhead's connections to the outside: the URL (`step` param), the play timer and the keyboard.
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { positionFromStepParam, stepNumber } from '../../model/steps.ts';
 import { usePlayhead } from '../../store/playhead.ts';
 import { useUrl } from '../../store/url.ts';
@@ -32,9 +32,16 @@ function whenIdle(task: () => void, timeout: number): () => void {
 export function useStepInUrl(view: RunView): string | undefined {
   const stepParam = useUrl((s) => s.params.step);
   const runId = view.run.id;
+  // The `step` this hook last followed or wrote. The URL follows the playhead a moment late, so a view rebuilt meanwhile
+  // (a live run growing, a result or label saved into the run) finds the step before in it: only a value the URL comes
+  // to hold by itself (the link opened, back/forward, an edit) moves the playhead; one seen already is not followed again.
+  const seen = useRef<{ runId: string; step: string | undefined } | undefined>(undefined);
   useEffect(() => {
     const playhead = usePlayhead.getState();
-    const requested = stepParam !== undefined ? positionFromStepParam(stepParam, view.steps, view.positionOf) : undefined;
+    const fresh = seen.current === undefined || seen.current.runId !== runId || seen.current.step !== stepParam;
+    const requested = fresh && stepParam !== undefined ? positionFromStepParam(stepParam, view.steps, view.positionOf) : undefined;
+    // A step the run does not have yet (a link into a live run) is looked for again as the run grows.
+    if (stepParam === undefined || requested !== undefined) seen.current = { runId, step: stepParam };
     if (playhead.runId !== runId || playhead.length !== view.steps.length) {
       // A run that grows (received live) keeps the newest step in view while the playhead rests on the last step;
       // once the person moves it elsewhere, it stays where they put it.
@@ -65,7 +72,9 @@ export function useStepInUrl(view: RunView): string | undefined {
       const number = String(stepNumber(position));
       const at = view.positionOf.get(number);
       const value = at === undefined || at === position ? number : id;
-      if (useUrl.getState().params.step !== value) useUrl.getState().setParams({ step: value });
+      if (useUrl.getState().params.step === value) return;
+      seen.current = { runId, step: value };
+      useUrl.getState().setParams({ step: value });
     };
     return () => {
       clearTimeout(timer);
