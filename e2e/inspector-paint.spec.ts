@@ -60,12 +60,24 @@ test('the inspector fills its panel and nothing in it clips or scrolls, step aft
 
 test('a text shown whole scrolls in a box of its own; the next step starts cut again, without one', async ({ page }) => {
   await openRun(page);
-  // The first step with a text long enough to be cut.
-  const showAll = page.getByTestId('inspector').getByRole('button', { name: /^show all/ }).first();
-  for (let press = 0; press < 40 && !(await showAll.isVisible()); press++) await page.keyboard.press('j');
+  // The first step with a text long enough to be cut; each press waits until the inspector shows the next step.
+  const inspector = page.getByTestId('inspector');
+  const showAll = inspector.getByRole('button', { name: /^show all/ }).first();
+  for (let press = 0; press < 40 && !(await showAll.isVisible()); press++) {
+    const position = await inspector.getAttribute('data-position');
+    await page.keyboard.press('j');
+    await expect(inspector).not.toHaveAttribute('data-position', position!);
+  }
   await expect(showAll).toBeVisible();
+  const shown = await inspector.getAttribute('data-position');
   await showAll.click();
-  await expect.poll(async () => (await inspectorBox(page)).clipping.length).toBeGreaterThan(0);
+  // Read with the step it belongs to: a box on another step, or none on this one, each says so when it fails.
+  await expect
+    .poll(async () => {
+      const box = await inspectorBox(page);
+      return { position: box.position, grown: box.clipping.length > 0 };
+    })
+    .toEqual({ position: shown, grown: true });
   await page.keyboard.press('j');
   await expect.poll(async () => (await inspectorBox(page)).clipping).toEqual([]);
 });
