@@ -69,6 +69,8 @@ test('a text shown whole scrolls in a box of its own; the next step starts cut a
     await expect(inspector).not.toHaveAttribute('data-position', position!);
   }
   await expect(showAll).toBeVisible();
+  // Its text shown by the markdown renderer, not the plain text shown until the renderer arrives (which moves the button).
+  await expect(inspector.locator('[data-markdown="rendered"]:not(:has([data-testid="markdown"]))')).toHaveCount(0);
   const shown = await inspector.getAttribute('data-position');
   await showAll.click();
   // Read with the step it belongs to: a box on another step, or none on this one, each says so when it fails.
@@ -80,4 +82,33 @@ test('a text shown whole scrolls in a box of its own; the next step starts cut a
     .toEqual({ position: shown, grown: true });
   await page.keyboard.press('j');
   await expect.poll(async () => (await inspectorBox(page)).clipping).toEqual([]);
+});
+
+test('the markdown renderer is fetched once the run view is drawn: the first markdown text shows rendered at once', async ({ page }) => {
+  await openRun(page);
+  await expect
+    .poll(() => page.evaluate(() => performance.getEntriesByType('resource').some((e) => /markdown-view/.test(e.name))), { message: 'the renderer fetched ahead' })
+    .toBe(true);
+  // Every text the inspector shows as markdown from here on, as each is put in the page: drawn by the renderer, or by
+  // the plain stand-in shown while the renderer loads (a <pre> directly in the text's box).
+  await page.evaluate(() => {
+    const seen = { rendered: 0, standIn: 0 };
+    (window as unknown as { markdownSeen: typeof seen }).markdownSeen = seen;
+    new MutationObserver(() => {
+      for (const box of document.querySelectorAll('[data-testid="inspector"] [data-markdown="rendered"]')) {
+        if (box.querySelector(':scope > pre')) seen.standIn++;
+        else if (box.querySelector('[data-testid="markdown"]')) seen.rendered++;
+      }
+    }).observe(document.body, { subtree: true, childList: true });
+  });
+  const inspector = page.getByTestId('inspector');
+  for (let press = 0; press < 40 && (await inspector.locator('[data-markdown="rendered"]').count()) === 0; press++) {
+    const position = await inspector.getAttribute('data-position');
+    await page.keyboard.press('j');
+    await expect(inspector).not.toHaveAttribute('data-position', position!);
+  }
+  await expect(inspector.getByTestId('markdown').first()).toBeVisible();
+  const seen = await page.evaluate(() => (window as unknown as { markdownSeen: { rendered: number; standIn: number } }).markdownSeen);
+  expect(seen.rendered).toBeGreaterThan(0);
+  expect(seen.standIn).toBe(0);
 });

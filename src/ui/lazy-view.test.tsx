@@ -49,4 +49,20 @@ describe('lazyView', () => {
     render(shell(view));
     expect(screen.getByText('run page')).toBeTruthy();
   });
+
+  it('passes its props to the view, loaded ahead or not', async () => {
+    const Greeting = ({ name }: { name: string }) => <p>hello {name}</p>;
+    const ahead = lazyView(async () => ({ Greeting }), (m) => m.Greeting);
+    await ahead.preload();
+    render(<ahead.Component name="ada" />);
+    expect(screen.getByText('hello ada')).toBeTruthy();
+    const later = lazyView(async () => ({ Greeting }), (m) => m.Greeting);
+    render(
+      <Suspense fallback={<p>loading…</p>}>
+        <later.Component name="grace" />
+      </Suspense>,
+    );
+    expect(await screen.findByText('hello grace')).toBeTruthy();
+  });
 });
+

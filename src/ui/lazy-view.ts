@@ -1,8 +1,8 @@
 import { createElement, lazy, type ComponentType } from 'react';
 
 /** A view whose code loads on first use (as React.lazy) and can be loaded ahead (`preload`). */
-export interface LazyView {
-  Component: ComponentType;
+export interface LazyView<P extends object = object> {
+  Component: ComponentType<P>;
   preload(): Promise<void>;
 }
 
@@ -12,8 +12,8 @@ export interface LazyView {
  * task later), and React reveals a suspended view no sooner than 300 ms after its fallback: opening a run from the
  * library, its code prefetched, still waited 300–500 ms for that (bench/million.bench.ts, click → "preparing").
  */
-export function lazyView<M>(load: () => Promise<M>, pick: (module: M) => ComponentType): LazyView {
-  let loaded: ComponentType | undefined;
+export function lazyView<M, P extends object = object>(load: () => Promise<M>, pick: (module: M) => ComponentType<P>): LazyView<P> {
+  let loaded: ComponentType<P> | undefined;
   let pending: Promise<void> | undefined;
   const preload = (): Promise<void> =>
     (pending ??= load().then(
@@ -26,8 +26,8 @@ export function lazyView<M>(load: () => Promise<M>, pick: (module: M) => Compone
       },
     ));
   const Lazy = lazy(() => preload().then(() => ({ default: loaded! })));
-  function View() {
-    return createElement(loaded ?? Lazy);
+  function View(props: P) {
+    return createElement(loaded ?? Lazy, props);
   }
   return { Component: View, preload };
 }

@@ -1,13 +1,36 @@
 // What someone said in a trace (a message, a model's output, a prompt turn): markdown rendered as markdown when the
 // text uses it, with a "plain / rendered" toggle per message; other text as TraceText (JSON pretty-printed). The
-// markdown renderer is loaded on first use (React.lazy), so it adds nothing to the first-paint JS; until it arrives
-// the text shows plain.
-import { lazy, Suspense, useState } from 'react';
+// markdown renderer is loaded on first use, or ahead of it (preloadMarkdown, once the run view is drawn), so it adds
+// nothing to the first-paint JS; until it arrives the text shows plain.
+import { Suspense, useState } from 'react';
 import { looksLikeMarkdown } from './markdown.ts';
 import { firstScreenEnd, PlainText, prettyJson, TraceText } from './trace-text.tsx';
 import { formatCount } from '../../ui/format.ts';
+import { lazyView } from '../../ui/lazy-view.ts';
 
-const MarkdownView = lazy(() => import('./markdown-view.tsx'));
+const markdownView = lazyView(
+  () => import('./markdown-view.tsx'),
+  (m) => m.default,
+);
+const MarkdownView = markdownView.Component;
+
+let preloading = false;
+
+/**
+ * Load the markdown renderer when the page is next idle (once). Loaded on first use, it arrived while the first
+ * markdown text of the session was on screen: that text showed as recorded, then rendered, and what lay below it
+ * (its "show all") moved under the reader's pointer.
+ */
+export function preloadMarkdown(): void {
+  if (preloading) return;
+  preloading = true;
+  const load = () =>
+    void markdownView.preload().catch(() => {
+      preloading = false; // tried again with the next run opened; a text needing it meanwhile loads it itself
+    });
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(load, { timeout: 3000 });
+  else setTimeout(load, 0);
+}
 
 const DEFAULT_LIMIT = 1500;
 

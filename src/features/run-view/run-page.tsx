@@ -12,6 +12,7 @@ import { ErrorBoundary } from '../../ui/error-boundary.tsx';
 import { HelpOverlay } from '../../ui/help-overlay.tsx';
 import { useOpeningLinked } from '../library/startup.tsx';
 import { InteractionGraphView } from './interaction-graph.tsx';
+import { preloadMarkdown } from './message-text.tsx';
 import { applyAction, usePlayTimer, useRunKeyboard, useStepInUrl } from './playback.ts';
 import type { RunView } from './run-view-model.ts';
 import { LARGE_STEPS, PROGRESS_DELAY_MS, useRunView } from './run-view-loader.ts';
@@ -203,11 +204,15 @@ const Stage = { ListAndInspector: 0, Graph: 1, Timeline: 2, Charts: 3, All: 4 } 
  * loop panel with the span tree, each in the task after the one before is painted. Drawn in one task they were one of
  * 300–550 ms at 1M steps, and of 160–180 ms even for a run of a few dozen steps (style and layout of its ~700
  * elements at once, each panel measuring its width); staged, a small run's panels appear within a few frames.
+ * Once all are drawn, the markdown renderer is fetched ahead of the first text that needs it (message-text.tsx).
  */
 function usePanelStage(): number {
   const [stage, setStage] = useState<number>(Stage.ListAndInspector);
   useEffect(() => {
-    if (stage >= Stage.All) return;
+    if (stage >= Stage.All) {
+      preloadMarkdown();
+      return;
+    }
     let live = true;
     requestAnimationFrame(() => setTimeout(() => live && setStage((s) => s + 1), 0));
     return () => {
