@@ -209,10 +209,27 @@ test.describe('costs against the test server', () => {
     await page.getByLabel('Max turns').fill('2');
     await page.getByLabel('Concurrency').fill('1');
     await page.getByTestId('batch-engines').getByLabel('Edge clarifier').check();
+    // Where the card's progress bar sits in the card, and the estimate line's state, at every change of the page
+    // from the card's creation on: the estimate arriving must not move what is below it.
+    await page.evaluate(() => {
+      const seen: { status: string; barTop: number }[] = [];
+      (window as unknown as { batchSeen: typeof seen }).batchSeen = seen;
+      new MutationObserver(() => {
+        const card = document.querySelector('[data-testid="batch-card"]');
+        const bar = card?.querySelector('[role="progressbar"]');
+        if (!card || !bar) return;
+        const status = card.querySelector('[data-testid="batch-estimate"]')?.getAttribute('data-status') ?? 'none';
+        const barTop = Math.round(bar.getBoundingClientRect().top - card.getBoundingClientRect().top);
+        if (seen.at(-1)?.status !== status || seen.at(-1)?.barTop !== barTop) seen.push({ status, barTop });
+      }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+    });
     await page.getByRole('button', { name: 'Create batch' }).click();
     const card = page.getByTestId('batch-card').first();
     const arms = card.getByTestId('batch-estimate-arm');
     await expect(arms).toHaveCount(2, { timeout: 30_000 });
+    const seen = await page.evaluate(() => (window as unknown as { batchSeen: { status: string; barTop: number }[] }).batchSeen);
+    expect(seen.map((s) => s.status)).toEqual(['pending', 'ready']);
+    expect(new Set(seen.map((s) => s.barTop)).size, JSON.stringify(seen)).toBe(1);
     const figure = async (arm: string, what: 'calls' | 'tokens') => Number(await card.locator(`[data-testid="batch-estimate-arm"][data-arm="${arm}"]`).getAttribute(`data-${what}`));
     // Two role turns and the decision agent per task; the clarifier checks each role message once.
     const baselineCalls = await figure('baseline', 'calls');

@@ -170,15 +170,20 @@ function BatchCard({ state }: { state: BatchState }) {
           <Button size="sm" variant="danger" disabled={running} onClick={() => void remove(state.spec.id)}>Delete</Button>
         </div>
       </header>
-      {estimate?.status === 'ready' && estimate.estimate.perArm && (
-        <p className="mt-1 text-xs text-slate-600" data-testid="batch-estimate" title={estimate.estimate.assumptions.join('\n')}>
+      {/* The line is there from the moment the estimate is asked for: appearing when it is ready, it moved the
+          progress bar and the table below it. */}
+      {estimate && (estimate.status !== 'ready' || estimate.estimate.perArm) && (
+        <p className="mt-1 text-xs text-slate-600" data-testid="batch-estimate" data-status={estimate.status} title={estimate.status === 'ready' ? estimate.estimate.assumptions.join('\n') : undefined}>
           Estimate before running:{' '}
-          {estimate.estimate.perArm.map((a, k) => (
-            <span key={a.arm} data-testid="batch-estimate-arm" data-arm={a.arm} data-calls={a.calls} data-tokens={a.tokens.total}>
-              {k > 0 ? ' · ' : ''}
-              {a.arm} {a.calls.toLocaleString('en')} calls, ~{a.tokens.total.toLocaleString('en')} tokens
-            </span>
-          ))}
+          {estimate.status === 'pending' && <span className="text-slate-400">estimating…</span>}
+          {estimate.status === 'error' && <span className="text-amber-800">none ({estimate.message})</span>}
+          {estimate.status === 'ready' &&
+            estimate.estimate.perArm?.map((a, k) => (
+              <span key={a.arm} data-testid="batch-estimate-arm" data-arm={a.arm} data-calls={a.calls} data-tokens={a.tokens.total}>
+                {k > 0 ? ' · ' : ''}
+                {a.arm} {a.calls.toLocaleString('en')} calls, ~{a.tokens.total.toLocaleString('en')} tokens
+              </span>
+            ))}
           {oneTime && <span data-testid="batch-estimate-one-time"> · {oneTime}</span>}
         </p>
       )}
