@@ -7,6 +7,7 @@ import type { GraphEdge, GraphNode } from '../../model/graph.ts';
 import { recordOf } from '../../model/record.ts';
 import { rectifierMarks } from './rectifier-marks.ts';
 import { usePlayhead } from '../../store/playhead.ts';
+import { countCentre, edgeMidpoint, placeCountLabels } from './graph-labels.ts';
 import type { LayoutInput, LayoutOutput } from '../../workers/graph-layout.ts';
 import { agentColors } from '../../ui/agent-colors.ts';
 import type { RunView } from './run-view-model.ts';
@@ -209,12 +210,28 @@ function edgeCountText(edge: GraphEdge, weight: Weight): string {
   return edge.kind === 'vote' ? `${compact(edge.messages)} vote${edge.messages === 1 ? '' : 's'}` : weight === 'messages' ? `×${compact(edge.messages)}` : compact(edge.tokens);
 }
 
-/** The point halfway along edgePath's curve. */
-function edgeMidpoint(a: [number, number], b: [number, number]): [number, number] {
-  const [dx, dy] = [b[0] - a[0], b[1] - a[1]];
-  const length = Math.hypot(dx, dy) || 1;
-  const bend = Math.min(40, length * 0.15);
-  return [(a[0] + b[0]) / 2 - (dy / length) * bend * 0.5, (a[1] + b[1]) / 2 + (dx / length) * bend * 0.5];
+/** Where the graph writes its edges' counts (graph-labels.ts), per layout and edge width: its base and its highlight read it. */
+const placements = new WeakMap<Positions, Map<string, Map<string, [number, number]>>>();
+
+function countPlacement(view: RunView, positions: Positions, weight: Weight, maxActivity: number): Map<string, [number, number]> {
+  const { graph } = view;
+  let byWidth = placements.get(positions);
+  if (!byWidth) placements.set(positions, (byWidth = new Map()));
+  const key = `${weight}:${maxActivity}`;
+  let placed = byWidth.get(key);
+  if (placed) return placed;
+  placed = new Map();
+  if (countsShown(graph.edges.length)) {
+    const nodes = graph.nodes.flatMap((n) => (positions[n.id] ? [{ at: positions[n.id], r: nodeRadius(n, maxActivity), name: shortLabel(n.label) }] : []));
+    const edges = graph.edges.flatMap((e) =>
+      positions[e.source] && positions[e.target]
+        ? [{ id: e.id, from: positions[e.source], to: positions[e.target], vote: e.kind === 'vote', text: edgeCountText(e, weight), weight: weight === 'messages' || e.kind === 'vote' ? e.messages : e.tokens }]
+        : [],
+    );
+    placed = placeCountLabels(edges, nodes, NAME_BELOW);
+  }
+  byWidth.set(key, placed);
+  return placed;
 }
 
 /** A curve from the rim of one node to the rim of the other (a quadratic Bézier); opposite edges bend to opposite sides. */
@@ -258,7 +275,8 @@ const GraphBase = memo(function GraphBase({ view, positions, weight, maxActivity
   const radius = (id: string) => nodeRadius(byId.get(id)!, maxActivity);
   // Dense graphs (large teams) fade their edges so nodes and labels stay readable; the current step stays bright.
   const edgeOpacity = graph.edges.length > 60 ? 0.22 : 0.55;
-  const labelled = countsShown(graph.edges.length);
+  // The counts that fit (none on a graph too dense to write them on); the rest are in the edges' tooltips.
+  const placed = countPlacement(view, positions, weight, maxActivity);
   return (
     <>
       <g aria-label="Manager hierarchy">
@@ -302,11 +320,11 @@ const GraphBase = memo(function GraphBase({ view, positions, weight, maxActivity
                   edge.kind === 'tool' || edge.kind === 'memory' ? 'calls' : edge.kind === 'vote' ? 'votes on polls it proposed' : 'messages'
                 }, ${formatCount(Math.round(edge.tokens))} tokens${edge.inLoop ? ' · part of a loop (repeated identical calls)' : ''}`}</title>
               </path>
-              {labelled && (
+              {placed.has(edge.id) && (
                 <text
-                  x={edgeMidpoint(a, b)[0]}
-                  y={edgeMidpoint(a, b)[1]}
-                  dy={edge.kind === 'vote' ? '1.5em' : '0.35em'}
+                  x={placed.get(edge.id)![0]}
+                  y={placed.get(edge.id)![1]}
+                  dy="0.35em"
                   textAnchor="middle"
                   fontSize={9}
                   fill={EDGE_COLORS[edge.kind]}
@@ -562,6 +580,7 @@ function GraphHighlight({ view, positions, weight, maxActivity, canvas, width }:
   const pruned = marks.pruned.has(position) && !marks.fallback;
   const byId = useMemo(() => new Map(graph.nodes.map((n) => [n.id, n])), [graph]);
   const labelled = countsShown(graph.edges.length);
+  const placed = countPlacement(view, positions, weight, maxActivity);
   const shape: HighlightShape = { edges: [], pruned };
   for (const e of edges) {
     const edge = graph.edges[e];
@@ -569,9 +588,8 @@ function GraphHighlight({ view, positions, weight, maxActivity, canvas, width }:
     const b = positions[edge.target];
     if (!a || !b) continue;
     const curve = edgeCurve(a, b, nodeRadius(byId.get(edge.source)!, maxActivity), nodeRadius(byId.get(edge.target)!, maxActivity));
-    // Where the graph writes the count: centred at the middle, a vote's a line lower (its SVG dy of 1.5em, not 0.35em).
-    const [mx, my] = edgeMidpoint(a, b);
-    const count = labelled ? { text: edgeCountText(edge, weight), at: [mx, my + (edge.kind === 'vote' ? 10.5 : 0)] as [number, number], color: EDGE_COLORS[edge.kind] } : undefined;
+    // Written where the graph writes a count (a vote's a line lower), whether or not the graph had room for it.
+    const count = labelled ? { text: edgeCountText(edge, weight), at: placed.get(edge.id) ?? countCentre(a, b, edge.kind === 'vote'), color: EDGE_COLORS[edge.kind] } : undefined;
     shape.edges.push({ ...curve, width: Math.max(2.5, edgeWidth(edge, weight, max)), count });
   }
   if (node && at) shape.ring = { at, r: nodeRadius(node, maxActivity) + 4 };

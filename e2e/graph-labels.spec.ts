@@ -1,0 +1,46 @@
+// The interaction graph of a team where every agent messages every other (a real smolagents message-bus run, with
+// votes): the counts it writes on its edges cover neither one another nor an agent's name, and a count left unwritten
+// for want of room is still in its edge's tooltip.
+import { expect, test } from '@playwright/test';
+import { openStudio, openTraceInRunView, sharedTrace, skipWithoutShared } from './fixtures.ts';
+
+const BUS = 'smolagents-bus/runs/023f7ac8/messages.jsonl';
+
+skipWithoutShared(BUS);
+
+for (const viewport of [
+  { width: 1280, height: 800 },
+  { width: 1920, height: 1080 },
+]) {
+  test(`a message-bus run's edge counts do not pile up (${viewport.width}×${viewport.height})`, async ({ page }) => {
+    await page.setViewportSize(viewport);
+    await openStudio(page);
+    await openTraceInRunView(page, sharedTrace(BUS));
+    const graph = page.getByTestId('graph');
+    await expect(graph.locator('[data-node-id]').first()).toBeVisible();
+    const drawn = await graph.evaluate((svg) => {
+      const rect = (el: Element) => {
+        const r = el.getBoundingClientRect();
+        return { x0: r.left, y0: r.top, x1: r.right, y1: r.bottom };
+      };
+      const edges = [...svg.querySelectorAll('g[aria-label="Edges"] > g[data-edge-id]')];
+      return {
+        edges: edges.length,
+        counts: edges.flatMap((g) => [...g.querySelectorAll(':scope > text')].map((t) => ({ edge: g.getAttribute('data-edge-id'), text: t.textContent, ...rect(t) }))),
+        unwritten: edges.filter((g) => !g.querySelector(':scope > text')).map((g) => g.querySelector('title')?.textContent ?? ''),
+        names: [...svg.querySelectorAll('g[data-node-id] > text:last-of-type')].map((t) => ({ name: t.textContent, ...rect(t) })),
+      };
+    });
+    // All agents talk to all: more edges than there is room to write on.
+    expect(drawn.edges).toBeGreaterThan(20);
+    expect(drawn.counts.length).toBeGreaterThan(3);
+    expect(drawn.unwritten.length).toBeGreaterThan(0);
+    for (const title of drawn.unwritten) expect(title).toMatch(/: \d[\d,]* (messages|votes on polls it proposed|calls), [\d,]+ tokens/);
+    // Rendered text boxes, shrunk by a pixel: letters of neighbours may touch, not cover one another.
+    const overlap = (a: { x0: number; y0: number; x1: number; y1: number }, b: typeof a) => a.x0 + 1 < b.x1 - 1 && b.x0 + 1 < a.x1 - 1 && a.y0 + 1 < b.y1 - 1 && b.y0 + 1 < a.y1 - 1;
+    for (const [i, a] of drawn.counts.entries()) {
+      for (const b of drawn.counts.slice(i + 1)) expect(overlap(a, b), `${a.edge} "${a.text}" and ${b.edge} "${b.text}"`).toBe(false);
+      for (const n of drawn.names) expect(overlap(a, n), `${a.edge} "${a.text}" on the name ${n.name}`).toBe(false);
+    }
+  });
+}
