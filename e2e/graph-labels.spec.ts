@@ -1,12 +1,15 @@
-// The interaction graph of a team where every agent messages every other (a real smolagents message-bus run, with
-// votes): the counts it writes on its edges cover neither one another nor an agent's name, and a count left unwritten
-// for want of room is still in its edge's tooltip.
+// What the interaction graph writes stays readable. On a team where every agent messages every other (a real
+// smolagents message-bus run, with votes), the counts it writes on its edges cover neither one another nor an agent's
+// name, and a count left unwritten for want of room is still in its edge's tooltip. On any run, the graph is fitted
+// above its legend, which covered the names of the nodes drawn lowest.
 import { expect, test } from '@playwright/test';
 import { openStudio, openTraceInRunView, sharedTrace, skipWithoutShared } from './fixtures.ts';
 
 const BUS = 'smolagents-bus/runs/023f7ac8/messages.jsonl';
+/** An agent calling a tool: the tool's node is the lowest, its name the last line of the graph. */
+const TOOL_CALL = 'langfuse/ag2-2026-03-09.json';
 
-skipWithoutShared(BUS);
+skipWithoutShared(BUS, TOOL_CALL);
 
 for (const viewport of [
   { width: 1280, height: 800 },
@@ -42,5 +45,26 @@ for (const viewport of [
       for (const b of drawn.counts.slice(i + 1)) expect(overlap(a, b), `${a.edge} "${a.text}" and ${b.edge} "${b.text}"`).toBe(false);
       for (const n of drawn.names) expect(overlap(a, n), `${a.edge} "${a.text}" on the name ${n.name}`).toBe(false);
     }
+  });
+}
+
+for (const trace of [TOOL_CALL, BUS]) {
+  test(`the graph is fitted above its legend: ${trace} at 1280×800`, async ({ page }) => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await openStudio(page);
+    await openTraceInRunView(page, sharedTrace(trace));
+    const graph = page.getByTestId('graph');
+    await expect(graph.locator('[data-node-id]').first()).toBeVisible();
+    // The fit is applied once the layout has arrived: read the names once they stop moving.
+    const lowest = async () =>
+      graph.evaluate((svg) => {
+        const legendTop = document.querySelector('[data-testid="graph-legend"]')!.getBoundingClientRect().top;
+        const bottoms = [...svg.querySelectorAll('g[data-node-id] > text:last-of-type')].map((t) => t.getBoundingClientRect().bottom);
+        return { legendTop: Math.round(legendTop), nameBottom: Math.round(bottoms.reduce((a, b) => Math.max(a, b), -Infinity)), top: Math.round(svg.getBoundingClientRect().top) };
+      });
+    await expect.poll(async () => JSON.stringify(await lowest()), { intervals: [200, 200, 200] }).toBe(JSON.stringify(await lowest()));
+    const { legendTop, nameBottom, top } = await lowest();
+    expect(nameBottom, 'the lowest name ends above the legend').toBeLessThanOrEqual(legendTop);
+    expect(nameBottom).toBeGreaterThan(top);
   });
 }

@@ -91,6 +91,7 @@ export function InteractionGraphView({ view }: { view: RunView }) {
   const content = useRef<SVGGElement>(null);
   const highlight = useRef<HighlightCanvas>({ canvas: null, zoom: { k: 1, x: 0, y: 0 }, draw: undefined });
   const zoomer = useRef<ZoomBehavior<SVGSVGElement, unknown> | undefined>(undefined);
+  const legend = useRef<HTMLDivElement>(null);
   const positions = layout?.graph === graph ? layout.positions : undefined;
   useEffect(() => {
     if (!svg.current) return;
@@ -122,8 +123,11 @@ export function InteractionGraphView({ view }: { view: RunView }) {
       y1 = Math.max(y1, p[1] + 50);
     }
     if (!Number.isFinite(x0)) return;
-    const scale = Math.min(2, width / (x1 - x0), HEIGHT / (y1 - y0));
-    const t = zoomIdentity.translate(width / 2 - ((x0 + x1) / 2) * scale, HEIGHT / 2 - ((y0 + y1) / 2) * scale).scale(scale);
+    // The legend sits over the bottom of the panel (two lines when the panel is narrow): the graph is fitted above it,
+    // where it covered the names of the nodes drawn lowest.
+    const room = HEIGHT - (legend.current ? legend.current.offsetHeight + LEGEND_GAP : 0);
+    const scale = Math.min(2, width / (x1 - x0), room / (y1 - y0));
+    const t = zoomIdentity.translate(width / 2 - ((x0 + x1) / 2) * scale, room / 2 - ((y0 + y1) / 2) * scale).scale(scale);
     select(svg.current).call(zoomer.current.transform, t);
   }, [positions, width, graph]);
   useEffect(fit, [fit]);
@@ -162,7 +166,7 @@ export function InteractionGraphView({ view }: { view: RunView }) {
         {/* The highlight is drawn on a canvas on top: a move redraws its pixels and changes no element's painted
             bounds, so it neither repaints the graph underneath nor makes Chromium layerize the page again (ADR 0021). */}
         {positions && <GraphHighlight view={view} positions={positions} weight={weight} maxActivity={maxActivity} canvas={highlight} width={width} />}
-        <Legend />
+        <Legend ref={legend} />
       </div>
     </section>
   );
@@ -633,9 +637,12 @@ function GraphHighlight({ view, positions, weight, maxActivity, canvas, width }:
   );
 }
 
-function Legend() {
+/** Under the legend: its offset from the panel's bottom (`bottom-1`) and a little air. */
+const LEGEND_GAP = 8;
+
+function Legend({ ref }: { ref: RefObject<HTMLDivElement | null> }) {
   return (
-    <div className="pointer-events-none absolute bottom-1 left-2 flex flex-wrap items-center gap-x-3 gap-y-0.5 rounded bg-white/85 px-1.5 py-0.5 text-[10px] text-slate-600">
+    <div ref={ref} data-testid="graph-legend" className="pointer-events-none absolute bottom-1 left-2 flex flex-wrap items-center gap-x-3 gap-y-0.5 rounded bg-white/85 px-1.5 py-0.5 text-[10px] text-slate-600">
       <span className="flex items-center gap-1">
         <svg width="10" height="10" aria-hidden>
           <circle cx="5" cy="5" r="4.5" fill="#4e79a7" />
