@@ -223,3 +223,12 @@ test('trace text is shown as text, never run as HTML', async ({ page }) => {
   expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   await expect(page.locator('[data-testid="run-view"] img, [data-testid="run-view"] script')).toHaveCount(0);
 });
+
+test('a run of one agent and one step says so in the singular, in its header and in its graph', async ({ page }) => {
+  const trace = `${TRACES}langfuse/autogen-2025-06-06.json`;
+  test.skip(!existsSync(trace), `${trace} is absent`);
+  await openRun(page, [trace]);
+  const header = page.getByTestId('run-step-counts').locator('..');
+  await expect(header).toContainText('1 step · 1 agent · outcome');
+  await expect(page.getByTestId('graph-panel')).toContainText('1 agent · 0 tools · 0 memory');
+});

@@ -132,9 +132,9 @@ export function InteractionGraphView({ view }: { view: RunView }) {
   }, [positions, width, graph]);
   useEffect(fit, [fit]);
 
-  const nodeTotals = `${graph.nodes.filter((n) => n.kind === 'agent').length} agents · ${graph.nodes.filter((n) => n.kind === 'tool').length} tools · ${
-    graph.nodes.filter((n) => n.kind === 'memory').length
-  } memory`;
+  const agents = graph.nodes.filter((n) => n.kind === 'agent').length;
+  const tools = graph.nodes.filter((n) => n.kind === 'tool').length;
+  const nodeTotals = `${agents} agent${agents === 1 ? '' : 's'} · ${tools} tool${tools === 1 ? '' : 's'} · ${graph.nodes.filter((n) => n.kind === 'memory').length} memory`;
   return (
     <section aria-label="Interaction graph" data-testid="graph-panel" className="rounded border border-slate-200 bg-white">
       <header className="flex flex-wrap items-center gap-2 border-b border-slate-200 px-2 py-1">

@@ -92,7 +92,7 @@ function RunOpening({ run }: { run: Run }) {
       {(slow || run.steps.length > LARGE_STEPS) && (
         <div className="p-6 text-sm text-slate-700">
           <p id="run-preparing-label">
-            Preparing the run view of {steps.toLocaleString('en')} steps (loops, graph, timeline)… {percent}%
+            Preparing the run view of {steps.toLocaleString('en')} {steps === 1 ? 'step' : 'steps'} (loops, graph, timeline)… {percent}%
           </p>
           <div
             role="progressbar"
@@ -247,11 +247,11 @@ function Toolbar({ view, onHelp, scoresOpen, onScores }: { view: RunView; onHelp
           <span data-testid="run-step-counts" data-steps={view.steps.length}>
             {stepCounts}
           </span>{' '}
-          · {run.agents.length} agents · outcome{' '}
+          · {run.agents.length} agent{run.agents.length === 1 ? '' : 's'} · outcome{' '}
           <span className={outcome === 'success' ? 'text-emerald-700' : outcome === 'failure' ? 'text-red-700' : ''}>{outcome}</span>
           {view.loops.length > 0 && <span data-testid="loop-count"> · {loopCountLabel(view.loops)}</span>}
-          {view.errorPositions.length > 0 && ` · ${view.errorPositions.length} steps with errors`}
-          {run.orphanSpans > 0 && ` · ${run.orphanSpans} orphan spans`}
+          {view.errorPositions.length > 0 && ` · ${view.errorPositions.length} ${view.errorPositions.length === 1 ? 'step' : 'steps'} with errors`}
+          {run.orphanSpans > 0 && ` · ${run.orphanSpans} orphan span${run.orphanSpans === 1 ? '' : 's'}`}
           {run.task && ` · ${run.task}`}
         </p>
       </div>

@@ -175,7 +175,7 @@ function Toolbar({ view, model, stageColumn, onHelp }: { view: RunView; model: S
           Stages · {view.run.title}
         </h2>
         <p className="truncate text-xs text-slate-500" title={view.run.task}>
-          {view.run.agents.length} agents · {describeStepCounts(countStepKinds(view.steps))}{view.run.task ? ` · ${view.run.task}` : ''}
+          {view.run.agents.length} agent{view.run.agents.length === 1 ? '' : 's'} · {describeStepCounts(countStepKinds(view.steps))}{view.run.task ? ` · ${view.run.task}` : ''}
         </p>
       </div>
       <div className="flex items-center gap-1" role="group" aria-label="Playback">
