@@ -197,3 +197,20 @@ test('at least 30 real recorded runs in the corpus table', async ({ page }) => {
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.screenshot({ path: `${SHOTS}/result-corpora.png` });
 });
+
+test('a benchmark result line (no steps) shows no tokens in the table, not a measured 0', async ({ page }) => {
+  const file = 'smolagents-bus/decentralized-LiteLLMModel-gpt-4o__decentralized-consensus__math__2025-08-27.jsonl';
+  skipWithoutShared(file);
+  await openStudio(page);
+  await openTraceFiles(page, sharedTrace(file));
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Corpus' }).click();
+  const row = page.getByTestId('corpus-row').first();
+  await expect(row).toBeVisible();
+  const cells = row.getByRole('cell');
+  // Steps 0; tokens, overhead and net: a dash that says why.
+  await expect(cells.nth(7)).toHaveText('0');
+  for (const k of [9, 10, 11]) {
+    await expect(cells.nth(k)).toHaveText('—');
+    await expect(cells.nth(k)).toHaveAttribute('title', /No steps recorded/);
+  }
+});

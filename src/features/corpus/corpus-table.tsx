@@ -9,6 +9,8 @@ import type { CorpusQuery, SortKey } from './corpus-filter.ts';
 
 const ROW_HEIGHT = 34;
 const COLUMNS = '28px minmax(12rem,2fr) minmax(10rem,2fr) 7rem 4rem 6rem 6rem 6rem 4rem 6rem 6rem 5rem';
+/** Why a run without steps (a benchmark's result line) shows no tokens. */
+const NO_TOKENS = 'No steps recorded (a benchmark result line): no model calls to count';
 
 interface Column {
   key: SortKey | null;
@@ -105,11 +107,22 @@ export function CorpusTable({
                 <div role="cell" className="px-2"><OutcomeBadge outcome={r.outcome} /></div>
                 <div role="cell" className="px-2 text-right tabular-nums">{tokens(r.steps)}</div>
                 <div role="cell" className="px-2 text-right tabular-nums">{tokens(r.interventions)}</div>
-                <div role="cell" className="px-2 text-right tabular-nums" data-testid="corpus-tokens" title={r.tokensEstimated ? 'some counted by a tokenizer' : undefined}>
-                  {r.tokensEstimated ? '≈' : ''}{tokens(r.tokens)}
-                </div>
-                <div role="cell" className="px-2 text-right tabular-nums">{tokens(r.overhead)}</div>
-                <div role="cell" className="px-2 text-right tabular-nums">{tokens(r.tokens + r.overhead)}</div>
+                {r.steps === 0 && !r.shadowOf ? (
+                  // A benchmark's result line recorded no model calls: its 0 tokens would read as a measurement.
+                  <>
+                    <div role="cell" className="px-2 text-right text-slate-400" data-testid="corpus-tokens" data-none="" title={NO_TOKENS}>—</div>
+                    <div role="cell" className="px-2 text-right text-slate-400" title={NO_TOKENS}>—</div>
+                    <div role="cell" className="px-2 text-right text-slate-400" title={NO_TOKENS}>—</div>
+                  </>
+                ) : (
+                  <>
+                    <div role="cell" className="px-2 text-right tabular-nums" data-testid="corpus-tokens" title={r.tokensEstimated ? 'some counted by a tokenizer' : undefined}>
+                      {r.tokensEstimated ? '≈' : ''}{tokens(r.tokens)}
+                    </div>
+                    <div role="cell" className="px-2 text-right tabular-nums">{tokens(r.overhead)}</div>
+                    <div role="cell" className="px-2 text-right tabular-nums">{tokens(r.tokens + r.overhead)}</div>
+                  </>
+                )}
               </div>
             );
           })}
