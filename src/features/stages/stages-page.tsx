@@ -15,7 +15,7 @@ import { Badge } from '../../ui/badge.tsx';
 import { CostEstimateLine, EngineCostView, useCostEstimate } from '../../ui/cost-view.tsx';
 import { EngineControlBar, type ControlAction } from '../../ui/engine-control-bar.tsx';
 import { estimateStagesInWorker } from '../../workers/stages-client.ts';
-import { RunPicker, usePickedRun } from '../../ui/run-picker.tsx';
+import { hasSteps, NO_RUN_WITH_STEPS, RunPicker, usePickedRun } from '../../ui/run-picker.tsx';
 import { agentColors } from '../../ui/agent-colors.ts';
 import { stepPosition } from '../../ui/format.ts';
 import { HelpOverlay } from '../../ui/help-overlay.tsx';
@@ -32,7 +32,7 @@ import { ErrorBoundary } from '../../ui/error-boundary.tsx';
 const plural = (n: number, word: string) => `${n.toLocaleString('en')} ${word}${n === 1 ? '' : 's'}`;
 
 export function StagesPage() {
-  const { candidates: runList, hydrated, runId, run } = usePickedRun();
+  const { candidates: runList, hydrated, runId, run } = usePickedRun(hasSteps);
 
   if (!hydrated && !run) {
     return (
@@ -41,7 +41,7 @@ export function StagesPage() {
       </p>
     );
   }
-  if (runList.length === 0) return <p className="p-6 text-sm text-slate-600">The library is empty: open a trace in the Library first.</p>;
+  if (runList.length === 0) return <p className="p-6 text-sm text-slate-600">{NO_RUN_WITH_STEPS}</p>;
   return (
     <div data-testid="stages-view" className="flex h-full min-h-0 flex-col bg-slate-100">
       <div className="flex flex-wrap items-center gap-3 border-b border-slate-200 bg-white px-4 py-2">
@@ -175,7 +175,7 @@ function Toolbar({ view, model, stageColumn, onHelp }: { view: RunView; model: S
           Stages · {view.run.title}
         </h2>
         <p className="truncate text-xs text-slate-500" title={view.run.task}>
-          {view.run.agents.length} agent{view.run.agents.length === 1 ? '' : 's'} · {describeStepCounts(countStepKinds(view.steps))}{view.run.task ? ` · ${view.run.task}` : ''}
+          {plural(view.run.agents.length, 'agent')} · {describeStepCounts(countStepKinds(view.steps))}{view.run.task ? ` · ${view.run.task}` : ''}
         </p>
       </div>
       <div className="flex items-center gap-1" role="group" aria-label="Playback">

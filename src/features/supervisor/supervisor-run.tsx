@@ -9,7 +9,7 @@ import { isActive } from '../../store/job-store.ts';
 import { useUrl } from '../../store/url.ts';
 import { Badge } from '../../ui/badge.tsx';
 import { EngineControlBar } from '../../ui/engine-control-bar.tsx';
-import { RunPicker, usePickedRun } from '../../ui/run-picker.tsx';
+import { hasSteps, NO_RUN_WITH_STEPS, RunPicker, usePickedRun } from '../../ui/run-picker.tsx';
 import { CostEstimateLine, EngineCostView, useCostEstimate } from '../../ui/cost-view.tsx';
 import { accountInWorker, estimateSupervisorInWorker } from '../../workers/supervisor-client.ts';
 import { Card } from '../../ui/fields.tsx';
@@ -21,13 +21,13 @@ import { supervisorInterventions, useSupervisorJob } from './supervisor-job.ts';
 const plural = (n: number, word: string) => `${n.toLocaleString('en')} ${word}${n === 1 ? '' : 's'}`;
 
 export function SupervisorRun() {
-  const { candidates: runList, hydrated, runId, run } = usePickedRun();
+  const { candidates: runList, hydrated, runId, run } = usePickedRun(hasSteps);
 
   if (!hydrated) return <Card title="Run the supervisor">Loading the library…</Card>;
   if (runList.length === 0) {
     return (
       <Card title="Run the supervisor" testId="supervisor-run">
-        <p className="text-sm text-slate-600">The library is empty: open a trace in the Library first.</p>
+        <p className="text-sm text-slate-600">{NO_RUN_WITH_STEPS}</p>
       </Card>
     );
   }
