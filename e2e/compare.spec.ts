@@ -107,3 +107,23 @@ test('two real Magentic-One runs side by side', async ({ page }) => {
   await page.setViewportSize({ width: 1400, height: 1800 });
   await page.screenshot({ path: `${SHOTS}/magentic-one.png`, fullPage: true });
 });
+
+test('two real TRAIL runs: the token chart’s axis labels stay clear of its axis title', async ({ page }) => {
+  const files = ['trail/gaia/3205fa0cb2135fe671bf7cd0e5a26151.json', 'trail/gaia/b1f9b9baefa4c69d1d848e35c130e29d.json'];
+  skipWithoutShared(...files);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await openStudio(page);
+  await openTraceFiles(page, ...files.map(sharedTrace));
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Compare' }).click();
+  await page.getByLabel('Run A').selectOption({ index: 1 });
+  await page.getByLabel('Run B').selectOption({ index: 2 });
+  const overlay = page.getByTestId('token-overlay');
+  await expect(overlay.getByTestId('overlay-y-tick').first()).toBeVisible();
+  // Six-digit totals (over 100,000 tokens each): the labels read as 200k, not 200,000 running into the title.
+  await expect(overlay.getByTestId('overlay-y-tick').last()).toHaveText(/^\d+(\.\d)?[kM]$/);
+  const title = (await overlay.getByTestId('overlay-y-title').boundingBox())!;
+  for (const tick of await overlay.getByTestId('overlay-y-tick').all()) {
+    const box = (await tick.boundingBox())!;
+    expect(box.x, `${await tick.textContent()} starts right of the title`).toBeGreaterThan(title.x + title.width);
+  }
+});

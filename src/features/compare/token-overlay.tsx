@@ -5,6 +5,7 @@ import { useState } from 'react';
 import type { Alignment, CompareRun } from './compare-model.ts';
 import { sideAt } from './compare-model.ts';
 import { AXIS, count, FONT, GRID, INTERVENTION_COLOR, RUN_COLOR } from './compare-colors.ts';
+import { compact } from '../../ui/format.ts';
 
 const W = 900;
 const H = 220;
@@ -59,7 +60,8 @@ export function TokenOverlay({ a, b, alignment, row, onRow }: { a: CompareRun; b
         {y.ticks(5).map((t) => (
           <g key={t}>
             <line x1={M.left} x2={W - M.right} y1={y(t)} y2={y(t)} stroke={GRID} />
-            <text x={M.left - 6} y={y(t)} dy="0.32em" textAnchor="end" fontSize={11} fill={AXIS}>{count(t)}</text>
+            {/* Compact (120k, 1.2M): six-digit counts in full ran into the axis title beside them. */}
+            <text x={M.left - 6} y={y(t)} dy="0.32em" textAnchor="end" fontSize={11} fill={AXIS} data-testid="overlay-y-tick">{compact(t)}</text>
           </g>
         ))}
         {x.ticks(8).filter((t) => Number.isInteger(t)).map((t) => (
@@ -68,7 +70,7 @@ export function TokenOverlay({ a, b, alignment, row, onRow }: { a: CompareRun; b
         <text x={(M.left + W - M.right) / 2} y={H - 6} textAnchor="middle" fontSize={12} fill={AXIS}>
           Aligned step ({alignment.mode === 'lcs' ? 'matched steps share a row' : 'step index'})
         </text>
-        <text transform={`translate(14 ${(M.top + H - M.bottom) / 2}) rotate(-90)`} textAnchor="middle" fontSize={12} fill={AXIS}>Tokens (cumulative)</text>
+        <text transform={`translate(14 ${(M.top + H - M.bottom) / 2}) rotate(-90)`} textAnchor="middle" fontSize={12} fill={AXIS} data-testid="overlay-y-title">Tokens (cumulative)</text>
         <line x1={M.left} x2={W - M.right} y1={H - M.bottom} y2={H - M.bottom} stroke={AXIS} />
         <path d={series('a', a)} fill="none" stroke={RUN_COLOR.a} strokeWidth={2} />
         <path d={series('b', b)} fill="none" stroke={RUN_COLOR.b} strokeWidth={2} strokeDasharray="6 3" />
