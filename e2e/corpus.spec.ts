@@ -144,6 +144,9 @@ test('at least 30 real recorded runs in the corpus table', async ({ page }) => {
   expect(await page.getByTestId('corpus-row').count()).toBeLessThan(n);
   // Real runs carry no arm tag: all count as baseline, so the charts still draw.
   await expect(page.getByTestId('violin-chart').getByTestId('violin-half').first()).toBeVisible();
+  // The spread's ticks carry their unit (…K), and its axis title says what K is rather than scaling them again.
+  await expect(page.getByTestId('variance-chart')).toContainText('Std. deviation (tokens, K = thousand)');
+  await expect(page.getByTestId('variance-chart')).not.toContainText('thousand tokens');
   // Heavy-tailed real token counts: the log scale re-estimates the density on log10 tokens. (Once the statistics
   // have settled: while the worker recomputes them the chart is redrawn.)
   await expect(page.getByTestId('corpus-charts')).toHaveAttribute('aria-busy', 'false');

@@ -74,7 +74,8 @@ export function VarianceChart({ stats, armLabels }: { stats: CorpusStatistics; a
           </g>
         ))}
         <text transform={`translate(16 ${(M.top + H - M.bottom) / 2}) rotate(-90)`} textAnchor="middle" fontSize={12} fill={AXIS}>
-          {measure === 'std' ? 'Std. deviation (thousand tokens)' : 'Variance (million tokens²)'}
+          {/* The ticks carry their unit (100K, 2.5M): "thousand tokens" here made 100K read as 100K thousand. */}
+          {measure === 'std' ? 'Std. deviation (tokens, K = thousand)' : 'Variance (tokens², M = million)'}
         </text>
         <line x1={M.left} x2={W - M.right} y1={H - M.bottom} y2={H - M.bottom} stroke={AXIS} />
         {groups.map((g) => {
