@@ -7,16 +7,16 @@ import { useLibrary } from '../store/library.ts';
 import { usePlayhead } from '../store/playhead.ts';
 import { useUrl } from '../store/url.ts';
 
-/**
- * The library's runs that `qualifies` (all by default; keep the function stable, e.g. module-level), whether the
- * library has loaded, and the run picked among them.
- */
 /** A run with steps to work on: a benchmark's result line (no steps) has nothing to supervise or divide into stages. */
 export const hasSteps = (run: Run): boolean => run.steps.length > 0;
 
 /** What a view that needs steps says when no run of the library has any. */
 export const NO_RUN_WITH_STEPS = 'No run in the library has steps (a benchmark result line has none): open a trace in the Library first.';
 
+/**
+ * The library's runs that `qualifies` (all by default; keep the function stable, e.g. module-level), whether the
+ * library has loaded, and the run picked among them.
+ */
 export function usePickedRun(
   qualifies?: (run: Run) => boolean,
   { lastViewed = true }: { lastViewed?: boolean } = {},
