@@ -13,6 +13,7 @@ import { HelpOverlay } from '../../ui/help-overlay.tsx';
 import { useOpeningLinked } from '../library/startup.tsx';
 import { InteractionGraphView } from './interaction-graph.tsx';
 import { preloadMarkdown } from './message-text.tsx';
+import { RunResult } from './run-result.tsx';
 import { applyAction, usePlayTimer, useRunKeyboard, useStepInUrl } from './playback.ts';
 import type { RunView } from './run-view-model.ts';
 import { LARGE_STEPS, PROGRESS_DELAY_MS, useRunView } from './run-view-loader.ts';
@@ -138,7 +139,7 @@ function RunScreen({ run, view }: { run: Run; view: RunView }) {
       )}
       <StepLink view={view} />
       {view.steps.length === 0 ? (
-        <p className="p-6 text-sm text-slate-600">This run has no steps to replay.</p>
+        <RunResult run={run} />
       ) : (
         ready && <Panels view={view} />
       )}
@@ -308,7 +309,7 @@ function Toolbar({ view, onHelp, scoresOpen, onScores }: { view: RunView; onHelp
           title="Every score and label of the run, with its source and value"
           data-testid="scores-toggle"
         >
-          scores &amp; labels ({run.annotations.length})
+          scores &amp; labels ({run.annotations.length + (run.benchmark ? 1 : 0)})
         </button>
         <button type="button" className={button} onClick={onHelp} title="Keyboard shortcuts (?)" aria-label="Keyboard shortcuts">
           ?

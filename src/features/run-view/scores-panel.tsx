@@ -7,6 +7,7 @@ import { usePlayhead } from '../../store/playhead.ts';
 import { Badge } from '../../ui/badge.tsx';
 import { scoreValue } from '../library/library-rows.ts';
 import type { RunView } from './run-view-model.ts';
+import { benchmarkLine } from './run-result.tsx';
 
 const SOURCE_LABEL: Record<Annotation['source'], string> = { human: 'person', dataset: 'dataset', engine: 'engine' };
 
@@ -30,7 +31,8 @@ export function scoreRows(view: RunView): { scores: ScoreRow[]; labels: ScoreRow
 export function ScoresPanel({ view }: { view: RunView }) {
   const { scores, labels } = useMemo(() => scoreRows(view), [view]);
   const moveTo = usePlayhead((s) => s.moveTo);
-  if (scores.length === 0 && labels.length === 0) {
+  const benchmark = view.run.benchmark;
+  if (scores.length === 0 && labels.length === 0 && !benchmark) {
     return (
       <p className="text-sm text-slate-600" data-testid="scores-panel">
         This run has no scores or labels. Open its annotation file in the Library (TRAIL, tau-bench ground truth), run an
@@ -64,6 +66,12 @@ export function ScoresPanel({ view }: { view: RunView }) {
   );
   return (
     <div className="flex flex-col gap-2 text-sm" data-testid="scores-panel">
+      {benchmark && (
+        <p data-testid="benchmark-score">
+          <Badge tone="neutral">benchmark</Badge> <span className="text-xs text-slate-500">result file</span>{' '}
+          <span className="text-slate-800">{benchmarkLine(benchmark)}</span>
+        </p>
+      )}
       {scores.length > 0 && (
         <table className="w-full text-left" aria-label="Scores of the run">
           <caption className="text-left text-xs font-semibold text-slate-500 uppercase">Scores ({scores.length})</caption>
