@@ -46,7 +46,7 @@ export function StagesPage() {
     <div data-testid="stages-view" className="flex h-full min-h-0 flex-col bg-slate-100">
       <div className="flex flex-wrap items-center gap-3 border-b border-slate-200 bg-white px-4 py-2">
         <RunPicker
-          className="max-w-[32rem]"
+          className="w-full max-w-[48rem]"
           runs={runList}
           runId={runId}
           missing={run === undefined}
