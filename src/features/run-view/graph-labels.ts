@@ -5,27 +5,32 @@
 // before or after it along the curve. The others are in the edges' tooltips, and the current step's edges have theirs
 // written by the highlight whatever the room (where the graph wrote it, or at the middle).
 
-/** The point halfway along the edge's curve (interaction-graph.tsx edgeCurve: opposite edges bend to opposite sides). */
-export function edgeMidpoint(a: [number, number], b: [number, number]): [number, number] {
+/**
+ * The control point of an edge's curve (a quadratic Bézier between the two nodes' centres): it bends to the left of
+ * the way from `a` to `b`, so the two edges of a pair going opposite ways bend to opposite sides.
+ */
+export function edgeControl(a: [number, number], b: [number, number]): [number, number] {
   const [dx, dy] = [b[0] - a[0], b[1] - a[1]];
   const length = Math.hypot(dx, dy) || 1;
   const bend = Math.min(40, length * 0.15);
-  return [(a[0] + b[0]) / 2 - (dy / length) * bend * 0.5, (a[1] + b[1]) / 2 + (dx / length) * bend * 0.5];
+  return [(a[0] + b[0]) / 2 - (dy / length) * bend, (a[1] + b[1]) / 2 + (dx / length) * bend];
 }
 
-/** A point of the edge's curve (the one edgeMidpoint halves) at `t` from `a` (0) to `b` (1). */
+/** The point of the edge's curve at `t` from `a` (0) to `b` (1). */
 function pointOnEdge(a: [number, number], b: [number, number], t: number): [number, number] {
-  const [dx, dy] = [b[0] - a[0], b[1] - a[1]];
-  const length = Math.hypot(dx, dy) || 1;
-  const bend = Math.min(40, length * 0.15);
-  const c = [(a[0] + b[0]) / 2 - (dy / length) * bend, (a[1] + b[1]) / 2 + (dx / length) * bend];
+  const c = edgeControl(a, b);
   const [u, v, w] = [(1 - t) * (1 - t), 2 * (1 - t) * t, t * t];
   return [u * a[0] + v * c[0] + w * b[0], u * a[1] + v * c[1] + w * b[1]];
 }
 
+/** The point halfway along the edge's curve. */
+export function edgeMidpoint(a: [number, number], b: [number, number]): [number, number] {
+  return pointOnEdge(a, b, 0.5);
+}
+
 /** Where a count's text is centred at `t` along its edge: on the curve, a vote's a line lower (as the graph writes it). */
 export function countCentre(a: [number, number], b: [number, number], vote: boolean, t = 0.5): [number, number] {
-  const [x, y] = t === 0.5 ? edgeMidpoint(a, b) : pointOnEdge(a, b, t);
+  const [x, y] = pointOnEdge(a, b, t);
   return [x, vote ? y + 10.5 : y];
 }
 

@@ -7,7 +7,7 @@ import type { GraphEdge, GraphNode } from '../../model/graph.ts';
 import { recordOf } from '../../model/record.ts';
 import { rectifierMarks } from './rectifier-marks.ts';
 import { usePlayhead } from '../../store/playhead.ts';
-import { countCentre, edgeMidpoint, placeCountLabels } from './graph-labels.ts';
+import { countCentre, edgeControl, edgeMidpoint, placeCountLabels } from './graph-labels.ts';
 import type { LayoutInput, LayoutOutput } from '../../workers/graph-layout.ts';
 import { agentColors } from '../../ui/agent-colors.ts';
 import type { RunView } from './run-view-model.ts';
@@ -240,11 +240,7 @@ function countPlacement(view: RunView, positions: Positions, weight: Weight, max
 
 /** A curve from the rim of one node to the rim of the other (a quadratic Bézier); opposite edges bend to opposite sides. */
 export function edgeCurve(a: [number, number], b: [number, number], ra: number, rb: number): { start: [number, number]; control: [number, number]; end: [number, number] } {
-  const [dx, dy] = [b[0] - a[0], b[1] - a[1]];
-  const length = Math.hypot(dx, dy) || 1;
-  const [ux, uy] = [dx / length, dy / length];
-  const bend = Math.min(40, length * 0.15);
-  const control: [number, number] = [(a[0] + b[0]) / 2 - uy * bend, (a[1] + b[1]) / 2 + ux * bend];
+  const control = edgeControl(a, b);
   return { start: toward(a, control, ra + 2), control, end: toward(b, control, rb + 4) };
 }
 
