@@ -37,6 +37,17 @@ export function scoreValue(a: Annotation): number | undefined {
   return undefined;
 }
 
+/**
+ * A run's scores and labels, counted here for the library's columns and the run view's "scores & labels": an
+ * annotation with a number is a score, any other a label, and a benchmark result line's own score (exact match and
+ * contains, by the benchmark's rule) is one score more.
+ */
+export function scoreCounts(run: Run): { scores: number; labels: number } {
+  let valued = 0;
+  for (const a of run.annotations) if (scoreValue(a) !== undefined) valued++;
+  return { scores: valued + (run.benchmark ? 1 : 0), labels: run.annotations.length - valued };
+}
+
 /** The end of an id that tells apart runs with the same title. */
 export function idSuffix(id: string): string {
   return id.length <= 10 ? id : `…${id.slice(-8)}`;
@@ -52,8 +63,7 @@ export function buildRows(files: readonly LibraryFile[], runs: Record<string, Ru
       const title = run.title || run.id;
       titleCount.set(title, (titleCount.get(title) ?? 0) + 1);
       const summary = summaryOf(run);
-      let scores = 0;
-      for (const a of run.annotations) if (scoreValue(a) !== undefined) scores++;
+      const { scores, labels } = scoreCounts(run);
       const duration = run.startTime !== undefined && run.endTime !== undefined && run.endTime >= run.startTime ? run.endTime - run.startTime : undefined;
       rows.push({
         run,
@@ -62,7 +72,7 @@ export function buildRows(files: readonly LibraryFile[], runs: Record<string, Ru
         title,
         duration,
         scores,
-        labels: run.annotations.length - scores,
+        labels,
         haystack: `${title}\n${run.id}\n${run.task ?? ''}\n${file.name}`.toLowerCase(),
       });
     }

@@ -61,7 +61,7 @@ const HEADERS: Column[] = [
   { key: 'tokens', label: 'Tokens', numeric: true },
   { key: 'duration', label: 'Duration', numeric: true },
   { key: 'outcome', label: 'Outcome' },
-  { key: 'scores', label: 'Scores', numeric: true, title: 'Run scores (TRAIL, Langfuse …)' },
+  { key: 'scores', label: 'Scores', numeric: true, title: 'Run scores (TRAIL, Langfuse, a benchmark result line …)' },
   { key: 'labels', label: 'Labels', numeric: true, title: 'Error labels and other annotations' },
   { key: 'origin', label: 'Origin', title: 'Simulated by this project, or recorded from a real system' },
 ];

@@ -12,6 +12,7 @@ import { ErrorBoundary } from '../../ui/error-boundary.tsx';
 import { HelpOverlay } from '../../ui/help-overlay.tsx';
 import { useOpeningLinked } from '../library/startup.tsx';
 import { InteractionGraphView } from './interaction-graph.tsx';
+import { scoreCounts } from '../library/library-rows.ts';
 import { preloadMarkdown } from './message-text.tsx';
 import { RunResult } from './run-result.tsx';
 import { applyAction, usePlayTimer, useRunKeyboard, useStepInUrl } from './playback.ts';
@@ -229,6 +230,7 @@ function Toolbar({ view, onHelp, scoresOpen, onScores }: { view: RunView; onHelp
   const setSpeed = usePlayhead((s) => s.setSpeed);
   const { run } = view;
   const outcome = run.outcome.status;
+  const scoreCount = useMemo(() => scoreCounts(run), [run]);
   // Counted with the view's other columns (run-view-model.ts), not on each render of the toolbar (play, speed).
   const stepCounts = useMemo(() => describeStepCounts(view.stepKinds), [view]);
   const button = 'rounded border border-slate-300 bg-white px-2 py-0.5 text-sm hover:bg-slate-50 disabled:opacity-40';
@@ -309,7 +311,7 @@ function Toolbar({ view, onHelp, scoresOpen, onScores }: { view: RunView; onHelp
           title="Every score and label of the run, with its source and value"
           data-testid="scores-toggle"
         >
-          scores &amp; labels ({run.annotations.length + (run.benchmark ? 1 : 0)})
+          scores &amp; labels ({scoreCount.scores + scoreCount.labels})
         </button>
         <button type="button" className={button} onClick={onHelp} title="Keyboard shortcuts (?)" aria-label="Keyboard shortcuts">
           ?

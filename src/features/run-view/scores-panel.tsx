@@ -66,16 +66,24 @@ export function ScoresPanel({ view }: { view: RunView }) {
   );
   return (
     <div className="flex flex-col gap-2 text-sm" data-testid="scores-panel">
-      {benchmark && (
-        <p data-testid="benchmark-score">
-          <Badge tone="neutral">benchmark</Badge> <span className="text-xs text-slate-500">result file</span>{' '}
-          <span className="text-slate-800">{benchmarkLine(benchmark)}</span>
-        </p>
-      )}
-      {scores.length > 0 && (
+      {(scores.length > 0 || benchmark) && (
         <table className="w-full text-left" aria-label="Scores of the run">
-          <caption className="text-left text-xs font-semibold text-slate-500 uppercase">Scores ({scores.length})</caption>
-          <tbody>{scores.map(row)}</tbody>
+          {/* As many as the library's Scores column and the toolbar count (scoreCounts). */}
+          <caption className="text-left text-xs font-semibold text-slate-500 uppercase">Scores ({scores.length + (benchmark ? 1 : 0)})</caption>
+          <tbody>
+            {benchmark && (
+              <tr className="border-b border-slate-100 align-top last:border-0" data-testid="benchmark-score">
+                <td className="py-1 pr-3 whitespace-nowrap">
+                  <Badge tone="neutral">benchmark</Badge> <span className="text-xs text-slate-500">result file</span>
+                </td>
+                <td className="py-1 pr-3 font-medium text-slate-800">exact match</td>
+                <td className="py-1 pr-3 text-right tabular-nums">{benchmark.exactMatch}</td>
+                <td className="max-w-xl py-1 pr-3 text-xs text-slate-600">{benchmarkLine(benchmark)}</td>
+                <td className="py-1 whitespace-nowrap"><span className="text-xs text-slate-400">whole run</span></td>
+              </tr>
+            )}
+            {scores.map(row)}
+          </tbody>
         </table>
       )}
       {labels.length > 0 && (
