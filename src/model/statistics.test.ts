@@ -7,6 +7,7 @@ import {
   corpusStatistics,
   defaultGroupBy,
   gaussianKde,
+  hasTokenCount,
   linearGrid,
   mean,
   NO_GROUP,
@@ -288,5 +289,13 @@ describe('shadow estimates', () => {
     const m = shadowRunMetrics(recorded, { runId: 'r', status: 'complete', baseline: 15, supervisedEstimate: 9, supervisorOverhead: 2, interventions: 1, triggers: 1, heuristic: true, source: 'replay' });
     expect(m).toMatchObject({ id: 'r::shadow', arm: 'supervised', outcome: 'unknown', tokens: 9, overhead: 2, tokensEstimated: true, durationMs: null, shadowOf: 'r' });
     expect(m.tags).toEqual({ level: '1', arm: 'supervised' });
+  });
+});
+
+describe('hasTokenCount', () => {
+  it('a run with steps, or a shadow estimate, has a token count; a result line without steps has none', () => {
+    expect(hasTokenCount(runMetrics(makeRun('r')))).toBe(true);
+    expect(hasTokenCount(runMetrics(makeRun('result', { steps: [], agentRuns: [] })))).toBe(false);
+    expect(hasTokenCount({ steps: 0, shadowOf: 'r' })).toBe(true);
   });
 });

@@ -203,6 +203,14 @@ export interface RunMetrics {
   shadowOf?: string;
 }
 
+/**
+ * Whether a run's tokens are a measurement (or a shadow run's estimate). A benchmark result line has no steps and so
+ * no model calls: its 0 is not a count, and the corpus neither charts it nor writes it as one.
+ */
+export function hasTokenCount(r: Pick<RunMetrics, 'steps' | 'shadowOf'>): boolean {
+  return r.steps > 0 || r.shadowOf !== undefined;
+}
+
 export function armOf(tags: Record<string, string>): Arm | null {
   const arm = tags.arm?.trim().toLowerCase();
   if (arm === undefined || arm === '' || arm === 'baseline') return 'baseline';

@@ -8,6 +8,11 @@ export function formatCount(n: number): string {
   return COUNT_FORMAT.format(n);
 }
 
+/** A count and its noun, singular for one: "1 agent", "12,345 steps" (`many` when the plural is not the noun + s). */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
+}
+
 /** The playhead's place as the toolbars show it: "step 3 / 1,200", or "no steps" for a run without any (not "step 1 / 0"). */
 export function stepPosition(position: number, total: number): string {
   return total === 0 ? 'no steps' : `step ${formatCount(position + 1)} / ${formatCount(total)}`;

@@ -2,7 +2,7 @@
 // supervised, grouped by any tag. Filters and grouping live in the URL, so a link reproduces the view.
 import { useMemo, useState } from 'react';
 import { runMetricsCsv } from '../../export/csv.ts';
-import { defaultGroupBy, groupKey, runMetrics, tagNames, type RunMetrics } from '../../model/statistics.ts';
+import { defaultGroupBy, groupKey, hasTokenCount, runMetrics, tagNames, type RunMetrics } from '../../model/statistics.ts';
 import { estimateRow } from '../../model/two-arms.ts';
 import type { Run } from '../../model/types.ts';
 import { useLibrary } from '../../store/library.ts';
@@ -71,7 +71,7 @@ export function CorpusPage() {
   const logScale = params.scale === 'log';
   // Runs without steps (benchmark result lines) recorded no tokens: 0 is not a measurement, and pooled with runs that
   // have steps it would drag the baseline arm down. They stay in the table and are compared in the result view.
-  const chartRows = useMemo(() => rows.filter((r) => r.steps > 0 || r.shadowOf), [rows]);
+  const chartRows = useMemo(() => rows.filter(hasTokenCount), [rows]);
   const resultOnly = rows.length - chartRows.length;
   const stats = useCorpusStatistics(chartRows, groupBy, logScale);
   const groupValues = useMemo(() => [...new Set(all.map((r) => groupKey(r, groupBy)))].sort(), [all, groupBy]);

@@ -2,7 +2,7 @@
 // as smoothly as 10. A row opens its run; two ticked rows open side by side in the compare view.
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useRef } from 'react';
-import { groupKey, type RunMetrics } from '../../model/statistics.ts';
+import { groupKey, hasTokenCount, type RunMetrics } from '../../model/statistics.ts';
 import { Badge, OutcomeBadge, SimulatedBadge } from '../../ui/badge.tsx';
 import { tokens } from '../../ui/chart/chart-style.ts';
 import type { CorpusQuery, SortKey } from './corpus-filter.ts';
@@ -107,7 +107,7 @@ export function CorpusTable({
                 <div role="cell" className="px-2"><OutcomeBadge outcome={r.outcome} /></div>
                 <div role="cell" className="px-2 text-right tabular-nums">{tokens(r.steps)}</div>
                 <div role="cell" className="px-2 text-right tabular-nums">{tokens(r.interventions)}</div>
-                {r.steps === 0 && !r.shadowOf ? (
+                {!hasTokenCount(r) ? (
                   // A benchmark's result line recorded no model calls: its 0 tokens would read as a measurement.
                   <>
                     <div role="cell" className="px-2 text-right text-slate-400" data-testid="corpus-tokens" data-none="" title={NO_TOKENS}>—</div>

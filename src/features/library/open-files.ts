@@ -5,6 +5,7 @@ import { MAX_FILE_BYTES, TRACE_FILE_NAME } from '../../import/parse-input.ts';
 import { useLibrary } from '../../store/library.ts';
 import { expectStoredRuns, flushLibrary, runStorageTarget } from '../../store/library-db.ts';
 import { ImportCancelled, importInWorker, type ImportBatchResult, type ImportProgress, type ImportSource } from '../../workers/import-client.ts';
+import { plural } from '../../ui/format.ts';
 
 export interface ImportJob {
   id: number;
@@ -36,7 +37,6 @@ export function addBatchToLibrary(result: ImportBatchResult): string {
     runs += loaded.runs.length;
   }
   for (const failure of result.failures) library.addFailure(failure);
-  const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en')} ${n === 1 ? one : many}`;
   const parts = [`Opened ${plural(result.loaded.length, 'file', 'files')}`, plural(runs, 'run', 'runs')];
   if (result.failures.length > 0) parts.push(`${result.failures.length} not ${result.failures.length === 1 ? 'a trace' : 'traces'} (see below)`);
   return parts.join(' · ');

@@ -11,7 +11,7 @@ import { countCentre, edgeControl, edgeMidpoint, placeCountLabels } from './grap
 import type { LayoutInput, LayoutOutput } from '../../workers/graph-layout.ts';
 import { agentColors } from '../../ui/agent-colors.ts';
 import type { RunView } from './run-view-model.ts';
-import { compact, formatCount } from '../../ui/format.ts';
+import { compact, formatCount, plural } from '../../ui/format.ts';
 import { useElementWidth } from '../../ui/use-element-width.ts';
 import { maxOf } from '../../model/large-arrays.ts';
 
@@ -134,7 +134,7 @@ export function InteractionGraphView({ view }: { view: RunView }) {
 
   const agents = graph.nodes.filter((n) => n.kind === 'agent').length;
   const tools = graph.nodes.filter((n) => n.kind === 'tool').length;
-  const nodeTotals = `${agents} agent${agents === 1 ? '' : 's'} · ${tools} tool${tools === 1 ? '' : 's'} · ${graph.nodes.filter((n) => n.kind === 'memory').length} memory`;
+  const nodeTotals = `${plural(agents, 'agent')} · ${plural(tools, 'tool')} · ${formatCount(graph.nodes.filter((n) => n.kind === 'memory').length)} memory`;
   return (
     <section aria-label="Interaction graph" data-testid="graph-panel" className="rounded border border-slate-200 bg-white">
       <header className="flex flex-wrap items-center gap-2 border-b border-slate-200 px-2 py-1">

@@ -27,7 +27,7 @@ import { TokenCharts } from './token-charts.tsx';
 import { KEY_BINDINGS } from './keymap.ts';
 import { EstimateBadge, ShadowCompareButton } from '../compare/shadow-compare.tsx';
 import { LoopPanel, loopCountLabel } from './loop-panel.tsx';
-import { formatCount, stepPosition } from '../../ui/format.ts';
+import { formatCount, plural, stepPosition } from '../../ui/format.ts';
 
 export function RunPage() {
   const runId = useUrl((s) => s.params.run);
@@ -94,7 +94,7 @@ function RunOpening({ run }: { run: Run }) {
       {(slow || run.steps.length > LARGE_STEPS) && (
         <div className="p-6 text-sm text-slate-700">
           <p id="run-preparing-label">
-            Preparing the run view of {steps.toLocaleString('en')} {steps === 1 ? 'step' : 'steps'} (loops, graph, timeline)… {percent}%
+            Preparing the run view of {plural(steps, 'step')} (loops, graph, timeline)… {percent}%
           </p>
           <div
             role="progressbar"
@@ -250,11 +250,11 @@ function Toolbar({ view, onHelp, scoresOpen, onScores }: { view: RunView; onHelp
           <span data-testid="run-step-counts" data-steps={view.steps.length}>
             {stepCounts}
           </span>{' '}
-          · {run.agents.length} agent{run.agents.length === 1 ? '' : 's'} · outcome{' '}
+          · {plural(run.agents.length, 'agent')} · outcome{' '}
           <span className={outcome === 'success' ? 'text-emerald-700' : outcome === 'failure' ? 'text-red-700' : ''}>{outcome}</span>
           {view.loops.length > 0 && <span data-testid="loop-count"> · {loopCountLabel(view.loops)}</span>}
-          {view.errorPositions.length > 0 && ` · ${view.errorPositions.length} ${view.errorPositions.length === 1 ? 'step' : 'steps'} with errors`}
-          {run.orphanSpans > 0 && ` · ${run.orphanSpans} orphan span${run.orphanSpans === 1 ? '' : 's'}`}
+          {view.errorPositions.length > 0 && ` · ${plural(view.errorPositions.length, 'step')} with errors`}
+          {run.orphanSpans > 0 && ` · ${plural(run.orphanSpans, 'orphan span')}`}
           {run.task && ` · ${run.task}`}
         </p>
       </div>

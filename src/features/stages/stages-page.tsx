@@ -17,7 +17,7 @@ import { EngineControlBar, type ControlAction } from '../../ui/engine-control-ba
 import { estimateStagesInWorker } from '../../workers/stages-client.ts';
 import { hasSteps, NO_RUN_WITH_STEPS, RunPicker, usePickedRun } from '../../ui/run-picker.tsx';
 import { agentColors } from '../../ui/agent-colors.ts';
-import { stepPosition } from '../../ui/format.ts';
+import { plural, stepPosition } from '../../ui/format.ts';
 import { HelpOverlay } from '../../ui/help-overlay.tsx';
 import { applyAction, usePlayTimer, useRunKeyboard, useStepInUrl } from '../run-view/playback.ts';
 import { runViewOf, type RunView } from '../run-view/run-view-model.ts';
@@ -29,7 +29,6 @@ import { WorkflowGraph } from './workflow-graph.tsx';
 import { KEY_BINDINGS } from '../run-view/keymap.ts';
 import { ErrorBoundary } from '../../ui/error-boundary.tsx';
 
-const plural = (n: number, word: string) => `${n.toLocaleString('en')} ${word}${n === 1 ? '' : 's'}`;
 
 export function StagesPage() {
   const { candidates: runList, hydrated, runId, run } = usePickedRun(hasSteps);

@@ -17,8 +17,8 @@ import { InterventionCard } from './intervention-card.tsx';
 import { ReplayCheckPanel } from './replay-check.tsx';
 import { ShadowCompareButton } from '../compare/shadow-compare.tsx';
 import { supervisorInterventions, useSupervisorJob } from './supervisor-job.ts';
+import { plural } from '../../ui/format.ts';
 
-const plural = (n: number, word: string) => `${n.toLocaleString('en')} ${word}${n === 1 ? '' : 's'}`;
 
 export function SupervisorRun() {
   const { candidates: runList, hydrated, runId, run } = usePickedRun(hasSteps);

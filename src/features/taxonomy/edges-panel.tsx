@@ -31,6 +31,7 @@ import { LlmExchange } from '../supervisor/intervention-card.tsx';
 import { clarifierInterventions, gateOf, reusableResults, useClarifierJob, useGateResults, type GateResult } from './clarifier-job.ts';
 import { edgeRows, isGalleryLabel, withGalleryMark, type EdgeRow } from './taxonomy-model.ts';
 import { Panel, TextBlock, TypeBadge } from './type-ui.tsx';
+import { plural } from '../../ui/format.ts';
 
 /** History window H: a link's `h` (0–10), else the clarifier's setting (by default 3, the paper's). */
 function useWindow(): number {
@@ -40,7 +41,6 @@ function useWindow(): number {
   return Number.isInteger(n) && n >= 0 && n <= 10 ? n : setting;
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 const oneLine = (text: string, n = 110) => {
   const t = text.replace(/\s+/g, ' ').trim();
