@@ -35,5 +35,8 @@ test('a benchmark result line shows its answer, the expected answer and its scor
   await expect(page.getByTestId('scores-toggle')).toHaveText('scores & labels (1)');
   await page.getByTestId('scores-toggle').click();
   await expect(page.getByTestId('benchmark-score')).toContainText(`exact match ${inspected.scores!.exact_match}`);
+  // The panel keeps its height above the long result (it shrank to a clipped strip that scrolled).
+  const panel = page.getByRole('region', { name: 'Scores and labels' });
+  expect(await panel.evaluate((el) => el.scrollHeight - el.clientHeight)).toBeLessThanOrEqual(0);
   await page.screenshot({ path: 'test-results/run-result.png' });
 });

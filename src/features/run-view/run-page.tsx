@@ -134,7 +134,7 @@ function RunScreen({ run, view }: { run: Run; view: RunView }) {
     <div data-testid="run-view" className="flex h-full min-h-0 flex-col bg-slate-100">
       <Toolbar view={view} onHelp={toggleHelp} scoresOpen={scores} onScores={toggleScores} />
       {scores && (
-        <section aria-label="Scores and labels" className="max-h-[40vh] overflow-y-auto border-b border-slate-200 bg-white px-4 py-2">
+        <section aria-label="Scores and labels" className="max-h-[40vh] shrink-0 overflow-y-auto border-b border-slate-200 bg-white px-4 py-2">
           <ErrorBoundary name="scores panel" resetKey={run.id}><ScoresPanel view={view} /></ErrorBoundary>
         </section>
       )}
