@@ -64,8 +64,16 @@ test.describe('against the test server', () => {
     await useEndpoint(page, server.baseUrl);
     await page.getByRole('button', { name: 'Run supervisor' }).click();
     const cards = page.getByTestId('intervention-card');
-    await expect.poll(() => cards.count(), { timeout: 20_000 }).toBeGreaterThanOrEqual(2);
-    const seen = await cards.count();
+    // Reload in the very frame the second card shows: its write to IndexedDB has then barely begun (ADR 0055).
+    const shown = await page.waitForFunction(
+      () => {
+        const count = document.querySelectorAll('[data-testid="intervention-card"]').length;
+        return count >= 2 && count;
+      },
+      undefined,
+      { polling: 'raf', timeout: 20_000 },
+    );
+    const seen = (await shown.jsonValue()) as number;
 
     // Mid-call: the next request is on the server, waiting out its delay.
     await page.reload();

@@ -1,8 +1,9 @@
 // Engine results are kept at once: into the run in the library and into IndexedDB without waiting for the debounce.
 import 'fake-indexeddb/auto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Intervention } from '../model/types.ts';
-import { keepIntervention, keepLlmCall, keepRunChange, withIntervention } from './engine-results.ts';
+import type { Intervention, Stage } from '../model/types.ts';
+import { keepIntervention, keepLlmCall, keepStage, withIntervention } from './engine-results.ts';
+import { JOURNAL_KEY, readJournal, type StorageLike } from './results-journal.ts';
 import { useLibrary } from './library.ts';
 import { openLibraryDb, startLibraryPersistence, type Persistence } from './library-db.ts';
 import { makeRun } from '../testing/test-runs.ts';
@@ -25,7 +26,7 @@ describe('withIntervention', () => {
 describe('keeping engine results', () => {
   it('reaches IndexedDB long before the library’s debounce would write it', async () => {
     const name = `engine-results-${++n}`;
-    persistence = await startLibraryPersistence({ name, debounceMs: 60_000 });
+    persistence = await startLibraryPersistence({ name, debounceMs: 60_000, storage: memoryStorage() });
     useLibrary.setState({ runs: { r1: makeRun('r1') } });
     const db = await openLibraryDb({ name });
     keepIntervention('r1', iv('a', 'pass@1'));
@@ -37,8 +38,82 @@ describe('keeping engine results', () => {
   });
 
   it('leaves the library alone when the run was removed meanwhile', () => {
-    keepRunChange('gone', (run) => ({ ...run, title: 'x' }));
+    keepStage('gone', { id: 'stage-1', index: 0, subtasks: [], layers: [] } as unknown as Stage);
     keepIntervention('gone', iv('a', 'pass@1'));
     expect(useLibrary.getState().runs).toEqual({});
+  });
+});
+
+/** A Storage kept in a Map (what localStorage does, synchronously). */
+function memoryStorage(): StorageLike & { map: Map<string, string> } {
+  const map = new Map<string, string>();
+  return { map, getItem: (k) => map.get(k) ?? null, setItem: (k, v) => void map.set(k, String(v)), removeItem: (k) => void map.delete(k) };
+}
+
+describe('the journal of results not yet written (ADR 0055)', () => {
+  const stage = (id: string, index: number) => ({ id, index, subtasks: [], layers: [], derivedBy: 'llm' }) as unknown as Stage;
+
+  it('guards each result in storage before it is shown, and lets it go once the database holds it', async () => {
+    const name = `engine-results-${++n}`;
+    const storage = memoryStorage();
+    persistence = await startLibraryPersistence({ name, debounceMs: 60_000, storage });
+    useLibrary.setState({ runs: { r1: makeRun('r1') } });
+    keepIntervention('r1', iv('a', 'pass@1'));
+    keepStage('r1', stage('stage-1', 0));
+    keepLlmCall({ id: 'h#1', requestHash: 'h', model: 'm', request: {}, response: {} });
+    // Synchronously, before any write could have committed: all three are in storage.
+    expect(readJournal(storage).map((e) => e.kind)).toEqual(['intervention', 'stage', 'call']);
+    await persistence.flush();
+    expect(storage.map.has(JOURNAL_KEY)).toBe(false);
+    const db = await openLibraryDb({ name });
+    expect((await db.get('runs', 'r1'))?.interventions.map((i) => i.id)).toEqual(['a']);
+    db.close();
+  });
+
+  it('puts back what a page kept but did not write, before the library is shown, and writes it', async () => {
+    const name = `engine-results-${++n}`;
+    // A first page writes the run, then keeps a result whose write never happens (the reload cuts it).
+    const first = memoryStorage();
+    persistence = await startLibraryPersistence({ name, debounceMs: 60_000, storage: first });
+    useLibrary.setState({ runs: { r1: makeRun('r1') } });
+    await persistence.flush();
+    persistence.stop();
+    persistence = undefined;
+    const left = memoryStorage();
+    left.map.set(
+      JOURNAL_KEY,
+      JSON.stringify([
+        { kind: 'intervention', runId: 'r1', item: iv('a', 'pass@1') },
+        { kind: 'stage', runId: 'r1', item: stage('stage-1', 0) },
+        { kind: 'call', item: { id: 'h#1', requestHash: 'h', model: 'm', request: {}, response: {} } },
+        { kind: 'intervention', runId: 'removed-run', item: iv('b', 'pass@1') },
+        { kind: 'intervention', runId: 'r1', item: { id: 'no-engine' } },
+        'not an entry',
+      ]),
+    );
+    useLibrary.setState({ hydrated: false, files: [], runs: {}, llmCalls: {} });
+    persistence = await startLibraryPersistence({ name, debounceMs: 60_000, storage: left });
+    const run = useLibrary.getState().runs.r1;
+    expect(run.interventions.map((i) => i.id)).toEqual(['a']);
+    expect(run.stages?.map((s) => s.id)).toEqual(['stage-1']);
+    expect(Object.keys(useLibrary.getState().llmCalls)).toEqual(['h#1']);
+    expect(readJournal(left)).toHaveLength(3); // guarded until written; the bad and orphaned entries are gone
+    await persistence.flush();
+    expect(left.map.has(JOURNAL_KEY)).toBe(false);
+    const db = await openLibraryDb({ name });
+    expect((await db.get('runs', 'r1'))?.interventions.map((i) => i.id)).toEqual(['a']);
+    expect((await db.get('llmCalls', 'h#1'))?.model).toBe('m');
+    db.close();
+  });
+
+  it('drops a guarded result the library no longer holds (a fresh pass cleared it)', async () => {
+    const name = `engine-results-${++n}`;
+    const storage = memoryStorage();
+    persistence = await startLibraryPersistence({ name, debounceMs: 60_000, storage });
+    useLibrary.setState({ runs: { r1: makeRun('r1') } });
+    keepIntervention('r1', iv('a', 'pass@1'));
+    useLibrary.getState().updateRun({ ...useLibrary.getState().runs.r1, interventions: [] });
+    await persistence.flush();
+    expect(storage.map.has(JOURNAL_KEY)).toBe(false);
   });
 });

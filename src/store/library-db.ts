@@ -14,6 +14,7 @@ import type { LlmCallRecord, Run, RunSpan } from '../model/types.ts';
 import { CHUNKED_FIELDS, chunkKeyOf, DEFAULT_CHUNK_LIMITS, joinChunks, planRunWrite, type ChunkedField, type ChunkKey, type ChunkLimits, type RunChunk } from '../model/run-chunks.ts';
 import { useLibrary, type LibraryFile, type StoredLibrary } from './library.ts';
 import { settleTransaction } from '../workers/idb-settle.ts';
+import { applyJournal, JOURNAL_LIMIT, readJournal, stillUnsaved, writeJournal, type StorageLike, type UnsavedResult } from './results-journal.ts';
 
 export const DB_NAME = 'mas-replay-studio';
 
@@ -508,6 +509,28 @@ export function flushLibrary(): Promise<void> {
 /** The corpus' former estimate cache (ADR 0015): deleted once the library opens. */
 export const LEGACY_SHADOW_DB_NAME = 'mas-replay-corpus';
 
+/** Engine results kept on the page and not yet in the database, guarded in storage meanwhile (results-journal.ts). */
+let journal: UnsavedResult[] = [];
+let journalStorage: StorageLike | undefined;
+
+function browserStorage(): StorageLike | undefined {
+  try {
+    return typeof localStorage === 'undefined' ? undefined : localStorage;
+  } catch {
+    return undefined; // storage disabled
+  }
+}
+
+/**
+ * Guard one engine result until it is written: call it before the result goes into the library, so that a reload or a
+ * crash during the write finds it in storage (ADR 0055). Nothing is guarded while no library is being saved.
+ */
+export function journalResult(entry: UnsavedResult): void {
+  if (!active || journal.length >= JOURNAL_LIMIT) return;
+  journal.push(entry);
+  writeJournal(journalStorage, journal);
+}
+
 /**
  * Runs whose writes wait (and the files that hold only such runs): a run still arriving live over OTLP (issue 19) is
  * written once it is done, not at every change, since each write is a structured clone of the whole run on the page
@@ -537,7 +560,11 @@ function withoutDeferred(next: Snapshot, written: Snapshot, wait: (runId: string
   return { files, runs, llmCalls: next.llmCalls };
 }
 
-export async function startLibraryPersistence({ debounceMs = 250, ...options }: OpenOptions & { debounceMs?: number } = {}): Promise<Persistence> {
+export async function startLibraryPersistence({
+  debounceMs = 250,
+  storage = browserStorage(),
+  ...options
+}: OpenOptions & { debounceMs?: number; storage?: StorageLike } = {}): Promise<Persistence> {
   const library = useLibrary;
   let db: Db;
   try {
@@ -556,7 +583,12 @@ export async function startLibraryPersistence({ debounceMs = 250, ...options }: 
     const { library: stored, storedSpans } = await readLibrary(db);
     // What was read is what the database holds (minus nothing: quarantined records already moved out).
     written = { files: stored.files, runs: stored.runs, llmCalls: stored.llmCalls ?? emptyRecord() };
-    library.getState().hydrate(stored);
+    // Results a previous page kept but could not write go back into their runs before anything is shown.
+    const { library: recovered, applied } = applyJournal(written, readJournal(storage));
+    journal = applied;
+    journalStorage = storage;
+    writeJournal(storage, journal);
+    library.getState().hydrate({ ...stored, runs: recovered.runs, llmCalls: recovered.llmCalls });
     // Everything set aside so far, this time and before: shown in the Library until the reader exports or forgets it.
     usePersistence.setState({ quarantined: await readQuarantine(db), storedSpans });
   } catch (e) {
@@ -588,6 +620,11 @@ export async function startLibraryPersistence({ debounceMs = 250, ...options }: 
           if (run === undefined || (run !== (Object.hasOwn(written.runs, id) ? written.runs[id] : undefined) && writtenByPage(run))) unsavedRuns.delete(id);
         }
         written = next;
+        const guarded = journal.length;
+        if (guarded > 0) {
+          journal = stillUnsaved(journal, library.getState(), written);
+          if (journal.length !== guarded) writeJournal(journalStorage, journal);
+        }
         // Only writes that changed something count: a test or a view waiting for its change must not be satisfied
         // by an empty write (the store replaces its arrays on hydration without changing any record).
         const writes = usePersistence.getState().writes + (ops > 0 ? 1 : 0);
@@ -632,6 +669,8 @@ export async function startLibraryPersistence({ debounceMs = 250, ...options }: 
       if (typeof window !== 'undefined') window.removeEventListener('pagehide', onHide);
       if (active === persistence) {
         active = undefined;
+        journal = [];
+        journalStorage = undefined;
         activeDb = undefined;
         storageTarget = undefined;
       }

@@ -3,7 +3,7 @@
 // derived stages export with the native session.
 import type { Run, Stage } from '../../model/types.ts';
 import type { StagePassFailure, StagePassProgress, StagePassResult } from '../../engine/stages/index.ts';
-import { keepRunChange } from '../../store/engine-results.ts';
+import { keepStage } from '../../store/engine-results.ts';
 import type { EngineMode } from '../../store/engine-settings.ts';
 import { createJobStore, type StartOptions } from '../../store/job-store.ts';
 import { deriveStagesInWorker } from '../../workers/stages-client.ts';
@@ -20,12 +20,6 @@ export const hasRecordedStages = (run: Run) => (run.stages ?? []).some((s) => s.
 export function llmStages(run: Run): Stage[] {
   const stages = run.stages ?? [];
   return stages.length > 0 && stages.every((s) => s.derivedBy === 'llm') ? stages : [];
-}
-
-/** The run with `stage` added, or replacing the stage with the same id, in stage order. */
-export function withStage(run: Run, stage: Stage): Run {
-  const stages = [...(run.stages ?? []).filter((s) => s.id !== stage.id), stage].sort((a, b) => a.index - b.index);
-  return { ...run, stages };
 }
 
 const tokensOf = (stages: readonly Stage[]) => stages.reduce((sum, s) => sum + (s.tokens?.total ?? 0), 0);
@@ -55,5 +49,5 @@ export const useStagesJob = createJobStore<StagesOptions, StagePassProgress, Sta
       },
     };
   },
-  keep: (runId, stage) => keepRunChange(runId, (run) => withStage(run, stage)),
+  keep: keepStage,
 });

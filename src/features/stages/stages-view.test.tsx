@@ -11,7 +11,8 @@ import { callsOfRuns } from '../library/download.ts';
 import { runViewOf } from '../run-view/run-view-model.ts';
 import { SelectionHeatmap } from './selection-heatmap.tsx';
 import { sourceOf, stageViewOf } from './stage-view-model.ts';
-import { hasRecordedStages, llmStages, withStage } from './stages-job.ts';
+import { withStage } from '../../model/run-results.ts';
+import { hasRecordedStages, llmStages } from './stages-job.ts';
 import { SubtaskBoard } from './subtask-board.tsx';
 import { WorkflowGraph } from './workflow-graph.tsx';
 

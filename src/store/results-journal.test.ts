@@ -1,0 +1,68 @@
+// The journal of engine results not yet written: read from untrusted storage entry by entry, put back idempotently.
+import { describe, expect, it } from 'vitest';
+import { emptyRecord, recordOf } from '../model/record.ts';
+import type { Intervention, LlmCallRecord } from '../model/types.ts';
+import { makeRun } from '../testing/test-runs.ts';
+import { applyJournal, JOURNAL_KEY, readJournal, stillUnsaved, writeJournal, type UnsavedResult } from './results-journal.ts';
+
+const iv = (id: string, action = 'pass@1'): Intervention => ({ id, engine: 'supervisor', stepId: 's0', action, reason: 'r', heuristic: false });
+const call = (id: string): LlmCallRecord => ({ id, requestHash: 'h', model: 'm', request: {}, response: {} });
+const store = (value: string | null) => ({ getItem: () => value, setItem: () => {}, removeItem: () => {} });
+
+describe('readJournal', () => {
+  it('is empty for nothing, bad JSON or a non-array, and skips each bad entry alone', () => {
+    expect(readJournal(undefined)).toEqual([]);
+    expect(readJournal(store(null))).toEqual([]);
+    expect(readJournal(store('{oops'))).toEqual([]);
+    expect(readJournal(store('{"kind":"call"}'))).toEqual([]);
+    const good = { kind: 'intervention', runId: 'r', item: iv('a') };
+    const entries = readJournal(store(JSON.stringify([good, { kind: 'run', runId: 'r', item: {} }, { kind: 'call', item: { id: 1 } }, null])));
+    expect(entries).toEqual([good]);
+  });
+
+  it('survives a storage that refuses to write', () => {
+    const refusing = { getItem: () => null, setItem: () => { throw new Error('QuotaExceededError'); }, removeItem: () => { throw new Error('no'); } };
+    expect(() => writeJournal(refusing, [{ kind: 'call', item: call('c') }])).not.toThrow();
+    expect(() => writeJournal(refusing, [])).not.toThrow();
+  });
+
+  it('round-trips through a storage', () => {
+    const map = new Map<string, string>();
+    const s = { getItem: (k: string) => map.get(k) ?? null, setItem: (k: string, v: string) => void map.set(k, v), removeItem: (k: string) => void map.delete(k) };
+    const entries: UnsavedResult[] = [{ kind: 'call', item: call('c') }];
+    writeJournal(s, entries);
+    expect(readJournal(s)).toEqual(entries);
+    writeJournal(s, []);
+    expect(map.has(JOURNAL_KEY)).toBe(false);
+  });
+});
+
+describe('applyJournal and stillUnsaved', () => {
+  it('puts each result back once, leaves equal ones alone, and drops results of absent runs; hostile run ids are plain keys', () => {
+    const stored = { runs: recordOf({ r1: makeRun('r1', { interventions: [iv('same')] }) }), llmCalls: emptyRecord<LlmCallRecord>() };
+    const entries: UnsavedResult[] = [
+      { kind: 'intervention', runId: 'r1', item: iv('same') },
+      { kind: 'intervention', runId: 'r1', item: iv('new') },
+      { kind: 'intervention', runId: '__proto__', item: iv('x') },
+      { kind: 'intervention', runId: 'constructor', item: iv('y') },
+      { kind: 'call', item: call('c') },
+    ];
+    const { library, applied } = applyJournal(stored, entries);
+    expect(applied.map((e) => (e.kind === 'call' ? e.item.id : e.item.id))).toEqual(['new', 'c']);
+    expect(library.runs.r1.interventions.map((i) => i.id)).toEqual(['same', 'new']);
+    expect(Object.keys(library.runs)).toEqual(['r1']);
+    expect(stored.runs.r1.interventions).toHaveLength(1); // the stored records are not changed
+    // Until written, both are guarded; once the written records hold the same objects, neither is.
+    expect(stillUnsaved(applied, library, stored)).toEqual(applied);
+    expect(stillUnsaved(applied, library, library)).toEqual([]);
+    // A replaced result is no longer the library's: dropped.
+    const replaced = { ...library, runs: recordOf(library.runs, { r1: makeRun('r1') }) };
+    expect(stillUnsaved(applied, replaced, stored).map((e) => e.kind)).toEqual(['call']);
+  });
+
+  it('replaces an intervention whose stored version differs (a rectifier verdict changed after its write)', () => {
+    const stored = { runs: recordOf({ r1: makeRun('r1', { interventions: [iv('a', 'pass@1')] }) }), llmCalls: emptyRecord<LlmCallRecord>() };
+    const { library } = applyJournal(stored, [{ kind: 'intervention', runId: 'r1', item: iv('a', 'rejected') }]);
+    expect(library.runs.r1.interventions.map((i) => i.action)).toEqual(['rejected']);
+  });
+});

@@ -1,0 +1,106 @@
+// The journal of engine results not yet in IndexedDB (ADR 0055). A result is shown the moment it is kept, but its
+// IndexedDB write takes a while (tens of milliseconds for a large run, more on a busy machine) and a reload or a crash
+// in that time aborts it. So each result is first written, synchronously, to localStorage, and dropped from there once
+// a write has put it in the database. On the next load, whatever is still in the journal goes back into its run before
+// the library is shown. Only the small records are journalled (an intervention, a stage, an endpoint call), never a
+// run; the journal holds only the results of the last moments, so it stays small.
+import { z } from 'zod';
+import { ownValue, recordOf } from '../model/record.ts';
+import { withIntervention, withStage } from '../model/run-results.ts';
+import * as S from '../model/schema.ts';
+import type { Intervention, LlmCallRecord, Run, Stage } from '../model/types.ts';
+
+export const JOURNAL_KEY = 'mas-replay:unsaved-results';
+/** Past this many unwritten results (the database refuses every write), new ones are no longer journalled. */
+export const JOURNAL_LIMIT = 1000;
+
+export type StorageLike = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>;
+
+export type UnsavedResult =
+  | { kind: 'intervention'; runId: string; item: Intervention }
+  | { kind: 'stage'; runId: string; item: Stage }
+  | { kind: 'call'; item: LlmCallRecord };
+
+const Entry = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('intervention'), runId: z.string(), item: S.Intervention }),
+  z.object({ kind: z.literal('stage'), runId: z.string(), item: S.Stage }),
+  z.object({ kind: z.literal('call'), item: S.LlmCallRecord }),
+]);
+
+/** What a journal says, entry by entry: a stored value is untrusted, and a bad entry is skipped, not the whole journal. */
+export function readJournal(storage: StorageLike | undefined): UnsavedResult[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(storage?.getItem(JOURNAL_KEY) ?? '[]');
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(raw)) return [];
+  const out: UnsavedResult[] = [];
+  for (const v of raw) {
+    const parsed = Entry.safeParse(v);
+    if (parsed.success) out.push(parsed.data as UnsavedResult);
+  }
+  return out;
+}
+
+/** Replaces the stored journal with `entries` (removed when empty). A storage that refuses leaves the page as before. */
+export function writeJournal(storage: StorageLike | undefined, entries: readonly UnsavedResult[]): void {
+  try {
+    if (entries.length === 0) storage?.removeItem(JOURNAL_KEY);
+    else storage?.setItem(JOURNAL_KEY, JSON.stringify(entries));
+  } catch {
+    // storage full or disabled: the result is still written to the database, only not guarded until then
+  }
+}
+
+export interface LibraryRecords {
+  runs: Readonly<Record<string, Run>>;
+  llmCalls: Readonly<Record<string, LlmCallRecord>>;
+}
+
+/** Whether `records` hold the entry's very object (identity: the journal's object is the one put into the run). */
+export function holds(records: LibraryRecords, e: UnsavedResult): boolean {
+  if (e.kind === 'call') return ownValue(records.llmCalls, e.item.id) === e.item;
+  const run = ownValue(records.runs, e.runId);
+  if (!run) return false;
+  return e.kind === 'intervention' ? run.interventions.includes(e.item) : (run.stages ?? []).includes(e.item);
+}
+
+/**
+ * The entries still to guard: those the page's library holds and the database does not yet. An entry the library no
+ * longer holds (its run removed, the result replaced or cleared by a fresh pass) is dropped with it.
+ */
+export function stillUnsaved(entries: readonly UnsavedResult[], library: LibraryRecords, written: LibraryRecords): UnsavedResult[] {
+  return entries.filter((e) => holds(library, e) && !holds(written, e));
+}
+
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * Stored records with the journal's results put back: each intervention or stage into its run (replacing the one with
+ * its id, unless that one is already the same), each call into the calls. Results of runs that are not there are
+ * dropped. Returns the records and the entries that were put back (to guard until they are written).
+ */
+export function applyJournal<L extends LibraryRecords>(stored: L, entries: readonly UnsavedResult[]): { library: L; applied: UnsavedResult[] } {
+  if (entries.length === 0) return { library: stored, applied: [] };
+  const runs = recordOf(stored.runs);
+  const llmCalls = recordOf(stored.llmCalls);
+  const applied: UnsavedResult[] = [];
+  for (const e of entries) {
+    if (e.kind === 'call') {
+      if (!sameJson(ownValue(llmCalls, e.item.id), e.item)) {
+        llmCalls[e.item.id] = e.item;
+        applied.push(e);
+      }
+      continue;
+    }
+    const run = ownValue(runs, e.runId);
+    if (!run) continue;
+    const list: readonly { id: string }[] = e.kind === 'intervention' ? run.interventions : (run.stages ?? []);
+    if (sameJson(list.find((x) => x.id === e.item.id), e.item)) continue;
+    runs[e.runId] = e.kind === 'intervention' ? withIntervention(run, e.item) : withStage(run, e.item);
+    applied.push(e);
+  }
+  return applied.length === 0 ? { library: stored, applied } : { library: { ...stored, runs, llmCalls }, applied };
+}
