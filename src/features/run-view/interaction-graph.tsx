@@ -8,6 +8,7 @@ import { recordOf } from '../../model/record.ts';
 import { rectifierMarks } from './rectifier-marks.ts';
 import { usePlayhead } from '../../store/playhead.ts';
 import { countCentre, edgeControl, edgeMidpoint, placeCountLabels } from './graph-labels.ts';
+import { fitTransform, graphBounds, spreadToPanel } from './graph-fit.ts';
 import type { LayoutInput, LayoutOutput } from '../../workers/graph-layout.ts';
 import { agentColors } from '../../ui/agent-colors.ts';
 import type { RunView } from './run-view-model.ts';
@@ -92,7 +93,18 @@ export function InteractionGraphView({ view }: { view: RunView }) {
   const highlight = useRef<HighlightCanvas>({ canvas: null, zoom: { k: 1, x: 0, y: 0 }, draw: undefined });
   const zoomer = useRef<ZoomBehavior<SVGSVGElement, unknown> | undefined>(undefined);
   const legend = useRef<HTMLDivElement>(null);
-  const positions = layout?.graph === graph ? layout.positions : undefined;
+  const laidOut = layout?.graph === graph ? layout.positions : undefined;
+  // The legend's height (one line, or two in a narrow panel): the graph is fitted above it.
+  const [legendHeight, setLegendHeight] = useState(0);
+  useLayoutEffect(() => {
+    const h = legend.current?.offsetHeight ?? 0;
+    if (h !== legendHeight) setLegendHeight(h);
+  }, [width, legendHeight]);
+  const room = HEIGHT - (legendHeight > 0 ? legendHeight + LEGEND_GAP : 0);
+  const fitNodes = useMemo(() => graph.nodes.map((n) => ({ id: n.id, half: Math.max(40, labelHalfWidth(n.label)) })), [graph]);
+  // Spread to the panel's shape (graph-fit.ts); by steps of 32 px of width, so a resize does not redraw at every pixel.
+  const panel = Math.round(width / 32) * 32;
+  const positions = useMemo(() => (laidOut && panel > 0 ? spreadToPanel(fitNodes, laidOut, panel, room) : laidOut), [laidOut, fitNodes, panel, room]);
   useEffect(() => {
     if (!svg.current) return;
     const behaviour = zoom<SVGSVGElement, unknown>()
@@ -112,24 +124,13 @@ export function InteractionGraphView({ view }: { view: RunView }) {
   const fit = useCallback(() => {
     if (!svg.current || !zoomer.current || !positions || width === 0) return;
     // Room for each node's label, which is wider than the node (a long name would be cut at the panel's edge).
-    let [x0, x1, y0, y1] = [Infinity, -Infinity, Infinity, -Infinity];
-    for (const node of graph.nodes) {
-      const p = positions[node.id];
-      if (!p) continue;
-      const half = Math.max(40, labelHalfWidth(node.label));
-      x0 = Math.min(x0, p[0] - half);
-      x1 = Math.max(x1, p[0] + half);
-      y0 = Math.min(y0, p[1] - 40);
-      y1 = Math.max(y1, p[1] + 50);
-    }
-    if (!Number.isFinite(x0)) return;
-    // The legend sits over the bottom of the panel (two lines when the panel is narrow): the graph is fitted above it,
-    // where it covered the names of the nodes drawn lowest.
-    const room = HEIGHT - (legend.current ? legend.current.offsetHeight + LEGEND_GAP : 0);
-    const scale = Math.min(2, width / (x1 - x0), room / (y1 - y0));
-    const t = zoomIdentity.translate(width / 2 - ((x0 + x1) / 2) * scale, room / 2 - ((y0 + y1) / 2) * scale).scale(scale);
-    select(svg.current).call(zoomer.current.transform, t);
-  }, [positions, width, graph]);
+    const bounds = graphBounds(fitNodes, positions);
+    if (!bounds) return;
+    // The legend sits over the bottom of the panel: the graph is fitted above it, where it covered the names of the
+    // nodes drawn lowest.
+    const { scale, x, y } = fitTransform(bounds, width, room);
+    select(svg.current).call(zoomer.current.transform, zoomIdentity.translate(x, y).scale(scale));
+  }, [positions, width, fitNodes, room]);
   useEffect(fit, [fit]);
 
   const agents = graph.nodes.filter((n) => n.kind === 'agent').length;
