@@ -217,3 +217,21 @@ test('a benchmark result line (no steps) shows no tokens in the table, not a mea
     await expect(cells.nth(k)).toHaveAttribute('title', /No steps recorded/);
   }
 });
+
+test('one run in the corpus: the spread chart says it has nothing to measure, with no repeated axis ticks', async ({ page }) => {
+  const file = 'smolagents-bus/runs/0c27eeef/messages.jsonl';
+  skipWithoutShared(file);
+  await openStudio(page);
+  await openTraceFiles(page, sharedTrace(file));
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Corpus' }).click();
+  const chart = page.getByTestId('variance-chart');
+  await expect(chart.getByTestId('variance-empty')).toHaveText(/needs at least two runs with token counts in an arm/);
+  // Before, an axis from 0 to 1 token read "0K" five times.
+  const ticks = await chart.getByTestId('variance-tick').allTextContents();
+  expect(ticks).not.toContain('0K');
+  expect(new Set(ticks).size).toBe(ticks.length);
+  // Shown variance too: the same note, the same single tick.
+  await chart.getByLabel('Spread measure').selectOption('variance');
+  await expect(chart.getByTestId('variance-empty')).toBeVisible();
+  await expect(chart.getByTestId('variance-tick')).toHaveText(['0']);
+});

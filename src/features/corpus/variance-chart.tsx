@@ -4,7 +4,7 @@ import { scaleBand, scaleLinear } from 'd3';
 import { useState } from 'react';
 import { ARMS, type CorpusStatistics } from '../../model/statistics.ts';
 import { toCsv } from '../../export/csv.ts';
-import { ARM_COLOR, ARM_LABEL, AXIS, FONT, GRID, groupLabel, kTokens, pct, tokens } from '../../ui/chart/chart-style.ts';
+import { ARM_COLOR, ARM_LABEL, AXIS, FONT, GRID, groupLabel, pct, squareTokenTick, tokens, tokenTick } from '../../ui/chart/chart-style.ts';
 import { ChartFrame, HoverReadout, useHover, useSvgRef } from '../../ui/chart/chart-frame.tsx';
 import { maxOf, minOf } from '../../model/large-arrays.ts';
 
@@ -41,10 +41,12 @@ export function VarianceChart({ stats, armLabels }: { stats: CorpusStatistics; a
   const value = (v: number) => (Number.isFinite(v) ? v : 0);
   const pick = (g: (typeof groups)[number], arm: (typeof ARMS)[number]) => (measure === 'std' ? g[arm].std : g[arm].variance);
   const max = maxOf(groups.flatMap((g) => ARMS.map((a) => value(pick(g, a)))), 1);
+  // A spread needs two runs with token counts in an arm: with none anywhere, the axis has nothing to measure.
+  const measured = groups.some((g) => ARMS.some((a) => Number.isFinite(pick(g, a))));
   const x = scaleBand<string>().domain(groups.map((g) => g.group)).range([M.left, W - M.right]).paddingInner(0.3).paddingOuter(0.15);
   const inner = scaleBand<string>().domain([...ARMS]).range([0, x.bandwidth()]).padding(0.08);
   const y = scaleLinear().domain([0, max]).nice().range([H - M.bottom, M.top]);
-  const tick = measure === 'std' ? kTokens : (t: number) => `${(t / 1e6).toLocaleString('en', { maximumFractionDigits: 1 })}M`;
+  const tick = measure === 'std' ? tokenTick : squareTokenTick;
   const reduction = (g: (typeof groups)[number]) => (measure === 'std' ? g.stdReductionPct : g.varianceReductionPct);
   return (
     <ChartFrame
@@ -65,18 +67,23 @@ export function VarianceChart({ stats, armLabels }: { stats: CorpusStatistics; a
       caption={<>Sample {measure === 'std' ? 'standard deviation (tokens)' : 'variance (tokens²)'} of tokens per run; the figure above each pair is how much smaller the supervised arm's is.</>}
     >
       <svg ref={svgRef} viewBox={`0 0 ${W} ${H}`} className="h-auto w-full max-w-[760px]" role="img" aria-label={`Bar chart of token ${measure} by ${stats.groupBy}`} fontFamily={FONT}>
-        {y.ticks(5).map((t) => (
+        {(measured ? y.ticks(5) : [0]).map((t) => (
           <g key={t}>
             <line x1={M.left} x2={W - M.right} y1={y(t)} y2={y(t)} stroke={GRID} />
-            <text x={M.left - 6} y={y(t)} dy="0.32em" textAnchor="end" fontSize={11} fill={AXIS}>
+            <text x={M.left - 6} y={y(t)} dy="0.32em" textAnchor="end" fontSize={11} fill={AXIS} data-testid="variance-tick">
               {tick(t)}
             </text>
           </g>
         ))}
         <text transform={`translate(16 ${(M.top + H - M.bottom) / 2}) rotate(-90)`} textAnchor="middle" fontSize={12} fill={AXIS}>
           {/* The ticks carry their unit (100K, 2.5M): "thousand tokens" here made 100K read as 100K thousand. */}
-          {measure === 'std' ? 'Std. deviation (tokens, K = thousand)' : 'Variance (tokens², M = million)'}
+          {measure === 'std' ? 'Std. deviation (tokens, K = thousand)' : 'Variance (tokens², K = thousand, M = million)'}
         </text>
+        {!measured && (
+          <text x={(M.left + W - M.right) / 2} y={(M.top + H - M.bottom) / 2} textAnchor="middle" fontSize={12} fill={AXIS} data-testid="variance-empty">
+            No spread yet: it needs at least two runs with token counts in an arm.
+          </text>
+        )}
         <line x1={M.left} x2={W - M.right} y1={H - M.bottom} y2={H - M.bottom} stroke={AXIS} />
         {groups.map((g) => {
           const gx = x(g.group)!;

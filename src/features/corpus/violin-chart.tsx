@@ -4,7 +4,7 @@
 import { area, curveMonotoneY, scaleBand, scaleLinear, scaleLog } from 'd3';
 import { ARMS, type Arm, type CorpusStatistics, type ViolinShape } from '../../model/statistics.ts';
 import { toCsv } from '../../export/csv.ts';
-import { ARM_COLOR, ARM_LABEL, AXIS, FONT, GRID, groupLabel, kTokens, tokens } from '../../ui/chart/chart-style.ts';
+import { ARM_COLOR, ARM_LABEL, AXIS, FONT, GRID, groupLabel, tokens, tokenTick } from '../../ui/chart/chart-style.ts';
 import { ChartFrame, HoverReadout, useHover, useSvgRef } from '../../ui/chart/chart-frame.tsx';
 
 const W = 760;
@@ -111,7 +111,7 @@ export function ViolinChart({ stats, onLogScale, armLabels }: { stats: CorpusSta
           <g key={t}>
             <line x1={M.left} x2={W - M.right} y1={y(t)} y2={y(t)} stroke={GRID} />
             <text x={M.left - 6} y={y(t)} dy="0.32em" textAnchor="end" fontSize={11} fill={AXIS}>
-              {t < 1000 ? String(t) : kTokens(t)}
+              {tokenTick(t)}
             </text>
           </g>
         ))}

@@ -15,6 +15,11 @@ const one = new Intl.NumberFormat('en', { maximumFractionDigits: 1, minimumFract
 export const tokens = (n: number) => (Number.isFinite(n) ? whole.format(n) : '—');
 /** Tokens in thousands for axes: 0, 2.5K, 80K. */
 export const kTokens = (n: number) => (!Number.isFinite(n) ? '—' : n === 0 ? '0' : `${Number((n / 1000).toFixed(1)).toLocaleString('en')}K`);
+/** An axis tick in tokens: plain under a thousand (0, 0.5, 250), then in thousands (2.5K). */
+export const tokenTick = (n: number) => (!Number.isFinite(n) ? '—' : Math.abs(n) < 1000 ? Number(n.toFixed(1)).toLocaleString('en') : kTokens(n));
+/** An axis tick in tokens²: plain under a thousand, then in thousands (K) under a million, then in millions (M). */
+export const squareTokenTick = (n: number) =>
+  !Number.isFinite(n) ? '—' : Math.abs(n) < 1e6 ? tokenTick(n) : `${(n / 1e6).toLocaleString('en', { maximumFractionDigits: 1 })}M`;
 export const pct = (n: number) => (Number.isFinite(n) ? `${one.format(n)}%` : '—');
 export const signedPct = (n: number) => (Number.isFinite(n) ? `${n > 0 ? '+' : n < 0 ? '−' : '±'}${one.format(Math.abs(n))}%` : '—');
 export const signedPp = (n: number) => (Number.isFinite(n) ? `${n > 0 ? '+' : n < 0 ? '−' : '±'}${one.format(Math.abs(n))} pp` : '—');
