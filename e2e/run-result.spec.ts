@@ -40,3 +40,22 @@ test('a benchmark result line shows its answer, the expected answer and its scor
   expect(await panel.evaluate((el) => el.scrollHeight - el.clientHeight)).toBeLessThanOrEqual(0);
   await page.screenshot({ path: 'test-results/run-result.png' });
 });
+
+test('benchmark result lines in the library: no measured-looking 0 tokens, and durations that never read "60 s"', async ({ page }) => {
+  const GAIA = 'smolagents-bus/decentralized-LiteLLMModel-gpt-4o__decentralized-consensus__gaia__2025-08-27.jsonl';
+  skipWithoutShared(GAIA);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await openStudio(page);
+  await openTraceFiles(page, sharedTrace(GAIA));
+  const rows = fileRuns(page, GAIA.split('/').pop()!);
+  await expect(rows.first()).toBeVisible();
+  // 119.9 s read "1 min 60 s" before (two lines of the file ask this question: 119.9 s and 93.0 s).
+  const long = rows.filter({ hasText: 'Pull out the sentence' });
+  await expect(long).toHaveCount(2);
+  expect((await long.getByRole('cell').filter({ hasText: /^\d+ min \d+ s$/ }).allTextContents()).sort()).toEqual(['1 min 33 s', '2 min 0 s']);
+  // A result line has no steps: its tokens are a dash that says why, as in the corpus table (they read 0 before).
+  const tokens = long.first().getByTestId('run-tokens');
+  await expect(tokens).toHaveText('—');
+  await expect(tokens).toHaveAttribute('title', /No steps recorded/);
+  for (const text of await rows.getByRole('cell').filter({ hasText: / s$/ }).allTextContents()) expect(text).not.toMatch(/\b60(\.0)? s$/);
+});

@@ -25,9 +25,15 @@ export function compact(n: number): string {
 }
 
 export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)} ms`;
-  if (ms < 60_000) return `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
-  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+  // Each unit is chosen after rounding, so 59.97 s never reads "60.0 s" nor 119.6 s "1 min 60 s".
+  if (ms < 999.5) return `${Math.round(ms)} ms`;
+  if (ms < 9_995) return `${(ms / 1000).toFixed(2)} s`;
+  if (ms < 59_950) return `${(ms / 1000).toFixed(1)} s`;
+  const seconds = Math.round(ms / 1000);
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ${seconds % 60} s`;
+  const whole = Math.round(ms / 60_000);
+  return `${Math.floor(whole / 60)} h ${whole % 60} min`;
 }
 
 /** A value as indented JSON for display; its String() when it cannot be serialised (a cycle, a BigInt). */

@@ -2,15 +2,14 @@
 // as smoothly as 10. A row opens its run; two ticked rows open side by side in the compare view.
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useRef } from 'react';
-import { groupKey, hasTokenCount, type RunMetrics } from '../../model/statistics.ts';
+import { groupKey, hasTokenCount, NO_TOKEN_COUNT, type RunMetrics } from '../../model/statistics.ts';
 import { Badge, OutcomeBadge, SimulatedBadge } from '../../ui/badge.tsx';
 import { tokens } from '../../ui/chart/chart-style.ts';
 import type { CorpusQuery, SortKey } from './corpus-filter.ts';
 
 const ROW_HEIGHT = 34;
 const COLUMNS = '28px minmax(12rem,2fr) minmax(10rem,2fr) 7rem 4rem 6rem 6rem 6rem 4rem 6rem 6rem 5rem';
-/** Why a run without steps (a benchmark's result line) shows no tokens. */
-const NO_TOKENS = 'No steps recorded (a benchmark result line): no model calls to count';
+const NO_TOKENS = NO_TOKEN_COUNT;
 
 interface Column {
   key: SortKey | null;

@@ -4,6 +4,7 @@ import { useVirtualizer, type Rect, type Virtualizer } from '@tanstack/react-vir
 import { memo, useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
 import { useShallow } from 'zustand/shallow';
 import type { Run } from '../../model/types.ts';
+import { hasTokenCount, NO_TOKEN_COUNT } from '../../model/statistics.ts';
 import { useLibrary, type RemovedRuns } from '../../store/library.ts';
 import { usePersistence } from '../../store/library-db.ts';
 import { useUrl } from '../../store/url.ts';
@@ -363,11 +364,17 @@ const Row = memo(function Row({
       <div role="cell" className="px-2 text-right tabular-nums" data-testid="run-steps">
         {formatCount(s.steps)}
       </div>
-      <div role="cell" className="flex min-w-0 items-center justify-end gap-1 overflow-hidden px-2 text-right tabular-nums" data-testid="run-tokens">
-        {s.tokens.estimated ? '≈' : ''}
-        {formatCount(s.tokens.total)}
-        {s.tokens.estimated && <EstimatedBadge />}
-      </div>
+      {hasTokenCount({ steps: s.steps }) ? (
+        <div role="cell" className="flex min-w-0 items-center justify-end gap-1 overflow-hidden px-2 text-right tabular-nums" data-testid="run-tokens">
+          {s.tokens.estimated ? '≈' : ''}
+          {formatCount(s.tokens.total)}
+          {s.tokens.estimated && <EstimatedBadge />}
+        </div>
+      ) : (
+        <div role="cell" className="px-2 text-right text-slate-400" data-testid="run-tokens" data-none="" title={NO_TOKEN_COUNT}>
+          —
+        </div>
+      )}
       <div role="cell" className="whitespace-nowrap px-2 text-right tabular-nums text-slate-700">
         {row.duration !== undefined ? formatDuration(row.duration) : '—'}
       </div>
