@@ -216,3 +216,15 @@ test.describe('against the test server', () => {
     expect(problems).toEqual([]);
   });
 });
+
+test('the zero-shot choice names its indicator in plain words, for the generic domain and for a named one', async ({ page }) => {
+  await openStudio(page);
+  await openRectify(page);
+  // It read "one general generic indicator" and "retried 1 time(s)".
+  const zeroShot = page.getByLabel(/^Zero-shot: audit against one general indicator/);
+  await expect(zeroShot).toBeVisible();
+  await expect(page.getByText('Zero-shot: audit against one general indicator (no pool, no retrieval)')).toBeVisible();
+  await expect(page.getByText(/retried 1 time, then dropped/)).toBeVisible();
+  await page.getByLabel('Domain').selectOption('math');
+  await expect(page.getByText('Zero-shot: audit against one general indicator for math (no pool, no retrieval)')).toBeVisible();
+});

@@ -21,6 +21,7 @@ import { Card, Field, NumberField } from '../../ui/fields.tsx';
 import { RectifierDetails, RectifierStateBadge } from './message-card.tsx';
 import { rectifierAudit } from '../../engine/rectifier/details.ts';
 import { rectifierResults, useRectifyJob } from './rectify-job.ts';
+import { plural } from '../../ui/format.ts';
 
 export function auditableCount(run: Run): number {
   const agents = new Map(run.agents.map((a) => [a.id, a]));
@@ -57,9 +58,9 @@ export function RectifyParamsCard({ disabled }: { disabled: boolean }) {
         </Field>
         <label className="flex items-center gap-2 text-sm">
           <input type="checkbox" checked={params.zeroShot} disabled={disabled} onChange={(e) => set({ zeroShot: e.target.checked })} />
-          Zero-shot: audit against one general {params.domain} indicator (no pool, no retrieval)
+          Zero-shot: audit against one general indicator{params.domain === 'generic' ? '' : ` for ${params.domain}`} (no pool, no retrieval)
         </label>
-        <p className="text-[11px] text-slate-500">Paper defaults: K_act 5, T_max 3, γ 1; audits at temperature 0; an unreadable audit is retried {params.auditRetries} time(s), then dropped.</p>
+        <p className="text-[11px] text-slate-500">Paper defaults: K_act 5, T_max 3, γ 1; audits at temperature 0; an unreadable audit is retried {plural(params.auditRetries, 'time')}, then dropped.</p>
       </div>
     </Card>
   );
