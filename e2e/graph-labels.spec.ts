@@ -69,36 +69,43 @@ for (const trace of [TOOL_CALL, BUS]) {
   });
 }
 
-test('a message-bus team fills the width of its graph panel at 1920×1080, names clear of one another', async ({ page }) => {
-  await page.setViewportSize({ width: 1920, height: 1080 });
-  await openStudio(page);
-  await openTraceInRunView(page, sharedTrace(BUS));
-  const graph = page.getByTestId('graph');
-  await expect(graph.locator('[data-node-id]').first()).toBeVisible();
-  // Read once the fit has been applied (the layout arrives from its worker, then the drawing is fitted).
-  let last = '';
-  const read = () =>
-    graph.evaluate((svg) => {
-      const panel = svg.getBoundingClientRect();
-      const names = [...svg.querySelectorAll('g[data-node-id] > text:last-of-type')].map((t) => {
-        const r = t.getBoundingClientRect();
-        return { name: t.textContent ?? '', x0: r.left, x1: r.right, y0: r.top, y1: r.bottom };
+for (const { run, viewport, share } of [
+  { run: BUS, viewport: { width: 1920, height: 1080 }, share: 0.8 },
+  // Narrow: the width decides the scale; two agents side by side had their names overlap.
+  { run: 'smolagents-bus/runs/0c27eeef/messages.jsonl', viewport: { width: 1280, height: 800 }, share: 0.8 },
+]) {
+  test(`a message-bus team fills the width of its graph panel, names clear of one another: ${run} at ${viewport.width}×${viewport.height}`, async ({ page }) => {
+    skipWithoutShared(run);
+    await page.setViewportSize(viewport);
+    await openStudio(page);
+    await openTraceInRunView(page, sharedTrace(run));
+    const graph = page.getByTestId('graph');
+    await expect(graph.locator('[data-node-id]').first()).toBeVisible();
+    // Read once the fit has been applied (the layout arrives from its worker, then the drawing is fitted).
+    let last = '';
+    const read = () =>
+      graph.evaluate((svg) => {
+        const panel = svg.getBoundingClientRect();
+        const names = [...svg.querySelectorAll('g[data-node-id] > text:last-of-type')].map((t) => {
+          const r = t.getBoundingClientRect();
+          return { name: t.textContent ?? '', x0: r.left, x1: r.right, y0: r.top, y1: r.bottom };
+        });
+        const nodes = [...svg.querySelectorAll('g[data-node-id]')].map((g) => g.getBoundingClientRect());
+        return { panel: { x0: panel.left, x1: panel.right }, names, x0: Math.min(...nodes.map((r) => r.left)), x1: Math.max(...nodes.map((r) => r.right)) };
       });
-      const nodes = [...svg.querySelectorAll('g[data-node-id]')].map((g) => g.getBoundingClientRect());
-      return { panel: { x0: panel.left, x1: panel.right }, names, x0: Math.min(...nodes.map((r) => r.left)), x1: Math.max(...nodes.map((r) => r.right)) };
-    });
-  await expect
-    .poll(async () => {
-      const now = JSON.stringify(await read());
-      const settled = now === last;
-      last = now;
-      return settled;
-    })
-    .toBe(true);
-  const drawn = await read();
-  await page.screenshot({ path: 'test-results/graph-labels/bus-1920.png' });
-  // The drawing spans most of the panel's width (the round cluster fitted as it came used under half of it).
-  expect((drawn.x1 - drawn.x0) / (drawn.panel.x1 - drawn.panel.x0)).toBeGreaterThan(0.8);
-  const overlap = (a: (typeof drawn.names)[number], b: typeof a) => a.x0 + 1 < b.x1 - 1 && b.x0 + 1 < a.x1 - 1 && a.y0 + 1 < b.y1 - 1 && b.y0 + 1 < a.y1 - 1;
-  for (const [i, a] of drawn.names.entries()) for (const b of drawn.names.slice(i + 1)) expect(overlap(a, b), `the names ${a.name} and ${b.name}`).toBe(false);
-});
+    await expect
+      .poll(async () => {
+        const now = JSON.stringify(await read());
+        const settled = now === last;
+        last = now;
+        return settled;
+      })
+      .toBe(true);
+    const drawn = await read();
+    await page.screenshot({ path: `test-results/graph-labels/names-${viewport.width}.png` });
+    // The drawing spans most of the panel's width (the round cluster fitted as it came used 51 % of it at 1920).
+    expect((drawn.x1 - drawn.x0) / (drawn.panel.x1 - drawn.panel.x0)).toBeGreaterThan(share);
+    const overlap = (a: (typeof drawn.names)[number], b: typeof a) => a.x0 + 1 < b.x1 - 1 && b.x0 + 1 < a.x1 - 1 && a.y0 + 1 < b.y1 - 1 && b.y0 + 1 < a.y1 - 1;
+    for (const [i, a] of drawn.names.entries()) for (const b of drawn.names.slice(i + 1)) expect(overlap(a, b), `the names ${a.name} and ${b.name}`).toBe(false);
+  });
+}

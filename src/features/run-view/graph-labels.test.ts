@@ -1,13 +1,13 @@
 // The edge counts the graph writes (graph-labels.ts): each where it covers no other count, node or name.
 import { describe, expect, it } from 'vitest';
-import { countCentre, placeCountLabels, type LabelEdge, type LabelNode } from './graph-labels.ts';
+import { countCentre, NAME_ABOVE, NAME_STEP, placeCountLabels, placeNames, type LabelEdge, type LabelNode } from './graph-labels.ts';
 
 const NAME_BELOW = 12;
 
 /** Every ordered pair of `n` agents on a circle of `ring` units, an edge each way. */
 function completeTeam(n: number, ring: number): { nodes: LabelNode[]; edges: LabelEdge[] } {
   const at = (i: number): [number, number] => [Math.round(Math.cos((i / n) * 2 * Math.PI) * ring), Math.round(Math.sin((i / n) * 2 * Math.PI) * ring)];
-  const nodes = Array.from({ length: n }, (_, i) => ({ at: at(i), r: 16, name: `Agent${i}` }));
+  const nodes = Array.from({ length: n }, (_, i) => ({ at: at(i), r: 16, name: `Agent${i}`, nameY: 16 + NAME_BELOW }));
   const edges: LabelEdge[] = [];
   for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) if (i !== j) edges.push({ id: `${i}->${j}`, from: at(i), to: at(j), vote: (i + j) % 3 === 0, text: `×${i * n + j}`, weight: i * n + j });
   return { nodes, edges };
@@ -21,15 +21,15 @@ function box(edge: LabelEdge, [x, y]: [number, number]) {
 
 describe('placeCountLabels', () => {
   it('writes every count of a sparse graph: an agent and its tools far apart', () => {
-    const agent: LabelNode = { at: [0, 0], r: 20, name: 'manager' };
-    const tools = [0, 1, 2, 3].map((k): LabelNode => ({ at: [Math.cos(k * 1.57) * 150, Math.sin(k * 1.57) * 150], r: 10, name: `tool${k}` }));
+    const agent: LabelNode = { at: [0, 0], r: 20, name: 'manager', nameY: 20 + NAME_BELOW };
+    const tools = [0, 1, 2, 3].map((k): LabelNode => ({ at: [Math.cos(k * 1.57) * 150, Math.sin(k * 1.57) * 150], r: 10, name: `tool${k}`, nameY: 10 + NAME_BELOW }));
     const edges = tools.map((t, k): LabelEdge => ({ id: `e${k}`, from: agent.at, to: t.at, vote: false, text: `×${k + 1}`, weight: k + 1 }));
-    expect([...placeCountLabels(edges, [agent, ...tools], NAME_BELOW).keys()].sort()).toEqual(['e0', 'e1', 'e2', 'e3']);
+    expect([...placeCountLabels(edges, [agent, ...tools]).keys()].sort()).toEqual(['e0', 'e1', 'e2', 'e3']);
   });
 
   it('in a team where everyone talks to everyone, keeps counts off one another and off the nodes', () => {
     const { nodes, edges } = completeTeam(6, 70);
-    const placed = placeCountLabels(edges, nodes, NAME_BELOW);
+    const placed = placeCountLabels(edges, nodes);
     // Some are written, not all: 30 counts do not fit between 6 agents this close without covering one another.
     expect(placed.size).toBeGreaterThan(3);
     expect(placed.size).toBeLessThan(edges.length);
@@ -52,7 +52,7 @@ describe('placeCountLabels', () => {
       { id: 'quiet', from: [0, 0], to: [200, 0], vote: false, text: '×2', weight: 2 },
       { id: 'busy', from: [0, 0], to: [200, 0.5], vote: false, text: '×40', weight: 40 },
     ];
-    const placed = placeCountLabels(edges, [], NAME_BELOW);
+    const placed = placeCountLabels(edges, []);
     expect(placed.get('busy')).toEqual(countCentre([0, 0], [200, 0.5], false));
     const quiet = placed.get('quiet')!;
     expect(quiet[0]).toBeLessThan(100);
@@ -62,10 +62,35 @@ describe('placeCountLabels', () => {
   it('leaves a count unwritten when no spot along its edge is free', () => {
     // A short edge between two nodes whose discs cover it from end to end.
     const nodes: LabelNode[] = [
-      { at: [0, 0], r: 30, name: 'a' },
-      { at: [50, 0], r: 30, name: 'b' },
+      { at: [0, 0], r: 30, name: 'a', nameY: 30 + NAME_BELOW },
+      { at: [50, 0], r: 30, name: 'b', nameY: 30 + NAME_BELOW },
     ];
-    const placed = placeCountLabels([{ id: 'e', from: [0, 0], to: [50, 0], vote: false, text: '×3', weight: 3 }], nodes, NAME_BELOW);
+    const placed = placeCountLabels([{ id: 'e', from: [0, 0], to: [50, 0], vote: false, text: '×3', weight: 3 }], nodes);
     expect(placed.size).toBe(0);
+  });
+});
+
+describe('placeNames', () => {
+  it('writes names under their nodes while there is room', () => {
+    const nodes = [
+      { at: [0, 0] as [number, number], r: 16, name: 'CodeAgent' },
+      { at: [200, 0] as [number, number], r: 12, name: 'DeepResearchAgent' },
+    ];
+    expect(placeNames(nodes, NAME_BELOW)).toEqual([16 + NAME_BELOW, 12 + NAME_BELOW]);
+  });
+
+  it('moves down the name that would cover a bigger neighbour’s, else over its node', () => {
+    // Two agents side by side, 70 units apart: their names (9 and 17 characters) would overlap under them.
+    const side = [
+      { at: [0, 0] as [number, number], r: 12, name: 'CodeAgent' },
+      { at: [70, 0] as [number, number], r: 16, name: 'DeepResearchAgent' },
+    ];
+    expect(placeNames(side, NAME_BELOW)).toEqual([12 + NAME_BELOW + 3 * NAME_STEP, 16 + NAME_BELOW]);
+    // A third node right under the small one takes that line: its name goes over it.
+    const under = [...side, { at: [0, 48] as [number, number], r: 12, name: 'Coordinator' }];
+    expect(placeNames(under, NAME_BELOW)[0]).toBe(-(12 + NAME_ABOVE));
+    // And with a node right over it too, no place is free: the usual one is kept.
+    const boxed = [...under, { at: [0, -35] as [number, number], r: 12, name: 'Planner' }];
+    expect(placeNames(boxed, NAME_BELOW)[0]).toBe(12 + NAME_BELOW);
   });
 });

@@ -3,7 +3,8 @@
 // counts piled up in the middle of the graph over one another and over the agents' names. A count is written where
 // it covers no other count and no node or node name, the busiest edges first: at the middle of its edge, else a little
 // before or after it along the curve. The others are in the edges' tooltips, and the current step's edges have theirs
-// written by the highlight whatever the room (where the graph wrote it, or at the middle).
+// written by the highlight whatever the room (where the graph wrote it, or at the middle). A node's name goes under it,
+// a line lower or over it where, under it, it would cover another name or node (placeNames).
 
 /**
  * The control point of an edge's curve (a quadratic Bézier between the two nodes' centres): it bends to the left of
@@ -56,8 +57,45 @@ const overlaps = (a: Box, b: Box) => a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 &
 export interface LabelNode {
   at: [number, number];
   r: number;
-  /** The name as written under the node. */
+  /** The name as written by the node. */
   name: string;
+  /** Its baseline, from the node's centre (placeNames: under the node, or over it where another name is). */
+  nameY: number;
+}
+
+/** A name's box (graph units) with its baseline `nameY` from the centre `at`. */
+function nameBox(at: [number, number], name: string, nameY: number): Box {
+  const half = (name.length * NAME_CHAR) / 2 + 2;
+  const centre = at[1] + nameY - 3.5;
+  return { x0: at[0] - half, y0: centre - NAME_HALF_HEIGHT, x1: at[0] + half, y1: centre + NAME_HALF_HEIGHT };
+}
+
+/** A name written over its node: its baseline this far above the rim. */
+export const NAME_ABOVE = 6;
+/** A name moved down, clear of the name beside it, goes lower by this much at a time, at most a line and a half. */
+export const NAME_STEP = 7;
+const NAME_STEPS = [1, 2, 3];
+
+/**
+ * Where each node's name goes. Under the node (`nameBelow` from its rim to the baseline) unless there it would cover a
+ * name already placed or another node (two agents side by side); then lower, by up to a line and a half, where names
+ * beside each other are staggered and still read as their node's; then over the node. Bigger nodes are placed first and keep the usual
+ * place. Returns each node's baseline from its centre, by the node's index.
+ */
+export function placeNames(nodes: readonly Omit<LabelNode, 'nameY'>[], nameBelow: number): number[] {
+  const discs = nodes.map(({ at, r }) => ({ x0: at[0] - r, y0: at[1] - r, x1: at[0] + r, y1: at[1] + r }));
+  const taken: Box[] = [];
+  const out = nodes.map(({ r }) => r + nameBelow);
+  const order = nodes.map((_, i) => i).sort((i, j) => nodes[j].r - nodes[i].r || i - j);
+  const free = (box: Box, self: number) => !taken.some((t) => overlaps(t, box)) && !discs.some((d, k) => k !== self && overlaps(d, box));
+  for (const i of order) {
+    const { at, r, name } = nodes[i];
+    const spots = [r + nameBelow, ...NAME_STEPS.map((k) => r + nameBelow + k * NAME_STEP), -(r + NAME_ABOVE)];
+    const spot = spots.find((y) => free(nameBox(at, name, y), i)) ?? spots[0];
+    out[i] = spot;
+    taken.push(nameBox(at, name, spot));
+  }
+  return out;
 }
 
 export interface LabelEdge {
@@ -72,17 +110,14 @@ export interface LabelEdge {
 
 /**
  * Where each edge whose count can be written without covering another count, a node or a node's name has it written
- * (the centre of its text; boxes in graph units, so the answer does not change with the zoom). `nameBelow`: the
- * name's baseline under the rim. Greedy, busiest first; at most a few dozen edges (the graph writes no counts above
+ * (the centre of its text; boxes in graph units, so the answer does not change with the zoom). Greedy, busiest first; at most a few dozen edges (the graph writes no counts above
  * that), so pairwise is enough.
  */
-export function placeCountLabels(edges: readonly LabelEdge[], nodes: readonly LabelNode[], nameBelow: number): Map<string, [number, number]> {
+export function placeCountLabels(edges: readonly LabelEdge[], nodes: readonly LabelNode[]): Map<string, [number, number]> {
   const taken: Box[] = [];
-  for (const { at, r, name } of nodes) {
+  for (const { at, r, name, nameY } of nodes) {
     taken.push({ x0: at[0] - r, y0: at[1] - r, x1: at[0] + r, y1: at[1] + r });
-    const half = (name.length * NAME_CHAR) / 2 + 2;
-    const centre = at[1] + r + nameBelow - 3.5;
-    taken.push({ x0: at[0] - half, y0: centre - NAME_HALF_HEIGHT, x1: at[0] + half, y1: centre + NAME_HALF_HEIGHT });
+    taken.push(nameBox(at, name, nameY));
   }
   const placed = new Map<string, [number, number]>();
   const order = edges.map((_, i) => i).sort((i, j) => edges[j].weight - edges[i].weight || i - j);

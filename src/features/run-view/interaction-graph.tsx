@@ -7,7 +7,7 @@ import type { GraphEdge, GraphNode } from '../../model/graph.ts';
 import { recordOf } from '../../model/record.ts';
 import { rectifierMarks } from './rectifier-marks.ts';
 import { usePlayhead } from '../../store/playhead.ts';
-import { countCentre, edgeControl, edgeMidpoint, placeCountLabels } from './graph-labels.ts';
+import { countCentre, edgeControl, edgeMidpoint, placeCountLabels, placeNames } from './graph-labels.ts';
 import { fitTransform, graphBounds, spreadToPanel } from './graph-fit.ts';
 import type { LayoutInput, LayoutOutput } from '../../workers/graph-layout.ts';
 import { agentColors } from '../../ui/agent-colors.ts';
@@ -215,6 +215,25 @@ function edgeCountText(edge: GraphEdge, weight: Weight): string {
   return edge.kind === 'vote' ? `${compact(edge.messages)} vote${edge.messages === 1 ? '' : 's'}` : weight === 'messages' ? `×${compact(edge.messages)}` : compact(edge.tokens);
 }
 
+/** Where each node's name goes (graph-labels.ts placeNames), per layout: its baseline from the node's centre. */
+const nameSpots = new WeakMap<Positions, Map<string, Map<string, number>>>();
+
+function namePlacement(view: RunView, positions: Positions, maxActivity: number): Map<string, number> {
+  let byActivity = nameSpots.get(positions);
+  if (!byActivity) nameSpots.set(positions, (byActivity = new Map()));
+  const key = String(maxActivity);
+  let placed = byActivity.get(key);
+  if (placed) return placed;
+  const nodes = view.graph.nodes.filter((n) => positions[n.id]);
+  const offsets = placeNames(
+    nodes.map((n) => ({ at: positions[n.id], r: nodeRadius(n, maxActivity), name: shortLabel(n.label) })),
+    NAME_BELOW,
+  );
+  placed = new Map(nodes.map((n, i) => [n.id, offsets[i]]));
+  byActivity.set(key, placed);
+  return placed;
+}
+
 /** Where the graph writes its edges' counts (graph-labels.ts), per layout and edge width: its base and its highlight read it. */
 const placements = new WeakMap<Positions, Map<string, Map<string, [number, number]>>>();
 
@@ -227,13 +246,14 @@ function countPlacement(view: RunView, positions: Positions, weight: Weight, max
   if (placed) return placed;
   placed = new Map();
   if (countsShown(graph.edges.length)) {
-    const nodes = graph.nodes.flatMap((n) => (positions[n.id] ? [{ at: positions[n.id], r: nodeRadius(n, maxActivity), name: shortLabel(n.label) }] : []));
+    const names = namePlacement(view, positions, maxActivity);
+    const nodes = graph.nodes.flatMap((n) => (positions[n.id] ? [{ at: positions[n.id], r: nodeRadius(n, maxActivity), name: shortLabel(n.label), nameY: names.get(n.id)! }] : []));
     const edges = graph.edges.flatMap((e) =>
       positions[e.source] && positions[e.target]
         ? [{ id: e.id, from: positions[e.source], to: positions[e.target], vote: e.kind === 'vote', text: edgeCountText(e, weight), weight: weight === 'messages' || e.kind === 'vote' ? e.messages : e.tokens }]
         : [],
     );
-    placed = placeCountLabels(edges, nodes, NAME_BELOW);
+    placed = placeCountLabels(edges, nodes);
   }
   byWidth.set(key, placed);
   return placed;
@@ -278,6 +298,7 @@ const GraphBase = memo(function GraphBase({ view, positions, weight, maxActivity
   const edgeOpacity = graph.edges.length > 60 ? 0.22 : 0.55;
   // The counts that fit (none on a graph too dense to write them on); the rest are in the edges' tooltips.
   const placed = countPlacement(view, positions, weight, maxActivity);
+  const names = namePlacement(view, positions, maxActivity);
   return (
     <>
       <g aria-label="Manager hierarchy">
@@ -346,14 +367,15 @@ const GraphBase = memo(function GraphBase({ view, positions, weight, maxActivity
         {graph.nodes.map((node) => {
           const p = positions[node.id];
           if (!p) return null;
-          return <NodeShape key={node.id} node={node} at={p} r={nodeRadius(node, maxActivity)} color={node.agentId ? (colors.get(node.agentId) ?? '#64748b') : undefined} />;
+          const r = nodeRadius(node, maxActivity);
+          return <NodeShape key={node.id} node={node} at={p} r={r} nameY={names.get(node.id) ?? r + NAME_BELOW} color={node.agentId ? (colors.get(node.agentId) ?? '#64748b') : undefined} />;
         })}
       </g>
     </>
   );
 });
 
-function NodeShape({ node, at, r, color }: { node: GraphNode; at: [number, number]; r: number; color?: string }) {
+function NodeShape({ node, at, r, nameY, color }: { node: GraphNode; at: [number, number]; r: number; nameY: number; color?: string }) {
   const label = shortLabel(node.label);
   const title = `${node.label} (${node.kind}) · ${formatCount(node.activity)} ${node.kind === 'agent' ? 'steps' : 'calls'}${
     node.kind === 'agent' ? ` · ${formatCount(node.tokens)} tokens` : ''
@@ -371,7 +393,7 @@ function NodeShape({ node, at, r, color }: { node: GraphNode; at: [number, numbe
         </text>
       )}
       <text
-        y={r + NAME_BELOW}
+        y={nameY}
         textAnchor="middle"
         fontSize={11}
         fill={node.kind === 'agent' ? '#0f172a' : '#57534e'}
@@ -601,9 +623,10 @@ function GraphHighlight({ view, positions, weight, maxActivity, canvas, width }:
     if (n) touched.add(n);
   }
   shape.names = [];
+  const names = namePlacement(view, positions, maxActivity);
   for (const n of touched) {
     const p = positions[n.id];
-    if (p) shape.names.push({ text: shortLabel(n.label), at: [p[0], p[1] + nodeRadius(n, maxActivity) + NAME_BELOW], agent: n.kind === 'agent' });
+    if (p) shape.names.push({ text: shortLabel(n.label), at: [p[0], p[1] + (names.get(n.id) ?? nodeRadius(n, maxActivity) + NAME_BELOW)], agent: n.kind === 'agent' });
   }
   // Drawn in a layout effect, in the key's own task: the frame that shows the move shows the highlight too.
   useLayoutEffect(() => {
