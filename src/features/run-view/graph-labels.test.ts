@@ -93,4 +93,13 @@ describe('placeNames', () => {
     const boxed = [...under, { at: [0, -35] as [number, number], r: 12, name: 'Planner' }];
     expect(placeNames(boxed, NAME_BELOW)[0]).toBe(12 + NAME_BELOW);
   });
+
+  it('places a thousand names by their neighbourhoods: a row of close agents alternates under and lower', () => {
+    // 1,000 agents 60 units apart on one line, names of 12 characters (80 units wide): each covers its neighbours'.
+    const row = Array.from({ length: 1000 }, (_, i) => ({ at: [i * 60, 0] as [number, number], r: 12, name: `Agent-${String(i).padStart(6, '0')}` }));
+    const spots = placeNames(row, NAME_BELOW);
+    expect(spots.slice(0, 4)).toEqual([24, 24 + 2 * NAME_STEP, 24, 24 + 2 * NAME_STEP]);
+    expect(new Set(spots)).toEqual(new Set([24, 24 + 2 * NAME_STEP]));
+  });
 });
+

@@ -83,19 +83,48 @@ const NAME_STEPS = [1, 2, 3];
  * place. Returns each node's baseline from its centre, by the node's index.
  */
 export function placeNames(nodes: readonly Omit<LabelNode, 'nameY'>[], nameBelow: number): number[] {
-  const discs = nodes.map(({ at, r }) => ({ x0: at[0] - r, y0: at[1] - r, x1: at[0] + r, y1: at[1] + r }));
-  const taken: Box[] = [];
+  // Boxes in a grid of cells, so each look-up reads only its neighbourhood: a team of hundreds of agents and tools is
+  // not a pass over every pair.
+  const grid = new BoxGrid();
+  nodes.forEach(({ at, r }, i) => grid.add({ x0: at[0] - r, y0: at[1] - r, x1: at[0] + r, y1: at[1] + r }, i));
   const out = nodes.map(({ r }) => r + nameBelow);
   const order = nodes.map((_, i) => i).sort((i, j) => nodes[j].r - nodes[i].r || i - j);
-  const free = (box: Box, self: number) => !taken.some((t) => overlaps(t, box)) && !discs.some((d, k) => k !== self && overlaps(d, box));
   for (const i of order) {
     const { at, r, name } = nodes[i];
     const spots = [r + nameBelow, ...NAME_STEPS.map((k) => r + nameBelow + k * NAME_STEP), -(r + NAME_ABOVE)];
-    const spot = spots.find((y) => free(nameBox(at, name, y), i)) ?? spots[0];
+    const spot = spots.find((y) => !grid.hits(nameBox(at, name, y), i)) ?? spots[0];
     out[i] = spot;
-    taken.push(nameBox(at, name, spot));
+    grid.add(nameBox(at, name, spot), -1);
   }
   return out;
+}
+
+/** Boxes kept by the cells of a grid they cover, each with the node it belongs to (-1: none). */
+class BoxGrid {
+  private readonly cells = new Map<string, { box: Box; owner: number }[]>();
+  private static readonly SIZE = 64;
+
+  private keys(b: Box): string[] {
+    const size = BoxGrid.SIZE;
+    const out: string[] = [];
+    for (let x = Math.floor(b.x0 / size); x <= Math.floor(b.x1 / size); x++) for (let y = Math.floor(b.y0 / size); y <= Math.floor(b.y1 / size); y++) out.push(`${x},${y}`);
+    return out;
+  }
+
+  add(box: Box, owner: number): void {
+    const entry = { box, owner };
+    for (const key of this.keys(box)) {
+      const cell = this.cells.get(key);
+      if (cell) cell.push(entry);
+      else this.cells.set(key, [entry]);
+    }
+  }
+
+  /** Whether `box` covers a box kept here that is not `self`'s own. */
+  hits(box: Box, self: number): boolean {
+    for (const key of this.keys(box)) for (const e of this.cells.get(key) ?? []) if (e.owner !== self && overlaps(e.box, box)) return true;
+    return false;
+  }
 }
 
 export interface LabelEdge {
