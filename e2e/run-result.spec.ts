@@ -19,7 +19,7 @@ test('a benchmark result line shows its answer, the expected answer and its scor
   await openTraceFiles(page, sharedTrace(RESULTS));
   const row = fileRuns(page, RESULTS.split('/').pop()!).first();
   const runId = (await row.getAttribute('data-run-id'))!;
-  // The library counts the benchmark's score as the run view does (one count, library-rows.ts scoreCounts).
+  // The library counts the benchmark's score as the run view does (one count, model/annotations.ts scoreCounts).
   await expect(row.getByTestId('run-scores')).toHaveText('1');
   await row.getByRole('button').first().click();
   const result = page.getByTestId('run-result');

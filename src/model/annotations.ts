@@ -103,3 +103,22 @@ export function decisiveErrorAnnotation(runId: string, steps: readonly Pick<Step
   if (label.reason !== undefined) annotation.description = label.reason;
   return { annotation, outside };
 }
+
+/** A run-level score (TRAIL scores, Langfuse numeric scores) rather than a label: it carries a number. */
+export function scoreValue(a: Annotation): number | undefined {
+  const rec = a as Record<string, unknown>;
+  if (typeof rec.score === 'number') return rec.score;
+  if (typeof rec.value === 'number') return rec.value;
+  return undefined;
+}
+
+/**
+ * A run's scores and labels, counted here for the library's columns, the run view's "scores & labels" and its scores
+ * panel: an annotation with a number is a score, any other a label, and a benchmark result line's own score (exact
+ * match and contains, by the benchmark's rule) is one score more.
+ */
+export function scoreCounts(run: Run): { scores: number; labels: number } {
+  let valued = 0;
+  for (const a of run.annotations) if (scoreValue(a) !== undefined) valued++;
+  return { scores: valued + (run.benchmark ? 1 : 0), labels: run.annotations.length - valued };
+}

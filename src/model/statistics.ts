@@ -203,13 +203,13 @@ export interface RunMetrics {
   shadowOf?: string;
 }
 
-/**
- * Whether a run's tokens are a measurement (or a shadow run's estimate). A benchmark result line has no steps and so
- * no model calls: its 0 is not a count, and the corpus neither charts it nor writes it as one.
- */
 /** Why a run without steps (a benchmark's result line) shows no token count: its 0 would read as a measurement. */
 export const NO_TOKEN_COUNT = 'No steps recorded (a benchmark result line): no model calls to count';
 
+/**
+ * Whether a run's tokens are a measurement (or a shadow run's estimate). A benchmark result line has no steps and so
+ * no model calls: its 0 is not a count, and the corpus, the library and the run view neither chart it nor write it as one.
+ */
 export function hasTokenCount(r: Pick<RunMetrics, 'steps' | 'shadowOf'>): boolean {
   return r.steps > 0 || r.shadowOf !== undefined;
 }

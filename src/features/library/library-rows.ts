@@ -1,7 +1,8 @@
 // The library's runs as one list across every open file: one row per run with the figures the table shows, and
 // the search, filters and sort over them. Pure: the table (library-table.tsx) renders what this returns.
 import { summarizeRun, type RunSummary } from '../../model/summary.ts';
-import type { Annotation, Run } from '../../model/types.ts';
+import { scoreCounts } from '../../model/annotations.ts';
+import type { Run } from '../../model/types.ts';
 import type { LibraryFile } from '../../store/library.ts';
 
 export interface LibraryRow {
@@ -27,25 +28,6 @@ export function summaryOf(run: Run): RunSummary {
     summaries.set(run, s);
   }
   return s;
-}
-
-/** A run-level score (TRAIL scores, Langfuse numeric scores) rather than a label: it carries a number. */
-export function scoreValue(a: Annotation): number | undefined {
-  const rec = a as Record<string, unknown>;
-  if (typeof rec.score === 'number') return rec.score;
-  if (typeof rec.value === 'number') return rec.value;
-  return undefined;
-}
-
-/**
- * A run's scores and labels, counted here for the library's columns and the run view's "scores & labels": an
- * annotation with a number is a score, any other a label, and a benchmark result line's own score (exact match and
- * contains, by the benchmark's rule) is one score more.
- */
-export function scoreCounts(run: Run): { scores: number; labels: number } {
-  let valued = 0;
-  for (const a of run.annotations) if (scoreValue(a) !== undefined) valued++;
-  return { scores: valued + (run.benchmark ? 1 : 0), labels: run.annotations.length - valued };
 }
 
 /** The end of an id that tells apart runs with the same title. */

@@ -4,6 +4,7 @@
 // the node centres are spread along the panel's long side (at most MAX_SPREAD times) until the drawing is as wide as
 // the panel at the scale its height allows. Names and counts keep their size; only the room between nodes grows.
 import { emptyRecord } from '../../model/record.ts';
+import type { Box } from './graph-labels.ts';
 
 type Point = [number, number];
 type Positions = Record<string, Point>;
@@ -22,15 +23,8 @@ export const MAX_SCALE = 2;
 /** The most the centres are spread along one axis. */
 export const MAX_SPREAD = 3;
 
-export interface Bounds {
-  x0: number;
-  x1: number;
-  y0: number;
-  y1: number;
-}
-
 /** The box the drawing needs with its centres spread `fx` times along x and `fy` times along y. */
-export function graphBounds(nodes: readonly FitNode[], positions: Readonly<Positions>, fx = 1, fy = 1): Bounds | undefined {
+export function graphBounds(nodes: readonly FitNode[], positions: Readonly<Positions>, fx = 1, fy = 1): Box | undefined {
   let [x0, x1, y0, y1] = [Infinity, -Infinity, Infinity, -Infinity];
   for (const node of nodes) {
     const p = Object.hasOwn(positions, node.id) ? positions[node.id] : undefined;
@@ -44,7 +38,7 @@ export function graphBounds(nodes: readonly FitNode[], positions: Readonly<Posit
 }
 
 /** The scale and translation that centre `b` in a panel `width` × `room`. */
-export function fitTransform(b: Bounds, width: number, room: number): { scale: number; x: number; y: number } {
+export function fitTransform(b: Box, width: number, room: number): { scale: number; x: number; y: number } {
   const scale = Math.min(MAX_SCALE, width / (b.x1 - b.x0), room / (b.y1 - b.y0));
   return { scale, x: width / 2 - ((b.x0 + b.x1) / 2) * scale, y: room / 2 - ((b.y0 + b.y1) / 2) * scale };
 }

@@ -45,7 +45,7 @@ const COUNT_HALF_HEIGHT = 6;
 const NAME_CHAR = 6.5;
 const NAME_HALF_HEIGHT = 6.5;
 
-interface Box {
+export interface Box {
   x0: number;
   y0: number;
   x1: number;
@@ -63,9 +63,14 @@ export interface LabelNode {
   nameY: number;
 }
 
+/** Half the width a node's name (as written, shortened) takes at 11 px, in graph units, with a little room. */
+export function nameHalfWidth(name: string): number {
+  return (name.length * NAME_CHAR) / 2 + 2;
+}
+
 /** A name's box (graph units) with its baseline `nameY` from the centre `at`. */
 function nameBox(at: [number, number], name: string, nameY: number): Box {
-  const half = (name.length * NAME_CHAR) / 2 + 2;
+  const half = nameHalfWidth(name);
   const centre = at[1] + nameY - 3.5;
   return { x0: at[0] - half, y0: centre - NAME_HALF_HEIGHT, x1: at[0] + half, y1: centre + NAME_HALF_HEIGHT };
 }

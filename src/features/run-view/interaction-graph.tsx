@@ -7,7 +7,7 @@ import type { GraphEdge, GraphNode } from '../../model/graph.ts';
 import { recordOf } from '../../model/record.ts';
 import { rectifierMarks } from './rectifier-marks.ts';
 import { usePlayhead } from '../../store/playhead.ts';
-import { countCentre, edgeControl, edgeMidpoint, placeCountLabels, placeNames } from './graph-labels.ts';
+import { countCentre, edgeControl, edgeMidpoint, nameHalfWidth, placeCountLabels, placeNames } from './graph-labels.ts';
 import { fitTransform, graphBounds, spreadToPanel } from './graph-fit.ts';
 import type { LayoutInput, LayoutOutput } from '../../workers/graph-layout.ts';
 import { agentColors } from '../../ui/agent-colors.ts';
@@ -101,7 +101,8 @@ export function InteractionGraphView({ view }: { view: RunView }) {
     if (h !== legendHeight) setLegendHeight(h);
   }, [width, legendHeight]);
   const room = HEIGHT - (legendHeight > 0 ? legendHeight + LEGEND_GAP : 0);
-  const fitNodes = useMemo(() => graph.nodes.map((n) => ({ id: n.id, half: Math.max(40, labelHalfWidth(n.label)) })), [graph]);
+  // Room for each node's name (a little more than placement reserves, so no name touches the panel's edge).
+  const fitNodes = useMemo(() => graph.nodes.map((n) => ({ id: n.id, half: Math.max(40, nameHalfWidth(shortLabel(n.label)) + 4) })), [graph]);
   // Spread to the panel's shape (graph-fit.ts); by steps of 32 px of width, so a resize does not redraw at every pixel.
   const panel = Math.round(width / 32) * 32;
   const positions = useMemo(() => (laidOut && panel > 0 ? spreadToPanel(fitNodes, laidOut, panel, room) : laidOut), [laidOut, fitNodes, panel, room]);
@@ -709,9 +710,4 @@ const LABEL_CHARS = 22;
 
 function shortLabel(label: string): string {
   return label.length > LABEL_CHARS ? `${label.slice(0, LABEL_CHARS - 1)}…` : label;
-}
-
-/** Half the drawn width of a node's label at 11 px (about 6.5 px a character), for fitting the view around it. */
-function labelHalfWidth(label: string): number {
-  return Math.min(label.length, LABEL_CHARS) * 3.3 + 6;
 }

@@ -12,7 +12,7 @@ import { ErrorBoundary } from '../../ui/error-boundary.tsx';
 import { HelpOverlay } from '../../ui/help-overlay.tsx';
 import { useOpeningLinked } from '../library/startup.tsx';
 import { InteractionGraphView } from './interaction-graph.tsx';
-import { scoreCounts } from '../library/library-rows.ts';
+import { scoreCounts } from '../../model/annotations.ts';
 import { preloadMarkdown } from './message-text.tsx';
 import { RunResult } from './run-result.tsx';
 import { applyAction, usePlayTimer, useRunKeyboard, useStepInUrl } from './playback.ts';

@@ -5,7 +5,7 @@ import { useMemo } from 'react';
 import type { Annotation } from '../../model/types.ts';
 import { usePlayhead } from '../../store/playhead.ts';
 import { Badge } from '../../ui/badge.tsx';
-import { scoreValue } from '../library/library-rows.ts';
+import { scoreCounts, scoreValue } from '../../model/annotations.ts';
 import type { RunView } from './run-view-model.ts';
 import { benchmarkLine } from './run-result.tsx';
 
@@ -68,8 +68,8 @@ export function ScoresPanel({ view }: { view: RunView }) {
     <div className="flex flex-col gap-2 text-sm" data-testid="scores-panel">
       {(scores.length > 0 || benchmark) && (
         <table className="w-full text-left" aria-label="Scores of the run">
-          {/* As many as the library's Scores column and the toolbar count (scoreCounts). */}
-          <caption className="text-left text-xs font-semibold text-slate-500 uppercase">Scores ({scores.length + (benchmark ? 1 : 0)})</caption>
+          {/* Counted where the library's Scores column and the toolbar count them. */}
+          <caption className="text-left text-xs font-semibold text-slate-500 uppercase">Scores ({scoreCounts(view.run).scores})</caption>
           <tbody>
             {benchmark && (
               <tr className="border-b border-slate-100 align-top last:border-0" data-testid="benchmark-score">

@@ -29,7 +29,6 @@ import { WorkflowGraph } from './workflow-graph.tsx';
 import { KEY_BINDINGS } from '../run-view/keymap.ts';
 import { ErrorBoundary } from '../../ui/error-boundary.tsx';
 
-
 export function StagesPage() {
   const { candidates: runList, hydrated, runId, run } = usePickedRun(hasSteps);
 
