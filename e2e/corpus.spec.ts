@@ -216,6 +216,20 @@ test('a benchmark result line (no steps) shows no tokens in the table, not a mea
     await expect(cells.nth(k)).toHaveText('—');
     await expect(cells.nth(k)).toHaveAttribute('title', /No steps recorded/);
   }
+  // The runs CSV says the same: no token figures for these lines (they read 0 before), their steps 0.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Runs CSV' }).click()]);
+  const path = test.info().outputPath('corpus-runs.csv');
+  await download.saveAs(path);
+  const [header, ...lines] = readFileSync(path, 'utf8').trimEnd().split('\r\n');
+  const column = (name: string) => header.split(',').indexOf(name);
+  expect(lines.length).toBeGreaterThan(10);
+  for (const line of lines) {
+    // Questions may hold commas (quoted): read the figures from the end, where no text column comes after them.
+    const cellsOf = line.split(',');
+    const fromEnd = (name: string) => cellsOf[cellsOf.length - (header.split(',').length - column(name))];
+    expect(fromEnd('steps')).toBe('0');
+    for (const name of ['tokens', 'tokens_estimated', 'supervisor_overhead_tokens', 'net_tokens']) expect(fromEnd(name), `${name} in ${line.slice(0, 40)}`).toBe('');
+  }
 });
 
 test('one run in the corpus: the spread chart says it has nothing to measure, with no repeated axis ticks', async ({ page }) => {

@@ -15,4 +15,12 @@ describe('CSV', () => {
     expect(header.split(',')).toContain('tag_level');
     expect(row).toBe('r1,T,q,supervised,2,native,supervised,success,4,2,100,false,7,107,1,,true,');
   });
+  it('leaves the token cells of a run without steps (a benchmark result line) empty, as the table shows "—"', () => {
+    const text = runMetricsCsv([
+      { id: 'q1', title: 'Q', task: 'q', tags: {}, format: 'message-bus', arm: 'baseline', outcome: 'failure', steps: 0, agents: 0,
+        tokens: 0, tokensEstimated: false, overhead: 0, interventions: 0, durationMs: 119_902, simulated: false },
+    ]);
+    expect(text.trimEnd().split('\r\n')[1]).toBe('q1,Q,q,message-bus,baseline,failure,0,0,,,,,0,119902,false,');
+  });
 });
+

@@ -1,6 +1,6 @@
 // CSV export (SPEC §3): per-run metrics, and the numbers behind each corpus chart. RFC 4180 quoting; text cells that
 // a spreadsheet would run as a formula (leading = + - @, tab, CR) are prefixed with ' — trace text is untrusted.
-import type { RunMetrics } from '../model/statistics.ts';
+import { hasTokenCount, type RunMetrics } from '../model/statistics.ts';
 
 export type CsvCell = string | number | boolean | null | undefined;
 
@@ -39,7 +39,11 @@ export function runMetricsCsv(runs: readonly RunMetrics[]): string {
     'simulated',
     'shadow_estimate_of',
   ];
-  const rows = runs.map((r) => [
+  const rows = runs.map((r) => {
+    // A run without steps (a benchmark result line) has no token count: left empty, as the table shows "—", so a
+    // spreadsheet's mean does not take its 0 for a measurement.
+    const counted = hasTokenCount(r);
+    return [
     r.id,
     r.title,
     r.task,
@@ -49,14 +53,15 @@ export function runMetricsCsv(runs: readonly RunMetrics[]): string {
     r.outcome,
     r.steps,
     r.agents,
-    r.tokens,
-    r.tokensEstimated,
-    r.overhead,
-    r.tokens + r.overhead,
+    counted ? r.tokens : undefined,
+    counted ? r.tokensEstimated : undefined,
+    counted ? r.overhead : undefined,
+    counted ? r.tokens + r.overhead : undefined,
     r.interventions,
     r.durationMs,
     r.simulated,
     r.shadowOf ?? '',
-  ]);
+    ];
+  });
   return toCsv(header, rows);
 }

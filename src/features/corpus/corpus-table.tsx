@@ -9,7 +9,6 @@ import type { CorpusQuery, SortKey } from './corpus-filter.ts';
 
 const ROW_HEIGHT = 34;
 const COLUMNS = '28px minmax(12rem,2fr) minmax(10rem,2fr) 7rem 4rem 6rem 6rem 6rem 4rem 6rem 6rem 5rem';
-const NO_TOKENS = NO_TOKEN_COUNT;
 
 interface Column {
   key: SortKey | null;
@@ -109,9 +108,9 @@ export function CorpusTable({
                 {!hasTokenCount(r) ? (
                   // A benchmark's result line recorded no model calls: its 0 tokens would read as a measurement.
                   <>
-                    <div role="cell" className="px-2 text-right text-slate-400" data-testid="corpus-tokens" data-none="" title={NO_TOKENS}>—</div>
-                    <div role="cell" className="px-2 text-right text-slate-400" title={NO_TOKENS}>—</div>
-                    <div role="cell" className="px-2 text-right text-slate-400" title={NO_TOKENS}>—</div>
+                    <div role="cell" className="px-2 text-right text-slate-400" data-testid="corpus-tokens" data-none="" title={NO_TOKEN_COUNT}>—</div>
+                    <div role="cell" className="px-2 text-right text-slate-400" title={NO_TOKEN_COUNT}>—</div>
+                    <div role="cell" className="px-2 text-right text-slate-400" title={NO_TOKEN_COUNT}>—</div>
                   </>
                 ) : (
                   <>

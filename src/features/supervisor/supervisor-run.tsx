@@ -19,7 +19,6 @@ import { ShadowCompareButton } from '../compare/shadow-compare.tsx';
 import { supervisorInterventions, useSupervisorJob } from './supervisor-job.ts';
 import { plural } from '../../ui/format.ts';
 
-
 export function SupervisorRun() {
   const { candidates: runList, hydrated, runId, run } = usePickedRun(hasSteps);
 
