@@ -34,6 +34,7 @@ const LAZY = [
   { what: 'corpus view', src: 'src/features/corpus/corpus-page.tsx' },
   { what: 'engines view', src: 'src/features/supervisor/engines-page.tsx' },
   { what: 'native exporter (zod)', src: 'src/export/native.ts' },
+  { what: 'model schema (zod)', src: 'src/model/schema.ts' },
 ];
 /** Text only the tokenizer's data carries: it must not be in the first-paint JS. */
 const TOKENIZER_MARK = '<|endoftext|>';

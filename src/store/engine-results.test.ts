@@ -7,6 +7,7 @@ import { JOURNAL_KEY, readJournal, type StorageLike } from './results-journal.ts
 import { useLibrary } from './library.ts';
 import { openLibraryDb, startLibraryPersistence, type Persistence } from './library-db.ts';
 import { makeRun } from '../testing/test-runs.ts';
+import * as S from '../model/schema.ts';
 
 const iv = (id: string, action: string): Intervention => ({ id, engine: 'rectifier', stepId: 'r1:s0', action, reason: 'r', heuristic: false });
 let persistence: Persistence | undefined;
@@ -62,7 +63,7 @@ describe('the journal of results not yet written (ADR 0055)', () => {
     keepStage('r1', stage('stage-1', 0));
     keepLlmCall({ id: 'h#1', requestHash: 'h', model: 'm', request: {}, response: {} });
     // Synchronously, before any write could have committed: all three are in storage.
-    expect(readJournal(storage).map((e) => e.kind)).toEqual(['intervention', 'stage', 'call']);
+    expect(readJournal(storage, S).map((e) => e.kind)).toEqual(['intervention', 'stage', 'call']);
     await persistence.flush();
     expect(storage.map.has(JOURNAL_KEY)).toBe(false);
     const db = await openLibraryDb({ name });
@@ -97,7 +98,7 @@ describe('the journal of results not yet written (ADR 0055)', () => {
     expect(run.interventions.map((i) => i.id)).toEqual(['a']);
     expect(run.stages?.map((s) => s.id)).toEqual(['stage-1']);
     expect(Object.keys(useLibrary.getState().llmCalls)).toEqual(['h#1']);
-    expect(readJournal(left)).toHaveLength(3); // guarded until written; the bad and orphaned entries are gone
+    expect(readJournal(left, S)).toHaveLength(3); // guarded until written; the bad and orphaned entries are gone
     await persistence.flush();
     expect(left.map.has(JOURNAL_KEY)).toBe(false);
     const db = await openLibraryDb({ name });

@@ -581,10 +581,12 @@ export async function startLibraryPersistence({
   let written: Snapshot = EMPTY_SNAPSHOT;
   try {
     const { library: stored, storedSpans } = await readLibrary(db);
+    // The journal's records are checked with the model's schemas, loaded by readLibrary already (a chunk of their own).
+    const schemas = await import('../model/schema.ts');
     // What was read is what the database holds (minus nothing: quarantined records already moved out).
     written = { files: stored.files, runs: stored.runs, llmCalls: stored.llmCalls ?? emptyRecord() };
     // Results a previous page kept but could not write go back into their runs before anything is shown.
-    const { library: recovered, applied } = applyJournal(written, readJournal(storage));
+    const { library: recovered, applied } = applyJournal(written, readJournal(storage, schemas));
     journal = applied;
     journalStorage = storage;
     writeJournal(storage, journal);

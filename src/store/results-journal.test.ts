@@ -4,6 +4,7 @@ import { emptyRecord, recordOf } from '../model/record.ts';
 import type { Intervention, LlmCallRecord } from '../model/types.ts';
 import { makeRun } from '../testing/test-runs.ts';
 import { applyJournal, JOURNAL_KEY, readJournal, stillUnsaved, writeJournal, type UnsavedResult } from './results-journal.ts';
+import * as S from '../model/schema.ts';
 
 const iv = (id: string, action = 'pass@1'): Intervention => ({ id, engine: 'supervisor', stepId: 's0', action, reason: 'r', heuristic: false });
 const call = (id: string): LlmCallRecord => ({ id, requestHash: 'h', model: 'm', request: {}, response: {} });
@@ -11,13 +12,36 @@ const store = (value: string | null) => ({ getItem: () => value, setItem: () => 
 
 describe('readJournal', () => {
   it('is empty for nothing, bad JSON or a non-array, and skips each bad entry alone', () => {
-    expect(readJournal(undefined)).toEqual([]);
-    expect(readJournal(store(null))).toEqual([]);
-    expect(readJournal(store('{oops'))).toEqual([]);
-    expect(readJournal(store('{"kind":"call"}'))).toEqual([]);
+    expect(readJournal(undefined, S)).toEqual([]);
+    expect(readJournal(store(null), S)).toEqual([]);
+    expect(readJournal(store('{oops'), S)).toEqual([]);
+    expect(readJournal(store('{"kind":"call"}'), S)).toEqual([]);
     const good = { kind: 'intervention', runId: 'r', item: iv('a') };
-    const entries = readJournal(store(JSON.stringify([good, { kind: 'run', runId: 'r', item: {} }, { kind: 'call', item: { id: 1 } }, null])));
+    const entries = readJournal(store(JSON.stringify([good, { kind: 'run', runId: 'r', item: {} }, { kind: 'call', item: { id: 1 } }, null])), S);
     expect(entries).toEqual([good]);
+  });
+
+  it('checks each kind: a run id for results of a run, the record against its schema; keeps only the known fields', () => {
+    const stage = { id: 'stage-1', index: 0, subtasks: [], layers: [], derivedBy: 'llm' };
+    const entries = readJournal(
+      store(
+        JSON.stringify([
+          { kind: 'stage', runId: 'r', item: stage, extra: 1 },
+          { kind: 'stage', item: stage },
+          { kind: 'intervention', runId: 7, item: iv('a') },
+          { kind: 'intervention', runId: 'r', item: { ...iv('b'), stepId: 3 } },
+          { kind: 'call', runId: 'ignored', item: call('c') },
+          [{ kind: 'call', item: call('d') }],
+        ]),
+      ),
+      S,
+    );
+    expect(entries.map((e) => [e.kind, e.item.id])).toEqual([
+      ['stage', 'stage-1'],
+      ['call', 'c'],
+    ]);
+    expect(entries[0]).toEqual({ kind: 'stage', runId: 'r', item: expect.objectContaining({ id: 'stage-1' }) });
+    expect(entries[1]).toEqual({ kind: 'call', item: call('c') });
   });
 
   it('survives a storage that refuses to write', () => {
@@ -31,7 +55,7 @@ describe('readJournal', () => {
     const s = { getItem: (k: string) => map.get(k) ?? null, setItem: (k: string, v: string) => void map.set(k, v), removeItem: (k: string) => void map.delete(k) };
     const entries: UnsavedResult[] = [{ kind: 'call', item: call('c') }];
     writeJournal(s, entries);
-    expect(readJournal(s)).toEqual(entries);
+    expect(readJournal(s, S)).toEqual(entries);
     writeJournal(s, []);
     expect(map.has(JOURNAL_KEY)).toBe(false);
   });

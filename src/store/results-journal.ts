@@ -4,10 +4,8 @@
 // a write has put it in the database. On the next load, whatever is still in the journal goes back into its run before
 // the library is shown. Only the small records are journalled (an intervention, a stage, an endpoint call), never a
 // run; the journal holds only the results of the last moments, so it stays small.
-import { z } from 'zod';
 import { ownValue, recordOf } from '../model/record.ts';
 import { withIntervention, withStage } from '../model/run-results.ts';
-import * as S from '../model/schema.ts';
 import type { Intervention, LlmCallRecord, Run, Stage } from '../model/types.ts';
 
 export const JOURNAL_KEY = 'mas-replay:unsaved-results';
@@ -21,14 +19,35 @@ export type UnsavedResult =
   | { kind: 'stage'; runId: string; item: Stage }
   | { kind: 'call'; item: LlmCallRecord };
 
-const Entry = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('intervention'), runId: z.string(), item: S.Intervention }),
-  z.object({ kind: z.literal('stage'), runId: z.string(), item: S.Stage }),
-  z.object({ kind: z.literal('call'), item: S.LlmCallRecord }),
-]);
+/**
+ * The schemas an entry's record is checked with: the model's zod schemas, which the caller passes in once it has
+ * loaded them (library-db loads src/model/schema.ts lazily, in its own chunk). Imported here, they would bring zod into
+ * the JS shipped before first paint (SPEC §8; bench/bundle checks it).
+ */
+export type JournalSchemas = Pick<typeof import('../model/schema.ts'), 'Intervention' | 'Stage' | 'LlmCallRecord'>;
+
+/** A stored entry checked: its kind, its run id, and its record against the model's schema; undefined when any fails. */
+function entryOf(v: unknown, schemas: JournalSchemas): UnsavedResult | undefined {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
+  const { kind, runId, item } = v as { kind?: unknown; runId?: unknown; item?: unknown };
+  if (kind === 'call') {
+    const parsed = schemas.LlmCallRecord.safeParse(item);
+    return parsed.success ? { kind, item: parsed.data as LlmCallRecord } : undefined;
+  }
+  if (typeof runId !== 'string') return undefined;
+  if (kind === 'intervention') {
+    const parsed = schemas.Intervention.safeParse(item);
+    return parsed.success ? { kind, runId, item: parsed.data as Intervention } : undefined;
+  }
+  if (kind === 'stage') {
+    const parsed = schemas.Stage.safeParse(item);
+    return parsed.success ? { kind, runId, item: parsed.data as Stage } : undefined;
+  }
+  return undefined;
+}
 
 /** What a journal says, entry by entry: a stored value is untrusted, and a bad entry is skipped, not the whole journal. */
-export function readJournal(storage: StorageLike | undefined): UnsavedResult[] {
+export function readJournal(storage: StorageLike | undefined, schemas: JournalSchemas): UnsavedResult[] {
   let raw: unknown;
   try {
     raw = JSON.parse(storage?.getItem(JOURNAL_KEY) ?? '[]');
@@ -38,8 +57,8 @@ export function readJournal(storage: StorageLike | undefined): UnsavedResult[] {
   if (!Array.isArray(raw)) return [];
   const out: UnsavedResult[] = [];
   for (const v of raw) {
-    const parsed = Entry.safeParse(v);
-    if (parsed.success) out.push(parsed.data as UnsavedResult);
+    const entry = entryOf(v, schemas);
+    if (entry) out.push(entry);
   }
   return out;
 }
