@@ -428,6 +428,27 @@ export function runStorageTarget(): RunStorageTarget | undefined {
   return status === 'saved' || status === 'saving' || status === 'failed' ? storageTarget : undefined;
 }
 
+/**
+ * runStorageTarget once the library has loaded (at most `timeoutMs` later): a file opened while the library loads
+ * (a drop at once, a `?src=` link) is then written by the import worker too. Decided at the import's start, such a
+ * file had no target, and this page wrote its runs itself on its own thread: ~1 s of a frozen page for a 200k-message
+ * chat log, right after it was listed.
+ */
+export function runStorageTargetOnceLoaded(timeoutMs = 15_000): Promise<RunStorageTarget | undefined> {
+  if (usePersistence.getState().status !== 'loading') return Promise.resolve(runStorageTarget());
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      unsubscribe();
+      resolve(runStorageTarget());
+    };
+    const timer = setTimeout(done, timeoutMs);
+    const unsubscribe = usePersistence.subscribe((s) => {
+      if (s.status !== 'loading') done();
+    });
+  });
+}
+
 /** Writes of the import worker not yet committed: page writes wait for them, so the last word stays the page's. */
 let workerWrites: Promise<unknown> = Promise.resolve();
 
@@ -647,6 +668,8 @@ export async function startLibraryPersistence({
 
   // Files opened while the library was loading are new to the database.
   unsavedRuns.clear();
+  // Named before the status changes: an import waiting for the library (runStorageTargetOnceLoaded) asks for it then.
+  storageTarget = { name: db.name, version: db.version };
   usePersistence.setState({ status: 'saved', problem: undefined });
   const state = library.getState();
   if (state.files !== written.files || state.runs !== written.runs) schedule(false);
@@ -681,6 +704,5 @@ export async function startLibraryPersistence({
   };
   active = persistence;
   activeDb = db;
-  storageTarget = { name: db.name, version: db.version };
   return persistence;
 }

@@ -37,8 +37,11 @@ export type ImportSource = File | { name: string; bytes: ArrayBuffer };
 export interface ImportOptions {
   onProgress?: (p: ImportProgress) => void;
   signal?: AbortSignal;
-  /** The library database the worker writes the runs into (the page then does not). */
-  storage?: RunStorage;
+  /**
+   * The library database the worker writes the runs into (the page then does not); a function is asked once the runs
+   * are mapped, before they are handed over (the page's library may still be loading when the import starts).
+   */
+  storage?: RunStorage | (() => Promise<RunStorage | undefined>);
   /** How far the worker's write of the `file`-th loaded file is (its database requests done, of how many). */
   onSaving?: (file: number, written: number, total: number) => void;
 }
@@ -124,7 +127,7 @@ function whenIdle(): Promise<void> {
 }
 
 /** Import files in the worker. Rejects with ImportCancelled when the signal aborts; per-file errors are in the result. */
-export async function importInWorker(sources: ImportSource[], { onProgress, signal, storage, onSaving }: ImportOptions = {}): Promise<ImportBatchResult> {
+export async function importInWorker(sources: ImportSource[], { onProgress, signal, storage: given, onSaving }: ImportOptions = {}): Promise<ImportBatchResult> {
   if (signal?.aborted) throw new ImportCancelled();
   const fileCount = sources.length;
   // Files go to the worker as they are (a handle, not their bytes): it reads and decodes them itself. A file too big
@@ -139,6 +142,8 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
     }
   }
   const api = connect();
+  // Known at once, or when the worker asks (before its first part).
+  let storage = typeof given === 'function' ? undefined : given;
   const loaded: LoadedFile[] = [];
   const assembler = new FileAssembler();
   // One promise per delivered file, settled by the worker's onStored (in delivery order).
@@ -195,9 +200,14 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
       }
     },
     whenIdle,
+    // Always there: through Comlink's proxy, a method the page lacks would be a call that fails.
+    async storage() {
+      if (typeof given === 'function') storage = await given();
+      return storage;
+    },
   };
   const buffers = inputs.flatMap((i) => ('bytes' in i ? [i.bytes] : []));
-  const imported = api.importFiles(Comlink.transfer(inputs, buffers), Comlink.proxy(callbacks), storage);
+  const imported = api.importFiles(Comlink.transfer(inputs, buffers), Comlink.proxy(callbacks), typeof given === 'function' ? undefined : given);
   const work = imported.then((failures): ImportBatchResult => {
     const result: ImportBatchResult = { loaded, failures };
     if (storage) result.storing = loaded.map((file, i) => ({ file, durable: durable[i].promise }));

@@ -47,10 +47,16 @@ export interface ImportCallbacks {
    * the page finds the run (undefined `part`: none could be made).
    */
   onTracePart?(file: string, run: number, steps: TracePartRun, part?: TracePart): Promise<void>;
+  /**
+   * Where to write the runs, asked once they are mapped, before the first part is handed over (when `importFiles` was
+   * given no storage): the page answers once its library has loaded (a file opened while it loads is written here
+   * too, not by the page's thread). Undefined: the page writes them.
+   */
+  storage?(): Promise<RunStorage | undefined>;
 }
 
 /** What importFiles does: read the files, map them, hand them over, and write them when the page names its database. */
-async function importNow(sources: (FileInput | { name: string; file: Blob })[], callbacks: ImportCallbacks, storage?: RunStorage): Promise<ImportFailureInfo[]> {
+async function importNow(sources: (FileInput | { name: string; file: Blob })[], callbacks: ImportCallbacks, given?: RunStorage): Promise<ImportFailureInfo[]> {
   // Files (picker, drop) are read here, decoded as they are read: the page never holds their bytes.
   const inputs: FileInput[] = [];
   const unread: ImportFailureInfo[] = [];
@@ -72,6 +78,7 @@ async function importNow(sources: (FileInput | { name: string; file: Blob })[], 
   }
   const result = await importFiles(inputs, callbacks.onProgress);
   result.failures = [...unread, ...result.failures];
+  const storage = given ?? (result.loaded.length > 0 ? await callbacks.storage?.() : undefined);
   const delivered: number[] = [];
   const fileCount = result.loaded.length;
   const viewed: Promise<void>[] = [];

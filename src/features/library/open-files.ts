@@ -3,7 +3,7 @@
 import { create } from 'zustand';
 import { MAX_FILE_BYTES, TRACE_FILE_NAME } from '../../import/parse-input.ts';
 import { useLibrary } from '../../store/library.ts';
-import { expectStoredRuns, flushLibrary, runStorageTarget } from '../../store/library-db.ts';
+import { expectStoredRuns, flushLibrary, runStorageTargetOnceLoaded } from '../../store/library-db.ts';
 import { ImportCancelled, importInWorker, type ImportBatchResult, type ImportProgress, type ImportSource } from '../../workers/import-client.ts';
 import { plural } from '../../ui/format.ts';
 
@@ -67,7 +67,7 @@ export async function openSources(sources: ImportSource[], label?: string, impor
     showWrites?.();
   };
   try {
-    const result = await importer(sources, { signal: controller.signal, onProgress: (progress) => update({ progress }), storage: runStorageTarget(), onSaving });
+    const result = await importer(sources, { signal: controller.signal, onProgress: (progress) => update({ progress }), storage: () => runStorageTargetOnceLoaded(), onSaving });
     const account = addBatchToLibrary(result);
     // Done means stored: the import is reported finished (its progress row gone, the account shown) only once the
     // library's IndexedDB write has committed, so a reload right after it cannot lose the files. The runs are in the
