@@ -13,14 +13,14 @@ export type { CostEstimate, EngineCost } from '../llm/cost.ts';
 const clarifier = new JobWorker<ClarifierWorkerApi>(() => new Worker(new URL('./clarifier.worker.ts', import.meta.url), { type: 'module', name: 'clarifier' }), 'clarifier');
 
 export function runClarifierInWorker(job: ClarifierJob, events: ClarifierJobEvents, signal: AbortSignal): Promise<ClarifyResult> {
-  return clarifier.job(signal, (api, id) => api.start(id, job, Comlink.proxy(events)));
+  return clarifier.job(signal, (_, id) => clarifier.withRuns([job.run], (api, [run]) => api.start(id, { ...job, run }, Comlink.proxy(events))));
 }
 
 export function clarifyEdgeInWorker(job: ClarifierJob, handoffId: string, events: Pick<ClarifierJobEvents, 'onCall'>, signal: AbortSignal): Promise<Intervention> {
-  return clarifier.job(signal, (api, id) => api.startOne(id, job, handoffId, Comlink.proxy(events)));
+  return clarifier.job(signal, (_, id) => clarifier.withRuns([job.run], (api, [run]) => api.startOne(id, { ...job, run }, handoffId, Comlink.proxy(events))));
 }
 
 /** The cost of a pass before it runs, counted in the worker. */
 export function estimateClarifierInWorker(runs: Run[], window: number, gate: EdgeGate | undefined, maxTokens?: number): Promise<CostEstimate> {
-  return clarifier.remote().estimate(runs, window, gate, maxTokens);
+  return clarifier.withRuns(runs, (api, ferried) => api.estimate(ferried, window, gate, maxTokens));
 }

@@ -16,6 +16,8 @@ import {
 } from '../engine/clarifier/index.ts';
 import type { CostEstimate } from '../llm/cost.ts';
 import { passClient, pumpPass, type PassEvents, type PassJob } from './pump.ts';
+import { ferryHostApi, runOf } from './run-ferry-host.ts';
+import type { FerriedJob, FerriedRun } from './run-ferry.ts';
 import { RunningJobs } from './running-jobs.ts';
 
 export interface ClarifierJob extends PassJob<Intervention> {
@@ -30,12 +32,16 @@ export type ClarifierJobEvents = PassEvents<ClarifyProgress, Intervention>;
 const jobs = new RunningJobs();
 
 const api = {
-  async start(jobId: number, job: ClarifierJob, events: ClarifierJobEvents): Promise<ClarifyResult> {
+  ...ferryHostApi,
+
+  async start(jobId: number, ferried: FerriedJob<ClarifierJob>, events: ClarifierJobEvents): Promise<ClarifyResult> {
+    const job = { ...ferried, run: runOf(ferried.run) };
     return pumpPass(jobs, jobId, job, events, (client, signal) => clarifyRunSteps(job.run, { client, signal, previous: job.previous, window: job.window, gate: job.gate }));
   },
 
   /** Clarify one edge of the run (the same engine call a live runner makes per handoff). */
-  async startOne(jobId: number, job: ClarifierJob, handoffId: string, events: Pick<ClarifierJobEvents, 'onCall'>): Promise<Intervention> {
+  async startOne(jobId: number, ferried: FerriedJob<ClarifierJob>, handoffId: string, events: Pick<ClarifierJobEvents, 'onCall'>): Promise<Intervention> {
+    const job = { ...ferried, run: runOf(ferried.run) };
     return jobs.run(jobId, async (signal) => {
       const state = edgeStates(job.run, job.window).find((s) => s.id === handoffId);
       if (!state) throw new Error(`handoff ${handoffId} is not in run ${job.run.id}`);
@@ -49,8 +55,8 @@ const api = {
   },
 
   /** What a pass over these runs would cost with this window and gate, before any request (issue 21). */
-  async estimate(runs: Run[], window: number, gate: EdgeGate | undefined, maxTokens?: number): Promise<CostEstimate> {
-    return estimateClarifierCost(runs, { window, gate, maxTokens });
+  async estimate(runs: FerriedRun[], window: number, gate: EdgeGate | undefined, maxTokens?: number): Promise<CostEstimate> {
+    return estimateClarifierCost(runs.map(runOf), { window, gate, maxTokens });
   },
 
   stop(jobId: number): void {

@@ -3,14 +3,19 @@
 // a worker that dies or fails to load rejects the jobs it holds instead of leaving them hanging, and the next job
 // starts a fresh one.
 import * as Comlink from 'comlink';
+import type { Run } from '../model/types.ts';
+import { RunFerry, type FerriedRun, type FerryHostApi } from './run-ferry.ts';
 
-export interface StoppableApi {
+/** Every engine worker: its jobs stop, and it takes runs through the ferry (run-ferry.ts, ADR 0057). */
+export interface StoppableApi extends FerryHostApi {
   stop(jobId: number): void;
 }
 
 export class JobWorker<Api extends StoppableApi> {
   private worker: Worker | undefined;
   private remoteApi: Comlink.Remote<Api> | undefined;
+  /** What this worker holds of the page's runs; a fresh worker holds nothing. */
+  private ferry: RunFerry | undefined;
   private nextJobId = 1;
 
   /**
@@ -26,6 +31,7 @@ export class JobWorker<Api extends StoppableApi> {
     if (!this.worker || !this.remoteApi) {
       this.worker = this.create();
       this.remoteApi = Comlink.wrap<Api>(this.worker);
+      this.ferry = new RunFerry(this.remoteApi as unknown as Comlink.Remote<FerryHostApi>);
     }
     return { worker: this.worker, remote: this.remoteApi };
   }
@@ -34,6 +40,16 @@ export class JobWorker<Api extends StoppableApi> {
     this.worker?.terminate();
     this.worker = undefined;
     this.remoteApi = undefined;
+    this.ferry = undefined;
+  }
+
+  /**
+   * A call that takes runs: they reach the worker through the ferry, in parts that never hold the page's thread long,
+   * and the call gets them as FerriedRuns (the worker's runOf makes them runs again).
+   */
+  withRuns<T>(runs: readonly Run[], call: (api: Comlink.Remote<Api>, runs: FerriedRun[]) => Promise<T>): Promise<T> {
+    const { remote } = this.connect();
+    return this.ferry!.use(runs, (ferried) => call(remote, ferried));
   }
 
   /** For calls that are not jobs (quick questions, no stop). */

@@ -18,7 +18,7 @@ export function runTeamInWorker(team: TeamJob, events: LiveEvents, signal: Abort
 }
 
 export function forkInWorker(fork: ForkJob, events: LiveEvents, signal: AbortSignal): Promise<ForkResult> {
-  return job(signal, (api, id) => api.fork(id, fork, Comlink.proxy(events)) as Promise<ForkResult>);
+  return job(signal, (_, id) => live.withRuns([fork.parent], (api, [parent]) => api.fork(id, { ...fork, parent }, Comlink.proxy(events)) as Promise<ForkResult>));
 }
 
 export function runBatchInWorker(state: BatchState, llm: LlmSettings, events: BatchEvents, signal: AbortSignal): Promise<BatchState> {

@@ -20,6 +20,8 @@ import {
   type TeamRunResult,
   type TurnTreatment,
 } from '../engine/runner/index.ts';
+import { ferryHostApi, runOf } from './run-ferry-host.ts';
+import type { FerriedRun } from './run-ferry.ts';
 import { RunningJobs } from './running-jobs.ts';
 import { estimateBatchCost } from '../engine/runner/estimate.ts';
 import type { CostEstimate } from '../llm/cost.ts';
@@ -73,6 +75,8 @@ async function gatesFor(engines: EngineSwitches | undefined, llm: LlmSettings | 
 }
 
 const api = {
+  ...ferryHostApi,
+
   /** What a batch will cost per arm before it runs (issue 21), tokenized here, not on the page. */
   estimateBatch(spec: Pick<BatchSpec, 'tasks' | 'arms' | 'team' | 'engines' | 'supervisor'>, maxTokens?: number, embedModel?: string): Promise<CostEstimate> {
     // With an endpoint the pool is embedded (cached in IndexedDB, as gatesFor does): the estimate checks that cache.
@@ -94,7 +98,8 @@ const api = {
     });
   },
 
-  fork(jobId: number, job: ForkJob, events: LiveEvents): Promise<ForkResult> {
+  fork(jobId: number, ferried: Omit<ForkJob, 'parent'> & { parent: FerriedRun }, events: LiveEvents): Promise<ForkResult> {
+    const job: ForkJob = { ...ferried, parent: runOf(ferried.parent) };
     return jobs.run(jobId, async (signal) => {
       const client = job.llm ? new LlmClient(job.llm, { recorder: new CallRecorder((r) => void events.onCall(r)) }) : undefined;
       const gates = await gatesFor(job.engines, job.llm, signal);

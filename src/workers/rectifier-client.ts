@@ -14,7 +14,7 @@ const rectifier = new JobWorker<RectifierWorkerApi>(() => new Worker(new URL('./
 const withJob = rectifier.job.bind(rectifier);
 
 export function rectifyInWorker(job: RectifyJob, events: RectifyJobEvents, signal: AbortSignal): Promise<RectifyRunResult> {
-  return withJob(signal, (api, id) => api.start(id, job, Comlink.proxy(events)));
+  return withJob(signal, (_, id) => rectifier.withRuns([job.run], (api, [run]) => api.start(id, { ...job, run }, Comlink.proxy(events))));
 }
 
 export function embedPoolInWorker(pool: IndicatorPool, llm: LlmSettings, onProgress: (done: number, total: number) => void, signal?: AbortSignal): Promise<PoolEmbeddingStatus> {
@@ -26,10 +26,10 @@ export function statisticsInWorker(messages: MessageSummary[]): Promise<Rectifie
 }
 
 export function mineInWorker(runs: Run[], pool: IndicatorPool, llm: LlmSettings, domain: Domain, kDedup: number, onProgress: (p: MiningProgress) => void, signal?: AbortSignal): Promise<MiningResult> {
-  return withJob(signal, (api, id) => api.mine(id, runs, pool, llm, domain, kDedup, Comlink.proxy(onProgress)));
+  return withJob(signal, (_, id) => rectifier.withRuns(runs, (api, ferried) => api.mine(id, ferried, pool, llm, domain, kDedup, Comlink.proxy(onProgress))));
 }
 
 /** The cost of a replay before it runs (pool embedding included, `cached` when IndexedDB holds it), counted in the worker. */
 export function estimateRectifyInWorker(runs: Run[], pool: IndicatorPool, params: RectifyParams, llm: LlmSettings | undefined): Promise<CostEstimate> {
-  return rectifier.remote().estimate(runs, pool, params, llm);
+  return rectifier.withRuns(runs, (api, ferried) => api.estimate(ferried, pool, params, llm));
 }

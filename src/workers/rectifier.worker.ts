@@ -27,6 +27,8 @@ import {
 import type { CostEstimate } from '../llm/cost.ts';
 import { idbEmbeddingCache } from '../llm/embedding-cache.ts';
 import { pumpPass, type PassEvents, type PassJob } from './pump.ts';
+import { ferryHostApi, runOf } from './run-ferry-host.ts';
+import type { FerriedJob, FerriedRun } from './run-ferry.ts';
 import { RunningJobs } from './running-jobs.ts';
 
 export interface RectifyJob extends PassJob<Intervention> {
@@ -62,6 +64,8 @@ async function prepared(pool: IndicatorPool, llm: LlmSettings | undefined, signa
 }
 
 const api = {
+  ...ferryHostApi,
+
   async embedPool(jobId: number, pool: IndicatorPool, llm: LlmSettings, onProgress: (done: number, total: number) => void): Promise<PoolEmbeddingStatus> {
     return jobs.run(jobId, async (signal) => {
       const p = await prepared(pool, llm, signal, (d, t) => void onProgress(d, t));
@@ -69,7 +73,8 @@ const api = {
     });
   },
 
-  async start(jobId: number, job: RectifyJob, events: RectifyJobEvents): Promise<RectifyRunResult> {
+  async start(jobId: number, ferried: FerriedJob<RectifyJob>, events: RectifyJobEvents): Promise<RectifyRunResult> {
+    const job = { ...ferried, run: runOf(ferried.run) };
     return pumpPass(jobs, jobId, job, events, async (client, signal) => {
       const pool = await prepared(job.pool, job.params.zeroShot ? undefined : job.llm, signal, (d, t) => void events.onPoolProgress(d, t));
       return rectifyRunSteps(job.run, { pool, params: job.params, client, signal, previous: job.previous });
@@ -80,9 +85,9 @@ const api = {
    * What a replay of these runs would cost before any request (issue 21): with `llm` (no key needed) the pool's
    * one-time embedding, marked cached when the IndexedDB embeddings cache holds it.
    */
-  async estimate(runs: Run[], pool: IndicatorPool, params: RectifyParams, llm: LlmSettings | undefined): Promise<CostEstimate> {
+  async estimate(runs: FerriedRun[], pool: IndicatorPool, params: RectifyParams, llm: LlmSettings | undefined): Promise<CostEstimate> {
     const embedModel = llm && !params.zeroShot ? modelFor(llm, 'embeddings') : undefined;
-    return estimateRectifierCost(runs, { pool, params, embedModel, cache: idbEmbeddingCache, maxTokens: llm?.maxTokens });
+    return estimateRectifierCost(runs.map(runOf), { pool, params, embedModel, cache: idbEmbeddingCache, maxTokens: llm?.maxTokens });
   },
 
   stop(jobId: number): void {
@@ -93,10 +98,10 @@ const api = {
     return rectifierStatistics(messages);
   },
 
-  async mine(jobId: number, runs: Run[], pool: IndicatorPool, llm: LlmSettings, domain: Domain, kDedup: number, onProgress: (p: MiningProgress) => void): Promise<MiningResult> {
+  async mine(jobId: number, ferried: FerriedRun[], pool: IndicatorPool, llm: LlmSettings, domain: Domain, kDedup: number, onProgress: (p: MiningProgress) => void): Promise<MiningResult> {
     return jobs.run(jobId, async (signal) => {
       const client = new LlmClient(llm, { recorder: new CallRecorder() });
-      return await mineIndicators(runs, pool, { client, domain, kDedup, cache: idbEmbeddingCache, signal, onProgress: (p) => void onProgress(p) });
+      return await mineIndicators(ferried.map(runOf), pool, { client, domain, kDedup, cache: idbEmbeddingCache, signal, onProgress: (p) => void onProgress(p) });
     });
   },
 };

@@ -4,9 +4,15 @@ import { TokenBudget } from '../llm/budget.ts';
 
 export class RunningJobs {
   private readonly running = new Map<number, AbortController>();
+  /**
+   * Jobs stopped before they started: a job's runs may still be crossing to the worker (run-ferry.ts) when the page
+   * stops it, and its start then comes after the stop. It starts stopped, and returns its (empty) partial result.
+   */
+  private readonly stoppedEarly = new Set<number>();
 
   async run<T>(jobId: number, body: (signal: AbortSignal) => Promise<T>): Promise<T> {
     const controller = new AbortController();
+    if (this.stoppedEarly.delete(jobId)) controller.abort();
     this.running.set(jobId, controller);
     try {
       return await body(controller.signal);
@@ -16,7 +22,9 @@ export class RunningJobs {
   }
 
   stop(jobId: number): void {
-    this.running.get(jobId)?.abort();
+    const job = this.running.get(jobId);
+    if (job) job.abort();
+    else this.stoppedEarly.add(jobId);
   }
 }
 

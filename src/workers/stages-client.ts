@@ -13,10 +13,10 @@ export type { CostEstimate, EngineCost } from '../llm/cost.ts';
 const stages = new JobWorker<StagesWorkerApi>(() => new Worker(new URL('./stages.worker.ts', import.meta.url), { type: 'module', name: 'stages' }), 'stages');
 
 export function deriveStagesInWorker(job: StagesJob, events: StagesJobEvents, signal: AbortSignal): Promise<StagePassResult> {
-  return stages.job(signal, (api, id) => api.derive(id, job, Comlink.proxy(events)));
+  return stages.job(signal, (_, id) => stages.withRuns([job.run], (api, [run]) => api.derive(id, { ...job, run }, Comlink.proxy(events))));
 }
 
 /** The cost of an endpoint pass before it runs, counted in the worker. */
 export function estimateStagesInWorker(runs: Run[], maxTokens?: number): Promise<CostEstimate> {
-  return stages.remote().estimate(runs, maxTokens);
+  return stages.withRuns(runs, (api, ferried) => api.estimate(ferried, maxTokens));
 }

@@ -6,6 +6,8 @@ import type { Run, Stage } from '../model/types.ts';
 import type { CostEstimate } from '../llm/cost.ts';
 import { deriveOfflineStages, estimateStagesCost, stagePassSteps, type StagePassProgress, type StagePassResult } from '../engine/stages/index.ts';
 import { pumpPass, type PassEvents, type PassJob } from './pump.ts';
+import { ferryHostApi, runOf } from './run-ferry-host.ts';
+import type { FerriedJob, FerriedRun } from './run-ferry.ts';
 import { RunningJobs } from './running-jobs.ts';
 
 export interface StagesJob extends PassJob<Stage> {
@@ -17,7 +19,10 @@ export type StagesJobEvents = PassEvents<StagePassProgress, Stage>;
 const jobs = new RunningJobs();
 
 const api = {
-  async derive(jobId: number, job: StagesJob, events: StagesJobEvents): Promise<StagePassResult> {
+  ...ferryHostApi,
+
+  async derive(jobId: number, ferried: FerriedJob<StagesJob>, events: StagesJobEvents): Promise<StagePassResult> {
+    const job = { ...ferried, run: runOf(ferried.run) };
     if (!job.llm) {
       const { stages } = deriveOfflineStages(job.run);
       void events.onProgress({ done: stages.length, total: stages.length, calls: 0, tokens: 0 });
@@ -27,8 +32,8 @@ const api = {
   },
 
   /** What an endpoint pass over these runs would cost, before any request (issue 21). */
-  async estimate(runs: Run[], maxTokens?: number): Promise<CostEstimate> {
-    return estimateStagesCost(runs, { maxTokens });
+  async estimate(runs: FerriedRun[], maxTokens?: number): Promise<CostEstimate> {
+    return estimateStagesCost(runs.map(runOf), { maxTokens });
   },
 
   /** Stop a pass after the call in flight (which is aborted); its result comes back from `derive` as cancelled. */

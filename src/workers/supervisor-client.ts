@@ -13,19 +13,19 @@ export type { CostEstimate, EngineCost } from '../llm/cost.ts';
 const supervisor = new JobWorker<SupervisorWorkerApi>(() => new Worker(new URL('./supervisor.worker.ts', import.meta.url), { type: 'module', name: 'supervisor' }), 'supervisor');
 
 export function runSupervisorInWorker(job: SupervisorJob, events: SupervisorJobEvents, signal: AbortSignal): Promise<ShadowResult> {
-  return supervisor.job(signal, (api, id) => api.start(id, job, Comlink.proxy(events)));
+  return supervisor.job(signal, (_, id) => supervisor.withRuns([job.run], (api, [run]) => api.start(id, { ...job, run }, Comlink.proxy(events))));
 }
 
 export function accountInWorker(run: Run, interventions: Intervention[]): Promise<TokenSummary> {
-  return supervisor.remote().account(run, interventions);
+  return supervisor.withRuns([run], (api, [ferried]) => api.account(ferried, interventions));
 }
 
 /** The cost of a replay before it runs, counted in the worker (the tokenizer over a long run must not block the page). */
 export function estimateSupervisorInWorker(runs: Run[], thresholds: FilterThresholds, nonCriticalErrors: string[], maxTokens?: number): Promise<CostEstimate> {
-  return supervisor.remote().estimate(runs, thresholds, nonCriticalErrors, maxTokens);
+  return supervisor.withRuns(runs, (api, ferried) => api.estimate(ferried, thresholds, nonCriticalErrors, maxTokens));
 }
 
 /** The shadow-supervised run of `run`, derived offline in the worker (recorded endpoint verdicts reused). */
 export function deriveShadowInWorker(run: Run, thresholds: FilterThresholds, nonCriticalErrors: string[]): Promise<Run> {
-  return supervisor.remote().deriveShadow(run, thresholds, nonCriticalErrors);
+  return supervisor.withRuns([run], (api, [ferried]) => api.deriveShadow(ferried, thresholds, nonCriticalErrors));
 }

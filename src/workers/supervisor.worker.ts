@@ -17,6 +17,8 @@ import {
   type TokenSummary,
 } from '../engine/supervisor/index.ts';
 import { pumpPass, type PassEvents, type PassJob } from './pump.ts';
+import { ferryHostApi, runOf } from './run-ferry-host.ts';
+import type { FerriedJob, FerriedRun } from './run-ferry.ts';
 import { RunningJobs } from './running-jobs.ts';
 
 export interface SupervisorJob extends PassJob<Intervention> {
@@ -30,7 +32,10 @@ export type SupervisorJobEvents = PassEvents<ShadowProgress, Intervention>;
 const jobs = new RunningJobs();
 
 const api = {
-  async start(jobId: number, job: SupervisorJob, events: SupervisorJobEvents): Promise<ShadowResult> {
+  ...ferryHostApi,
+
+  async start(jobId: number, ferried: FerriedJob<SupervisorJob>, events: SupervisorJobEvents): Promise<ShadowResult> {
+    const job = { ...ferried, run: runOf(ferried.run) };
     const params = filterParams(job.thresholds, { nonCriticalErrors: job.nonCriticalErrors });
     const progressEvery = Math.max(1, Math.floor(job.run.steps.length / 200));
     return pumpPass(jobs, jobId, job, events, (client, signal) => shadowReplaySteps(job.run, { params, client, signal, previous: job.previous, progressEvery }));
@@ -42,8 +47,8 @@ const api = {
   },
 
   /** What a replay of these runs would cost with these thresholds, before any request (issue 21). */
-  async estimate(runs: Run[], thresholds: FilterThresholds, nonCriticalErrors: string[], maxTokens?: number): Promise<CostEstimate> {
-    return estimateSupervisorCost(runs, { params: filterParams(thresholds, { nonCriticalErrors }), maxTokens });
+  async estimate(runs: FerriedRun[], thresholds: FilterThresholds, nonCriticalErrors: string[], maxTokens?: number): Promise<CostEstimate> {
+    return estimateSupervisorCost(runs.map(runOf), { params: filterParams(thresholds, { nonCriticalErrors }), maxTokens });
   },
 
   /**
@@ -51,16 +56,16 @@ const api = {
    * re-estimated. Offline: the LLM-free heuristics decide, except on steps where the run already carries supervisor
    * interventions (an endpoint's verdicts, recorded), which are reused. Throws when the replay does not complete.
    */
-  async deriveShadow(run: Run, thresholds: FilterThresholds, nonCriticalErrors: string[]): Promise<Run> {
+  async deriveShadow(run: FerriedRun, thresholds: FilterThresholds, nonCriticalErrors: string[]): Promise<Run> {
     const params = filterParams(thresholds, { nonCriticalErrors });
-    const made = await shadowSupervisedRun(run, { params });
+    const made = await shadowSupervisedRun(runOf(run), { params });
     if (made.result.status !== 'complete') throw new Error(made.result.failure?.message ?? `the shadow replay ended ${made.result.status}`);
     return made.run;
   },
 
   /** The token summary of interventions already on a run (after a reload, when the replay's result is gone). */
-  async account(run: Run, interventions: Intervention[]): Promise<TokenSummary> {
-    return accountTokens(run, interventions, await loadTokenCounter());
+  async account(run: FerriedRun, interventions: Intervention[]): Promise<TokenSummary> {
+    return accountTokens(runOf(run), interventions, await loadTokenCounter());
   },
 };
 

@@ -1,0 +1,118 @@
+// The run ferry over a real MessageChannel with Comlink (as between the page and an engine worker): a run arrives
+// whole and equal, its large arrays in parts of at most PART items, sent once while the worker holds them, and
+// dropped when another run's call comes.
+import * as Comlink from 'comlink';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Handoff, Run, Step } from '../model/types.ts';
+import { makeRun } from '../testing/test-runs.ts';
+import { ferryHostApi, heldArrays, runOf } from './run-ferry-host.ts';
+import { INLINE_MAX, PART, RunFerry, type FerriedRun, type FerryHostApi } from './run-ferry.ts';
+import { RunningJobs } from './running-jobs.ts';
+
+function bigRun(id: string, steps: number, handoffs: number): Run {
+  const base = makeRun(id);
+  const stepList: Step[] = Array.from({ length: steps }, (_, i) => ({ id: `${id}-s${i}`, index: i, kind: 'message', agentId: i % 2 ? 'a' : 'b', output: `said ${i}`, usage: { input: i, output: 1, total: i + 1 } }) as Step);
+  const handoffList: Handoff[] = Array.from({ length: handoffs }, (_, i) => ({ id: `${id}-h${i}`, from: 'a', to: ['b'], content: `to b ${i}`, stepId: `${id}-s${i}` }) as Handoff);
+  return { ...base, steps: stepList, handoffs: handoffList };
+}
+
+interface Host extends FerryHostApi {
+  echo(run: FerriedRun): Run;
+}
+
+let ports: MessagePort[] = [];
+
+function connect(): { ferry: RunFerry; parts: number[]; remote: Comlink.Remote<Host> } {
+  const { port1, port2 } = new MessageChannel();
+  ports.push(port1, port2);
+  const parts: number[] = [];
+  const host: Host = {
+    receiveRunPart(token, items, length) {
+      parts.push(items.length);
+      ferryHostApi.receiveRunPart(token, items, length);
+    },
+    dropRunArrays: (tokens) => ferryHostApi.dropRunArrays(tokens),
+    echo: (run) => runOf(run),
+  };
+  Comlink.expose(host, port1);
+  const remote = Comlink.wrap<Host>(port2);
+  return { ferry: new RunFerry(remote as unknown as Comlink.Remote<FerryHostApi>), parts, remote };
+}
+
+afterEach(() => {
+  for (const p of ports) p.close();
+  ports = [];
+});
+
+describe('RunFerry', () => {
+  it('brings a large run whole: equal to a structured clone of it, its large arrays in parts of at most PART items', async () => {
+    const { ferry, parts, remote } = connect();
+    const run = bigRun('r1', 5 * PART + 17, 2 * PART + 3);
+    const received = await ferry.use([run], ([f]) => {
+      // Only the large arrays go in parts: the call itself carries none of their items.
+      expect(f.head.steps).toEqual([]);
+      expect(f.arrays.map((a) => a.key)).toEqual(['steps', 'handoffs']);
+      return remote.echo(f);
+    });
+    expect(received).toEqual(structuredClone(run));
+    expect(parts.length).toBe(6 + 3);
+    expect(Math.max(...parts)).toBeLessThanOrEqual(PART);
+  });
+
+  it('sends a small run with the call, and an array once while the worker holds it', async () => {
+    const { ferry, parts, remote } = connect();
+    const small = bigRun('small', INLINE_MAX, 3);
+    expect(await ferry.use([small], ([f]) => remote.echo(f))).toEqual(structuredClone(small));
+    expect(parts).toEqual([]);
+    const run = bigRun('r2', 3 * PART, 0);
+    await ferry.use([run], ([f]) => remote.echo(f));
+    const sent = parts.length;
+    expect(sent).toBe(3);
+    // A run replaced by another with the same steps (a label, an intervention kept) is not sent again.
+    const relabelled = { ...run, title: 'relabelled' };
+    expect((await ferry.use([relabelled], ([f]) => remote.echo(f))).title).toBe('relabelled');
+    expect(parts.length).toBe(sent);
+    // Two calls at once with the same run send it once.
+    const other = bigRun('r3', 2 * PART, 0);
+    await Promise.all([ferry.use([other], ([f]) => remote.echo(f)), ferry.use([other], ([f]) => remote.echo(f))]);
+    expect(parts.length).toBe(sent + 2);
+  });
+
+  it('keeps the arrays of the last call and of calls in flight, and drops the others', async () => {
+    const { ferry, remote } = connect();
+    const before = heldArrays();
+    const a = bigRun('a', 2 * PART, 0);
+    const b = bigRun('b', 2 * PART, 0);
+    await ferry.use([a], ([f]) => remote.echo(f));
+    expect(ferry.holding()).toHaveLength(1);
+    expect(heldArrays()).toBe(before + 1);
+    // While a call with `a` is in flight, a call with `b` does not drop a's steps.
+    let release!: () => void;
+    const inFlight = ferry.use([a], async ([f]) => {
+      await new Promise<void>((resolve) => (release = resolve));
+      return remote.echo(f);
+    });
+    await ferry.use([b], ([f]) => remote.echo(f));
+    expect(ferry.holding()).toHaveLength(2);
+    release();
+    expect((await inFlight).id).toBe('a');
+    // The next call with `b` alone drops a's.
+    await ferry.use([b], ([f]) => remote.echo(f));
+    expect(ferry.holding()).toHaveLength(1);
+    expect(heldArrays()).toBe(before + 1);
+  });
+
+  it('a run whose arrays were dropped is refused by name, not read short', () => {
+    expect(() => runOf({ head: makeRun('gone'), arrays: [{ key: 'steps', token: 987654, length: 5 }] })).toThrow(/steps of run gone are not here/);
+  });
+});
+
+describe('RunningJobs', () => {
+  it('a job stopped before it started (its run still crossing) starts stopped', async () => {
+    const jobs = new RunningJobs();
+    jobs.stop(7);
+    expect(await jobs.run(7, async (signal) => signal.aborted)).toBe(true);
+    // Only that job: the next one runs.
+    expect(await jobs.run(8, async (signal) => signal.aborted)).toBe(false);
+  });
+});

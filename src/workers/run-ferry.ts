@@ -1,0 +1,144 @@
+// How a run reaches an engine worker without freezing the page (ADR 0057). A run passed to a worker as an argument is
+// copied (structured clone) inside the one postMessage call, on the page's thread: 0.6 s for a 200k-message chat log,
+// seconds at a million steps, each time an engine view asks its worker for an estimate. Here a run's large arrays
+// (steps, handoffs, spans, …) cross in parts of PART items, a few parts per task of at most BUDGET_MS, and the worker
+// keeps them (run-ferry-host.ts) under a token that names the array: a run replaced by another with the same steps
+// array (a label, an intervention kept) is not sent again. The rest of the run crosses with the call, as before.
+//
+// Which arrays a worker holds is decided here, on the page: those of the calls in flight and of the last call, no more
+// (a run of a million steps held by every engine worker the reader visited would cost hundreds of MB each).
+import { nextTask } from '../model/slices.ts';
+import type { Run } from '../model/types.ts';
+
+/** The run's arrays that can be large, sent in parts (the other fields are small and cross with the call). */
+export const FERRIED_ARRAYS = ['steps', 'handoffs', 'spans', 'annotations', 'agentRuns'] as const;
+export type FerriedKey = (typeof FERRIED_ARRAYS)[number];
+
+/** Up to this many items an array crosses with the call itself: a small run costs no more than before. */
+export const INLINE_MAX = 1000;
+/** Items per part: one part's copy takes a few milliseconds (1,000 chat messages ~3 ms on the 2-core machine). */
+export const PART = 1000;
+/** A task sends parts until it has spent this long, then gives the page its thread back. */
+export const BUDGET_MS = 8;
+
+/** A run as an engine worker receives it: its small fields, and its large arrays named by the token they were sent under. */
+export interface FerriedRun {
+  head: Run;
+  arrays: { key: FerriedKey; token: number; length: number }[];
+}
+
+/** The worker's side, as the page calls it (run-ferry-host.ts). */
+export interface FerryHostApi {
+  receiveRunPart(token: number, items: unknown[], length: number): void;
+  dropRunArrays(tokens: number[]): void;
+}
+
+type Remote<T> = { [K in keyof T]: T[K] extends (...a: infer A) => infer R ? (...a: A) => Promise<Awaited<R>> : never };
+
+let lastToken = 0;
+/** The token of each array sent, by the array's identity (runs are replaced, never edited in place). */
+const tokens = new WeakMap<readonly unknown[], number>();
+
+function tokenOf(array: readonly unknown[]): number {
+  let token = tokens.get(array);
+  if (token === undefined) tokens.set(array, (token = ++lastToken));
+  return token;
+}
+
+/** `run` as a FerriedRun (no copy made): which of its arrays go in parts, and the rest. */
+export function ferried(run: Run): { ferried: FerriedRun; send: Map<number, readonly unknown[]> } {
+  const head: Record<string, unknown> = { ...run };
+  const arrays: FerriedRun['arrays'] = [];
+  const send = new Map<number, readonly unknown[]>();
+  for (const key of FERRIED_ARRAYS) {
+    const array = run[key] as readonly unknown[] | undefined;
+    if (!Array.isArray(array) || array.length <= INLINE_MAX) continue;
+    // A token per array and length: an array that grew (it should not) is a new one.
+    const token = tokenOf(array);
+    arrays.push({ key, token, length: array.length });
+    send.set(token, array);
+    head[key] = [];
+  }
+  return { ferried: { head: head as Run, arrays }, send };
+}
+
+/**
+ * One worker's ferry. `use` sends what the worker lacks of the runs, then makes the call with them as FerriedRuns; the
+ * arrays stay held while any call that named them runs, and the last call's stay after it.
+ */
+export class RunFerry {
+  /** Arrays the worker holds (all their parts sent), by token. */
+  private readonly held = new Set<number>();
+  /** Sends under way, so two calls with the same run send it once. */
+  private readonly sending = new Map<number, Promise<void>>();
+  /** Calls in flight that named each token. */
+  private readonly inUse = new Map<number, number>();
+
+  constructor(private readonly remote: Remote<FerryHostApi>) {}
+
+  async use<T>(runs: readonly Run[], call: (runs: FerriedRun[]) => Promise<T>): Promise<T> {
+    const plans = runs.map(ferried);
+    const named = new Set(plans.flatMap((p) => [...p.send.keys()]));
+    for (const t of named) this.inUse.set(t, (this.inUse.get(t) ?? 0) + 1);
+    try {
+      await this.dropIdle(named);
+      for (const plan of plans) for (const [token, array] of plan.send) await this.ensure(token, array);
+      return await call(plans.map((p) => p.ferried));
+    } finally {
+      for (const t of named) {
+        const n = (this.inUse.get(t) ?? 1) - 1;
+        if (n > 0) this.inUse.set(t, n);
+        else this.inUse.delete(t);
+      }
+    }
+  }
+
+  /** What the worker holds now (for tests). */
+  holding(): number[] {
+    return [...this.held];
+  }
+
+  /** Drops the held arrays that no call in flight names and `keep` does not name. */
+  private async dropIdle(keep: ReadonlySet<number>): Promise<void> {
+    const idle = [...this.held].filter((t) => !keep.has(t) && !this.inUse.has(t));
+    if (idle.length === 0) return;
+    for (const t of idle) this.held.delete(t);
+    await this.remote.dropRunArrays(idle);
+  }
+
+  private ensure(token: number, array: readonly unknown[]): Promise<void> {
+    if (this.held.has(token)) return Promise.resolve();
+    let sending = this.sending.get(token);
+    if (!sending) {
+      sending = this.send(token, array).finally(() => this.sending.delete(token));
+      this.sending.set(token, sending);
+    }
+    return sending;
+  }
+
+  private async send(token: number, array: readonly unknown[]): Promise<void> {
+    const parts: Promise<void>[] = [];
+    let from = 0;
+    try {
+      while (from < array.length) {
+        const start = performance.now();
+        // Each call copies its part now, inside postMessage; the worker's acknowledgements are awaited at the end.
+        do {
+          parts.push(this.remote.receiveRunPart(token, array.slice(from, from + PART), array.length));
+          from += PART;
+        } while (from < array.length && performance.now() - start < BUDGET_MS);
+        if (from < array.length) await nextTask();
+      }
+      await Promise.all(parts);
+      this.held.add(token);
+    } catch (e) {
+      // Whatever part did arrive is useless alone.
+      await Promise.allSettled(parts);
+      await this.remote.dropRunArrays([token]).catch(() => {});
+      throw e;
+    }
+  }
+}
+
+/** A job as it crosses to its worker: its run ferried. */
+export type FerriedJob<J extends { run: Run }> = Omit<J, 'run'> & { run: FerriedRun };
