@@ -3,7 +3,7 @@
 // forkable.ts). One pass over the steps, kept per steps array. The import worker, which holds the run already, counts
 // them there and sends this small result with the run (src/workers/import.worker.ts), so that listing a run of a
 // million steps and opening it are not one long task on the page; anywhere else they are counted on first use.
-import { isReplayStep } from './steps.ts';
+import { isReplayStep } from './replay-step.ts';
 import type { Run, Step, StepKind } from './types.ts';
 
 export interface StepFacts {

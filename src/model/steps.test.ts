@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { stepNumbersById } from './steps.ts';
+import { countStepKinds, replaySteps, stepCounts, stepNumbersById, stepNumbersFor, stepsWithIds } from './steps.ts';
 import type { Step } from './types.ts';
 
 const step = (id: string, index: number, parentStepId?: string, number?: number): Step => ({ id, index, kind: 'message', agentId: 'a', parentStepId, number });
@@ -16,5 +17,54 @@ describe('stepNumbersById', () => {
       ['s0c', 1],
       ['s0cc', 1],
     ]);
+  });
+});
+
+describe('stepNumbersFor and stepsWithIds (a few ids of a large run)', () => {
+  // Runs of rows and nested steps (a parent named before or after its child, chains, unknown parents, shared ids).
+  const runs = fc.array(fc.record({ id: fc.integer({ min: 0, max: 30 }), parent: fc.option(fc.integer({ min: 0, max: 30 }), { nil: undefined }) }), { maxLength: 40 }).map((rows) => ({
+    steps: rows.map((r, i) => step(`s${r.id}`, i, r.parent === undefined || r.parent === r.id ? undefined : `s${r.parent}`)),
+  }));
+
+  it('gives the ids asked for the numbers stepNumbersById gives them', () => {
+    fc.assert(
+      fc.property(runs, fc.array(fc.integer({ min: 0, max: 32 }), { maxLength: 8 }), (run, asked) => {
+        const ids = asked.map((n) => `s${n}`);
+        const all = stepNumbersById(run);
+        const expected = new Map(ids.flatMap((id) => (all.has(id) ? [[id, all.get(id)!] as const] : [])));
+        expect(new Map([...stepNumbersFor(run, ids)].filter(([id]) => ids.includes(id)))).toEqual(expected);
+      }),
+    );
+  });
+
+  it('finds each id\'s step and position as a Map over every step would (the last of two wins)', () => {
+    fc.assert(
+      fc.property(runs, fc.array(fc.integer({ min: 0, max: 32 }), { maxLength: 8 }), (run, asked) => {
+        const ids = asked.map((n) => `s${n}`);
+        const byId = new Map(run.steps.map((s, i) => [s.id, { step: s, position: i }]));
+        const expected = new Map(ids.flatMap((id) => (byId.has(id) ? [[id, byId.get(id)!] as const] : [])));
+        expect(stepsWithIds(run.steps, ids)).toEqual(expected);
+      }),
+    );
+    expect(stepsWithIds([step('a', 0)], []).size).toBe(0);
+  });
+});
+
+describe('stepCounts', () => {
+  const kinds = ['action', 'planning', 'message', 'llm', 'tool', 'final'] as const;
+  const steps = fc.array(fc.record({ kind: fc.constantFrom(...kinds), nested: fc.boolean() }), { maxLength: 40 }).map((rows) => rows.map((r, i) => ({ ...step(`s${i}`, i, r.nested ? 's0' : undefined), kind: r.kind })));
+
+  it('reads the step facts: the same rows and kinds, in the same order, as a count over the step list', () => {
+    fc.assert(
+      fc.property(steps, (list) => {
+        const run = { steps: list };
+        const counts = stepCounts(run);
+        const expected = countStepKinds(replaySteps(run));
+        expect(counts.steps).toBe(expected.steps);
+        expect([...counts.byKind]).toEqual([...expected.byKind]);
+        // Counted once per steps array.
+        expect(stepCounts({ steps: list })).toBe(counts);
+      }),
+    );
   });
 });

@@ -1,7 +1,11 @@
 // The one step model (README "What a step is", ADR 0017): a step is one row of the run view's step list, the thing
 // the playhead moves over — a step not nested in another. Every count of steps (library, run view, engines, stages,
 // rectify, compare, corpus, CLI) is `stepCounts(run).steps`, and step numbers are 1-based positions in that list.
+import { isReplayStep } from './replay-step.ts';
+import { stepFacts, type StepFacts } from './step-facts.ts';
 import type { Run, Step, StepKind } from './types.ts';
+
+export { isReplayStep };
 
 /** The rows of the step list, in replay order: steps not nested inside another step. */
 export function replaySteps(run: Pick<Run, 'steps'>): Step[] {
@@ -9,9 +13,6 @@ export function replaySteps(run: Pick<Run, 'steps'>): Step[] {
   for (const step of run.steps) if (isReplayStep(step)) out.push(step);
   return out;
 }
-
-/** A row of the step list: a step not nested in another. */
-export const isReplayStep = (step: Step): boolean => step.parentStepId === undefined;
 
 /** `stepCounts(run).steps` without building the list (a run view still being prepared names it). */
 export function replayStepCount(run: Pick<Run, 'steps'>): number {
@@ -33,8 +34,23 @@ export function countStepKinds(steps: readonly Step[]): StepCounts {
   return { steps: steps.length, byKind };
 }
 
+const countsOfFacts = new WeakMap<StepFacts, StepCounts>();
+
+/**
+ * The rows of the step list and their kinds, read from the run's step facts (src/model/step-facts.ts): counted once
+ * per steps array, or by the import worker. Pickers and headers ask on every render; a million steps counted each
+ * time was a 170 ms task (the Engines view's run picker).
+ */
 export function stepCounts(run: Pick<Run, 'steps'>): StepCounts {
-  return countStepKinds(replaySteps(run));
+  const facts = stepFacts(run);
+  let counts = countsOfFacts.get(facts);
+  if (!counts) {
+    const byKind = new Map<StepKind, number>();
+    for (const [kind, { rows }] of facts.kinds) byKind.set(kind, rows);
+    counts = { steps: facts.rows, byKind };
+    countsOfFacts.set(facts, counts);
+  }
+  return counts;
 }
 
 const KIND_NAMES: Record<StepKind, [one: string, many: string]> = {
@@ -115,6 +131,57 @@ export function stepNumbersById(run: Pick<Run, 'steps'>): Map<string, number> {
     for (let hops = 0; parent !== undefined && !out.has(parent) && hops < 8; hops++) parent = parentOf.get(parent);
     const n = parent === undefined ? undefined : out.get(parent);
     if (n !== undefined) out.set(id, n);
+  }
+  return out;
+}
+
+/**
+ * stepNumbersById for a few ids only (an engine's interventions over a run of a million steps): the same numbers,
+ * without a Map of every step. Passes over the steps with a Set lookup each; a nested step's row is found through its
+ * parents (a few levels at most).
+ */
+export function stepNumbersFor(run: Pick<Run, 'steps'>, ids: Iterable<string>): Map<string, number> {
+  const wanted = new Set(ids);
+  const out = new Map<string, number>();
+  if (wanted.size === 0) return out;
+  // The parents of wanted nested steps are wanted too (their row's number is theirs), a few levels up.
+  for (let hops = 0, grew = true; grew && hops < 8; hops++) {
+    grew = false;
+    for (const step of run.steps) {
+      if (step.parentStepId === undefined || !wanted.has(step.id) || wanted.has(step.parentStepId)) continue;
+      wanted.add(step.parentStepId);
+      grew = true;
+    }
+  }
+  // The wanted nested steps' parents, in the order stepNumbersById reads them (a shared id: its last parent).
+  const parentOf = new Map<string, string>();
+  for (const step of run.steps) if (step.parentStepId !== undefined && wanted.has(step.id)) parentOf.set(step.id, step.parentStepId);
+  let position = -1;
+  for (const step of run.steps) {
+    if (step.parentStepId !== undefined) continue;
+    position++;
+    if (wanted.has(step.id)) out.set(step.id, stepNumber(position));
+  }
+  for (const [id, first] of parentOf) {
+    let parent: string | undefined = first;
+    for (let hops = 0; parent !== undefined && !out.has(parent) && hops < 8; hops++) parent = parentOf.get(parent);
+    const n = parent === undefined ? undefined : out.get(parent);
+    if (n !== undefined) out.set(id, n);
+  }
+  return out;
+}
+
+/**
+ * The steps with these ids and their positions in `steps`, in one pass with a Set lookup a step (no Map of every
+ * step). The last of two steps with one id wins, as in a Map built over the steps.
+ */
+export function stepsWithIds(steps: readonly Step[], ids: Iterable<string>): Map<string, { step: Step; position: number }> {
+  const wanted = new Set(ids);
+  const out = new Map<string, { step: Step; position: number }>();
+  if (wanted.size === 0) return out;
+  for (let i = 0; i < steps.length; i++) {
+    const id = steps[i].id;
+    if (wanted.has(id)) out.set(id, { step: steps[i], position: i });
   }
   return out;
 }

@@ -34,7 +34,25 @@ export function isAuditable(step: Step, agent: Agent | undefined): boolean {
   if (step.parentStepId !== undefined) return false;
   if (step.kind !== 'message' && step.kind !== 'final') return false;
   if (agent?.kind === 'human' || agent?.kind === 'system') return false;
-  return messageText(step).trim() !== '';
+  // messageText(step) is not blank: a tool call's line never is, and the output is when it has no visible character
+  // (tested without building the text: a run of a million messages is read several times per render).
+  return (step.toolCalls?.length ?? 0) > 0 || NOT_BLANK.test(step.output ?? '');
+}
+
+const NOT_BLANK = /\S/;
+
+/** A run's auditable messages counted once per steps array (the pickers and the controls ask on every render). */
+const counted = new WeakMap<readonly Step[], { agents: readonly Agent[]; n: number }>();
+
+/** How many of the run's steps the rectifier audits (isAuditable). */
+export function auditableCount(run: Pick<Run, 'steps' | 'agents'>): number {
+  const known = counted.get(run.steps);
+  if (known && known.agents === run.agents) return known.n;
+  const agents = new Map(run.agents.map((a) => [a.id, a]));
+  let n = 0;
+  for (const s of run.steps) if (isAuditable(s, agents.get(s.agentId))) n++;
+  counted.set(run.steps, { agents: run.agents, n });
+  return n;
 }
 
 export function rectifierInterventionId(stepId: string): string {

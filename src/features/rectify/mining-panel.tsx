@@ -1,7 +1,7 @@
 // Mining new indicators from failed library runs (Algorithm 2): a teacher model proposes indicators per agent message,
 // deduplicated against the K_dedup most similar ones by a novelty check; the new ones can be added to the pool.
 import { useMemo, useState } from 'react';
-import { DOMAINS, type Domain, type MiningProgress, type MiningResult } from '../../engine/rectifier/index.ts';
+import { auditableCount, DOMAINS, type Domain, type MiningProgress, type MiningResult } from '../../engine/rectifier/index.ts';
 import { effectiveMode, toLlmSettings, useEngineSettings } from '../../store/engine-settings.ts';
 import { usePool } from '../../store/indicator-pool.ts';
 import { useLibrary } from '../../store/library.ts';
@@ -9,7 +9,6 @@ import { Badge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
 import { mineInWorker } from '../../workers/rectifier-client.ts';
 import { Card, NumberField } from '../../ui/fields.tsx';
-import { auditableCount } from './rectify-run.tsx';
 
 export function MiningPanel() {
   const runs = useLibrary((s) => s.runs);

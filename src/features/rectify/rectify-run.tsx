@@ -1,8 +1,8 @@
 // Rectify-or-reject on one library run: parameters (K_act, T_max, γ, domain, zero-shot), run / cancel with progress,
 // and one card per agent message with its attempts, verdicts, feedback and final state.
 import { useMemo } from 'react';
-import { DOMAINS, isAuditable, RECTIFIER_ENGINE, rectifierEffects, type Domain } from '../../engine/rectifier/index.ts';
-import { describeStepCounts, stepCounts, stepNumbersById } from '../../model/steps.ts';
+import { auditableCount, DOMAINS, RECTIFIER_ENGINE, rectifierEffects, type Domain } from '../../engine/rectifier/index.ts';
+import { describeStepCounts, stepCounts, stepNumbersFor, stepsWithIds } from '../../model/steps.ts';
 import type { Intervention, Run } from '../../model/types.ts';
 import { effectiveMode, toLlmSettings, useEngineSettings } from '../../store/engine-settings.ts';
 import { usePool } from '../../store/indicator-pool.ts';
@@ -22,11 +22,6 @@ import { RectifierDetails, RectifierStateBadge } from './message-card.tsx';
 import { rectifierAudit } from '../../engine/rectifier/details.ts';
 import { rectifierResults, useRectifyJob } from './rectify-job.ts';
 import { plural } from '../../ui/format.ts';
-
-export function auditableCount(run: Run): number {
-  const agents = new Map(run.agents.map((a) => [a.id, a]));
-  return run.steps.filter((s) => isAuditable(s, agents.get(s.agentId))).length;
-}
 
 const hasAgentMessages = (run: Run) => auditableCount(run) > 0;
 
@@ -182,12 +177,14 @@ function Controls({ run }: { run: Run }) {
 function Messages({ run }: { run: Run }) {
   const navigate = useUrl((s) => s.navigate);
   const effects = useMemo(() => rectifierEffects(run), [run]);
-  const position = useMemo(() => new Map(run.steps.map((s, i) => [s.id, i])), [run]);
-  const numbers = useMemo(() => stepNumbersById(run), [run]);
-  const mine = useMemo(
-    () => run.interventions.filter((i) => i.engine === RECTIFIER_ENGINE && i.stepId).sort((a, b) => (position.get(a.stepId!) ?? 0) - (position.get(b.stepId!) ?? 0)),
-    [run, position],
-  );
+  // The messages' steps only: Maps of every step were a long task at a million steps, on every visit.
+  const { mine, numbers } = useMemo(() => {
+    const own = run.interventions.filter((i) => i.engine === RECTIFIER_ENGINE && i.stepId);
+    const ids = own.map((i) => i.stepId!);
+    const found = stepsWithIds(run.steps, ids);
+    const position = (id: string) => found.get(id)?.position ?? 0;
+    return { mine: own.sort((a, b) => position(a.stepId!) - position(b.stepId!)), numbers: stepNumbersFor(run, ids) };
+  }, [run]);
   const fallback = run.interventions.find((i) => i.engine === RECTIFIER_ENGINE && i.action === 'global-fallback');
   if (mine.length === 0) return null;
   return (

@@ -1,0 +1,52 @@
+// Which messages the rectifier audits: tested without building each message's text (a million-message run is counted
+// on every render of the Rectify view's picker), with the same answer as the text's definition.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Agent, Step } from '../../model/types.ts';
+import { auditableCount, isAuditable, messageText } from './replay.ts';
+
+const texts = fc.oneof(fc.constant(''), fc.constant('  \n\t'), fc.constant('\u00a0'), fc.string({ maxLength: 6 }), fc.constant(' x '));
+const steps = fc.record({
+  kind: fc.constantFrom('message', 'final', 'tool', 'llm', 'action'),
+  output: fc.option(texts, { nil: undefined }),
+  toolCalls: fc.option(fc.array(fc.record({ name: texts, arguments: texts }), { maxLength: 2 }), { nil: undefined }),
+  nested: fc.boolean(),
+  agent: fc.constantFrom('a', 'h', 's', 'x'),
+});
+const agents: Agent[] = [
+  { id: 'a', name: 'assistant' },
+  { id: 'h', name: 'person', kind: 'human' },
+  { id: 's', name: 'system', kind: 'system' },
+] as Agent[];
+
+function stepOf(r: { kind: string; output?: string; toolCalls?: { name: string; arguments: string }[]; nested: boolean; agent: string }, i: number): Step {
+  return { id: `s${i}`, index: i, kind: r.kind, agentId: r.agent, output: r.output, toolCalls: r.toolCalls, parentStepId: r.nested ? 's0' : undefined } as Step;
+}
+
+describe('isAuditable', () => {
+  it('is the text rule: a top-level message or final answer of a model agent whose text is not blank', () => {
+    fc.assert(
+      fc.property(steps, (r) => {
+        const step = stepOf(r, 1);
+        const agent = agents.find((a) => a.id === step.agentId);
+        const byText = step.parentStepId === undefined && (step.kind === 'message' || step.kind === 'final') && agent?.kind !== 'human' && agent?.kind !== 'system' && messageText(step).trim() !== '';
+        expect(isAuditable(step, agent)).toBe(byText);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('auditableCount', () => {
+  it('counts once per steps array and agents, again for a new one', () => {
+    const list = [stepOf({ kind: 'message', output: 'hi', nested: false, agent: 'a' }, 0), stepOf({ kind: 'message', output: ' ', nested: false, agent: 'a' }, 1)];
+    const run = { steps: list, agents };
+    expect(auditableCount(run)).toBe(1);
+    // The same steps array is not read again (runs are replaced, never edited in place): a changed copy is.
+    const more = [...list, stepOf({ kind: 'final', output: 'done', nested: false, agent: 'a' }, 2)];
+    expect(auditableCount({ steps: more, agents })).toBe(2);
+    // The same steps with other agents (the assistant now a person): counted again.
+    expect(auditableCount({ steps: more, agents: [{ id: 'a', name: 'a', kind: 'human' } as Agent] })).toBe(0);
+    expect(auditableCount(run)).toBe(1);
+  });
+});
