@@ -13,6 +13,8 @@
 //   - peak memory of the browser's processes: the sum of PSS (proportional set size, /proc/<pid>/smaps_rollup: shared
 //     pages counted once) over every Chromium process of the launch (browser, renderer with its workers, GPU,
 //     utility), sampled every 100 ms from the drop to the painted run view                     ≤ 1.5 GB
+//   - chat log only: the engine views (Engines, Stages) opened on the run once its view is painted, the longest
+//     main-thread task from each click until the view shows its cost estimate (ADR 0057)     ≤ 100 ms
 //   - cancel: Cancel pressed mid-import (during parsing) → the progress row is gone, no run in the library, no import
 //     worker left (Playwright's page.workers()), and the renderer's memory back near where it was before the drop.
 // Also, in Node (no browser): a JSON Lines file larger than V8's longest string (> 512 MB) read as a stream and
@@ -286,6 +288,37 @@ interface Opened {
   peakListedBytes: number;
   rows: string;
   phases: string;
+  /** The engine views opened on the run after its view was painted (each until its cost estimate is shown), when asked. */
+  engines?: EngineVisit[];
+}
+
+interface EngineVisit {
+  view: string;
+  /** Click → the view's cost estimate shown. */
+  readyMs: number;
+  longestTaskMs: number;
+  longTasks: number;
+}
+
+/**
+ * Each engine view opened on the run now showing (ADR 0057): its worker gets the run and answers an estimate. The
+ * longest main-thread task from the click to the estimate shown, per view.
+ */
+async function visitEngineViews(page: Page): Promise<EngineVisit[]> {
+  const visits: EngineVisit[] = [];
+  for (const [view, estimate] of [
+    ['Engines', 'supervisor-estimate'],
+    ['Stages', 'stages-estimate'],
+  ] as const) {
+    const start = (await page.evaluate('performance.now()')) as number;
+    await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: view }).click();
+    await page.getByTestId(estimate).and(page.locator('[data-status="ready"]')).waitFor({ timeout: 300_000 });
+    const end = (await page.evaluate('performance.now()')) as number;
+    const tasks = ((await page.evaluate('window.__longTasks')) as { start: number; duration: number }[]).filter((t) => t.start >= start && t.start <= end);
+    visits.push({ view, readyMs: end - start, longestTaskMs: tasks.reduce((m, t) => (t.duration > m ? t.duration : m), 0), longTasks: tasks.length });
+  }
+  console.log(`    engine views on the run: ${visits.map((v) => `${v.view} estimate in ${v.readyMs.toFixed(0)} ms, longest task ${v.longestTaskMs.toFixed(0)} ms (${v.longTasks} long)`).join('; ')}`);
+  return visits;
 }
 
 async function launch(): Promise<Browser> {
@@ -428,7 +461,7 @@ async function memoryDumps(browser: Browser): Promise<{ at(moment: string): Prom
   };
 }
 
-async function openThroughLibrary(base: string, file: string): Promise<Opened> {
+async function openThroughLibrary(base: string, file: string, engines = false): Promise<Opened> {
   const browser = await launch();
   try {
     const page = await readyPage(browser, base);
@@ -548,7 +581,9 @@ async function openThroughLibrary(base: string, file: string): Promise<Opened> {
       `    after the listing (ms from the drop): listed ${at(listedAt)}, click ${at(clickAt)}–${at(clickedAt)}, "preparing" shown at ${preparing || '—'}, ${build ? `sliced build ${at(build.start)}–${at(build.start + build.wall)} (work ${build.work.toFixed(0)} ms in ${build.tasks} tasks), ` : ''}${partAt === undefined ? '' : `trace part from the worker at ${at(partAt)}, `}painted ${at(paintedAt)}`,
     );
     console.log(`    long tasks from the drop (start+duration): ${tasks.map((t) => `${(t.start - dropAt).toFixed(0)}+${t.duration.toFixed(0)}`).join(', ') || 'none'}`);
+    const engineVisits = engines ? await visitEngineViews(page) : undefined;
     return {
+      engines: engineVisits,
       openMs: paintedAt - dropAt,
       listedMs: listedAt - dropAt,
       longestTaskMs: tasks.reduce((m, t) => (t.duration > m ? t.duration : m), 0),
@@ -674,6 +709,18 @@ function openFigures(label: string, m: Opened, size: number): Figure[] {
       note: `${m.progressChanges} changes; longest still from ${m.stillFrom}; bar all along: ${m.barAllAlong ? 'yes' : 'no'}; row all along: ${m.rowAllAlong ? 'yes' : 'no'}`,
     },
     { name: `${label}: peak memory of the browser's processes (sum of PSS)`, value: m.peakBytes / 2 ** 20, unit: 'MB', target: `≤ ${MEMORY_TARGET_BYTES / 2 ** 20} MB`, pass: m.peakBytes <= MEMORY_TARGET_BYTES, note: `${gb(m.peakBytes)}; ${gb(m.peakListedBytes)} until the run was listed` },
+    ...(m.engines
+      ? [
+          {
+            name: `${label}: engine views opened on the run (${m.engines.map((v) => v.view).join(', ')}), longest main-thread task until each shows its estimate`,
+            value: m.engines.reduce((x, v) => Math.max(x, v.longestTaskMs), 0),
+            unit: 'ms',
+            target: `≤ ${LONG_TASK_TARGET_MS} ms`,
+            pass: m.engines.every((v) => v.longestTaskMs <= LONG_TASK_TARGET_MS),
+            note: m.engines.map((v) => `${v.view}: estimate in ${v.readyMs.toFixed(0)} ms, ${v.longTasks} long tasks`).join('; '),
+          },
+        ]
+      : []),
   ];
 }
 
@@ -692,10 +739,10 @@ async function main(): Promise<void> {
       if (ONLY.has('cancel')) await writeChatLog(small, 100);
       if (ONLY.has('otlp')) await writeFlatOtlpLines(otlp, STEPS);
       const steps = STEPS.toLocaleString('en');
-      const measureOpen = async (label: string, file: string, key: string) => {
+      const measureOpen = async (label: string, file: string, key: string, engines = false) => {
         const size = statSync(file).size;
         try {
-          const m = await openThroughLibrary(base, file);
+          const m = await openThroughLibrary(base, file, engines);
           figures.push(...openFigures(label, m, size));
           details[key] = { bytes: size, loadAverage: loadavg()[0], ...m };
         } catch (e) {
@@ -707,7 +754,7 @@ async function main(): Promise<void> {
       };
       if (ONLY.has('chat')) {
         console.log(`chat log (AG2 group chat), ${steps} steps, ${mb(statSync(chat).size)}; load average ${loadavg()[0].toFixed(2)}`);
-        await measureOpen(`chat log, ${steps} steps`, chat, 'chat');
+        await measureOpen(`chat log, ${steps} steps`, chat, 'chat', true);
       }
       if (ONLY.has('otlp')) {
         console.log(`flat OTLP/JSON Lines, ${steps} spans, ${mb(statSync(otlp).size)}; load average ${loadavg()[0].toFixed(2)}`);
