@@ -34,7 +34,7 @@ describe('a run in chunks (ADR 0025)', () => {
   it('keeps a small run whole, as before', () => {
     const run = makeRun('r');
     expect(needsChunks(run, SMALL)).toBe(false);
-    expect(planRunWrite(run, { spansApart: false, limits: SMALL })).toEqual({ record: run, chunks: [], chunked: false });
+    expect(planRunWrite(run, { spansApart: false, limits: SMALL })).toEqual({ record: run, chunks: [], chunked: false, kept: [] });
   });
 
   it('splits a long run: the record keeps the rest and the counts, the chunks join back to the arrays', () => {
@@ -62,5 +62,19 @@ describe('a run in chunks (ADR 0025)', () => {
     expect(joinChunks('steps', [steps[0], steps[2], steps[1]], 3)).toEqual({ problem: 'steps: chunk 1 is missing' });
     expect(joinChunks('steps', [steps[0], { index: 1, value: { items: 'x', of: 3 } }, steps[2]], 3)).toEqual({ problem: 'steps: chunk 1 is not a chunk of 3' });
     expect(joinChunks('spans', [{ index: 0, value: null }])).toMatchObject({ problem: expect.stringContaining('count') });
+  });
+});
+
+describe('planRunWrite with kept arrays (ADR 0058)', () => {
+  it('does not split an array whose chunks are stored: the record names their count, no chunk is made for it', () => {
+    const run = { ...makeRun('r'), steps: Array.from({ length: 10 }, (_, i) => ({ id: `s${i}`, index: i, kind: 'message' as const, agentId: 'a' })), handoffs: [] };
+    const plan = planRunWrite(run, { spansApart: false, limits: SMALL, kept: { steps: 7, spans: 2 } });
+    expect(plan.chunked).toBe(true);
+    expect(plan.kept).toEqual(['steps']);
+    expect(plan.record.chunks?.steps).toBe(7);
+    expect(plan.record.steps).toEqual([]);
+    expect(plan.chunks.some((c) => c.key[1] === 'steps')).toBe(false);
+    // A run stored whole keeps nothing: its record is the run.
+    expect(planRunWrite(makeRun('small'), { spansApart: false, limits: SMALL, kept: { steps: 3 } })).toMatchObject({ chunked: false, kept: [] });
   });
 });

@@ -39,8 +39,10 @@ export interface RunWrite {
   spans?: RunSpan[];
   /** Chunks for `runChunks`; empty when the run is stored whole. */
   chunks: { key: ChunkKey; value: RunChunk }[];
-  /** Whether the run's arrays are in chunks (its old chunks are replaced, as always). */
+  /** Whether the run's arrays are in chunks (its old chunks are replaced, but those of `kept` arrays). */
   chunked: boolean;
+  /** Arrays whose chunks the database holds already (planRunWrite's `kept`): neither written nor removed. */
+  kept: ChunkedField[];
 }
 
 /**
@@ -126,18 +128,42 @@ export function needsChunks(run: Run, limits: ChunkLimits): boolean {
  * Span chunks carry no count in the record: a later write of the run without its spans (the page's, after a change)
  * keeps them, and each chunk says how many there are.
  */
-export function planRunWrite(run: Run, { spansApart, limits = DEFAULT_CHUNK_LIMITS }: { spansApart: boolean; limits?: ChunkLimits }): RunWrite {
+export function planRunWrite(
+  run: Run,
+  {
+    spansApart,
+    limits = DEFAULT_CHUNK_LIMITS,
+    kept = {},
+  }: {
+    spansApart: boolean;
+    limits?: ChunkLimits;
+    /**
+     * Arrays of this run whose chunks the database holds already (the page's write of a run whose label or result
+     * changed, its steps the same array), with their chunk counts: not split nor written again (ADR 0058). Spans are
+     * never kept. Used only when the run is stored in chunks.
+     */
+    kept?: Partial<Record<ChunkedField, number>>;
+  },
+): RunWrite {
   if (!needsChunks(run, limits)) {
-    if (!spansApart || run.spans === undefined) return { record: run, chunks: [], chunked: false };
+    if (!spansApart || run.spans === undefined) return { record: run, chunks: [], chunked: false, kept: [] };
     const { spans, ...rest } = run;
-    return { record: rest, spans, chunks: [], chunked: false };
+    return { record: rest, spans, chunks: [], chunked: false, kept: [] };
   }
   const record: StoredRun = { ...run, chunks: {} };
   delete record.spans;
   const chunks: RunWrite['chunks'] = [];
+  const keptFields: ChunkedField[] = [];
   for (const field of CHUNKED_FIELDS) {
     const items: readonly unknown[] | undefined = run[field];
     if (items === undefined) continue;
+    const count = field === 'spans' ? undefined : kept[field];
+    if (count !== undefined) {
+      (record as unknown as Record<string, unknown>)[field] = [];
+      record.chunks![field] = count;
+      keptFields.push(field);
+      continue;
+    }
     const parts = splitItems(items, limits);
     if (field !== 'spans') {
       (record as unknown as Record<string, unknown>)[field] = [];
@@ -145,7 +171,7 @@ export function planRunWrite(run: Run, { spansApart, limits = DEFAULT_CHUNK_LIMI
     }
     parts.forEach((part, index) => chunks.push({ key: [run.id, field, index], value: { items: part, of: parts.length } }));
   }
-  return { record, chunks, chunked: true };
+  return { record, chunks, chunked: true, kept: keptFields };
 }
 
 /** The stored chunks of one array (in key order) joined, or why they cannot be. `expected`: the count the record gives. */

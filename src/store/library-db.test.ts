@@ -305,6 +305,54 @@ describe('large runs in chunks (ADR 0025)', () => {
     db.close();
   });
 
+  it('a changed run whose steps are the same array keeps their chunks: only its record is written (ADR 0058)', async () => {
+    const db = await openLibraryDb({ name: freshName() });
+    const long = longRun('long', 10);
+    const s1 = { files: [file('f1', ['long'])], runs: { long }, llmCalls: {} };
+    await writeChanges(db, EMPTY_SNAPSHOT, s1, SMALL);
+    // A mark in a stored chunk: a write that wrote the steps again would remove it.
+    const chunk = (await db.get('runChunks', ['long', 'steps', 0]))!;
+    await db.put('runChunks', { ...chunk, items: [{ ...(chunk.items[0] as Step), output: 'mark' }, ...chunk.items.slice(1)] }, ['long', 'steps', 0]);
+    const relabelled = { ...long, title: 'relabelled', annotations: [{ id: 'a1', stepId: 'long:s1', source: 'human', taxonomy: 'AgentAsk', code: 'RD' }] } as Run;
+    const s2 = { ...s1, runs: { long: relabelled } };
+    await writeChanges(db, s1, s2, SMALL);
+    const read = (await readLibrary(db)).library.runs.long;
+    expect(read.title).toBe('relabelled');
+    expect(read.annotations).toEqual(relabelled.annotations);
+    expect(read.steps[0].output).toBe('mark');
+    expect(read.steps.slice(1)).toEqual(long.steps.slice(1));
+    // The run's new annotations are in a chunk of their own (the run is in chunks); the steps' are the same three.
+    expect(await chunkKeys(db, 'long')).toEqual(['annotations:0', 'steps:0', 'steps:1', 'steps:2']);
+
+    // New steps (even equal ones): written again, the mark gone.
+    const copied = { ...relabelled, steps: [...long.steps] };
+    await writeChanges(db, s2, { ...s1, runs: { long: copied } }, SMALL);
+    expect((await readLibrary(db)).library.runs.long.steps).toEqual(long.steps);
+    db.close();
+  });
+
+  it('the steps read back from chunks are kept by the next change too (after a reload)', async () => {
+    const name = freshName();
+    const db = await openLibraryDb({ name });
+    const long = longRun('long', 10);
+    const s1 = { files: [file('f1', ['long'])], runs: { long }, llmCalls: {} };
+    await writeChanges(db, EMPTY_SNAPSHOT, s1, SMALL);
+    const read = (await readLibrary(db)).library;
+    const chunk = (await db.get('runChunks', ['long', 'steps', 2]))!;
+    await db.put('runChunks', { ...chunk, items: [{ ...(chunk.items[0] as Step), output: 'mark' }, ...chunk.items.slice(1)] }, ['long', 'steps', 2]);
+    const before = { files: read.files, runs: read.runs, llmCalls: read.llmCalls ?? {} };
+    await writeChanges(db, before, { ...before, runs: { long: { ...read.runs.long, title: 'after a reload' } } }, SMALL);
+    const again = (await readLibrary(db)).library.runs.long;
+    expect(again.title).toBe('after a reload');
+    expect(again.steps[8].output).toBe('mark');
+    // A removed run forgets its chunks: put back (an undo), it is written whole again.
+    await writeChanges(db, { ...before, runs: { long: again } }, { ...before, runs: {} }, SMALL);
+    await writeChanges(db, { ...before, runs: {} }, { ...before, runs: { long: again } }, SMALL);
+    expect(await chunkKeys(db, 'long')).toEqual(['steps:0', 'steps:1', 'steps:2']);
+    expect((await readLibrary(db)).library.runs.long.steps).toEqual(again.steps);
+    db.close();
+  });
+
   it('a run written whole after being in chunks leaves no chunk behind', async () => {
     const db = await openLibraryDb({ name: freshName() });
     const long = longRun('long', 10);

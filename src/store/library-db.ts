@@ -204,8 +204,11 @@ export async function readLibrary(db: Db, now = Date.now()): Promise<ReadResult>
       const stored: unknown = cursor.value;
       const joined = isObject(stored) && stored.chunks !== undefined ? await joinStoredRun(key, stored) : { value: stored, parts: [] };
       const checked = 'problem' in joined ? joined : checkRun(runSchema, key, joined.value);
-      if ('run' in checked) good.push(checked.run);
-      else {
+      if ('run' in checked) {
+        good.push(checked.run);
+        // The arrays just read from chunks are the library's now: a later change to the run keeps those chunks.
+        rememberChunks(db, checked.run, isObject(stored) ? stored.chunks : undefined);
+      } else {
         // A run in chunks goes to quarantine as it was stored: its record and each chunk (one value each stays small).
         const record: QuarantinedRecord = { store: 'runs', key, value: stored, reason: checked.problem, at: now };
         quarantined.push(record);
@@ -296,6 +299,45 @@ export const EMPTY_SNAPSHOT: Snapshot = { files: [], runs: emptyRecord(), llmCal
 const storedByWorker = new WeakSet<Run>();
 
 /**
+ * What the database holds of each run's arrays stored in chunks (spans apart), by the array object whose items they
+ * are, with their chunk count (ADR 0058). Runs are replaced, never edited in place: a run whose label, result or title
+ * changed keeps its steps array, and its write leaves those chunks as they are instead of splitting and writing every
+ * step again (seconds of this page's thread for a run of a million steps). Set once a write has committed (this
+ * page's, or the import worker's), and from what the library read; a run removed loses its entry.
+ */
+const storedChunksByDb = new Map<string, Map<string, Map<ChunkedField, { items: readonly unknown[]; count: number }>>>();
+
+/** storedChunks of one database (by name: tests open several). */
+function storedChunksOf(db: Db): Map<string, Map<ChunkedField, { items: readonly unknown[]; count: number }>> {
+  let known = storedChunksByDb.get(db.name);
+  if (!known) storedChunksByDb.set(db.name, (known = new Map()));
+  return known;
+}
+
+/** The arrays of `run` whose chunks the database holds, with their counts. */
+function keptChunks(db: Db, run: Run): Partial<Record<ChunkedField, number>> {
+  const kept: Partial<Record<ChunkedField, number>> = {};
+  const known = storedChunksOf(db).get(run.id);
+  if (known) for (const [field, { items, count }] of known) if (run[field] === items) kept[field] = count;
+  return kept;
+}
+
+/** The database now holds `run` with these chunk counts (its `chunks`), or whole (none). */
+function rememberChunks(db: Db, run: Run, counts: unknown): void {
+  const storedChunks = storedChunksOf(db);
+  const known = new Map<ChunkedField, { items: readonly unknown[]; count: number }>();
+  if (isObject(counts)) {
+    for (const field of CHUNKED_FIELDS) {
+      const count = counts[field];
+      const items = run[field];
+      if (field !== 'spans' && typeof count === 'number' && Array.isArray(items)) known.set(field, { items, count });
+    }
+  }
+  if (known.size > 0) storedChunks.set(run.id, known);
+  else storedChunks.delete(run.id);
+}
+
+/**
  * Runs whose last write failed, with why: the library's status stays failed, naming them, until each has been written
  * (a later change to it, written by this page) or removed. A later write of something else never says "saved" over it.
  */
@@ -329,6 +371,9 @@ export async function writeChanges(db: Db, before: Snapshot, after: Snapshot, li
   const ops: Promise<unknown>[] = [];
   /** Requests that are not a record's put or delete (its old chunks' removal): not counted as changes. */
   let upkeep = 0;
+  /** The runs written and their chunk counts, and the runs removed: known to storedChunks once committed. */
+  const written: { run: Run; counts: unknown }[] = [];
+  const removed: string[] = [];
   try {
     const oldFiles = new Map(before.files.map((f) => [f.id, f]));
     const newFiles = new Map(after.files.map((f) => [f.id, f]));
@@ -338,10 +383,13 @@ export async function writeChanges(db: Db, before: Snapshot, after: Snapshot, li
     // Own keys only: a snapshot built elsewhere may be a plain object, where `constructor` is always "present".
     for (const [id, r] of Object.entries(after.runs)) {
       if ((Object.hasOwn(before.runs, id) && before.runs[id] === r) || storedByWorker.has(r)) continue;
-      const plan = planRunWrite(r, { spansApart: false, limits });
-      // The run's old chunks go; its spans' only when this write has spans (a run without them keeps those apart).
+      const plan = planRunWrite(r, { spansApart: false, limits, kept: keptChunks(db, r) });
+      written.push({ run: r, counts: plan.chunked ? plan.record.chunks : undefined });
+      // The run's old chunks go (but those it keeps); its spans' only when this write has spans (a run without them
+      // keeps those apart).
       for (const field of CHUNKED_FIELDS) {
         if (field === 'spans' && r.spans === undefined) continue;
+        if (plan.kept.includes(field)) continue;
         ops.push(chunks.delete(chunkRange(id, field)));
         upkeep++;
       }
@@ -362,6 +410,7 @@ export async function writeChanges(db: Db, before: Snapshot, after: Snapshot, li
       }
       // Put back (an undo), the same object is this page's to write again: the worker's record of it is gone.
       storedByWorker.delete(before.runs[id]);
+      removed.push(id);
     }
     for (const [id, c] of Object.entries(after.llmCalls)) if (!Object.hasOwn(before.llmCalls, id) || before.llmCalls[id] !== c) ops.push(tx.objectStore('llmCalls').put(c));
     for (const id of Object.keys(before.llmCalls)) if (!Object.hasOwn(after.llmCalls, id)) ops.push(tx.objectStore('llmCalls').delete(id));
@@ -369,6 +418,8 @@ export async function writeChanges(db: Db, before: Snapshot, after: Snapshot, li
     await settleTransaction(tx, ops, e);
   }
   await settleTransaction(tx, ops);
+  for (const id of removed) storedChunksOf(db).delete(id);
+  for (const { run, counts } of written) rememberChunks(db, run, counts);
   return ops.length - upkeep;
 }
 
@@ -464,12 +515,15 @@ export function expectStoredRuns(runs: readonly Run[], durable: Promise<readonly
   for (const id of ids) saving.add(id);
   usePersistence.setState({ savingRuns: saving, status: 'saving' });
   const settled = durable.then(
-    (spansApart) => {
+    async (spansApart) => {
       // Only the runs whose spans the worker wrote apart: a run that never had spans (a chat log) has none to show.
       const spans = new Set(usePersistence.getState().storedSpans);
       for (const id of spansApart) spans.add(id);
       for (const id of ids) unsavedRuns.delete(id);
       usePersistence.setState({ storedSpans: spans });
+      // How the worker chunked each run (its records are small: the arrays are in the chunks). This page's next write
+      // of a run waits for this (workerWrites), and keeps the chunks of the arrays it has not changed.
+      await learnStoredChunks(runs);
     },
     (e: unknown) => {
       for (const id of ids) unsavedRuns.set(id, describeError(e));
@@ -485,6 +539,24 @@ export function expectStoredRuns(runs: readonly Run[], durable: Promise<readonly
   });
   workerWrites = Promise.all([workerWrites, done]);
   return done;
+}
+
+/** The chunk counts of runs another writer (the import worker) stored, read from their records; never throws. */
+async function learnStoredChunks(runs: readonly Run[]): Promise<void> {
+  const db = activeDb;
+  if (!db) return;
+  // Only runs with an array longer than a chunk: their records are small (the arrays are in chunks). A run stored
+  // whole would be read whole here; it has no chunks to keep.
+  const chunked = runs.filter((run) => CHUNKED_FIELDS.some((field) => field !== 'spans' && (run[field]?.length ?? 0) > DEFAULT_CHUNK_LIMITS.maxItems));
+  if (chunked.length === 0) return;
+  try {
+    const tx = db.transaction('runs', 'readonly');
+    const records = await Promise.all(chunked.map((run) => tx.objectStore('runs').get(run.id)));
+    chunked.forEach((run, i) => rememberChunks(db, run, (records[i] as { chunks?: unknown } | undefined)?.chunks));
+  } catch {
+    // Unknown: the page's next write of these runs writes them whole, as before.
+    for (const run of chunked) storedChunksOf(db).delete(run.id);
+  }
 }
 
 /** A run's source spans kept apart (`runSpans`), with step spans' attributes restored from the steps; undefined when none. */

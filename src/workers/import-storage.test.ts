@@ -156,6 +156,35 @@ describe('the import worker’s write (ADR 0020)', () => {
     again.stop();
   });
 
+  it('a change made on the page to a large run the worker stored keeps its step chunks (ADR 0058)', async () => {
+    const name = freshName();
+    const persistence = await startLibraryPersistence({ name, debounceMs: 0 });
+    // Over one chunk (20,000 items): the worker stores the steps in two chunks.
+    const big = makeSmallRun('big-chat');
+    big.steps = Array.from({ length: 20_001 }, (_, i) => ({ id: `m${i}`, index: i, kind: 'message' as const, agentId: 'manager', output: `said ${i}` }));
+    const file: LoadedFile = { file: 'big.json', format: 'native', formatLabel: 'x', runs: [big], warnings: [] };
+    const durable = storeRuns({ name, version: 3 }, file.runs);
+    const saved = expectStoredRuns(file.runs, durable);
+    useLibrary.getState().addLoaded(file);
+    await saved;
+    await persistence.flush();
+    const db = await openLibraryDb({ name });
+    expect((await db.getAllKeys('runChunks', chunkRange(big.id))).map((k) => (k as unknown[])[1])).toEqual(['steps', 'steps']);
+    const chunk = (await db.get('runChunks', [big.id, 'steps', 1]))!;
+    await db.put('runChunks', { ...chunk, items: [{ ...(chunk.items[0] as object), output: 'mark' }] }, [big.id, 'steps', 1]);
+    db.close();
+    // A label: a new run object with the same steps. Only its record is written; the marked chunk stays.
+    useLibrary.getState().updateRun({ ...big, title: 'relabelled' });
+    await persistence.flush();
+    const again = await reloadLibrary(persistence, name);
+    const stored = useLibrary.getState().runs[big.id];
+    expect(stored.title).toBe('relabelled');
+    expect(stored.steps).toHaveLength(20_001);
+    expect(stored.steps[20_000].output).toBe('mark');
+    expect(stored.steps[19_999]).toEqual(big.steps[19_999]);
+    again.stop();
+  });
+
   it('a run without spans (a chat log) is not taken for one whose spans are stored apart', async () => {
     const name = freshName();
     const persistence = await startLibraryPersistence({ name, debounceMs: 0 });
