@@ -125,14 +125,21 @@ export function stepNumbersById(run: Pick<Run, 'steps'>): Map<string, number> {
   }
   const parentOf = new Map<string, string>();
   for (const step of run.steps) if (step.parentStepId !== undefined) parentOf.set(step.id, step.parentStepId);
-  for (const [id, first] of parentOf) {
-    // Nested steps point at their row, possibly through another nested step; a few levels at most.
-    let parent: string | undefined = first;
-    for (let hops = 0; parent !== undefined && !out.has(parent) && hops < 8; hops++) parent = parentOf.get(parent);
-    const n = parent === undefined ? undefined : out.get(parent);
-    if (n !== undefined) out.set(id, n);
-  }
+  numberNested(out, parentOf);
   return out;
+}
+
+/**
+ * Gives each nested step in `parentOf` (id → its parent's id) its row's number from `numbers`: nested steps point at
+ * their row, possibly through another nested step; a few levels at most.
+ */
+function numberNested(numbers: Map<string, number>, parentOf: ReadonlyMap<string, string>): void {
+  for (const [id, first] of parentOf) {
+    let parent: string | undefined = first;
+    for (let hops = 0; parent !== undefined && !numbers.has(parent) && hops < 8; hops++) parent = parentOf.get(parent);
+    const n = parent === undefined ? undefined : numbers.get(parent);
+    if (n !== undefined) numbers.set(id, n);
+  }
 }
 
 /**
@@ -162,12 +169,7 @@ export function stepNumbersFor(run: Pick<Run, 'steps'>, ids: Iterable<string>): 
     position++;
     if (wanted.has(step.id)) out.set(step.id, stepNumber(position));
   }
-  for (const [id, first] of parentOf) {
-    let parent: string | undefined = first;
-    for (let hops = 0; parent !== undefined && !out.has(parent) && hops < 8; hops++) parent = parentOf.get(parent);
-    const n = parent === undefined ? undefined : out.get(parent);
-    if (n !== undefined) out.set(id, n);
-  }
+  numberNested(out, parentOf);
   return out;
 }
 
