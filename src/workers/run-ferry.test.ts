@@ -102,6 +102,16 @@ describe('RunFerry', () => {
     expect(heldArrays()).toBe(before + 1);
   });
 
+  it('an array that grew in place is sent again, whole', async () => {
+    const { ferry, remote } = connect();
+    const run = bigRun('grows', 2 * PART, 0);
+    await ferry.use([run], ([f]) => remote.echo(f));
+    run.steps.push({ ...run.steps[0], id: 'grows-late' });
+    const received = await ferry.use([run], ([f]) => remote.echo(f));
+    expect(received.steps).toHaveLength(2 * PART + 1);
+    expect(received.steps.at(-1)?.id).toBe('grows-late');
+  });
+
   it('a run whose arrays were dropped is refused by name, not read short', () => {
     expect(() => runOf({ head: makeRun('gone'), arrays: [{ key: 'steps', token: 987654, length: 5 }] })).toThrow(/steps of run gone are not here/);
   });

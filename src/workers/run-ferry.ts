@@ -36,12 +36,17 @@ export interface FerryHostApi {
 type Remote<T> = { [K in keyof T]: T[K] extends (...a: infer A) => infer R ? (...a: A) => Promise<Awaited<R>> : never };
 
 let lastToken = 0;
-/** The token of each array sent, by the array's identity (runs are replaced, never edited in place). */
-const tokens = new WeakMap<readonly unknown[], number>();
+/**
+ * The token of each array sent, by the array's identity and its length: runs are replaced, never edited in place, but
+ * an array that grew all the same (a live run's, appended to) is sent again rather than read short.
+ */
+const tokens = new WeakMap<readonly unknown[], Map<number, number>>();
 
 function tokenOf(array: readonly unknown[]): number {
-  let token = tokens.get(array);
-  if (token === undefined) tokens.set(array, (token = ++lastToken));
+  let byLength = tokens.get(array);
+  if (!byLength) tokens.set(array, (byLength = new Map()));
+  let token = byLength.get(array.length);
+  if (token === undefined) byLength.set(array.length, (token = ++lastToken));
   return token;
 }
 
@@ -53,7 +58,6 @@ export function ferried(run: Run): { ferried: FerriedRun; send: Map<number, read
   for (const key of FERRIED_ARRAYS) {
     const array = run[key] as readonly unknown[] | undefined;
     if (!Array.isArray(array) || array.length <= INLINE_MAX) continue;
-    // A token per array and length: an array that grew (it should not) is a new one.
     const token = tokenOf(array);
     arrays.push({ key, token, length: array.length });
     send.set(token, array);
