@@ -324,6 +324,15 @@ describe('large runs in chunks (ADR 0025)', () => {
     // The run's new annotations are in a chunk of their own (the run is in chunks); the steps' are the same three.
     expect(await chunkKeys(db, 'long')).toEqual(['annotations:0', 'steps:0', 'steps:1', 'steps:2']);
 
+    // Steps appended to in place (runs are replaced, not edited, but a live run might): written again, whole. (`read`
+    // holds the arrays the library read: those are the ones the database is known to hold now.)
+    const grown = { ...read, title: 'grown' };
+    grown.steps.push({ id: 'long:s10', index: 10, kind: 'message', agentId: 'manager', output: 'late' });
+    await writeChanges(db, { ...s1, runs: { long: read } }, { ...s1, runs: { long: grown } }, SMALL);
+    const readGrown = (await readLibrary(db)).library.runs.long;
+    expect(readGrown.steps).toHaveLength(11);
+    expect(readGrown.steps[10].output).toBe('late');
+
     // New steps (even equal ones): written again, the mark gone.
     const copied = { ...relabelled, steps: [...long.steps] };
     await writeChanges(db, s2, { ...s1, runs: { long: copied } }, SMALL);

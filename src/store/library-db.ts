@@ -305,10 +305,17 @@ const storedByWorker = new WeakSet<Run>();
  * step again (seconds of this page's thread for a run of a million steps). Set once a write has committed (this
  * page's, or the import worker's), and from what the library read; a run removed loses its entry.
  */
-const storedChunksByDb = new Map<string, Map<string, Map<ChunkedField, { items: readonly unknown[]; count: number }>>>();
+const storedChunksByDb = new Map<string, Map<string, Map<ChunkedField, StoredArray>>>();
+
+/** An array the database holds in chunks: the object, its length then (an array appended to in place is not it), its chunk count. */
+interface StoredArray {
+  items: readonly unknown[];
+  length: number;
+  count: number;
+}
 
 /** storedChunks of one database (by name: tests open several). */
-function storedChunksOf(db: Db): Map<string, Map<ChunkedField, { items: readonly unknown[]; count: number }>> {
+function storedChunksOf(db: Db): Map<string, Map<ChunkedField, StoredArray>> {
   let known = storedChunksByDb.get(db.name);
   if (!known) storedChunksByDb.set(db.name, (known = new Map()));
   return known;
@@ -318,19 +325,19 @@ function storedChunksOf(db: Db): Map<string, Map<ChunkedField, { items: readonly
 function keptChunks(db: Db, run: Run): Partial<Record<ChunkedField, number>> {
   const kept: Partial<Record<ChunkedField, number>> = {};
   const known = storedChunksOf(db).get(run.id);
-  if (known) for (const [field, { items, count }] of known) if (run[field] === items) kept[field] = count;
+  if (known) for (const [field, { items, length, count }] of known) if (run[field] === items && items.length === length) kept[field] = count;
   return kept;
 }
 
 /** The database now holds `run` with these chunk counts (its `chunks`), or whole (none). */
 function rememberChunks(db: Db, run: Run, counts: unknown): void {
   const storedChunks = storedChunksOf(db);
-  const known = new Map<ChunkedField, { items: readonly unknown[]; count: number }>();
+  const known = new Map<ChunkedField, StoredArray>();
   if (isObject(counts)) {
     for (const field of CHUNKED_FIELDS) {
       const count = counts[field];
       const items = run[field];
-      if (field !== 'spans' && typeof count === 'number' && Array.isArray(items)) known.set(field, { items, count });
+      if (field !== 'spans' && typeof count === 'number' && Array.isArray(items)) known.set(field, { items, length: items.length, count });
     }
   }
   if (known.size > 0) storedChunks.set(run.id, known);
