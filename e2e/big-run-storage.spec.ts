@@ -5,30 +5,11 @@
 // runs this test on a million-step chat log, whose run serialises to ~172 MB, over that limit.)
 import { writeFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { openStudio, openTraceInRunView } from './fixtures.ts';
+import { groupChat, libraryStoreKeys, openStudio, openTraceInRunView } from './fixtures.ts';
 
 const STEPS = Number(process.env.BIG_RUN_STEPS ?? 45_000);
 const LONG = STEPS > 100_000;
 
-/** An AG2 group chat of `steps` short messages (Who&When's `history` shape). */
-function groupChat(steps: number): string {
-  const names = ['Planner', 'Coder', 'Critic', 'Writer'];
-  const history = Array.from({ length: steps }, (_, i) => `{"content":"step ${i}: noted item ${i % 97}","role":"assistant","name":"${names[i % names.length]}"}`);
-  return `{"question":"Write the report.","history":[${history.join(',')}]}`;
-}
-
-// Keys and chunk counts of the library's run chunks, read with the plain IndexedDB API (as a string: no bundler helpers).
-const CHUNK_KEYS = `new Promise((resolve, reject) => {
-  const open = indexedDB.open('mas-replay-studio');
-  open.onerror = () => reject(open.error);
-  open.onsuccess = () => {
-    const db = open.result;
-    if (!db.objectStoreNames.contains('runChunks')) { db.close(); resolve([]); return; }
-    const req = db.transaction('runChunks').objectStore('runChunks').getAllKeys();
-    req.onsuccess = () => { db.close(); resolve(req.result.map((k) => k[1] + ':' + k[2])); };
-    req.onerror = () => reject(req.error);
-  };
-})`;
 
 test('a run over the chunk size is saved in chunks and found whole after a reload', async ({ page }, testInfo) => {
   test.setTimeout(LONG ? 900_000 : 120_000);
@@ -51,7 +32,8 @@ test('a run over the chunk size is saved in chunks and found whole after a reloa
   const shown = await count.textContent();
   // Saved means durable: the worker's write has committed.
   await expect(page.locator('html')).toHaveAttribute('data-library-status', 'saved', { timeout: LONG ? 600_000 : 60_000 });
-  const keys = (await page.evaluate(CHUNK_KEYS)) as string[];
+  // Each chunk's array and position.
+  const keys = (await libraryStoreKeys(page, 'runChunks')).map((k) => `${(k as unknown[])[1]}:${(k as unknown[])[2]}`);
   const steps = keys.filter((k) => k.startsWith('steps:'));
   expect(steps).toEqual(Array.from({ length: steps.length }, (_, i) => `steps:${i}`));
   expect(steps.length).toBeGreaterThanOrEqual(Math.ceil(STEPS / 20_000));

@@ -4,32 +4,13 @@
 // every change of a setting. Now its large arrays cross in parts, a few per short task, and stay in the worker while
 // they are its latest run. The estimates still equal the command line's over the same file: the run arrived whole.
 import { writeFileSync } from 'node:fs';
-import { expect, test, type Page } from '@playwright/test';
-import { cliJson, fileRuns, openStudio } from './fixtures.ts';
+import { expect, test } from '@playwright/test';
+import { cliJson, fileRuns, groupChat, openStudio, watchLongTasks } from './fixtures.ts';
 
 const MESSAGES = 200_000;
 /** Far under the 480–600 ms the copy took here, far over a part's task (≤ 8 ms of copying plus a garbage collection). */
 const LONG_TASK_MS = 250;
 
-function groupChat(messages: number): string {
-  const names = ['Planner', 'Coder', 'Critic', 'Writer'];
-  const history = Array.from({ length: messages }, (_, i) => `{"content":"step ${i}: noted item ${i % 97}","role":"assistant","name":"${names[i % names.length]}"}`);
-  return `{"question":"Write the report.","history":[${history.join(',')}]}`;
-}
-
-/** The page's long tasks from now on (PerformanceObserver), read by `longest()`. */
-async function watchLongTasks(page: Page): Promise<() => Promise<number>> {
-  await page.evaluate(() => {
-    const w = window as unknown as { __long: number[]; __longObserver?: PerformanceObserver };
-    w.__long = [];
-    w.__longObserver?.disconnect();
-    w.__longObserver = new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) w.__long.push(e.duration);
-    });
-    w.__longObserver.observe({ type: 'longtask' });
-  });
-  return () => page.evaluate(() => (window as unknown as { __long: number[] }).__long.reduce((m, d) => Math.max(m, d), 0));
-}
 
 test('Engines and Stages open on a 200k-message run without a long task, with the command line’s estimates', async ({ page }, testInfo) => {
   test.setTimeout(180_000);

@@ -93,3 +93,46 @@ export async function pixelOf(page: Page, element: Locator, x: number, y: number
     { bytes: [...png], x, y },
   );
 }
+
+/**
+ * An AG2 group chat of `messages` short messages among four agents (Who&When's `history` shape): the generated large
+ * run of the tests that need one (a chat log has one step and one handoff per message).
+ */
+export function groupChat(messages: number): string {
+  const names = ['Planner', 'Coder', 'Critic', 'Writer'];
+  const history = Array.from({ length: messages }, (_, i) => `{"content":"step ${i}: noted item ${i % 97}","role":"assistant","name":"${names[i % names.length]}"}`);
+  return `{"question":"Write the report.","history":[${history.join(',')}]}`;
+}
+
+/** Records the page's long tasks from now on (PerformanceObserver); the function returned reads the longest so far. */
+export async function watchLongTasks(page: Page): Promise<() => Promise<number>> {
+  await page.evaluate(() => {
+    const w = window as unknown as { __long: number[]; __longObserver?: PerformanceObserver };
+    w.__long = [];
+    w.__longObserver?.disconnect();
+    w.__longObserver = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) w.__long.push(e.duration);
+    });
+    w.__longObserver.observe({ type: 'longtask' });
+  });
+  return () => page.evaluate(() => (window as unknown as { __long: number[] }).__long.reduce((m, d) => Math.max(m, d), 0));
+}
+
+/**
+ * The keys of one store of the studio's library database, read in the page with the plain IndexedDB API (as a
+ * string: no bundler helpers); [] when the store is not there.
+ */
+export async function libraryStoreKeys(page: Page, store: string): Promise<unknown[]> {
+  const script = `new Promise((resolve, reject) => {
+    const open = indexedDB.open('mas-replay-studio');
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const db = open.result;
+      if (!db.objectStoreNames.contains(${JSON.stringify(store)})) { db.close(); resolve([]); return; }
+      const req = db.transaction(${JSON.stringify(store)}).objectStore(${JSON.stringify(store)}).getAllKeys();
+      req.onsuccess = () => { db.close(); resolve(req.result); };
+      req.onerror = () => reject(req.error);
+    };
+  })`;
+  return (await page.evaluate(script)) as unknown[];
+}

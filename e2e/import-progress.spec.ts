@@ -2,14 +2,8 @@
 // import worker and leaves the library as it was. The files are generated here, large enough that each phase lasts.
 import { writeFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { openStudio } from './fixtures.ts';
+import { groupChat, openStudio } from './fixtures.ts';
 
-/** An AG2 group chat of `steps` short messages (Who&When's `history` shape). */
-function groupChat(steps: number): string {
-  const names = ['Planner', 'Coder', 'Critic', 'Writer'];
-  const history = Array.from({ length: steps }, (_, i) => `{"content":"step ${i}: noted item ${i % 97}","role":"assistant","name":"${names[i % names.length]}"}`);
-  return `{"question":"Write the report.","history":[${history.join(',')}]}`;
-}
 
 /** A message-bus log (JSON Lines, one message per line) of `steps` messages: read and parsed as a stream. */
 function busLog(steps: number): string {

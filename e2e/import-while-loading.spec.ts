@@ -7,7 +7,7 @@
 // inline; and the library marks a run as saving while the worker writes it.
 import { basename } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { fileRuns, openStudio, sharedTrace, skipWithoutShared } from './fixtures.ts';
+import { fileRuns, libraryStoreKeys, openStudio, sharedTrace, skipWithoutShared } from './fixtures.ts';
 
 const TRACE = 'otlp/rag_earnings_agent.json';
 const LOAD_DELAY_MS = 3000;
@@ -29,19 +29,6 @@ const SLOW_LIBRARY = `(() => {
   };
 })()`;
 
-// The run ids whose spans are kept apart, read with the plain IndexedDB API.
-const SPANS_APART = `new Promise((resolve, reject) => {
-  const open = indexedDB.open('mas-replay-studio');
-  open.onerror = () => reject(open.error);
-  open.onsuccess = () => {
-    const db = open.result;
-    if (!db.objectStoreNames.contains('runSpans')) { db.close(); resolve([]); return; }
-    const req = db.transaction('runSpans').objectStore('runSpans').getAllKeys();
-    req.onsuccess = () => { db.close(); resolve(req.result.map(String)); };
-    req.onerror = () => reject(req.error);
-  };
-})`;
-
 test('a file opened while the library loads is written by the import worker, not by the page', async ({ page }) => {
   skipWithoutShared(TRACE);
   await page.addInitScript(SLOW_LIBRARY);
@@ -60,7 +47,8 @@ test('a file opened while the library loads is written by the import worker, not
   await expect(page.locator('html')).toHaveAttribute('data-library-status', 'saved', { timeout: 30_000 });
   const runId = await fileRuns(page, basename(TRACE)).first().getAttribute('data-run-id');
   expect(runId).toBeTruthy();
-  expect(await page.evaluate(SPANS_APART)).toContain(runId);
+  // The runs whose spans are kept apart.
+  expect((await libraryStoreKeys(page, 'runSpans')).map(String)).toContain(runId);
   expect(await page.evaluate(() => (window as unknown as { __sawSaving?: boolean }).__sawSaving)).toBe(true);
   // And it is there after a reload.
   await page.reload();

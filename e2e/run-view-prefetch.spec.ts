@@ -4,14 +4,8 @@
 // 100k-span bench's build began 160 ms after the click in some runs, 400 ms in others).
 import { writeFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { openStudio } from './fixtures.ts';
+import { groupChat, openStudio } from './fixtures.ts';
 
-/** An AG2 group chat of `steps` short messages: an import of a second or so. */
-function groupChat(steps: number): string {
-  const names = ['Planner', 'Coder', 'Critic', 'Writer'];
-  const history = Array.from({ length: steps }, (_, i) => `{"content":"step ${i}: noted item ${i % 97}","role":"assistant","name":"${names[i % names.length]}"}`);
-  return `{"question":"Write the report.","history":[${history.join(',')}]}`;
-}
 
 test('the run view’s code is fetched during the import, before the run is listed', async ({ page }, testInfo) => {
   const file = testInfo.outputPath('group-chat.json');
