@@ -7,6 +7,7 @@
 //
 // Which arrays a worker holds is decided here, on the page: those of the calls in flight and of the last call, no more
 // (a run of a million steps held by every engine worker the reader visited would cost hundreds of MB each).
+import type { Remote } from 'comlink';
 import { nextTask } from '../model/slices.ts';
 import type { Run } from '../model/types.ts';
 
@@ -32,8 +33,6 @@ export interface FerryHostApi {
   receiveRunPart(token: number, items: unknown[], length: number): void;
   dropRunArrays(tokens: number[]): void;
 }
-
-type Remote<T> = { [K in keyof T]: T[K] extends (...a: infer A) => infer R ? (...a: A) => Promise<Awaited<R>> : never };
 
 let lastToken = 0;
 /**

@@ -147,11 +147,11 @@ function Results({ run }: { run: Run }) {
   const tokens = useTokenSummary(run);
   const cost = useSupervisorJob((s) => (s.runId === run.id && s.status !== 'running' ? s.cost : undefined));
   // The interventions' steps only: a Map of every step was a 260 ms task at 200k steps, on every visit.
-  const { interventions, stepById } = useMemo(() => {
+  const { interventions, found } = useMemo(() => {
     const all = supervisorInterventions(run);
     const found = stepsWithIds(run.steps, all.flatMap((i) => (i.stepId ? [i.stepId] : [])));
     const position = (id: string | undefined) => (id === undefined ? 0 : (found.get(id)?.position ?? 0));
-    return { interventions: all.sort((a, b) => position(a.stepId) - position(b.stepId)), stepById: new Map([...found].map(([id, f]) => [id, f.step])) };
+    return { interventions: all.sort((a, b) => position(a.stepId) - position(b.stepId)), found };
   }, [run]);
   const agentName = useMemo(() => new Map(run.agents.map((a) => [a.id, a.name])), [run]);
   if (interventions.length === 0) {
@@ -173,7 +173,7 @@ function Results({ run }: { run: Run }) {
       <Card title={`Interventions (${interventions.length})`} testId="intervention-list">
         <ol className="space-y-3">
           {interventions.map((iv) => {
-            const step = iv.stepId ? stepById.get(iv.stepId) : undefined;
+            const step = iv.stepId ? found.get(iv.stepId)?.step : undefined;
             return (
               <li key={iv.id}>
                 <InterventionCard

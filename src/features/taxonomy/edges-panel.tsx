@@ -64,7 +64,7 @@ export function EdgesPanel() {
   return (
     <div className="space-y-3" data-testid="edges-panel">
       <div className="flex flex-wrap items-end gap-3">
-        <RunPicker className="flex-1" runs={runList} runId={runId} missing={run === undefined} drop={['edge']} describe={(r) => `${r.handoffs.length} handoffs`} />
+        <RunPicker className="flex-1" runs={runList} runId={runId} missing={run === undefined} drop={['edge']} describe={(r) => plural(r.handoffs.length, 'handoff')} />
         {run?.simulated && <SimulatedBadge />}
       </div>
       {run ? <RunEdges run={run} /> : <ErrorBanner title="Run not found">Run “{runId}” is not in the library.</ErrorBanner>}
