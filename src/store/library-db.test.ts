@@ -401,6 +401,43 @@ describe('large runs in chunks (ADR 0025)', () => {
     });
   }
 
+  // ADR 0059: the records are read, then checked outside any transaction (a slice at a time), then tidied in a second
+  // transaction. What another tab does in between must not be undone by the tidy.
+  it('keeps the chunks of a run put back between the read and the tidy (an undo in another tab)', async () => {
+    const db = await openLibraryDb({ name: freshName() });
+    await writeChanges(db, EMPTY_SNAPSHOT, { files: [file('f1', ['back'])], runs: { back: longRun('back', 10) }, llmCalls: {} }, SMALL);
+    const record = await db.get('runs', 'back');
+    // Removed: its record is gone and its chunks are left over, for an undo to find.
+    await db.delete('runs', 'back');
+    const { library } = await readLibrary(db, { afterRead: async () => void (await db.put('runs', record!)) });
+    expect(Object.keys(library.runs)).toEqual([]);
+    expect(await chunkKeys(db, 'back')).toEqual(['steps:0', 'steps:1', 'steps:2']);
+    // The next load reads it whole.
+    expect((await readLibrary(db)).library.runs.back).toEqual(longRun('back', 10));
+    db.close();
+  });
+
+  it('sets aside a failed run as it is stored when the tidy runs, and skips one removed meanwhile', async () => {
+    const db = await openLibraryDb({ name: freshName() });
+    await writeChanges(db, EMPTY_SNAPSHOT, { files: [file('f1', ['gone', 'bad'])], runs: { gone: longRun('gone', 10), bad: longRun('bad', 10) }, llmCalls: {} }, SMALL);
+    await db.put('runChunks', { items: [null], of: 3 }, ['gone', 'steps', 2]);
+    await db.put('runChunks', { items: [null], of: 3 }, ['bad', 'steps', 2]);
+    const renamed = { ...(await db.get('runs', 'bad'))!, title: 'renamed meanwhile' };
+    const { library, quarantined } = await readLibrary(db, {
+      afterRead: async () => {
+        await writeChanges(db, { files: [], runs: { gone: longRun('gone', 10) }, llmCalls: {} }, { files: [], runs: {}, llmCalls: {} }, SMALL);
+        await db.put('runs', renamed);
+      },
+    });
+    expect(Object.keys(library.runs)).toEqual([]);
+    expect(quarantined.map((q) => [q.key, q.reason])).toEqual([['bad', expect.stringMatching(/^\$\.steps\[8\]: /)]]);
+    expect(quarantined[0].value).toEqual(renamed);
+    const kept = await readQuarantine(db);
+    expect(kept.filter((q) => q.store === 'runChunks').map((q) => q.key)).toEqual(['["bad","steps",0]', '["bad","steps",1]', '["bad","steps",2]']);
+    expect(await db.get('runs', 'bad')).toBeUndefined();
+    db.close();
+  });
+
   it('opens a version 2 library with its runs and spans as they were, then writes in chunks', async () => {
     const name = freshName();
     const v2 = await openLibraryDb({ name, migrations: MIGRATIONS.slice(0, 3) });

@@ -8,12 +8,12 @@
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
 import { create } from 'zustand';
 import { emptyRecord, recordFromEntries, recordOf } from '../model/record.ts';
-import { migrateRun } from '../model/migrate.ts';
 import { hydrateRun } from '../model/session-spans.ts';
 import type { LlmCallRecord, Run, RunSpan } from '../model/types.ts';
 import { CHUNKED_FIELDS, chunkKeyOf, DEFAULT_CHUNK_LIMITS, joinChunks, planRunWrite, type ChunkedField, type ChunkKey, type ChunkLimits, type RunChunk } from '../model/run-chunks.ts';
 import { useLibrary, type LibraryFile, type StoredLibrary } from './library.ts';
 import { settleTransaction } from '../workers/idb-settle.ts';
+import { checkRun } from './stored-run-check.ts';
 import { applyJournal, JOURNAL_LIMIT, readJournal, stillUnsaved, writeJournal, type StorageLike, type UnsavedResult } from './results-journal.ts';
 
 export const DB_NAME = 'mas-replay-studio';
@@ -111,34 +111,12 @@ export async function openLibraryDb({ name = DB_NAME, migrations = MIGRATIONS }:
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Shape checks. A stored run passes the same zod schema as a native import (after `migrateRun`, which reads records
-// stored before the runner's fields were typed): a record with `agents: [null]`, a step without `agentId` or an
-// object where text belongs is set aside here rather than reaching the views. The schema is loaded with the library
-// (its own chunk), keeping zod out of the JS shipped before first paint (SPEC §8).
+// Shape checks. A stored run passes the same zod schema as a native import (stored-run-check.ts); a record with
+// `agents: [null]`, a step without `agentId` or an object where text belongs is set aside here rather than reaching
+// the views. The schema is loaded with the library (its own chunk), keeping zod out of the JS shipped before first
+// paint (SPEC §8).
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-type RunSchema = typeof import('../model/schema.ts').Run;
-
-function issuePath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : `${acc}.${String(key)}`), '$');
-}
-
-/** The run as the views will read it, or why it cannot be. */
-export function checkRun(schema: RunSchema, key: string, v: unknown): { run: Run } | { problem: string } {
-  if (!isObject(v)) return { problem: 'not an object' };
-  if (v.id !== key) return { problem: `id ${JSON.stringify(v.id)} does not match its key` };
-  let migrated: Run;
-  try {
-    migrated = migrateRun(v as unknown as Run);
-  } catch (e) {
-    return { problem: `it could not be read (${describeError(e)})` };
-  }
-  const parsed = schema.safeParse(migrated);
-  if (parsed.success) return { run: parsed.data as Run };
-  const issue = parsed.error.issues[0];
-  return { problem: `${issuePath(issue.path)}: ${issue.message}` };
-}
 
 export function fileProblem(key: string, v: unknown): string | undefined {
   if (!isObject(v)) return 'not an object';
@@ -163,115 +141,91 @@ export interface ReadResult {
   storedSpans: Set<string>;
 }
 
-type Check<T> = (key: string, v: unknown) => { value: T } | { problem: string };
+/** A record as read: its key as stored and as text. */
+interface StoredRecord {
+  rawKey: IDBValidKey;
+  key: string;
+  value: unknown;
+}
 
-const plainCheck =
-  <T,>(problemOf: (key: string, v: unknown) => string | undefined): Check<T> =>
-  (key, v) => {
-    const problem = problemOf(key, v);
-    return problem === undefined ? { value: v as T } : { problem };
-  };
+/** A run's record as read, with its arrays joined from their chunks (spans stay apart), or why they cannot be. */
+interface StoredRun extends StoredRecord {
+  joined: { value: unknown } | { problem: string };
+}
 
-/** Read the whole library; records that fail their check are moved to `quarantine` in the same transaction. */
-export async function readLibrary(db: Db, now = Date.now()): Promise<ReadResult> {
+/** Everything the library's load reads, in one read-only transaction. */
+interface StoredRecords {
+  files: StoredRecord[];
+  runs: StoredRun[];
+  llmCalls: StoredRecord[];
+  spanKeys: string[];
+  chunkKeys: IDBValidKey[];
+}
+
+/** A record that failed its check: moved to `quarantine` with the reason. */
+interface Failed {
+  store: 'files' | 'runs' | 'llmCalls';
+  rawKey: IDBValidKey;
+  key: string;
+  reason: string;
+}
+
+type ReadTx = IDBPTransaction<LibrarySchema, ('files' | 'runs' | 'llmCalls' | 'runSpans' | 'runChunks')[], 'readonly'>;
+
+/**
+ * Read the whole library (ADR 0059), in three steps so that no step holds the page for long: the records in one
+ * read-only transaction (a run's chunks one request each: no task deserialises a whole large run); then their checks,
+ * outside any transaction, a slice at a time; then, only when a record failed or a run's spans or chunks outlived it,
+ * one read-write transaction that moves what failed to `quarantine` (as it is stored then) and drops what is left over.
+ */
+export async function readLibrary(db: Db, { now = Date.now(), afterRead }: { now?: number; afterRead?: () => Promise<void> } = {}): Promise<ReadResult> {
   // Loaded before the transaction opens: an IndexedDB transaction commits when it waits on anything else.
   const { Run: runSchema } = await import('../model/schema.ts');
-  const tx = db.transaction(['files', 'runs', 'llmCalls', 'quarantine', 'runSpans', 'runChunks'], 'readwrite');
-  const quarantined: QuarantinedRecord[] = [];
-  async function readStore<S extends 'files' | 'runs' | 'llmCalls'>(store: S, check: Check<LibrarySchema[S]['value']>): Promise<LibrarySchema[S]['value'][]> {
-    const good: LibrarySchema[S]['value'][] = [];
-    let cursor = await tx.objectStore(store).openCursor();
-    while (cursor) {
-      const key = String(cursor.key);
-      const checked = check(key, cursor.value);
-      if ('value' in checked) good.push(checked.value);
-      else {
-        const record: QuarantinedRecord = { store, key, value: cursor.value, reason: checked.problem, at: now };
-        quarantined.push(record);
-        await tx.objectStore('quarantine').add(record);
-        await cursor.delete();
-      }
-      cursor = await cursor.continue();
+  const read = await readRecords(db);
+  // Tests: what another tab may do while the records are checked.
+  await afterRead?.();
+  const failed: Failed[] = [];
+  const checkPlain = <T,>(store: 'files' | 'llmCalls', records: StoredRecord[], problemOf: (key: string, v: unknown) => string | undefined): T[] => {
+    const good: T[] = [];
+    for (const { rawKey, key, value } of records) {
+      const problem = problemOf(key, value);
+      if (problem === undefined) good.push(value as T);
+      else failed.push({ store, rawKey, key, reason: problem });
     }
     return good;
+  };
+  const files = checkPlain<LibraryFile>('files', read.files, fileProblem);
+  const callList = checkPlain<LlmCallRecord>('llmCalls', read.llmCalls, llmCallProblem);
+  const runList: Run[] = [];
+  for (let i = 0; i < read.runs.length; i++) {
+    const { rawKey, key, value, joined } = read.runs[i];
+    // The record as read is let go once checked: only one large run is held twice at a time.
+    read.runs[i] = { rawKey, key, value: undefined, joined: { value: undefined } };
+    const checked = 'problem' in joined ? joined : await checkRun(runSchema, key, joined.value);
+    if ('run' in checked) {
+      runList.push(checked.run);
+      // The arrays just read from chunks are the library's now: a later change to the run keeps those chunks.
+      rememberChunks(db, checked.run, isObject(value) ? value.chunks : undefined);
+    } else failed.push({ store: 'runs', rawKey, key, reason: checked.problem });
   }
-  /** Runs, each with its chunks joined; a run whose chunks or record fail is set aside, its chunks with it. */
-  async function readRuns(): Promise<Run[]> {
-    const good: Run[] = [];
-    let cursor = await tx.objectStore('runs').openCursor();
-    while (cursor) {
-      const key = String(cursor.key);
-      const stored: unknown = cursor.value;
-      const joined = isObject(stored) && stored.chunks !== undefined ? await joinStoredRun(key, stored) : { value: stored, parts: [] };
-      const checked = 'problem' in joined ? joined : checkRun(runSchema, key, joined.value);
-      if ('run' in checked) {
-        good.push(checked.run);
-        // The arrays just read from chunks are the library's now: a later change to the run keeps those chunks.
-        rememberChunks(db, checked.run, isObject(stored) ? stored.chunks : undefined);
-      } else {
-        // A run in chunks goes to quarantine as it was stored: its record and each chunk (one value each stays small).
-        const record: QuarantinedRecord = { store: 'runs', key, value: stored, reason: checked.problem, at: now };
-        quarantined.push(record);
-        await tx.objectStore('quarantine').add(record);
-        for (const part of joined.parts) {
-          await tx.objectStore('quarantine').add({ store: 'runChunks', key: JSON.stringify(part.key), value: part.value, reason: `a chunk of the run ${JSON.stringify(key)}, set aside with it`, at: now });
-        }
-        if (joined.parts.length > 0) await tx.objectStore('runChunks').delete(chunkRange(key));
-        await cursor.delete();
-      }
-      cursor = await cursor.continue();
-    }
-    return good;
-  }
-  type Part = { key: IDBValidKey; value: unknown };
-  /** A run stored in chunks, put back together (spans stay apart), or why it cannot be. */
-  async function joinStoredRun(key: string, stored: Record<string, unknown>): Promise<{ value: unknown; parts: Part[] } | { problem: string; parts: Part[] }> {
-    const store = tx.objectStore('runChunks');
-    const parts: Part[] = [];
-    // Each array's chunks but the spans' (read on demand, not with the library).
-    for (const field of CHUNKED_FIELDS) {
-      if (field === 'spans') continue;
-      const keys = await store.getAllKeys(chunkRange(key, field));
-      const values = await store.getAll(chunkRange(key, field));
-      for (let i = 0; i < keys.length; i++) parts.push({ key: keys[i], value: values[i] });
-    }
-    const counts = stored.chunks;
-    if (!isObject(counts)) return { problem: 'chunks is not a record of counts', parts };
-    const run: Record<string, unknown> = { ...stored };
-    delete run.chunks;
-    for (const field of CHUNKED_FIELDS) {
-      if (field === 'spans' || !Object.hasOwn(counts, field)) continue;
-      const expected = counts[field];
-      if (typeof expected !== 'number') return { problem: `chunks.${field} is not a count`, parts };
-      const mine = parts.filter((p) => chunkKeyOf(p.key)?.[1] === field).map((p) => ({ index: chunkKeyOf(p.key)![2], value: p.value }));
-      const joined = joinChunks(field, mine, expected);
-      if ('problem' in joined) return { problem: `stored in chunks, ${joined.problem}`, parts };
-      run[field] = joined.items;
-    }
-    return { value: run, parts };
-  }
-  const files = await readStore('files', plainCheck(fileProblem));
-  const runList = await readRuns();
-  const callList = await readStore('llmCalls', plainCheck(llmCallProblem));
-  // Spans of runs no longer stored (removed, or set aside above) go; removal leaves them until here so that an undo
-  // in the same session finds them again. The same for chunks (a removed run's spans in chunks).
-  const storedSpans = new Set<string>();
+  // Spans and chunks of runs no longer stored (removed, or set aside here) go; removal leaves them until here so that
+  // an undo in the same session finds them again. A run set aside keeps its spans in `runSpans` until the next load.
   const kept = new Set(runList.map((r) => r.id));
-  const setAside = (key: string) => quarantined.some((q) => q.store === 'runs' && q.key === key);
-  for (const key of await tx.objectStore('runSpans').getAllKeys()) {
+  const setAside = new Set(failed.filter((f) => f.store === 'runs').map((f) => f.key));
+  const storedSpans = new Set<string>();
+  const leftOver = { spans: [] as string[], chunksOf: new Set<string>() };
+  for (const key of read.spanKeys) {
     if (kept.has(key)) storedSpans.add(key);
-    else if (!setAside(key)) await tx.objectStore('runSpans').delete(key);
+    else if (!setAside.has(key)) leftOver.spans.push(key);
   }
-  const orphans = new Set<string>();
-  for (const raw of await tx.objectStore('runChunks').getAllKeys()) {
+  for (const raw of read.chunkKeys) {
     const key = chunkKeyOf(raw);
     if (!key) continue;
     if (kept.has(key[0])) {
       if (key[1] === 'spans') storedSpans.add(key[0]);
-    } else if (!setAside(key[0])) orphans.add(key[0]);
+    } else if (!setAside.has(key[0])) leftOver.chunksOf.add(key[0]);
   }
-  for (const id of orphans) await tx.objectStore('runChunks').delete(chunkRange(id));
-  await tx.done;
+  const quarantined = failed.length > 0 || leftOver.spans.length > 0 || leftOver.chunksOf.size > 0 ? await setAsideAndTidy(db, failed, leftOver, now) : [];
   // Keyed by stored ids, which came from files: records without a prototype (a run may be called `constructor`).
   const runs = recordFromEntries(runList.map((r) => [r.id, r] as const));
   const llmCalls = recordFromEntries(callList.map((c) => [c.id, c] as const));
@@ -280,6 +234,83 @@ export async function readLibrary(db: Db, now = Date.now()): Promise<ReadResult>
     .map((f) => (f.runIds.every((id) => Object.hasOwn(runs, id)) ? f : { ...f, runIds: f.runIds.filter((id) => Object.hasOwn(runs, id)) }))
     .sort((a, b) => a.addedAt - b.addedAt);
   return { library: { files: shown, runs, llmCalls }, quarantined, storedSpans };
+}
+
+/** Every record of the library, runs with their chunks joined, and the keys of stored spans and chunks. */
+async function readRecords(db: Db): Promise<StoredRecords> {
+  const tx: ReadTx = db.transaction(['files', 'runs', 'llmCalls', 'runSpans', 'runChunks'], 'readonly');
+  async function records(store: 'files' | 'runs' | 'llmCalls'): Promise<StoredRecord[]> {
+    const out: StoredRecord[] = [];
+    for (let cursor = await tx.objectStore(store).openCursor(); cursor; cursor = await cursor.continue()) out.push({ rawKey: cursor.key, key: String(cursor.key), value: cursor.value });
+    return out;
+  }
+  const files = await records('files');
+  const runs: StoredRun[] = [];
+  for (const record of await records('runs')) {
+    const stored = record.value;
+    runs.push({ ...record, joined: isObject(stored) && stored.chunks !== undefined ? await joinStoredRun(tx, record.key, stored) : { value: stored } });
+  }
+  const llmCalls = await records('llmCalls');
+  const spanKeys = (await tx.objectStore('runSpans').getAllKeys()).map(String);
+  const chunkKeys = await tx.objectStore('runChunks').getAllKeys();
+  await tx.done;
+  return { files, runs, llmCalls, spanKeys, chunkKeys };
+}
+
+/** A run stored in chunks, put back together (spans stay apart: read on demand), or why it cannot be. */
+async function joinStoredRun(tx: ReadTx, key: string, stored: Record<string, unknown>): Promise<{ value: unknown } | { problem: string }> {
+  const counts = stored.chunks;
+  if (!isObject(counts)) return { problem: 'chunks is not a record of counts' };
+  const store = tx.objectStore('runChunks');
+  const run: Record<string, unknown> = { ...stored };
+  delete run.chunks;
+  for (const field of CHUNKED_FIELDS) {
+    if (field === 'spans' || !Object.hasOwn(counts, field)) continue;
+    const expected = counts[field];
+    if (typeof expected !== 'number') return { problem: `chunks.${field} is not a count` };
+    // One request a chunk: each is deserialised in a task of its own (a getAll of the range was one task for them all).
+    const keys = await store.getAllKeys(chunkRange(key, field));
+    const values = await Promise.all(keys.map((k) => store.get(k)));
+    const joined = joinChunks(field, keys.map((k, i) => ({ index: chunkKeyOf(k)?.[2], value: values[i] })), expected);
+    if ('problem' in joined) return { problem: `stored in chunks, ${joined.problem}` };
+    run[field] = joined.items;
+  }
+  return { value: run };
+}
+
+/**
+ * Moves the records that failed to `quarantine`, each as it is stored now with its chunks (one value each stays small),
+ * and drops the spans and chunks of runs not stored. A run written meanwhile (another tab) keeps its own.
+ */
+async function setAsideAndTidy(db: Db, failed: readonly Failed[], leftOver: { spans: string[]; chunksOf: Set<string> }, now: number): Promise<QuarantinedRecord[]> {
+  const tx = db.transaction(['files', 'runs', 'llmCalls', 'quarantine', 'runSpans', 'runChunks'], 'readwrite');
+  const quarantine = tx.objectStore('quarantine');
+  const chunks = tx.objectStore('runChunks');
+  const quarantined: QuarantinedRecord[] = [];
+  for (const { store, rawKey, key, reason } of failed) {
+    // The key as stored, which a damaged record may have of another type than its schema's.
+    const value: unknown = await tx.objectStore(store).get(rawKey as string);
+    if (value === undefined) continue; // removed meanwhile
+    const record: QuarantinedRecord = { store, key, value, reason, at: now };
+    quarantined.push(record);
+    await quarantine.add(record);
+    if (store === 'runs') {
+      let parts = 0;
+      for (const field of CHUNKED_FIELDS) {
+        if (field === 'spans') continue;
+        for (let cursor = await chunks.openCursor(chunkRange(key, field)); cursor; cursor = await cursor.continue(), parts++) {
+          await quarantine.add({ store: 'runChunks', key: JSON.stringify(cursor.key), value: cursor.value, reason: `a chunk of the run ${JSON.stringify(key)}, set aside with it`, at: now });
+        }
+      }
+      if (parts > 0) await chunks.delete(chunkRange(key));
+    }
+    await tx.objectStore(store).delete(rawKey as string);
+  }
+  const present = new Set((await tx.objectStore('runs').getAllKeys()).map(String));
+  for (const key of leftOver.spans) if (!present.has(key)) await tx.objectStore('runSpans').delete(key);
+  for (const id of leftOver.chunksOf) if (!present.has(id)) await chunks.delete(chunkRange(id));
+  await tx.done;
+  return quarantined;
 }
 
 export async function readQuarantine(db: Db): Promise<QuarantinedRecord[]> {

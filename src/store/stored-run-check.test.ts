@@ -1,0 +1,72 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { Run as RunSchema } from '../model/schema.ts';
+import type { Handoff, Run, Step } from '../model/types.ts';
+import { makeRun } from '../testing/test-runs.ts';
+import { checkRun } from './stored-run-check.ts';
+
+/** A run with `n` steps and handoffs: long enough for its arrays to be checked a slice at a time. */
+function longRun(id: string, n: number): Run {
+  const agents = [
+    { id: 'a', name: 'a' },
+    { id: 'b', name: 'b' },
+  ];
+  const steps: Step[] = Array.from({ length: n }, (_, i) => ({ id: `s${i}`, index: i, kind: 'message', agentId: agents[i % 2].id, output: `message ${i}`, usage: { input: i, output: 1, total: i + 1 } }));
+  const handoffs: Handoff[] = Array.from({ length: n - 1 }, (_, i) => ({ id: `h${i}`, from: agents[i % 2].id, to: [agents[(i + 1) % 2].id], kind: 'message', stepId: `s${i + 1}`, content: `message ${i + 1}` }));
+  return makeRun(id, { agents, agentRuns: [], steps, handoffs });
+}
+
+/** What one zod pass over the whole run says: the run as parsed, or its first issue in the check's words. */
+function wholeRunCheck(run: unknown): { run: Run } | { problem: string } {
+  const parsed = RunSchema.safeParse(run);
+  if (parsed.success) return { run: parsed.data as Run };
+  const { path, message } = parsed.error.issues[0];
+  const at = path.reduce<string>((acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : `${acc}.${String(key)}`), '$');
+  return { problem: `${at}: ${message}` };
+}
+
+const noPause = () => Promise.resolve();
+
+describe('checkRun (a stored run, a slice at a time)', () => {
+  it('gives what one pass of the schema over the whole run gives, for any one damage anywhere in its long arrays', async () => {
+    const base = longRun('long', 2500);
+    const damages: [string, (item: Record<string, unknown>) => void][] = [
+      ['none', () => {}],
+      ['no agentId', (item) => delete item.agentId],
+      ['a number for text', (item) => (item.output = 5)],
+      ['an unknown kind', (item) => (item.kind = 'dance')],
+      ['usage that is not numbers', (item) => (item.usage = { input: 'x' })],
+      ['no id', (item) => delete item.id],
+      ['no recipients', (item) => (item.to = 'b')],
+      ['an extra field', (item) => (item.extra = { kept: true })],
+    ];
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('steps', 'handoffs'), fc.nat(2497), fc.constantFrom(...damages), async (field, index, [, damage]) => {
+        const run = structuredClone(base) as unknown as Record<string, Record<string, unknown>[]>;
+        damage(run[field][index]);
+        expect(await checkRun(RunSchema, 'long', run, noPause)).toEqual(wholeRunCheck(run));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('names a problem outside the long arrays as one pass would, and reads a short run in one call', async () => {
+    let pauses = 0;
+    const count = () => (pauses++, Promise.resolve());
+    const short = makeRun('short');
+    expect(await checkRun(RunSchema, 'short', short, count)).toEqual({ run: short });
+    const badTitle = { ...longRun('long', 2000), title: ['t'] };
+    expect(await checkRun(RunSchema, 'long', badTitle, count)).toEqual(wholeRunCheck(badTitle));
+    expect(pauses).toBe(0);
+    expect(await checkRun(RunSchema, 'other', short)).toEqual({ problem: 'id "short" does not match its key' });
+  });
+
+  it('gives the thread back while it checks a long run, and the run it gives is the one stored', async () => {
+    let pauses = 0;
+    const run = longRun('long', 30_000);
+    const checked = await checkRun(RunSchema, 'long', run, () => (pauses++, Promise.resolve()));
+    expect(checked).toEqual({ run });
+    // Tens of milliseconds of checking at the least, in slices of a few: a pass in one task never pauses.
+    expect(pauses).toBeGreaterThan(0);
+  });
+});

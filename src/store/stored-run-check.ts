@@ -1,0 +1,84 @@
+// The check of a stored run when the library loads (SPEC §9, ADR 0059): the native import's zod schema, after
+// `migrateRun`. A run's long arrays are checked a few milliseconds at a time, the page's thread given back in between,
+// so that a reload with a run of a million steps in the library never freezes the page (one zod pass over a
+// 200k-message chat log took 1.4 s in one task). The first problem found is the reason the run is set aside.
+import { migrateRun } from '../model/migrate.ts';
+import { nextTask } from '../model/slices.ts';
+import type { Run } from '../model/types.ts';
+
+type RunSchema = typeof import('../model/schema.ts').Run;
+
+/** The run's arrays that grow with it, checked item by item; the rest of the run in one call. */
+const LONG_FIELDS = ['steps', 'handoffs', 'annotations', 'interventions', 'spans', 'agentRuns'] as const;
+type LongField = (typeof LONG_FIELDS)[number];
+
+/** An array shorter than this is checked with the rest of the run. */
+const SLICED_FROM = 1000;
+/** Checking time between two pauses, and items checked between two looks at the clock. */
+const BUDGET_MS = 8;
+const CLOCK_EVERY = 128;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function issuePath(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : `${acc}.${String(key)}`), '$');
+}
+
+function describeError(e: unknown): string {
+  return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+}
+
+/** The schema of one item of a run's array (`spans` is optional: its array is inside). */
+function itemSchema(schema: RunSchema, field: LongField) {
+  const shape = schema.shape;
+  switch (field) {
+    case 'spans':
+      return shape.spans.unwrap().element;
+    default:
+      return shape[field].element;
+  }
+}
+
+/**
+ * The run as the views will read it, or why it cannot be. `pause` gives the thread back between slices (the next task
+ * by default; tests count them).
+ */
+export async function checkRun(schema: RunSchema, key: string, v: unknown, pause: () => Promise<void> = nextTask): Promise<{ run: Run } | { problem: string }> {
+  if (!isObject(v)) return { problem: 'not an object' };
+  if (v.id !== key) return { problem: `id ${JSON.stringify(v.id)} does not match its key` };
+  let migrated: Run;
+  try {
+    migrated = migrateRun(v as unknown as Run);
+  } catch (e) {
+    return { problem: `it could not be read (${describeError(e)})` };
+  }
+  // The run without its long arrays first: a wrong title or agent list is named before a wrong step deep inside.
+  const long = LONG_FIELDS.filter((field) => Array.isArray(migrated[field]) && migrated[field]!.length >= SLICED_FROM);
+  const shell: Record<string, unknown> = { ...migrated };
+  for (const field of long) shell[field] = [];
+  const parsed = schema.safeParse(shell);
+  if (!parsed.success) return problemAt([], parsed.error.issues[0]);
+  const run = parsed.data as Record<string, unknown>;
+  let sliceStart = performance.now();
+  for (const field of long) {
+    const items = migrated[field] as readonly unknown[];
+    const item = itemSchema(schema, field);
+    const checked: unknown[] = new Array(items.length);
+    for (let i = 0; i < items.length; i++) {
+      const one = item.safeParse(items[i]);
+      if (!one.success) return problemAt([field, i], one.error.issues[0]);
+      checked[i] = one.data;
+      if (i % CLOCK_EVERY === CLOCK_EVERY - 1 && performance.now() - sliceStart > BUDGET_MS) {
+        await pause();
+        sliceStart = performance.now();
+      }
+    }
+    run[field] = checked;
+  }
+  return { run: run as unknown as Run };
+}
+
+/** The first issue zod found, at its path in the run (`$.steps[8].agentId: …`). */
+function problemAt(prefix: readonly PropertyKey[], issue: { path: readonly PropertyKey[]; message: string }): { problem: string } {
+  return { problem: `${issuePath([...prefix, ...issue.path])}: ${issue.message}` };
+}
