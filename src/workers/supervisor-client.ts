@@ -5,6 +5,8 @@ import type { Intervention, Run } from '../model/types.ts';
 import type { FilterThresholds, ShadowResult, TokenSummary } from '../engine/supervisor/index.ts';
 import type { CostEstimate } from '../llm/cost.ts';
 import { JobWorker } from './job-worker.ts';
+import type { RunStorage } from './import-storage.ts';
+import { applyRunPatch } from '../model/run-patch.ts';
 import type { SupervisorJob, SupervisorJobEvents, SupervisorWorkerApi } from './supervisor.worker.ts';
 
 export type { SupervisorJob, SupervisorJobEvents } from './supervisor.worker.ts';
@@ -25,7 +27,18 @@ export function estimateSupervisorInWorker(runs: Run[], thresholds: FilterThresh
   return supervisor.withRuns(runs, (api, ferried) => api.estimate(ferried, thresholds, nonCriticalErrors, maxTokens));
 }
 
-/** The shadow-supervised run of `run`, derived offline in the worker (recorded endpoint verdicts reused). */
-export function deriveShadowInWorker(run: Run, thresholds: FilterThresholds, nonCriticalErrors: string[]): Promise<Run> {
-  return supervisor.withRuns([run], (api, [ferried]) => api.deriveShadow(ferried, thresholds, nonCriticalErrors));
+/**
+ * The shadow-supervised run of `run`, derived offline in the worker (recorded endpoint verdicts reused). It comes back
+ * as what differs from `run` and is put together here (ADR 0060). With `storage`, the worker writes it into the
+ * library: `durable` settles once that has committed (to the runs whose spans went apart).
+ */
+export async function deriveShadowInWorker(
+  run: Run,
+  thresholds: FilterThresholds,
+  nonCriticalErrors: string[],
+  storage?: RunStorage,
+): Promise<{ run: Run; durable?: Promise<string[]> }> {
+  const patch = await supervisor.withRuns([run], (api, [ferried]) => api.deriveShadow(ferried, thresholds, nonCriticalErrors, storage !== undefined));
+  const derived = applyRunPatch(run, patch);
+  return { run: derived, durable: storage && supervisor.remote().storeDerived(derived.id, storage) };
 }

@@ -18,6 +18,8 @@ import {
 } from '../engine/supervisor/index.ts';
 import { pumpPass, type PassEvents, type PassJob } from './pump.ts';
 import { ferryHostApi, runOf } from './run-ferry-host.ts';
+import { storeRuns, type RunStorage } from './import-storage.ts';
+import { runPatch, type RunPatch } from '../model/run-patch.ts';
 import type { FerriedJob, FerriedRun } from './run-ferry.ts';
 import { RunningJobs } from './running-jobs.ts';
 
@@ -30,6 +32,9 @@ export interface SupervisorJob extends PassJob<Intervention> {
 export type SupervisorJobEvents = PassEvents<ShadowProgress, Intervention>;
 
 const jobs = new RunningJobs();
+
+/** The last shadow-supervised run derived, until the page has it written (storeDerived). */
+let derived: Run | undefined;
 
 const api = {
   ...ferryHostApi,
@@ -55,12 +60,27 @@ const api = {
    * The shadow-supervised run of a recorded run (issue 15): the supervisor's verdicts applied to a copy, tokens
    * re-estimated. Offline: the LLM-free heuristics decide, except on steps where the run already carries supervisor
    * interventions (an endpoint's verdicts, recorded), which are reused. Throws when the replay does not complete.
+   * Returns what differs from the run sent (ADR 0060); with `keep`, holds the derived run for `storeDerived`.
    */
-  async deriveShadow(run: FerriedRun, thresholds: FilterThresholds, nonCriticalErrors: string[]): Promise<Run> {
+  async deriveShadow(ferried: FerriedRun, thresholds: FilterThresholds, nonCriticalErrors: string[], keep = false): Promise<RunPatch> {
+    derived = undefined;
+    const source = runOf(ferried);
     const params = filterParams(thresholds, { nonCriticalErrors });
-    const made = await shadowSupervisedRun(runOf(run), { params });
+    const made = await shadowSupervisedRun(source, { params });
     if (made.result.status !== 'complete') throw new Error(made.result.failure?.message ?? `the shadow replay ended ${made.result.status}`);
-    return made.run;
+    if (keep) derived = made.run;
+    return runPatch(source, made.run);
+  },
+
+  /**
+   * Write the run `deriveShadow` kept into the library's database (as the import worker writes runs: its serialising
+   * costs the page nothing). Resolves once committed, to the ids of runs whose spans went apart.
+   */
+  async storeDerived(runId: string, target: RunStorage): Promise<string[]> {
+    const run = derived;
+    derived = undefined;
+    if (run?.id !== runId) throw new Error(`the derived run ${runId} is no longer held by the supervisor worker`);
+    return storeRuns(target, [run]);
   },
 
   /** The token summary of interventions already on a run (after a reload, when the replay's result is gone). */

@@ -2,6 +2,7 @@
 // endpoint verdicts: verdicts applied at their steps, tokens re-estimated by the counterfactual rule, labelled.
 import { describe, expect, it } from 'vitest';
 import { exportSession } from '../../export/native.ts';
+import { applyRunPatch, runPatch } from '../../model/run-patch.ts';
 import { HAVE_SHARED, importShared, SKIP_REASON, sharedFiles } from '../../testing/fixture-kit.ts';
 import { importText } from '../../import/index.ts';
 import { summarizeRun } from '../../model/summary.ts';
@@ -125,5 +126,26 @@ describe.skipIf(!HAVE_SHARED)(`two arms of the real TRAIL runs (${HAVE_SHARED ? 
     expect(corpus.netSaving.value).toBeGreaterThan(0);
     // Deriving again from runs that already include their estimates adds none.
     expect((await shadowArms([...runs, ...derived], { params, countTokens: words })).derived).toHaveLength(0);
+  });
+});
+
+describe.skipIf(!HAVE_SHARED)(`shadow-supervised runs of real TRAIL runs, across the worker (${HAVE_SHARED ? 'real traces' : SKIP_REASON})`, () => {
+  // ADR 0060: the worker sends what differs from the source; the page puts the run together from its own copy.
+  it('arrive equal to the run the worker derived, carrying only the steps the supervisor changed', async () => {
+    let changed = 0;
+    let total = 0;
+    for (const path of sharedFiles('trail/gaia')) {
+      for (const source of importShared(path).runs) {
+        const { run } = await shadowSupervisedRun(source, { params, countTokens: words });
+        const patch = runPatch(source, run);
+        expect(applyRunPatch(structuredClone(source), structuredClone(patch))).toEqual(run);
+        expect(patch.kept).toContain('agents');
+        changed += patch.steps.length;
+        total += source.steps.length;
+      }
+    }
+    // The supervisor changed some steps of these runs, and far from all of them.
+    expect(changed).toBeGreaterThan(0);
+    expect(changed).toBeLessThan(total / 2);
   });
 });

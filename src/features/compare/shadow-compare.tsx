@@ -13,7 +13,7 @@ import { useUrl } from '../../store/url.ts';
 import { Badge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
 import { deriveShadowInWorker } from '../../workers/supervisor-client.ts';
-import { flushLibrary } from '../../store/library-db.ts';
+import { expectStoredRuns, flushLibrary, runStorageTarget } from '../../store/library-db.ts';
 
 export const SHADOW_FORMAT = 'shadow-supervised';
 
@@ -65,7 +65,10 @@ export async function deriveShadowRun(source: Run): Promise<Run> {
   const s = useEngineSettings.getState().supervisor;
   setJob(source.id, 'running');
   try {
-    const run = await deriveShadowInWorker(source, { tauStep: s.tauStep, tauLoop: s.tauLoop, tauLen: s.tauLen }, [...s.nonCriticalErrors]);
+    // The worker writes the run into the library's database, as an import does: not this page, on its own thread.
+    const { run, durable } = await deriveShadowInWorker(source, { tauStep: s.tauStep, tauLoop: s.tauLoop, tauLen: s.tauLen }, [...s.nonCriticalErrors], runStorageTarget());
+    // Registered before it enters the library, so this page never writes it too; shown as saving until durable.
+    const stored = durable && expectStoredRuns([run], durable);
     useLibrary.getState().addLoaded({
       file: `${source.title || source.id} (shadow-supervised estimate)`,
       format: SHADOW_FORMAT,
@@ -74,6 +77,7 @@ export async function deriveShadowRun(source: Run): Promise<Run> {
       warnings: [],
     });
     // Durable before it is reported done, as an import is: a reload right after must still find it.
+    await stored;
     await flushLibrary();
     setJob(source.id, 'done');
     return run;
