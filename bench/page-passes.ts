@@ -19,7 +19,8 @@ import { countStepFacts } from '../src/model/step-facts.ts';
 import { summarizeRun } from '../src/model/summary.ts';
 import { replayStepCount } from '../src/model/steps.ts';
 import { forkProblem } from '../src/engine/runner/forkable.ts';
-import { runViewOpeningSlices, SLICE_BUDGET_MS } from '../src/features/run-view/run-view-loader.ts';
+import { runViewOpeningSlices } from '../src/features/run-view/run-view-loader.ts';
+import { SLICE_BUDGET_MS } from '../src/model/slices.ts';
 import { writeChatLog, writeFlatOtlpLines } from './million.bench.ts';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 1_000_000);

@@ -43,3 +43,47 @@ export function* phase<T>(work: Sliced<T>, from: number, to: number, spent?: { m
     yield from + (to - from) * r.value;
   }
 }
+
+/**
+ * How long a task of a sliced derivation on the page (a run view, a comparison) keeps the page's thread: a long task is 50 ms, and on a loaded machine a slice's
+ * wall time can be several times its work.
+ */
+export const SLICE_BUDGET_MS = 12;
+
+/** How often a progress bar is updated while a sliced derivation runs on the page. */
+export const PROGRESS_MS = 100;
+
+/**
+ * Runs `work` to the end in tasks of about `budgetMs`, reporting its progress (0..1) after each task; resolves to its
+ * result, or to undefined once `cancelled()` says so (checked between tasks).
+ */
+export async function runInSlices<T>(
+  work: Sliced<T>,
+  onProgress: (done: number) => void,
+  cancelled: () => boolean,
+  budgetMs = SLICE_BUDGET_MS,
+  stats?: SliceStats,
+): Promise<T | undefined> {
+  for (;;) {
+    const start = performance.now();
+    let r = work.next();
+    while (!r.done && performance.now() - start < budgetMs) r = work.next();
+    if (stats) {
+      stats.tasks++;
+      stats.workMs += performance.now() - start;
+    }
+    if (r.done) return r.value;
+    onProgress(r.value);
+    await nextTask();
+    if (cancelled()) {
+      work.return(undefined as never);
+      return undefined;
+    }
+  }
+}
+
+/** What a build in slices cost: its tasks and the time spent in them (the rest of its wall time was the browser's). */
+export interface SliceStats {
+  tasks: number;
+  workMs: number;
+}

@@ -3,7 +3,8 @@
 // Tokens and interventions recorded on nested steps (a model call inside an action step) belong to the enclosing
 // unit; usage outside any unit (a planning call between steps) goes to the next unit, so a run's curve ends at the
 // same total the library shows.
-import { replaySteps } from '../../model/steps.ts';
+import { isReplayStep } from '../../model/steps.ts';
+import { finish, phase, SLICE, type Sliced } from '../../model/slices.ts';
 import type { Intervention, Run, Step } from '../../model/types.ts';
 
 export interface CompareStep {
@@ -49,12 +50,29 @@ function actionLabel(step: Step): string {
 }
 
 export function compareRun(run: Run): CompareRun {
+  return finish(compareRunSlices(run));
+}
+
+/**
+ * compareRun as a sliced derivation (model/slices.ts): the compare view builds a large run's a slice at a time, the
+ * page's thread given back in between (two 200k-message runs were one task of 500 ms, seconds at a million).
+ */
+export function* compareRunSlices(run: Run): Sliced<CompareRun> {
   const agentName = new Map(run.agents.map((a) => [a.id, a.name]));
-  const byId = new Map(run.steps.map((s) => [s.id, s]));
+  // Three passes over the steps, and the interventions.
+  const work = 3 * run.steps.length + run.interventions.length || 1;
+  let done = 0;
+  const byId = new Map<string, Step>();
+  for (const s of run.steps) {
+    byId.set(s.id, s);
+    if (++done % SLICE === 0) yield done / work;
+  }
   const unitOf = new Map<string, number>();
   const units: CompareStep[] = [];
   // One unit per row of the step list (model/steps.ts): the same steps, numbered the same, as the run view.
-  for (const step of replaySteps(run)) {
+  for (const step of run.steps) {
+    if (++done % SLICE === 0) yield done / work;
+    if (!isReplayStep(step)) continue;
     unitOf.set(step.id, units.length);
     const name = agentName.get(step.agentId) ?? step.agentId;
     units.push({
@@ -70,7 +88,7 @@ export function compareRun(run: Run): CompareRun {
     });
   }
   /** The unit a step belongs to: its own, an ancestor's, else the next unit in replay order (or the last one). */
-  const resolve = (step: Step): number | undefined => {
+  const resolve = (step: Step | undefined): number | undefined => {
     for (let s: Step | undefined = step, guard = 0; s && guard < 64; s = s.parentStepId ? byId.get(s.parentStepId) : undefined, guard++) {
       const u = unitOf.get(s.id);
       if (u !== undefined) return u;
@@ -79,6 +97,7 @@ export function compareRun(run: Run): CompareRun {
   };
   let pending = 0;
   for (const step of run.steps) {
+    if (++done % SLICE === 0) yield done / work;
     const own = unitOf.get(step.id);
     if (own !== undefined) {
       units[own].tokens += pending;
@@ -91,15 +110,11 @@ export function compareRun(run: Run): CompareRun {
     else pending += total;
   }
   if (units.length > 0) units[units.length - 1].tokens += pending;
-  const stepUnit = new Map<string, number>();
-  for (const s of run.steps) {
-    const u = resolve(s);
-    if (u !== undefined) stepUnit.set(s.id, u);
-  }
   let overhead = 0;
   for (const i of run.interventions) {
+    if (++done % SLICE === 0) yield done / work;
     overhead += i.tokens?.total ?? 0;
-    const u = i.stepId !== undefined ? stepUnit.get(i.stepId) : undefined;
+    const u = i.stepId !== undefined ? resolve(byId.get(i.stepId)) : undefined;
     if (u !== undefined) units[u].interventions.push(i);
   }
   let cumulative = 0;
@@ -121,11 +136,17 @@ export type AlignMode = 'index' | 'lcs';
 
 /** Step i of A beside step i of B. */
 export function alignByIndex(a: readonly string[], b: readonly string[]): AlignedRow[] {
+  return finish(alignByIndexSlices(a, b));
+}
+
+function* alignByIndexSlices(a: readonly string[], b: readonly string[]): Sliced<AlignedRow[]> {
   const rows: AlignedRow[] = [];
-  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+  const length = Math.max(a.length, b.length);
+  for (let i = 0; i < length; i++) {
     const ai = i < a.length ? i : null;
     const bi = i < b.length ? i : null;
     rows.push({ a: ai, b: bi, matched: ai !== null && bi !== null && a[ai] === b[bi] });
+    if (i % SLICE === SLICE - 1) yield i / length;
   }
   return rows;
 }
@@ -139,13 +160,19 @@ export const LCS_MAX_CELLS = 16_000_000;
  * after trimming needs more than LCS_MAX_CELLS cells.
  */
 export function alignByLcs(a: readonly string[], b: readonly string[]): AlignedRow[] | null {
+  return finish(alignByLcsSlices(a, b));
+}
+
+/** alignByLcs a slice at a time; its fractions are rough (the table, when there is one, is most of the work). */
+function* alignByLcsSlices(a: readonly string[], b: readonly string[]): Sliced<AlignedRow[] | null> {
   let start = 0;
-  while (start < a.length && start < b.length && a[start] === b[start]) start++;
+  while (start < a.length && start < b.length && a[start] === b[start]) if (++start % SLICE === 0) yield 0;
   let endA = a.length;
   let endB = b.length;
   while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
     endA--;
     endB--;
+    if (endA % SLICE === 0) yield 0;
   }
   const n = endA - start;
   const m = endB - start;
@@ -158,12 +185,22 @@ export function alignByLcs(a: readonly string[], b: readonly string[]): AlignedR
   // table[i][j] = LCS length of A[i..] and B[j..], filled from the ends so the walk below goes forwards.
   const width = m + 1;
   const table = new Uint32Array((n + 1) * width);
-  for (let i = n - 1; i >= 0; i--)
+  let cells = 0;
+  for (let i = n - 1; i >= 0; i--) {
     for (let j = m - 1; j >= 0; j--)
       table[i * width + j] = ca[i] === cb[j] ? table[(i + 1) * width + j + 1] + 1 : Math.max(table[(i + 1) * width + j], table[i * width + j + 1]);
+    // A row of the table is m cells: a slice is some thousands of rows' worth of cells.
+    if ((cells += m) >= 64 * SLICE) {
+      cells = 0;
+      yield (n - i) / n;
+    }
+  }
 
   const rows: AlignedRow[] = [];
-  for (let k = 0; k < start; k++) rows.push({ a: k, b: k, matched: true });
+  for (let k = 0; k < start; k++) {
+    rows.push({ a: k, b: k, matched: true });
+    if (k % SLICE === SLICE - 1) yield 1;
+  }
   let i = 0;
   let j = 0;
   const gapA: number[] = [];
@@ -186,7 +223,10 @@ export function alignByLcs(a: readonly string[], b: readonly string[]): AlignedR
   while (i < n) gapA.push(i++);
   while (j < m) gapB.push(j++);
   flush();
-  for (let k = endA; k < a.length; k++) rows.push({ a: k, b: endB + (k - endA), matched: true });
+  for (let k = endA; k < a.length; k++) {
+    rows.push({ a: k, b: endB + (k - endA), matched: true });
+    if (k % SLICE === SLICE - 1) yield 1;
+  }
   return rows;
 }
 
@@ -199,15 +239,26 @@ export interface Alignment {
 }
 
 export function align(a: CompareRun, b: CompareRun, mode: AlignMode): Alignment {
+  return finish(alignSlices(a, b, mode));
+}
+
+/** align as a sliced derivation (model/slices.ts), for the compare view of large runs. */
+export function* alignSlices(a: CompareRun, b: CompareRun, mode: AlignMode): Sliced<Alignment> {
   const sa = a.steps.map((s) => s.signature);
   const sb = b.steps.map((s) => s.signature);
-  let rows = mode === 'lcs' ? alignByLcs(sa, sb) : alignByIndex(sa, sb);
+  yield 0.1;
+  let rows = mode === 'lcs' ? yield* phase(alignByLcsSlices(sa, sb), 0.1, 0.9) : yield* phase(alignByIndexSlices(sa, sb), 0.1, 0.9);
   let fallback: string | undefined;
   if (!rows) {
-    rows = alignByIndex(sa, sb);
+    rows = yield* phase(alignByIndexSlices(sa, sb), 0.1, 0.9);
     fallback = `These runs are too long to match step by step (${sa.length.toLocaleString('en')} × ${sb.length.toLocaleString('en')} steps); aligned by step index instead.`;
   }
-  return { mode: fallback ? 'index' : mode, rows, matched: rows.filter((r) => r.matched).length, fallback };
+  let matched = 0;
+  for (let r = 0; r < rows.length; r++) {
+    if (rows[r].matched) matched++;
+    if (r % SLICE === SLICE - 1) yield 0.9 + (0.1 * r) / rows.length;
+  }
+  return { mode: fallback ? 'index' : mode, rows, matched, fallback };
 }
 
 /** The latest step of one side at or before a row (a side with a gap at that row stays on its previous step). */

@@ -1,6 +1,6 @@
 // The compare view (SPEC §4 Compare, §1 job 2): two runs side by side under one playhead. Deep link:
 // ?view=compare&a=<runId>&b=<runId>&step=<n>&align=index|lcs — `step` is the 1-based aligned row, like `?step=` everywhere.
-import { useEffect, useMemo } from 'react';
+import { startTransition, useEffect, useMemo, useState } from 'react';
 import type { Run } from '../../model/types.ts';
 import { stepNumber } from '../../model/steps.ts';
 import { useLibrary } from '../../store/library.ts';
@@ -10,7 +10,8 @@ import { Button } from '../../ui/button.tsx';
 import { useOpeningLinked } from '../library/startup.tsx';
 import { AlignedList } from './aligned-list.tsx';
 import { AlignmentStrip } from './alignment-strip.tsx';
-import { align, compareFigures, compareRun, type AlignMode, type CompareRun } from './compare-model.ts';
+import { alignSlices, compareFigures, compareRunSlices, type Alignment, type AlignMode, type CompareRun } from './compare-model.ts';
+import { finish, phase, PROGRESS_MS, runInSlices, type Sliced } from '../../model/slices.ts';
 import { count, RUN_COLOR } from './compare-colors.ts';
 import { StepDiff } from './step-diff.tsx';
 import { TokenOverlay } from './token-overlay.tsx';
@@ -18,10 +19,57 @@ import { canShadow, EstimateBadge, ShadowCompareButton } from './shadow-compare.
 import { ErrorBoundary } from '../../ui/error-boundary.tsx';
 
 const compared = new WeakMap<Run, CompareRun>();
-function compareOf(run: Run): CompareRun {
-  let c = compared.get(run);
-  if (!c) compared.set(run, (c = compareRun(run)));
-  return c;
+/** Pairs with fewer steps in all are worked out within the render (a few milliseconds); larger ones a slice at a time. */
+const SLICED_FROM = 20_000;
+
+interface Comparison {
+  a: CompareRun;
+  b: CompareRun;
+  alignment: Alignment;
+}
+
+/** Both runs as Compare shows them (each kept per run object), and their alignment. */
+function* comparisonSlices(runA: Run, runB: Run, mode: AlignMode): Sliced<Comparison> {
+  const side = function* (run: Run, from: number, to: number): Sliced<CompareRun> {
+    let c = compared.get(run);
+    if (!c) compared.set(run, (c = yield* phase(compareRunSlices(run), from, to)));
+    return c;
+  };
+  const a = yield* side(runA, 0, 0.4);
+  const b = yield* side(runB, 0.4, 0.8);
+  return { a, b, alignment: yield* phase(alignSlices(a, b, mode), 0.8, 1) };
+}
+
+/**
+ * What Compare shows of two runs: within the render when they are small, else built in slices after the first paint,
+ * with its progress (0..1) meanwhile. Two 200k-message runs held the page ~800 ms in one render.
+ */
+function useComparison(runA: Run | undefined, runB: Run | undefined, mode: AlignMode): { comparison?: Comparison; progress: number } {
+  const small = runA !== undefined && runB !== undefined && runA.steps.length + runB.steps.length < SLICED_FROM;
+  const atOnce = useMemo(() => (small ? finish(comparisonSlices(runA, runB, mode)) : undefined), [small, runA, runB, mode]);
+  const [state, setState] = useState<{ runA?: Run; runB?: Run; mode?: AlignMode; comparison?: Comparison; progress: number }>({ progress: 0 });
+  useEffect(() => {
+    if (!runA || !runB || small) return;
+    let cancelled = false;
+    let shownAt = performance.now();
+    setState({ runA, runB, mode, progress: 0 });
+    const progressed = (progress: number) => {
+      const now = performance.now();
+      if (now - shownAt < PROGRESS_MS) return;
+      shownAt = now;
+      setState({ runA, runB, mode, progress });
+    };
+    void runInSlices(comparisonSlices(runA, runB, mode), progressed, () => cancelled).then((comparison) => {
+      if (!comparison || cancelled) return;
+      // A transition: the panels' first render over every row yields between components instead of one long task.
+      startTransition(() => setState({ runA, runB, mode, comparison, progress: 1 }));
+    });
+    return () => {
+      cancelled = true;
+    };
+  }, [runA, runB, mode, small]);
+  if (atOnce) return { comparison: atOnce, progress: 1 };
+  return state.runA === runA && state.runB === runB && state.mode === mode ? { comparison: state.comparison, progress: state.progress } : { progress: 0 };
 }
 
 /** The same task's run in the other arm (by the `task` tag, else the task text), for a one-click pair. */
@@ -60,6 +108,21 @@ function Delta({ label, a, b, testId, percent, n }: { label: string; a: number; 
   );
 }
 
+/** The progress of working out two large runs' steps, tokens and interventions for Compare. */
+function Preparing({ steps, progress }: { steps: string; progress: number }) {
+  const percent = Math.round(progress * 100);
+  return (
+    <div className="py-4 text-sm text-slate-700" data-testid="compare-preparing">
+      <p id="compare-preparing-label">
+        Lining up {steps} steps of A and B (tokens, interventions, matching actions)… {percent}%
+      </p>
+      <div role="progressbar" aria-labelledby="compare-preparing-label" aria-valuemin={0} aria-valuemax={100} aria-valuenow={percent} className="mt-2 h-1.5 w-80 max-w-full overflow-hidden rounded bg-slate-200">
+        <div className="h-full bg-indigo-600" style={{ width: `${percent}%` }} />
+      </div>
+    </div>
+  );
+}
+
 function RunPicker({ side, value, runs, onChange }: { side: 'a' | 'b'; value: string; runs: Run[]; onChange(id: string): void }) {
   return (
     <label className="flex min-w-0 flex-1 flex-col text-xs font-semibold" style={{ color: RUN_COLOR[side] }}>
@@ -84,11 +147,12 @@ export function ComparePage() {
   const runA = params.a ? storeRuns[params.a] : undefined;
   const runB = params.b ? storeRuns[params.b] : undefined;
   const mode: AlignMode = params.align === 'index' ? 'index' : 'lcs';
-  const a = runA && compareOf(runA);
-  const b = runB && compareOf(runB);
+  const { comparison, progress } = useComparison(runA, runB, mode);
+  const a = comparison?.a;
+  const b = comparison?.b;
   const figures = useMemo(() => (a && b ? compareFigures(a, b) : undefined), [a, b]);
   const figuresN = figures && (figures.stops.length > 0 ? `steps 1–${count(figures.n.a)} of each` : `n = ${count(figures.n.a)} / ${count(figures.n.b)} steps`);
-  const alignment = useMemo(() => (a && b ? align(a, b, mode) : null), [a, b, mode]);
+  const alignment = comparison?.alignment;
   const last = alignment ? Math.max(0, alignment.rows.length - 1) : 0;
   // The link names the row by its 1-based number (stepNumber), as every view's ?step= does.
   const requested = Number.parseInt(params.step ?? '1', 10) - 1;
@@ -157,6 +221,7 @@ export function ComparePage() {
       {runs.length > 0 && (params.a || params.b) && !(runA && runB) && missing.length === 0 && (
         <p className="text-sm text-slate-600" data-testid="compare-one-more">Now choose run {runA ? 'B' : 'A'} to compare with.</p>
       )}
+      {runA && runB && !(a && b) && <Preparing steps={(runA.steps.length + runB.steps.length).toLocaleString('en')} progress={progress} />}
       {a && b && alignment && figures && (
         <>
           <header className="flex flex-wrap gap-2" data-testid="compare-deltas">
@@ -214,10 +279,10 @@ export function ComparePage() {
             <Button size="sm" onClick={() => setRow(row + 1)} aria-label="Next row" title="Next (→ or j)">▶</Button>
             <Button size="sm" onClick={() => setRow(last)} aria-label="Last row">»</Button>
             <span className="tabular-nums text-slate-700" data-testid="compare-position">
-              row {row + 1} / {alignment.rows.length} · A step {current?.a !== null && current?.a !== undefined ? current.a + 1 : '—'} · B step{' '}
-              {current?.b !== null && current?.b !== undefined ? current.b + 1 : '—'}
+              row {count(row + 1)} / {count(alignment.rows.length)} · A step {current?.a !== null && current?.a !== undefined ? count(current.a + 1) : '—'} · B step{' '}
+              {current?.b !== null && current?.b !== undefined ? count(current.b + 1) : '—'}
             </span>
-            <span className="text-xs text-slate-500">{alignment.matched} matched steps</span>
+            <span className="text-xs text-slate-500">{count(alignment.matched)} matched steps</span>
           </div>
           <ErrorBoundary name="alignment strip" resetKey={`${a.run.id} ${b.run.id}`}><AlignmentStrip a={a} b={b} alignment={alignment} row={row} onRow={setRow} /></ErrorBoundary>
           <ErrorBoundary name="token overlay" resetKey={`${a.run.id} ${b.run.id}`}><TokenOverlay a={a} b={b} alignment={alignment} row={row} onRow={setRow} /></ErrorBoundary>

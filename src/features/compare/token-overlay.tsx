@@ -64,8 +64,9 @@ export function TokenOverlay({ a, b, alignment, row, onRow }: { a: CompareRun; b
             <text x={M.left - 6} y={y(t)} dy="0.32em" textAnchor="end" fontSize={11} fill={AXIS} data-testid="overlay-y-tick">{compact(t)}</text>
           </g>
         ))}
-        {x.ticks(8).filter((t) => Number.isInteger(t)).map((t) => (
-          <text key={t} x={x(t)} y={H - M.bottom + 14} textAnchor="middle" fontSize={11} fill={AXIS}>{t + 1}</text>
+        {/* Ticks on the rows' own numbers (1-based): 20,000, not 20001. */}
+        {x.copy().domain(x.domain().map((d) => d + 1)).ticks(8).filter((t) => Number.isInteger(t)).map((t) => (
+          <text key={t} x={x(t - 1)} y={H - M.bottom + 14} textAnchor="middle" fontSize={11} fill={AXIS}>{count(t)}</text>
         ))}
         <text x={(M.left + W - M.right) / 2} y={H - 6} textAnchor="middle" fontSize={12} fill={AXIS}>
           Aligned step ({alignment.mode === 'lcs' ? 'matched steps share a row' : 'step index'})

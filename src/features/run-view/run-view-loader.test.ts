@@ -5,7 +5,7 @@ import { countStepKinds } from '../../model/steps.ts';
 import { toolCallCounts } from '../../model/tool-calls.ts';
 import type { Run, Step } from '../../model/types.ts';
 import { makeRun } from '../../testing/test-runs.ts';
-import { runInSlices, runViewOpeningSlices, viewAtOnce, LARGE_STEPS } from './run-view-loader.ts';
+import { runViewOpeningSlices, viewAtOnce, LARGE_STEPS } from './run-view-loader.ts';
 import { buildRunView, runViewOf, runViewSlices, type RunView } from './run-view-model.ts';
 import { builtTimelineGeometry, initialTimelineMode, timelineGeometry, timelineGeometrySlices } from './timeline-geometry.ts';
 
@@ -140,25 +140,6 @@ describe('runViewSlices', () => {
     expect(viewAtOnce(large)).toBe(true);
     // A new run object with the same steps (a label added) reuses the trace part.
     expect(viewAtOnce({ ...large, annotations: [] })).toBe(true);
-  });
-});
-
-describe('runInSlices', () => {
-  it('runs the work in several tasks within the budget, reporting progress, and stops when cancelled', async () => {
-    function* work() {
-      for (let i = 0; i < 10; i++) {
-        const until = performance.now() + 3;
-        while (performance.now() < until);
-        yield i / 10;
-      }
-      return 'done';
-    }
-    const progress: number[] = [];
-    expect(await runInSlices(work(), (p) => progress.push(p), () => false, 5)).toBe('done');
-    expect(progress.length).toBeGreaterThanOrEqual(4);
-    let calls = 0;
-    expect(await runInSlices(work(), () => calls++, () => true, 5)).toBeUndefined();
-    expect(calls).toBe(1);
   });
 });
 

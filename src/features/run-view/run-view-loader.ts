@@ -5,7 +5,7 @@
 // click's task, even a run of 29 steps made it one of 100–170 ms with the panels' first render (ADR 0033). A run
 // whose view is built already is shown at once.
 import { useEffect, useMemo, useState } from 'react';
-import { nextTask, phase, type Sliced } from '../../model/slices.ts';
+import { phase, PROGRESS_MS, runInSlices, SLICE_BUDGET_MS, type SliceStats, type Sliced } from '../../model/slices.ts';
 import type { Run } from '../../model/types.ts';
 import type { InteractionGraph } from '../../model/graph.ts';
 import { cachedRunView, hasTraceView, graphSlices, runViewOf, runViewSlices, stepsIndexSlices, type RunView, type StepsIndex } from './run-view-model.ts';
@@ -19,50 +19,6 @@ import { graphInPart, takeTracePart, type TracePart } from './trace-parts.ts';
 export const LARGE_STEPS = 10_000;
 /** How long a small run's build goes without a progress bar: most finish within a frame or two, the bar would flicker. */
 export const PROGRESS_DELAY_MS = 300;
-/**
- * How long a task building a view keeps the page's thread: a long task is 50 ms, and on a loaded machine a slice's
- * wall time can be several times its work.
- */
-export const SLICE_BUDGET_MS = 12;
-
-/** How often the progress bar is updated while a view is built. */
-const PROGRESS_MS = 100;
-
-/**
- * Runs `work` to the end in tasks of about `budgetMs`, reporting its progress (0..1) after each task; resolves to its
- * result, or to undefined once `cancelled()` says so (checked between tasks).
- */
-export async function runInSlices<T>(
-  work: Sliced<T>,
-  onProgress: (done: number) => void,
-  cancelled: () => boolean,
-  budgetMs = SLICE_BUDGET_MS,
-  stats?: SliceStats,
-): Promise<T | undefined> {
-  for (;;) {
-    const start = performance.now();
-    let r = work.next();
-    while (!r.done && performance.now() - start < budgetMs) r = work.next();
-    if (stats) {
-      stats.tasks++;
-      stats.workMs += performance.now() - start;
-    }
-    if (r.done) return r.value;
-    onProgress(r.value);
-    await nextTask();
-    if (cancelled()) {
-      work.return(undefined as never);
-      return undefined;
-    }
-  }
-}
-
-/** What a build in slices cost: its tasks and the time spent in them (the rest of its wall time was the browser's). */
-export interface SliceStats {
-  tasks: number;
-  workMs: number;
-}
-
 /**
  * The User Timing entry of the last run view built in slices (read by bench/open-run.bench.ts): its duration is the
  * wall time from the first slice to the view, `detail` the slices' own work and how many tasks they took.
