@@ -3,6 +3,7 @@
 // copied in), so a live runner can build one for a message that is not in any Run yet and clarify it alone.
 import type { Agent, Handoff, Run, Step } from '../../model/types.ts';
 import { DEFAULT_WINDOW } from '../../model/engine-params.ts';
+import { finish, SLICE, type Sliced } from '../../model/slices.ts';
 
 export interface EdgeAgent {
   id: string;
@@ -66,12 +67,50 @@ function edgeAgent(ref: string, byId: Map<string, Agent>, byName: Map<string, Ag
   return out;
 }
 
+/** What a run's edge states are made of, besides its handoffs: a label (annotations) or a result changes none of it. */
+interface EdgeInputs {
+  agents: Run['agents'];
+  steps: Run['steps'];
+  agentRuns: Run['agentRuns'];
+  task: Run['task'];
+  window: number;
+}
+
+/**
+ * Edge states worked out already, by the run's handoffs array: a label saved on a 200k-message chat log made the
+ * taxonomy's edge list work out all 200k states again, ~0.6 s of the page's thread. Valid while the other inputs are
+ * the same objects. The states are shared: readers never change them.
+ */
+const worked = new WeakMap<readonly Handoff[], { inputs: EdgeInputs; states: EdgeState[] }>();
+
+function sameInputs(a: EdgeInputs, run: Run, window: number): boolean {
+  return a.agents === run.agents && a.steps === run.steps && a.agentRuns === run.agentRuns && a.task === run.task && a.window === window;
+}
+
+/** The run's edge states if worked out already (edgeStates then returns them at once). */
+export function knownEdgeStates(run: Run, window = DEFAULT_WINDOW): EdgeState[] | undefined {
+  const known = worked.get(run.handoffs);
+  return known && sameInputs(known.inputs, run, window) ? known.states : undefined;
+}
+
 /** Every handoff of the run as an edge state, in run order; history window `window` (H, default 3). */
 export function edgeStates(run: Run, window = DEFAULT_WINDOW): EdgeState[] {
+  return finish(edgeStatesSlices(run, window));
+}
+
+/** edgeStates as a sliced derivation (model/slices.ts), for the page's edge list of a large run. */
+export function* edgeStatesSlices(run: Run, window = DEFAULT_WINDOW): Sliced<EdgeState[]> {
+  const known = knownEdgeStates(run, window);
+  if (known) return known;
   const byId = new Map(run.agents.map((a) => [a.id, a]));
   const byName = new Map(run.agents.map((a) => [a.name, a]));
   const prompts = recordedPrompts(run);
-  const stepById = new Map<string, Step>(run.steps.map((s) => [s.id, s]));
+  yield 0.05;
+  const stepById = new Map<string, Step>();
+  for (let i = 0; i < run.steps.length; i++) {
+    stepById.set(run.steps[i].id, run.steps[i]);
+    if (i % SLICE === SLICE - 1) yield (0.15 * i) / run.steps.length;
+  }
   const agentRunTask = new Map(run.agentRuns.map((r) => [r.id, r.task]));
   const task = run.task ?? '';
   const states: EdgeState[] = [];
@@ -79,7 +118,8 @@ export function edgeStates(run: Run, window = DEFAULT_WINDOW): EdgeState[] {
   // Positions of the earlier handoffs each agent took part in, ascending: the history is the `window` latest of the
   // involved agents' lists, found without scanning back through the whole run (which made 40k agents take minutes).
   const positionsOf = new Map<string, number[]>();
-  run.handoffs.forEach((h, position) => {
+  for (let position = 0; position < run.handoffs.length; position++) {
+    const h = run.handoffs[position];
     const sender = edgeAgent(h.from, byId, byName, prompts);
     const receivers = (h.to.length > 0 ? h.to : ['?']).map((r) => edgeAgent(r, byId, byName, prompts));
     const involved = new Set([sender.id, ...receivers.map((r) => r.id)]);
@@ -101,6 +141,8 @@ export function edgeStates(run: Run, window = DEFAULT_WINDOW): EdgeState[] {
       if (list) list.push(position);
       else positionsOf.set(id, [position]);
     }
-  });
+    if (position % SLICE === SLICE - 1) yield 0.15 + (0.85 * position) / run.handoffs.length;
+  }
+  worked.set(run.handoffs, { inputs: { agents: run.agents, steps: run.steps, agentRuns: run.agentRuns, task: run.task, window }, states });
   return states;
 }

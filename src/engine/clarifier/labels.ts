@@ -3,7 +3,8 @@
 // mapped to the four types only where the categories mean the same thing at a handoff, "unmapped" otherwise.
 // Agreement between two sources: raw agreement and Cohen's kappa over the edges both labelled.
 import { recordOf } from '../../model/record.ts';
-import type { Annotation, Run, Step } from '../../model/types.ts';
+import { handoffBySendingStep, stepsById } from '../../model/lookups.ts';
+import type { Annotation, Run } from '../../model/types.ts';
 import { clarificationsByHandoff } from './pass.ts';
 import { CLARIFIER_TYPES, isClarifierType, type ClarifierType, type ErrorType } from './taxonomy.ts';
 
@@ -49,10 +50,11 @@ export interface DatasetLabel {
 
 /** The run's dataset annotations that point at a step or handoff, each with its mapping and its edge. */
 export function datasetLabels(run: Run): DatasetLabel[] {
-  const byStep = new Map<string, string>();
-  for (const h of run.handoffs) if (h.stepId !== undefined && !byStep.has(h.stepId)) byStep.set(h.stepId, h.id);
-  const stepById = new Map<string, Step>(run.steps.map((s) => [s.id, s]));
+  // The run's lookups only when a label points at a step: most runs have no dataset labels, and their edge lists and
+  // agreement reports ask at every render.
   const edgeOfStep = (stepId: string | undefined): string | undefined => {
+    const byStep = handoffBySendingStep(run.handoffs);
+    const stepById = stepsById(run.steps);
     for (let id = stepId, hops = 0; id !== undefined && hops < 50; hops++) {
       const h = byStep.get(id);
       if (h !== undefined) return h;
@@ -60,14 +62,15 @@ export function datasetLabels(run: Run): DatasetLabel[] {
     }
     return undefined;
   };
-  return run.annotations
-    .filter((a) => a.source === 'dataset' && (a.stepId !== undefined || a.handoffId !== undefined || a.agentId !== undefined))
-    .map((a) => {
-      const out: DatasetLabel = { annotation: a, mapping: mapDatasetLabel(a) };
-      const h = a.handoffId ?? edgeOfStep(a.stepId);
-      if (h !== undefined) out.handoffId = h;
-      return out;
-    });
+  const out: DatasetLabel[] = [];
+  for (const a of run.annotations) {
+    if (a.source !== 'dataset' || (a.stepId === undefined && a.handoffId === undefined && a.agentId === undefined)) continue;
+    const label: DatasetLabel = { annotation: a, mapping: mapDatasetLabel(a) };
+    const h = a.handoffId ?? edgeOfStep(a.stepId);
+    if (h !== undefined) label.handoffId = h;
+    out.push(label);
+  }
+  return out;
 }
 
 export type LabelSource = 'human' | 'clarifier' | 'heuristic' | 'dataset';

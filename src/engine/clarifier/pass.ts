@@ -2,6 +2,7 @@
 // (engine 'clarifier', on the handoff), reported as soon as it exists so the caller can persist it. Cancellable,
 // resumable from interventions already made, and a failed call stops the pass with everything before it kept.
 import type { Intervention, Run, TokenUsage } from '../../model/types.ts';
+import { handoffBySendingStep } from '../../model/lookups.ts';
 import { Cancelled } from '../../llm/errors.ts';
 import { drivePass, type EnginePass, type PassCallbacks, type PassEvent } from '../pass.ts';
 import type { LlmClient } from '../../llm/client.ts';
@@ -47,13 +48,11 @@ export function clarificationOf(iv: Intervention): EdgeClarification | undefined
  * before the message was delivered name the sending step, whose handoff is found here.
  */
 export function clarificationsByHandoff(run: Run): Map<string, EdgeClarification> {
-  const handoffOfStep = new Map<string, string>();
-  for (const h of run.handoffs) if (h.stepId !== undefined && !handoffOfStep.has(h.stepId)) handoffOfStep.set(h.stepId, h.id);
   const out = new Map<string, EdgeClarification>();
   for (const iv of run.interventions) {
     const c = clarificationOf(iv);
     if (!c) continue;
-    const handoff = iv.handoffId ?? (iv.stepId !== undefined ? handoffOfStep.get(iv.stepId) : undefined);
+    const handoff = iv.handoffId ?? (iv.stepId !== undefined ? handoffBySendingStep(run.handoffs).get(iv.stepId) : undefined);
     if (handoff !== undefined) out.set(handoff, c);
   }
   return out;

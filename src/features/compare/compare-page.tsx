@@ -1,6 +1,6 @@
 // The compare view (SPEC §4 Compare, §1 job 2): two runs side by side under one playhead. Deep link:
 // ?view=compare&a=<runId>&b=<runId>&step=<n>&align=index|lcs — `step` is the 1-based aligned row, like `?step=` everywhere.
-import { startTransition, useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo } from 'react';
 import type { Run } from '../../model/types.ts';
 import { stepNumber } from '../../model/steps.ts';
 import { useLibrary } from '../../store/library.ts';
@@ -11,7 +11,9 @@ import { useOpeningLinked } from '../library/startup.tsx';
 import { AlignedList } from './aligned-list.tsx';
 import { AlignmentStrip } from './alignment-strip.tsx';
 import { alignSlices, compareFigures, compareRunSlices, type Alignment, type AlignMode, type CompareRun } from './compare-model.ts';
-import { finish, phase, PROGRESS_MS, runInSlices, type Sliced } from '../../model/slices.ts';
+import { phase, type Sliced } from '../../model/slices.ts';
+import { useSliced, type SlicedValue } from '../../ui/use-sliced.ts';
+import { Preparing } from '../../ui/preparing.tsx';
 import { count, RUN_COLOR } from './compare-colors.ts';
 import { StepDiff } from './step-diff.tsx';
 import { TokenOverlay } from './token-overlay.tsx';
@@ -44,32 +46,9 @@ function* comparisonSlices(runA: Run, runB: Run, mode: AlignMode): Sliced<Compar
  * What Compare shows of two runs: within the render when they are small, else built in slices after the first paint,
  * with its progress (0..1) meanwhile. Two 200k-message runs held the page ~800 ms in one render.
  */
-function useComparison(runA: Run | undefined, runB: Run | undefined, mode: AlignMode): { comparison?: Comparison; progress: number } {
+function useComparison(runA: Run | undefined, runB: Run | undefined, mode: AlignMode): SlicedValue<Comparison> {
   const small = runA !== undefined && runB !== undefined && runA.steps.length + runB.steps.length < SLICED_FROM;
-  const atOnce = useMemo(() => (small ? finish(comparisonSlices(runA, runB, mode)) : undefined), [small, runA, runB, mode]);
-  const [state, setState] = useState<{ runA?: Run; runB?: Run; mode?: AlignMode; comparison?: Comparison; progress: number }>({ progress: 0 });
-  useEffect(() => {
-    if (!runA || !runB || small) return;
-    let cancelled = false;
-    let shownAt = performance.now();
-    setState({ runA, runB, mode, progress: 0 });
-    const progressed = (progress: number) => {
-      const now = performance.now();
-      if (now - shownAt < PROGRESS_MS) return;
-      shownAt = now;
-      setState({ runA, runB, mode, progress });
-    };
-    void runInSlices(comparisonSlices(runA, runB, mode), progressed, () => cancelled).then((comparison) => {
-      if (!comparison || cancelled) return;
-      // A transition: the panels' first render over every row yields between components instead of one long task.
-      startTransition(() => setState({ runA, runB, mode, comparison, progress: 1 }));
-    });
-    return () => {
-      cancelled = true;
-    };
-  }, [runA, runB, mode, small]);
-  if (atOnce) return { comparison: atOnce, progress: 1 };
-  return state.runA === runA && state.runB === runB && state.mode === mode ? { comparison: state.comparison, progress: state.progress } : { progress: 0 };
+  return useSliced(runA && runB && (() => comparisonSlices(runA, runB, mode)), [runA, runB, mode], small);
 }
 
 /** The same task's run in the other arm (by the `task` tag, else the task text), for a one-click pair. */
@@ -108,21 +87,6 @@ function Delta({ label, a, b, testId, percent, n }: { label: string; a: number; 
   );
 }
 
-/** The progress of working out two large runs' steps, tokens and interventions for Compare. */
-function Preparing({ steps, progress }: { steps: string; progress: number }) {
-  const percent = Math.round(progress * 100);
-  return (
-    <div className="py-4 text-sm text-slate-700" data-testid="compare-preparing">
-      <p id="compare-preparing-label">
-        Lining up {steps} steps of A and B (tokens, interventions, matching actions)… {percent}%
-      </p>
-      <div role="progressbar" aria-labelledby="compare-preparing-label" aria-valuemin={0} aria-valuemax={100} aria-valuenow={percent} className="mt-2 h-1.5 w-80 max-w-full overflow-hidden rounded bg-slate-200">
-        <div className="h-full bg-indigo-600" style={{ width: `${percent}%` }} />
-      </div>
-    </div>
-  );
-}
-
 function RunPicker({ side, value, runs, onChange }: { side: 'a' | 'b'; value: string; runs: Run[]; onChange(id: string): void }) {
   return (
     <label className="flex min-w-0 flex-1 flex-col text-xs font-semibold" style={{ color: RUN_COLOR[side] }}>
@@ -147,7 +111,7 @@ export function ComparePage() {
   const runA = params.a ? storeRuns[params.a] : undefined;
   const runB = params.b ? storeRuns[params.b] : undefined;
   const mode: AlignMode = params.align === 'index' ? 'index' : 'lcs';
-  const { comparison, progress } = useComparison(runA, runB, mode);
+  const { value: comparison, progress } = useComparison(runA, runB, mode);
   const a = comparison?.a;
   const b = comparison?.b;
   const figures = useMemo(() => (a && b ? compareFigures(a, b) : undefined), [a, b]);
@@ -221,7 +185,9 @@ export function ComparePage() {
       {runs.length > 0 && (params.a || params.b) && !(runA && runB) && missing.length === 0 && (
         <p className="text-sm text-slate-600" data-testid="compare-one-more">Now choose run {runA ? 'B' : 'A'} to compare with.</p>
       )}
-      {runA && runB && !(a && b) && <Preparing steps={(runA.steps.length + runB.steps.length).toLocaleString('en')} progress={progress} />}
+      {runA && runB && !(a && b) && (
+        <Preparing label={`Lining up ${count(runA.steps.length + runB.steps.length)} steps of A and B (tokens, interventions, matching actions)`} progress={progress} testId="compare-preparing" />
+      )}
       {a && b && alignment && figures && (
         <>
           <header className="flex flex-wrap gap-2" data-testid="compare-deltas">

@@ -13,6 +13,7 @@ import {
   TYPE_INFO,
   withHumanLabel,
   datasetLabels,
+  knownEdgeStates,
   type ClarifierType,
   type LabelSource,
 } from '../../engine/clarifier/index.ts';
@@ -30,7 +31,9 @@ import { estimateClarifierInWorker } from '../../workers/clarifier-client.ts';
 import { RunPicker, usePickedRun } from '../../ui/run-picker.tsx';
 import { LlmExchange } from '../supervisor/intervention-card.tsx';
 import { clarifierInterventions, gateOf, reusableResults, useClarifierJob, useGateResults, type GateResult } from './clarifier-job.ts';
-import { edgeRows, isGalleryLabel, withGalleryMark, type EdgeRow } from './taxonomy-model.ts';
+import { edgeRowsSlices, isGalleryLabel, withGalleryMark, type EdgeRow } from './taxonomy-model.ts';
+import { useSliced } from '../../ui/use-sliced.ts';
+import { Preparing } from '../../ui/preparing.tsx';
 import { Panel, TextBlock, TypeBadge } from './type-ui.tsx';
 import { plural } from '../../ui/format.ts';
 
@@ -72,11 +75,26 @@ export function EdgesPanel() {
   );
 }
 
+/** Edge lists of fewer handoffs are worked out within the render; longer ones a slice at a time, with a progress bar. */
+const SLICED_FROM = 5_000;
+
+/**
+ * The edges of `run` once worked out: a 200k-message chat log's took one task of ~0.8 s. Its states are kept per
+ * handoffs array, so a label saved (a new run object, the same handoffs) lists them again at once.
+ */
 function RunEdges({ run }: { run: Run }) {
+  const historyWindow = useWindow();
+  // Decided when the run or window changes: the states a build in slices leaves known must not make the render after
+  // it work the rows out again.
+  const atOnce = useMemo(() => run.handoffs.length < SLICED_FROM || knownEdgeStates(run, historyWindow) !== undefined, [run, historyWindow]);
+  const { value: rows, progress } = useSliced(() => edgeRowsSlices(run, historyWindow), [run, historyWindow], atOnce);
+  if (!rows) return <Preparing label={`Working out the ${plural(run.handoffs.length, 'edge')} of the run (senders, receivers, recent history)`} progress={progress} testId="edges-preparing" />;
+  return <EdgeList run={run} rows={rows} />;
+}
+
+function EdgeList({ run, rows }: { run: Run; rows: EdgeRow[] }) {
   const params = useUrl((s) => s.params);
   const setParams = useUrl((s) => s.setParams);
-  const historyWindow = useWindow();
-  const rows = useMemo(() => edgeRows(run, historyWindow), [run, historyWindow]);
   const selectedId = params.edge && rows.some((r) => r.state.id === params.edge) ? params.edge : rows[0]?.state.id;
   const selected = rows.find((r) => r.state.id === selectedId);
   const listRef = useRef<HTMLOListElement>(null);

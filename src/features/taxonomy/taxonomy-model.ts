@@ -4,7 +4,7 @@ import {
   clarificationOf,
   clarificationsByHandoff,
   datasetLabels,
-  edgeStates,
+  edgeStatesSlices,
   ERROR_TYPES,
   humanLabels,
   type ClarifierType,
@@ -14,6 +14,7 @@ import {
   type ErrorType,
 } from '../../engine/clarifier/index.ts';
 import type { Annotation, Run } from '../../model/types.ts';
+import { finish, phase, SLICE, type Sliced } from '../../model/slices.ts';
 
 export interface EdgeRow {
   state: EdgeState;
@@ -23,6 +24,12 @@ export interface EdgeRow {
 }
 
 export function edgeRows(run: Run, window?: number): EdgeRow[] {
+  return finish(edgeRowsSlices(run, window));
+}
+
+/** edgeRows as a sliced derivation (model/slices.ts): the edge list of a large run is built a slice at a time. */
+export function* edgeRowsSlices(run: Run, window?: number): Sliced<EdgeRow[]> {
+  const states = yield* phase(edgeStatesSlices(run, window), 0, 0.8);
   const human = humanLabels(run);
   const clar = clarificationsByHandoff(run);
   const dataset = new Map<string, DatasetLabel[]>();
@@ -32,7 +39,13 @@ export function edgeRows(run: Run, window?: number): EdgeRow[] {
     if (list) list.push(d);
     else dataset.set(d.handoffId, [d]);
   }
-  return edgeStates(run, window).map((state) => ({ state, human: human.get(state.id), clarification: clar.get(state.id), dataset: dataset.get(state.id) ?? [] }));
+  const rows: EdgeRow[] = [];
+  for (let i = 0; i < states.length; i++) {
+    const state = states[i];
+    rows.push({ state, human: human.get(state.id), clarification: clar.get(state.id), dataset: dataset.get(state.id) ?? [] });
+    if (i % SLICE === SLICE - 1) yield 0.8 + (0.2 * i) / states.length;
+  }
+  return rows;
 }
 
 /** A person's label on a real handoff that they added to the gallery (`gallery: true` on the annotation). */

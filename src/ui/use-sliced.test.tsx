@@ -1,0 +1,47 @@
+// @vitest-environment jsdom
+// useSliced: a small input is worked out within the render; a large one after the first paint, a slice at a time,
+// with its progress; new inputs start over, and a build overtaken by new inputs never shows its stale result.
+import { act, cleanup, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Sliced } from '../model/slices.ts';
+import { useSliced } from './use-sliced.ts';
+
+afterEach(cleanup);
+
+/** Sums 1..n in slices of 1,000, yielding its fraction done. */
+function* sum(n: number): Sliced<number> {
+  let total = 0;
+  for (let i = 1; i <= n; i++) {
+    total += i;
+    if (i % 1000 === 0) yield i / n;
+  }
+  return total;
+}
+
+function Sum({ n, atOnce }: { n: number; atOnce: boolean }) {
+  const { value, progress } = useSliced(() => sum(n), [n], atOnce);
+  return <p>{value === undefined ? `building ${Math.round(progress * 100)}%` : `sum ${value}`}</p>;
+}
+
+const settle = () => act(() => new Promise((resolve) => setTimeout(resolve, 50)));
+
+describe('useSliced', () => {
+  it('works out a small input in the first render', () => {
+    render(<Sum n={10} atOnce />);
+    expect(screen.getByText('sum 55')).toBeTruthy();
+  });
+
+  it('builds a large input after the first render, then shows it; new inputs start over', async () => {
+    const { rerender } = render(<Sum n={2_000_000} atOnce={false} />);
+    expect(screen.getByText(/^building/)).toBeTruthy();
+    expect(await screen.findByText('sum 2000001000000', undefined, { timeout: 10_000 })).toBeTruthy();
+    rerender(<Sum n={3_000_000} atOnce={false} />);
+    expect(screen.getByText(/^building/)).toBeTruthy();
+    // Overtaken at once: the 3M build never shows.
+    rerender(<Sum n={1000} atOnce={false} />);
+    await settle();
+    expect(screen.getByText('sum 500500')).toBeTruthy();
+    await settle();
+    expect(screen.getByText('sum 500500')).toBeTruthy();
+  });
+});
