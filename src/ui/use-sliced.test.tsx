@@ -18,9 +18,9 @@ function* sum(n: number): Sliced<number> {
   return total;
 }
 
-function Sum({ n, atOnce }: { n: number; atOnce: boolean }) {
-  const { value, progress } = useSliced(() => sum(n), [n], atOnce);
-  return <p>{value === undefined ? `building ${Math.round(progress * 100)}%` : `sum ${value}`}</p>;
+function Sum({ n, atOnce, staleKey }: { n: number; atOnce: boolean; staleKey?: string }) {
+  const { value, progress, stale } = useSliced(() => sum(n), [n], atOnce, staleKey);
+  return <p>{value === undefined ? `building ${Math.round(progress * 100)}%` : `sum ${value}${stale ? ' (stale)' : ''}`}</p>;
 }
 
 const settle = () => act(() => new Promise((resolve) => setTimeout(resolve, 50)));
@@ -43,5 +43,15 @@ describe('useSliced', () => {
     expect(screen.getByText('sum 500500')).toBeTruthy();
     await settle();
     expect(screen.getByText('sum 500500')).toBeTruthy();
+  });
+
+  it('shows the last result built under the same key while a new one is built, and nothing under another key', async () => {
+    const { rerender } = render(<Sum n={1000} atOnce={false} staleKey="run 1" />);
+    expect(await screen.findByText('sum 500500')).toBeTruthy();
+    rerender(<Sum n={2_000_000} atOnce={false} staleKey="run 1" />);
+    expect(screen.getByText('sum 500500 (stale)')).toBeTruthy();
+    expect(await screen.findByText('sum 2000001000000', undefined, { timeout: 10_000 })).toBeTruthy();
+    rerender(<Sum n={3_000_000} atOnce={false} staleKey="run 2" />);
+    expect(screen.getByText(/^building/)).toBeTruthy();
   });
 });

@@ -10,39 +10,59 @@ export interface SlicedValue<T> {
   value?: T;
   /** 0..1, updated at most every PROGRESS_MS while it is built. */
   progress: number;
+  /** The value is the last one built under the same stale key; a new one is being built. */
+  stale?: boolean;
 }
 
 /**
  * The result of `make()`, built anew whenever `deps` change (compared one by one, as a memo's are). `atOnce`: run it
  * to the end within the render (a small input, or one whose result is cached). `make` undefined: nothing to build.
+ * `staleKey`: while a new result is built, the last one built under the same key is shown (the edge list of a run
+ * whose label changed: the same edges, their labels a moment late) rather than nothing.
  */
-export function useSliced<T>(make: (() => Sliced<T>) | undefined, deps: readonly unknown[], atOnce: boolean): SlicedValue<T> {
+export function useSliced<T>(make: (() => Sliced<T>) | undefined, deps: readonly unknown[], atOnce: boolean, staleKey?: unknown): SlicedValue<T> {
   const enabled = make !== undefined;
   const now = useMemo(() => (enabled && atOnce ? finish(make()) : undefined), [enabled, atOnce, ...deps]);
-  const [built, setBuilt] = useState<{ deps?: readonly unknown[]; value?: T; progress: number }>({ progress: 0 });
+  const [built, setBuilt] = useState<Built<T>>({ progress: 0 });
   useEffect(() => {
     if (!make || atOnce) return;
     let cancelled = false;
     let shownAt = performance.now();
-    setBuilt({ deps, progress: 0 });
+    // The last result built stays at hand, for a build under the same key.
+    setBuilt((last) => ({ deps, progress: 0, last: last.value !== undefined ? { key: last.key, value: last.value } : last.last, key: staleKey }));
     const progressed = (progress: number) => {
       const at = performance.now();
       if (at - shownAt < PROGRESS_MS) return;
       shownAt = at;
-      setBuilt({ deps, progress });
+      setBuilt((last) => ({ ...last, progress }));
     };
     void runInSlices(make(), progressed, () => cancelled).then((value) => {
       if (value === undefined || cancelled) return;
       // A transition: the first render of what it feeds (every row of a long list) yields between components.
-      startTransition(() => setBuilt({ deps, value, progress: 1 }));
+      startTransition(() => setBuilt({ deps, value, progress: 1, key: staleKey }));
     });
     return () => {
       cancelled = true;
     };
-    }, [enabled, atOnce, ...deps]);
+  }, [enabled, atOnce, ...deps]);
   if (!enabled) return { progress: 0 };
   if (atOnce) return { value: now, progress: 1 };
-  return built.deps !== undefined && sameDeps(built.deps, deps) ? { value: built.value, progress: built.progress } : { progress: 0 };
+  if (built.deps !== undefined && sameDeps(built.deps, deps)) {
+    if (built.value !== undefined) return { value: built.value, progress: 1 };
+    if (staleKey !== undefined && built.last !== undefined && Object.is(built.last.key, staleKey)) return { value: built.last.value, progress: built.progress, stale: true };
+    return { progress: built.progress };
+  }
+  return { progress: 0 };
+}
+
+interface Built<T> {
+  /** The inputs of the build under way or done. */
+  deps?: readonly unknown[];
+  value?: T;
+  progress: number;
+  key?: unknown;
+  /** The last result built before this build began, and its key. */
+  last?: { key: unknown; value: T };
 }
 
 function sameDeps(a: readonly unknown[], b: readonly unknown[]): boolean {

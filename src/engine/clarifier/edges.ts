@@ -118,24 +118,45 @@ export function* edgeStatesSlices(run: Run, window = DEFAULT_WINDOW): Sliced<Edg
   // Positions of the earlier handoffs each agent took part in, ascending: the history is the `window` latest of the
   // involved agents' lists, found without scanning back through the whole run (which made 40k agents take minutes).
   const positionsOf = new Map<string, number[]>();
+  // One agent object per name and one receiver list per recipients, shared by every state that names them: a chat log
+  // of a million messages is a million states, and the objects each held alive made garbage collection pauses of
+  // 150–280 ms while its edge list was built.
+  const agents = new Map<string, EdgeAgent>();
+  const agentOf = (ref: string): EdgeAgent => {
+    let agent = agents.get(ref);
+    if (!agent) agents.set(ref, (agent = edgeAgent(ref, byId, byName, prompts)));
+    return agent;
+  };
+  const groups = new Map<string, { receivers: EdgeAgent[]; names: string }>();
+  const groupOf = (to: readonly string[]) => {
+    const key = JSON.stringify(to);
+    let group = groups.get(key);
+    if (!group) {
+      const receivers = (to.length > 0 ? to : ['?']).map(agentOf);
+      groups.set(key, (group = { receivers, names: receivers.map((r) => r.name).join(', ') }));
+    }
+    return group;
+  };
   for (let position = 0; position < run.handoffs.length; position++) {
     const h = run.handoffs[position];
-    const sender = edgeAgent(h.from, byId, byName, prompts);
-    const receivers = (h.to.length > 0 ? h.to : ['?']).map((r) => edgeAgent(r, byId, byName, prompts));
-    const involved = new Set([sender.id, ...receivers.map((r) => r.id)]);
-    const recent = new Set<number>();
+    const sender = agentOf(h.from);
+    const { receivers, names } = groupOf(h.to);
+    const involved = [sender.id];
+    for (const r of receivers) if (!involved.includes(r.id)) involved.push(r.id);
+    const recent: number[] = [];
     for (const id of involved) {
       const list = positionsOf.get(id);
-      if (list) for (let i = list.length - 1; i >= 0 && i >= list.length - window; i--) recent.add(list[i]);
+      if (list) for (let i = list.length - 1; i >= 0 && i >= list.length - window; i--) if (!recent.includes(list[i])) recent.push(list[i]);
     }
-    const history = [...recent].sort((x, y) => x - y).slice(Math.max(0, recent.size - window)).map((i) => past[i]);
+    recent.sort((x, y) => x - y);
+    const history = recent.slice(Math.max(0, recent.length - window)).map((i) => past[i]);
     const step = h.stepId !== undefined ? stepById.get(h.stepId) : undefined;
     const local = step?.agentRunId !== undefined ? agentRunTask.get(step.agentRunId) : undefined;
     const state: EdgeState = { id: h.id, task, sender, receiver: receivers[0], receivers, message: h.content, history, kind: h.kind, position };
     if (local && local.trim() !== task.trim()) state.subgoal = local;
     if (h.stepId !== undefined) state.stepId = h.stepId;
     states.push(state);
-    past.push({ from: sender.name, to: receivers.map((r) => r.name).join(', '), message: h.content });
+    past.push({ from: sender.name, to: names, message: h.content });
     for (const id of involved) {
       const list = positionsOf.get(id);
       if (list) list.push(position);

@@ -13,7 +13,6 @@ import {
   TYPE_INFO,
   withHumanLabel,
   datasetLabels,
-  knownEdgeStates,
   type ClarifierType,
   type LabelSource,
 } from '../../engine/clarifier/index.ts';
@@ -79,15 +78,13 @@ export function EdgesPanel() {
 const SLICED_FROM = 5_000;
 
 /**
- * The edges of `run` once worked out: a 200k-message chat log's took one task of ~0.8 s. Its states are kept per
- * handoffs array, so a label saved (a new run object, the same handoffs) lists them again at once.
+ * The edges of `run` once worked out: a 200k-message chat log's took one task of ~0.8 s. A large run's are built a
+ * slice at a time, from its edge states when known (kept per handoffs array): after a label is saved, the list built
+ * before stays on screen, the same edges, until the rows with the new label are ready.
  */
 function RunEdges({ run }: { run: Run }) {
   const historyWindow = useWindow();
-  // Decided when the run or window changes: the states a build in slices leaves known must not make the render after
-  // it work the rows out again.
-  const atOnce = useMemo(() => run.handoffs.length < SLICED_FROM || knownEdgeStates(run, historyWindow) !== undefined, [run, historyWindow]);
-  const { value: rows, progress } = useSliced(() => edgeRowsSlices(run, historyWindow), [run, historyWindow], atOnce);
+  const { value: rows, progress } = useSliced(() => edgeRowsSlices(run, historyWindow), [run, historyWindow], run.handoffs.length < SLICED_FROM, run.handoffs);
   if (!rows) return <Preparing label={`Working out the ${plural(run.handoffs.length, 'edge')} of the run (senders, receivers, recent history)`} progress={progress} testId="edges-preparing" />;
   return <EdgeList run={run} rows={rows} />;
 }
