@@ -3,6 +3,7 @@ import { SESSION_FORMAT, SESSION_VERSION } from '../model/session-format.ts';
 import { hashText } from '../model/hash.ts';
 import type { LlmCallRecord, Run, Session } from '../model/types.ts';
 import { compactRun } from '../model/session-spans.ts';
+import { jsonParts } from './json-parts.ts';
 
 export interface SessionParts {
   runs: Run[];
@@ -34,6 +35,14 @@ function withoutSecrets(settings: Record<string, unknown>): Record<string, unkno
 }
 
 export function exportSession(parts: SessionParts, indent = 0): string {
-  const session = buildSession({ ...parts, runs: parts.runs.map(compactRun), engineSettings: withoutSecrets(parts.engineSettings ?? {}) });
-  return JSON.stringify(session, null, indent || undefined);
+  return JSON.stringify(sessionOf(parts), null, indent || undefined);
+}
+
+/** exportSession's text in parts (json-parts.ts): a session of any size, for a Blob. */
+export function exportSessionParts(parts: SessionParts, indent = 0): string[] {
+  return jsonParts(sessionOf(parts), { indent });
+}
+
+function sessionOf(parts: SessionParts): Session {
+  return buildSession({ ...parts, runs: parts.runs.map(compactRun), engineSettings: withoutSecrets(parts.engineSettings ?? {}) });
 }

@@ -4,6 +4,7 @@
 // engine's interventions travel as `gen_ai.evaluation.result` events on the span of the step they concern.
 // Lossy by nature (OTLP has no place for stages, engine settings or recorded LLM calls): the native session is the
 // lossless format.
+import { jsonParts } from './json-parts.ts';
 import { hashText } from '../model/hash.ts';
 import type { Annotation, AgentRun, ChatMessage, Intervention, Run, Step } from '../model/types.ts';
 import { appendAll, maxOf } from '../model/large-arrays.ts';
@@ -418,4 +419,9 @@ export function buildOtlp(runs: Run[]): OtlpDocument {
 
 export function exportOtlp(runs: Run[], indent = 0): string {
   return JSON.stringify(buildOtlp(runs), null, indent || undefined);
+}
+
+/** exportOtlp's text in parts (json-parts.ts): a document of any size, for a Blob (a 200k-message chat log is ~800 MB). */
+export function exportOtlpParts(runs: Run[], indent = 0): string[] {
+  return jsonParts(buildOtlp(runs), { indent });
 }

@@ -6,11 +6,12 @@ import { chunkRange, expectStoredRuns, openLibraryDb, readStoredSpans, startLibr
 import { useLibrary } from '../store/library.ts';
 import { FileAssembler, STEP_SLICE, type FilePart } from './run-parts.ts';
 import { sendInParts } from './send-parts.ts';
-import { CHUNKS_IN_FLIGHT, readSpans, storeRuns } from './import-storage.ts';
+import { CHUNKS_IN_FLIGHT, readSpans, storeRuns, withStoredSpans } from './import-storage.ts';
 import { hydrateRun, joinStepRaw } from '../model/session-spans.ts';
 import { appendAll } from '../model/large-arrays.ts';
 import { callIdOfStep } from '../features/run-view/conversation.tsx';
-import { otlpText, sessionText, withStoredSpans } from '../features/library/download.ts';
+import { exportSessionParts } from '../export/native.ts';
+import { exportOtlpParts } from '../export/otlp.ts';
 import { serialize } from 'node:v8';
 import { stepSpanRestorer } from '../features/run-view/span-tree-loader.ts';
 import type { RunSpan } from '../model/types.ts';
@@ -242,8 +243,9 @@ describe('the import worker’s write (ADR 0020)', () => {
       const stored = useLibrary.getState().runs[shell.id];
       const now = vi.spyOn(Date, 'now').mockReturnValue(1_800_000_000_000);
       try {
-        const [whole] = await withStoredSpans([stored]);
-        return { stored, whole, session: await sessionText([stored], []), otlp: await otlpText([stored]) };
+        // As the export worker makes the files (export.worker.ts): spans read back, the text in parts.
+        const whole = await withStoredSpans(stored, { storage: { name, version: 3 }, runIds: [...usePersistence.getState().storedSpans] });
+        return { stored, whole, session: exportSessionParts({ runs: [whole], llmCalls: [], createdAt: Date.now() }).join(''), otlp: exportOtlpParts([whole], 2).join('') };
       } finally {
         now.mockRestore();
         again.stop();

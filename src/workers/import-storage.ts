@@ -6,7 +6,7 @@
 // A run too large for one IndexedDB value goes into chunks (`runChunks`), split as the page splits (ADR 0025).
 import { openDB, type IDBPDatabase } from 'idb';
 import { chunkKeyOf, DEFAULT_CHUNK_LIMITS, joinChunks, planRunWrite, type ChunkLimits } from '../model/run-chunks.ts';
-import { compactRun } from '../model/session-spans.ts';
+import { compactRun, hydrateRun, joinStepRaw } from '../model/session-spans.ts';
 import type { Run, RunSpan } from '../model/types.ts';
 import { settleTransaction } from './idb-settle.ts';
 
@@ -52,11 +52,8 @@ function database(target: RunStorage): Promise<IDBPDatabase> {
 /** Spans per message when they go back to the page: each slice is a short task to receive and restore (5,000 made tasks of ~100 ms on a loaded 2-core machine). */
 export const SPAN_SLICE = 2000;
 
-/**
- * Read a run's stored spans here (deserialising them costs the page nothing) and send them in slices, posted without
- * waiting for each to be taken. Resolves to how many were sent; 0 when none are stored.
- */
-export async function readSpans(target: RunStorage, runId: string, send: (slice: RunSpan[]) => Promise<void>): Promise<number> {
+/** A run's spans as stored apart (`runSpans`, or in chunks), read here; undefined when none are stored. */
+export async function storedSpansOf(target: RunStorage, runId: string): Promise<RunSpan[] | undefined> {
   const db = await database(target);
   let spans = (await db.get('runSpans', runId)) as RunSpan[] | undefined;
   if (!spans && db.objectStoreNames.contains('runChunks')) {
@@ -70,6 +67,32 @@ export async function readSpans(target: RunStorage, runId: string, send: (slice:
       spans = joined.items as RunSpan[];
     }
   }
+  return spans;
+}
+
+/** Where runs whose spans are kept apart have them: the library's database, and the runs that have spans there. */
+export interface StoredSpans {
+  storage?: RunStorage;
+  runIds: string[];
+}
+
+/**
+ * The run with its source spans read back when they are kept apart (exports): step spans get their attributes from
+ * the steps again, and the steps whose raw stayed with their spans get it back (ADR 0026), so the run is the one
+ * imported.
+ */
+export async function withStoredSpans(run: Run, stored: StoredSpans): Promise<Run> {
+  if (run.spans !== undefined || !stored.storage || !stored.runIds.includes(run.id)) return run;
+  const spans = await storedSpansOf(stored.storage, run.id);
+  return spans ? joinStepRaw({ ...run, spans: hydrateRun({ ...run, spans }).spans }) : run;
+}
+
+/**
+ * Read a run's stored spans here (deserialising them costs the page nothing) and send them in slices, posted without
+ * waiting for each to be taken. Resolves to how many were sent; 0 when none are stored.
+ */
+export async function readSpans(target: RunStorage, runId: string, send: (slice: RunSpan[]) => Promise<void>): Promise<number> {
+  const spans = await storedSpansOf(target, runId);
   if (!spans) return 0;
   const sent: Promise<void>[] = [];
   for (let at = 0; at < spans.length; at += SPAN_SLICE) sent.push(send(spans.slice(at, at + SPAN_SLICE)));

@@ -52,6 +52,11 @@ export class JobWorker<Api extends StoppableApi> {
     return this.ferry!.use(runs, (ferried) => call(remote, ferried));
   }
 
+  /** Lets the worker drop the runs it holds (none of its calls in flight needs them); a worker not started holds none. */
+  async releaseRuns(): Promise<void> {
+    await this.ferry?.release();
+  }
+
   /** For calls that are not jobs (quick questions, no stop). */
   remote(): Comlink.Remote<Api> {
     return this.connect().remote;

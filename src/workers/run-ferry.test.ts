@@ -102,6 +102,29 @@ describe('RunFerry', () => {
     expect(heldArrays()).toBe(before + 1);
   });
 
+  it('lets the worker drop everything it holds when released, but the arrays of a call in flight', async () => {
+    const { ferry, remote } = connect();
+    const before = heldArrays();
+    const a = bigRun('a', 2 * PART, 0);
+    await ferry.use([a], ([f]) => remote.echo(f));
+    await ferry.release();
+    expect(ferry.holding()).toEqual([]);
+    expect(heldArrays()).toBe(before);
+    let release!: () => void;
+    const inFlight = ferry.use([a], async ([f]) => {
+      await new Promise<void>((resolve) => (release = resolve));
+      return remote.echo(f);
+    });
+    await expect.poll(() => ferry.holding().length).toBe(1);
+    await ferry.release();
+    expect(ferry.holding()).toHaveLength(1);
+    release();
+    expect((await inFlight).steps).toEqual(a.steps);
+    await ferry.release();
+    expect(ferry.holding()).toEqual([]);
+    expect(heldArrays()).toBe(before);
+  });
+
   it('an array that grew in place is sent again, whole', async () => {
     const { ferry, remote } = connect();
     const run = bigRun('grows', 2 * PART, 0);

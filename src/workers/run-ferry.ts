@@ -96,6 +96,11 @@ export class RunFerry {
     }
   }
 
+  /** Drops every array the worker holds that no call in flight names (a worker whose runs are not asked for again). */
+  release(): Promise<void> {
+    return this.dropIdle(new Set());
+  }
+
   /** What the worker holds now (for tests). */
   holding(): number[] {
     return [...this.held];

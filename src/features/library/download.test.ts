@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../../test-server/server.ts';
 import { runTeam, defaultTeam } from '../../engine/runner/runner.ts';
 import { CallRecorder, LlmClient, withDefaults } from '../../llm/index.ts';
-import { callsOfRuns, sessionText } from './download.ts';
+import { exportSession } from '../../export/native.ts';
+import { callsOfRuns } from './download.ts';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -24,7 +25,7 @@ describe('callsOfRuns', () => {
     const calls = callsOfRuns([run], { ...pool, [other.id]: other });
     expect(calls.map((c) => c.id).sort()).toEqual(recorder.records.map((r) => r.id).sort());
     expect(calls).toHaveLength(run.steps.length);
-    const session = JSON.parse(await sessionText([run], calls));
+    const session = JSON.parse(exportSession({ runs: [run], llmCalls: calls }));
     expect(session.llmCalls).toHaveLength(run.steps.length);
   });
 });

@@ -1,10 +1,12 @@
-// Export runs as a native session file and hand it to the browser as a download. The exporter (and zod with it) is
-// loaded on first use, keeping it out of the JS shipped before first paint (SPEC §8).
+// Export runs as a native session file or as OTLP/JSON and hand it to the browser as a download. The file is made in
+// the export worker (a large run's took the page a second and more, and one past a string's size failed), which
+// keeps the exporters out of the page's JS.
 import { ownValue } from '../../model/record.ts';
 import { llmCallIdsOf } from '../../model/llm-calls.ts';
-import { joinStepRaw } from '../../model/session-spans.ts';
 import type { LlmCallRecord, Run } from '../../model/types.ts';
-import { readStoredSpans, usePersistence } from '../../store/library-db.ts';
+import { create } from 'zustand';
+import { runStorageTarget, usePersistence } from '../../store/library-db.ts';
+import { otlpBlobInWorker, sessionBlobInWorker, type StoredSpans } from '../../workers/export-client.ts';
 import { downloadBlob } from '../../ui/chart/chart-export.ts';
 
 /** A file name from an id: only safe characters, so trace content can never shape a path. */
@@ -22,39 +24,41 @@ export function callsOfRuns(runs: Run[], calls: Record<string, LlmCallRecord>): 
   });
 }
 
-/**
- * The runs with their source spans: those kept apart in IndexedDB (ADR 0020) are read back for the export, and the
- * steps whose raw stayed with their spans get it back (ADR 0026), so the file is the one written before either.
- */
-export async function withStoredSpans(runs: Run[]): Promise<Run[]> {
+/** Exports under way, and why the last one failed: an export of a large run takes seconds, and a click's promise is not awaited. */
+export const useExports = create<{ running: number; failed?: string }>(() => ({ running: 0 }));
+
+/** Where the runs whose source spans are kept apart (ADR 0020) have them, for the export worker to read them back. */
+function storedSpansOf(runs: readonly Run[]): StoredSpans {
   const stored = usePersistence.getState().storedSpans;
-  return Promise.all(
-    runs.map(async (run) => {
-      if (run.spans !== undefined || !stored.has(run.id)) return run;
-      const spans = await readStoredSpans(run);
-      return spans ? joinStepRaw({ ...run, spans }) : run;
-    }),
-  );
+  return { storage: runStorageTarget(), runIds: runs.filter((r) => r.spans === undefined && stored.has(r.id)).map((r) => r.id) };
 }
 
-export async function sessionText(runs: Run[], llmCalls: LlmCallRecord[], title?: string, engineSettings?: Record<string, unknown>): Promise<string> {
-  const { exportSession } = await import('../../export/native.ts');
-  return exportSession({
-    runs: await withStoredSpans(runs),
-    llmCalls,
-    title,
-    engineSettings,
-    simulated: runs.length > 0 && runs.every((r) => r.simulated === true),
-    createdAt: Date.now(),
-  });
+/** Makes a file off the page (workers/export.worker.ts) and hands it to the browser; a failure is shown, never lost. */
+async function exportFile(what: string, make: () => Promise<Blob>, fileName: string): Promise<void> {
+  useExports.setState((s) => ({ running: s.running + 1, failed: undefined }));
+  try {
+    downloadBlob(await make(), fileName);
+  } catch (e) {
+    useExports.setState({ failed: `${what} could not be exported: ${e instanceof Error ? e.message : String(e)}` });
+  } finally {
+    useExports.setState((s) => ({ running: s.running - 1 }));
+  }
+}
+
+/**
+ * The runs as a native session file (lossless): their spans kept apart read back, the steps whose raw stayed with
+ * their spans given it back (ADR 0026), so the file is the one written before either.
+ */
+export function exportSessionFile(runs: Run[], llmCalls: LlmCallRecord[], fileName: string, title?: string, engineSettings?: Record<string, unknown>): Promise<void> {
+  const parts = { llmCalls, title, engineSettings, simulated: runs.length > 0 && runs.every((r) => r.simulated === true), createdAt: Date.now() };
+  return exportFile(title ?? fileName, () => sessionBlobInWorker(runs, parts, storedSpansOf(runs)), fileName);
+}
+
+/** The runs as strict OTLP/JSON (lossy: see src/export/otlp.ts). */
+export function exportOtlpFile(runs: Run[], fileName: string): Promise<void> {
+  return exportFile(fileName, () => otlpBlobInWorker(runs, storedSpansOf(runs), 2), fileName);
 }
 
 export function downloadText(text: string, fileName: string): void {
   downloadBlob(new Blob([text], { type: 'application/json' }), fileName);
-}
-
-/** Runs as strict OTLP/JSON (lossy: see src/export/otlp.ts); the exporter loads on first use. */
-export async function otlpText(runs: Run[]): Promise<string> {
-  const { exportOtlp } = await import('../../export/otlp.ts');
-  return exportOtlp(await withStoredSpans(runs), 2);
 }

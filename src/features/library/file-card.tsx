@@ -6,18 +6,15 @@ import { originOf } from '../../store/endpoint.ts';
 import { attachedSetCount, runsOfFile, useLibrary, type LibraryFile, type RemovedRuns } from '../../store/library.ts';
 import { Badge, SimulatedBadge } from '../../ui/badge.tsx';
 import { Button } from '../../ui/button.tsx';
-import { callsOfRuns, downloadText, otlpText, safeFileName, sessionText } from './download.ts';
+import { callsOfRuns, exportOtlpFile, exportSessionFile, safeFileName } from './download.ts';
 import { SpanImportReport } from './span-report.tsx';
 
 /** One opened file: its format, run count, what came with it, and the actions on the whole file. */
 export function FileCard({ file, onRemoved, onShowRuns }: { file: LibraryFile; onRemoved(removed: RemovedRuns): void; onShowRuns(fileId: string): void }) {
   const runs = useLibrary(useShallow((s) => runsOfFile(file, s.runs)));
   const removeFile = useLibrary((s) => s.removeFile);
-  const exportFile = async () => {
-    const calls = callsOfRuns(runs, useLibrary.getState().llmCalls);
-    downloadText(await sessionText(runs, calls, file.name), `${safeFileName(file.name)}.session.json`);
-  };
-  const exportOtlp = async () => downloadText(await otlpText(runs), `${safeFileName(file.name)}.otlp.json`);
+  const exportFile = () => exportSessionFile(runs, callsOfRuns(runs, useLibrary.getState().llmCalls), `${safeFileName(file.name)}.session.json`, file.name);
+  const exportOtlp = () => exportOtlpFile(runs, `${safeFileName(file.name)}.otlp.json`);
   const sets = file.annotationSets ?? [];
   const annotated = attachedSetCount(file, useLibrary.getState().runs);
   return (

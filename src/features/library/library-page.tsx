@@ -7,7 +7,8 @@ import { useLibrary, type RemovedRuns } from '../../store/library.ts';
 import { useUrl } from '../../store/url.ts';
 import { Button } from '../../ui/button.tsx';
 import { ErrorBanner } from '../../ui/error-banner.tsx';
-import { downloadText, sessionText } from './download.ts';
+import { exportSessionFile } from './download.ts';
+import { ExportNote } from './export-note.tsx';
 import { FileCard } from './file-card.tsx';
 import { EMPTY_QUERY, SORT_KEYS, type Origin, type RowQuery, type SortKey } from './library-rows.ts';
 import { LibraryTable } from './library-table.tsx';
@@ -94,13 +95,12 @@ export function LibraryPage() {
     setDragging(true);
   };
 
-  const exportAll = async () => {
+  const exportAll = () => {
     const { runs, llmCalls } = useLibrary.getState();
-    const all = Object.values(runs);
     // Everything: every run with its labels and interventions, the LLM calls they made, and the engine settings
     // (never the API key).
     const settings = exportablePreferences(useEngineSettings.getState());
-    downloadText(await sessionText(all, Object.values(llmCalls), 'MAS Replay library', settings), 'library.session.json');
+    return exportSessionFile(Object.values(runs), Object.values(llmCalls), 'library.session.json', 'MAS Replay library', settings);
   };
   const sampleLoad = () => {
     setSampleError(undefined);
@@ -168,6 +168,7 @@ export function LibraryPage() {
             Export all
           </Button>
           <span className="flex-1" />
+          <ExportNote />
           <PersistenceNote />
         </div>
         <p className="text-sm text-slate-600">

@@ -12,7 +12,7 @@ import { Badge, EstimatedBadge, OutcomeBadge, SimulatedBadge } from '../../ui/ba
 import { EstimateBadge } from '../compare/shadow-compare.tsx';
 import { Button } from '../../ui/button.tsx';
 import { formatCount, formatDuration } from '../../ui/format.ts';
-import { callsOfRuns, downloadText, otlpText, safeFileName, sessionText } from './download.ts';
+import { callsOfRuns, exportOtlpFile, exportSessionFile, safeFileName } from './download.ts';
 import { buildRows, queryRows, type LibraryRow, type Origin, type RowQuery, type SortKey } from './library-rows.ts';
 import { prefetchRunPage } from '../run-view/run-page-view.ts';
 
@@ -72,9 +72,8 @@ function splitPath(name: string): { dir: string; base: string } {
   return at < 0 ? { dir: '', base: name } : { dir: name.slice(0, at + 1), base: name.slice(at + 1) };
 }
 
-async function exportRuns(runs: Run[], title: string, fileName: string): Promise<void> {
-  const calls = callsOfRuns(runs, useLibrary.getState().llmCalls);
-  downloadText(await sessionText(runs, calls, title), fileName);
+function exportRuns(runs: Run[], title: string, fileName: string): Promise<void> {
+  return exportSessionFile(runs, callsOfRuns(runs, useLibrary.getState().llmCalls), fileName, title);
 }
 
 export function LibraryTable({ onRemoved, query, setQuery }: { onRemoved(removed: RemovedRuns): void; query: RowQuery; setQuery(q: RowQuery): void }) {
@@ -301,7 +300,7 @@ const Row = memo(function Row({
   const style = virtual ? { position: 'absolute' as const, left: 0, width: '100%', height: ROW_HEIGHT, transform: `translateY(${start}px)` } : undefined;
   const { run, file, summary: s } = row;
   const { dir, base } = splitPath(file.name);
-  const exportOtlp = async () => downloadText(await otlpText([run]), `${safeFileName(run.id)}.otlp.json`);
+  const exportOtlp = () => exportOtlpFile([run], `${safeFileName(run.id)}.otlp.json`);
   // Opened, not yet durable: the import worker is still writing it to IndexedDB (ADR 0020).
   const saving = usePersistence((p) => p.savingRuns.has(run.id));
   return (
