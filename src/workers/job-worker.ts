@@ -11,6 +11,9 @@ export interface StoppableApi extends FerryHostApi {
   stop(jobId: number): void;
 }
 
+/** A worker lets go of the runs it holds after this long without a call that takes runs (RunFerry's idleMs). */
+export const RUNS_IDLE_MS = 60_000;
+
 export class JobWorker<Api extends StoppableApi> {
   private worker: Worker | undefined;
   private remoteApi: Comlink.Remote<Api> | undefined;
@@ -31,7 +34,7 @@ export class JobWorker<Api extends StoppableApi> {
     if (!this.worker || !this.remoteApi) {
       this.worker = this.create();
       this.remoteApi = Comlink.wrap<Api>(this.worker);
-      this.ferry = new RunFerry(this.remoteApi as unknown as Comlink.Remote<FerryHostApi>);
+      this.ferry = new RunFerry(this.remoteApi as unknown as Comlink.Remote<FerryHostApi>, RUNS_IDLE_MS);
     }
     return { worker: this.worker, remote: this.remoteApi };
   }

@@ -22,7 +22,7 @@ interface Host extends FerryHostApi {
 
 let ports: MessagePort[] = [];
 
-function connect(): { ferry: RunFerry; parts: number[]; remote: Comlink.Remote<Host> } {
+function connect(idleMs?: number): { ferry: RunFerry; parts: number[]; remote: Comlink.Remote<Host> } {
   const { port1, port2 } = new MessageChannel();
   ports.push(port1, port2);
   const parts: number[] = [];
@@ -36,7 +36,7 @@ function connect(): { ferry: RunFerry; parts: number[]; remote: Comlink.Remote<H
   };
   Comlink.expose(host, port1);
   const remote = Comlink.wrap<Host>(port2);
-  return { ferry: new RunFerry(remote as unknown as Comlink.Remote<FerryHostApi>), parts, remote };
+  return { ferry: new RunFerry(remote as unknown as Comlink.Remote<FerryHostApi>, idleMs), parts, remote };
 }
 
 afterEach(() => {
@@ -123,6 +123,22 @@ describe('RunFerry', () => {
     await ferry.release();
     expect(ferry.holding()).toEqual([]);
     expect(heldArrays()).toBe(before);
+  });
+
+  it('lets go of what the worker holds once no call has come for idleMs, and a call meanwhile keeps it', async () => {
+    const { ferry, remote } = connect(150);
+    const before = heldArrays();
+    const a = bigRun('a', 2 * PART, 0);
+    await ferry.use([a], ([f]) => remote.echo(f));
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    // A call within the window: sent nothing again, and the window starts over.
+    await ferry.use([a], ([f]) => remote.echo(f));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(ferry.holding()).toHaveLength(1);
+    await expect.poll(() => ferry.holding(), { timeout: 2000 }).toEqual([]);
+    await expect.poll(() => heldArrays()).toBe(before);
+    // The next call sends the run again, whole.
+    expect((await ferry.use([a], ([f]) => remote.echo(f))).steps).toEqual(a.steps);
   });
 
   it('an array that grew in place is sent again, whole', async () => {

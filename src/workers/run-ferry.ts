@@ -77,9 +77,20 @@ export class RunFerry {
   /** Calls in flight that named each token. */
   private readonly inUse = new Map<number, number>();
 
-  constructor(private readonly remote: Remote<FerryHostApi>) {}
+  /** The release due once no call has used the worker for `idleMs`. */
+  private idleTimer: ReturnType<typeof setTimeout> | undefined;
+
+  /**
+   * `idleMs`: the worker lets go of the runs it holds once no call has come for that long (a million-step chat log
+   * is ~300 MB in each engine worker that had it); the next call sends them again.
+   */
+  constructor(
+    private readonly remote: Remote<FerryHostApi>,
+    private readonly idleMs?: number,
+  ) {}
 
   async use<T>(runs: readonly Run[], call: (runs: FerriedRun[]) => Promise<T>): Promise<T> {
+    clearTimeout(this.idleTimer);
     const plans = runs.map(ferried);
     const named = new Set(plans.flatMap((p) => [...p.send.keys()]));
     for (const t of named) this.inUse.set(t, (this.inUse.get(t) ?? 0) + 1);
@@ -92,6 +103,10 @@ export class RunFerry {
         const n = (this.inUse.get(t) ?? 1) - 1;
         if (n > 0) this.inUse.set(t, n);
         else this.inUse.delete(t);
+      }
+      if (this.idleMs !== undefined && this.inUse.size === 0) {
+        clearTimeout(this.idleTimer);
+        this.idleTimer = setTimeout(() => void this.release().catch(() => {}), this.idleMs);
       }
     }
   }
