@@ -2,9 +2,8 @@
 // 20,000-message group chat's list froze the page 4.6 s when its tab opened (68 s at 200,000), and each saved label
 // drew it again. Now a long list is windowed, and its rows are worked out a slice at a time (ADR 0062); keys, clicks
 // and labels work as on a short one.
-import { writeFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { fileRuns, groupChat, openStudio, watchLongTasks } from './fixtures.ts';
+import { openGroupChat, watchLongTasks } from './fixtures.ts';
 
 const MESSAGES = 20_000;
 /** Far under the 4.6 s the whole list took here; far over a slice (12 ms of work, and a garbage collection). */
@@ -13,11 +12,7 @@ const LONG_TASK_MS = 250;
 
 test('a run of 20,000 handoffs: its edge list opens without freezing the page, moves by key, scrolls and labels', async ({ page }, testInfo) => {
   test.setTimeout(120_000);
-  const file = testInfo.outputPath('many-edges.json');
-  writeFileSync(file, groupChat(MESSAGES));
-  await openStudio(page);
-  await page.getByTestId('open-file-input').setInputFiles(file);
-  await expect(fileRuns(page, 'many-edges.json')).toHaveCount(1, { timeout: 60_000 });
+  await openGroupChat(page, testInfo.outputPath('many-edges.json'), MESSAGES);
   await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Taxonomy' }).click();
   await expect(page.getByTestId('taxonomy-page')).toBeVisible();
 

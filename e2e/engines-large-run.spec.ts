@@ -3,9 +3,8 @@
 // page's thread: a task of 480–600 ms for this 200k-message group chat (seconds at a million), on every visit and
 // every change of a setting. Now its large arrays cross in parts, a few per short task, and stay in the worker while
 // they are its latest run. The estimates still equal the command line's over the same file: the run arrived whole.
-import { writeFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { cliJson, fileRuns, groupChat, openStudio, watchLongTasks } from './fixtures.ts';
+import { cliJson, openGroupChat, watchLongTasks } from './fixtures.ts';
 
 const MESSAGES = 200_000;
 /** Far under the 480–600 ms the copy took here, far over a part's task (≤ 8 ms of copying plus a garbage collection). */
@@ -15,13 +14,8 @@ const LONG_TASK_MS = 250;
 test('Engines and Stages open on a 200k-message run without a long task, with the command line’s estimates', async ({ page }, testInfo) => {
   test.setTimeout(180_000);
   const file = testInfo.outputPath('big-group-chat.json');
-  writeFileSync(file, groupChat(MESSAGES));
-  await openStudio(page);
-  await page.getByTestId('open-file-input').setInputFiles(file);
-  const row = fileRuns(page, 'big-group-chat.json');
-  await expect(row).toHaveCount(1, { timeout: 60_000 });
-  await expect(page.locator('html')).toHaveAttribute('data-library-status', 'saved', { timeout: 60_000 });
-  await row.first().getByRole('button').first().click();
+  const row = await openGroupChat(page, file, MESSAGES);
+  await row.getByRole('button').first().click();
   await expect(page.getByTestId('playhead-position')).toBeVisible({ timeout: 60_000 });
 
   // The supervisor's filter finds nothing to send in these short messages (0 calls, here as on the command line); the

@@ -1,7 +1,7 @@
 // Shared helpers for e2e tests: the real traces in ../shared/traces (skipped when absent) and opening files through
 // the library's real file input, as a person would.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 
@@ -102,6 +102,20 @@ export function groupChat(messages: number): string {
   const names = ['Planner', 'Coder', 'Critic', 'Writer'];
   const history = Array.from({ length: messages }, (_, i) => `{"content":"step ${i}: noted item ${i % 97}","role":"assistant","name":"${names[i % names.length]}"}`);
   return `{"question":"Write the report.","history":[${history.join(',')}]}`;
+}
+
+/**
+ * A generated group chat of `messages` messages (groupChat) written to `file` and opened in a freshly loaded studio;
+ * resolves, once the library has saved it, to its run's row.
+ */
+export async function openGroupChat(page: Page, file: string, messages: number): Promise<Locator> {
+  writeFileSync(file, groupChat(messages));
+  await openStudio(page);
+  await page.getByTestId('open-file-input').setInputFiles(file);
+  const row = fileRuns(page, basename(file));
+  await expect(row).toHaveCount(1, { timeout: 60_000 });
+  await expect(page.locator('html')).toHaveAttribute('data-library-status', 'saved', { timeout: 60_000 });
+  return row.first();
 }
 
 /** Records the page's long tasks from now on (PerformanceObserver); the function returned reads the longest so far. */

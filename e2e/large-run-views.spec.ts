@@ -4,9 +4,8 @@
 // list worked out every edge in one render (790 ms), and again at each label saved (596 ms). Now the worker sends what
 // changed and writes the run itself, Compare and the edge list build a large run's rows a slice at a time, with a
 // progress bar, and a label saved lists the edges again from what is known.
-import { writeFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { fileRuns, groupChat, openStudio, watchLongTasks } from './fixtures.ts';
+import { openGroupChat, watchLongTasks } from './fixtures.ts';
 
 const MESSAGES = 100_000;
 /** Far under the ~0.3–1 s tasks these took at 100k messages; far over a slice (12 ms of work plus a garbage collection). */
@@ -14,14 +13,8 @@ const LONG_TASK_MS = 250;
 
 test('a 100k-message run compared with its supervised estimate, then its edges labelled: no long task, kept after a reload', async ({ page }, testInfo) => {
   test.setTimeout(180_000);
-  const file = testInfo.outputPath('big-group-chat.json');
-  writeFileSync(file, groupChat(MESSAGES));
-  await openStudio(page);
-  await page.getByTestId('open-file-input').setInputFiles(file);
-  const row = fileRuns(page, 'big-group-chat.json');
-  await expect(row).toHaveCount(1, { timeout: 60_000 });
-  await expect(page.locator('html')).toHaveAttribute('data-library-status', 'saved', { timeout: 60_000 });
-  await row.first().getByRole('button').first().click();
+  const row = await openGroupChat(page, testInfo.outputPath('big-group-chat.json'), MESSAGES);
+  await row.getByRole('button').first().click();
   await expect(page.getByTestId('playhead-position')).toContainText('100,000', { timeout: 60_000 });
 
   const longest = await watchLongTasks(page);

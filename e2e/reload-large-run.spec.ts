@@ -3,9 +3,9 @@
 // after reading each array's chunks in one request: a 200k-message chat log held the page 1.4 s on every reload (8.8 s
 // at a million). Now the chunks are read one request each and the run is checked a slice at a time.
 // Its export as a session was made on the page too, in one JSON.stringify (1 s at 200k); it is made in a worker now.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { fileRuns, groupChat, openStudio } from './fixtures.ts';
+import { fileRuns, openGroupChat } from './fixtures.ts';
 
 const MESSAGES = 100_000;
 /** Far under the ~700 ms one pass over this run took, far over a slice (8 ms of checking, a chunk's deserialising). */
@@ -13,12 +13,7 @@ const LONG_TASK_MS = 250;
 
 test('a reload with a 100k-message run in the library has no long task, and the run is there; its export neither', async ({ page }, testInfo) => {
   test.setTimeout(120_000);
-  const file = testInfo.outputPath('big-group-chat.json');
-  writeFileSync(file, groupChat(MESSAGES));
-  await openStudio(page);
-  await page.getByTestId('open-file-input').setInputFiles(file);
-  await expect(fileRuns(page, 'big-group-chat.json')).toHaveCount(1, { timeout: 60_000 });
-  await expect(page.locator('html')).toHaveAttribute('data-library-status', 'saved', { timeout: 60_000 });
+  await openGroupChat(page, testInfo.outputPath('big-group-chat.json'), MESSAGES);
 
   // Every long task of the reloaded page, from its first script on.
   await page.addInitScript(() => {

@@ -238,11 +238,7 @@ export interface Alignment {
   fallback?: string;
 }
 
-export function align(a: CompareRun, b: CompareRun, mode: AlignMode): Alignment {
-  return finish(alignSlices(a, b, mode));
-}
-
-/** align as a sliced derivation (model/slices.ts), for the compare view of large runs. */
+/** How the compare view lines up two runs' steps, a slice at a time (model/slices.ts; run to the end at once for a small pair). */
 export function* alignSlices(a: CompareRun, b: CompareRun, mode: AlignMode): Sliced<Alignment> {
   const sa = a.steps.map((s) => s.signature);
   const sb = b.steps.map((s) => s.signature);
