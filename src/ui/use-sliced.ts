@@ -47,12 +47,13 @@ export function useSliced<T>(make: (() => Sliced<T>) | undefined, deps: readonly
   }, [enabled, atOnce, ...deps]);
   if (!enabled) return { progress: 0 };
   if (atOnce) return { value: now, progress: 1 };
-  if (built.deps !== undefined && sameDeps(built.deps, deps)) {
-    if (built.value !== undefined) return { value: built.value, progress: 1 };
-    if (staleKey !== undefined && built.last !== undefined && Object.is(built.last.key, staleKey)) return { value: built.last.value, progress: built.progress, stale: true };
-    return { progress: built.progress };
-  }
-  return { progress: 0 };
+  const current = built.deps !== undefined && sameDeps(built.deps, deps);
+  if (current && built.value !== undefined) return { value: built.value, progress: 1 };
+  const progress = current ? built.progress : 0;
+  // New inputs (their build under way, or not begun in this very render): the last result under the same key.
+  const last = current ? built.last : built.value !== undefined ? { key: built.key, value: built.value } : built.last;
+  if (staleKey !== undefined && last !== undefined && Object.is(last.key, staleKey)) return { value: last.value, progress, stale: true };
+  return { progress };
 }
 
 interface Built<T> {
