@@ -1,10 +1,11 @@
-// The progress of a view's derivation built a slice at a time (use-sliced.ts): a line saying what is being worked
-// out, and a bar.
+// The progress of a view's derivation built a slice at a time (use-sliced.ts, the run view's loader): a line saying
+// what is being worked out, and a bar.
 import { useId } from 'react';
 
 export function Preparing({ label, progress, testId }: { label: string; progress: number; testId?: string }) {
   const id = useId();
-  const percent = Math.round(progress * 100);
+  // Down: never 100% before it is done.
+  const percent = Math.floor(progress * 100);
   return (
     <div className="py-4 text-sm text-slate-700" data-testid={testId}>
       <p id={id}>

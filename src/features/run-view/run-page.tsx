@@ -9,6 +9,7 @@ import { usePersistence } from '../../store/library-db.ts';
 import { SPEEDS, usePlayhead } from '../../store/playhead.ts';
 import { useUrl } from '../../store/url.ts';
 import { ErrorBoundary } from '../../ui/error-boundary.tsx';
+import { Preparing } from '../../ui/preparing.tsx';
 import { HelpOverlay } from '../../ui/help-overlay.tsx';
 import { useOpeningLinked } from '../library/startup.tsx';
 import { InteractionGraphView } from './interaction-graph.tsx';
@@ -83,7 +84,6 @@ function RunOpening({ run }: { run: Run }) {
   const steps = useMemo(() => stepFacts(run).rows, [run]);
   const slow = useLater(PROGRESS_DELAY_MS, run);
   if (view) return <RunScreen run={run} view={view} />;
-  const percent = Math.floor(progress * 100);
   return (
     <div data-testid="run-preparing" className="flex h-full min-h-0 flex-col bg-slate-100">
       <div className="border-b border-slate-200 bg-white px-4 py-2">
@@ -92,20 +92,8 @@ function RunOpening({ run }: { run: Run }) {
         </h2>
       </div>
       {(slow || run.steps.length > LARGE_STEPS) && (
-        <div className="p-6 text-sm text-slate-700">
-          <p id="run-preparing-label">
-            Preparing the run view of {plural(steps, 'step')} (loops, graph, timeline)… {percent}%
-          </p>
-          <div
-            role="progressbar"
-            aria-labelledby="run-preparing-label"
-            aria-valuemin={0}
-            aria-valuemax={100}
-            aria-valuenow={percent}
-            className="mt-2 h-1.5 w-80 max-w-full overflow-hidden rounded bg-slate-200"
-          >
-            <div className="h-full bg-indigo-600" style={{ width: `${percent}%` }} />
-          </div>
+        <div className="px-6 py-2">
+          <Preparing label={`Preparing the run view of ${plural(steps, 'step')} (loops, graph, timeline)`} progress={progress} />
         </div>
       )}
     </div>
