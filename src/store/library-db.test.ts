@@ -282,7 +282,7 @@ describe('large runs in chunks (ADR 0025)', () => {
   }
   const chunkKeys = async (db: Awaited<ReturnType<typeof openLibraryDb>>, id: string) => (await db.getAllKeys('runChunks', chunkRange(id))).map((k) => (k as unknown[]).slice(1).join(':'));
 
-  it('writes a long run in chunks and reads it back whole; a change replaces its chunks, a removal deletes them', async () => {
+  it('writes a long run in chunks and reads it back whole; a change replaces its chunks; a removal leaves them to the next load', async () => {
     const db = await openLibraryDb({ name: freshName() });
     const long = longRun('long', 10);
     const s1 = { files: [file('f1', ['long', 'r2'])], runs: { long, r2: makeRun('r2') }, llmCalls: {} };
@@ -300,8 +300,28 @@ describe('large runs in chunks (ADR 0025)', () => {
     expect((await readLibrary(db)).library.runs.long).toEqual(shorter);
 
     await writeChanges(db, s2, { files: [file('f1', ['r2'])], runs: { r2: s1.runs.r2 }, llmCalls: {} }, SMALL);
-    expect(await chunkKeys(db, 'long')).toEqual([]);
+    expect(await db.get('runs', 'long')).toBeUndefined();
+    // Kept for an undo until the library is read again, which drops them.
+    expect(await chunkKeys(db, 'long')).toEqual(['steps:0', 'steps:1']);
+    expect(Object.keys((await readLibrary(db)).library.runs)).toEqual(['r2']);
     expect(await db.count('runChunks')).toBe(0);
+    db.close();
+  });
+
+  it('an undo of a removal writes only the run’s record: its chunks were kept (a mark in one survives)', async () => {
+    const db = await openLibraryDb({ name: freshName() });
+    const long = longRun('long', 10);
+    const s1 = { files: [file('f1', ['long'])], runs: { long }, llmCalls: {} };
+    await writeChanges(db, EMPTY_SNAPSHOT, s1, SMALL);
+    const chunk = (await db.get('runChunks', ['long', 'steps', 0]))!;
+    await db.put('runChunks', { ...chunk, items: [{ ...(chunk.items[0] as Step), output: 'mark' }, ...chunk.items.slice(1)] }, ['long', 'steps', 0]);
+    const none = { files: [], runs: {}, llmCalls: {} };
+    await writeChanges(db, s1, none, SMALL);
+    // Undo: the same run object back.
+    expect(await writeChanges(db, none, s1, SMALL)).toBe(2);
+    const read = (await readLibrary(db)).library.runs.long;
+    expect(read.steps[0].output).toBe('mark');
+    expect(read.steps.slice(1)).toEqual(long.steps.slice(1));
     db.close();
   });
 
