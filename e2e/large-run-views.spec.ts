@@ -16,6 +16,8 @@ test('a 100k-message run compared with its supervised estimate, then its edges l
   const row = await openGroupChat(page, testInfo.outputPath('big-group-chat.json'), MESSAGES);
   await row.getByRole('button').first().click();
   await expect(page.getByTestId('playhead-position')).toContainText('100,000', { timeout: 60_000 });
+  // Counts with thousands separators in the inspector too (it read "Step 1 of 100000").
+  await expect(page.getByTestId('inspector')).toContainText('Step 1 of 100,000');
 
   const longest = await watchLongTasks(page);
   await page.getByRole('button', { name: 'Compare with supervised (estimate)' }).click();

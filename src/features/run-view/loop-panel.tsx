@@ -130,7 +130,7 @@ function LoopRow({ loop, verdicts, nameOf }: { loop: Loop; verdicts: LoopVerdict
         {loop.routing.length > 0 && ` · ${loop.routing.length} routing line${loop.routing.length > 1 ? 's' : ''} beside it`}
       </p>
       <div className="flex flex-wrap items-center gap-1" role="group" aria-label={`Occurrences of ${loop.label}`}>
-        <span className="text-slate-500">{loop.positions.length} occurrences:</span>
+        <span className="text-slate-500">{formatCount(loop.positions.length)} occurrences:</span>
         {occurrences.map((p) => (
           <button
             key={p}
@@ -147,7 +147,7 @@ function LoopRow({ loop, verdicts, nameOf }: { loop: Loop; verdicts: LoopVerdict
         ))}
         {!all && loop.positions.length > FIRST_OCCURRENCES && (
           <button type="button" className="text-indigo-700 underline" onClick={() => setAll(true)}>
-            +{loop.positions.length - FIRST_OCCURRENCES} more
+            +{formatCount(loop.positions.length - FIRST_OCCURRENCES)} more
           </button>
         )}
       </div>

@@ -50,7 +50,7 @@ const InspectorBody = memo(function InspectorBody({ view, step, position }: { vi
     <section data-testid="inspector" data-step-id={step.id} data-agent-id={step.agentId} data-position={position} aria-label="Step inspector" className="min-h-full space-y-3 bg-white p-3 text-sm">
       <header>
         <p className="text-xs text-slate-500">
-          Step {position + 1} of {view.steps.length}
+          Step {formatCount(position + 1)} of {formatCount(view.steps.length)}
           {step.number !== undefined && ` · #${step.number} in its agent run`}
         </p>
         <h2 className="text-base font-semibold text-slate-900" data-testid="inspector-title">
@@ -62,7 +62,7 @@ const InspectorBody = memo(function InspectorBody({ view, step, position }: { vi
           {view.errorAt[position] === 1 && <Badge tone="red">error</Badge>}
           {loop && (
             <Badge tone="amber">
-              repeated call ×{loop.positions.length} ({ordinalIn(loop.positions, position) + 1} of {loop.positions.length})
+              repeated call ×{formatCount(loop.positions.length)} ({formatCount(ordinalIn(loop.positions, position) + 1)} of {formatCount(loop.positions.length)})
             </Badge>
           )}
           {step.usage?.estimated && <Badge tone="slate">tokens estimated</Badge>}
