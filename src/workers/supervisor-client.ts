@@ -2,7 +2,7 @@
 // replay then returns its partial result); a worker that dies or fails to load rejects the call instead of hanging.
 import * as Comlink from 'comlink';
 import type { Intervention, Run } from '../model/types.ts';
-import type { FilterThresholds, ShadowResult, TokenSummary } from '../engine/supervisor/index.ts';
+import { shadowRunId, type FilterThresholds, type ShadowResult, type TokenSummary } from '../engine/supervisor/index.ts';
 import type { CostEstimate } from '../llm/cost.ts';
 import { JobWorker } from './job-worker.ts';
 import type { RunStorage } from './import-storage.ts';
@@ -39,6 +39,13 @@ export async function deriveShadowInWorker(
   storage?: RunStorage,
 ): Promise<{ run: Run; durable?: Promise<string[]> }> {
   const patch = await supervisor.withRuns([run], (api, [ferried]) => api.deriveShadow(ferried, thresholds, nonCriticalErrors, storage !== undefined));
-  const derived = applyRunPatch(run, patch);
+  let derived: Run;
+  try {
+    derived = applyRunPatch(run, patch);
+  } catch (e) {
+    // The worker kept the run for a write that will not come: it lets go of it.
+    if (storage) await supervisor.remote().dropDerived(shadowRunId(run.id)).catch(() => {});
+    throw e;
+  }
   return { run: derived, durable: storage && supervisor.remote().storeDerived(derived.id, storage) };
 }
