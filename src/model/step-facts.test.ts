@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { chatForkProblem, forkProblem, promptForkProblem } from '../engine/runner/forkable.ts';
 import { HAVE_SHARED, importShared, sharedFiles } from '../testing/fixture-kit.ts';
-import { countStepFacts, knownStepFacts, rememberStepFacts, stepFacts } from './step-facts.ts';
+import { countStepFacts, countStepFactsOfRuns, knownStepFacts, rememberStepFacts, stepFacts, stepFactsSlices } from './step-facts.ts';
+import { finish, SLICE } from './slices.ts';
 import { isReplayStep, replaySteps, replayStepCount, stepNumber } from './steps.ts';
 import { addUsage, emptyTotals, summarizeRun, type AgentSummary, type RunSummary } from './summary.ts';
 import type { Run, Step } from './types.ts';
@@ -155,4 +156,21 @@ describe('step facts', () => {
     run.steps.push(step('message', 'b'));
     expect(stepFacts(run).rows).toBe(2);
   });
+
+  it('counted in slices give what one pass gives, and the runs counted so are known after', () => {
+    const kinds = ['message', 'llm', 'tool', 'action'] as const;
+    const big = runOf(Array.from({ length: 3 * SLICE + 7 }, (_, i) => step(kinds[i % 4], `a${i % 3}`, i % 5 === 0 ? { usage: { input: 1, output: 2, total: 3 } } : {})));
+    const fractions = [...stepFactsSlices(big.steps)];
+    expect(fractions.length).toBeGreaterThanOrEqual(3);
+    expect(finish(stepFactsSlices(big.steps))).toEqual(countStepFacts(big.steps));
+    // Many small runs: a yield after each, so that a load with hundreds of them is no one long task either.
+    const small = Array.from({ length: 40 }, (_, r) => runOf([step('message', `x${r}`), step('llm', 'y')]));
+    const work = countStepFactsOfRuns([big, ...small]);
+    let yields = 0;
+    for (let r = work.next(); !r.done; r = work.next()) yields++;
+    expect(yields).toBeGreaterThanOrEqual(41 + 3);
+    expect(knownStepFacts(big)).toEqual(countStepFacts(big.steps));
+    for (const run of small) expect(knownStepFacts(run)).toEqual(countStepFacts(run.steps));
+  });
 });
+

@@ -18,6 +18,7 @@ import {
 import type { ChunkLimits } from '../model/run-chunks.ts';
 import type { Run, Step } from '../model/types.ts';
 import { makeRun } from '../testing/test-runs.ts';
+import { countStepFacts, knownStepFacts } from '../model/step-facts.ts';
 
 let dbCount = 0;
 const freshName = () => `library-test-${dbCount++}`;
@@ -45,6 +46,16 @@ describe('library database', () => {
     expect(library.files.map((f) => f.runIds)).toEqual([['r2']]);
     expect(Object.keys(library.runs)).toEqual(['r2']);
     expect(library.runs.r2.title).toBe('renamed');
+    db.close();
+  });
+
+  it('counts the step facts of every run it reads, so that the Library\'s first render does not (ADR 0059)', async () => {
+    const db = await openLibraryDb({ name: freshName() });
+    const r1 = makeRun('r1');
+    const s1 = { files: [file('f1', ['r1'])], runs: { r1 }, llmCalls: {} };
+    await writeChanges(db, EMPTY_SNAPSHOT, s1);
+    const { library } = await readLibrary(db);
+    expect(knownStepFacts(library.runs.r1)).toEqual(countStepFacts(r1.steps));
     db.close();
   });
 
