@@ -173,4 +173,3 @@ describe('step facts', () => {
     for (const run of small) expect(knownStepFacts(run)).toEqual(countStepFacts(run.steps));
   });
 });
-
