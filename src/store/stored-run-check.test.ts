@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { Run as RunSchema } from '../model/schema.ts';
 import type { Handoff, Run, Step } from '../model/types.ts';
 import { makeRun } from '../testing/test-runs.ts';
-import { checkRun } from './stored-run-check.ts';
+import { checkRun, checkRunSlices } from './stored-run-check.ts';
+import { finish, type SliceStats } from '../model/slices.ts';
 
 /** A run with `n` steps and handoffs: long enough for its arrays to be checked a slice at a time. */
 function longRun(id: string, n: number): Run {
@@ -25,7 +26,6 @@ function wholeRunCheck(run: unknown): { run: Run } | { problem: string } {
   return { problem: `${at}: ${message}` };
 }
 
-const noPause = () => Promise.resolve();
 
 describe('checkRun (a stored run, a slice at a time)', () => {
   it('gives what one pass of the schema over the whole run gives, for any one damage anywhere in its long arrays', async () => {
@@ -44,29 +44,29 @@ describe('checkRun (a stored run, a slice at a time)', () => {
       fc.asyncProperty(fc.constantFrom('steps', 'handoffs'), fc.nat(2497), fc.constantFrom(...damages), async (field, index, [, damage]) => {
         const run = structuredClone(base) as unknown as Record<string, Record<string, unknown>[]>;
         damage(run[field][index]);
-        expect(await checkRun(RunSchema, 'long', run, noPause)).toEqual(wholeRunCheck(run));
+        expect(finish(checkRunSlices(RunSchema, 'long', run))).toEqual(wholeRunCheck(run));
       }),
       { numRuns: 60 },
     );
   });
 
   it('names a problem outside the long arrays as one pass would, and reads a short run in one call', async () => {
-    let pauses = 0;
-    const count = () => (pauses++, Promise.resolve());
+    const stats: SliceStats = { tasks: 0, workMs: 0 };
     const short = makeRun('short');
-    expect(await checkRun(RunSchema, 'short', short, count)).toEqual({ run: short });
+    expect(await checkRun(RunSchema, 'short', short, stats)).toEqual({ run: short });
     const badTitle = { ...longRun('long', 2000), title: ['t'] };
-    expect(await checkRun(RunSchema, 'long', badTitle, count)).toEqual(wholeRunCheck(badTitle));
-    expect(pauses).toBe(0);
+    expect(await checkRun(RunSchema, 'long', badTitle, stats)).toEqual(wholeRunCheck(badTitle));
+    expect([...checkRunSlices(RunSchema, 'long', badTitle)]).toEqual([]);
+    expect(stats.tasks).toBe(2);
     expect(await checkRun(RunSchema, 'other', short)).toEqual({ problem: 'id "short" does not match its key' });
   });
 
   it('gives the thread back while it checks a long run, and the run it gives is the one stored', async () => {
-    let pauses = 0;
+    const stats: SliceStats = { tasks: 0, workMs: 0 };
     const run = longRun('long', 30_000);
-    const checked = await checkRun(RunSchema, 'long', run, () => (pauses++, Promise.resolve()));
+    const checked = await checkRun(RunSchema, 'long', run, stats);
     expect(checked).toEqual({ run });
-    // Tens of milliseconds of checking at the least, in slices of a few: a pass in one task never pauses.
-    expect(pauses).toBeGreaterThan(0);
+    // Tens of milliseconds of checking at the least, in tasks of a few: a pass in one task is one task.
+    expect(stats.tasks).toBeGreaterThan(1);
   });
 });

@@ -3,7 +3,7 @@
 // so that a reload with a run of a million steps in the library never freezes the page (one zod pass over a
 // 200k-message chat log took 1.4 s in one task). The first problem found is the reason the run is set aside.
 import { migrateRun } from '../model/migrate.ts';
-import { nextTask } from '../model/slices.ts';
+import { runInSlices, type SliceStats, type Sliced } from '../model/slices.ts';
 import type { Run } from '../model/types.ts';
 
 type RunSchema = typeof import('../model/schema.ts').Run;
@@ -14,9 +14,11 @@ type LongField = (typeof LONG_FIELDS)[number];
 
 /** An array shorter than this is checked with the rest of the run. */
 const SLICED_FROM = 1000;
-/** Checking time between two pauses, and items checked between two looks at the clock. */
+/** Checking time in one task, and items checked between two yields (looks at the clock). */
 const BUDGET_MS = 8;
 const CLOCK_EVERY = 128;
+
+type CheckedRun = { run: Run } | { problem: string };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -39,11 +41,16 @@ function itemSchema(schema: RunSchema, field: LongField) {
   }
 }
 
+/** The run as the views will read it, or why it cannot be: checkRunSlices run in tasks of BUDGET_MS. */
+export async function checkRun(schema: RunSchema, key: string, v: unknown, stats?: SliceStats): Promise<CheckedRun> {
+  return (await runInSlices(checkRunSlices(schema, key, v), () => {}, () => false, BUDGET_MS, stats))!;
+}
+
 /**
- * The run as the views will read it, or why it cannot be. `pause` gives the thread back between slices (the next task
- * by default; tests count them).
+ * The check as a sliced derivation (src/model/slices.ts): the run without its long arrays in one step, then each long
+ * array item by item, yielding every CLOCK_EVERY items.
  */
-export async function checkRun(schema: RunSchema, key: string, v: unknown, pause: () => Promise<void> = nextTask): Promise<{ run: Run } | { problem: string }> {
+export function* checkRunSlices(schema: RunSchema, key: string, v: unknown): Sliced<CheckedRun> {
   if (!isObject(v)) return { problem: 'not an object' };
   if (v.id !== key) return { problem: `id ${JSON.stringify(v.id)} does not match its key` };
   let migrated: Run;
@@ -59,8 +66,7 @@ export async function checkRun(schema: RunSchema, key: string, v: unknown, pause
   const parsed = schema.safeParse(shell);
   if (!parsed.success) return problemAt([], parsed.error.issues[0]);
   const run = parsed.data as Record<string, unknown>;
-  let sliceStart = performance.now();
-  for (const field of long) {
+  for (const [f, field] of long.entries()) {
     const items = migrated[field] as readonly unknown[];
     const item = itemSchema(schema, field);
     const checked: unknown[] = new Array(items.length);
@@ -68,10 +74,7 @@ export async function checkRun(schema: RunSchema, key: string, v: unknown, pause
       const one = item.safeParse(items[i]);
       if (!one.success) return problemAt([field, i], one.error.issues[0]);
       checked[i] = one.data;
-      if (i % CLOCK_EVERY === CLOCK_EVERY - 1 && performance.now() - sliceStart > BUDGET_MS) {
-        await pause();
-        sliceStart = performance.now();
-      }
+      if (i % CLOCK_EVERY === CLOCK_EVERY - 1) yield (f + i / items.length) / long.length;
     }
     run[field] = checked;
   }
