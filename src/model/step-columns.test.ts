@@ -118,8 +118,54 @@ describe('records in columns (ADR 0029)', () => {
     const [shape] = sent[0].shapes;
     expect(shape.cols[shape.keys.indexOf('index')].t).toBe('i32');
     expect(shape.cols[shape.keys.indexOf('id')].t).toBe('text');
-    expect(shape.cols[shape.keys.indexOf('usage')].t).toBe('obj');
+    // Every step has STEP's own usage object: sent once, as the one value the rows point to.
+    const usage = shape.cols[shape.keys.indexOf('usage')];
+    expect(usage.t === 'ref' && usage.n === 1 && usage.items.t).toBe('obj');
     expect(firstDifference(got, [slice(0), slice(100)])).toBeUndefined();
+  });
+
+  it('sends records and arrays that rows share once per slice, as indices, and the page gives them once per run', () => {
+    // A chat log's steps: a few frozen usage records, `{ role }` records and one-name recipient lists, each given to
+    // many steps by the importer (chat-log.ts), the speakers taking turns.
+    const names = ['Planner', 'Writer', 'Critic'];
+    const usages = [8, 9, 10].map((output) => Object.freeze({ input: 0, output, total: output, estimated: true }));
+    const roles = ['assistant', 'user'].map((role) => Object.freeze({ role }));
+    const lists = names.map((name) => Object.freeze([name]));
+    const records = Array.from({ length: 400 }, (_, i) => ({ ...STEP, id: `s${i}`, raw: roles[i % 2], usage: usages[i % 3], recipients: lists[(i + 1) % 3] }));
+    const { got } = crossed([records.slice(0, 200), records.slice(200)]);
+    const steps = got.flat() as (typeof records)[number][];
+    expect(firstDifference(steps, records)).toBeUndefined();
+    // The slices as made (crossed transfers their buffers away).
+    const table = new StringTable();
+    for (const slice of [toColumns(records.slice(0, 200), table), toColumns(records.slice(200), table)]) {
+      const [shape] = slice.shapes;
+      const col = (key: string) => shape.cols[shape.keys.indexOf(key)];
+      for (const [key, n, items] of [['usage', 3, 'obj'], ['raw', 2, 'obj'], ['recipients', 3, 'arr']] as const) {
+        const c = col(key);
+        expect(c.t, key).toBe('ref');
+        if (c.t === 'ref') {
+          expect([c.n, c.items.t, c.v.length]).toEqual([n, items, 200]);
+          // The indices' buffer is transferred with the slice.
+          expect(transferablesOf(slice)).toContain(c.v.buffer);
+        }
+      }
+    }
+    // One object per distinct value on the page, across the slices too.
+    expect(new Set(steps.map((s) => s.usage)).size).toBe(3);
+    expect(new Set(steps.map((s) => s.raw)).size).toBe(2);
+    expect(new Set(steps.map((s) => s.recipients)).size).toBe(3);
+    expect(steps[201].usage).toBe(steps[0].usage);
+    expect(steps[202].raw).toBe(steps[0].raw);
+    // Objects made per row (equal or not) are not indexed: usage records as columns, each row its own in the worker.
+    const own = records.map((r, i) => ({ ...r, usage: { ...usages[i % 3] }, recipients: [...lists[i % 3]] }));
+    const [ownShape] = crossed([own]).sent[0].shapes;
+    expect(ownShape.cols[ownShape.keys.indexOf('usage')].t).toBe('obj');
+    expect(ownShape.cols[ownShape.keys.indexOf('recipients')].t).toBe('arr');
+    // Half distinct or more, past the first 32: not indexed either, and still the same records.
+    const halves = Array.from({ length: 64 }, (_, i) => ({ usage: i < 20 ? usages[0] : { ...usages[0], input: i } }));
+    const [halfShape] = crossed([halves]).sent[0].shapes;
+    expect(halfShape.cols[0].t).toBe('obj');
+    expect(firstDifference(crossed([halves]).got[0], halves)).toBeUndefined();
   });
 
   it('sends mostly distinct strings as text and keeps none of them in the run\'s table, however they begin', () => {
@@ -198,7 +244,7 @@ describe('records in columns (ADR 0029)', () => {
     const note = (col: Column): void => {
       kinds.add(col.t);
       if (col.t === 'obj') col.cols.forEach(note);
-      if (col.t === 'arr') note(col.items);
+      if (col.t === 'arr' || col.t === 'ref') note(col.items);
     };
     fc.assert(
       fc.property(run, (slices) => {
@@ -212,6 +258,6 @@ describe('records in columns (ADR 0029)', () => {
       { numRuns: 300 },
     );
     // Every kind of column was made (and rebuilt) along the way.
-    expect([...kinds].sort()).toEqual(['arr', 'bool', 'f64', 'i32', 'obj', 'str', 'text', 'val']);
+    expect([...kinds].sort()).toEqual(['arr', 'bool', 'f64', 'i32', 'obj', 'ref', 'str', 'text', 'val']);
   });
 });

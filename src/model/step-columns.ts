@@ -1,8 +1,9 @@
 // A slice of plain records (a run's steps or handoffs) in columns, to cross from a worker to the page (ADR 0029):
 // the records are grouped by shape (their own keys, in order), and each key of a shape is one column: numbers in a
 // typed array (its buffer transferred, not cloned), strings that repeat as indices into the run's string table (each
-// string sent once per run), other strings as a plain array, nested records of one shape as columns again, arrays as
-// their lengths and their elements' column, anything else as the values themselves (a structured clone keeps them).
+// string sent once per run), other strings as a plain array, records or arrays that rows share (one object given to
+// many steps) as indices into the distinct ones, nested records of one shape as columns again, arrays as their
+// lengths and their elements' column, anything else as the values themselves (a structured clone keeps them).
 // `rebuild` gives back records with the same keys in the same order and the same values (-0, NaN, a key whose value
 // is undefined included). Pure TS, no DOM.
 
@@ -18,6 +19,11 @@ export type Column =
   | { t: 'obj'; keys: string[]; cols: Column[] }
   /** Plain arrays without holes: their lengths, then their elements one after the other. */
   | { t: 'arr'; lens: Uint32Array; items: Column }
+  /**
+   * Records or arrays that are mostly a few objects shared by many rows (a chat log's `usage`, `{ role }` raw and
+   * one-name `recipients`): each row's index into the `n` distinct ones, which are a column of their own (sharedRefs).
+   */
+  | { t: 'ref'; v: Uint32Array; n: number; items: Column }
   | { t: 'val'; v: unknown[] };
 
 export interface Shape {
@@ -56,11 +62,12 @@ export class StringTable {
 
   /**
    * The indices of `values` (a column of one slice), or undefined when more than half of them are distinct: the table
-   * is then as it was before the call (such strings are sent as text, and a table of them would only grow).
+   * is then as it was before the call (such strings are sent as text, and a table of them would only grow). With
+   * `always`, the indices whatever their count (the strings of values that rows share: sharedRefs).
    */
-  indicesOf(values: readonly string[]): Uint32Array | undefined {
+  indicesOf(values: readonly string[], always = false): Uint32Array | undefined {
     const n = values.length;
-    const most = n >> 1;
+    const most = always ? n : n >> 1;
     const call = ++this.calls;
     const freshBefore = this.fresh.length;
     const out = new Uint32Array(n);
@@ -106,9 +113,11 @@ function sameKeys(a: readonly string[], b: readonly string[]): boolean {
 
 /**
  * A column of strings worth a table: each repeats at least twice on average (ids, kinds, roles, agent names); else
- * undefined (sent as text). Their indices in the run's table.
+ * undefined (sent as text). Their indices in the run's table. `shared`: the strings of values that rows share
+ * (sharedRefs), each standing for many rows: always in the table, so the page makes those values once per run.
  */
-function tableIndices(values: readonly string[], table: StringTable): Uint32Array | undefined {
+function tableIndices(values: readonly string[], table: StringTable, shared: boolean): Uint32Array | undefined {
+  if (shared) return table.indicesOf(values, true);
   const n = values.length;
   if (n < 2) return undefined;
   // The first 32 all different: free text or ids (the usual case for them), no pass through the table.
@@ -136,6 +145,10 @@ function collectBuffers(col: Column, into: ArrayBuffer[]): void {
       into.push(col.lens.buffer as ArrayBuffer);
       collectBuffers(col.items, into);
       return;
+    case 'ref':
+      into.push(col.v.buffer as ArrayBuffer);
+      collectBuffers(col.items, into);
+      return;
     default:
       return;
   }
@@ -152,8 +165,45 @@ export function transferablesOf(slice: ColumnSlice): ArrayBuffer[] {
 /** How deep nested records and arrays are put in columns; deeper values go as they are. */
 const MAX_DEPTH = 4;
 
-/** `values`: an array made for this column, which it may keep (it is not read or changed after). */
-function encodeColumn(values: unknown[], table: StringTable, depth: number): Column {
+/**
+ * A column of objects that rows share (the same object, not equal ones: an importer that gives many steps one frozen
+ * `usage` or one recipients list): each row's index into the distinct objects, in the order first met, or undefined
+ * when at least half of them are distinct. The distinct objects are then put in columns once per slice, where each
+ * row's copy was read key by key (Object.keys, Object.values, a type test per value); the page makes each one once
+ * and gives it to every row that has it, as its interning did (ADR 0029, addendum of 2026-11-29).
+ */
+function sharedRefs(values: readonly object[]): { v: Uint32Array; distinct: object[] } | undefined {
+  const n = values.length;
+  if (n < 2) return undefined;
+  // The first 32 all different objects: made per row (a span's attributes, a count per step), no pass through a map.
+  if (n >= 32) {
+    const seen = new Set<object>();
+    for (let i = 0; i < 32; i++) seen.add(values[i]);
+    if (seen.size === 32) return undefined;
+  }
+  const most = n >> 1;
+  const index = new Map<object, number>();
+  const distinct: object[] = [];
+  const v = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    const value = values[i];
+    let at = index.get(value);
+    if (at === undefined) {
+      at = distinct.length;
+      if (at >= most) return undefined;
+      index.set(value, at);
+      distinct.push(value);
+    }
+    v[i] = at;
+  }
+  return { v, distinct };
+}
+
+/**
+ * `values`: an array made for this column, which it may keep (it is not read or changed after). `shared`: the values
+ * are those that rows share (sharedRefs), or inside them.
+ */
+function encodeColumn(values: unknown[], table: StringTable, depth: number, shared = false): Column {
   const n = values.length;
   let numbers = 0;
   let ints = 0;
@@ -193,14 +243,18 @@ function encodeColumn(values: unknown[], table: StringTable, depth: number): Col
   if (n > 0 && strings === n) {
     // `values` is made for this column (valuesByKey, columnsOf, an array column's items): sent as it is.
     const texts = values as string[];
-    const v = tableIndices(texts, table);
+    const v = tableIndices(texts, table, shared);
     return v ? { t: 'str', v } : { t: 'text', v: texts };
+  }
+  if (depth < MAX_DEPTH && n > 0 && (records === n || arrays === n)) {
+    const refs = sharedRefs(values as object[]);
+    if (refs) return { t: 'ref', v: refs.v, n: refs.distinct.length, items: encodeColumn(refs.distinct, table, depth, true) };
   }
   if (depth < MAX_DEPTH && n > 0 && records === n) {
     const keys = Object.keys(values[0] as object);
     const columns = columnsOf(values as object[], keys);
     if (columns) {
-      const cols = columns.map((column) => encodeColumn(column, table, depth + 1));
+      const cols = columns.map((column) => encodeColumn(column, table, depth + 1, shared));
       return { t: 'obj', keys, cols };
     }
   }
@@ -219,7 +273,7 @@ function encodeColumn(values: unknown[], table: StringTable, depth: number): Col
         items.push(item);
       }
     }
-    if (whole) return { t: 'arr', lens, items: encodeColumn(items, table, depth + 1) };
+    if (whole) return { t: 'arr', lens, items: encodeColumn(items, table, depth + 1, shared) };
   }
   return { t: 'val', v: values as unknown[] };
 }
@@ -551,6 +605,17 @@ function decodeColumn(col: Column, n: number, run: RunStrings): ArrayLike<unknow
       for (let i = 0; i < n; i++) {
         out[i] = arrayOf(items, at, col.lens[i]);
         at += col.lens[i];
+      }
+      return out;
+    }
+    case 'ref': {
+      // The distinct objects made once (records and arrays of scalars: once per run, internedRecords/internedArrays).
+      const distinct = decodeColumn(col.items, col.n, run);
+      const out = new Array<unknown>(n);
+      for (let i = 0; i < n; i++) {
+        const at = col.v[i];
+        if (at >= col.n) throw new Error('a slice names a shared value it does not hold');
+        out[i] = distinct[at];
       }
       return out;
     }
