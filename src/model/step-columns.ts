@@ -121,12 +121,22 @@ function tableIndices(values: readonly string[], table: StringTable, shared: boo
   const n = values.length;
   if (n < 2) return undefined;
   // The first 32 all different: free text or ids (the usual case for them), no pass through the table.
-  if (n >= 32) {
-    const seen = new Set<string>();
-    for (let i = 0; i < 32; i++) seen.add(values[i]);
-    if (seen.size === 32) return undefined;
-  }
+  if (firstAllDifferent(values)) return undefined;
   return table.indicesOf(values);
+}
+
+/** How many values are looked at before a column's values are put through a table or a map. */
+const LOOK_AHEAD = 32;
+
+/**
+ * Whether the first LOOK_AHEAD values (strings, or objects by identity) are all different: then a column is taken to be
+ * mostly distinct (free text, ids, objects made per row) without a pass over all of it. False for a shorter column.
+ */
+function firstAllDifferent<T>(values: readonly T[]): boolean {
+  if (values.length < LOOK_AHEAD) return false;
+  const seen = new Set<T>();
+  for (let i = 0; i < LOOK_AHEAD; i++) seen.add(values[i]);
+  return seen.size === LOOK_AHEAD;
 }
 
 /** Typed arrays (and plain arrays of transferables) whose buffers the column holds, for a postMessage transfer list. */
@@ -176,11 +186,7 @@ function sharedRefs(values: readonly object[]): { v: Uint32Array; distinct: obje
   const n = values.length;
   if (n < 2) return undefined;
   // The first 32 all different objects: made per row (a span's attributes, a count per step), no pass through a map.
-  if (n >= 32) {
-    const seen = new Set<object>();
-    for (let i = 0; i < 32; i++) seen.add(values[i]);
-    if (seen.size === 32) return undefined;
-  }
+  if (firstAllDifferent(values)) return undefined;
   const most = n >> 1;
   const index = new Map<object, number>();
   const distinct: object[] = [];
