@@ -297,6 +297,20 @@ describe('large runs in chunks (ADR 0025)', () => {
     const chunk = (await db.get('runChunks', ['long', 'steps', index]))!;
     await db.put('runChunks', { ...chunk, items: [{ ...(chunk.items[0] as Step), output: 'mark' }, ...chunk.items.slice(1)] }, ['long', 'steps', index]);
   };
+  /** A library holding the 10-step run `long` in chunks, its first chunk marked (markChunk). */
+  const storedMarkedRun = async () => {
+    const db = await openLibraryDb({ name: freshName() });
+    const long = longRun('long', 10);
+    const s1 = { files: [file('f1', ['long'])], runs: { long }, llmCalls: {} };
+    await writeChanges(db, EMPTY_SNAPSHOT, s1, SMALL);
+    await markChunk(db, 0);
+    return { db, long, s1 };
+  };
+  /** The run as read back still has the mark (its steps were not written again), and the other steps as written. */
+  const expectMarkKept = (read: Run, long: Run) => {
+    expect(read.steps[0].output).toBe('mark');
+    expect(read.steps.slice(1)).toEqual(long.steps.slice(1));
+  };
 
   it('writes a long run in chunks and reads it back whole; a change replaces its chunks; a removal leaves them to the next load', async () => {
     const db = await openLibraryDb({ name: freshName() });
@@ -325,36 +339,25 @@ describe('large runs in chunks (ADR 0025)', () => {
   });
 
   it('an undo of a removal writes only the run’s record: its chunks were kept (a mark in one survives)', async () => {
-    const db = await openLibraryDb({ name: freshName() });
-    const long = longRun('long', 10);
-    const s1 = { files: [file('f1', ['long'])], runs: { long }, llmCalls: {} };
-    await writeChanges(db, EMPTY_SNAPSHOT, s1, SMALL);
-    await markChunk(db, 0);
+    const { db, long, s1 } = await storedMarkedRun();
     const none = { files: [], runs: {}, llmCalls: {} };
     await writeChanges(db, s1, none, SMALL);
     // Undo: the same run object back.
     expect(await writeChanges(db, none, s1, SMALL)).toBe(2);
-    const read = (await readLibrary(db)).library.runs.long;
-    expect(read.steps[0].output).toBe('mark');
-    expect(read.steps.slice(1)).toEqual(long.steps.slice(1));
+    expectMarkKept((await readLibrary(db)).library.runs.long, long);
     db.close();
   });
 
   it('a changed run whose steps are the same array keeps their chunks: only its record is written (ADR 0058)', async () => {
-    const db = await openLibraryDb({ name: freshName() });
-    const long = longRun('long', 10);
-    const s1 = { files: [file('f1', ['long'])], runs: { long }, llmCalls: {} };
-    await writeChanges(db, EMPTY_SNAPSHOT, s1, SMALL);
     // A mark in a stored chunk: a write that wrote the steps again would remove it.
-    await markChunk(db, 0);
+    const { db, long, s1 } = await storedMarkedRun();
     const relabelled = { ...long, title: 'relabelled', annotations: [{ id: 'a1', stepId: 'long:s1', source: 'human', taxonomy: 'AgentAsk', code: 'RD' }] } as Run;
     const s2 = { ...s1, runs: { long: relabelled } };
     await writeChanges(db, s1, s2, SMALL);
     const read = (await readLibrary(db)).library.runs.long;
     expect(read.title).toBe('relabelled');
     expect(read.annotations).toEqual(relabelled.annotations);
-    expect(read.steps[0].output).toBe('mark');
-    expect(read.steps.slice(1)).toEqual(long.steps.slice(1));
+    expectMarkKept(read, long);
     // The run's new annotations are in a chunk of their own (the run is in chunks); the steps' are the same three.
     expect(await chunkKeys(db, 'long')).toEqual(['annotations:0', 'steps:0', 'steps:1', 'steps:2']);
 
