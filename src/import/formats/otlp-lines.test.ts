@@ -9,6 +9,7 @@ import { importParsed, importText, jsonLinesReaderFor } from '../index.ts';
 import { readGzipJsonLines, readJsonLines, type ReadJsonLinesOptions } from '../jsonl-stream.ts';
 import { gzipSync } from 'node:zlib';
 import { OtlpLinesReader } from './otlp.ts';
+import { MAX_JSON_DEPTH } from '../json-depth.ts';
 
 const enc = new TextEncoder();
 
@@ -223,6 +224,59 @@ describe('OTLP JSON Lines read as they are parsed', () => {
       expect(outcome(() => importParsed('x.jsonl.gz', doc!))).toEqual(outcome(() => importText('x.jsonl.gz', text)));
       expect(reads).toBe(text.includes('"a"') ? 2 : 1);
     }
+  });
+});
+
+describe('the nesting depth of lines read as they are parsed (checked while the reader reads them, ADR 0040)', () => {
+  const limit = MAX_JSON_DEPTH;
+  const deep = (levels: number): unknown => {
+    let v: unknown = 1;
+    for (let i = 0; i < levels; i++) v = i % 2 ? [v] : { x: v };
+    return v;
+  };
+  /** A line as `line` makes it, with `extra` at its top, in its resource or in its scope block. */
+  const lineWith = (spans: unknown[], extra: { doc?: object; resource?: object; scope?: object }) =>
+    JSON.stringify({
+      resourceSpans: [{ resource: { attributes: [{ key: 'service.name', value: { stringValue: 'svc' } }], ...extra.resource }, scopeSpans: [{ scope: { name: 'scope' }, spans, ...extra.scope }] }],
+      ...extra.doc,
+    });
+  const places = (levels: number): Array<[string, string]> => [
+    ['an attribute value', line([span(2), span(3, 1, { attributes: [{ key: 'k', value: { kvlistValue: deep(levels) } }] })])],
+    ['an attribute value read from a template', line([span(2), span(4), span(6, 1, { attributes: [{ key: 'gen_ai.operation.name', value: { stringValue: 'chat', extra: deep(levels) } }] })])],
+    ['a span field the reader does not read', line([span(2, 1, { links: [deep(levels)] })])],
+    ['a span dropped for its trace id', line([span(2), span(3, 1, { traceId: '', extra: deep(levels) })])],
+    ['the attributes list of a span without an id', line([span(2), span(3, 1, { spanId: '', attributes: [{ key: 'k', value: { arrayValue: deep(levels) } }] })])],
+    ['a span entry that is an array', line([span(2), [deep(levels)]])],
+    ['the resource', lineWith([span(2)], { resource: { extra: deep(levels) } })],
+    ['the scope block', lineWith([span(2)], { scope: { extra: deep(levels) } })],
+    ['the line itself', lineWith([span(2)], { doc: { extra: deep(levels) } })],
+    ['a line whose scope blocks are malformed', JSON.stringify({ resourceSpans: [{ scopeSpans: ['not a block'] }, { extra: deep(levels) }] })],
+  ];
+
+  for (const levels of [limit - 6, limit - 7, limit - 8, limit]) {
+    for (const [where, deepLine] of places(levels)) {
+      it(`refuses or reads as the whole text does: ${where}, ${levels} levels, as the first, a middle, a later line and after a malformed line`, async () => {
+        const files = [
+          [deepLine, ...lines(2, 2)],
+          [...lines(2, 2), deepLine, ...lines(1, 2)],
+          [...lines(3, 2), deepLine],
+          [line([span(1)]), JSON.stringify({ resourceSpans: [{ scopeSpans: 3 }] }), deepLine, line([span(9)])],
+        ];
+        for (const file of files) {
+          const text = file.join('\n');
+          const expected = outcome(() => importText('x.jsonl', text));
+          if (levels === limit) expect(expected).toMatchObject({ error: ['x.jsonl', 'json', expect.stringMatching(/^line \d+: \$/), expect.any(String)] });
+          expect((await streamed('x.jsonl', text)).result).toEqual(expected);
+        }
+      });
+    }
+  }
+
+  it('refuses the first line too deep, in file order, when two are', async () => {
+    const text = [line([span(1)]), lineWith([span(2)], { doc: { extra: deep(limit) } }), line([span(3, 1, { links: [deep(limit)] })])].join('\n');
+    const expected = outcome(() => importText('x.jsonl', text));
+    expect(expected).toMatchObject({ error: ['x.jsonl', 'json', expect.stringMatching(/^line 2: \$\.extra/), expect.any(String)] });
+    expect((await streamed('x.jsonl', text)).result).toEqual(expected);
   });
 });
 

@@ -8,7 +8,7 @@ import type { Run } from '../../model/types.ts';
 import { FormatProblem } from '../errors.ts';
 import type { FormatImporter, ImportResult } from '../format.ts';
 import type { ParsedInput } from '../parse-input.ts';
-import type { JsonLinesReader } from '../jsonl-stream.ts';
+import type { JsonLinesReader, LineDepthCheck } from '../jsonl-stream.ts';
 import { DepthCheckInParts } from '../json-depth.ts';
 import { describe, isObject, type JsonObject } from '../read.ts';
 import { looksLikeSmolagents, smolagentsSpansToRun } from '../spans/smolagents.ts';
@@ -664,6 +664,8 @@ export class OtlpLinesReader implements JsonLinesReader {
   private spans: SpanRecord[] = [];
   private readonly resource: { attributes?: Attributes } = {};
   private readonly read = new ReadDefects();
+  /** The depth check of the lines read (readLine). */
+  private readonly depthParts = new DepthCheckInParts();
   /** Span entries in the lines read (countSpans of them): the mapping's progress counts them as read. */
   private entries = 0;
   /** Lines read into records. */
@@ -679,18 +681,20 @@ export class OtlpLinesReader implements JsonLinesReader {
     this.allEarlier = earlier.map(() => true);
   }
 
-  push(value: unknown, values: unknown[]): void {
+  push(value: unknown, values: unknown[], lines: LineDepthCheck): void {
     values.push(value);
-    if (this.off) return;
+    if (this.off) return lines.checkDepth(value);
     if (!isOtlpDoc(value)) {
       this.off = true;
-      return;
+      return lines.checkDepth(value);
     }
     for (let k = 0; k < this.earlier.length; k++) if (this.allEarlier[k] && !this.earlier[k](value)) this.allEarlier[k] = false;
-    if (values.length < 2) return;
+    // The first line is kept as it is until a second comes (it may be the file's one document): checked whole now.
+    if (values.length < 2) return lines.checkDepth(value);
     if (this.lines === 0) linesRead.set(values, this);
     for (; this.lines < values.length; this.lines++) {
-      this.readLine(values[this.lines], this.lines);
+      // The line just parsed is checked as it is read; the first was checked whole when it came.
+      this.readLine(values[this.lines], this.lines, this.lines === values.length - 1 ? lines : undefined);
       values[this.lines] = LINE_READ;
     }
   }
@@ -699,14 +703,28 @@ export class OtlpLinesReader implements JsonLinesReader {
     return this.lines > 0 && (this.off || this.allEarlier.some(Boolean));
   }
 
-  private readLine(value: unknown, index: number): void {
-    if (this.failure) return;
+  /**
+   * Reads a line's spans into records. With `lines`, the line's nesting depth is checked as its spans are read
+   * (readDocument's DepthCheck, as for a document parsed without the check, ADR 0040), the rest of the line after them;
+   * where that finds it too deep, or the reading fails, `lines.checkDepth` walks the line whole, so that a line too
+   * deep is refused as the parser's own check would refuse it, before anything the reader met in it.
+   */
+  private readLine(value: unknown, index: number, lines: LineDepthCheck | undefined): void {
+    if (this.failure) {
+      lines?.checkDepth(value);
+      return;
+    }
+    let tooDeep = false;
     try {
       this.entries += countSpans([{ value }]);
-      readDocument(value, `line ${index + 1}: $`, this.spans, this.resource, this.read);
+      const depth: DepthCheck | undefined = lines && { parts: this.depthParts, checked: new Set(), spanDepth: 7 };
+      readDocument(value, `line ${index + 1}: $`, this.spans, this.resource, this.read, undefined, undefined, depth);
+      tooDeep = depth !== undefined && this.depthParts.restDeeper(value, depth.checked);
     } catch (error) {
+      lines?.checkDepth(value);
       this.failure = { error };
     }
+    if (tooDeep) lines!.checkDepth(value);
   }
 
   /**
