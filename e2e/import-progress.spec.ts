@@ -2,6 +2,7 @@
 // import worker and leaves the library as it was. The files are generated here, large enough that each phase lasts.
 import { writeFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
+import { generateFlatAgentTrace } from '../bench/gen-flat-agent-otlp.ts';
 import { groupChat, openStudio } from './fixtures.ts';
 
 
@@ -60,6 +61,26 @@ test('a large JSON Lines file shows a progress bar that advances through reading
   expect(seen.some((s) => s.phase === 'saving')).toBe(true);
   const saving = seen.filter((s) => s.phase === 'saving' && s.value !== null);
   expect(saving.every((s) => /saving messages\.jsonl in this browser: \d+%/.test(s.text))).toBe(true);
+});
+
+test('one large OTLP document shows how far into its text its spans are parsed, then a mapping bar (ADR 0047)', async ({ page }, testInfo) => {
+  test.setTimeout(120_000);
+  const path = testInfo.outputPath('flat-agent.json');
+  writeFileSync(path, generateFlatAgentTrace(60_000));
+  await page.addInitScript(RECORD);
+  await openStudio(page);
+  await page.getByTestId('open-file-input').setInputFiles(path);
+  await expect(page.getByTestId('run-row')).toHaveCount(1, { timeout: 90_000 });
+  await expect(page.getByTestId('import-progress')).toHaveCount(0, { timeout: 60_000 });
+  const seen = (await page.evaluate('window.__progress')) as Seen[];
+  // Its spans are parsed a batch at a time from the text: the bar moves through the text's MB (one JSON.parse of the
+  // whole document was an indeterminate "parsing").
+  const parsing = seen.filter((s) => s.phase === 'parsing' && s.value !== null);
+  expect(parsing.length).toBeGreaterThan(0);
+  expect(parsing.every((s) => /parsing flat-agent\.json: [\d.]+ of [\d.]+ MB/.test(s.text))).toBe(true);
+  // Then the mapping's passes against the spans' count.
+  expect(seen.some((s) => s.phase === 'mapping' && s.value !== null)).toBe(true);
+  await expect(page.getByTestId('run-row').getByTestId('run-steps')).toContainText(/5[0-9],[0-9]{3}/);
 });
 
 test('Cancel, pressed from the keyboard mid-import, stops the worker and leaves the library as it was', async ({ page }, testInfo) => {

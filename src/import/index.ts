@@ -13,7 +13,7 @@ import { busMessagesImporter } from './formats/bus-messages.ts';
 import { messageBusImporter } from './formats/message-bus.ts';
 import { nativeImporter } from './formats/native.ts';
 import { openAiChatImporter } from './formats/openai-chat.ts';
-import { importOtlpArrayText, OtlpLinesReader, otlpImporter } from './formats/otlp.ts';
+import { importOtlpArrayText, importOtlpDocumentText, OtlpLinesReader, otlpImporter } from './formats/otlp.ts';
 import type { JsonLinesReader } from './jsonl-stream.ts';
 import { decodeBytes, parseText, type ParsedInput } from './parse-input.ts';
 import { spanAttributesImporter } from './formats/span-attributes.ts';
@@ -81,7 +81,8 @@ export function importText(file: string, text: string, options: ImportOptions = 
 
 /**
  * detectText, except that a JSON array of OTLP documents is imported here already, a document at a time from the
- * text (importOtlpArray, ADR 0047), and a chat log's messages are parsed in batches (parseChatLogText); `onDocument`
+ * text (importOtlpArray, ADR 0047), and so is one OTLP document, its spans a batch at a time (importOtlpDocument), and
+ * a chat log's messages are parsed in batches (parseChatLogText); `onDocument`
  * is told how far into the text either is. The one place importText, the command line and the import worker decide
  * which path a text takes.
  */
@@ -90,7 +91,7 @@ export function detectOrImportText(
   text: string,
   options: ImportOptions & { dropText?: boolean; onDocument?: (end: number, read: boolean) => void } = {},
 ): DetectedInput | ImportedFile {
-  const early = importOtlpArray(file, text, options, options.onDocument);
+  const early = importOtlpArray(file, text, options, options.onDocument) ?? importOtlpDocument(file, text, options, options.onDocument);
   if (early) return early;
   // A chat log's messages are parsed in batches, `onDocument` told how far (the same value as parseText's).
   const doc = parseChatLogText(text, options.onDocument);
@@ -119,19 +120,39 @@ const CHAT_LOG_ARRAYS = ['history', 'chat_history'];
  * those that never take an array (the native session, span trees and TRAIL annotations read one object).
  */
 function importOtlpArray(file: string, text: string, options: ImportOptions, onDocument?: (end: number, read: boolean) => void): ImportedFile | undefined {
-  if (options.format !== undefined && options.format !== 'otlp') return undefined;
-  if (options.format === undefined) {
-    for (const importer of IMPORTERS) {
-      if (importer === otlpImporter || importer === nativeImporter || importer === spanTreeImporter || importer === trailAnnotationsImporter) continue;
-      if (importer.fileName?.test(file)) return undefined;
-    }
-  }
+  if (!otlpTriedFirst(file, options)) return undefined;
   try {
     const result = importOtlpArrayText(text, onDocument);
     return result && withFileFacts(file, otlpImporter, result);
   } catch {
     return undefined;
   }
+}
+
+/**
+ * One OTLP document whose only key is `resourceSpans` read from the text with its spans parsed in batches
+ * (importOtlpDocumentText): the same file as the whole-text path would give, or undefined (then that path runs). Under
+ * the same condition as importOtlpArray: the importers tried before OTLP that it skips never take such an object (the
+ * native session needs its `format`, a span tree its `spans`, TRAIL annotations their `errors`).
+ */
+function importOtlpDocument(file: string, text: string, options: ImportOptions, onDocument?: (end: number, read: boolean) => void): ImportedFile | undefined {
+  if (!otlpTriedFirst(file, options)) return undefined;
+  try {
+    const result = importOtlpDocumentText(text, onDocument);
+    return result && withFileFacts(file, otlpImporter, result);
+  } catch {
+    return undefined;
+  }
+}
+
+/** No format forced but OTLP, and no importer matched by the file name that could come before OTLP (see importOtlpArray). */
+function otlpTriedFirst(file: string, options: ImportOptions): boolean {
+  if (options.format !== undefined) return options.format === 'otlp';
+  for (const importer of IMPORTERS) {
+    if (importer === otlpImporter || importer === nativeImporter || importer === spanTreeImporter || importer === trailAnnotationsImporter) continue;
+    if (importer.fileName?.test(file)) return false;
+  }
+  return true;
 }
 
 /** An importer's result as a file's: the implausible-value warnings added, the file and format named. */

@@ -165,11 +165,33 @@ function readElements(
   depth: DepthCheckInParts | undefined,
   onProgress: ((end: number) => void) | undefined,
 ): number {
+  let first = true;
+  return eachElementBatch(text, open, batchChars, (batch, end) => {
+    if (depth?.deeper(batch, 2)) return false;
+    for (let k = 0; k < batch.length; k++) elements.push(batch[k]);
+    if (hash) {
+      // The comma apart: the hash reads a flat (sliced) string, not one made of two.
+      if (!first) hash.update(',');
+      hash.update(JSON.stringify(batch).slice(1, -1));
+      first = false;
+    }
+    onProgress?.(end);
+    return true;
+  });
+}
+
+/**
+ * The elements of the JSON array opening at `open`, parsed in batches of about `batchChars` characters of text, each
+ * given to `take` with where its text ends, in order; `take` returns false to stop. Returns the index just past the
+ * array's `]`, or -1: the text there is no array of JSON values, or `take` stopped (then parse the text whole, which
+ * raises any error where it is). A batch is cut where the next element begins as the first one did (`{"key"`, found
+ * with indexOf), else by a scan; it is parsed as `[` + its text + `]`, so it holds whole values only.
+ */
+export function eachElementBatch(text: string, open: number, batchChars: number, take: (batch: unknown[], end: number) => boolean): number {
   let p = skipSpace(text, open + 1);
   if (text.charCodeAt(p) === 93 /* ] */) return p + 1;
   // How the first element begins, up to its first key (`{"content"`): later batches are cut where the text has it.
   const head = headOf(text, p);
-  let first = true;
   for (;;) {
     if (text.charCodeAt(p) === 93 /* ] */) return -1; // a comma before the `]`
     let end = -1;
@@ -195,15 +217,7 @@ function readElements(
       const c = text.charCodeAt(end);
       next = c === 44 /* , */ ? skipSpace(text, end + 1) : -1;
     }
-    if (depth?.deeper(batch, 2)) return -1;
-    for (let k = 0; k < batch.length; k++) elements.push(batch[k]);
-    if (hash) {
-      // The comma apart: the hash reads a flat (sliced) string, not one made of two.
-      if (!first) hash.update(',');
-      hash.update(JSON.stringify(batch).slice(1, -1));
-      first = false;
-    }
-    onProgress?.(end);
+    if (!take(batch, end)) return -1;
     if (next < 0) return skipSpace(text, end) + 1;
     p = next;
   }
@@ -269,7 +283,7 @@ function headOf(text: string, start: number): string | undefined {
  * Index just past the value starting at `i` (a string, object, array, or a number or literal), -1 if the text ends
  * first or an object or array is not closed before `limit`.
  */
-function valueEnd(text: string, i: number, limit: number): number {
+export function valueEnd(text: string, i: number, limit: number): number {
   const c = text.charCodeAt(i);
   if (c === 34 /* " */) return stringEnd(text, i);
   if (c === 123 /* { */ || c === 91 /* [ */) {
@@ -313,7 +327,7 @@ function stringEnd(text: string, i: number): number {
  * no `"key":`, or the key is one of `keys` already (JSON.parse would keep the last value: the text is parsed whole);
  * else the key is added to them.
  */
-function memberAt(text: string, i: number, keys: Set<string>): { key: string; value: number } | undefined {
+export function memberAt(text: string, i: number, keys: Set<string>): { key: string; value: number } | undefined {
   if (text.charCodeAt(i) !== 34 /* " */) return undefined;
   const keyEnd = stringEnd(text, i);
   if (keyEnd < 0) return undefined;

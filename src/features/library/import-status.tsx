@@ -28,7 +28,8 @@ export function describeProgress(p: ImportProgress | undefined): string {
       return `decoding ${p.file}${of}`;
     case 'parsing':
       // JSON Lines are parsed as they are read: the bytes say how far.
-      // A JSON array of OTLP documents is parsed a document at a time from its text, read already (ofText).
+      // A JSON array of OTLP documents is parsed a document at a time from its text, read already (ofText), and one
+      // OTLP document's spans a batch at a time.
       if (p.bytesRead !== undefined && p.bytesTotal !== undefined && p.bytesRead < p.bytesTotal) return `${p.ofText ? 'parsing' : 'reading and parsing'} ${p.file}: ${bytes()}${of}`;
       return `parsing ${p.file}${of}`;
     case 'counter':

@@ -17,6 +17,7 @@ import type { Attributes } from '../spans/attributes.ts';
 import { buildForest, countDrop, type SpanEvent, type SpanRecord } from '../spans/forest.ts';
 import { MapProgress } from '../../model/run-builder.ts';
 import { isJsonSpace as isSpace, skipJsonSpace as skipSpace } from '../json-text.ts';
+import { eachElementBatch, memberAt, valueEnd } from '../json-pieces.ts';
 
 function field(o: JsonObject, camel: string, snake: string): unknown {
   const v = o[camel];
@@ -498,6 +499,168 @@ function checkListDepth(depth: DepthCheck | undefined, list: unknown[] | undefin
   if (depth !== undefined && list !== undefined && depth.parts.deeper(list, depth.spanDepth + 1)) throw new FormatProblem(pathOf(p), TOO_DEEP);
 }
 
+/**
+ * A scope block's spans read into records (readDocument), all in one call or a batch after another as the text is
+ * parsed (readDocumentInPieces): the state a scope's spans carry from one to the next (the last trace and parent ids
+ * read, the location errors name).
+ */
+class ScopeSpansReader {
+  private readonly p: SpanLocation;
+  private lastTraceRaw: unknown;
+  private lastTraceId: string | undefined;
+  // Siblings repeat their parent's id: the same text as the last span's is one string.
+  private lastParentRaw: unknown;
+  private lastParentId: string | undefined;
+
+  constructor(
+    sPath: string,
+    private readonly scope: string | undefined,
+    private readonly service: string | undefined,
+    private readonly into: SpanRecord[],
+    private readonly read: ReadDefects,
+    private readonly cache: OtlpSpanCache | undefined,
+    private readonly progress: MapProgress | undefined,
+    private readonly depth: DepthCheck | undefined,
+    private readonly items: ItemsCheck | undefined,
+  ) {
+    // One location per scope, moved along: errors read it at once, so no object is made per span.
+    this.p = { scopePath: sPath, index: 0 };
+  }
+
+  /** The spans of `spans` read into records, the first of them at `offset` in the scope's spans array. */
+  readSpans(spans: unknown[], offset: number): void {
+    const { p, into, read, cache, progress, depth, items, scope, service } = this;
+    let { lastTraceRaw, lastTraceId, lastParentRaw, lastParentId } = this;
+    for (let i = 0; i < spans.length; i++) {
+      p.index = offset + i;
+      progress?.tick();
+      const raw = spans[i];
+      // Any value too deep stops the import; importDetected then refuses the file for it (checkJsonDepth). The
+      // span's attributes list is checked item by item as readRecord reads it (`items`), or whole (`checkListDepth`)
+      // where the span is dropped, taken from the cache, or its attributes are unreadable: the separate walk of
+      // each span touched every attribute item and value object just before the reader touched them again.
+      let unchecked: unknown[] | undefined;
+      if (depth && typeof raw === 'object' && raw !== null) {
+        const list = Array.isArray(raw) ? undefined : (raw as JsonObject).attributes;
+        unchecked = Array.isArray(list) ? list : undefined;
+        if (depth.parts.deeperBesides(raw, depth.spanDepth, unchecked)) throw new FormatProblem(pathOf(p), TOO_DEEP);
+      }
+      // A defect of one span drops that span with a reason (or keeps it with a note), never the file (issue 20).
+      if (!isObject(raw)) {
+        countDrop(read.dropsOf(''), 'not a span object');
+        continue;
+      }
+      const span = raw;
+      // A trace's spans repeat its id: the same text as the last span's is read once.
+      const traceRaw = field(span, 'traceId', 'trace_id');
+      if (traceRaw !== lastTraceRaw) {
+        lastTraceRaw = traceRaw;
+        lastTraceId = idOf(traceRaw, 16);
+      }
+      const traceId = lastTraceId;
+      if (traceId === undefined) {
+        checkListDepth(depth, unchecked, p);
+        countDrop(read.dropsOf(''), 'no trace id');
+        continue;
+      }
+      const id = spanIdAt(span, 'spanId', 'span_id', 8);
+      if (id === undefined) {
+        checkListDepth(depth, unchecked, p);
+        countDrop(read.dropsOf(traceId), 'no span id');
+        continue;
+      }
+      const cached = cache?.get(span);
+      let attributes: Attributes;
+      let events: SpanEvent[];
+      if (cached) {
+        checkListDepth(depth, unchecked, p);
+        ({ attributes, events } = cached);
+      } else {
+        let readable = true;
+        try {
+          attributes = attributesAt(span, p, unchecked !== undefined ? items : undefined);
+        } catch (e) {
+          if (!(e instanceof FormatProblem)) throw e;
+          checkListDepth(depth, unchecked, p);
+          attributes = {};
+          readable = false;
+          read.note(`span ${id}: attributes unreadable (${e.message}); the span is kept without them`);
+        }
+        try {
+          events = eventsAt(span, p);
+        } catch (e) {
+          if (!(e instanceof FormatProblem)) throw e;
+          events = [];
+          readable = false;
+          read.note(`span ${id}: events unreadable (${e.message}); the span is kept without them`);
+        }
+        // A span read with a note is read again next time, so every import of it gives the note.
+        if (cache && readable) cache.set(span, { attributes, events });
+      }
+      const parentRaw = field(span, 'parentSpanId', 'parent_span_id');
+      if (parentRaw !== lastParentRaw) {
+        lastParentRaw = parentRaw;
+        lastParentId = idOf(parentRaw, 8);
+      }
+      const parentId = lastParentId;
+      if (parentId === undefined && parentRaw !== undefined && parentRaw !== null && parentRaw !== '' && !(typeof parentRaw === 'string' && isZeroHex(normaliseId(parentRaw, 8)))) {
+        read.note(`span ${id}: parent span id unreadable (${describe(parentRaw)}); the span is kept as a root`);
+      }
+      const startRaw = field(span, 'startTimeUnixNano', 'start_time_unix_nano');
+      const endRaw = field(span, 'endTimeUnixNano', 'end_time_unix_nano');
+      const start = nanosToMs(startRaw);
+      const end = nanosToMs(endRaw);
+      if ((start === undefined && !isNoTime(startRaw)) || (end === undefined && !isNoTime(endRaw))) {
+        read.note(`span ${id}: start or end time unreadable; the span is kept without it`);
+      }
+      const status = span.status;
+      const message = statusMessageOf(status);
+      // Every field in the literal, in one order: one shape for all records, no property store grown per span.
+      const record: SpanRecord = {
+        id,
+        parentId,
+        traceId,
+        name: typeof span.name === 'string' ? sharedCopy(span.name) : '',
+        start,
+        end,
+        attributes,
+        status: statusOf(status),
+        statusMessage: message,
+        events,
+        scope,
+        order: into.length,
+        service,
+        kind: undefined,
+        stepId: undefined,
+        depth: undefined,
+      };
+      into.push(record);
+    }
+    this.lastTraceRaw = lastTraceRaw;
+    this.lastTraceId = lastTraceId;
+    this.lastParentRaw = lastParentRaw;
+    this.lastParentId = lastParentId;
+  }
+}
+
+/**
+ * The service a resource block names (its resource's `service.name`), reading its resource attributes: the file's
+ * resource attributes are those of the first block that has some.
+ */
+function serviceOf(rs: JsonObject, rPath: string, resource: { attributes?: Attributes }): string | undefined {
+  const resourceAttrs = isObject(rs.resource) ? attributesAt(rs.resource, `${rPath}.resource`) : undefined;
+  if (resource.attributes === undefined && resourceAttrs) resource.attributes = resourceAttrs;
+  const serviceName = resourceAttrs?.['service.name'];
+  // The SDKs' default (`unknown_service`, `unknown_service:node`) names nothing.
+  return typeof serviceName === 'string' && serviceName !== '' && !serviceName.startsWith('unknown_service') ? serviceName : undefined;
+}
+
+/** The name of a scope block's instrumentation scope (or of its older `instrumentationLibrary`). */
+function scopeNameOf(ss: JsonObject): string | undefined {
+  const scopeObj = ss.scope ?? field(ss, 'instrumentationLibrary', 'instrumentation_library');
+  return isObject(scopeObj) && typeof scopeObj.name === 'string' ? scopeObj.name : undefined;
+}
+
 function readDocument(value: unknown, path: string, into: SpanRecord[], resource: { attributes?: Attributes }, read: ReadDefects, cache?: OtlpSpanCache, progress?: MapProgress, depth?: DepthCheck): void {
   const doc = objectAt(value, path);
   // A span's attributes items are at level spanDepth + 2 (the list at + 1).
@@ -507,131 +670,14 @@ function readDocument(value: unknown, path: string, into: SpanRecord[], resource
   for (let r = 0; r < resourceSpans.length; r++) {
     const rPath = `${path}.resourceSpans[${r}]`;
     const rs = objectAt(resourceSpans[r], rPath);
-    const resourceAttrs = isObject(rs.resource) ? attributesAt(rs.resource, `${rPath}.resource`) : undefined;
-    if (resource.attributes === undefined && resourceAttrs) resource.attributes = resourceAttrs;
-    const serviceName = resourceAttrs?.['service.name'];
-    // The SDKs' default (`unknown_service`, `unknown_service:node`) names nothing.
-    const service = typeof serviceName === 'string' && serviceName !== '' && !serviceName.startsWith('unknown_service') ? serviceName : undefined;
+    const service = serviceOf(rs, rPath, resource);
     let scopeSpans = arrayAt(rs, 'scopeSpans', 'scope_spans', rPath);
     if (scopeSpans.length === 0) scopeSpans = arrayAt(rs, 'instrumentationLibrarySpans', 'instrumentation_library_spans', rPath);
     for (let s = 0; s < scopeSpans.length; s++) {
       const sPath = `${rPath}.scopeSpans[${s}]`;
       const ss = objectAt(scopeSpans[s], sPath);
-      const scopeObj = ss.scope ?? field(ss, 'instrumentationLibrary', 'instrumentation_library');
-      const scope = isObject(scopeObj) && typeof scopeObj.name === 'string' ? scopeObj.name : undefined;
       const spans = arrayAt(ss, 'spans', 'spans', sPath);
-      // One location per scope, moved along: errors read it at once, so no object is made per span.
-      const p: SpanLocation = { scopePath: sPath, index: 0 };
-      let lastTraceRaw: unknown;
-      let lastTraceId: string | undefined;
-      // Siblings repeat their parent's id: the same text as the last span's is one string.
-      let lastParentRaw: unknown;
-      let lastParentId: string | undefined;
-      for (let i = 0; i < spans.length; i++) {
-        p.index = i;
-        progress?.tick();
-        const raw = spans[i];
-        // Any value too deep stops the import; importDetected then refuses the file for it (checkJsonDepth). The
-        // span's attributes list is checked item by item as readRecord reads it (`items`), or whole (`checkListDepth`)
-        // where the span is dropped, taken from the cache, or its attributes are unreadable: the separate walk of
-        // each span touched every attribute item and value object just before the reader touched them again.
-        let unchecked: unknown[] | undefined;
-        if (depth && typeof raw === 'object' && raw !== null) {
-          const list = Array.isArray(raw) ? undefined : (raw as JsonObject).attributes;
-          unchecked = Array.isArray(list) ? list : undefined;
-          if (depth.parts.deeperBesides(raw, depth.spanDepth, unchecked)) throw new FormatProblem(pathOf(p), TOO_DEEP);
-        }
-        // A defect of one span drops that span with a reason (or keeps it with a note), never the file (issue 20).
-        if (!isObject(raw)) {
-          countDrop(read.dropsOf(''), 'not a span object');
-          continue;
-        }
-        const span = raw;
-        // A trace's spans repeat its id: the same text as the last span's is read once.
-        const traceRaw = field(span, 'traceId', 'trace_id');
-        if (traceRaw !== lastTraceRaw) {
-          lastTraceRaw = traceRaw;
-          lastTraceId = idOf(traceRaw, 16);
-        }
-        const traceId = lastTraceId;
-        if (traceId === undefined) {
-          checkListDepth(depth, unchecked, p);
-          countDrop(read.dropsOf(''), 'no trace id');
-          continue;
-        }
-        const id = spanIdAt(span, 'spanId', 'span_id', 8);
-        if (id === undefined) {
-          checkListDepth(depth, unchecked, p);
-          countDrop(read.dropsOf(traceId), 'no span id');
-          continue;
-        }
-        const cached = cache?.get(span);
-        let attributes: Attributes;
-        let events: SpanEvent[];
-        if (cached) {
-          checkListDepth(depth, unchecked, p);
-          ({ attributes, events } = cached);
-        } else {
-          let readable = true;
-          try {
-            attributes = attributesAt(span, p, unchecked !== undefined ? items : undefined);
-          } catch (e) {
-            if (!(e instanceof FormatProblem)) throw e;
-            checkListDepth(depth, unchecked, p);
-            attributes = {};
-            readable = false;
-            read.note(`span ${id}: attributes unreadable (${e.message}); the span is kept without them`);
-          }
-          try {
-            events = eventsAt(span, p);
-          } catch (e) {
-            if (!(e instanceof FormatProblem)) throw e;
-            events = [];
-            readable = false;
-            read.note(`span ${id}: events unreadable (${e.message}); the span is kept without them`);
-          }
-          // A span read with a note is read again next time, so every import of it gives the note.
-          if (cache && readable) cache.set(span, { attributes, events });
-        }
-        const parentRaw = field(span, 'parentSpanId', 'parent_span_id');
-        if (parentRaw !== lastParentRaw) {
-          lastParentRaw = parentRaw;
-          lastParentId = idOf(parentRaw, 8);
-        }
-        const parentId = lastParentId;
-        if (parentId === undefined && parentRaw !== undefined && parentRaw !== null && parentRaw !== '' && !(typeof parentRaw === 'string' && isZeroHex(normaliseId(parentRaw, 8)))) {
-          read.note(`span ${id}: parent span id unreadable (${describe(parentRaw)}); the span is kept as a root`);
-        }
-        const startRaw = field(span, 'startTimeUnixNano', 'start_time_unix_nano');
-        const endRaw = field(span, 'endTimeUnixNano', 'end_time_unix_nano');
-        const start = nanosToMs(startRaw);
-        const end = nanosToMs(endRaw);
-        if ((start === undefined && !isNoTime(startRaw)) || (end === undefined && !isNoTime(endRaw))) {
-          read.note(`span ${id}: start or end time unreadable; the span is kept without it`);
-        }
-        const status = span.status;
-        const message = statusMessageOf(status);
-        // Every field in the literal, in one order: one shape for all records, no property store grown per span.
-        const record: SpanRecord = {
-          id,
-          parentId,
-          traceId,
-          name: typeof span.name === 'string' ? sharedCopy(span.name) : '',
-          start,
-          end,
-          attributes,
-          status: statusOf(status),
-          statusMessage: message,
-          events,
-          scope,
-          order: into.length,
-          service,
-          kind: undefined,
-          stepId: undefined,
-          depth: undefined,
-        };
-        into.push(record);
-      }
+      new ScopeSpansReader(sPath, scopeNameOf(ss), service, into, read, cache, progress, depth, items).readSpans(spans, 0);
       depth?.checked.add(spans);
     }
   }
@@ -815,6 +861,142 @@ function runsOf(spans: SpanRecord[], resource: { attributes?: Attributes }, read
 }
 
 // --- a JSON array of documents, read one at a time -------------------------------------------------------------
+
+/** Characters of spans parsed per batch by importOtlpDocumentText (json-pieces' batches: young objects, scavenged at once). */
+const SPAN_BATCH_CHARS = 1 << 16;
+
+/** Keys a scope block may not have after its spans, or a resource block after its scope blocks: readDocument reads them first. */
+const READ_BEFORE_SPANS = new Set(['scope', 'instrumentationLibrary', 'instrumentation_library']);
+
+/**
+ * A file that is one OTLP document (`{"resourceSpans": [...]}`, the flat exports of goal 1) read from its text with
+ * its spans arrays' elements parsed in batches and each batch read into span records at once (issue 14, ADR 0047):
+ * the same reading as a document at a time of importOtlpArrayText, a batch of spans at a time. The resource and scope
+ * blocks are parsed alone, each up to its list (its members after the list are scanned), before their spans are read.
+ *
+ * Gives what parseText, detection and importFromOtlp give, or undefined where that is not certain (the caller then
+ * takes the whole-text path, which raises every error as before):
+ * - the text is one object whose only key is `resourceSpans`, an array of resource blocks, each an object with a
+ *   non-empty `scopeSpans` array of scope blocks, each an object with a `spans` array, no key twice in a block;
+ *   what readDocument reads of a block before its list (`resource`; `scope`) is not after it;
+ * - each batch is `[` + its text + `]` parsed, and the text left with every spans array emptied is parsed too: then
+ *   the whole text is JSON, and its JSON.parse is that object with these spans (the grammar is unambiguous);
+ * - detection picks OTLP for such an object (the caller checks the importers the file name matches);
+ * - nothing nests too deeply (each span where it is read, each block's head before its spans, the rest at the end);
+ * - nothing thrown while reading or mapping.
+ * `onDocument` is told where each batch read ends in the text, then, with `read`, that all are read.
+ */
+export function importOtlpDocumentText(text: string, onDocument?: (end: number, read: boolean) => void, batchChars = SPAN_BATCH_CHARS): ImportResult | undefined {
+  try {
+    return readDocumentInPieces(text, onDocument, batchChars);
+  } catch {
+    return undefined;
+  }
+}
+
+function readDocumentInPieces(text: string, onDocument: ((end: number, read: boolean) => void) | undefined, batchChars: number): ImportResult | undefined {
+  const start = skipSpace(text, text.charCodeAt(0) === 0xfeff ? 1 : 0);
+  if (text.charCodeAt(start) !== 123 /* { */) return undefined;
+  const top = memberAt(text, skipSpace(text, start + 1), new Set());
+  if (top === undefined || top.key !== 'resourceSpans' || text.charCodeAt(top.value) !== 91 /* [ */) return undefined;
+  const spans: SpanRecord[] = [];
+  const resource: { attributes?: Attributes } = {};
+  const read = new ReadDefects();
+  // Span entries read (the reading's pass of the mapping's five, as importFromOtlp counts them).
+  let entries = 0;
+  const parts = new DepthCheckInParts();
+  // The document at level 1: resource blocks at 3, scope blocks at 5, spans at 7 (their attributes items at 9).
+  const depth: DepthCheck = { parts, checked: new Set(), spanDepth: 7 };
+  const items: ItemsCheck = { parts, level: 9 };
+  // The text with every spans array emptied, in pieces, and where the text not yet put in it begins.
+  const skeleton: string[] = [];
+  let from = start;
+
+  /** The object at `i` as a block: its members scanned, `list`'s array handed to `readList`; the index past its `}`, or -1. */
+  const block = (i: number, list: string, after: ReadonlySet<string>, readList: (head: JsonObject, open: number) => number): number => {
+    const blockStart = i;
+    const keys = new Set<string>();
+    let listed = false;
+    i = skipSpace(text, i + 1);
+    for (;;) {
+      const member = memberAt(text, i, keys);
+      if (member === undefined) return -1;
+      if (member.key === list) {
+        if (text.charCodeAt(member.value) !== 91 /* [ */) return -1;
+        // The block's members before its list, parsed alone with the list empty.
+        const head = JSON.parse(`${text.slice(blockStart, member.value)}[]}`) as JsonObject;
+        i = readList(head, member.value);
+        listed = true;
+      } else {
+        if (listed && after.has(member.key)) return -1;
+        i = valueEnd(text, member.value, text.length);
+      }
+      if (i < 0) return -1;
+      i = skipSpace(text, i);
+      const c = text.charCodeAt(i);
+      if (c === 125 /* } */) return listed ? i + 1 : -1;
+      if (c !== 44 /* , */) return -1;
+      i = skipSpace(text, i + 1);
+    }
+  };
+
+  /** Each element of the array opening at `open`, an object, given to `each` with its index; the index past the `]`, or -1 (none, or not objects). */
+  const elements = (open: number, each: (i: number, index: number) => number): number => {
+    let i = skipSpace(text, open + 1);
+    for (let index = 0; ; index++) {
+      if (text.charCodeAt(i) !== 123 /* { */) return -1;
+      i = each(i, index);
+      if (i < 0) return -1;
+      i = skipSpace(text, i);
+      const c = text.charCodeAt(i);
+      if (c === 93 /* ] */) return i + 1;
+      if (c !== 44 /* , */) return -1;
+      i = skipSpace(text, i + 1);
+    }
+  };
+
+  const resourcesEnd = elements(top.value, (i, r) => {
+    const rPath = `$.resourceSpans[${r}]`;
+    return block(i, 'scopeSpans', RESOURCE_READ_FIRST, (rs, open) => {
+      if (parts.deeper(rs, 3)) return -1;
+      const service = serviceOf(rs, rPath, resource);
+      return elements(open, (j, s) => {
+        const sPath = `${rPath}.scopeSpans[${s}]`;
+        return block(j, 'spans', READ_BEFORE_SPANS, (ss, spansOpen) => {
+          if (parts.deeper(ss, 5)) return -1;
+          const reader = new ScopeSpansReader(sPath, scopeNameOf(ss), service, spans, read, undefined, undefined, depth, items);
+          let offset = 0;
+          const close = eachElementBatch(text, spansOpen, batchChars, (batch, end) => {
+            reader.readSpans(batch, offset);
+            offset += batch.length;
+            entries += batch.length;
+            onDocument?.(end, false);
+            return true;
+          });
+          if (close < 0) return -1;
+          skeleton.push(text.slice(from, spansOpen + 1));
+          from = close - 1;
+          return close;
+        });
+      });
+    });
+  });
+  if (resourcesEnd < 0) return undefined;
+  const end = skipSpace(text, resourcesEnd);
+  if (text.charCodeAt(end) !== 125 /* } */ || skipSpace(text, end + 1) !== text.length) return undefined;
+  skeleton.push(text.slice(from, end + 1));
+  // The rest of the document (every block without its spans) parsed, and checked as importFromOtlp checks it.
+  const rest: unknown = JSON.parse(skeleton.join(''));
+  if (!isObject(rest) || Object.keys(rest).length !== 1 || parts.deeper(rest, 1)) return undefined;
+  onDocument?.(text.length, true);
+  // The mapping's other four passes are counted as importFromOtlp counts them, the reading's done: a determinate bar.
+  const progress = new MapProgress(5 * entries);
+  progress.advance(entries);
+  return runsOf(spans, resource, read, progress);
+}
+
+/** See READ_BEFORE_SPANS: what readDocument reads of a resource block before its scope blocks. */
+const RESOURCE_READ_FIRST = new Set(['resource']);
 
 /**
  * A file that is a JSON array of OTLP documents (one per trace or batch: bench/gen-otlp's file, exporters that write
