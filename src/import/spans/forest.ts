@@ -2,6 +2,7 @@
 // SpanRecords; this module builds the tree (orphans kept as roots and counted, duplicates counted, loops cut), gives
 // every span its attribute standard, and reads what every span has (its step id, its error).
 import type { RunSpan, StepError } from '../../model/types.ts';
+import { hash32 } from '../../model/hash.ts';
 import { noStandard, textAttr, type Attributes, type AttributeStandard, type ModelCallIo, type SpanCategory } from './attributes.ts';
 import { customAttributes } from './custom.ts';
 import { genAi } from './genai.ts';
@@ -110,20 +111,65 @@ export interface ForestProgress {
   tick(): void;
 }
 
+/**
+ * The nodes by their spans' ids, the first of each id: an open-addressing table of the ids' hashes over the nodes'
+ * positions, sized once for them all. A Map of the ids cost twice the time (a million spans: ~0.9 s against ~0.45 s
+ * in Node), most of it growing and rehashing as it filled.
+ */
+class NodesById {
+  private readonly table: Int32Array;
+  private readonly hashes: Int32Array;
+  private readonly mask: number;
+
+  constructor(private readonly nodes: SpanNode[], capacity: number) {
+    let size = 16;
+    while (size < capacity * 2) size *= 2;
+    this.table = new Int32Array(size);
+    this.hashes = new Int32Array(capacity);
+    this.mask = size - 1;
+  }
+
+  /**
+   * Takes the place of the next node, `nodes[position]` (to be pushed before the next call), for `id` unless a node of
+   * that id is there: whether it was taken.
+   */
+  add(id: string, position: number): boolean {
+    const { table, hashes, nodes, mask } = this;
+    const h = hash32(id);
+    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
+      const at = table[slot];
+      if (at === 0) {
+        table[slot] = position + 1;
+        hashes[position] = h;
+        return true;
+      }
+      if (hashes[at - 1] === h && nodes[at - 1].span.id === id) return false;
+    }
+  }
+
+  get(id: string): SpanNode | undefined {
+    const { table, hashes, nodes, mask } = this;
+    const h = hash32(id);
+    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
+      const at = table[slot];
+      if (at === 0) return undefined;
+      if (hashes[at - 1] === h && nodes[at - 1].span.id === id) return nodes[at - 1];
+    }
+  }
+}
+
 export function buildForest(traceId: string, spans: SpanRecord[], dropped: ReadonlyMap<string, number> = NO_DROPS, progress?: ForestProgress): SpanForest {
-  const nodes = new Map<string, SpanNode>();
   let duplicates = 0;
   const kept: SpanNode[] = [];
+  const nodes = new NodesById(kept, spans.length);
   for (const span of spans) {
     progress?.tick();
-    if (nodes.has(span.id)) {
+    if (!nodes.add(span.id, kept.length)) {
       duplicates++;
       continue;
     }
     const standard = standardOf(span.attributes);
-    const node: SpanNode = { span, category: standard.category(span.attributes), standard, parent: undefined, children: NO_CHILDREN, io: undefined };
-    nodes.set(span.id, node);
-    kept.push(node);
+    kept.push({ span, category: standard.category(span.attributes), standard, parent: undefined, children: NO_CHILDREN, io: undefined });
   }
   const roots: SpanNode[] = [];
   let orphans = 0;

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { HAVE_SHARED, SKIP_REASON, sharedFiles } from '../../testing/fixture-kit.ts';
 import { titleFromTask } from './assemble.ts';
@@ -123,6 +124,27 @@ describe('span forest', () => {
     expect(forest.duplicates).toBe(1);
     expect(forest.roots.map((n) => n.span.id)).toEqual(['c', 'a']);
     expect(forest.roots[1].children.map((n) => n.span.id)).toEqual(['d', 'b']);
+  });
+
+  it('links thousands of spans with repeated ids to the first span of each parent id (its table of ids)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 2999 }), fc.option(fc.integer({ min: 0, max: 3500 }), { nil: undefined })), { minLength: 1, maxLength: 5000 }), (list) => {
+        const ids = (n: number) => `s${n.toString(16).padStart(15, '0')}`;
+        const spans = list.map(([id, parent], order) => rec(ids(id), parent === undefined ? undefined : ids(parent), order % 7, order));
+        const forest = buildForest('t', spans);
+        const first = new Map<string, SpanRecord>();
+        for (const span of spans) if (!first.has(span.id)) first.set(span.id, span);
+        expect(forest.duplicates).toBe(spans.length - first.size);
+        expect(forest.nodes.map((n) => n.span)).toEqual([...first.values()]);
+        expect(forest.orphans).toBe(forest.nodes.filter((n) => n.span.parentId !== undefined && !first.has(n.span.parentId)).length);
+        for (const node of forest.nodes) {
+          // Linked to the first span of its parent id, or a root: its parent missing, or its link cut in a cycle.
+          if (node.parent) expect(node.parent.span).toBe(first.get(node.span.parentId!));
+          else if (node.span.parentId !== undefined && first.has(node.span.parentId)) expect(forest.roots).toContain(node);
+        }
+      }),
+      { numRuns: 40 },
+    );
   });
 
   it('cuts parent cycles so every span stays reachable', () => {
