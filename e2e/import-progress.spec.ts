@@ -1,7 +1,7 @@
 // Issue 14 goal 2: a large file shows a progress bar for every phase of its import, and Cancel (by keyboard) stops the
 // import worker and leaves the library as it was. The files are generated here, large enough that each phase lasts.
 import { writeFileSync } from 'node:fs';
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { generateFlatAgentTrace } from '../bench/gen-flat-agent-otlp.ts';
 import { groupChat, openStudio } from './fixtures.ts';
 
@@ -36,16 +36,20 @@ interface Seen {
   text: string;
 }
 
-test('a large JSON Lines file shows a progress bar that advances through reading, mapping and handing over', async ({ page }, testInfo) => {
-  test.setTimeout(120_000);
-  const path = testInfo.outputPath('messages.jsonl');
-  writeFileSync(path, busLog(150_000));
+/** `text` written to `path` and opened in a freshly loaded studio, recording its progress row: what the row showed, once it is gone. */
+async function importRecorded(page: Page, path: string, text: string): Promise<Seen[]> {
+  writeFileSync(path, text);
   await page.addInitScript(RECORD);
   await openStudio(page);
   await page.getByTestId('open-file-input').setInputFiles(path);
   await expect(page.getByTestId('run-row')).toHaveCount(1, { timeout: 90_000 });
   await expect(page.getByTestId('import-progress')).toHaveCount(0, { timeout: 60_000 });
-  const seen = (await page.evaluate('window.__progress')) as Seen[];
+  return (await page.evaluate('window.__progress')) as Seen[];
+}
+
+test('a large JSON Lines file shows a progress bar that advances through reading, mapping and handing over', async ({ page }, testInfo) => {
+  test.setTimeout(120_000);
+  const seen = await importRecorded(page, testInfo.outputPath('messages.jsonl'), busLog(150_000));
   // A bar at every moment the row was shown.
   expect(seen.length).toBeGreaterThan(2);
   expect(seen.every((s) => s.bar)).toBe(true);
@@ -65,14 +69,7 @@ test('a large JSON Lines file shows a progress bar that advances through reading
 
 test('one large OTLP document shows how far into its text its spans are parsed, then a mapping bar (ADR 0047)', async ({ page }, testInfo) => {
   test.setTimeout(120_000);
-  const path = testInfo.outputPath('flat-agent.json');
-  writeFileSync(path, generateFlatAgentTrace(60_000));
-  await page.addInitScript(RECORD);
-  await openStudio(page);
-  await page.getByTestId('open-file-input').setInputFiles(path);
-  await expect(page.getByTestId('run-row')).toHaveCount(1, { timeout: 90_000 });
-  await expect(page.getByTestId('import-progress')).toHaveCount(0, { timeout: 60_000 });
-  const seen = (await page.evaluate('window.__progress')) as Seen[];
+  const seen = await importRecorded(page, testInfo.outputPath('flat-agent.json'), generateFlatAgentTrace(60_000));
   // Its spans are parsed a batch at a time from the text: the bar moves through the text's MB (one JSON.parse of the
   // whole document was an indeterminate "parsing").
   const parsing = seen.filter((s) => s.phase === 'parsing' && s.value !== null);

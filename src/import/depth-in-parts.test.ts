@@ -6,12 +6,8 @@ import { ImportError } from './errors.ts';
 import { importParsed, importText, type ImportedFile } from './index.ts';
 import { DepthCheckInParts, MAX_JSON_DEPTH } from './json-depth.ts';
 import { parseText } from './parse-input.ts';
+import { nestedValue } from '../testing/otlp-docs.ts';
 
-const deep = (levels: number): unknown => {
-  let v: unknown = 1;
-  for (let i = 0; i < levels; i++) v = i % 2 ? [v] : { x: v };
-  return v;
-};
 
 function span(i: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return {
@@ -64,25 +60,25 @@ describe('the nesting depth checked as the OTLP reader reads', () => {
   const firstAttrs = span(0).attributes as object[];
   for (const levels of [limit - 6, limit - 7, limit - 8, limit - 9, limit - 10, limit]) {
     cases.push(
-      [`a span attribute value, ${levels} levels`, document([span(0), span(1, { attributes: [{ key: 'k', value: { kvlistValue: deep(levels) } }] })])],
-      [`a span's unread field, ${levels} levels`, document([span(0, { links: [deep(levels)] }), span(1)])],
-      [`a dropped span (no trace id), ${levels} levels`, document([span(0), { ...span(1, { extra: deep(levels) }), traceId: '' }])],
-      [`a span entry that is an array, ${levels} levels`, document([span(0), [deep(levels)]])],
-      [`the resource, ${levels} levels`, document([span(0)], { resource: { extra: deep(levels) } })],
-      [`the scope block, ${levels} levels`, document([span(0)], { scope: { extra: deep(levels) } })],
-      [`the document, ${levels} levels`, document([span(0)], { doc: { extra: deep(levels) } })],
-      [`a document in an array, ${levels} levels`, [document([span(0)]), document([span(1, { links: deep(levels) })])]],
-      [`after a span with unreadable attributes, ${levels} levels`, document([span(0, { attributes: 'bad' }), span(1, { links: deep(levels) })])],
-      [`after a malformed scope block, ${levels} levels`, { resourceSpans: [{ scopeSpans: ['not a block'] }, { extra: deep(levels) }] }],
+      [`a span attribute value, ${levels} levels`, document([span(0), span(1, { attributes: [{ key: 'k', value: { kvlistValue: nestedValue(levels) } }] })])],
+      [`a span's unread field, ${levels} levels`, document([span(0, { links: [nestedValue(levels)] }), span(1)])],
+      [`a dropped span (no trace id), ${levels} levels`, document([span(0), { ...span(1, { extra: nestedValue(levels) }), traceId: '' }])],
+      [`a span entry that is an array, ${levels} levels`, document([span(0), [nestedValue(levels)]])],
+      [`the resource, ${levels} levels`, document([span(0)], { resource: { extra: nestedValue(levels) } })],
+      [`the scope block, ${levels} levels`, document([span(0)], { scope: { extra: nestedValue(levels) } })],
+      [`the document, ${levels} levels`, document([span(0)], { doc: { extra: nestedValue(levels) } })],
+      [`a document in an array, ${levels} levels`, [document([span(0)]), document([span(1, { links: nestedValue(levels) })])]],
+      [`after a span with unreadable attributes, ${levels} levels`, document([span(0, { attributes: 'bad' }), span(1, { links: nestedValue(levels) })])],
+      [`after a malformed scope block, ${levels} levels`, { resourceSpans: [{ scopeSpans: ['not a block'] }, { extra: nestedValue(levels) }] }],
       // Spans with the same attribute keys: the reader copies the first one's record and checks each item as it reads it.
-      [`an attribute value read from a template, ${levels} levels`, document([span(0), span(2), span(4, { attributes: [firstAttrs[0], { key: 'input.value', value: { stringValue: 'x', extra: deep(levels) } }] })])],
-      [`an attribute item's unread field read from a template, ${levels} levels`, document([span(0), span(2, { attributes: [{ ...firstAttrs[0], more: [deep(levels)] }, firstAttrs[1]] })])],
-      [`a kvlist attribute read from a template, ${levels} levels`, document([span(1, { attributes: [{ key: 'k', value: { stringValue: 'x' } }] }), span(3, { attributes: [{ key: 'k', value: { kvlistValue: deep(levels) } }] })])],
-      [`the attributes of a span without an id, ${levels} levels`, document([span(0), { ...span(2), spanId: '', attributes: [{ key: 'k', value: { arrayValue: deep(levels) } }] }])],
-      [`the attributes of a span without a trace id, ${levels} levels`, document([span(0), { ...span(2), traceId: 7, attributes: [{ key: 'k', value: deep(levels) }] }])],
-      [`unreadable attributes with a deep item, ${levels} levels`, document([span(0), span(2, { attributes: ['bad', { key: 'k', value: deep(levels) }] })])],
-      [`the attributes list itself, ${levels} levels`, document([span(0), span(2, { attributes: [deep(levels)] })])],
-      [`in a second resource block, ${levels} levels`, { resourceSpans: [document([span(0)]).resourceSpans, { scopeSpans: [{ spans: [span(1, { x: deep(levels) })] }] }].flat() }],
+      [`an attribute value read from a template, ${levels} levels`, document([span(0), span(2), span(4, { attributes: [firstAttrs[0], { key: 'input.value', value: { stringValue: 'x', extra: nestedValue(levels) } }] })])],
+      [`an attribute item's unread field read from a template, ${levels} levels`, document([span(0), span(2, { attributes: [{ ...firstAttrs[0], more: [nestedValue(levels)] }, firstAttrs[1]] })])],
+      [`a kvlist attribute read from a template, ${levels} levels`, document([span(1, { attributes: [{ key: 'k', value: { stringValue: 'x' } }] }), span(3, { attributes: [{ key: 'k', value: { kvlistValue: nestedValue(levels) } }] })])],
+      [`the attributes of a span without an id, ${levels} levels`, document([span(0), { ...span(2), spanId: '', attributes: [{ key: 'k', value: { arrayValue: nestedValue(levels) } }] }])],
+      [`the attributes of a span without a trace id, ${levels} levels`, document([span(0), { ...span(2), traceId: 7, attributes: [{ key: 'k', value: nestedValue(levels) }] }])],
+      [`unreadable attributes with a deep item, ${levels} levels`, document([span(0), span(2, { attributes: ['bad', { key: 'k', value: nestedValue(levels) }] })])],
+      [`the attributes list itself, ${levels} levels`, document([span(0), span(2, { attributes: [nestedValue(levels)] })])],
+      [`in a second resource block, ${levels} levels`, { resourceSpans: [document([span(0)]).resourceSpans, { scopeSpans: [{ spans: [span(1, { x: nestedValue(levels) })] }] }].flat() }],
     );
   }
 
@@ -96,14 +92,14 @@ describe('the nesting depth checked as the OTLP reader reads', () => {
   }
 
   it('a document past the limit in two places is refused for the first one in document order', () => {
-    const text = JSON.stringify(document([span(0, { links: deep(limit) }), span(1)], { doc: { before: deep(limit) } }));
+    const text = JSON.stringify(document([span(0, { links: nestedValue(limit) }), span(1)], { doc: { before: nestedValue(limit) } }));
     const expected = before(text);
     expect(expected).toEqual({ error: ['json', expect.stringMatching(/^\$\.resourceSpans/), expect.any(String)] });
     expect(now(text)).toEqual(expected);
   });
 
   it('the parts and the rest answer as the whole-document check', () => {
-    const doc = document([span(0), span(1, { links: [deep(limit - 7)] })]);
+    const doc = document([span(0), span(1, { links: [nestedValue(limit - 7)] })]);
     const parts = new DepthCheckInParts();
     const spans = (doc.resourceSpans as Array<{ scopeSpans: Array<{ spans: object[] }> }>)[0].scopeSpans[0].spans;
     // The second span sits at level 7: its links reach level 7 + 1 + 1 + (limit − 7) = limit + 2.

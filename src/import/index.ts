@@ -81,7 +81,7 @@ export function importText(file: string, text: string, options: ImportOptions = 
 
 /**
  * detectText, except that a JSON array of OTLP documents is imported here already, a document at a time from the
- * text (importOtlpArray, ADR 0047), and so is one OTLP document, its spans a batch at a time (importOtlpDocument), and
+ * text (ADR 0047), and so is one OTLP document, its spans a batch at a time (importOtlpInPieces), and
  * a chat log's messages are parsed in batches (parseChatLogText); `onDocument`
  * is told how far into the text either is. The one place importText, the command line and the import worker decide
  * which path a text takes.
@@ -91,7 +91,7 @@ export function detectOrImportText(
   text: string,
   options: ImportOptions & { dropText?: boolean; onDocument?: (end: number, read: boolean) => void } = {},
 ): DetectedInput | ImportedFile {
-  const early = importOtlpArray(file, text, options, options.onDocument) ?? importOtlpDocument(file, text, options, options.onDocument);
+  const early = importOtlpInPieces(file, text, options, options.onDocument);
   if (early) return early;
   // A chat log's messages are parsed in batches, `onDocument` told how far (the same value as parseText's).
   const doc = parseChatLogText(text, options.onDocument);
@@ -114,38 +114,24 @@ function parseChatLogText(text: string, onDocument?: (end: number, read: boolean
 const CHAT_LOG_ARRAYS = ['history', 'chat_history'];
 
 /**
- * A JSON array of OTLP documents read one at a time from the text (importOtlpArrayText): the same file as the
- * whole-text path would give, or undefined (then that path runs, and raises any error). Only where detection would
- * try OTLP on an array first: no format forced but OTLP, and no importer matched by the file name before it except
- * those that never take an array (the native session, span trees and TRAIL annotations read one object).
+ * An OTLP file read from its text in pieces: a JSON array of OTLP documents a document at a time (importOtlpArrayText,
+ * ADR 0047), or one document whose only key is `resourceSpans` a batch of spans at a time (importOtlpDocumentText). The
+ * same file as the whole-text path would give, or undefined (then that path runs, and raises any error). Only where
+ * detection would try OTLP on it first: no format forced but OTLP, and no importer matched by the file name before it
+ * except those that never take such an array or object (the native session needs its `format`, a span tree its
+ * `spans`, TRAIL annotations their `errors`).
  */
-function importOtlpArray(file: string, text: string, options: ImportOptions, onDocument?: (end: number, read: boolean) => void): ImportedFile | undefined {
+function importOtlpInPieces(file: string, text: string, options: ImportOptions, onDocument?: (end: number, read: boolean) => void): ImportedFile | undefined {
   if (!otlpTriedFirst(file, options)) return undefined;
   try {
-    const result = importOtlpArrayText(text, onDocument);
+    const result = importOtlpArrayText(text, onDocument) ?? importOtlpDocumentText(text, onDocument);
     return result && withFileFacts(file, otlpImporter, result);
   } catch {
     return undefined;
   }
 }
 
-/**
- * One OTLP document whose only key is `resourceSpans` read from the text with its spans parsed in batches
- * (importOtlpDocumentText): the same file as the whole-text path would give, or undefined (then that path runs). Under
- * the same condition as importOtlpArray: the importers tried before OTLP that it skips never take such an object (the
- * native session needs its `format`, a span tree its `spans`, TRAIL annotations their `errors`).
- */
-function importOtlpDocument(file: string, text: string, options: ImportOptions, onDocument?: (end: number, read: boolean) => void): ImportedFile | undefined {
-  if (!otlpTriedFirst(file, options)) return undefined;
-  try {
-    const result = importOtlpDocumentText(text, onDocument);
-    return result && withFileFacts(file, otlpImporter, result);
-  } catch {
-    return undefined;
-  }
-}
-
-/** No format forced but OTLP, and no importer matched by the file name that could come before OTLP (see importOtlpArray). */
+/** No format forced but OTLP, and no importer matched by the file name that could come before OTLP (see importOtlpInPieces). */
 function otlpTriedFirst(file: string, options: ImportOptions): boolean {
   if (options.format !== undefined) return options.format === 'otlp';
   for (const importer of IMPORTERS) {

@@ -6,16 +6,11 @@ import { isDeepStrictEqual } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mapTicks } from '../model/run-builder.ts';
 import { HAVE_SHARED, SKIP_REASON, sharedFiles } from '../testing/fixture-kit.ts';
-import { agentTraceDocument, agentTraceSpan } from '../testing/otlp-docs.ts';
+import { agentTraceDocument, agentTraceSpan, nestedValue } from '../testing/otlp-docs.ts';
 import { importOtlpArrayText } from './formats/otlp.ts';
 import { detectText, importDetected, importText, type ImportOptions } from './index.ts';
 import { MAX_JSON_DEPTH } from './json-depth.ts';
 
-const deep = (levels: number): unknown => {
-  let v: unknown = 1;
-  for (let i = 0; i < levels; i++) v = i % 2 ? [v] : { x: v };
-  return v;
-};
 
 /** The names a reader must take as text: quotes, escapes and what looks like the next document's start. */
 const HOSTILE = { tool: 'search "q\\"', agent: 'a]},{"resourceSpans":[' };
@@ -105,17 +100,17 @@ describe('a JSON array of OTLP documents read one at a time', () => {
       JSON.stringify([...docs, 3]),
       '[]',
       '[ ]',
-      JSON.stringify([document(1), { resourceSpans: [{ scopeSpans: [{ spans: [span(1, 0, { deep: deep(MAX_JSON_DEPTH) })] }] }] }]),
-      JSON.stringify([document(1), document(2, 1, { deep: deep(MAX_JSON_DEPTH) })]),
-      JSON.stringify([document(1), { resourceSpans: [{ resource: deep(MAX_JSON_DEPTH), scopeSpans: [] }] }]),
-      JSON.stringify([document(1, 2), document(2, 2, { more: [deep(MAX_JSON_DEPTH - 2)] })]),
+      JSON.stringify([document(1), { resourceSpans: [{ scopeSpans: [{ spans: [span(1, 0, { deep: nestedValue(MAX_JSON_DEPTH) })] }] }] }]),
+      JSON.stringify([document(1), document(2, 1, { deep: nestedValue(MAX_JSON_DEPTH) })]),
+      JSON.stringify([document(1), { resourceSpans: [{ resource: nestedValue(MAX_JSON_DEPTH), scopeSpans: [] }] }]),
+      JSON.stringify([document(1, 2), document(2, 2, { more: [nestedValue(MAX_JSON_DEPTH - 2)] })]),
     ];
     for (const text of cases) {
       expect(importOtlpArrayText(text)).toBeUndefined();
       expectSame(text);
     }
     // Just within the limit: read in pieces.
-    const within = JSON.stringify([document(1, 2), document(2, 2, { more: deep(MAX_JSON_DEPTH - 2) })]);
+    const within = JSON.stringify([document(1, 2), document(2, 2, { more: nestedValue(MAX_JSON_DEPTH - 2) })]);
     expect(importOtlpArrayText(within)).toBeDefined();
     expectSame(within);
   });

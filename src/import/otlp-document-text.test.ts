@@ -8,16 +8,11 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { mapTicks } from '../model/run-builder.ts';
 import { HAVE_SHARED, SHARED_TRACES, SKIP_REASON, sharedFiles } from '../testing/fixture-kit.ts';
-import { agentTraceDocument, agentTraceSpan } from '../testing/otlp-docs.ts';
+import { agentTraceDocument, agentTraceSpan, nestedValue } from '../testing/otlp-docs.ts';
 import { importFromOtlp, importOtlpDocumentText } from './formats/otlp.ts';
 import { detectText, importDetected, importText, type ImportOptions } from './index.ts';
 import { MAX_JSON_DEPTH } from './json-depth.ts';
 
-const deep = (levels: number): unknown => {
-  let v: unknown = 1;
-  for (let i = 0; i < levels; i++) v = i % 2 ? [v] : { x: v };
-  return v;
-};
 
 /** Names a reader must take as text: quotes, escapes, and what looks like a span's start or a list's end. */
 const HOSTILE = { tool: 'search "q\\"},{"traceId":"', agent: 'a]},{"resourceSpans":[' };
@@ -132,11 +127,11 @@ describe('one OTLP document, its spans read a batch at a time', () => {
       one({ resource: {}, scopeSpans: [scope], scopeSpans2: 1 }).replace('"scopeSpans2"', '"scopeSpans"'), // a key twice in a block
       one({ resource: {}, scopeSpans: [scope, 7] }),
       // Too deep: in a span, in a block's head, after a list, at the top.
-      one({ resource: {}, scopeSpans: [{ scope: { name: 's' }, spans: [span(1, 0, { deep: deep(MAX_JSON_DEPTH) })] }] }),
-      one({ resource: deep(MAX_JSON_DEPTH) as object, scopeSpans: [scope] }),
-      one({ resource: {}, scopeSpans: [{ scope: deep(MAX_JSON_DEPTH), spans: [span(1, 0)] }] }),
-      one({ resource: {}, scopeSpans: [{ ...scope, after: deep(MAX_JSON_DEPTH - 4) }] }),
-      one({ resource: {}, scopeSpans: [scope], after: deep(MAX_JSON_DEPTH - 2) }),
+      one({ resource: {}, scopeSpans: [{ scope: { name: 's' }, spans: [span(1, 0, { deep: nestedValue(MAX_JSON_DEPTH) })] }] }),
+      one({ resource: nestedValue(MAX_JSON_DEPTH) as object, scopeSpans: [scope] }),
+      one({ resource: {}, scopeSpans: [{ scope: nestedValue(MAX_JSON_DEPTH), spans: [span(1, 0)] }] }),
+      one({ resource: {}, scopeSpans: [{ ...scope, after: nestedValue(MAX_JSON_DEPTH - 4) }] }),
+      one({ resource: {}, scopeSpans: [scope], after: nestedValue(MAX_JSON_DEPTH - 2) }),
     ];
     for (const text of cases) {
       expect(importOtlpDocumentText(text, undefined, 64), text.slice(0, 200)).toBeUndefined();
@@ -146,9 +141,9 @@ describe('one OTLP document, its spans read a batch at a time', () => {
     // read in pieces.
     for (const text of [
       good.replace('"startTimeUnixNano"', '"startTimeUnixNano":1,"startTimeUnixNano"'),
-      one({ resource: {}, scopeSpans: [{ ...scope, after: deep(MAX_JSON_DEPTH - 5) }] }),
-      one({ resource: {}, scopeSpans: [scope], after: deep(MAX_JSON_DEPTH - 3) }),
-      one({ resource: {}, scopeSpans: [{ scope: { name: 's' }, spans: [span(1, 0, { deep: deep(MAX_JSON_DEPTH - 7) })] }] }),
+      one({ resource: {}, scopeSpans: [{ ...scope, after: nestedValue(MAX_JSON_DEPTH - 5) }] }),
+      one({ resource: {}, scopeSpans: [scope], after: nestedValue(MAX_JSON_DEPTH - 3) }),
+      one({ resource: {}, scopeSpans: [{ scope: { name: 's' }, spans: [span(1, 0, { deep: nestedValue(MAX_JSON_DEPTH - 7) })] }] }),
     ]) {
       expect(importOtlpDocumentText(text, undefined, 64)).toBeDefined();
       expectSame(text);

@@ -41,3 +41,10 @@ export function agentTraceDocument(trace: number, spans: number, names: AgentSpa
     ...extra,
   };
 }
+
+/** A value `levels` objects and arrays deep (`{x: [{x: …}]}`), for the nesting-depth limit's tests. */
+export function nestedValue(levels: number): unknown {
+  let v: unknown = 1;
+  for (let i = 0; i < levels; i++) v = i % 2 ? [v] : { x: v };
+  return v;
+}

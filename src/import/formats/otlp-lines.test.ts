@@ -10,6 +10,7 @@ import { readGzipJsonLines, readJsonLines, type ReadJsonLinesOptions } from '../
 import { gzipSync } from 'node:zlib';
 import { OtlpLinesReader } from './otlp.ts';
 import { MAX_JSON_DEPTH } from '../json-depth.ts';
+import { nestedValue } from '../../testing/otlp-docs.ts';
 
 const enc = new TextEncoder();
 
@@ -229,11 +230,6 @@ describe('OTLP JSON Lines read as they are parsed', () => {
 
 describe('the nesting depth of lines read as they are parsed (checked while the reader reads them, ADR 0040)', () => {
   const limit = MAX_JSON_DEPTH;
-  const deep = (levels: number): unknown => {
-    let v: unknown = 1;
-    for (let i = 0; i < levels; i++) v = i % 2 ? [v] : { x: v };
-    return v;
-  };
   /** A line as `line` makes it, with `extra` at its top, in its resource or in its scope block. */
   const lineWith = (spans: unknown[], extra: { doc?: object; resource?: object; scope?: object }) =>
     JSON.stringify({
@@ -241,16 +237,16 @@ describe('the nesting depth of lines read as they are parsed (checked while the 
       ...extra.doc,
     });
   const places = (levels: number): Array<[string, string]> => [
-    ['an attribute value', line([span(2), span(3, 1, { attributes: [{ key: 'k', value: { kvlistValue: deep(levels) } }] })])],
-    ['an attribute value read from a template', line([span(2), span(4), span(6, 1, { attributes: [{ key: 'gen_ai.operation.name', value: { stringValue: 'chat', extra: deep(levels) } }] })])],
-    ['a span field the reader does not read', line([span(2, 1, { links: [deep(levels)] })])],
-    ['a span dropped for its trace id', line([span(2), span(3, 1, { traceId: '', extra: deep(levels) })])],
-    ['the attributes list of a span without an id', line([span(2), span(3, 1, { spanId: '', attributes: [{ key: 'k', value: { arrayValue: deep(levels) } }] })])],
-    ['a span entry that is an array', line([span(2), [deep(levels)]])],
-    ['the resource', lineWith([span(2)], { resource: { extra: deep(levels) } })],
-    ['the scope block', lineWith([span(2)], { scope: { extra: deep(levels) } })],
-    ['the line itself', lineWith([span(2)], { doc: { extra: deep(levels) } })],
-    ['a line whose scope blocks are malformed', JSON.stringify({ resourceSpans: [{ scopeSpans: ['not a block'] }, { extra: deep(levels) }] })],
+    ['an attribute value', line([span(2), span(3, 1, { attributes: [{ key: 'k', value: { kvlistValue: nestedValue(levels) } }] })])],
+    ['an attribute value read from a template', line([span(2), span(4), span(6, 1, { attributes: [{ key: 'gen_ai.operation.name', value: { stringValue: 'chat', extra: nestedValue(levels) } }] })])],
+    ['a span field the reader does not read', line([span(2, 1, { links: [nestedValue(levels)] })])],
+    ['a span dropped for its trace id', line([span(2), span(3, 1, { traceId: '', extra: nestedValue(levels) })])],
+    ['the attributes list of a span without an id', line([span(2), span(3, 1, { spanId: '', attributes: [{ key: 'k', value: { arrayValue: nestedValue(levels) } }] })])],
+    ['a span entry that is an array', line([span(2), [nestedValue(levels)]])],
+    ['the resource', lineWith([span(2)], { resource: { extra: nestedValue(levels) } })],
+    ['the scope block', lineWith([span(2)], { scope: { extra: nestedValue(levels) } })],
+    ['the line itself', lineWith([span(2)], { doc: { extra: nestedValue(levels) } })],
+    ['a line whose scope blocks are malformed', JSON.stringify({ resourceSpans: [{ scopeSpans: ['not a block'] }, { extra: nestedValue(levels) }] })],
   ];
 
   for (const levels of [limit - 6, limit - 7, limit - 8, limit]) {
@@ -273,7 +269,7 @@ describe('the nesting depth of lines read as they are parsed (checked while the 
   }
 
   it('refuses the first line too deep, in file order, when two are', async () => {
-    const text = [line([span(1)]), lineWith([span(2)], { doc: { extra: deep(limit) } }), line([span(3, 1, { links: [deep(limit)] })])].join('\n');
+    const text = [line([span(1)]), lineWith([span(2)], { doc: { extra: nestedValue(limit) } }), line([span(3, 1, { links: [nestedValue(limit)] })])].join('\n');
     const expected = outcome(() => importText('x.jsonl', text));
     expect(expected).toMatchObject({ error: ['x.jsonl', 'json', expect.stringMatching(/^line 2: \$\.extra/), expect.any(String)] });
     expect((await streamed('x.jsonl', text)).result).toEqual(expected);
