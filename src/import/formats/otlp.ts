@@ -865,8 +865,12 @@ function runsOf(spans: SpanRecord[], resource: { attributes?: Attributes }, read
 /** Characters of spans parsed per batch by importOtlpDocumentText (json-pieces' batches: young objects, scavenged at once). */
 const SPAN_BATCH_CHARS = 1 << 16;
 
-/** Keys a scope block may not have after its spans, or a resource block after its scope blocks: readDocument reads them first. */
+/**
+ * Keys a scope block may not have after its spans (READ_BEFORE_SPANS), or a resource block after its scope blocks
+ * (RESOURCE_READ_FIRST): readDocument reads them before the list, so the block's head parsed alone must hold them.
+ */
 const READ_BEFORE_SPANS = new Set(['scope', 'instrumentationLibrary', 'instrumentation_library']);
+const RESOURCE_READ_FIRST = new Set(['resource']);
 
 /**
  * A file that is one OTLP document (`{"resourceSpans": [...]}`, the flat exports of goal 1) read from its text with
@@ -994,9 +998,6 @@ function readDocumentInPieces(text: string, onDocument: ((end: number, read: boo
   progress.advance(entries);
   return runsOf(spans, resource, read, progress);
 }
-
-/** See READ_BEFORE_SPANS: what readDocument reads of a resource block before its scope blocks. */
-const RESOURCE_READ_FIRST = new Set(['resource']);
 
 /**
  * A file that is a JSON array of OTLP documents (one per trace or batch: bench/gen-otlp's file, exporters that write
