@@ -6,7 +6,7 @@
 // started; after a cancel the next one is created by the next import (or span read) that needs it.
 import * as Comlink from 'comlink';
 import type { ImportBatchResult as LoadedBatch, ImportProgress } from './import-files.ts';
-import { FileAssembler, type FilePart } from './run-parts.ts';
+import { FileAssembler, partRows, type FilePart } from './run-parts.ts';
 import { deliverTracePart, expectTracePart, isTracePartRun, type TracePart, type TracePartRun } from '../features/run-view/trace-parts.ts';
 import type { LoadedFile } from '../import/index.ts';
 import type { RunSpan } from '../model/types.ts';
@@ -153,8 +153,9 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
   let handingReported = 0;
   const callbacks: ImportCallbacks = {
     async onPart(part: FilePart) {
-      if (handing && (part.kind === 'steps' || part.kind === 'handoffs')) {
-        handing = { ...handing, done: (handing.done ?? 0) + (part.kind === 'steps' ? part.steps.rows : part.handoffs.rows) };
+      const rows = partRows(part);
+      if (handing && rows > 0) {
+        handing = { ...handing, done: (handing.done ?? 0) + rows };
         const now = Date.now();
         if (now - handingReported >= HAND_OVER_PROGRESS_EVERY_MS) {
           handingReported = now;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { serialize } from 'node:v8';
@@ -7,6 +8,7 @@ import { firstDifference } from '../testing/same-value.ts';
 import { importFiles } from './import-files.ts';
 import { importText } from '../import/index.ts';
 import type { LoadedFile } from '../import/index.ts';
+import type { Handoff, Step } from '../model/types.ts';
 import { FileAssembler, STEP_SLICE, type FilePart, type LeanHandoff } from './run-parts.ts';
 import { rebuild, RunStrings } from '../model/step-columns.ts';
 import { sendInParts } from './send-parts.ts';
@@ -43,41 +45,36 @@ async function handOver(file: LoadedFile, lose?: (part: FilePart) => boolean): P
 }
 
 describe('handoffs cross naming their step (ADR 0026, shared strings)', () => {
-  it("the page's run deep-equals the worker's, and each handoff's content is its step's output, one string", async () => {
+  it("a chat log's handoffs are made from their steps on the page (ADR 0067): one string and one array with the step's", async () => {
     const file = chatFile(2 * STEP_SLICE + 7);
     const before = structuredClone(file.runs);
-    const { received, lean } = await handOver(file);
+    const { received, parts } = await handOver(file);
     // The worker's runs are unchanged (its IndexedDB write follows the hand-off).
     expect(file.runs).toEqual(before);
-    expect(received!.runs).toEqual(file.runs);
+    expect(firstDifference(received!.runs, file.runs)).toBeUndefined();
     expect(JSON.stringify(received!.runs)).toBe(JSON.stringify(file.runs));
     const [run] = received!.runs;
     expect(run.handoffs.length).toBeGreaterThan(2 * STEP_SLICE);
-    const byId = new Map(run.steps.map((s) => [s.id, s]));
-    for (const h of run.handoffs) {
-      const step = byId.get(h.stepId!)!;
+    // What crossed: each handoff as its step's position and its kind, in three slices, none in columns.
+    const made = parts.filter((p) => p.kind === 'step-handoffs');
+    expect(parts.filter((p) => p.kind === 'handoffs')).toEqual([]);
+    expect(made.map((p) => p.steps.length)).toEqual([STEP_SLICE, STEP_SLICE, run.handoffs.length - 2 * STEP_SLICE]);
+    const at = made.flatMap((p) => [...p.steps]);
+    run.handoffs.forEach((h, i) => {
+      const step = run.steps[at[i]];
+      expect(h.stepId).toBe(step.id);
       expect(h.content).toBe(step.output);
-      expect(h.to).toEqual(step.recipients);
       // One array on the page, as the content is one string.
       expect(h.to).toBe(step.recipients);
-    }
-    // What crossed: no handoff carried its content or recipients.
-    expect(lean.length).toBe(run.handoffs.length);
-    for (const h of lean) {
-      expect(typeof h.content).toBe('number');
-      expect(typeof h.to).toBe('number');
-      expect(typeof h.stepId).toBe('number');
-    }
-    // The step id the page's handoff names is the received step's own string (no second copy crossed).
-    run.handoffs.forEach((h, i) => expect(h.stepId).toBe(run.steps[lean[i].stepId as number].id));
+    });
   });
 
   it('the handoff slices are smaller serialised than the handoffs themselves', async () => {
     const file = chatFile(STEP_SLICE);
     const { parts } = await handOver(file);
-    const lean = parts.filter((p) => p.kind === 'handoffs').reduce((n, p) => n + serialize(p).length, 0);
+    const sent = parts.filter((p) => p.kind === 'handoffs' || p.kind === 'step-handoffs').reduce((n, p) => n + serialize(p).length, 0);
     const whole = serialize(file.runs[0].handoffs).length;
-    expect(lean).toBeLessThan(whole * 0.85);
+    expect(sent).toBeLessThan(whole * 0.15);
   });
 
   it("a handoff whose content (or `to`) differs from its step's crosses whole", async () => {
@@ -97,15 +94,105 @@ describe('handoffs cross naming their step (ADR 0026, shared strings)', () => {
     expect(sent[5].stepId).toBe('no-such-step');
   });
 
+  it('a slice with one handoff the page cannot make from its step crosses in columns; the others are made', async () => {
+    const file = chatFile(3 * STEP_SLICE);
+    const run = file.runs[0];
+    // In the second slice only: a handoff with a field of its own.
+    run.handoffs[STEP_SLICE + 5] = { ...run.handoffs[STEP_SLICE + 5], note: 'kept' } as (typeof run.handoffs)[number];
+    const { received, parts } = await handOver(file);
+    expect(firstDifference(received!.runs, file.runs)).toBeUndefined();
+    expect(JSON.stringify(received!.runs)).toBe(JSON.stringify(file.runs));
+    expect(parts.filter((p) => p.kind === 'handoffs' || p.kind === 'step-handoffs').map((p) => p.kind)).toEqual(['step-handoffs', 'handoffs', 'step-handoffs']);
+  });
+
+  // Each way a handoff can differ from what the page would make of its step: its slice crosses in columns, and the
+  // page's run is the worker's (keys in their order, values and all).
+  const unlike: [string, (h: Handoff, step: Step) => Handoff][] = [
+    ['another id', (h) => ({ ...h, id: `${h.id}x` })],
+    ['an id with a leading zero', (h) => ({ ...h, id: h.id.replace(/:h(\d+)$/, ':h0$1') })],
+    ["another run's id", (h) => ({ ...h, id: h.id.replace(/^chat-/, 'chat-x') })],
+    ['another sender', (h) => ({ ...h, from: 'Someone' })],
+    ['its keys in another order', ({ id, from, to, kind, stepId, content }) => ({ id, from, to, kind, content, stepId })],
+    ['a key of its own', (h) => ({ ...h, note: 'x' }) as Handoff],
+    ['a key whose value is undefined', (h) => ({ ...h, extra: undefined }) as Handoff],
+    ['no step', ({ stepId: _s, ...h }) => h],
+    ['recipients of its own', (h) => ({ ...h, to: [...h.to, 'Extra'] })],
+    ['content of its own', (h) => ({ ...h, content: `${h.content}!` })],
+  ];
+  it.each(unlike)('a handoff with %s crosses in columns, the same on the page', async (_what, change) => {
+    const file = chatFile(40);
+    const run = file.runs[0];
+    const byId = new Map(run.steps.map((s) => [s.id, s]));
+    run.handoffs[17] = change(run.handoffs[17], byId.get(run.handoffs[17].stepId!)!);
+    const { received, parts } = await handOver(file);
+    expect(parts.some((p) => p.kind === 'step-handoffs')).toBe(false);
+    expect(firstDifference(received!.runs, file.runs)).toBeUndefined();
+    expect(JSON.stringify(received!.runs)).toBe(JSON.stringify(file.runs));
+  });
+
+  it('recipients equal to its step\'s (another array) and a step found past the next one: still made from the step', async () => {
+    const file = chatFile(60);
+    const run = file.runs[0];
+    run.handoffs[7] = { ...run.handoffs[7], to: [...run.handoffs[7].to] };
+    // Handoffs 20–29 gone: the next one names a step ten places on, and the ids are renumbered as RunBuilder would.
+    run.handoffs = run.handoffs.filter((_h, i) => i < 20 || i >= 30).map((h, k) => ({ ...h, id: `${run.id}:h${k}` }));
+    const { received, parts } = await handOver(file);
+    expect(parts.filter((p) => p.kind === 'handoffs')).toEqual([]);
+    expect(firstDifference(received!.runs, file.runs)).toBeUndefined();
+  });
+
+  it('more than 256 kinds in a slice: it crosses in columns', async () => {
+    const file = chatFile(300);
+    const run = file.runs[0];
+    run.handoffs = run.handoffs.map((h, i) => ({ ...h, kind: `kind ${i}` as Handoff['kind'] }));
+    const { received, parts } = await handOver(file);
+    expect(parts.filter((p) => p.kind === 'step-handoffs')).toEqual([]);
+    expect(firstDifference(received!.runs, file.runs)).toBeUndefined();
+  });
+
   it('a lost slice still fails the file', async () => {
     const file = chatFile(3 * STEP_SLICE);
     let n = 0;
     const taken = handOver(file, (p) => p.kind === 'steps' && n++ === 1);
     await expect(taken).rejects.toThrow(/could not be cloned|did not arrive/);
+    // A lost slice of handoffs made from their steps: the next one does not start where the page's list ends.
     let m = 0;
-    const lostHandoffs = handOver(file, (p) => p.kind === 'handoffs' && m++ === 0);
+    const lostHandoffs = handOver(file, (p) => p.kind === 'step-handoffs' && m++ === 0);
     await expect(lostHandoffs).rejects.toThrow(/could not be cloned|did not arrive/);
+    let k = 0;
+    const assembler = new FileAssembler();
+    await expect(
+      sendInParts(file, async (part) => {
+        if (part.kind === 'step-handoffs' && k++ === 0) return;
+        assembler.take(structuredClone(part));
+      }, false),
+    ).rejects.toThrow(/did not arrive/);
   });
+
+  it('property: runs with handoffs made by RunBuilder, some changed, cross as they were', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 3 * STEP_SLICE }),
+        fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: unlike.length - 1 })), { maxLength: 4 }),
+        fc.integer({ min: 0, max: 3 }),
+        async (n, changes, skipEvery) => {
+          const file = chatFile(n);
+          const run = file.runs[0];
+          if (skipEvery > 0) run.handoffs = run.handoffs.filter((_h, i) => i % (skipEvery + 3) !== 0).map((h, k) => ({ ...h, id: `${run.id}:h${k}` }));
+          const byId = new Map(run.steps.map((s) => [s.id, s]));
+          for (const [at, which] of changes) {
+            if (run.handoffs.length === 0) break;
+            const i = at % run.handoffs.length;
+            run.handoffs[i] = unlike[which][1](run.handoffs[i], byId.get(run.handoffs[i].stepId!)!);
+          }
+          const { received } = await handOver(file);
+          expect(firstDifference(received!.runs, file.runs)).toBeUndefined();
+          expect(JSON.stringify(received!.runs)).toBe(JSON.stringify(file.runs));
+        },
+      ),
+      { numRuns: 60 },
+    );
+  }, 60_000);
 });
 
 describe('steps and handoffs cross in columns (ADR 0029)', () => {

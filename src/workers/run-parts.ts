@@ -22,6 +22,12 @@ export type FilePart =
    * (recipients) name that step's index instead (leanHandoff).
    */
   | { kind: 'handoffs'; run: number; handoffs: ColumnSlice }
+  /**
+   * A slice of handoffs the page makes from their steps (ADR 0067): handoff i is `{ id: <run id>:h<first + i>, from:
+   * its step's agent, to: the step's recipients, kind: kindNames[kinds[i]], stepId: the step's id, content: the step's
+   * output }`, its step at position steps[i] of the run. A chat log's handoffs are all so made (RunBuilder.addHandoff).
+   */
+  | { kind: 'step-handoffs'; run: number; first: number; steps: Int32Array; kinds: Uint8Array; kindNames: string[] }
   /** The steps (and handoffs) each run should now have: a slice lost on the way (not cloneable) leaves the file unfinished. */
   | { kind: 'end'; steps: number[]; handoffs?: number[] };
 
@@ -47,6 +53,14 @@ function fullHandoff(lean: LeanHandoff, steps: readonly Step[]): Handoff {
   // to copy while the steps arrive. Neither side is changed in place (runs are replaced, never edited).
   if (typeof lean.to === 'number') handoff.to = stepAt(steps, lean.to).recipients ?? [];
   return handoff as Handoff;
+}
+
+/** How many steps or handoffs a part brings (0 for the file and its end). */
+export function partRows(part: FilePart): number {
+  if (part.kind === 'steps') return part.steps.rows;
+  if (part.kind === 'handoffs') return part.handoffs.rows;
+  if (part.kind === 'step-handoffs') return part.steps.length;
+  return 0;
 }
 
 function stepAt(steps: readonly Step[], at: number): Step {
@@ -78,6 +92,17 @@ export class FileAssembler {
     if (part.kind === 'handoffs') {
       const { handoffs: into, steps } = file.runs[part.run];
       for (const handoff of rebuild<LeanHandoff>(part.handoffs, this.strings[part.run])) into.push(fullHandoff(handoff, steps));
+      return undefined;
+    }
+    if (part.kind === 'step-handoffs') {
+      const { id, handoffs: into, steps } = file.runs[part.run];
+      if (part.first !== into.length) throw new Error('some of its handoffs did not arrive');
+      const prefix = `${id}:h`;
+      const { steps: at, kinds, kindNames } = part;
+      for (let i = 0; i < at.length; i++) {
+        const step = stepAt(steps, at[i]);
+        into.push({ id: prefix + (part.first + i), from: step.agentId, to: step.recipients ?? [], kind: kindNames[kinds[i]] as Handoff['kind'], stepId: step.id, content: step.output ?? '' });
+      }
       return undefined;
     }
     this.file = undefined;
