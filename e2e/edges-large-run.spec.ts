@@ -34,7 +34,8 @@ test('a run of 20,000 handoffs: its edge list opens without freezing the page, m
     await list.press('j');
     await expect.poll(() => page.url()).not.toBe(before);
   }
-  await expect(page.getByRole('heading', { name: /^Edge #4:/ })).toBeVisible();
+  // Each handoff made on the page from its step (ADR 0067): message i is sent by its speaker to the next one.
+  await expect(page.getByRole('heading', { name: /^Edge #4:/ })).toHaveText('Edge #4: Writer → Planner (message)');
   await expect(rows.and(page.locator('[aria-current="true"]'))).toContainText('#4');
 
   // Scrolled to the middle, the rows there are drawn (and only a window of them); one is picked and labelled.
@@ -46,7 +47,9 @@ test('a run of 20,000 handoffs: its edge list opens without freezing the page, m
   expect(await rows.count()).toBeLessThan(100);
   const number = /#(\d+)/.exec((await middle.textContent()) ?? '')![1];
   await middle.click();
-  await expect(page.getByRole('heading', { name: new RegExp(`^Edge #${number}:`) })).toBeVisible();
+  const speakers = ['Planner', 'Coder', 'Critic', 'Writer'];
+  const at = Number(number) - 1;
+  await expect(page.getByRole('heading', { name: new RegExp(`^Edge #${number}:`) })).toHaveText(`Edge #${number}: ${speakers[at % 4]} → ${speakers[(at + 1) % 4]} (message)`);
   const form = page.getByTestId('label-form');
   await form.getByRole('radio', { name: /^RD/ }).click();
   await form.getByRole('button', { name: 'Save label' }).click();
