@@ -74,7 +74,7 @@ describe('handoffs cross naming their step (ADR 0026, shared strings)', () => {
     const { parts } = await handOver(file);
     const sent = parts.filter((p) => p.kind === 'handoffs' || p.kind === 'step-handoffs').reduce((n, p) => n + serialize(p).length, 0);
     const whole = serialize(file.runs[0].handoffs).length;
-    expect(sent).toBeLessThan(whole * 0.15);
+    expect(sent).toBeLessThan(whole * 0.35);
   });
 
   it("a handoff whose content (or `to`) differs from its step's crosses whole", async () => {
@@ -108,9 +108,6 @@ describe('handoffs cross naming their step (ADR 0026, shared strings)', () => {
   // Each way a handoff can differ from what the page would make of its step: its slice crosses in columns, and the
   // page's run is the worker's (keys in their order, values and all).
   const unlike: [string, (h: Handoff, step: Step) => Handoff][] = [
-    ['another id', (h) => ({ ...h, id: `${h.id}x` })],
-    ['an id with a leading zero', (h) => ({ ...h, id: h.id.replace(/:h(\d+)$/, ':h0$1') })],
-    ["another run's id", (h) => ({ ...h, id: h.id.replace(/^chat-/, 'chat-x') })],
     ['another sender', (h) => ({ ...h, from: 'Someone' })],
     ['its keys in another order', ({ id, from, to, kind, stepId, content }) => ({ id, from, to, kind, content, stepId })],
     ['a key of its own', (h) => ({ ...h, note: 'x' }) as Handoff],
@@ -130,12 +127,14 @@ describe('handoffs cross naming their step (ADR 0026, shared strings)', () => {
     expect(JSON.stringify(received!.runs)).toBe(JSON.stringify(file.runs));
   });
 
-  it('recipients equal to its step\'s (another array) and a step found past the next one: still made from the step', async () => {
+  it("ids of any kind, recipients equal to its step's (another array) and a step found past the next one: still made from the step", async () => {
     const file = chatFile(60);
     const run = file.runs[0];
     run.handoffs[7] = { ...run.handoffs[7], to: [...run.handoffs[7].to] };
-    // Handoffs 20–29 gone: the next one names a step ten places on, and the ids are renumbered as RunBuilder would.
-    run.handoffs = run.handoffs.filter((_h, i) => i < 20 || i >= 30).map((h, k) => ({ ...h, id: `${run.id}:h${k}` }));
+    run.handoffs[8] = { ...run.handoffs[8], id: 'an id of its own' };
+    run.handoffs[9] = { ...run.handoffs[9], id: run.handoffs[10].id };
+    // Handoffs 20–29 gone: the next one names a step ten places on.
+    run.handoffs = run.handoffs.filter((_h, i) => i < 20 || i >= 30);
     const { received, parts } = await handOver(file);
     expect(parts.filter((p) => p.kind === 'handoffs')).toEqual([]);
     expect(firstDifference(received!.runs, file.runs)).toBeUndefined();
@@ -178,7 +177,7 @@ describe('handoffs cross naming their step (ADR 0026, shared strings)', () => {
         async (n, changes, skipEvery) => {
           const file = chatFile(n);
           const run = file.runs[0];
-          if (skipEvery > 0) run.handoffs = run.handoffs.filter((_h, i) => i % (skipEvery + 3) !== 0).map((h, k) => ({ ...h, id: `${run.id}:h${k}` }));
+          if (skipEvery > 0) run.handoffs = run.handoffs.filter((_h, i) => i % (skipEvery + 3) !== 0);
           const byId = new Map(run.steps.map((s) => [s.id, s]));
           for (const [at, which] of changes) {
             if (run.handoffs.length === 0) break;

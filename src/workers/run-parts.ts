@@ -23,11 +23,12 @@ export type FilePart =
    */
   | { kind: 'handoffs'; run: number; handoffs: ColumnSlice }
   /**
-   * A slice of handoffs the page makes from their steps (ADR 0067): handoff i is `{ id: <run id>:h<first + i>, from:
-   * its step's agent, to: the step's recipients, kind: kindNames[kinds[i]], stepId: the step's id, content: the step's
-   * output }`, its step at position steps[i] of the run. A chat log's handoffs are all so made (RunBuilder.addHandoff).
+   * A slice of handoffs the page makes from their steps (ADR 0067): handoff i is `{ id: ids[i], from: its step's agent,
+   * to: the step's recipients, kind: kindNames[kinds[i]], stepId: the step's id, content: the step's output }`, its step
+   * at position steps[i] of the run; `first` is the place of the first in the run's handoffs. A chat log's handoffs are
+   * all so made (RunBuilder.addHandoff).
    */
-  | { kind: 'step-handoffs'; run: number; first: number; steps: Int32Array; kinds: Uint8Array; kindNames: string[] }
+  | { kind: 'step-handoffs'; run: number; first: number; ids: string[]; steps: Int32Array; kinds: Uint8Array; kindNames: string[] }
   /** The steps (and handoffs) each run should now have: a slice lost on the way (not cloneable) leaves the file unfinished. */
   | { kind: 'end'; steps: number[]; handoffs?: number[] };
 
@@ -95,13 +96,13 @@ export class FileAssembler {
       return undefined;
     }
     if (part.kind === 'step-handoffs') {
-      const { id, handoffs: into, steps } = file.runs[part.run];
+      const { handoffs: into, steps } = file.runs[part.run];
       if (part.first !== into.length) throw new Error('some of its handoffs did not arrive');
-      const prefix = `${id}:h`;
-      const { steps: at, kinds, kindNames } = part;
+      const { ids, steps: at, kinds, kindNames } = part;
+      if (ids.length !== at.length) throw new Error('a slice of handoffs does not match its steps');
       for (let i = 0; i < at.length; i++) {
         const step = stepAt(steps, at[i]);
-        into.push({ id: prefix + (part.first + i), from: step.agentId, to: step.recipients ?? [], kind: kindNames[kinds[i]] as Handoff['kind'], stepId: step.id, content: step.output ?? '' });
+        into.push({ id: ids[i], from: step.agentId, to: step.recipients ?? [], kind: kindNames[kinds[i]] as Handoff['kind'], stepId: step.id, content: step.output ?? '' });
       }
       return undefined;
     }

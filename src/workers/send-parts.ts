@@ -33,28 +33,14 @@ function leanHandoff(handoff: Handoff, steps: readonly Step[], indexOf: (stepId:
 /** A step-made handoff's keys, in RunBuilder.addHandoff's order (the page makes them so). */
 const STEP_HANDOFF_KEYS = ['id', 'from', 'to', 'kind', 'stepId', 'content'] as const;
 
-/** Whether `id` is `prefix` followed by `k` in decimal (no leading zero), read without making that string. */
-function isIdAt(id: string, prefix: string, k: number): boolean {
-  if (!id.startsWith(prefix)) return false;
-  const digits = id.length - prefix.length;
-  if (digits < 1 || digits > 15 || (digits > 1 && id.charCodeAt(prefix.length) === 48)) return false;
-  let value = 0;
-  for (let i = prefix.length; i < id.length; i++) {
-    const d = id.charCodeAt(i) - 48;
-    if (d < 0 || d > 9) return false;
-    value = value * 10 + d;
-  }
-  return value === k;
-}
-
 /**
- * The position of the step a handoff is made from, when the page can make it from that step alone (ADR 0067): its id
- * is `<prefix><k>` (`k` its place in the run's handoffs), it is from the step's agent to the step's recipients with the
- * step's output as content, and has exactly RunBuilder.addHandoff's keys in its order. Else -1.
+ * The position of the step a handoff is made from, when the page can make it from that step and its id (ADR 0067): it
+ * is from the step's agent to the step's recipients with the step's output as content, and has exactly
+ * RunBuilder.addHandoff's keys in their order. Else -1.
  */
-function stepMadeAt(handoff: Handoff, k: number, prefix: string, steps: readonly Step[], indexOf: (stepId: string) => number | undefined): number {
+function stepMadeAt(handoff: Handoff, steps: readonly Step[], indexOf: (stepId: string) => number | undefined): number {
   const { stepId } = handoff;
-  if (stepId === undefined || typeof handoff.kind !== 'string' || typeof handoff.id !== 'string' || !isIdAt(handoff.id, prefix, k)) return -1;
+  if (stepId === undefined || typeof handoff.kind !== 'string' || typeof handoff.id !== 'string') return -1;
   // No key but those, in their order (fewer: a value below is missing).
   let n = 0;
   for (const key in handoff) if (key !== STEP_HANDOFF_KEYS[n++]) return -1;
@@ -74,7 +60,6 @@ function stepHandoffs(
   run: number,
   first: number,
   slice: readonly Handoff[],
-  prefix: string,
   steps: readonly Step[],
   indexOf: (stepId: string, guess: number) => number | undefined,
   /** Where the slice's first step is looked for first; then each after the step before (a chat log's are in order). */
@@ -83,10 +68,11 @@ function stepHandoffs(
   const at = new Int32Array(slice.length);
   const kinds = new Uint8Array(slice.length);
   const kindNames: string[] = [];
+  const ids: string[] = [];
   const find = (id: string) => indexOf(id, guess.next);
   for (let i = 0; i < slice.length; i++) {
     const h = slice[i];
-    const p = stepMadeAt(h, first + i, prefix, steps, find);
+    const p = stepMadeAt(h, steps, find);
     if (p === -1) return undefined;
     at[i] = p;
     guess.next = p + 1;
@@ -96,8 +82,9 @@ function stepHandoffs(
       kind = kindNames.push(h.kind) - 1;
     }
     kinds[i] = kind;
+    ids.push(h.id);
   }
-  return { kind: 'step-handoffs', run, first, steps: at, kinds, kindNames };
+  return { kind: 'step-handoffs', run, first, ids, steps: at, kinds, kindNames };
 }
 
 /** The run the page receives: no steps yet (they follow in slices); without `spans` when they are kept apart. */
@@ -151,19 +138,18 @@ export async function sendInParts(
       post({ kind: 'steps', run, steps: toColumns(steps.slice(at, at + STEP_SLICE), tables[run]) });
     }
   }
-  for (const [run, { id: runId, steps, handoffs }] of file.runs.entries()) {
+  for (const [run, { steps, handoffs }] of file.runs.entries()) {
     if (handoffs.length === 0) continue;
     // A step's index by its id: a chat log's step i is usually at i (tried first), else the run's step positions (built
     // once, when first needed).
     let positions: StepPositions | undefined;
     const indexOf = (stepId: string, guess: number): number | undefined =>
       steps[guess]?.id === stepId ? guess : (positions ??= stepPositions(steps)).near(stepId, guess);
-    const prefix = `${runId}:h`;
     const guess = { next: 0 };
     for (let at = 0; at < handoffs.length; at += STEP_SLICE) {
       const slice = handoffs.slice(at, at + STEP_SLICE);
       // Made from their steps on the page when they can be (a chat log's all are); else in columns, naming their steps.
-      const made = stepHandoffs(run, at, slice, prefix, steps, indexOf, guess);
+      const made = stepHandoffs(run, at, slice, steps, indexOf, guess);
       if (made) {
         post(made);
         continue;
