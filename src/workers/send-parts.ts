@@ -14,14 +14,24 @@ function sameStrings(a: readonly string[], b: readonly string[] | undefined): bo
   return true;
 }
 
+/** Whether a handoff's content is its step's output (one string on the page: ADR 0026). */
+function restatesOutput(handoff: Handoff, step: Step): boolean {
+  return typeof step.output === 'string' && step.output === handoff.content;
+}
+
+/** Whether a handoff's recipients are its step's (one array on the page). */
+function restatesRecipients(handoff: Handoff, step: Step): boolean {
+  return sameStrings(handoff.to, step.recipients);
+}
+
 /** The handoff that crosses: a new object where it names its step's output or recipients; the run's own is unchanged. */
 function leanHandoff(handoff: Handoff, steps: readonly Step[], indexOf: (stepId: string) => number | undefined): LeanHandoff {
   if (handoff.stepId === undefined) return handoff;
   const at = indexOf(handoff.stepId);
   if (at === undefined) return handoff;
   const step = steps[at];
-  const content = typeof step.output === 'string' && step.output === handoff.content;
-  const to = sameStrings(handoff.to, step.recipients);
+  const content = restatesOutput(handoff, step);
+  const to = restatesRecipients(handoff, step);
   // A copy keeps the keys' order (the page's run serialises as the worker's would). The step's id crosses with the
   // step: a handoff found by it names it by its index (one string on the page, not a second copy per handoff).
   const lean: LeanHandoff = { ...handoff, stepId: at };
@@ -47,9 +57,7 @@ function stepMadeAt(handoff: Handoff, steps: readonly Step[], indexOf: (stepId: 
   const at = indexOf(stepId);
   if (at === undefined) return -1;
   const step = steps[at];
-  const to = step.recipients;
-  if (handoff.from !== step.agentId || typeof step.output !== 'string' || handoff.content !== step.output || to === undefined) return -1;
-  return handoff.to === to || sameStrings(handoff.to, to) ? at : -1;
+  return handoff.from === step.agentId && restatesOutput(handoff, step) && restatesRecipients(handoff, step) ? at : -1;
 }
 
 /**
