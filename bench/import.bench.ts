@@ -1,5 +1,6 @@
-// SPEC §8: importing a synthetic OTLP/JSON file of 100k spans (~100 MB) must take at most 1.5× a bare JSON.parse of
-// the same text, with peak memory at most 3× the file size.
+// SPEC §8: importing a synthetic OTLP/JSON file of 100k spans (~100 MB) must take at most 2× a bare JSON.parse of
+// the same text (in Node as in Chromium), with peak memory at most 2.5× the file size. (Earlier SPEC text asked 1.5×
+// and 3×; the bench follows SPEC as it stands.)
 //
 // Time: both on the same text in this process, warm-up first, then RUNS alternating pairs with a full GC before each
 // timed call; the ratio is median(import) ÷ median(JSON.parse). The median of the per-pair ratios is printed too: on
@@ -33,8 +34,8 @@ import { generateOtlpFile } from './gen-otlp.ts';
 
 const SPANS = Number(process.env.BENCH_SPANS ?? 100_000);
 const RUNS = Math.max(5, Number(process.env.BENCH_RUNS ?? 5));
-const TIME_TARGET = 1.5;
-const MEMORY_TARGET = 3;
+const TIME_TARGET = 2;
+const MEMORY_TARGET = 2.5;
 const RESULTS = join(import.meta.dirname, 'results', 'import.json');
 
 setFlagsFromString('--expose-gc');
