@@ -27,6 +27,9 @@
 //   BENCH_STEPS=…        steps per file (default 1M)
 //   BENCH_ONLY=chat|otlp|cancel|huge|hugegz   one part only (several: comma-separated)
 //   BENCH_MEMORY_TRACE=1 print the browser's total PSS each second, from the drop to the painted run view (memory run)
+//   BENCH_GC_PROBE=1     with BENCH_MEMORY_TRACE: at the painted run view, also each worker's JS heap after a full
+//                        collection (CDP HeapProfiler.collectGarbage): how much of what it holds is garbage. Changes
+//                        the memory run from there on (its figure is then not comparable): a diagnostic only
 //   BENCH_MEMORY_DUMP=1  trace Chromium's memory-infra from the drop to the painted run view (a detailed dump of every
 //                        process every 2 s: slows the import) and print, at the dump where the browser's processes held
 //                        the most, each process's allocators (malloc, partition_alloc, v8, blink_gc, …): memoryDumps
@@ -171,6 +174,8 @@ function pssOf(pid: number): number {
  * process's share at the peak.
  */
 const MEMORY_TRACE = process.env.BENCH_MEMORY_TRACE === '1';
+/** BENCH_GC_PROBE=1 (with BENCH_MEMORY_TRACE): each worker's heap at the painted view after a full collection too. */
+const GC_PROBE = process.env.BENCH_GC_PROBE === '1';
 const memoryTrace: string[] = [];
 let peakParts = '';
 
@@ -373,18 +378,25 @@ async function heapWatcher(page: Page): Promise<(moment: string) => Promise<void
   await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
   let id = 0;
   const mb = (bytes: number | undefined) => (bytes === undefined ? '?' : `${(bytes / 2 ** 20).toFixed(0)}`);
+  /** A CDP method run in a worker's session: its result, or {} when it does not answer within 5 s. */
+  const ask = (sessionId: string, method: string) => {
+    const k = ++id;
+    return Promise.race([
+      new Promise<{ usedSize?: number }>((resolve) => {
+        replies.set(k, resolve);
+        void cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id: k, method }) }).catch(() => resolve({}));
+      }),
+      new Promise<{ usedSize?: number }>((resolve) => setTimeout(() => resolve({}), 5000)),
+    ]);
+  };
   return async (moment) => {
     const parts = [`page ${mb(((await cdp.send('Runtime.getHeapUsage')) as { usedSize: number }).usedSize)}`];
     for (const [sessionId, name] of workers) {
-      const k = ++id;
-      const result = await Promise.race([
-        new Promise<{ usedSize?: number }>((resolve) => {
-          replies.set(k, resolve);
-          void cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id: k, method: 'Runtime.getHeapUsage' }) }).catch(() => resolve({}));
-        }),
-        new Promise<{ usedSize?: number }>((resolve) => setTimeout(() => resolve({}), 5000)),
-      ]);
-      parts.push(`${name} ${mb(result.usedSize)}`);
+      parts.push(`${name} ${mb((await ask(sessionId, 'Runtime.getHeapUsage')).usedSize)}`);
+      if (GC_PROBE && moment === 'the painted run view') {
+        await ask(sessionId, 'HeapProfiler.collectGarbage');
+        parts.push(`${name} after a full GC ${mb((await ask(sessionId, 'Runtime.getHeapUsage')).usedSize)}`);
+      }
     }
     console.log(`    JS heaps at ${moment} (MB used): ${parts.join(', ')}`);
   };
