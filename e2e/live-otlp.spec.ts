@@ -238,3 +238,18 @@ test('two tabs: one leads (reads the stream, stores the spans), both show the ru
   await first.provider.shutdown();
   await second.provider.shutdown();
 });
+
+test('a live run whose model calls report no token counts shows estimated tokens (the live worker loads its token counter when spans first come)', async ({ page, baseURL }) => {
+  const problems: string[] = [];
+  page.on('pageerror', (e) => problems.push(e.message));
+  await openStudio(page);
+  const emitter = smolagentsEmitter(new OTLPTraceExporter({ url: `${baseURL}/v1/traces` }), `Find the capital of Peru (${test.info().testId}).`, { tokenCounts: false });
+  const rows = liveRows(page, emitter.traceId);
+  await emitter.step(1);
+  await emitter.finish();
+  await expect(rows.first().getByTestId('live-badge')).toHaveText('done');
+  // Counted from the model's output message by the o200k counter, and marked as an estimate.
+  await expect(rows.first().getByTestId('run-tokens')).toHaveText(/^≈\s*[1-9]\d*/);
+  await emitter.provider.shutdown();
+  expect(problems).toEqual([]);
+});

@@ -11,8 +11,17 @@ import type { KeptSpan } from '../import/live-otlp.ts';
 import { CallRecorder, LlmClient, type LlmSettings } from '../llm/index.ts';
 import type { Intervention, LlmCallRecord } from '../model/types.ts';
 import type { FilterThresholds } from '../engine/supervisor/index.ts';
-import { loadTokenCounter } from '../import/tokens.ts';
+import { loadTokenCounter, setCounterLoader } from '../import/tokens.ts';
 import { LiveOtlpPipeline, type LiveUpdate } from './live-otlp-pipeline.ts';
+
+// The token counter (the span importer estimates the usage spans leave out, src/import/tokens.ts) is built as the import
+// worker builds it, from the rank file read in pieces (ADR 0041), and only when the first round imports spans. Loaded
+// when the worker started, it was the package's 2.4 MB module compiled and run in every leader tab (~0.7 s of a core
+// while the page renders its first screen, ~18 MB kept) whether or not a span ever came (ADR 0069).
+setCounterLoader((onProgress) => import('../import/o200k-loader.ts').then((m) => m.loadO200kCounter(onProgress)));
+let counterLoad: Promise<void> | undefined;
+/** Loads the counter once; a failed load leaves the estimates to say so (the importer marks them refused). */
+const counterLoaded = () => (counterLoad ??= loadTokenCounter().catch(() => {}));
 
 export const LIVE_SPANS_DB = 'mas-replay-live-spans';
 /** A stored trace the page does not know is rebuilt after a reload if its last span came within this time. */
@@ -127,7 +136,6 @@ const api = {
     stopped = false;
     supervisorConfig = options.supervisor;
     db ??= await openSpans();
-    await loadTokenCounter().catch(() => {}); // the span importer estimates the usage spans leave out (src/import/tokens.ts)
     const p = (pipeline = new LiveOtlpPipeline(setupOf(supervisorConfig, events), options.quietMs));
     configChanged = false;
     const roundMs = options.roundMs ?? 100;
@@ -197,6 +205,7 @@ const api = {
           configChanged = false;
           p.configure(setupOf(supervisorConfig, events));
         }
+        if (p.hasPending) await counterLoaded();
         const updates = await p.round(Date.now());
         if (updates.length > 0) events.onUpdates(updates, p.traces.totalSpans);
       } catch (e) {
