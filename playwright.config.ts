@@ -1,5 +1,6 @@
 import { defineConfig } from '@playwright/test';
 import { LIVE_OFFSET, pickE2ePort } from './scripts/e2e-port';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from './scripts/chromium-args';
 
 // Debian's Chromium (installed by scripts/setup.mjs); Playwright cannot download its own browser here.
 // The servers' port: drawn per run, never one Chromium refuses (scripts/e2e-port.ts). The config is evaluated again in
@@ -18,28 +19,6 @@ const TIMED_SPECS = /(huge-text|import-progress|no-data-loss)\.spec\.ts$/;
 // The longest tests are handed out first (projects are dispatched in this order), so no worker starts a minute-long
 // test while the others run out of work.
 const LONG_SPECS = /(untrusted|daily-use)\.spec\.ts$/;
-// Every browser context is a window, and Chromium 156 preloads the omnibox popup of each window as a WebUI page in a
-// renderer of its own (`chrome://omnibox-popup.top-chrome/`, and its AI-mode twin): ~1 CPU-s per context for UI that
-// headless never shows, 29 → 21 CPU-s for 8 contexts opening the studio. Chromium keeps only the last
-// --disable-features, so Playwright's own list (1.65, chromiumSwitches.ts) is repeated before ours (its Edge-only
-// names left out).
-const PLAYWRIGHT_DISABLED_FEATURES = [
-  'AvoidUnnecessaryBeforeUnloadCheckSync',
-  'DestroyProfileOnBrowserClose',
-  'HttpsUpgrades',
-  'HttpsFirstBalancedModeAutoEnable',
-  'LensOverlay',
-  'MediaRouter',
-  'PaintHolding',
-  'ThirdPartyStoragePartitioning',
-  'AvoidCorsURLLoaderRestartOnRedirect',
-  'TcpPortRandomizationWin',
-  'OptimizationHints',
-  'NetworkTimeServiceQuerying',
-  'AimEnabled',
-  'PreconnectToSearch',
-];
-const NO_OMNIBOX_POPUP = ['WebUIOmniboxPopup', 'WebUIOmniboxAimPopup', 'WebUIOmniboxFullPopup'];
 
 export default defineConfig({
   testDir: 'e2e',
@@ -53,17 +32,8 @@ export default defineConfig({
   reporter: [['list'], ['json', { outputFile: 'reports/playwright.json' }]],
   use: {
     baseURL: `http://127.0.0.1:${PORT}`,
-    launchOptions: {
-      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-      args: [
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost , EXCLUDE 127.0.0.1',
-        `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...NO_OMNIBOX_POPUP].join(',')}`,
-      ],
-    },
+    // The benches launch the same way (scripts/chromium-args.ts, ADR 0044).
+    launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS },
     screenshot: 'only-on-failure',
   },
   projects: [

@@ -40,6 +40,7 @@
 //   BENCH_PROFILE=worker sample the import worker from the drop to the run listed: heaviest functions by self and
 //                        total time and a 100 ms timeline (as bench/browser-import's)
 import { chromium, type Browser, type Page } from '@playwright/test';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../scripts/chromium-args.ts';
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, openSync, writeSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -334,7 +335,7 @@ async function visitEngineViews(page: Page): Promise<EngineVisit[]> {
 }
 
 async function launch(): Promise<Browser> {
-  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1'] });
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
 }
 
 async function readyPage(browser: Browser, base: string): Promise<Page> {

@@ -7,6 +7,7 @@
 //   npx vite build && npx tsx bench/otlp-load.bench.ts
 //   BENCH_RATE=10000 BENCH_SECONDS=10 BENCH_BATCH=100 BENCH_TRACES=20
 import { chromium } from '@playwright/test';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../scripts/chromium-args.ts';
 import { preview } from 'vite';
 
 const RATE = Number(process.env.BENCH_RATE ?? 10_000);
@@ -56,7 +57,7 @@ const pct = (xs: number[], p: number) => {
 async function main() {
   const server = await preview({ preview: { port: 0, host: '127.0.0.1' }, logLevel: 'silent' });
   const origin = server.resolvedUrls!.local[0].replace(/\/$/, '');
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium' });
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   try {
     const page = await browser.newPage();
     // As a string: tsx would add its own helpers (`__name`) to a function, which do not exist in the page.

@@ -6,6 +6,7 @@
 //   npx tsx bench/profile-view.ts --steps 100000 --presses 60 --rounds 2 [--dist DIR] [--css '…'] [--keys End,Home] [--cpu] [--out trace.json] [--shot page.png]
 // DIR is a build (`npx vite build --outDir DIR`); by default the one `npm run bench:view` leaves in the temp directory.
 import { chromium, type CDPSession, type Page } from '@playwright/test';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../scripts/chromium-args.ts';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -122,7 +123,7 @@ const server = createServer((req, res) => {
 });
 await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
+const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
 try {
   const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
   const page = await context.newPage();
