@@ -20,7 +20,7 @@ import { LiveOtlpPipeline, type LiveUpdate } from './live-otlp-pipeline.ts';
 // while the page renders its first screen, ~18 MB kept) whether or not a span ever came (ADR 0069).
 setCounterLoader((onProgress) => import('../import/o200k-loader.ts').then((m) => m.loadO200kCounter(onProgress)));
 let counterLoad: Promise<void> | undefined;
-/** Loads the counter once; a failed load leaves the estimates to say so (the importer marks them refused). */
+/** Loads the counter once. A failed load is not retried: estimates are then refused, as when it failed at the start. */
 const counterLoaded = () => (counterLoad ??= loadTokenCounter().catch(() => {}));
 
 export const LIVE_SPANS_DB = 'mas-replay-live-spans';
