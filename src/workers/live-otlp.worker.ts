@@ -13,6 +13,7 @@ import type { Intervention, LlmCallRecord } from '../model/types.ts';
 import type { FilterThresholds } from '../engine/supervisor/index.ts';
 import { loadTokenCounter, setCounterLoader } from '../import/tokens.ts';
 import { LiveOtlpPipeline, type LiveUpdate } from './live-otlp-pipeline.ts';
+import { streamRefusal } from './live-stream.ts';
 
 // The token counter (the span importer estimates the usage spans leave out, src/import/tokens.ts) is built as the import
 // worker builds it, from the rank file read in pieces (ADR 0041), and only when the first round imports spans. Loaded
@@ -245,8 +246,9 @@ const api = {
         if (options.token) headers.authorization = `Bearer ${options.token}`;
         if (after) headers['last-event-id'] = after;
         const res = await fetch(options.url, { headers, signal: abort.signal, cache: 'no-store' });
-        if (!res.ok || !res.body) {
-          events.onStatus({ state: 'refused', message: `${res.status} ${(await res.text().catch(() => '')).trim()}`.trim() });
+        const refused = await streamRefusal(res);
+        if (refused !== undefined || !res.body) {
+          events.onStatus({ state: 'refused', message: refused });
           await new Promise((r) => setTimeout(r, 5000));
           continue;
         }
