@@ -95,6 +95,20 @@ function stepHandoffs(
   return { kind: 'step-handoffs', run, first, ids, steps: at, kinds, kindNames };
 }
 
+/** The buffers a part holds, made for its message only: posted as transferred. */
+function transferablesOfFilePart(part: FilePart): ArrayBuffer[] {
+  switch (part.kind) {
+    case 'steps':
+      return transferablesOf(part.steps);
+    case 'handoffs':
+      return transferablesOf(part.handoffs);
+    case 'step-handoffs':
+      return [part.steps.buffer as ArrayBuffer, part.kinds.buffer as ArrayBuffer];
+    default:
+      return [];
+  }
+}
+
 /** The run the page receives: no steps yet (they follow in slices); without `spans` when they are kept apart. */
 export function shellOf(run: Run, keepSpans: boolean): Run {
   const { spans, ...rest } = run;
@@ -121,15 +135,7 @@ export async function sendInParts(
   // columns are transferred (ADR 0029): made for this message only, the worker does not read them again.
   const post = (part: FilePart) => {
     try {
-      const transfer =
-        part.kind === 'steps'
-          ? transferablesOf(part.steps)
-          : part.kind === 'handoffs'
-            ? transferablesOf(part.handoffs)
-            : part.kind === 'step-handoffs'
-              ? [part.steps.buffer as ArrayBuffer, part.kinds.buffer as ArrayBuffer]
-              : [];
-      sent.push(send(part, transfer));
+      sent.push(send(part, transferablesOfFilePart(part)));
     } catch (error) {
       sent.push(Promise.reject(error));
     }
