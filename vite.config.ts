@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vite';
 import { llmProxy } from './scripts/llm-proxy.ts';
+import { o200kTableAsset } from './scripts/o200k-table-asset.ts';
 import { otlpReceiver } from './scripts/otlp-receiver.ts';
 import { contentSecurityPolicy, studioHeaders } from './scripts/studio-headers.ts';
 
@@ -15,8 +16,9 @@ const ISOLATED = process.env.VITEST ? testFilesOnDisk().filter((f) => needsIsola
 export default defineConfig({
   // The strict CSP (SPEC §9) as a meta tag in the build, and as headers with frame-ancestors 'none' from both servers;
   // the OTLP/HTTP receiver (POST /v1/traces, issue 19) on both servers too.
-  plugins: [react(), tailwindcss(), contentSecurityPolicy(), studioHeaders(), otlpReceiver()],
-  worker: { format: 'es' },
+  // The token counter's table, an asset of its own (ADR 0070): in the worker bundles, which are built apart.
+  plugins: [react(), tailwindcss(), contentSecurityPolicy(), studioHeaders(), otlpReceiver(), o200kTableAsset()],
+  worker: { format: 'es', plugins: () => [o200kTableAsset()] },
   server: { host: '127.0.0.1', proxy: llmProxy() },
   preview: { host: '127.0.0.1', proxy: llmProxy() },
   test: {

@@ -6,7 +6,8 @@
 //   node scripts/build-cli.mjs --if-stale  build only when missing or older than one of its inputs
 //   node scripts/build-cli.mjs --outdir D  build into D instead of dist-cli (tests)
 // dist-cli/inputs.json lists the bundle's inputs (sources and package-lock.json) for the staleness check.
-import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleState } from '../bin/cli-bundle.mjs';
@@ -87,6 +88,20 @@ const schema = await esbuild.build({
   minify: true,
   sourcemap: true,
 });
+// The token counter's table (src/import/o200k-table.ts, ADR 0070), read from gpt-tokenizer's rank file once here so
+// that a command that estimates tokens loads it in a few milliseconds (src/cli/tokens-lazy.ts).
+const tableModule = await esbuild.build({
+  absWorkingDir: ROOT,
+  entryPoints: ['src/import/o200k-table.ts'],
+  bundle: true,
+  format: 'esm',
+  platform: 'node',
+  write: false,
+  logLevel: 'warning',
+});
+const { tableFromTiktoken, tableToBuffer } = await import(`data:text/javascript;base64,${Buffer.from(tableModule.outputFiles[0].text).toString('base64')}`);
+const rankFile = createRequire(import.meta.url).resolve('gpt-tokenizer/data/o200k_base.tiktoken');
+writeFileSync(join(TMP, 'o200k.table'), tableToBuffer(tableFromTiktoken(readFileSync(rankFile, 'utf8'))));
 const inputs = [...new Set([...Object.keys(result.metafile.inputs), ...Object.keys(schema.metafile.inputs)])]
   .filter((p) => !p.includes('node_modules/'))
   .concat('package-lock.json', 'scripts/build-cli.mjs')

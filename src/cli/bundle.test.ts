@@ -65,15 +65,29 @@ describe('the CLI bundle', () => {
   });
 
   const SMALL = join(ROOT, '../shared/traces/otlp/rag_earnings_agent.json');
-  it.skipIf(!existsSync(SMALL))(`needs nothing from node_modules but gpt-tokenizer, and that only for files without recorded usage${existsSync(SMALL) ? '' : ` (${SMALL} is absent: skipped)`}`, () => {
+  const ESTIMATED = join(ROOT, '../shared/traces/who-and-when/hand-crafted/1.json');
+  it.skipIf(!existsSync(SMALL) || !existsSync(ESTIMATED))(`needs nothing from node_modules, its token table beside it${existsSync(SMALL) && existsSync(ESTIMATED) ? '' : ' (../shared/traces is absent: skipped)'}`, () => {
     // The scratch tree has no node_modules: a file that records its token usage is inspected all the same …
     const recorded = bin(['inspect', '--json', SMALL]);
     expect(recorded.status, recorded.stderr).toBe(0);
     expect(JSON.parse(recorded.stdout).files[0].runs[0].tokens.total).toBeGreaterThan(0);
-    // … while one whose tokens are estimated reaches for the tokenizer (tokens-lazy.ts) on its first count.
-    const estimated = bin(['inspect', join(ROOT, '../shared/traces/who-and-when/hand-crafted/1.json')]);
-    expect(estimated.status).not.toBe(0);
-    expect(estimated.stderr).toMatch(/^mas-replay: bundle dist-cli\/mas-replay.mjs\nerror: .*Cannot find module 'gpt-tokenizer'/);
+    // … and so is one whose tokens are estimated: the counter reads dist-cli/o200k.table (tokens-lazy.ts), with the
+    // counts of the sources (which read gpt-tokenizer's rank file).
+    const estimated = bin(['inspect', '--json', ESTIMATED]);
+    expect(estimated.status, estimated.stderr).toBe(0);
+    const viaTsx = spawnSync(process.execPath, [join(ROOT, 'bin/mas-replay.mjs'), 'inspect', '--json', ESTIMATED], { encoding: 'utf8', env: { ...process.env, MAS_REPLAY_CLI: 'tsx' } });
+    expect(estimated.stdout).toBe(viaTsx.stdout);
+    expect(JSON.parse(estimated.stdout).files[0].runs[0].tokens.total).toBeGreaterThan(0);
+    // Without the table it reaches for the package's rank file, absent here: the command says so.
+    const table = join(tree, 'dist-cli/o200k.table');
+    renameSync(table, `${table}.away`);
+    try {
+      const without = bin(['inspect', ESTIMATED]);
+      expect(without.status).not.toBe(0);
+      expect(without.stderr).toMatch(/^mas-replay: bundle dist-cli\/mas-replay.mjs\nerror: .*Cannot find module 'gpt-tokenizer\/data\/o200k_base.tiktoken'/);
+    } finally {
+      renameSync(`${table}.away`, table);
+    }
   });
 
   it.skipIf(!existsSync(SMALL))(`loads zod and the schemas (dist-cli/schema.cjs) only to read a native session${existsSync(SMALL) ? '' : ` (${SMALL} is absent: skipped)`}`, () => {

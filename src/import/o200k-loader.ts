@@ -1,16 +1,18 @@
-// The browser's token counter (ADR 0041): gpt-tokenizer's o200k_base encoder built on ranks read from the package's
-// rank file in pieces (o200k-ranks.ts), so the import worker reports progress and answers messages while they load,
-// instead of evaluating the package's 2.4 MB module of ranks in one synchronous block (0.4–1.1 s in the worker).
-// The rank file is bundled as an asset of our own origin (no third-party request). Node loads the package as is
-// (tokens.ts).
-import { GptEncoding } from 'gpt-tokenizer/GptEncoding';
-import ranksUrl from 'gpt-tokenizer/data/o200k_base.tiktoken?url';
-import { ranksFromTiktoken } from './o200k-ranks.ts';
+// The browser's token counter (ADRs 0041, 0070): gpt-tokenizer's o200k_base counts, on a table (o200k-table.ts) that
+// the build makes from the package's rank file and ships as an asset of our own origin (no third-party request;
+// scripts/o200k-table-asset.ts). A worker fetches it and reads it as it is, in a few milliseconds, where building
+// the package's encoder took 0.3–0.4 s. The table comes from the same build as this code, so a table refused here is
+// a broken build or transfer: the load fails, as for a failed fetch. Node reads the rank file (tokens.ts).
+import tableUrl from 'virtual:o200k-table';
+import { tableCounter, tableFromBuffer } from './o200k-table.ts';
 
-/** Fetches and reads the ranks (`onProgress`: characters read of the file) and returns the encoder's `countTokens`. */
+/** Fetches the table and returns the counter; `onProgress` hears 0 of 1 once fetched, 1 of 1 once read. */
 export async function loadO200kCounter(onProgress?: (done: number, total: number) => void): Promise<(text: string) => number> {
-  const response = await fetch(ranksUrl);
-  if (!response.ok) throw new Error(`the token ranks (${ranksUrl}) could not be fetched: HTTP ${response.status}`);
-  const ranks = await ranksFromTiktoken(await response.text(), onProgress);
-  return GptEncoding.getEncodingApi('o200k_base', () => ranks).countTokens;
+  const response = await fetch(tableUrl);
+  if (!response.ok) throw new Error(`the token table (${tableUrl}) could not be fetched: HTTP ${response.status}`);
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  onProgress?.(0, 1);
+  const count = tableCounter(tableFromBuffer(bytes));
+  onProgress?.(1, 1);
+  return count;
 }

@@ -1,13 +1,14 @@
 // Token counts for traces that did not record usage: counted offline with the o200k_base encoding and marked
-// `estimated`. gpt-tokenizer is large (its o200k ranks: 3.6 MB to read, ~100 MB once built), so it is loaded
-// only by a file that needs it (ADR 0038), and in the import worker in pieces (ADR 0041): the import worker maps a file without it; an
-// estimate asked for meanwhile throws and is counted (`tokenEstimatesRefused`), and the worker then loads the counter
-// and maps that file again (src/workers/import-files.ts). A file whose usage is recorded never loads it. In Node (tests, benchmarks,
-// scripts) the counter is loaded synchronously by this module's own evaluation below, so the importers count there
-// as before. The CLI bundle swaps this module for src/cli/tokens-lazy.ts. Counts go through token-count.ts (the same
-// numbers, for less CPU: ADR 0030).
+// `estimated`, as gpt-tokenizer's `countTokens` counts, on a table read from the package's rank file (o200k-table.ts,
+// ADR 0070: 3.6 MB to fetch, ~0.1 s to read). It is loaded only by a file that needs it (ADR 0038): the import worker
+// maps a file without it; an estimate asked for meanwhile throws and is counted (`tokenEstimatesRefused`), and the
+// worker then loads the counter and maps that file again (src/workers/import-files.ts). A file whose usage is recorded
+// never loads it. In Node (tests, benchmarks, scripts) the counter is read synchronously by this module's own
+// evaluation below, so the importers count there as before. The CLI bundle swaps this module for
+// src/cli/tokens-lazy.ts. Counts go through token-count.ts (the same numbers, for less CPU: ADR 0030).
 import type { TokenUsage } from '../model/types.ts';
 import { cachedTokenCounter } from './token-count.ts';
+import { tableCounter, tableFromTiktoken } from './o200k-table.ts';
 
 let count: ((text: string) => number) | undefined;
 let loading: Promise<void> | undefined;
@@ -15,17 +16,21 @@ let refused = 0;
 /** Who hears how far the load is: the last caller that asked (a file waiting for it), none once it has settled. */
 let loadProgress: ((done: number, total: number) => void) | undefined;
 
-// Node loads the package synchronously (`process.getBuiltinModule`, Node ≥ 20.16, gives `require` without a static
-// import of a Node module, which the browser build could not resolve). Not a top-level await: that would make every
-// module importing this one asynchronous and change how the page's code is split into chunks (+5 KB of first-paint JS).
+// Node reads the rank file synchronously (`process.getBuiltinModule`, Node ≥ 20.16, gives `require` and `fs` without
+// a static import of a Node module, which the browser build could not resolve). Not a top-level await: that would make
+// every module importing this one asynchronous and change how the page's code is split into chunks (+5 KB of
+// first-paint JS).
 const nodeProcess = (globalThis as { process?: { versions?: { node?: string }; getBuiltinModule?: (id: string) => unknown } }).process;
 const nodeRequire =
   nodeProcess?.versions?.node !== undefined && typeof nodeProcess.getBuiltinModule === 'function'
     ? (nodeProcess.getBuiltinModule('node:module') as typeof import('node:module')).createRequire(import.meta.url)
     : undefined;
-const packageCounter = (require: NodeJS.Require): ((text: string) => number) => (require('gpt-tokenizer') as typeof import('gpt-tokenizer')).countTokens;
+const nodeCounter = (require: NodeJS.Require): ((text: string) => number) => {
+  const fs = nodeProcess!.getBuiltinModule!('node:fs') as typeof import('node:fs');
+  return tableCounter(tableFromTiktoken(fs.readFileSync(require.resolve('gpt-tokenizer/data/o200k_base.tiktoken'), 'utf8')));
+};
 if (nodeRequire) {
-  count = cachedTokenCounter(packageCounter(nodeRequire));
+  count = cachedTokenCounter(nodeCounter(nodeRequire));
   loading = Promise.resolve();
 }
 
@@ -43,12 +48,12 @@ export function setCounterLoader(loader: CounterLoader): void {
 
 /**
  * Loads the counter once; the importers' counts need it to have settled. `onProgress` hears how far the load is when
- * the loader says (also when another caller started it). In Node (after `forgetTokenCounter`) it is the package as is.
+ * the loader says (also when another caller started it). In Node (after `forgetTokenCounter`) it reads the rank file.
  */
 export function loadTokenCounter(onProgress?: (done: number, total: number) => void): Promise<void> {
   if (onProgress && !count) loadProgress = onProgress;
   const load = (): Promise<(text: string) => number> => {
-    if (nodeRequire) return Promise.resolve(packageCounter(nodeRequire));
+    if (nodeRequire) return Promise.resolve(nodeCounter(nodeRequire));
     if (browserLoader) return browserLoader((done, total) => loadProgress?.(done, total));
     return import('gpt-tokenizer').then((m) => m.countTokens);
   };
@@ -77,7 +82,7 @@ export function tokenEstimatesRefused(): number {
 
 /**
  * Tests only: forget the counter, as a fresh import worker has none. The next `loadTokenCounter()` loads it again —
- * under Node from the package as is (a test cannot fetch the browser's rank file).
+ * under Node from the rank file on disk (a test cannot fetch the browser's asset).
  */
 export function forgetTokenCounter(): void {
   count = undefined;

@@ -1,0 +1,319 @@
+// The o200k_base token counter on a table of typed arrays (ADR 0070): the same counts as gpt-tokenizer's
+// `countTokens`, with no Map of 200,000 strings to build first. The package's encoder takes 250–350 ms to build, in
+// Node and in a worker (its rank array, then a Map of every token's string and a sorted list of the rest). This table
+// is read straight from the package's rank file (data/o200k_base.tiktoken, `base64 rank` per line) into one byte
+// array and an open-addressing hash over it, in a few tens of milliseconds.
+//
+// What must match the package exactly (checked in o200k-table.test.ts against `countTokens`, on every text of
+// ../shared/traces and on generated ones):
+// - a text holding a special token (`<|endoftext|>`, …) is refused with the package's own error;
+// - the text is split with the package's own o200k regex; a piece that is a token's string counts 1;
+// - any other piece is UTF-8 encoded and merged as byte-pair encoding does: the adjacent pair of parts whose joined
+//   bytes have the lowest rank (the leftmost of equals) is joined, until no pair has a rank; its count is the parts left;
+// - the rank of a pair's bytes is looked up as the package does: bytes that are valid UTF-8 by its strict check are
+//   decoded (a leading byte-order mark dropped, as its decoder does) and looked up among the tokens kept as strings;
+//   other bytes among the tokens kept as bytes. A token is kept as a string when its bytes are valid UTF-8 not starting
+//   with a byte-order mark (the rule of the package's generator; o200k-ranks.ts).
+
+/**
+ * The package's o200k pre-tokenizer pattern and special tokens, written out so that this module imports nothing of it
+ * (o200k-table.test.ts checks both against the package's own).
+ */
+const CONTRACTION = String.raw`(?:'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE]))?`;
+export const O200K_SPLIT = new RegExp(
+  String.raw`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+${CONTRACTION}|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*${CONTRACTION}|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
+  'gu',
+);
+export const O200K_SPECIAL_TOKENS = ['<|endoftext|>', '<|fim_prefix|>', '<|fim_middle|>', '<|fim_suffix|>', '<|im_start|>', '<|im_end|>', '<|im_sep|>', '<|endofprompt|>'];
+
+/** The tokens' bytes and a hash over them. `value[i]` is token i's rank × 2, plus 1 when it is kept as bytes. */
+export interface O200kTable {
+  bytes: Uint8Array;
+  /** Token i's bytes are bytes[start[i], start[i + 1]). */
+  start: Int32Array;
+  value: Int32Array;
+  /** Open addressing, linear probing: a token's index + 1, or 0 for an empty slot. Length a power of two. */
+  slots: Int32Array;
+}
+
+const STRING = 0;
+const BYTES = 1;
+
+/** Each base64 character's 6 bits; -1 for any other character. */
+const BASE64 = new Int8Array(128).fill(-1);
+for (let i = 0; i < 64; i++) BASE64['ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'.charCodeAt(i)] = i;
+
+function hash(bytes: Uint8Array, from: number, to: number): number {
+  let h = 0x811c9dc5;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ bytes[i], 0x01000193);
+  return h >>> 0;
+}
+
+/** The package's strict UTF-8 check: no overlong forms, surrogates or code points past U+10FFFF. */
+function validUtf8(b: Uint8Array, from: number, to: number): boolean {
+  let i = from;
+  while (i < to) {
+    const c = b[i];
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    let n: number;
+    let cp: number;
+    if ((c & 0xe0) === 0xc0) {
+      if (c <= 0xc1) return false;
+      n = 2;
+      cp = c & 0x1f;
+    } else if ((c & 0xf0) === 0xe0) {
+      n = 3;
+      cp = c & 0x0f;
+    } else if ((c & 0xf8) === 0xf0) {
+      if (c > 0xf4) return false;
+      n = 4;
+      cp = c & 0x07;
+    } else return false;
+    if (i + n > to) return false;
+    for (let k = 1; k < n; k++) {
+      const next = b[i + k];
+      if ((next & 0xc0) !== 0x80) return false;
+      cp = (cp << 6) | (next & 0x3f);
+    }
+    if ((n === 3 && cp < 0x800) || (n === 4 && cp < 0x10000) || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) return false;
+    i += n;
+  }
+  return true;
+}
+
+const startsWithBom = (b: Uint8Array, from: number, to: number) => to - from >= 3 && b[from] === 0xef && b[from + 1] === 0xbb && b[from + 2] === 0xbf;
+
+/**
+ * Reads a `.tiktoken` rank file into a table. Throws on a line that is not `base64 rank`, on a rank given twice and
+ * on bytes given twice.
+ */
+export function tableFromTiktoken(text: string): O200kTable {
+  // Lines first: how many tokens, and an upper bound of their bytes (3 bytes per 4 base64 characters).
+  let lines = 0;
+  for (let at = 0; at < text.length; ) {
+    let end = text.indexOf('\n', at);
+    if (end < 0) end = text.length;
+    if (end > at) lines++;
+    at = end + 1;
+  }
+  let bytes = new Uint8Array(Math.ceil(text.length * 0.75) + 4);
+  const start = new Int32Array(lines + 1);
+  const value = new Int32Array(lines);
+  let slotCount = 1;
+  while (slotCount < lines * 2.5) slotCount *= 2;
+  const slots = new Int32Array(slotCount);
+  const mask = slotCount - 1;
+  // Ranks seen, a bit each (a rank is at most 2^24).
+  const seen = new Uint8Array((1 << 21) + 1);
+  let n = 0;
+  let size = 0;
+  let line = 0;
+  for (let at = 0; at < text.length; ) {
+    line++;
+    let end = text.indexOf('\n', at);
+    if (end < 0) end = text.length;
+    if (end === at) {
+      at = end + 1;
+      continue;
+    }
+    const space = text.indexOf(' ', at);
+    if (space < 0 || space >= end) throw notRankLine(line);
+    let rank = 0;
+    for (let i = space + 1; i < end; i++) {
+      const d = text.charCodeAt(i) - 48;
+      if (d < 0 || d > 9 || rank > 1 << 24) throw notRankLine(line);
+      rank = rank * 10 + d;
+    }
+    if (space + 1 === end || rank > 1 << 24) throw notRankLine(line);
+    if (seen[rank >> 3] & (1 << (rank & 7))) throw new Error(`token rank file, line ${line}: rank ${rank} given twice`);
+    seen[rank >> 3] |= 1 << (rank & 7);
+    // Base64 into bytes[size, …).
+    const from = size;
+    let acc = 0;
+    let bits = 0;
+    for (let i = at; i < space; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 61) break; // '=' padding ends it
+      const v = c < 128 ? BASE64[c] : -1;
+      if (v < 0) throw notRankLine(line);
+      acc = ((acc << 6) | v) & 0xffffff;
+      bits += 6;
+      if (bits >= 8) {
+        bits -= 8;
+        bytes[size++] = (acc >> bits) & 255;
+      }
+    }
+    if (size === from) throw notRankLine(line);
+    const kind = validUtf8(bytes, from, size) && !startsWithBom(bytes, from, size) ? STRING : BYTES;
+    let slot = hash(bytes, from, size) & mask;
+    for (; slots[slot] !== 0; slot = (slot + 1) & mask) {
+      const other = slots[slot] - 1;
+      if (equalAt(bytes, start[other], start[other + 1], bytes, from, size)) throw new Error(`token rank file, line ${line}: the bytes of rank ${value[other] >> 1} given again`);
+    }
+    slots[slot] = n + 1;
+    start[n] = from;
+    value[n] = rank * 2 + kind;
+    n++;
+    start[n] = size;
+    at = end + 1;
+  }
+  bytes = bytes.slice(0, size);
+  return { bytes, start, value, slots };
+}
+
+const notRankLine = (line: number) => new Error(`token rank file, line ${line}: not "base64 rank"`);
+
+function equalAt(a: Uint8Array, aFrom: number, aTo: number, b: Uint8Array, bFrom: number, bTo: number): boolean {
+  if (aTo - aFrom !== bTo - bFrom) return false;
+  for (let i = 0; i < aTo - aFrom; i++) if (a[aFrom + i] !== b[bFrom + i]) return false;
+  return true;
+}
+
+/** The rank of the token kept as `kind` whose bytes are key[from, to), or -1. */
+function rankOf(t: O200kTable, key: Uint8Array, from: number, to: number, kind: number): number {
+  const { slots, start, value, bytes } = t;
+  const mask = slots.length - 1;
+  for (let slot = hash(key, from, to) & mask; slots[slot] !== 0; slot = (slot + 1) & mask) {
+    const i = slots[slot] - 1;
+    if ((value[i] & 1) === kind && equalAt(bytes, start[i], start[i + 1], key, from, to)) return value[i] >> 1;
+  }
+  return -1;
+}
+
+/** The rank the package gives the bytes key[from, to) when merging: see the header. */
+function pairRank(t: O200kTable, key: Uint8Array, from: number, to: number): number {
+  if (!validUtf8(key, from, to)) return rankOf(t, key, from, to, BYTES);
+  return startsWithBom(key, from, to) ? rankOf(t, key, from + 3, to, STRING) : rankOf(t, key, from, to, STRING);
+}
+
+/** Pieces whose merge was counted, remembered up to this many (the package keeps as many of its merges). */
+const MERGE_CACHE = 100_000;
+
+/** `countTokens` of gpt-tokenizer's o200k_base encoding, on the table. */
+export function tableCounter(t: O200kTable): (text: string) => number {
+  const encoder = new TextEncoder();
+  let buffer = new Uint8Array(1024);
+  let starts = new Int32Array(1025);
+  let pairRanks = new Float64Array(1025);
+  let merges = new Map<string, number>();
+  const special = new RegExp(`(${O200K_SPECIAL_TOKENS.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`);
+  const split = new RegExp(O200K_SPLIT.source, O200K_SPLIT.flags);
+
+  /** Parts left once the n bytes of `buffer` are merged. */
+  function mergeCount(n: number): number {
+    if (starts.length < n + 1) {
+      starts = new Int32Array(n + 1);
+      pairRanks = new Float64Array(n + 1);
+    }
+    // parts[i] = buffer[starts[i], starts[i + 1]); pairRanks[i] = rank of parts i and i + 1 joined.
+    let parts = n;
+    for (let i = 0; i <= n; i++) starts[i] = i;
+    const rankAt = (i: number) => {
+      if (i + 2 > parts) return Infinity;
+      const r = pairRank(t, buffer, starts[i], starts[i + 2]);
+      return r < 0 ? Infinity : r;
+    };
+    for (let i = 0; i < parts - 1; i++) pairRanks[i] = rankAt(i);
+    while (parts > 1) {
+      let lowest = Infinity;
+      let at = -1;
+      for (let i = 0; i < parts - 1; i++) {
+        if (pairRanks[i] < lowest) {
+          lowest = pairRanks[i];
+          at = i;
+        }
+      }
+      if (at < 0) break;
+      // Join parts at and at + 1: drop the start of at + 1 and the pair rank of (at, at + 1).
+      starts.copyWithin(at + 1, at + 2, parts + 1);
+      pairRanks.copyWithin(at, at + 1, parts - 1);
+      parts--;
+      pairRanks[at] = rankAt(at);
+      if (at > 0) pairRanks[at - 1] = rankAt(at - 1);
+    }
+    return parts;
+  }
+
+  function pieceCount(piece: string): number {
+    // A single ASCII character is a token of its own.
+    if (piece.length === 1 && piece.charCodeAt(0) < 0x80) return 1;
+    const known = merges.get(piece);
+    if (known !== undefined) return known;
+    if (buffer.length < piece.length * 3) buffer = new Uint8Array(piece.length * 3);
+    const n = encoder.encodeInto(piece, buffer).written;
+    // The piece as a token's string: its UTF-8 bytes among the tokens kept as strings. (A piece with a lone surrogate
+    // is no token's string, and the package merges its bytes, U+FFFD for the surrogate; the merge ends in the one token
+    // of those bytes as well: checked on every token that holds U+FFFD, in o200k-table.test.ts.)
+    const count = rankOf(t, buffer, 0, n, STRING) >= 0 ? 1 : mergeCount(n);
+    if (merges.size >= MERGE_CACHE) merges = new Map();
+    merges.set(piece, count);
+    return count;
+  }
+
+  return (text: string): number => {
+    const disallowed = text.match(special);
+    if (disallowed !== null) throw new Error(`Disallowed special token found: ${disallowed[0]}`);
+    let total = 0;
+    split.lastIndex = 0;
+    for (let m = split.exec(text); m !== null; m = split.exec(text)) {
+      const piece = m[0];
+      if (piece.length === 0) {
+        split.lastIndex++;
+        continue;
+      }
+      total += pieceCount(piece);
+    }
+    return total;
+  };
+}
+
+/** 'o2kt', then the format's version: a table file of another kind or version is refused (the CLI then builds one). */
+const MAGIC = 0x746b326f;
+const VERSION = 1;
+
+/** The table as one buffer (the CLI's build writes it beside the bundle; tableFromBuffer reads it back as it is). */
+export function tableToBuffer(t: O200kTable): Uint8Array {
+  const n = t.value.length;
+  const words = 5 + (n + 1) + n + t.slots.length;
+  const out = new Uint8Array(words * 4 + t.bytes.length);
+  const head = new Uint32Array(out.buffer, 0, words);
+  head.set([MAGIC, VERSION, n, t.slots.length, t.bytes.length]);
+  let at = 5;
+  for (const part of [t.start, t.value, t.slots]) {
+    head.set(part, at);
+    at += part.length;
+  }
+  out.set(t.bytes, words * 4);
+  return out;
+}
+
+/**
+ * A table from tableToBuffer's bytes, as views over them (no copy when they start on a 4-byte boundary). Throws when
+ * they are not such a table.
+ */
+export function tableFromBuffer(data: Uint8Array): O200kTable {
+  const aligned = data.byteOffset % 4 === 0 ? data : data.slice();
+  const words = (count: number, at: number) => new Int32Array(aligned.buffer, aligned.byteOffset + at * 4, count);
+  if (aligned.length < 20) throw new Error('not a token table: too short');
+  const [magic, version, n, slotCount, byteCount] = new Uint32Array(aligned.buffer, aligned.byteOffset, 5);
+  if (magic !== MAGIC || version !== VERSION) throw new Error('not a token table of this version');
+  const size = (5 + (n + 1) + n + slotCount) * 4 + byteCount;
+  if (aligned.length !== size || (slotCount & (slotCount - 1)) !== 0 || slotCount <= n) throw new Error('not a token table: its sizes do not add up');
+  const start = words(n + 1, 5);
+  const value = words(n, 5 + n + 1);
+  const slots = words(slotCount, 5 + 2 * n + 1);
+  const bytes = aligned.subarray((5 + 2 * n + 1 + slotCount) * 4);
+  if (start[0] !== 0 || start[n] !== byteCount) throw new Error('not a token table: its token bytes do not add up');
+  for (let i = 0; i < n; i++) if (start[i + 1] <= start[i]) throw new Error('not a token table: a token has no bytes');
+  // Every token in one slot: a lookup then always meets an empty slot and ends.
+  let filled = 0;
+  for (let i = 0; i < slotCount; i++) {
+    if (slots[i] < 0 || slots[i] > n) throw new Error('not a token table: a slot names no token');
+    if (slots[i] !== 0) filled++;
+  }
+  if (filled !== n) throw new Error('not a token table: its slots do not name every token once');
+  return { bytes, start, value, slots };
+}
