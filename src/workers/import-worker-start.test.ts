@@ -19,8 +19,8 @@ describe('import worker start', () => {
       write: false,
       metafile: true,
       logLevel: 'silent',
-      // The rank file is an asset Vite bundles (`?url`); esbuild has no loader for it.
-      external: ['gpt-tokenizer/data/*'],
+      // The token table is an asset Vite's build makes (scripts/o200k-table-asset.ts); esbuild knows no such module.
+      external: ['virtual:o200k-table'],
     });
     const inputs = result.metafile.inputs;
     const seen = new Set(['src/workers/import.worker.ts']);

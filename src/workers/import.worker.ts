@@ -12,12 +12,12 @@ import type { RunSpan } from '../model/types.ts';
 import { countStepFacts, type StepFacts } from '../model/step-facts.ts';
 import { loadTokenCounter, setCounterLoader } from '../import/tokens.ts';
 
-// The token counter (gpt-tokenizer's o200k encoder, ~100 MB, ~0.3–1 s of work) loads when the
-// first file asks for an estimate (importFiles), or when the worker has waited PRELOAD_IDLE_MS from its start without
-// a file, whichever comes first (ADR 0038): a file dropped right after the page opens is not held up while it
-// evaluates, and a chat log dropped later finds it ready, as when the worker loaded it at its start.
+// The token counter (o200k: a 5 MB table fetched and read in a few ms, ADR 0070; gpt-tokenizer's encoder, ~100 MB
+// and ~0.3–1 s of work, when ADR 0038 was written) loads when the first file asks for an estimate (importFiles), or
+// when the worker has waited PRELOAD_IDLE_MS from its start without a file, whichever comes first (ADR 0038): a file
+// dropped right after the page opens is not held up while it loads, and a chat log dropped later finds it ready.
 const PRELOAD_IDLE_MS = 2500;
-// Built from the package's rank file read in pieces, the worker answering and reporting meanwhile (ADR 0041).
+// Read from the build's table asset (o200k-loader.ts).
 setCounterLoader((onProgress) => import('../import/o200k-loader.ts').then((m) => m.loadO200kCounter(onProgress)));
 let started = false;
 setTimeout(() => {

@@ -16,7 +16,7 @@ import { LiveOtlpPipeline, type LiveUpdate } from './live-otlp-pipeline.ts';
 import { streamRefusal } from './live-stream.ts';
 
 // The token counter (the span importer estimates the usage spans leave out, src/import/tokens.ts) is built as the import
-// worker builds it, from the rank file read in pieces (ADR 0041), and only when the first round imports spans. Loaded
+// worker loads it, from the build's table (ADR 0070), and only when the first round imports spans. Loaded
 // when the worker started, it was the package's 2.4 MB module compiled and run in every leader tab (~0.7 s of a core
 // while the page renders its first screen, ~18 MB kept) whether or not a span ever came (ADR 0069).
 setCounterLoader((onProgress) => import('../import/o200k-loader.ts').then((m) => m.loadO200kCounter(onProgress)));
