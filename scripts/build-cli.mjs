@@ -64,8 +64,9 @@ const result = await esbuild.build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  // Loaded from node_modules on first use only (see tokens-lazy.ts and llm/usage.ts).
-  external: ['gpt-tokenizer'],
+  // gpt-tokenizer: its rank file, read only when the table beside the bundle is missing (src/llm/token-table.ts). The
+  // table's virtual module: the browser build's asset, never loaded in Node.
+  external: ['gpt-tokenizer', 'virtual:o200k-table'],
   plugins: [lazyTokens, lazySchema],
   metafile: true,
   logLevel: 'warning',
@@ -88,11 +89,11 @@ const schema = await esbuild.build({
   minify: true,
   sourcemap: true,
 });
-// The token counter's table (src/import/o200k-table.ts, ADR 0070), read from gpt-tokenizer's rank file once here so
+// The token counter's table (src/model/o200k-table.ts, ADR 0070), read from gpt-tokenizer's rank file once here so
 // that a command that estimates tokens loads it in a few milliseconds (src/cli/tokens-lazy.ts).
 const tableModule = await esbuild.build({
   absWorkingDir: ROOT,
-  entryPoints: ['src/import/o200k-table.ts'],
+  entryPoints: ['src/model/o200k-table.ts'],
   bundle: true,
   format: 'esm',
   platform: 'node',

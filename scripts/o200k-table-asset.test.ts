@@ -4,7 +4,7 @@
 import { countTokens } from 'gpt-tokenizer';
 import { describe, expect, it } from 'vitest';
 import type { Plugin } from 'vite';
-import { tableCounter, tableFromBuffer } from '../src/import/o200k-table.ts';
+import { tableCounter, tableFromBuffer } from '../src/model/o200k-table.ts';
 import { o200kTableAsset } from './o200k-table-asset.ts';
 
 type Hook = (...args: unknown[]) => unknown;

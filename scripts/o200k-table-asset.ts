@@ -1,4 +1,4 @@
-// The token counter's table (src/import/o200k-table.ts, ADR 0070) as an asset of the studio's build, made once from
+// The token counter's table (src/model/o200k-table.ts, ADR 0070) as an asset of the studio's build, made once from
 // gpt-tokenizer's rank file when Vite starts: the import and live workers fetch it and read it as it is (a few ms),
 // instead of reading the rank file into a table (~0.1 s on a worker's first count). `import tableUrl from
 // 'virtual:o200k-table'` gives its URL: an emitted asset in a build (worker bundles included), a path the dev server
@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Plugin } from 'vite';
-import { tableFromTiktoken, tableToBuffer } from '../src/import/o200k-table.ts';
+import { tableFromTiktoken, tableToBuffer } from '../src/model/o200k-table.ts';
 
 const ID = 'virtual:o200k-table';
 const RESOLVED = `\0${ID}`;

@@ -8,7 +8,7 @@
 // src/cli/tokens-lazy.ts. Counts go through token-count.ts (the same numbers, for less CPU: ADR 0030).
 import type { TokenUsage } from '../model/types.ts';
 import { cachedTokenCounter } from './token-count.ts';
-import { tableCounter, tableFromTiktoken } from './o200k-table.ts';
+import { tableCounter, tableFromTiktoken } from '../model/o200k-table.ts';
 
 let count: ((text: string) => number) | undefined;
 let loading: Promise<void> | undefined;
@@ -39,8 +39,8 @@ export type CounterLoader = (onProgress: (done: number, total: number) => void) 
 let browserLoader: CounterLoader | undefined;
 
 /**
- * How a browser context builds the counter: the import worker reads the package's rank file in pieces
- * (o200k-loader.ts, ADR 0041). Set before the first load; without it the package is imported whole.
+ * How a browser context loads the counter: the import and live workers fetch the build's table
+ * (src/llm/token-table.ts). Set before the first load; a browser context without one has no counter.
  */
 export function setCounterLoader(loader: CounterLoader): void {
   browserLoader = loader;
@@ -55,7 +55,7 @@ export function loadTokenCounter(onProgress?: (done: number, total: number) => v
   const load = (): Promise<(text: string) => number> => {
     if (nodeRequire) return Promise.resolve(nodeCounter(nodeRequire));
     if (browserLoader) return browserLoader((done, total) => loadProgress?.(done, total));
-    return import('gpt-tokenizer').then((m) => m.countTokens);
+    return Promise.reject(new Error('no token counter loader is set in this context (setCounterLoader)'));
   };
   loading ??= load()
     .then((countTokens) => {

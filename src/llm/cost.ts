@@ -94,7 +94,7 @@ export const TOKENS_PER_REPLY = 3;
 
 export type TokenCounter = (text: string) => number;
 
-/** The project's tokenizer (gpt-tokenizer, o200k), loaded on first use. */
+/** The project's token counter (o200k, gpt-tokenizer's counts: token-table.ts), loaded on first use. */
 export function tokenCounter(): Promise<TokenCounter> {
   return loadTokenCounter();
 }

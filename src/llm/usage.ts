@@ -1,5 +1,5 @@
-// Token usage of a call: what the server reported, else counted with a tokenizer and marked `estimated`.
-// gpt-tokenizer is ~2 MB, so it is imported only when a server leaves usage out.
+// Token usage of a call: what the server reported, else counted with the o200k counter and marked `estimated`. The
+// counter's table (token-table.ts, ADR 0070) is loaded only when a server leaves usage out or an estimate is asked for.
 import type { TokenUsage } from '../model/types.ts';
 
 interface OpenAiUsage {
@@ -28,7 +28,10 @@ export function usageFromResponse(body: unknown): TokenUsage | undefined {
 let countTokensPromise: Promise<(text: string) => number> | undefined;
 
 export function loadTokenCounter(): Promise<(text: string) => number> {
-  countTokensPromise ??= import('gpt-tokenizer').then((m) => (text: string) => (text ? m.countTokens(text) : 0));
+  countTokensPromise ??= import('./token-table.ts').then(async (m) => {
+    const count = await m.loadO200kCounter();
+    return (text: string) => (text ? count(text) : 0);
+  });
   return countTokensPromise;
 }
 

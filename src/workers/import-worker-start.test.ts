@@ -1,6 +1,6 @@
-// The import worker's first message must not wait for gpt-tokenizer (ADR 0022, 0038, 0041): the worker reaches it only
-// through dynamic imports (its counter loader, o200k-loader.ts, which reads the rank file in pieces). This follows the
-// worker's static imports with esbuild's metafile and fails when gpt-tokenizer is among them.
+// The import worker's first message must not wait for its token counter (ADRs 0022, 0038, 0041, 0070): the worker
+// reaches the counter's loader (src/llm/token-table.ts, which fetches the build's table) only through a dynamic import,
+// and gpt-tokenizer not at all. This follows the worker's imports with esbuild's metafile.
 import { build } from 'esbuild';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 const ROOT = resolve(import.meta.dirname, '../..');
 
 describe('import worker start', () => {
-  it('does not import gpt-tokenizer statically (it is loaded beside the first message)', async () => {
+  it('reaches its token counter only through a dynamic import, and gpt-tokenizer not at all', async () => {
     const result = await build({
       absWorkingDir: ROOT,
       entryPoints: ['src/workers/import.worker.ts'],
@@ -25,12 +25,12 @@ describe('import worker start', () => {
     const inputs = result.metafile.inputs;
     const seen = new Set(['src/workers/import.worker.ts']);
     const queue = [...seen];
-    let dynamic = false;
+    let tokenizer = false;
     let loaderDynamic = false;
     for (let i = 0; i < queue.length; i++) {
       for (const imp of inputs[queue[i]]?.imports ?? []) {
-        if (imp.path.includes('node_modules/gpt-tokenizer/') && imp.kind === 'dynamic-import') dynamic = true;
-        if (imp.path === 'src/import/o200k-loader.ts' && imp.kind === 'dynamic-import') loaderDynamic = true;
+        if (imp.path.includes('node_modules/gpt-tokenizer/')) tokenizer = true;
+        if (imp.path === 'src/llm/token-table.ts' && imp.kind === 'dynamic-import') loaderDynamic = true;
         if (imp.kind !== 'import-statement' || seen.has(imp.path)) continue;
         seen.add(imp.path);
         queue.push(imp.path);
@@ -38,8 +38,8 @@ describe('import worker start', () => {
     }
     expect(seen.has('src/import/tokens.ts')).toBe(true); // the walk reached the importers
     expect([...seen].filter((m) => m.includes('node_modules/gpt-tokenizer/'))).toEqual([]);
-    expect(dynamic).toBe(true);
+    expect(tokenizer).toBe(false);
     expect(loaderDynamic).toBe(true);
-    expect(seen.has('src/import/o200k-loader.ts')).toBe(false);
+    expect(seen.has('src/llm/token-table.ts')).toBe(false);
   }, 60_000);
 });

@@ -17,8 +17,8 @@ import { loadTokenCounter, setCounterLoader } from '../import/tokens.ts';
 // when the worker has waited PRELOAD_IDLE_MS from its start without a file, whichever comes first (ADR 0038): a file
 // dropped right after the page opens is not held up while it loads, and a chat log dropped later finds it ready.
 const PRELOAD_IDLE_MS = 2500;
-// Read from the build's table asset (o200k-loader.ts).
-setCounterLoader((onProgress) => import('../import/o200k-loader.ts').then((m) => m.loadO200kCounter(onProgress)));
+// Read from the build's table asset (src/llm/token-table.ts).
+setCounterLoader(() => import('../llm/token-table.ts').then((m) => m.loadO200kCounter()));
 let started = false;
 setTimeout(() => {
   if (!started) void loadTokenCounter().catch(() => {}); // a failed load: the files that need it say so

@@ -19,7 +19,7 @@ import { streamRefusal } from './live-stream.ts';
 // worker loads it, from the build's table (ADR 0070), and only when the first round imports spans. Loaded
 // when the worker started, it was the package's 2.4 MB module compiled and run in every leader tab (~0.7 s of a core
 // while the page renders its first screen, ~18 MB kept) whether or not a span ever came (ADR 0069).
-setCounterLoader((onProgress) => import('../import/o200k-loader.ts').then((m) => m.loadO200kCounter(onProgress)));
+setCounterLoader(() => import('../llm/token-table.ts').then((m) => m.loadO200kCounter()));
 let counterLoad: Promise<void> | undefined;
 /** Loads the counter once. A failed load is not retried: estimates are then refused, as when it failed at the start. */
 const counterLoaded = () => (counterLoad ??= loadTokenCounter().catch(() => {}));

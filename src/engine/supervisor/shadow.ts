@@ -71,7 +71,7 @@ export interface ShadowOptions {
   signal?: AbortSignal;
   /** Interventions from an earlier, interrupted replay of this run: their steps are not asked again. */
   previous?: readonly Intervention[];
-  /** Token counter for the estimate; defaults to gpt-tokenizer (o200k), loaded on first use. */
+  /** Token counter for the estimate; defaults to the project's o200k counter (src/llm/usage.ts), loaded on first use. */
   countTokens?: (text: string) => number;
   /** How often to report progress between triggers, in steps. */
   progressEvery?: number;
