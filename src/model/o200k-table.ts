@@ -2,7 +2,7 @@
 // `countTokens`, with no Map of 200,000 strings to build first. The package's encoder takes 250–350 ms to build, in
 // Node and in a worker (its rank array, then a Map of every token's string and a sorted list of the rest). This table
 // is read straight from the package's rank file (data/o200k_base.tiktoken, `base64 rank` per line) into one byte
-// array and an open-addressing hash over it, in a few tens of milliseconds.
+// array and an open-addressing hash over it (70–115 ms in Node), or taken as it is from tableToBuffer's bytes.
 //
 // What must match the package exactly (checked in o200k-table.test.ts against `countTokens`, on every text of
 // ../shared/traces and on generated ones):
@@ -13,7 +13,7 @@
 // - the rank of a pair's bytes is looked up as the package does: bytes that are valid UTF-8 by its strict check are
 //   decoded (a leading byte-order mark dropped, as its decoder does) and looked up among the tokens kept as strings;
 //   other bytes among the tokens kept as bytes. A token is kept as a string when its bytes are valid UTF-8 not starting
-//   with a byte-order mark (the rule of the package's generator; o200k-ranks.ts).
+//   with a byte-order mark (the rule of the package's generator).
 
 /**
  * The package's o200k pre-tokenizer pattern and special tokens, written out so that this module imports nothing of it
@@ -258,19 +258,13 @@ export function tableCounter(t: O200kTable): (text: string) => number {
     if (disallowed !== null) throw new Error(`Disallowed special token found: ${disallowed[0]}`);
     let total = 0;
     split.lastIndex = 0;
-    for (let m = split.exec(text); m !== null; m = split.exec(text)) {
-      const piece = m[0];
-      if (piece.length === 0) {
-        split.lastIndex++;
-        continue;
-      }
-      total += pieceCount(piece);
-    }
+    // Every alternative of the pattern takes at least one character: no empty match to step over.
+    for (let m = split.exec(text); m !== null; m = split.exec(text)) total += pieceCount(m[0]);
     return total;
   };
 }
 
-/** 'o2kt', then the format's version: a table file of another kind or version is refused (the CLI then builds one). */
+/** 'o2kt', then the format's version: a table file of another kind or version is refused (src/llm/token-table.ts). */
 const MAGIC = 0x746b326f;
 const VERSION = 1;
 
