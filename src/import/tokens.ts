@@ -1,11 +1,12 @@
 // Token counts for traces that did not record usage: counted offline with the o200k_base encoding and marked
-// `estimated`, as gpt-tokenizer's `countTokens` counts, on a table read from the package's rank file (o200k-table.ts,
-// ADR 0070: 3.6 MB to fetch, ~0.1 s to read). It is loaded only by a file that needs it (ADR 0038): the import worker
-// maps a file without it; an estimate asked for meanwhile throws and is counted (`tokenEstimatesRefused`), and the
-// worker then loads the counter and maps that file again (src/workers/import-files.ts). A file whose usage is recorded
-// never loads it. In Node (tests, benchmarks, scripts) the counter is read synchronously by this module's own
-// evaluation below, so the importers count there as before. The CLI bundle swaps this module for
-// src/cli/tokens-lazy.ts. Counts go through token-count.ts (the same numbers, for less CPU: ADR 0030).
+// `estimated`, as gpt-tokenizer's `countTokens` counts, on a table (src/model/o200k-table.ts, ADR 0070: in a worker
+// the build's 5.1 MB asset, fetched and read in a few ms; in Node the package's rank file, read into one in ~0.1 s).
+// It is loaded only by a file that needs it (ADR 0038): the import worker maps a file without it; an estimate asked
+// for meanwhile throws and is counted (`tokenEstimatesRefused`), and the worker then loads the counter and maps that
+// file again (src/workers/import-files.ts). A file whose usage is recorded never loads it. In Node (tests, benchmarks,
+// scripts) the counter is read synchronously by this module's own evaluation below, so the importers count there as
+// before. The CLI bundle swaps this module for src/cli/tokens-lazy.ts. Counts go through token-count.ts (the same
+// numbers, for less CPU: ADR 0030).
 import type { TokenUsage } from '../model/types.ts';
 import { cachedTokenCounter } from './token-count.ts';
 import { tableCounter, tableFromTiktoken } from '../model/o200k-table.ts';

@@ -1,5 +1,0 @@
-// The URL of the token counter's table, an asset of the build (scripts/o200k-table-asset.ts, ADR 0070).
-declare module 'virtual:o200k-table' {
-  const url: string;
-  export default url;
-}
