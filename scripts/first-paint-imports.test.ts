@@ -37,6 +37,8 @@ async function staticallyReachable(): Promise<Map<string, string | undefined>> {
       logLevel: 'silent',
       jsx: 'automatic',
       loader: { '.svg': 'file', '.png': 'file', '.css': 'empty' },
+      // The token table's URL, a module Vite's build makes (scripts/o200k-table-asset.ts): esbuild knows no such module.
+      external: ['virtual:o200k-table'],
     });
     const inputs = result.metafile.inputs;
     const via = new Map<string, string | undefined>([[ENTRY, undefined]]);

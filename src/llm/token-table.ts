@@ -3,6 +3,7 @@
 // - in the CLI bundle, the file its build writes beside it (dist-cli/o200k.table), read as it is;
 // - elsewhere in Node (tests, benches, the CLI through tsx), gpt-tokenizer's rank file, read into one (~0.1 s).
 // The engines' counts (usage.ts, cost.ts) and the import and live workers' (src/import/tokens.ts) load it here.
+/// <reference path="./o200k-table-url.d.ts" />
 import { tableCounter, tableFromBuffer, tableFromTiktoken, type O200kTable } from '../model/o200k-table.ts';
 
 /** The table file's name beside the CLI bundle (scripts/build-cli.mjs writes it). */

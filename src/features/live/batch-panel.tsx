@@ -1,6 +1,6 @@
 // Batch tab: a task set (`*.jsonl`: question/problem and answer) × {baseline, supervised}, with concurrency, a token
 // budget, progress, pause/resume, scores per arm and per task; results are library runs the corpus view groups.
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { summarizeBatch, type Arm, type BatchState } from '../../engine/runner/batch.ts';
 import { defaultTeam, type TeamConfig } from '../../engine/runner/runner.ts';
 import { parseTaskSet, type LiveTask } from '../../engine/runner/tasks.ts';
@@ -35,15 +35,19 @@ function NewBatch({ disabled }: { disabled: boolean }) {
   const [mode, setMode] = useState<TeamConfig['mode'] | 'group-chat-llm'>('chain');
   const [maxTurns, setMaxTurns] = useState(3);
 
+  // A name typed while the chosen file is read is kept: the file's name was written over it once its text came (a CI
+  // run of e2e/live.spec.ts created "gsm8k × 1" where "gsm8k-rect" had been typed).
+  const datasetTyped = useRef(false);
   const onFile = async (file: File | undefined) => {
     setFileError(undefined);
     setTasks(undefined);
     if (!file) return;
+    datasetTyped.current = false;
     try {
       const parsed = parseTaskSet(await file.text());
       if (parsed.length === 0) throw new Error('no tasks in the file');
       setTasks(parsed);
-      setDataset(file.name.replace(/\.jsonl?$/i, ''));
+      if (!datasetTyped.current) setDataset(file.name.replace(/\.jsonl?$/i, ''));
     } catch (e) {
       setFileError(`${file.name}: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -81,7 +85,15 @@ function NewBatch({ disabled }: { disabled: boolean }) {
           {tasks && <p className="text-xs text-slate-600">{tasks.length} tasks read ({tasks[0].domain}{tasks.some((t) => t.answer === undefined) ? '; some without a reference answer, left unscored' : ''}).</p>}
           {fileError && <ErrorBanner title="The task set cannot be read">{fileError}</ErrorBanner>}
         </div>
-        <TextField label="Dataset name" value={dataset} onChange={setDataset} disabled={disabled} />
+        <TextField
+          label="Dataset name"
+          value={dataset}
+          onChange={(name) => {
+            datasetTyped.current = true;
+            setDataset(name);
+          }}
+          disabled={disabled}
+        />
         <div className="grid grid-cols-2 gap-2">
           <NumberField label="Tasks (first N)" value={limit} min={1} max={tasks?.length ?? 100000} onChange={setLimit} />
           <NumberField label="Concurrency" value={concurrency} min={1} max={16} onChange={setConcurrency} />
