@@ -294,3 +294,26 @@ test('batch: the supervised arm with rectify-or-reject prunes every message and 
   await expect(page.getByTestId('step-restart')).toHaveAttribute('title', /0 of 1 messages survived the audit, fewer than γ = 1/);
   await page.screenshot({ path: `${SHOTS}/batch-rectifier-run.png`, fullPage: true });
 });
+
+test('batch: a dataset name typed while the task set is still being read is kept; choosing a file again names it after the file', async ({ page }) => {
+  test.skip(!existsSync(TASKS), `${TASKS} is absent; batch test skipped`);
+  // The file's text arrives 600 ms after it is asked for: the name is typed meanwhile (a CI run hit this by chance).
+  await page.addInitScript(() => {
+    const text = File.prototype.text;
+    File.prototype.text = function (this: File) {
+      return new Promise<string>((done, fail) => setTimeout(() => text.call(this).then(done, fail), 600));
+    };
+  });
+  await openStudio(page);
+  await page.goto('/?view=live&tab=batch');
+  const name = page.getByLabel('Dataset name');
+  await page.getByLabel('Task set (.jsonl)').setInputFiles(TASKS);
+  await name.fill('typed-before-read');
+  await expect(page.getByTestId('batch-new')).toContainText(/\d+ tasks read/);
+  await expect(name).toHaveValue('typed-before-read');
+  // Chosen again without typing: the file names the dataset, as before.
+  await page.getByLabel('Task set (.jsonl)').setInputFiles([]);
+  await page.getByLabel('Task set (.jsonl)').setInputFiles(TASKS);
+  await expect(page.getByTestId('batch-new')).toContainText(/\d+ tasks read/);
+  await expect(name).toHaveValue('gsm8k');
+});
