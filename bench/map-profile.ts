@@ -87,7 +87,7 @@ async function importOnce(name: string, path: string): Promise<{ phases: Map<Imp
         mappingThreadMs = mainThreadMs();
       }
     }
-  }, (onProgress) => loadTokenCounter(onProgress));
+  }, () => loadTokenCounter());
   const t1 = performance.now();
   const cpu = mappingCpu && process.cpuUsage(mappingCpu);
   const threadMs = mainThreadMs() - mappingThreadMs;

@@ -2,8 +2,8 @@ import { expect, test, type Page, type Worker } from '@playwright/test';
 import { cliJson, fileRuns, openStudio, openTraceFiles, sharedTrace, skipWithoutShared } from './fixtures.ts';
 
 // ADR 0038: the import worker loads the token counter when a file first asks for an estimate, or once it has waited
-// 2.5 s from its start without a file; ADR 0041: it builds it from gpt-tokenizer's rank file (3.6 MB, the only asset
-// that large), read in pieces. The worker's own resource timing says whether it fetched the file.
+// 2.5 s from its start without a file; ADR 0070: it fetches the build's token table (5.1 MB, the only asset that
+// large). The worker's own resource timing says whether it fetched the file.
 const WHO_AND_WHEN = 'who-and-when/hand-crafted/1.json';
 const RECORDED_USAGE = 'otlp/rag_earnings_agent.json';
 
@@ -12,7 +12,7 @@ async function importWorker(page: Page): Promise<Worker> {
   return page.workers().find((w) => w.url().includes('import.worker'))!;
 }
 
-/** Whether the worker has fetched a resource of over 1.5 MB (the token ranks), and how long it has lived. */
+/** Whether the worker has fetched a resource of over 1.5 MB (the token table), and how long it has lived. */
 function tokenizerState(worker: Worker): Promise<{ fetched: boolean; age: number }> {
   return worker.evaluate(() => ({
     fetched: performance.getEntriesByType('resource').some((e) => (e as PerformanceResourceTiming).decodedBodySize > 1_500_000),
@@ -38,7 +38,7 @@ test('an idle import worker loads the tokenizer on its own; a chat log dropped t
   await expect.poll(async () => (await tokenizerState(worker)).fetched, { timeout: 15_000 }).toBe(true);
   await openTraceFiles(page, sharedTrace(WHO_AND_WHEN));
   await expect(fileRuns(page, '1.json').getByTestId('run-tokens')).toContainText('estimated');
-  // The counter built in the browser from the rank file counts as the package does in Node (the CLI).
+  // The counter read in the browser from the build's table counts as the CLI's (which reads its own).
   const cli = await cliJson<{ files: { runs: { tokens: { total: number } }[] }[] }>(['inspect', sharedTrace(WHO_AND_WHEN), '--json']);
   const total = cli.files[0].runs[0].tokens.total;
   expect(total).toBeGreaterThan(1000);

@@ -16,6 +16,8 @@ const DEV_PATH = '/@o200k.table';
 let table: Uint8Array | undefined;
 /** The table's bytes, made on first use (the rank file read once per process). */
 function tableBytes(): Uint8Array {
+  // Read here, not through src/llm/token-table.ts: that module's dynamic import of this plugin's virtual module cannot
+  // be resolved where Vite bundles its own config.
   table ??= tableToBuffer(tableFromTiktoken(readFileSync(createRequire(import.meta.url).resolve('gpt-tokenizer/data/o200k_base.tiktoken'), 'utf8')));
   return table;
 }

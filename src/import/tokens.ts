@@ -14,8 +14,6 @@ import { tableCounter, tableFromTiktoken } from '../model/o200k-table.ts';
 let count: ((text: string) => number) | undefined;
 let loading: Promise<void> | undefined;
 let refused = 0;
-/** Who hears how far the load is: the last caller that asked (a file waiting for it), none once it has settled. */
-let loadProgress: ((done: number, total: number) => void) | undefined;
 
 // Node reads the rank file synchronously (`process.getBuiltinModule`, Node ≥ 20.16, gives `require` and `fs` without
 // a static import of a Node module, which the browser build could not resolve). Not a top-level await: that would make
@@ -35,8 +33,8 @@ if (nodeRequire) {
   loading = Promise.resolve();
 }
 
-/** Builds a counter, saying how far it is (any unit). */
-export type CounterLoader = (onProgress: (done: number, total: number) => void) => Promise<(text: string) => number>;
+/** Loads a counter (in a worker: a fetch and a read of a few ms, so no progress to tell). */
+export type CounterLoader = () => Promise<(text: string) => number>;
 let browserLoader: CounterLoader | undefined;
 
 /**
@@ -48,23 +46,18 @@ export function setCounterLoader(loader: CounterLoader): void {
 }
 
 /**
- * Loads the counter once; the importers' counts need it to have settled. `onProgress` hears how far the load is when
- * the loader says (also when another caller started it). In Node (after `forgetTokenCounter`) it reads the rank file.
+ * Loads the counter once; the importers' counts need it to have settled. In Node (after `forgetTokenCounter`) it reads
+ * the rank file.
  */
-export function loadTokenCounter(onProgress?: (done: number, total: number) => void): Promise<void> {
-  if (onProgress && !count) loadProgress = onProgress;
+export function loadTokenCounter(): Promise<void> {
   const load = (): Promise<(text: string) => number> => {
     if (nodeRequire) return Promise.resolve(nodeCounter(nodeRequire));
-    if (browserLoader) return browserLoader((done, total) => loadProgress?.(done, total));
+    if (browserLoader) return browserLoader();
     return Promise.reject(new Error('no token counter loader is set in this context (setCounterLoader)'));
   };
-  loading ??= load()
-    .then((countTokens) => {
-      count = cachedTokenCounter(countTokens);
-    })
-    .finally(() => {
-      loadProgress = undefined;
-    });
+  loading ??= load().then((countTokens) => {
+    count = cachedTokenCounter(countTokens);
+  });
   return loading;
 }
 

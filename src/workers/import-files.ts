@@ -151,7 +151,7 @@ export function failureOf(file: string, error: unknown): ImportFailureInfo {
 export async function importFiles(
   inputs: FileInput[],
   onProgress?: (p: ImportProgress) => void,
-  loadCounter: (onProgress?: (done: number, total: number) => void) => Promise<void> = loadTokenCounter,
+  loadCounter: () => Promise<void> = loadTokenCounter,
 ): Promise<ImportBatchResult> {
   const loaded: LoadedFile[] = [];
   const failures: ImportFailureInfo[] = [];
@@ -214,12 +214,12 @@ export async function importFiles(
       const importerId = detected?.importer.id ?? 'otlp';
       const loadOrFail = async () => {
         try {
-          // How far the counter's ranks are read (ADR 0041): the row moves while it loads.
-          onProgress?.({ file: input.name, fileIndex, fileCount, phase: 'counter', done: 0, total: 1 });
-          await loadCounter((done, total) => onProgress?.({ file: input.name, fileIndex, fileCount, phase: 'counter', done, total }));
+          // The row says so (ADR 0070: a fetch and a read of a few ms in a worker, so no percentage to give).
+          onProgress?.({ file: input.name, fileIndex, fileCount, phase: 'counter' });
+          await loadCounter();
         } catch (e) {
           const why = e instanceof Error ? e.message : String(e);
-          throw new ImportError(input.name, importerId, '', `its token counts must be estimated, and the token counter (gpt-tokenizer) could not be loaded: ${why}`);
+          throw new ImportError(input.name, importerId, '', `its token counts must be estimated, and the token counter could not be loaded: ${why}`);
         }
       };
       if (detected?.importer.estimatesTokens && !tokenCounterLoaded()) await loadOrFail();

@@ -33,8 +33,8 @@ export function describeProgress(p: ImportProgress | undefined): string {
       if (p.bytesRead !== undefined && p.bytesTotal !== undefined && p.bytesRead < p.bytesTotal) return `${p.ofText ? 'parsing' : 'reading and parsing'} ${p.file}: ${bytes()}${of}`;
       return `parsing ${p.file}${of}`;
     case 'counter':
-      // Files that record no token usage have it estimated: the counter's ranks load once per worker first.
-      return `loading the token counter to estimate ${p.file}'s tokens${p.done !== undefined && p.total ? `: ${Math.min(100, Math.floor((100 * p.done) / p.total))}%` : ''}${of}`;
+      // Files that record no token usage have it estimated: the counter's table loads once per worker first.
+      return `loading the token counter to estimate ${p.file}'s tokens${of}`;
     case 'mapping':
       // With a total the importer counted its own work (spans, messages, over its passes): how far, in percent.
       if (p.done !== undefined && p.total !== undefined && p.total > 0) return `mapping ${p.file} into runs: ${Math.min(100, Math.floor((100 * p.done) / p.total))}%${of}`;
