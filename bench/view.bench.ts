@@ -11,6 +11,11 @@
 //   BENCH_TRACE=<file.json>            a Chrome trace of the largest run's synthetic jumps, invalidations included
 //                                      (what each jump restyles, lays out and paints; chrome://tracing or Perfetto)
 //   BENCH_TRACE_MOVES=steps            (with BENCH_TRACE) trace the single steps instead of the jumps
+//   BENCH_CSS=<style sheet>            added to the page before the key → painted presses (a diagnostic: hide a panel
+//                                      to see what its paint costs a press; the figures are then not the app's)
+//   BENCH_TRACE_MOVES=presses          (with BENCH_TRACE) trace the real key presses of key → painted instead
+//   BENCH_PRESSES_OUT=<file>           append each key → painted series (every press's key, handlers, frames and
+//                                      painted times, as the page noted them) to <file>, a JSON array per line
 //
 // The same measures are taken on a small reference run (1,000 steps) in the same browser, so the ratio says whether
 // a move's cost grows with the run even when a busy machine inflates the absolute times.
@@ -24,7 +29,7 @@
 import { chromium, type Browser, type Page } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../scripts/chromium-args.ts';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -392,7 +397,15 @@ async function measure(browser: Browser, base: string, steps: number, screenshot
   }, MOVES);
   // Key → painted, real key presses: mostly single steps, with jumps mixed in (a jump moves every view at once).
   const pressKeys = Array.from({ length: PRESSES }, (_, i) => (i % 10 === 9 ? ['End', 'Home', 'e', 'l', 'a', 'E', 'L'][(i / 10) % 7 | 0] : i % 4 === 3 ? 'k' : 'j'));
+  // BENCH_TRACE_MOVES=presses (with BENCH_TRACE): a Chrome trace of these presses, without invalidation tracking
+  // (which would slow every move): what runs between each key and the frame that paints it.
+  const tracePresses = tracing && process.env.BENCH_TRACE_MOVES === 'presses';
+  if (tracePresses) await browser.startTracing(page, { path: process.env.BENCH_TRACE, screenshots: false, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink.user_timing', 'toplevel', 'v8.execute', 'disabled-by-default-devtools.timeline.frame', 'input', 'benchmark', 'cc', 'viz'] });
+  // BENCH_CSS=<style sheet>: added to the run view before its key → painted presses (a diagnostic: hide a panel, and
+  // see what its paint costs the presses). Its figures are then not the app's.
+  if (process.env.BENCH_CSS) await page.addStyleTag({ content: process.env.BENCH_CSS });
   const keyPaint = await keyToPaint(page, pressKeys);
+  if (tracePresses) await browser.stopTracing();
   keyPaint.jumps = pressKeys.map((k) => k !== 'j' && k !== 'k');
   const heapAfterMovesMb = await heapMb();
   const moves = { step, jump, intervals, position, cpuPerStep: (cpu1 - cpu0) / MOVES, cpuPerJump: (cpu2 - cpu1) / JUMPS, heapOpenMb, heapAfterMovesMb, keyToPaint: keyPaint };
@@ -480,6 +493,8 @@ async function keyToPaint(page: Page, keys: string[]): Promise<KeyToPaint> {
   }
   await page.waitForTimeout(200);
   const raw = await page.evaluate(() => (window as unknown as { __keyPaint: unknown }).__keyPaint) as { presses: { key: number; handled: number; frames: { ts: number; at: number }[]; painted: number; before: { ts: number; at: number } }[]; slow: number; reported: number };
+  // BENCH_PRESSES_OUT=<file.json>: every press as the page noted it (key, handlers done, the frames after it, painted).
+  if (process.env.BENCH_PRESSES_OUT) appendFileSync(process.env.BENCH_PRESSES_OUT, `${JSON.stringify(raw.presses)}\n`);
   // Frame time stamps are vsync times: the first frame after the handlers is the one that can show the move. It shows
   // it on time when its style, layout, paint and commit end within that frame; each frame interval it overruns
   // pushes the move one frame later, as a person sees it.
