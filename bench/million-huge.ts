@@ -3,19 +3,19 @@
 // as the browser's File) and imported. Prints one JSON line: bytes, ms, runs, steps, peakRssBytes (and, with `gzip`,
 // decodedBytes: the file is written gzip-compressed, its text still longer than one string).
 //   npx tsx bench/million-huge.ts <dir> [gzip]
+// The file is also opened in Chromium through the Library by bench/million.bench.ts (`hugeweb`): writeHugeJsonl.
 import { closeSync, openAsBlob, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { gzipSync, constants } from 'node:zlib';
 import { importFiles, readFileInput } from '../src/workers/import-files.ts';
 
-const dir = process.argv[2];
-if (!dir) throw new Error('usage: npx tsx bench/million-huge.ts <dir>');
-const gzip = process.argv[3] === 'gzip';
-const path = join(dir, gzip ? 'huge-otlp.jsonl.gz' : 'huge-otlp.jsonl');
-let decodedBytes = 0;
-
-/** ~600 MB of OTLP/JSON Lines: 600 exports of 250 tool spans, each with a ~4 KB result (as tools return pages). */
-function write(): void {
+/**
+ * ~600 MB of OTLP/JSON Lines at `path`: 600 exports of 250 tool spans, each with a ~4 KB result (as tools return
+ * pages); gzip-compressed with `gzip`. Returns the bytes of its text.
+ */
+export function writeHugeJsonl(path: string, gzip = false): number {
+  let decodedBytes = 0;
   const fd = openSync(path, 'w');
   const traceId = 'ab'.repeat(16);
   const result = 'lorem ipsum dolor sit amet, '.repeat(146);
@@ -38,6 +38,7 @@ function write(): void {
   } finally {
     closeSync(fd);
   }
+  return decodedBytes;
 }
 
 function peakRss(): number {
@@ -46,7 +47,11 @@ function peakRss(): number {
 }
 
 async function main(): Promise<void> {
-  write();
+  const dir = process.argv[2];
+  if (!dir) throw new Error('usage: npx tsx bench/million-huge.ts <dir>');
+  const gzip = process.argv[3] === 'gzip';
+  const path = join(dir, gzip ? 'huge-otlp.jsonl.gz' : 'huge-otlp.jsonl');
+  const decodedBytes = writeHugeJsonl(path, gzip);
   const bytes = statSync(path).size;
   const t0 = performance.now();
   const input = await readFileInput(gzip ? 'huge-otlp.jsonl.gz' : 'huge-otlp.jsonl', await openAsBlob(path));
@@ -58,8 +63,11 @@ async function main(): Promise<void> {
   console.log(JSON.stringify({ bytes, decodedBytes, ms, runs: runs.length, steps: runs.reduce((n, r) => n + r.steps.length, 0), peakRssBytes: peakRss() }));
 }
 
-main().catch((e: unknown) => {
-  rmSync(path, { force: true });
-  console.error(e instanceof Error ? e.message : e);
-  process.exit(1);
-});
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().catch((e: unknown) => {
+    const dir = process.argv[2];
+    if (dir) for (const name of ['huge-otlp.jsonl', 'huge-otlp.jsonl.gz']) rmSync(join(dir, name), { force: true });
+    console.error(e instanceof Error ? e.message : e);
+    process.exit(1);
+  });
+}

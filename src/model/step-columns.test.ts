@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
-import { rebuild, RunStrings, StringTable, toColumns, transferablesOf, type Column, type ColumnSlice } from './step-columns.ts';
+import { rebuild, RunStrings, StringTable, textChars, toColumns, transferablesOf, type Column, type ColumnSlice } from './step-columns.ts';
 import { firstDifference } from '../testing/same-value.ts';
 
 /** Slices made with one table, then crossed as postMessage would (a clone, the buffers transferred), rebuilt in order. */
@@ -259,5 +259,29 @@ describe('records in columns (ADR 0029)', () => {
     );
     // Every kind of column was made (and rebuilt) along the way.
     expect([...kinds].sort()).toEqual(['arr', 'bool', 'f64', 'i32', 'obj', 'ref', 'str', 'text', 'val']);
+  });
+});
+
+describe('the text a slice carries (textChars, ADR 0073)', () => {
+  it('counts every string once: text columns, nested and shared ones, values sent as they are, and new table strings', () => {
+    const records = [
+      // `kind` repeats (the run's table: counted once, as a new string), `output` is free text, `calls` nested
+      // records with text, `tags` arrays of text, `odd` a column of mixed values (sent as they are).
+      { kind: 'tool', output: 'a'.repeat(100), calls: { name: 'search', args: 'b'.repeat(50) }, tags: ['xy', 'z'], odd: 'c'.repeat(7) },
+      { kind: 'tool', output: 'd'.repeat(200), calls: { name: 'fetch', args: 'e'.repeat(60) }, tags: ['w'], odd: 3 },
+    ];
+    const slice = toColumns(records, new StringTable());
+    const strings = (v: unknown): number =>
+      typeof v === 'string' ? v.length : Array.isArray(v) ? v.reduce((n: number, x) => n + strings(x), 0) : v && typeof v === 'object' ? Object.values(v).reduce((n: number, x) => n + strings(x), 0) : 0;
+    // Every string of the records, but 'tool' once: the table sends it once.
+    expect(textChars(slice)).toBe(strings(records) - 'tool'.length);
+    // A second slice of the same run does not count the table's strings again.
+    const table = new StringTable();
+    toColumns(records, table);
+    expect(textChars(toColumns(records, table))).toBe(strings(records) - 2 * 'tool'.length);
+  });
+
+  it('is 0 for a slice of numbers and booleans only', () => {
+    expect(textChars(toColumns([{ a: 1, b: true }, { a: 2.5, b: false }], new StringTable()))).toBe(0);
   });
 });

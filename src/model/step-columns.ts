@@ -646,3 +646,40 @@ export function rebuild<T>(slice: ColumnSlice, strings: RunStrings): T[] {
   }
   return out;
 }
+
+/**
+ * The characters of text a slice carries: its new table strings and every string of its text columns (nested ones
+ * too), and the strings among its values sent as they are. What its message's clone copies, about, and what the page
+ * copies again when it takes it (send-parts.ts cuts slices by it, ADR 0073).
+ */
+export function textChars(slice: ColumnSlice): number {
+  let n = 0;
+  for (const s of slice.strings) n += s.length;
+  for (const shape of slice.shapes) for (const col of shape.cols) n += columnChars(col);
+  return n;
+}
+
+function columnChars(col: Column): number {
+  switch (col.t) {
+    case 'text': {
+      let n = 0;
+      for (const s of col.v) n += s.length;
+      return n;
+    }
+    case 'val': {
+      let n = 0;
+      for (const v of col.v) if (typeof v === 'string') n += v.length;
+      return n;
+    }
+    case 'obj': {
+      let n = 0;
+      for (const c of col.cols) n += columnChars(c);
+      return n;
+    }
+    case 'arr':
+    case 'ref':
+      return columnChars(col.items);
+    default:
+      return 0;
+  }
+}

@@ -11,7 +11,8 @@ import type { LoadedFile } from '../import/index.ts';
 import type { Handoff } from '../model/types.ts';
 import { FileAssembler, STEP_SLICE, type FilePart, type LeanHandoff } from './run-parts.ts';
 import { rebuild, RunStrings } from '../model/step-columns.ts';
-import { sendInParts } from './send-parts.ts';
+import { SLICE_TEXT_CHARS, sendInParts, stepTextChars } from './send-parts.ts';
+import { textChars } from '../model/step-columns.ts';
 
 const AGENTS = ['Planner', 'Writer', 'Checker'];
 
@@ -229,3 +230,49 @@ describe('steps and handoffs cross in columns (ADR 0029)', () => {
   }, 60_000);
 });
 
+
+describe('slices of steps are cut by the text they carry (ADR 0073)', () => {
+  /** An OTLP run of `n` tool spans, each returning `chars` characters (as bench/million-huge.ts writes them). */
+  function toolRun(n: number, chars: number): LoadedFile {
+    const spans = Array.from({ length: n }, (_, i) => ({
+      traceId: 'ab'.repeat(16),
+      spanId: (i + 1).toString(16).padStart(16, '0'),
+      name: 'execute_tool fetch_page',
+      startTimeUnixNano: String(1_760_000_000_000_000_000n + BigInt(i) * 1_000_000n),
+      endTimeUnixNano: String(1_760_000_000_000_500_000n + BigInt(i) * 1_000_000n),
+      attributes: [
+        { key: 'gen_ai.operation.name', value: { stringValue: 'execute_tool' } },
+        { key: 'gen_ai.tool.name', value: { stringValue: 'fetch_page' } },
+        { key: 'gen_ai.tool.call.result', value: { stringValue: `${i} ${'x'.repeat(chars)}` } },
+      ],
+    }));
+    const result = importText('huge.json', JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ scope: { name: 'huge' }, spans }] }] }));
+    return { file: 'huge.json', format: result.format, formatLabel: result.formatLabel, runs: result.runs, warnings: result.warnings };
+  }
+
+  it('a run of long tool results crosses in slices of at most SLICE_TEXT_CHARS of text, and arrives whole', async () => {
+    const file = toolRun(600, 20_000);
+    const total = file.runs[0].steps.reduce((n, s) => n + stepTextChars(s), 0);
+    expect(total).toBeGreaterThan(5 * SLICE_TEXT_CHARS);
+    const { received, parts } = await handOver(file);
+    expect(firstDifference(received!.runs.map(({ spans: _s, ...r }) => r), file.runs.map(({ spans: _s, ...r }) => r))).toBeUndefined();
+    expect(JSON.stringify(received!.runs.map((r) => r.steps))).toBe(JSON.stringify(file.runs.map((r) => r.steps)));
+    const slices = parts.flatMap((p) => (p.kind === 'steps' ? [p.steps] : []));
+    expect(slices.length).toBeGreaterThan(5);
+    for (const slice of slices) expect(textChars(slice)).toBeLessThanOrEqual(SLICE_TEXT_CHARS);
+    expect(slices.reduce((n, s) => n + s.rows, 0)).toBe(600);
+  });
+
+  it('a run of short steps still crosses STEP_SLICE steps a part', async () => {
+    const file = chatFile(2 * STEP_SLICE + 7);
+    const { parts } = await handOver(file);
+    expect(parts.flatMap((p) => (p.kind === 'steps' ? [p.steps.rows] : []))).toEqual([STEP_SLICE, STEP_SLICE, 7]);
+  });
+
+  it('a step longer than the budget crosses alone, and the run still arrives whole', async () => {
+    const file = toolRun(5, SLICE_TEXT_CHARS + 10);
+    const { received, parts } = await handOver(file);
+    expect(JSON.stringify(received!.runs.map((r) => r.steps))).toBe(JSON.stringify(file.runs.map((r) => r.steps)));
+    expect(parts.flatMap((p) => (p.kind === 'steps' ? [p.steps.rows] : []))).toEqual([1, 1, 1, 1, 1]);
+  });
+});

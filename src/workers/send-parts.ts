@@ -5,8 +5,55 @@ import type { LoadedFile } from '../import/index.ts';
 import type { Handoff, Run, Step } from '../model/types.ts';
 import { stepRawSplitter } from '../model/session-spans.ts';
 import { stepPositions, type StepPositions } from '../model/step-positions.ts';
-import { StringTable, toColumns, transferablesOf } from '../model/step-columns.ts';
+import { StringTable, textChars, toColumns, transferablesOf } from '../model/step-columns.ts';
 import { STEP_SLICE, type FilePart, type LeanHandoff } from './run-parts.ts';
+
+/**
+ * About how many characters of text a slice of steps carries at most (ADR 0073). The page copies a part's strings
+ * when it takes it, in one task: 2,000 steps with a ~4 KB tool result each (8 MB of text, a 643 MB JSON Lines file)
+ * made tasks of 107–153 ms. A run of short steps still goes in slices of STEP_SLICE.
+ */
+export const SLICE_TEXT_CHARS = 2_000_000;
+
+/** Steps looked at to size a run's first slice. */
+const SAMPLE_STEPS = 32;
+
+/**
+ * A step's text, about: its string fields and the strings one level inside its arrays and records (messages, tool
+ * calls), without `raw` (its span's attributes, which mostly stay with the stored spans). For the first slice only:
+ * later slices are sized by what the one before carried (textChars).
+ */
+export function stepTextChars(step: Step): number {
+  let n = 0;
+  const fields = step as unknown as Record<string, unknown>;
+  for (const key in fields) {
+    if (key === 'raw') continue;
+    const v = fields[key];
+    if (typeof v === 'string') n += v.length;
+    else if (Array.isArray(v)) {
+      for (const item of v) n += shallowChars(item);
+    } else n += shallowChars(v);
+  }
+  return n;
+}
+
+function shallowChars(v: unknown): number {
+  if (typeof v === 'string') return v.length;
+  if (typeof v !== 'object' || v === null) return 0;
+  let n = 0;
+  const record = v as Record<string, unknown>;
+  for (const key in record) {
+    const x = record[key];
+    if (typeof x === 'string') n += x.length;
+  }
+  return n;
+}
+
+/** How many steps a slice should take for `chars` characters over `rows` steps: 1 to STEP_SLICE. */
+function rowsFor(rows: number, chars: number): number {
+  if (chars <= 0) return STEP_SLICE;
+  return Math.max(1, Math.min(STEP_SLICE, Math.floor((rows * SLICE_TEXT_CHARS) / chars)));
+}
 
 function sameStrings(a: readonly string[], b: readonly string[] | undefined): boolean {
   if (!b || a.length !== b.length) return false;
@@ -147,9 +194,19 @@ export async function sendInParts(
     const steps = r.steps;
     // A slice's steps are split just before it is posted (their raw stays with the stored spans).
     const split = keepSpans ? undefined : stepRawSplitter(r);
-    for (let at = 0; at < steps.length; at += STEP_SLICE) {
-      split?.(at, at + STEP_SLICE);
-      post({ kind: 'steps', run, steps: toColumns(steps.slice(at, at + STEP_SLICE), tables[run]) });
+    // STEP_SLICE steps a slice, fewer when they carry more than SLICE_TEXT_CHARS of text: the first sized from a sample
+    // of the run's steps, each next one from what the one before carried.
+    const sample = Math.min(SAMPLE_STEPS, steps.length);
+    let sampled = 0;
+    for (let i = 0; i < sample; i++) sampled += stepTextChars(steps[i]);
+    let size = rowsFor(sample, sampled);
+    for (let at = 0; at < steps.length; ) {
+      const end = Math.min(steps.length, at + size);
+      split?.(at, end);
+      const columns = toColumns(steps.slice(at, end), tables[run]);
+      size = rowsFor(end - at, textChars(columns));
+      post({ kind: 'steps', run, steps: columns });
+      at = end;
     }
   }
   for (const [run, { steps, handoffs }] of file.runs.entries()) {
