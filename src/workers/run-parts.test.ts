@@ -263,6 +263,20 @@ describe('slices of steps are cut by the text they carry (ADR 0073)', () => {
     expect(slices.reduce((n, s) => n + s.rows, 0)).toBe(600);
   });
 
+  it('with the spans crossing too, each step\'s raw (its span\'s attributes, the result again) counts from the first slice', async () => {
+    const file = toolRun(300, 20_000);
+    const sizes: number[] = [];
+    const assembler = new FileAssembler();
+    let received: LoadedFile | undefined;
+    await sendInParts(file, async (part, transfer) => {
+      if (part.kind === 'steps') sizes.push(textChars(part.steps));
+      received = assembler.take(structuredClone(part, { transfer })) ?? received;
+    }, true);
+    expect(JSON.stringify(received!.runs.map((r) => r.steps))).toBe(JSON.stringify(file.runs.map((r) => r.steps)));
+    expect(sizes.length).toBeGreaterThan(5);
+    for (const size of sizes) expect(size).toBeLessThanOrEqual(SLICE_TEXT_CHARS);
+  });
+
   it('a run of short steps still crosses STEP_SLICE steps a part', async () => {
     const file = chatFile(2 * STEP_SLICE + 7);
     const { parts } = await handOver(file);

@@ -20,14 +20,14 @@ const SAMPLE_STEPS = 32;
 
 /**
  * A step's text, about: its string fields and the strings one level inside its arrays and records (messages, tool
- * calls), without `raw` (its span's attributes, which mostly stay with the stored spans). For the first slice only:
- * later slices are sized by what the one before carried (textChars).
+ * calls, raw). Without `raw` when `withRaw` is false: a span's attributes then stay with the stored spans. For the
+ * first slice only: later slices are sized by what the one before carried (textChars).
  */
-export function stepTextChars(step: Step): number {
+export function stepTextChars(step: Step, withRaw = true): number {
   let n = 0;
   const fields = step as unknown as Record<string, unknown>;
   for (const key in fields) {
-    if (key === 'raw') continue;
+    if (key === 'raw' && !withRaw) continue;
     const v = fields[key];
     if (typeof v === 'string') n += v.length;
     else if (Array.isArray(v)) {
@@ -198,7 +198,7 @@ export async function sendInParts(
     // of the run's steps, each next one from what the one before carried.
     const sample = Math.min(SAMPLE_STEPS, steps.length);
     let sampled = 0;
-    for (let i = 0; i < sample; i++) sampled += stepTextChars(steps[i]);
+    for (let i = 0; i < sample; i++) sampled += stepTextChars(steps[i], keepSpans);
     let size = rowsFor(sample, sampled);
     for (let at = 0; at < steps.length; ) {
       const end = Math.min(steps.length, at + size);
