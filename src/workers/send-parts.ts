@@ -10,8 +10,9 @@ import { STEP_SLICE, type FilePart, type LeanHandoff } from './run-parts.ts';
 
 /**
  * About how many characters of text a slice of steps carries at most (ADR 0073). The page copies a part's strings
- * when it takes it, in one task: 2,000 steps with a ~4 KB tool result each (8 MB of text, a 643 MB JSON Lines file)
- * made tasks of 107–153 ms. A run of short steps still goes in slices of STEP_SLICE.
+ * when it takes it, in one task: 2,000 steps with a ~4 KB tool result each (a 643 MB JSON Lines file) were messages
+ * of ~8 M characters, and the page's tasks reached 107–153 ms while it took them. A run of short steps still goes in
+ * slices of STEP_SLICE.
  */
 export const SLICE_TEXT_CHARS = 2_000_000;
 
