@@ -44,6 +44,13 @@ describe('opening a run', () => {
       ...(i % 10 === 9 ? { parentStepId: `s${i - 1}` } : {}),
     }));
     const rows = steps.filter((s) => s.parentStepId === undefined).length;
+    // Every state the page goes through, as a person would see it: which panels are drawn, and what the status says.
+    const seen: { drawn: string[]; status: string | null }[] = [];
+    const watch = new MutationObserver(() => {
+      const drawn = ['graph', 'timeline', 'charts'].filter((p) => screen.queryByText(`${p} drawn`) !== null);
+      seen.push({ drawn, status: screen.queryByTestId('panels-drawing')?.textContent ?? null });
+    });
+    watch.observe(document.body, { subtree: true, childList: true, characterData: true });
     open(makeRun('large', { steps, agentRuns: [] }));
     const bar = screen.getByRole('progressbar');
     expect(screen.getByTestId('run-preparing').textContent).toContain(`of ${rows.toLocaleString('en')} steps`);
@@ -59,6 +66,12 @@ describe('opening a run', () => {
     expect(await screen.findByText('timeline drawn', {}, PANEL_WAIT)).toBeTruthy();
     expect(await screen.findByText('charts drawn', {}, PANEL_WAIT)).toBeTruthy();
     await waitFor(() => expect(screen.queryByTestId('panels-drawing')).toBeNull(), PANEL_WAIT);
+    watch.disconnect();
+    // The status line never names a panel already drawn, and it said what was left at each stage.
+    const names = { graph: 'graph', timeline: 'timeline', charts: 'token charts' } as const;
+    for (const { drawn, status } of seen) for (const p of drawn) expect(status ?? '').not.toContain(names[p as keyof typeof names]);
+    const said = new Set(seen.map((s) => s.status).filter((s): s is string => s !== null));
+    expect([...said]).toEqual(['Drawing the graph, the timeline and the token charts…', 'Drawing the timeline and the token charts…', 'Drawing the token charts…', 'Drawing the loop panel…']);
   }, 30_000);
 
   it('a small run: no progress bar, the step list and inspector first, then every panel, no status line', async () => {

@@ -172,7 +172,7 @@ const Panels = memo(function Panels({ view }: { view: RunView }) {
         {/* Said for a large run only: a small run's panels follow within a few frames, the line would only flicker. */}
         {stage < Stage.All && view.steps.length > LARGE_STEPS && (
           <p role="status" data-testid="panels-drawing" className="rounded border border-slate-200 bg-white p-4 text-sm text-slate-600">
-            Drawing the graph, the timeline and the token charts…
+            Drawing {STILL_DRAWN[stage]}…
           </p>
         )}
       </div>
@@ -188,6 +188,9 @@ const Panels = memo(function Panels({ view }: { view: RunView }) {
 
 /** The panels drawn so far: each stage adds the panels named, after the ones before it. */
 const Stage = { ListAndInspector: 0, Graph: 1, Timeline: 2, Charts: 3, All: 4 } as const;
+
+/** What a large run's status line says is still to come, at each stage before the last (the panels already drawn are not named). */
+const STILL_DRAWN = ['the graph, the timeline and the token charts', 'the timeline and the token charts', 'the token charts', 'the loop panel'];
 
 /**
  * Which panels render: the step list and the inspector first, then the graph, the timeline, the token charts, and the
