@@ -6,10 +6,9 @@
 //   node scripts/build-cli.mjs --if-stale  build only when missing or older than one of its inputs
 //   node scripts/build-cli.mjs --outdir D  build into D instead of dist-cli (tests)
 // dist-cli/inputs.json lists the bundle's inputs (sources and package-lock.json) for the staleness check.
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bundleState } from '../bin/cli-bundle.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -89,23 +88,26 @@ const schema = await esbuild.build({
   minify: true,
   sourcemap: true,
 });
-// The token counter's table (src/model/o200k-table.ts, ADR 0070), read from gpt-tokenizer's rank file once here so
-// that a command that estimates tokens loads it in a few milliseconds (src/cli/tokens-lazy.ts).
+// The token counter's table (src/model/o200k-table.ts, ADR 0070), made from gpt-tokenizer's rank file once here, as
+// the studio's build makes its asset (scripts/o200k-table-asset.ts), so that a command that estimates tokens loads it
+// in a few milliseconds (src/cli/tokens-lazy.ts).
 const tableModule = await esbuild.build({
   absWorkingDir: ROOT,
-  entryPoints: ['src/model/o200k-table.ts'],
+  entryPoints: ['scripts/o200k-table-asset.ts'],
   bundle: true,
   format: 'esm',
   platform: 'node',
+  external: ['vite'],
+  // Run from a data: URL below: the rank file is resolved from the module's own place in the tree, as in the plugin.
+  define: { 'import.meta.url': JSON.stringify(pathToFileURL(join(ROOT, 'scripts/o200k-table-asset.ts')).href) },
   write: false,
   logLevel: 'warning',
 });
-const { tableFromTiktoken, tableToBuffer } = await import(`data:text/javascript;base64,${Buffer.from(tableModule.outputFiles[0].text).toString('base64')}`);
-const rankFile = createRequire(import.meta.url).resolve('gpt-tokenizer/data/o200k_base.tiktoken');
-writeFileSync(join(TMP, 'o200k.table'), tableToBuffer(tableFromTiktoken(readFileSync(rankFile, 'utf8'))));
+const { o200kTableBytes } = await import(`data:text/javascript;base64,${Buffer.from(tableModule.outputFiles[0].text).toString('base64')}`);
+writeFileSync(join(TMP, 'o200k.table'), o200kTableBytes());
 const inputs = [...new Set([...Object.keys(result.metafile.inputs), ...Object.keys(schema.metafile.inputs)])]
   .filter((p) => !p.includes('node_modules/'))
-  .concat('package-lock.json', 'scripts/build-cli.mjs')
+  .concat('package-lock.json', 'scripts/build-cli.mjs', 'scripts/o200k-table-asset.ts')
   .map((p) => relative(ROOT, resolve(ROOT, p)))
   .sort();
 writeFileSync(join(TMP, 'inputs.json'), `${JSON.stringify({ builtAt: started, inputs }, null, 1)}\n`);

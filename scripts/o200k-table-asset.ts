@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Plugin } from 'vite';
-import { tableFromTiktoken, tableToBuffer } from '../src/model/o200k-table.ts';
+import { O200K_RANK_FILE, tableFromTiktoken, tableToBuffer } from '../src/model/o200k-table.ts';
 
 const ID = 'virtual:o200k-table';
 const RESOLVED = `\0${ID}`;
@@ -14,11 +14,14 @@ const RESOLVED = `\0${ID}`;
 const DEV_PATH = '/@o200k.table';
 
 let table: Uint8Array | undefined;
-/** The table's bytes, made on first use (the rank file read once per process). */
-function tableBytes(): Uint8Array {
+/**
+ * The table's bytes, made on first use (the rank file read once per process): this asset, and the file beside the CLI
+ * bundle (scripts/build-cli.mjs).
+ */
+export function o200kTableBytes(): Uint8Array {
   // Read here, not through src/llm/token-table.ts: that module's dynamic import of this plugin's virtual module cannot
   // be resolved where Vite bundles its own config.
-  table ??= tableToBuffer(tableFromTiktoken(readFileSync(createRequire(import.meta.url).resolve('gpt-tokenizer/data/o200k_base.tiktoken'), 'utf8')));
+  table ??= tableToBuffer(tableFromTiktoken(readFileSync(createRequire(import.meta.url).resolve(O200K_RANK_FILE), 'utf8')));
   return table;
 }
 
@@ -35,13 +38,13 @@ export function o200kTableAsset(): Plugin {
     load(id) {
       if (id !== RESOLVED) return undefined;
       if (serve) return `export default ${JSON.stringify(DEV_PATH)};`;
-      const ref = this.emitFile({ type: 'asset', name: 'o200k.table', source: tableBytes() });
+      const ref = this.emitFile({ type: 'asset', name: 'o200k.table', source: o200kTableBytes() });
       return `export default import.meta.ROLLUP_FILE_URL_${ref};`;
     },
     configureServer(server) {
       server.middlewares.use(DEV_PATH, (_req, res) => {
         res.setHeader('Content-Type', 'application/octet-stream');
-        res.end(tableBytes());
+        res.end(o200kTableBytes());
       });
     },
   };

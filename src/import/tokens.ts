@@ -9,7 +9,7 @@
 // numbers, for less CPU: ADR 0030).
 import type { TokenUsage } from '../model/types.ts';
 import { cachedTokenCounter } from './token-count.ts';
-import { tableCounter, tableFromTiktoken } from '../model/o200k-table.ts';
+import { O200K_RANK_FILE, tableCounter, tableFromTiktoken } from '../model/o200k-table.ts';
 
 let count: ((text: string) => number) | undefined;
 let loading: Promise<void> | undefined;
@@ -26,7 +26,7 @@ const nodeRequire =
     : undefined;
 const nodeCounter = (require: NodeJS.Require): ((text: string) => number) => {
   const fs = nodeProcess!.getBuiltinModule!('node:fs') as typeof import('node:fs');
-  return tableCounter(tableFromTiktoken(fs.readFileSync(require.resolve('gpt-tokenizer/data/o200k_base.tiktoken'), 'utf8')));
+  return tableCounter(tableFromTiktoken(fs.readFileSync(require.resolve(O200K_RANK_FILE), 'utf8')));
 };
 if (nodeRequire) {
   count = cachedTokenCounter(nodeCounter(nodeRequire));

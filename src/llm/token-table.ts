@@ -4,7 +4,7 @@
 // - elsewhere in Node (tests, benches, the CLI through tsx), gpt-tokenizer's rank file, read into one (~0.1 s).
 // The engines' counts (usage.ts, cost.ts) and the import and live workers' (src/import/tokens.ts) load it here.
 /// <reference path="./o200k-table-url.d.ts" />
-import { tableCounter, tableFromBuffer, tableFromTiktoken, type O200kTable } from '../model/o200k-table.ts';
+import { O200K_RANK_FILE, tableCounter, tableFromBuffer, tableFromTiktoken, type O200kTable } from '../model/o200k-table.ts';
 
 /** The table file's name beside the CLI bundle (scripts/build-cli.mjs writes it). */
 export const TABLE_FILE = 'o200k.table';
@@ -19,7 +19,7 @@ const nodeFs = () => nodeProcess!.getBuiltinModule!('node:fs') as typeof import(
 /** Node only: the table read from gpt-tokenizer's rank file (~0.1 s). */
 function rankFileTable(): O200kTable {
   const module = nodeProcess!.getBuiltinModule!('node:module') as typeof import('node:module');
-  return tableFromTiktoken(nodeFs().readFileSync(module.createRequire(import.meta.url).resolve('gpt-tokenizer/data/o200k_base.tiktoken'), 'utf8'));
+  return tableFromTiktoken(nodeFs().readFileSync(module.createRequire(import.meta.url).resolve(O200K_RANK_FILE), 'utf8'));
 }
 
 /** Node only: the table beside this module (the CLI bundle's), else read from the package's rank file. */

@@ -24,6 +24,9 @@ export const O200K_SPLIT = new RegExp(
   String.raw`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+${CONTRACTION}|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*${CONTRACTION}|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`,
   'gu',
 );
+/** gpt-tokenizer's rank file, as a module specifier: each place that reads it (in Node) resolves it from its own module. */
+export const O200K_RANK_FILE = 'gpt-tokenizer/data/o200k_base.tiktoken';
+
 export const O200K_SPECIAL_TOKENS = ['<|endoftext|>', '<|fim_prefix|>', '<|fim_middle|>', '<|fim_suffix|>', '<|im_start|>', '<|im_end|>', '<|im_sep|>', '<|endofprompt|>'];
 
 /** The tokens' bytes and a hash over them. `value[i]` is token i's rank × 2, plus 1 when it is kept as bytes. */
