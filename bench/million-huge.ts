@@ -14,6 +14,11 @@ import { importFiles, readFileInput } from '../src/workers/import-files.ts';
  * ~600 MB of OTLP/JSON Lines at `path`: 600 exports of 250 tool spans, each with a ~4 KB result (as tools return
  * pages); gzip-compressed with `gzip`. Returns the bytes of its text.
  */
+const LINES = 600;
+const SPANS_PER_LINE = 250;
+/** The file's spans, each a tool step of the run. */
+export const HUGE_STEPS = LINES * SPANS_PER_LINE;
+
 export function writeHugeJsonl(path: string, gzip = false): number {
   let decodedBytes = 0;
   const fd = openSync(path, 'w');
@@ -21,9 +26,9 @@ export function writeHugeJsonl(path: string, gzip = false): number {
   const result = 'lorem ipsum dolor sit amet, '.repeat(146);
   let id = 1;
   try {
-    for (let line = 0; line < 600; line++) {
+    for (let line = 0; line < LINES; line++) {
       const spans: string[] = [];
-      for (let k = 0; k < 250; k++, id++) {
+      for (let k = 0; k < SPANS_PER_LINE; k++, id++) {
         const start = 1_760_000_000_000_000_000n + BigInt(id) * 1_000_000n;
         spans.push(
           `{"traceId":"${traceId}","spanId":"${id.toString(16).padStart(16, '0')}","name":"execute_tool fetch_page","startTimeUnixNano":"${start}","endTimeUnixNano":"${start + 500_000n}","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"execute_tool"}},{"key":"gen_ai.tool.name","value":{"stringValue":"fetch_page"}},{"key":"gen_ai.tool.call.result","value":{"stringValue":"${id} ${result}"}}]}`,

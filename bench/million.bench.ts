@@ -814,7 +814,7 @@ async function main(): Promise<void> {
       }
       if (ONLY.has('hugeweb')) {
         // The Node part's file, in the browser: read by the import worker as a stream (Blob.stream), never one string.
-        const { writeHugeJsonl } = await import('./million-huge.ts');
+        const { writeHugeJsonl, HUGE_STEPS } = await import('./million-huge.ts');
         const huge = join(tmp, 'huge-otlp.jsonl');
         const textBytes = writeHugeJsonl(huge);
         console.log(`a JSON Lines file larger than one string (${mb(textBytes)}), in Chromium through the Library; load average ${loadavg()[0].toFixed(2)}`);
@@ -824,8 +824,10 @@ async function main(): Promise<void> {
           console.log(`    memory run (the browser's PSS sampled every 100 ms); load average ${loadavg()[0].toFixed(2)}`);
           const mem = await openThroughLibrary(base, huge, { measureMemory: true }).catch((e: unknown) => (e instanceof Error ? e.message : String(e)));
           const peak = typeof mem === 'string' ? Number.NaN : (mem.peakBytes ?? Number.NaN);
+          // Every step arrived: the run view's header counts them (one per span of the file).
+          const steps = Number(m.rows.replace(/[^0-9]/g, ''));
           figures.push(
-            { name: `${label}: file drop → run view painted`, value: m.openMs, unit: 'ms', target: 'imports and opens', pass: textBytes > 2 ** 29 && m.openMs > 0, note: `run listed at ${m.listedMs.toFixed(0)} ms; ${m.rows}` },
+            { name: `${label}: file drop → run view painted`, value: m.openMs, unit: 'ms', target: 'imports and opens, every step', pass: textBytes > 2 ** 29 && steps === HUGE_STEPS, note: `run listed at ${m.listedMs.toFixed(0)} ms; ${m.rows}` },
             { name: `${label}: longest main-thread task, drop → run view painted`, value: m.longestTaskMs, unit: 'ms', target: `≤ ${LONG_TASK_TARGET_MS} ms`, pass: m.longestTaskMs <= LONG_TASK_TARGET_MS, note: `${m.longTasks.length} long tasks` },
             { name: `${label}: peak memory of the browser's processes (sum of PSS)`, value: peak / 2 ** 20, unit: 'MB', target: 'reported', pass: true, note: typeof mem === 'string' ? `the memory run failed: ${mem}` : `${gb(peak)}; sampled in a run of its own (painted there at ${mem.openMs.toFixed(0)} ms)` },
           );
@@ -850,7 +852,7 @@ async function main(): Promise<void> {
         value: h.ms,
         unit: 'ms',
         target: 'imports',
-        pass: h.error === undefined && h.bytes > 2 ** 29 && h.steps > 0,
+        pass: h.error === undefined && h.bytes > 2 ** 29 && h.steps === (await import('./million-huge.ts')).HUGE_STEPS,
         note: h.error ?? `${mb(h.bytes)}, ${h.runs} runs, ${h.steps.toLocaleString('en')} steps, peak RSS ${mb(h.peakRssBytes)}`,
       });
       details.huge = h;
@@ -863,7 +865,7 @@ async function main(): Promise<void> {
         value: h.ms,
         unit: 'ms',
         target: 'imports',
-        pass: h.error === undefined && (h.decodedBytes ?? 0) > 2 ** 29 && h.steps > 0,
+        pass: h.error === undefined && (h.decodedBytes ?? 0) > 2 ** 29 && h.steps === (await import('./million-huge.ts')).HUGE_STEPS,
         note: h.error ?? `${mb(h.bytes)} compressed, ${mb(h.decodedBytes ?? 0)} of text, ${h.runs} runs, ${h.steps.toLocaleString('en')} steps, peak RSS ${mb(h.peakRssBytes)}`,
       });
       details.hugegz = h;
