@@ -1,6 +1,7 @@
 // A file whose steps carry long texts crosses from the import worker to the page in slices cut by their text (ADR 0073):
-// 1,200 tool results of 6,000 characters are several slices where 2,000 short steps are one. Every step arrives, in
-// its order, with its whole text.
+// 1,200 tool results of 6,000 characters are several slices where 2,000 short steps are one. Each slice's results
+// cross joined into one string, those with a character past Latin-1 (every seventh here) into another (ADR 0074).
+// Every step arrives, in its order, with its whole text.
 import { writeFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { fileRuns, openStudio } from './fixtures.ts';
@@ -16,7 +17,8 @@ function longResults(): string {
     for (let k = 0; k < 300; k++) {
       const n = line * 300 + k;
       const start = 1_760_000_000_000_000_000n + BigInt(n) * 1_000_000n;
-      const result = `${n} ${String.fromCharCode(97 + (n % 26)).repeat(RESULT_CHARS)}`;
+      const letter = String.fromCharCode(97 + (n % 26));
+      const result = n % 7 === 4 ? `${n} \u2019${letter.repeat(RESULT_CHARS - 1)}` : `${n} ${letter.repeat(RESULT_CHARS)}`;
       spans.push(
         JSON.stringify({
           traceId: 'cd'.repeat(16),
@@ -59,10 +61,14 @@ test('a run of 1,200 long tool results opens whole: every step, in its order, wi
   await page.getByTestId('step-list').evaluate((list, share) => {
     list.scrollTop = list.scrollHeight * share;
   }, 900 / STEPS);
-  // One past the first slices, picked in the list.
+  // One past the first slices, picked in the list: a result with a character past Latin-1.
   const middle = page.getByTestId('step-list').locator('li[data-position="900"]');
   await middle.click();
   await expect(inspector).toHaveAttribute('data-position', '900');
   await expect(inspector).toContainText(`Observation (${(4 + RESULT_CHARS).toLocaleString('en')} characters)`);
-  await expect(observation).toContainText(/^900 q{20}/);
+  await expect(observation).toContainText(/^900 \u2019q{20}/);
+  // The one before it is Latin-1 text, of the same slice.
+  await page.keyboard.press('ArrowLeft');
+  await expect(inspector).toHaveAttribute('data-position', '899');
+  await expect(observation).toContainText(/^899 p{20}/);
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
-import { rebuild, RunStrings, StringTable, textChars, toColumns, transferablesOf, type Column, type ColumnSlice } from './step-columns.ts';
+import { JOINED_MIN_CHARS, rebuild, RunStrings, StringTable, textChars, toColumns, transferablesOf, type Column, type ColumnSlice } from './step-columns.ts';
 import { firstDifference } from '../testing/same-value.ts';
 
 /** Slices made with one table, then crossed as postMessage would (a clone, the buffers transferred), rebuilt in order. */
@@ -179,6 +179,50 @@ describe('records in columns (ADR 0029)', () => {
     expect(firstDifference(got[0], records)).toBeUndefined();
   });
 
+  it('sends a column of long texts joined, Latin-1 and wider texts apart, and the page gets each text back (ADR 0074)', () => {
+    const latin = (i: number) => `result ${i}: caf\u00e9 `.padEnd(JOINED_MIN_CHARS + (i % 5) * 40, 'xyz');
+    const wide = (i: number) => `r\u00e9sum\u00e9 \u2019${i}\u2019 \u{1f600} `.padEnd(JOINED_MIN_CHARS + 3, '\u4e2d');
+    // Every third text has a character past U+00FF; one text is empty, one shorter than a slice V8 points into.
+    const texts = Array.from({ length: 60 }, (_, i) => (i === 7 ? '' : i === 8 ? 'short' : i % 3 === 0 ? wide(i) : latin(i)));
+    const records = texts.map((output, i) => ({ kind: i % 2 ? 'tool' : 'llm', output, call: { name: 'search', result: latin(i + 100) } }));
+    const table = new StringTable();
+    for (const part of [records.slice(0, 25), records.slice(25)]) {
+      const slice = toColumns(part, table);
+      const [shape] = slice.shapes;
+      const col = shape.cols[shape.keys.indexOf('output')];
+      if (col.t !== 'joined') throw new Error(`output sent as ${col.t}`);
+      expect(/[^\u0000-\u00ff]/.test(col.one)).toBe(false);
+      expect(col.two.length).toBeGreaterThan(0);
+      expect(col.wide?.filter((w) => w === 1).length).toBe(part.filter((r) => /[^\u0000-\u00ff]/.test(r.output)).length);
+      // Nested records' texts too, with no wide one: no flags sent.
+      const call = shape.cols[shape.keys.indexOf('call')];
+      if (call.t !== 'obj' || call.cols[1].t !== 'joined') throw new Error('the nested results were not joined');
+      expect(call.cols[1].wide).toBeUndefined();
+      expect(call.cols[1].two).toBe('');
+      // Their ends cross as transferred buffers.
+      expect(transferablesOf(slice)).toContain(col.ends.buffer);
+    }
+    const { got } = crossed([records.slice(0, 25), records.slice(25)]);
+    expect(firstDifference(got.flat(), records)).toBeUndefined();
+  });
+
+  it('keeps short texts as they were, and refuses joined ends out of order', () => {
+    const short = Array.from({ length: 40 }, (_, i) => ({ note: `note ${i}`.padEnd(JOINED_MIN_CHARS - 1, '.') }));
+    expect(toColumns(short, new StringTable()).shapes[0].cols[0].t).toBe('text');
+    const slice = toColumns(
+      Array.from({ length: 40 }, (_, i) => ({ note: `note ${i}`.padEnd(JOINED_MIN_CHARS, '.') })),
+      new StringTable(),
+    );
+    const col = slice.shapes[0].cols[0];
+    if (col.t !== 'joined') throw new Error(`sent as ${col.t}`);
+    const end5 = col.ends[5];
+    col.ends[5] = col.ends[4] - 1;
+    expect(() => rebuild(slice, new RunStrings())).toThrow(/out of order/);
+    col.ends[5] = end5;
+    col.ends[39] = col.one.length + 1;
+    expect(() => rebuild(slice, new RunStrings())).toThrow(/out of order/);
+  });
+
   it('finds the shape of records whose shapes alternate without a signature per record, and groups them the same', () => {
     const records = Array.from({ length: 400 }, (_, i) => (i % 2 ? { kind: 'tool', id: `t${i}`, toolCalls: [] } : { kind: 'llm', id: `m${i}`, usage: { input: i, output: 1 } }));
     const join = vi.spyOn(Array.prototype, 'join');
@@ -204,9 +248,15 @@ describe('records in columns (ADR 0029)', () => {
   it('round-trips any records (fast-check)', () => {
     const repeated = fc.constantFrom('Planner', 'Writer', 'message', 'tool', 'assistant', 'gpt-4o', '', '__proto__');
     const key = fc.oneof(fc.constantFrom('id', 'index', 'kind', 'agentId', 'usage', 'raw', 'toolCalls', 'recipients', 'error', '__proto__', 'constructor', '1', '0'), fc.string({ maxLength: 4 }));
+    // Long texts, of Latin-1 or wider characters, are sent joined (ADR 0074).
+    const long = fc.oneof(
+      fc.string({ minLength: JOINED_MIN_CHARS, maxLength: JOINED_MIN_CHARS + 40, unit: fc.constantFrom('a', '\u00e9', ' ') }),
+      fc.string({ minLength: JOINED_MIN_CHARS, maxLength: JOINED_MIN_CHARS + 40, unit: 'binary' }),
+    );
     const leaf = fc.oneof(
       repeated,
       fc.string(),
+      long,
       fc.integer(),
       fc.double(),
       fc.constantFrom(-0, Number.NaN, Infinity, 2 ** 31, -(2 ** 31)),
@@ -258,7 +308,7 @@ describe('records in columns (ADR 0029)', () => {
       { numRuns: 300 },
     );
     // Every kind of column was made (and rebuilt) along the way.
-    expect([...kinds].sort()).toEqual(['arr', 'bool', 'f64', 'i32', 'obj', 'ref', 'str', 'text', 'val']);
+    expect([...kinds].sort()).toEqual(['arr', 'bool', 'f64', 'i32', 'joined', 'obj', 'ref', 'str', 'text', 'val']);
   });
 });
 
@@ -279,6 +329,13 @@ describe('the text a slice carries (textChars, ADR 0073)', () => {
     const table = new StringTable();
     toColumns(records, table);
     expect(textChars(toColumns(records, table))).toBe(strings(records) - 2 * 'tool'.length);
+  });
+
+  it('counts joined texts once', () => {
+    const records = [{ output: 'a'.repeat(JOINED_MIN_CHARS) }, { output: '\u4e2d'.repeat(JOINED_MIN_CHARS + 1) }];
+    const slice = toColumns(records, new StringTable());
+    expect(slice.shapes[0].cols[0].t).toBe('joined');
+    expect(textChars(slice)).toBe(2 * JOINED_MIN_CHARS + 1);
   });
 
   it('is 0 for a slice of numbers and booleans only', () => {

@@ -1,9 +1,10 @@
 // A slice of plain records (a run's steps or handoffs) in columns, to cross from a worker to the page (ADR 0029):
 // the records are grouped by shape (their own keys, in order), and each key of a shape is one column: numbers in a
 // typed array (its buffer transferred, not cloned), strings that repeat as indices into the run's string table (each
-// string sent once per run), other strings as a plain array, records or arrays that rows share (one object given to
-// many steps) as indices into the distinct ones, nested records of one shape as columns again, arrays as their
-// lengths and their elements' column, anything else as the values themselves (a structured clone keeps them).
+// string sent once per run), other strings as a plain array (long ones joined into one string, ADR 0074), records
+// or arrays that rows share (one object given to many steps) as indices into the distinct ones, nested records of
+// one shape as columns again, arrays as their lengths and their elements' column, anything else as the values
+// themselves (a structured clone keeps them).
 // `rebuild` gives back records with the same keys in the same order and the same values (-0, NaN, a key whose value
 // is undefined included). Pure TS, no DOM.
 
@@ -15,6 +16,12 @@ export type Column =
   /** Indices into the run's string table. */
   | { t: 'str'; v: Uint32Array }
   | { t: 'text'; v: string[] }
+  /**
+   * Long texts (ADR 0074): joined into one string per kind of character (`one`: every character under U+0100, `two`:
+   * the rest, so that a text of Latin-1 is not widened by another's), each row's text ending at `ends[i]` in its own
+   * string (`wide[i]` 1: in `two`; absent when none is). The page takes each text as a slice of its string.
+   */
+  | { t: 'joined'; one: string; two: string; ends: Uint32Array; wide?: Uint8Array }
   /** Records with these keys, in this order. */
   | { t: 'obj'; keys: string[]; cols: Column[] }
   /** Plain arrays without holes: their lengths, then their elements one after the other. */
@@ -139,6 +146,49 @@ function firstAllDifferent<T>(values: readonly T[]): boolean {
   return seen.size === LOOK_AHEAD;
 }
 
+/**
+ * From this many characters a text, on average over its column, is long: the column is sent joined (ADR 0074). A page
+ * that took tens of thousands of 4 KB tool results as one string each spent 50–150 ms tasks in its garbage collector
+ * while the run was handed over. A column's texts joined are one string, which V8 places among large objects (never
+ * moved) from 128 KB, and each text is a slice of it: a small object that points into it. This costs the worker a
+ * copy of the texts (~0.3–0.5 ms a MB in Chromium). Below this length a slice's own object (~20 bytes, against a
+ * string's 12 of header) would add to a text's memory more than it saves.
+ */
+export const JOINED_MIN_CHARS = 256;
+/** A column's joined texts stay far below the longest string an engine makes (2^29 - 24 characters in V8). */
+const JOINED_MAX_CHARS = 1 << 27;
+/** A character that Latin-1 has not: a text with one is held two bytes a character. */
+const WIDE_CHAR = /[^\u0000-\u00ff]/;
+
+/** A column of mostly distinct strings as a 'joined' column, when its texts are long (JOINED_MIN_CHARS); else undefined. */
+function joinedTexts(texts: readonly string[]): Column | undefined {
+  const n = texts.length;
+  if (n === 0) return undefined;
+  let total = 0;
+  for (let i = 0; i < n; i++) total += texts[i].length;
+  if (total < JOINED_MIN_CHARS * n || total > JOINED_MAX_CHARS) return undefined;
+  const ends = new Uint32Array(n);
+  const one: string[] = [];
+  const two: string[] = [];
+  let wide: Uint8Array | undefined;
+  let oneEnd = 0;
+  let twoEnd = 0;
+  for (let i = 0; i < n; i++) {
+    const s = texts[i];
+    if (WIDE_CHAR.test(s)) {
+      (wide ??= new Uint8Array(n))[i] = 1;
+      two.push(s);
+      ends[i] = twoEnd += s.length;
+    } else {
+      one.push(s);
+      ends[i] = oneEnd += s.length;
+    }
+  }
+  const col: Column = { t: 'joined', one: one.join(''), two: two.join(''), ends };
+  if (wide) col.wide = wide;
+  return col;
+}
+
 /** Typed arrays (and plain arrays of transferables) whose buffers the column holds, for a postMessage transfer list. */
 function collectBuffers(col: Column, into: ArrayBuffer[]): void {
   switch (col.t) {
@@ -147,6 +197,10 @@ function collectBuffers(col: Column, into: ArrayBuffer[]): void {
     case 'bool':
     case 'str':
       into.push(col.v.buffer as ArrayBuffer);
+      return;
+    case 'joined':
+      into.push(col.ends.buffer as ArrayBuffer);
+      if (col.wide) into.push(col.wide.buffer as ArrayBuffer);
       return;
     case 'obj':
       for (const c of col.cols) collectBuffers(c, into);
@@ -250,7 +304,7 @@ function encodeColumn(values: unknown[], table: StringTable, depth: number, shar
     // `values` is made for this column (valuesByKey, columnsOf, an array column's items): sent as it is.
     const texts = values as string[];
     const v = tableIndices(texts, table, shared);
-    return v ? { t: 'str', v } : { t: 'text', v: texts };
+    return v ? { t: 'str', v } : (joinedTexts(texts) ?? { t: 'text', v: texts });
   }
   if (depth < MAX_DEPTH && n > 0 && (records === n || arrays === n)) {
     const refs = sharedRefs(values as object[]);
@@ -589,6 +643,27 @@ function decodeColumn(col: Column, n: number, run: RunStrings): ArrayLike<unknow
       for (let i = 0; i < n; i++) out[i] = col.v[i] === 1;
       return out;
     }
+    case 'joined': {
+      // Each text a slice of its string: V8 makes a slice of 13 characters or more an object that points into the
+      // string, not a copy (ADR 0074).
+      const { one, two, ends, wide } = col;
+      const out = new Array<string>(n);
+      let oneFrom = 0;
+      let twoFrom = 0;
+      for (let i = 0; i < n; i++) {
+        const end = ends[i];
+        if (wide !== undefined && wide[i] === 1) {
+          if (end < twoFrom || end > two.length) throw new Error('a slice\'s joined texts end out of order');
+          out[i] = two.slice(twoFrom, end);
+          twoFrom = end;
+        } else {
+          if (end < oneFrom || end > one.length) throw new Error('a slice\'s joined texts end out of order');
+          out[i] = one.slice(oneFrom, end);
+          oneFrom = end;
+        }
+      }
+      return out;
+    }
     case 'str': {
       const out = new Array<string>(n);
       for (let i = 0; i < n; i++) {
@@ -666,6 +741,8 @@ function columnChars(col: Column): number {
       for (const s of col.v) n += s.length;
       return n;
     }
+    case 'joined':
+      return col.one.length + col.two.length;
     case 'val': {
       let n = 0;
       for (const v of col.v) if (typeof v === 'string') n += v.length;

@@ -9,6 +9,7 @@ import { importFiles } from './import-files.ts';
 import { importText } from '../import/index.ts';
 import type { LoadedFile } from '../import/index.ts';
 import type { Handoff } from '../model/types.ts';
+import type { Column } from '../model/step-columns.ts';
 import { FileAssembler, STEP_SLICE, type FilePart, type LeanHandoff } from './run-parts.ts';
 import { rebuild, RunStrings } from '../model/step-columns.ts';
 import { SLICE_TEXT_CHARS, sendInParts, stepTextChars } from './send-parts.ts';
@@ -200,6 +201,13 @@ describe('steps and handoffs cross in columns (ADR 0029)', () => {
   it.skipIf(!HAVE_SHARED)("every real trace: the page's runs are the worker's, key order, -0 and undefined values included", async () => {
     let steps = 0;
     let handoffs = 0;
+    // Columns of long texts sent joined (ADR 0074): real prompts and results are long enough.
+    let joined = 0;
+    const countJoined = (col: Column): void => {
+      if (col.t === 'joined') joined++;
+      if (col.t === 'obj') col.cols.forEach(countJoined);
+      if (col.t === 'arr' || col.t === 'ref') countJoined(col.items);
+    };
     for (const path of traces) {
       for (const keepSpans of [true, false]) {
         const { loaded } = await importFiles([{ name: relative(SHARED_TRACES, path), bytes: readFileSync(path) }]);
@@ -208,6 +216,7 @@ describe('steps and handoffs cross in columns (ADR 0029)', () => {
           const assembler = new FileAssembler();
           let received: LoadedFile | undefined;
           await sendInParts(file, async (part, transfer) => {
+            if (part.kind === 'steps') for (const shape of part.steps.shapes) shape.cols.forEach(countJoined);
             received = assembler.take(structuredClone(part, { transfer })) ?? received;
           }, keepSpans);
           // The shell puts the spans (when they cross) last; that order is the shell's, not the slices'.
@@ -227,6 +236,7 @@ describe('steps and handoffs cross in columns (ADR 0029)', () => {
     expect(traces.length).toBeGreaterThan(20);
     expect(steps).toBeGreaterThan(3000);
     expect(handoffs).toBeGreaterThan(100);
+    expect(joined).toBeGreaterThan(300);
   }, 60_000);
 });
 
