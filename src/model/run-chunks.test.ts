@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { estimateBytes, joinChunks, needsChunks, planRunWrite, splitItems, type ChunkLimits } from './run-chunks.ts';
+import { chunkInColumns, estimateBytes, joinChunks, needsChunks, planRunWrite, readableChunk, splitItems, type ChunkLimits } from './run-chunks.ts';
+import { firstDifference } from '../testing/same-value.ts';
 import { makeRun } from '../testing/test-runs.ts';
 import type { Run, Step } from './types.ts';
 
@@ -62,6 +63,47 @@ describe('a run in chunks (ADR 0025)', () => {
     expect(joinChunks('steps', [steps[0], steps[2], steps[1]], 3)).toEqual({ problem: 'steps: chunk 1 is missing' });
     expect(joinChunks('steps', [steps[0], { index: 1, value: { items: 'x', of: 3 } }, steps[2]], 3)).toEqual({ problem: 'steps: chunk 1 is not a chunk of 3' });
     expect(joinChunks('spans', [{ index: 0, value: null }])).toMatchObject({ problem: expect.stringContaining('count') });
+  });
+});
+
+describe('chunks in columns (ADR 0075)', () => {
+  /** A run of long and short steps, nested values and a loose key, with spans, annotations and handoffs. */
+  function mixedRun(): Run {
+    const run = { ...longRun(10), spans: Array.from({ length: 6 }, (_, i) => ({ id: `sp${i}`, name: 'n', status: 'ok' as const, startTime: i, attributes: { k: i }, events: [] })) } as Run;
+    run.steps = run.steps.map((s, i) => ({ ...s, output: i % 3 ? `text ${i}`.padEnd(400, '\u2019x') : s.output, usage: { input: i, output: 2 * i, total: 3 * i }, ...(i === 4 ? { error: { message: 'boom' }, number: -0 } : {}) }));
+    run.annotations = [{ id: 'a0', source: 'human', taxonomy: 'mast', code: 'FM-1.1', stepId: 's1' }];
+    return run;
+  }
+
+  it('the import worker\'s steps and handoffs go in columns, each chunk with a table of its own, and join back to the same arrays', () => {
+    const run = mixedRun();
+    const plan = planRunWrite(run, { spansApart: true, limits: SMALL });
+    const stored = plan.chunks.map((c) => ({ key: c.key, value: chunkInColumns(c) }));
+    const kinds = stored.map((c) => `${c.key[1]}:${'columns' in c.value ? 'columns' : 'items'}`);
+    expect(kinds).toEqual(['steps:columns', 'steps:columns', 'steps:columns', 'handoffs:columns', 'annotations:items', 'spans:items', 'spans:items']);
+    // As IndexedDB gives them back: a structured clone of each value, rebuilt in any order of arrival.
+    const of = (field: string) => stored.filter((c) => c.key[1] === field).map((c) => ({ index: c.key[2], value: structuredClone(c.value) }));
+    const steps: { index: number; value: unknown }[] = of('steps');
+    const early = readableChunk(steps[2].value);
+    expect(Array.isArray((early as { items: unknown }).items)).toBe(true);
+    steps[2].value = early;
+    const joined = joinChunks('steps', steps, 3);
+    if ('problem' in joined) throw new Error(joined.problem);
+    expect(firstDifference(joined.items, structuredClone(run.steps))).toBeUndefined();
+    expect(joinChunks('handoffs', of('handoffs'), 1)).toEqual({ items: run.handoffs });
+    expect(joinChunks('annotations', of('annotations'), 1)).toEqual({ items: run.annotations });
+    expect(joinChunks('spans', of('spans'))).toEqual({ items: run.spans });
+    // The plan itself (what the page writes) keeps items.
+    expect(plan.chunks.every((c) => 'items' in c.value)).toBe(true);
+  });
+
+  it('a chunk whose columns cannot be rebuilt is named, not read', () => {
+    const plan = planRunWrite(mixedRun(), { spansApart: true, limits: SMALL });
+    const steps = plan.chunks.filter((c) => c.key[1] === 'steps').map((c) => ({ index: c.key[2], value: structuredClone(chunkInColumns(c)) as unknown }));
+    const broken = structuredClone(steps[1].value) as { columns: { shapes: unknown[] } };
+    broken.columns.shapes = [{ keys: ['id'], cols: [{ t: 'str', v: new Uint32Array([99, 99, 99, 99]) }] }];
+    expect(readableChunk(broken)).toBe(broken);
+    expect(joinChunks('steps', [steps[0], { index: 1, value: broken }, steps[2]], 3)).toEqual({ problem: 'steps: chunk 1 is not a chunk of 3' });
   });
 });
 

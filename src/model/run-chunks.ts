@@ -2,8 +2,10 @@
 // and a run of a million steps is larger. A run whose estimated size is under the budget is stored as one record, as
 // before; above it, each array that grows with the run goes into chunks of bounded size (count and estimated bytes),
 // and the run's record keeps the rest and how many chunks each array has. Both writers of the library (the import
-// worker and the page) split with `planRunWrite`; the readers join with `joinChunks`. Pure: no IndexedDB here.
+// worker and the page) split with `planRunWrite`; the readers join with `joinChunks`. The import worker writes the
+// chunks of steps and handoffs in columns (ADR 0075); the page reads both forms. Pure: no IndexedDB here.
 import type { Run, RunSpan } from './types.ts';
+import { rebuild, RunStrings, StringTable, toColumns, type ColumnSlice } from './step-columns.ts';
 
 /** The run's arrays that grow with it; `spans` is stored apart from the run (read on demand), the others with it. */
 export const CHUNKED_FIELDS = ['steps', 'handoffs', 'annotations', 'interventions', 'spans'] as const;
@@ -22,10 +24,41 @@ export const DEFAULT_CHUNK_LIMITS: ChunkLimits = { maxItems: 20_000, maxBytes: 2
 /** A chunk's key in the `runChunks` store: the run, the array, the chunk's position. */
 export type ChunkKey = [runId: string, field: ChunkedField, index: number];
 
-/** One chunk: its items and how many chunks the array has (a lost chunk is seen by any reader of the others). */
-export interface RunChunk {
-  items: unknown[];
-  of: number;
+/**
+ * One chunk: its items, or the items in columns (`columns`: step-columns.ts, with a string table of the chunk's own,
+ * ADR 0075), and how many chunks the array has (a lost chunk is seen by any reader of the others).
+ */
+export type RunChunk = { items: unknown[]; of: number } | { columns: ColumnSlice; of: number };
+
+/**
+ * The arrays whose chunks the import worker writes in columns (ADR 0075): a page that reloads a run takes each chunk
+ * in a task of its own, and 24 MB of steps as objects, their texts one string each, made tasks of 50–100 ms.
+ */
+export const COLUMN_FIELDS: readonly ChunkedField[] = ['steps', 'handoffs'];
+
+/**
+ * A chunk of planRunWrite as the import worker stores it: one of COLUMN_FIELDS in columns (ADR 0075), any other as
+ * it is. Made just before its put, so that only the chunks in flight are held in columns besides the run.
+ */
+export function chunkInColumns(chunk: { key: ChunkKey; value: RunChunk }): RunChunk {
+  const { key, value } = chunk;
+  if (!('items' in value) || !COLUMN_FIELDS.includes(key[1])) return value;
+  return { columns: toColumns(value.items as object[], new StringTable()), of: value.of };
+}
+
+/**
+ * A stored chunk with its items as an array: one in columns rebuilt (a new table of strings for each), any other value
+ * as it is (joinChunks then names what is wrong with it). Readers give each chunk here as it arrives, so that each is
+ * rebuilt in the task that deserialised it.
+ */
+export function readableChunk(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || !('columns' in value)) return value;
+  const { columns, of } = value as { columns: unknown; of: unknown };
+  try {
+    return { items: rebuild(columns as ColumnSlice, new RunStrings()), of };
+  } catch {
+    return value;
+  }
 }
 
 /** The `runs` record of a run stored in chunks: `chunks` says how many each array has (spans excepted, see below). */
@@ -181,12 +214,13 @@ export function joinChunks(field: ChunkedField, stored: readonly { index: unknow
   if (stored.length !== of) return { problem: `${field}: ${stored.length} of ${of} chunks are stored` };
   const items: unknown[] = [];
   for (let i = 0; i < stored.length; i++) {
-    const { index, value } = stored[i];
+    const { index } = stored[i];
     if (index !== i) return { problem: `${field}: chunk ${i} is missing` };
-    if (typeof value !== 'object' || value === null || !Array.isArray((value as RunChunk).items) || (value as RunChunk).of !== of) {
+    const value = readableChunk(stored[i].value) as { items?: unknown; of?: unknown } | null;
+    if (typeof value !== 'object' || value === null || !Array.isArray(value.items) || value.of !== of) {
       return { problem: `${field}: chunk ${i} is not a chunk of ${of}` };
     }
-    const part = (value as RunChunk).items;
+    const part = value.items;
     for (let j = 0; j < part.length; j++) items.push(part[j]);
   }
   return { items };

@@ -15,7 +15,7 @@ import {
   chunkRange,
   type Migration,
 } from './library-db.ts';
-import type { ChunkLimits } from '../model/run-chunks.ts';
+import { chunkInColumns, type ChunkLimits } from '../model/run-chunks.ts';
 import type { Run, Step } from '../model/types.ts';
 import { makeRun } from '../testing/test-runs.ts';
 import { countStepFacts, knownStepFacts } from '../model/step-facts.ts';
@@ -294,7 +294,8 @@ describe('large runs in chunks (ADR 0025)', () => {
   const chunkKeys = async (db: Awaited<ReturnType<typeof openLibraryDb>>, id: string) => (await db.getAllKeys('runChunks', chunkRange(id))).map((k) => (k as unknown[]).slice(1).join(':'));
   /** A mark in the first step of the run `long`'s stored steps chunk `index`: a write that writes the steps again removes it. */
   const markChunk = async (db: Awaited<ReturnType<typeof openLibraryDb>>, index: number) => {
-    const chunk = (await db.get('runChunks', ['long', 'steps', index]))!;
+    // The page writes its chunks as items (planRunWrite without `columns`).
+    const chunk = (await db.get('runChunks', ['long', 'steps', index])) as { items: unknown[]; of: number };
     await db.put('runChunks', { ...chunk, items: [{ ...(chunk.items[0] as Step), output: 'mark' }, ...chunk.items.slice(1)] }, ['long', 'steps', index]);
   };
   /** A library holding the 10-step run `long` in chunks, its first chunk marked (markChunk). */
@@ -436,6 +437,29 @@ describe('large runs in chunks (ADR 0025)', () => {
       db.close();
     });
   }
+
+  it('reads the chunks the worker stores in columns, and sets aside a run whose columns are damaged with its chunks as items (ADR 0075)', async () => {
+    const db = await openLibraryDb({ name: freshName() });
+    await writeChanges(db, EMPTY_SNAPSHOT, { files: [file('f1', ['long', 'ok'])], runs: { long: longRun('long', 10), ok: longRun('ok', 10) }, llmCalls: {} }, SMALL);
+    // Both runs' step chunks as the import worker writes them.
+    for (const id of ['long', 'ok']) {
+      for (let i = 0; i < 3; i++) {
+        const key: [string, 'steps', number] = [id, 'steps', i];
+        const chunk = (await db.get('runChunks', key)) as { items: unknown[]; of: number };
+        await db.put('runChunks', chunkInColumns({ key, value: chunk }), key);
+      }
+    }
+    const damaged = (await db.get('runChunks', ['long', 'steps', 1])) as { columns: { rows: number }; of: number };
+    expect('columns' in damaged).toBe(true);
+    await db.put('runChunks', { ...damaged, columns: { ...damaged.columns, shapes: [{ keys: ['id'], cols: [{ t: 'str', v: new Uint32Array([7, 7, 7, 7]) }] }] } } as never, ['long', 'steps', 1]);
+    const { library, quarantined } = await readLibrary(db);
+    expect(library.runs.ok).toEqual(longRun('ok', 10));
+    expect(quarantined.map((q) => [q.key, q.reason])).toEqual([['long', expect.stringMatching(/steps: chunk 1 is not a chunk of 3/)]]);
+    const chunks = (await readQuarantine(db)).filter((q) => q.store === 'runChunks');
+    // The readable chunks are set aside as their steps; the damaged one as it was found.
+    expect(chunks.map((q) => ('items' in (q.value as object) ? 'items' : 'columns'))).toEqual(['items', 'columns', 'items']);
+    db.close();
+  });
 
   // ADR 0059: the records are read, then checked outside any transaction (a slice at a time), then tidied in a second
   // transaction. What another tab does in between must not be undone by the tidy.

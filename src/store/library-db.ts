@@ -10,7 +10,7 @@ import { create } from 'zustand';
 import { emptyRecord, recordFromEntries, recordOf } from '../model/record.ts';
 import { hydrateRun } from '../model/session-spans.ts';
 import type { LlmCallRecord, Run, RunSpan } from '../model/types.ts';
-import { CHUNKED_FIELDS, chunkKeyOf, DEFAULT_CHUNK_LIMITS, joinChunks, planRunWrite, type ChunkedField, type ChunkKey, type ChunkLimits, type RunChunk } from '../model/run-chunks.ts';
+import { CHUNKED_FIELDS, chunkKeyOf, DEFAULT_CHUNK_LIMITS, joinChunks, planRunWrite, readableChunk, type ChunkedField, type ChunkKey, type ChunkLimits, type RunChunk } from '../model/run-chunks.ts';
 import { useLibrary, type LibraryFile, type StoredLibrary } from './library.ts';
 import { settleTransaction } from '../workers/idb-settle.ts';
 import { checkRun } from './stored-run-check.ts';
@@ -273,9 +273,10 @@ async function joinStoredRun(tx: ReadTx, key: string, stored: Record<string, unk
     if (field === 'spans' || !Object.hasOwn(counts, field)) continue;
     const expected = counts[field];
     if (typeof expected !== 'number') return { problem: `chunks.${field} is not a count` };
-    // One request a chunk: each is deserialised in a task of its own (a getAll of the range was one task for them all).
+    // One request a chunk: each is deserialised in a task of its own (a getAll of the range was one task for them all),
+    // and one in columns is rebuilt in that task (ADR 0075), not with all the others once the last has come.
     const keys = await store.getAllKeys(chunkRange(key, field));
-    const values = await Promise.all(keys.map((k) => store.get(k)));
+    const values = await Promise.all(keys.map((k) => store.get(k).then(readableChunk)));
     const joined = joinChunks(field, keys.map((k, i) => ({ index: chunkKeyOf(k)?.[2], value: values[i] })), expected);
     if ('problem' in joined) return { problem: `stored in chunks, ${joined.problem}` };
     run[field] = joined.items;
@@ -304,7 +305,9 @@ async function setAsideAndTidy(db: Db, failed: readonly Failed[], leftOver: { sp
       for (const field of CHUNKED_FIELDS) {
         if (field === 'spans') continue;
         for (let cursor = await chunks.openCursor(chunkRange(key, field)); cursor; cursor = await cursor.continue(), parts++) {
-          await quarantine.add({ store: 'runChunks', key: JSON.stringify(cursor.key), value: cursor.value, reason: `a chunk of the run ${JSON.stringify(key)}, set aside with it`, at: now });
+          // A chunk in columns is set aside as its items (an export of it then reads as the run's steps), unless they
+          // cannot be rebuilt.
+          await quarantine.add({ store: 'runChunks', key: JSON.stringify(cursor.key), value: readableChunk(cursor.value), reason: `a chunk of the run ${JSON.stringify(key)}, set aside with it`, at: now });
         }
       }
       if (parts > 0) await chunks.delete(chunkRange(key));

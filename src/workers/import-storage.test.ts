@@ -9,6 +9,7 @@ import { sendInParts } from './send-parts.ts';
 import { CHUNKS_IN_FLIGHT, readSpans, storeRuns, withStoredSpans } from './import-storage.ts';
 import { hydrateRun, joinStepRaw } from '../model/session-spans.ts';
 import { appendAll } from '../model/large-arrays.ts';
+import { readableChunk } from '../model/run-chunks.ts';
 import { callIdOfStep } from '../features/run-view/conversation.tsx';
 import { exportSessionParts } from '../export/native.ts';
 import { exportOtlpParts } from '../export/otlp.ts';
@@ -171,7 +172,10 @@ describe('the import worker’s write (ADR 0020)', () => {
     await persistence.flush();
     const db = await openLibraryDb({ name });
     expect((await db.getAllKeys('runChunks', chunkRange(big.id))).map((k) => (k as unknown[])[1])).toEqual(['steps', 'steps']);
-    const chunk = (await db.get('runChunks', [big.id, 'steps', 1]))!;
+    // The worker writes its steps' chunks in columns (ADR 0075); marked, the chunk is put back as items (read alike).
+    const raw = await db.get('runChunks', [big.id, 'steps', 1]);
+    expect(raw && 'columns' in raw).toBe(true);
+    const chunk = readableChunk(raw) as { items: unknown[]; of: number };
     await db.put('runChunks', { ...chunk, items: [{ ...(chunk.items[0] as object), output: 'mark' }] }, [big.id, 'steps', 1]);
     db.close();
     // A label: a new run object with the same steps. Only its record is written; the marked chunk stays.

@@ -5,7 +5,7 @@
 // Serialising a large run for IndexedDB takes hundreds of milliseconds: here it costs the page nothing.
 // A run too large for one IndexedDB value goes into chunks (`runChunks`), split as the page splits (ADR 0025).
 import { openDB, type IDBPDatabase } from 'idb';
-import { chunkKeyOf, DEFAULT_CHUNK_LIMITS, joinChunks, planRunWrite, type ChunkLimits } from '../model/run-chunks.ts';
+import { chunkInColumns, chunkKeyOf, DEFAULT_CHUNK_LIMITS, joinChunks, planRunWrite, type ChunkLimits } from '../model/run-chunks.ts';
 import { compactRun, hydrateRun, joinStepRaw } from '../model/session-spans.ts';
 import type { Run, RunSpan } from '../model/types.ts';
 import { settleTransaction } from './idb-settle.ts';
@@ -160,7 +160,8 @@ export async function storeRuns(target: RunStorage, runs: readonly Run[], onWrit
       const inFlight: Promise<unknown>[] = [];
       for (const chunk of plan.chunks) {
         if (inFlight.length >= CHUNKS_IN_FLIGHT) await inFlight.shift();
-        const request = tx.objectStore('runChunks').put(chunk.value, chunk.key);
+        // Steps and handoffs in columns, made here (ADR 0075): a reload takes each chunk in a short task.
+        const request = tx.objectStore('runChunks').put(chunkInColumns(chunk), chunk.key);
         made(request);
         inFlight.push(request);
       }
