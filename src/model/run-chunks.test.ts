@@ -97,6 +97,11 @@ describe('chunks in columns (ADR 0075)', () => {
     expect(plan.chunks.every((c) => 'items' in c.value)).toBe(true);
   });
 
+  it('a chunk with an item that is not a record is stored as items', () => {
+    const chunk = { key: ['r', 'steps', 0] as ['r', 'steps', number], value: { items: [{ id: 'a' }, null], of: 1 } };
+    expect(chunkInColumns(chunk)).toBe(chunk.value);
+  });
+
   it('a chunk whose columns cannot be rebuilt is named, not read', () => {
     const plan = planRunWrite(mixedRun(), { spansApart: true, limits: SMALL });
     const steps = plan.chunks.filter((c) => c.key[1] === 'steps').map((c) => ({ index: c.key[2], value: structuredClone(chunkInColumns(c)) as unknown }));

@@ -32,7 +32,7 @@ export type RunChunk = { items: unknown[]; of: number } | { columns: ColumnSlice
 
 /**
  * The arrays whose chunks the import worker writes in columns (ADR 0075): a page that reloads a run takes each chunk
- * in a task of its own, and 24 MB of steps as objects, their texts one string each, made tasks of 50–100 ms.
+ * in a task of its own, and 24 MB of steps as objects, their texts one string each, made tasks of 50–137 ms.
  */
 export const COLUMN_FIELDS: readonly ChunkedField[] = ['steps', 'handoffs'];
 
@@ -43,7 +43,12 @@ export const COLUMN_FIELDS: readonly ChunkedField[] = ['steps', 'handoffs'];
 export function chunkInColumns(chunk: { key: ChunkKey; value: RunChunk }): RunChunk {
   const { key, value } = chunk;
   if (!('items' in value) || !COLUMN_FIELDS.includes(key[1])) return value;
-  return { columns: toColumns(value.items as object[], new StringTable()), of: value.of };
+  try {
+    return { columns: toColumns(value.items as object[], new StringTable()), of: value.of };
+  } catch {
+    // An item that is not a record (toColumns reads every item's keys): stored as items, read alike.
+    return value;
+  }
 }
 
 /**
