@@ -4,15 +4,15 @@
 // Every step arrives, in its order, with its whole text.
 import { writeFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { fileRuns, openStudio } from './fixtures.ts';
+import { fileRuns, libraryStoreKeys, openStudio } from './fixtures.ts';
 
 const STEPS = 1200;
 const RESULT_CHARS = 6000;
 
-/** OTLP/JSON Lines: 4 lines of 300 tool spans, each returning `<n> ` and then RESULT_CHARS letters. */
-function longResults(): string {
+/** OTLP/JSON Lines: lines of 300 tool spans, each returning `<n> ` and then RESULT_CHARS letters. */
+function longResults(steps = STEPS): string {
   const lines: string[] = [];
-  for (let line = 0; line < STEPS / 300; line++) {
+  for (let line = 0; line < steps / 300; line++) {
     const spans: string[] = [];
     for (let k = 0; k < 300; k++) {
       const n = line * 300 + k;
@@ -71,4 +71,40 @@ test('a run of 1,200 long tool results opens whole: every step, in its order, wi
   await page.keyboard.press('ArrowLeft');
   await expect(inspector).toHaveAttribute('data-position', '899');
   await expect(observation).toContainText(/^899 p{20}/);
+});
+
+// Saved, such a run is large enough to be stored in chunks, which the import worker writes in columns with their long
+// texts joined (ADR 0075). After a reload the page reads them back: every step, with its whole text.
+test('a run of 4,800 long tool results is stored in chunks and found whole after a reload', async ({ page }, testInfo) => {
+  test.setTimeout(120_000);
+  const steps = 4800;
+  const file = testInfo.outputPath('long-results-stored.jsonl');
+  writeFileSync(file, longResults(steps));
+  await openStudio(page);
+  await page.getByTestId('open-file-input').setInputFiles(file);
+  await expect(fileRuns(page, 'long-results-stored.jsonl')).toHaveCount(1, { timeout: 60_000 });
+  await expect(page.locator('html')).toHaveAttribute('data-library-status', 'saved', { timeout: 60_000 });
+  const chunks = (await libraryStoreKeys(page, 'runChunks')).filter((k) => (k as unknown[])[1] === 'steps');
+  expect(chunks.length).toBeGreaterThan(1);
+  await page.reload();
+  const row = fileRuns(page, 'long-results-stored.jsonl');
+  await expect(row).toHaveCount(1, { timeout: 60_000 });
+  await row.first().getByRole('button').first().click();
+  await expect(page.getByRole('heading', { name: `Steps (${steps.toLocaleString('en')})` })).toBeVisible({ timeout: 30_000 });
+  const inspector = page.getByTestId('inspector');
+  const observation = page.getByTestId('inspector-observation');
+  const letter = (n: number) => String.fromCharCode(97 + (n % 26));
+  const chars = (n: number) => `Observation (${(String(n).length + 1 + RESULT_CHARS).toLocaleString('en')} characters)`;
+  // The first (Latin-1), the last (a wide one: n % 7 === 4) and the one before it (Latin-1), in the last chunk.
+  expect((steps - 1) % 7).toBe(4);
+  for (const [key, n, text] of [
+    ['Home', 0, new RegExp(`^0 ${letter(0)}{20}`)],
+    ['End', steps - 1, new RegExp(`^${steps - 1} \u2019${letter(steps - 1)}{20}`)],
+    ['ArrowLeft', steps - 2, new RegExp(`^${steps - 2} ${letter(steps - 2)}{20}`)],
+  ] as const) {
+    await page.keyboard.press(key);
+    await expect(inspector).toHaveAttribute('data-position', String(n));
+    await expect(inspector).toContainText(chars(n));
+    await expect(observation).toContainText(text);
+  }
 });
