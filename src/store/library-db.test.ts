@@ -13,6 +13,7 @@ import {
   usePersistence,
   writeChanges,
   chunkRange,
+  type LoadProgress,
   type Migration,
 } from './library-db.ts';
 import { chunkInColumns, type ChunkLimits } from '../model/run-chunks.ts';
@@ -437,6 +438,25 @@ describe('large runs in chunks (ADR 0025)', () => {
       db.close();
     });
   }
+
+  it('reports its load: each chunk read, then the runs checked step by step, up to their totals', async () => {
+    const db = await openLibraryDb({ name: freshName() });
+    await writeChanges(db, EMPTY_SNAPSHOT, { files: [file('f1', ['long', 'ok'])], runs: { long: longRun('long', 10), ok: longRun('ok', 10) }, llmCalls: {} }, SMALL);
+    const reports: LoadProgress[] = [];
+    await readLibrary(db, { onProgress: (p) => reports.push({ ...p }) });
+    const reading = reports.filter((p) => p.phase === 'reading');
+    const checking = reports.filter((p) => p.phase === 'checking');
+    // Two runs of 10 steps in 3 chunks each (SMALL: 4 items a chunk).
+    expect(reading.map((p) => p.done)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(new Set(reading.map((p) => p.total))).toEqual(new Set([6]));
+    expect(reports.findIndex((p) => p.phase === 'checking')).toBe(reading.length);
+    // Each run counts its steps and one: 22 in all; the reports never go back.
+    expect(new Set(checking.map((p) => p.total))).toEqual(new Set([22]));
+    for (let i = 1; i < checking.length; i++) expect(checking[i].done).toBeGreaterThanOrEqual(checking[i - 1].done);
+    expect(checking[0].done).toBe(0);
+    expect(checking.at(-1)!.done).toBe(11);
+    db.close();
+  });
 
   it('reads the chunks the worker stores in columns, and sets aside a run whose columns are damaged with its chunks as items (ADR 0075)', async () => {
     const db = await openLibraryDb({ name: freshName() });

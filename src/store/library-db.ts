@@ -180,10 +180,13 @@ type ReadTx = IDBPTransaction<LibrarySchema, ('files' | 'runs' | 'llmCalls' | 'r
  * outside any transaction, a slice at a time; then, only when a record failed or a run's spans or chunks outlived it,
  * one read-write transaction that moves what failed to `quarantine` (as it is stored then) and drops what is left over.
  */
-export async function readLibrary(db: Db, { now = Date.now(), afterRead }: { now?: number; afterRead?: () => Promise<void> } = {}): Promise<ReadResult> {
+export async function readLibrary(
+  db: Db,
+  { now = Date.now(), afterRead, onProgress = () => {} }: { now?: number; afterRead?: () => Promise<void>; onProgress?: (progress: LoadProgress) => void } = {},
+): Promise<ReadResult> {
   // Loaded before the transaction opens: an IndexedDB transaction commits when it waits on anything else.
   const { Run: runSchema } = await import('../model/schema.ts');
-  const read = await readRecords(db);
+  const read = await readRecords(db, onProgress);
   // Tests: what another tab may do while the records are checked.
   await afterRead?.();
   const failed: Failed[] = [];
@@ -199,11 +202,24 @@ export async function readLibrary(db: Db, { now = Date.now(), afterRead }: { now
   const files = checkPlain<LibraryFile>('files', read.files, fileProblem);
   const callList = checkPlain<LlmCallRecord>('llmCalls', read.llmCalls, llmCallProblem);
   const runList: Run[] = [];
+  // The checks' progress counts steps (a run of none counts one): a large run is most of the time.
+  const weightOf = (run: { joined: { value: unknown } | { problem: string } }): number => {
+    const steps = 'value' in run.joined && isObject(run.joined.value) && Array.isArray(run.joined.value.steps) ? run.joined.value.steps.length : 0;
+    return steps + 1;
+  };
+  let toCheck = 0;
+  for (const run of read.runs) toCheck += weightOf(run);
+  let checkedBefore = 0;
   for (let i = 0; i < read.runs.length; i++) {
     const { rawKey, key, value, joined } = read.runs[i];
+    const weight = weightOf(read.runs[i]);
+    onProgress({ phase: 'checking', done: checkedBefore, total: toCheck });
     // The record as read is let go once checked: only one large run is held twice at a time.
     read.runs[i] = { rawKey, key, value: undefined, joined: { value: undefined } };
-    const checked = 'problem' in joined ? joined : await checkRun(runSchema, key, joined.value);
+    const checked = 'problem' in joined
+      ? joined
+      : await checkRun(runSchema, key, joined.value, undefined, (done) => onProgress({ phase: 'checking', done: checkedBefore + Math.round(done * weight), total: toCheck }));
+    checkedBefore += weight;
     if ('run' in checked) {
       runList.push(checked.run);
       // The arrays just read from chunks are the library's now: a later change to the run keeps those chunks.
@@ -242,7 +258,7 @@ export async function readLibrary(db: Db, { now = Date.now(), afterRead }: { now
 }
 
 /** Every record of the library, runs with their chunks joined, and the keys of stored spans and chunks. */
-async function readRecords(db: Db): Promise<StoredRecords> {
+async function readRecords(db: Db, onProgress: (progress: LoadProgress) => void): Promise<StoredRecords> {
   const tx: ReadTx = db.transaction(['files', 'runs', 'llmCalls', 'runSpans', 'runChunks'], 'readonly');
   async function records(store: 'files' | 'runs' | 'llmCalls'): Promise<StoredRecord[]> {
     const out: StoredRecord[] = [];
@@ -251,9 +267,18 @@ async function readRecords(db: Db): Promise<StoredRecords> {
   }
   const files = await records('files');
   const runs: StoredRun[] = [];
-  for (const record of await records('runs')) {
+  const runRecords = await records('runs');
+  // The chunks to read, as the records count them: the reading's progress, one chunk at a time.
+  const progress = { done: 0, total: 0 };
+  for (const { value } of runRecords) progress.total += chunkCount(value);
+  const chunkRead = () => {
+    progress.done++;
+    onProgress({ phase: 'reading', ...progress });
+  };
+  if (progress.total > 0) onProgress({ phase: 'reading', ...progress });
+  for (const record of runRecords) {
     const stored = record.value;
-    runs.push({ ...record, joined: isObject(stored) && stored.chunks !== undefined ? await joinStoredRun(tx, record.key, stored) : { value: stored } });
+    runs.push({ ...record, joined: isObject(stored) && stored.chunks !== undefined ? await joinStoredRun(tx, record.key, stored, chunkRead) : { value: stored } });
   }
   const llmCalls = await records('llmCalls');
   const spanKeys = (await tx.objectStore('runSpans').getAllKeys()).map(String);
@@ -262,8 +287,19 @@ async function readRecords(db: Db): Promise<StoredRecords> {
   return { files, runs, llmCalls, spanKeys, chunkKeys };
 }
 
+/** How many chunks a stored run record says it has (spans apart: read on demand); 0 for a run stored whole or a bad count. */
+function chunkCount(stored: unknown): number {
+  if (!isObject(stored) || !isObject(stored.chunks)) return 0;
+  let n = 0;
+  for (const field of CHUNKED_FIELDS) {
+    const count = field === 'spans' || !Object.hasOwn(stored.chunks, field) ? 0 : stored.chunks[field];
+    if (typeof count === 'number' && Number.isInteger(count) && count > 0) n += count;
+  }
+  return n;
+}
+
 /** A run stored in chunks, put back together (spans stay apart: read on demand), or why it cannot be. */
-async function joinStoredRun(tx: ReadTx, key: string, stored: Record<string, unknown>): Promise<{ value: unknown } | { problem: string }> {
+async function joinStoredRun(tx: ReadTx, key: string, stored: Record<string, unknown>, chunkRead: () => void): Promise<{ value: unknown } | { problem: string }> {
   const counts = stored.chunks;
   if (!isObject(counts)) return { problem: 'chunks is not a record of counts' };
   const store = tx.objectStore('runChunks');
@@ -276,7 +312,14 @@ async function joinStoredRun(tx: ReadTx, key: string, stored: Record<string, unk
     // One request a chunk: each is deserialised in a task of its own (a getAll of the range was one task for them all),
     // and one in columns is rebuilt in that task (ADR 0075), not with all the others once the last has come.
     const keys = await store.getAllKeys(chunkRange(key, field));
-    const values = await Promise.all(keys.map((k) => store.get(k).then(readableChunk)));
+    const values = await Promise.all(
+      keys.map((k) =>
+        store.get(k).then((value) => {
+          chunkRead();
+          return readableChunk(value);
+        }),
+      ),
+    );
     const joined = joinChunks(field, keys.map((k, i) => ({ index: chunkKeyOf(k)?.[2], value: values[i] })), expected);
     if ('problem' in joined) return { problem: `stored in chunks, ${joined.problem}` };
     run[field] = joined.items;
@@ -468,8 +511,23 @@ export async function writeChanges(db: Db, before: Snapshot, after: Snapshot, li
 
 export type PersistenceStatus = 'loading' | 'saved' | 'saving' | 'unavailable' | 'failed';
 
+/**
+ * How far the saved library's load is (while `status` is 'loading'): its large runs' chunks read, then its runs'
+ * steps checked (a run of none counts one).
+ */
+export interface LoadProgress {
+  phase: 'reading' | 'checking';
+  done: number;
+  total: number;
+}
+
+/** The load's progress is shown at most this often (a chunk or a check slice every few milliseconds). */
+const LOAD_PROGRESS_MS = 100;
+
 interface PersistenceStore {
   status: PersistenceStatus;
+  /** The saved library's load, while it takes time (absent before its first report and once it is done). */
+  loading?: LoadProgress;
   /** Why the library is not being saved, when it is not. */
   problem?: string;
   /** Writes that changed records, committed since the page loaded (lets a test or a view wait for a change to land). */
@@ -713,7 +771,17 @@ export async function startLibraryPersistence({
 
   let written: Snapshot = EMPTY_SNAPSHOT;
   try {
-    const { library: stored, storedSpans } = await readLibrary(db);
+    let shownAt = 0;
+    let shownPhase: LoadProgress['phase'] | undefined;
+    const { library: stored, storedSpans } = await readLibrary(db, {
+      onProgress: (progress) => {
+        const now = performance.now();
+        if (progress.phase === shownPhase && now - shownAt < LOAD_PROGRESS_MS) return;
+        shownAt = now;
+        shownPhase = progress.phase;
+        usePersistence.setState({ loading: progress });
+      },
+    });
     // The journal's records are checked with the model's schemas, loaded by readLibrary already (a chunk of their own).
     const schemas = await import('../model/schema.ts');
     // What was read is what the database holds (minus nothing: quarantined records already moved out).
@@ -725,9 +793,9 @@ export async function startLibraryPersistence({
     writeJournal(storage, journal);
     library.getState().hydrate({ ...stored, runs: recovered.runs, llmCalls: recovered.llmCalls });
     // Everything set aside so far, this time and before: shown in the Library until the reader exports or forgets it.
-    usePersistence.setState({ quarantined: await readQuarantine(db), storedSpans });
+    usePersistence.setState({ quarantined: await readQuarantine(db), storedSpans, loading: undefined });
   } catch (e) {
-    usePersistence.setState({ status: 'failed', problem: `the stored library could not be read: ${describeError(e)}` });
+    usePersistence.setState({ status: 'failed', problem: `the stored library could not be read: ${describeError(e)}`, loading: undefined });
     library.getState().hydrate({ files: [], runs: emptyRecord() });
     // Writing over a library we could not read might lose it: stay read-only for this session.
     return { flush: async () => {}, stop: () => db.close() };

@@ -41,9 +41,9 @@ function itemSchema(schema: RunSchema, field: LongField) {
   }
 }
 
-/** The run as the views will read it, or why it cannot be: checkRunSlices run in tasks of BUDGET_MS. */
-export async function checkRun(schema: RunSchema, key: string, v: unknown, stats?: SliceStats): Promise<CheckedRun> {
-  return (await runInSlices(checkRunSlices(schema, key, v), () => {}, () => false, BUDGET_MS, stats))!;
+/** The run as the views will read it, or why it cannot be: checkRunSlices run in tasks of BUDGET_MS (`onProgress`: 0..1). */
+export async function checkRun(schema: RunSchema, key: string, v: unknown, stats?: SliceStats, onProgress: (done: number) => void = () => {}): Promise<CheckedRun> {
+  return (await runInSlices(checkRunSlices(schema, key, v), onProgress, () => false, BUDGET_MS, stats))!;
 }
 
 /**

@@ -19,6 +19,7 @@ import { StepDiff } from './step-diff.tsx';
 import { TokenOverlay } from './token-overlay.tsx';
 import { canShadow, EstimateBadge, ShadowCompareButton } from './shadow-compare.tsx';
 import { ErrorBoundary } from '../../ui/error-boundary.tsx';
+import { LibraryLoading } from '../library/library-loading.tsx';
 
 const compared = new WeakMap<Run, CompareRun>();
 /** Pairs with fewer steps in all are worked out within the render (a few milliseconds); larger ones a slice at a time. */
@@ -172,7 +173,7 @@ export function ComparePage() {
           The link names {missing.map((m) => `“${m}”`).join(' and ')}, which the library does not hold. Open the file that contains it, or choose another run.
         </p>
       )}
-      {runs.length === 0 && !opening && <p className="text-sm text-slate-600">{hydrated ? 'No runs in the library yet: open trace files in the Library first.' : 'Reading the library…'}</p>}
+      {runs.length === 0 && !opening && <p className="text-sm text-slate-600">{hydrated ? 'No runs in the library yet: open trace files in the Library first.' : <LibraryLoading fallback="Reading the library…" />}</p>}
       {runs.length > 0 && !params.a && !params.b && (
         <div className="rounded-lg border-2 border-dashed border-slate-300 p-6 text-sm text-slate-600" data-testid="compare-empty">
           <p className="font-medium text-slate-800">Choose two runs to compare, A and B.</p>

@@ -21,6 +21,7 @@ import { VarianceChart } from './variance-chart.tsx';
 import { ViolinChart } from './violin-chart.tsx';
 import { RectifierStatisticsCard } from '../rectify/rectifier-statistics.tsx';
 import { ErrorBoundary } from '../../ui/error-boundary.tsx';
+import { LibraryLoading } from '../library/library-loading.tsx';
 
 const metricsCache = new WeakMap<Run, RunMetrics>();
 
@@ -99,7 +100,7 @@ export function CorpusPage() {
   if (all.length === 0)
     return (
       <div className="p-6 text-sm text-slate-600" data-testid="corpus-empty">
-        {hydrated ? 'No runs in the library yet. Open trace files or load the samples in the Library, then come back here.' : 'Reading the library…'}
+        {hydrated ? 'No runs in the library yet. Open trace files or load the samples in the Library, then come back here.' : <LibraryLoading fallback="Reading the library…" />}
       </div>
     );
 

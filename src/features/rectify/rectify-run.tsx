@@ -22,6 +22,7 @@ import { RectifierDetails, RectifierStateBadge } from './message-card.tsx';
 import { rectifierAudit } from '../../engine/rectifier/details.ts';
 import { rectifierResults, useRectifyJob } from './rectify-job.ts';
 import { plural } from '../../ui/format.ts';
+import { LibraryLoading } from '../library/library-loading.tsx';
 
 const hasAgentMessages = (run: Run) => auditableCount(run) > 0;
 
@@ -74,7 +75,7 @@ export function RectifyRun() {
     </p>
   );
 
-  if (!hydrated) return <Card title="Rectify a run">Loading the library…</Card>;
+  if (!hydrated) return <Card title="Rectify a run"><LibraryLoading /></Card>;
   if (candidates.length === 0) {
     return (
       <Card title="Rectify a run" testId="rectify-run">

@@ -12,6 +12,7 @@ import { ErrorBoundary } from '../../ui/error-boundary.tsx';
 import { Preparing } from '../../ui/preparing.tsx';
 import { HelpOverlay } from '../../ui/help-overlay.tsx';
 import { useOpeningLinked } from '../library/startup.tsx';
+import { LibraryLoading } from '../library/library-loading.tsx';
 import { InteractionGraphView } from './interaction-graph.tsx';
 import { scoreCounts } from '../../model/annotations.ts';
 import { preloadMarkdown } from './message-text.tsx';
@@ -40,7 +41,7 @@ export function RunPage() {
   if (!hydrated || (runId !== undefined && opening)) {
     return (
       <p role="status" data-testid="run-loading" className="p-6 text-sm text-slate-600">
-        {hydrated ? 'Opening the files the link names…' : 'Loading the library…'}
+        {hydrated ? 'Opening the files the link names…' : <LibraryLoading />}
       </p>
     );
   }

@@ -28,6 +28,7 @@ import { SubtaskBoard } from './subtask-board.tsx';
 import { WorkflowGraph } from './workflow-graph.tsx';
 import { KEY_BINDINGS } from '../run-view/keymap.ts';
 import { ErrorBoundary } from '../../ui/error-boundary.tsx';
+import { LibraryLoading } from '../library/library-loading.tsx';
 
 export function StagesPage() {
   const { candidates: runList, hydrated, runId, run } = usePickedRun(hasSteps);
@@ -35,7 +36,7 @@ export function StagesPage() {
   if (!hydrated && !run) {
     return (
       <p role="status" className="p-6 text-sm text-slate-600">
-        Loading the library…
+        <LibraryLoading />
       </p>
     );
   }

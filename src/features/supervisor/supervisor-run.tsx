@@ -18,11 +18,12 @@ import { ReplayCheckPanel } from './replay-check.tsx';
 import { ShadowCompareButton } from '../compare/shadow-compare.tsx';
 import { supervisorInterventions, useSupervisorJob } from './supervisor-job.ts';
 import { plural } from '../../ui/format.ts';
+import { LibraryLoading } from '../library/library-loading.tsx';
 
 export function SupervisorRun() {
   const { candidates: runList, hydrated, runId, run } = usePickedRun(hasSteps);
 
-  if (!hydrated) return <Card title="Run the supervisor">Loading the library…</Card>;
+  if (!hydrated) return <Card title="Run the supervisor"><LibraryLoading /></Card>;
   if (runList.length === 0) {
     return (
       <Card title="Run the supervisor" testId="supervisor-run">

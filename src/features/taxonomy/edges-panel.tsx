@@ -35,6 +35,7 @@ import { useSliced } from '../../ui/use-sliced.ts';
 import { Preparing } from '../../ui/preparing.tsx';
 import { Panel, TextBlock, TypeBadge } from './type-ui.tsx';
 import { plural } from '../../ui/format.ts';
+import { LibraryLoading } from '../library/library-loading.tsx';
 
 /** History window H: a link's `h` (0–10), else the clarifier's setting (by default 3, the paper's). */
 function useWindow(): number {
@@ -55,7 +56,7 @@ const hasHandoffs = (run: Run) => run.handoffs.length > 0;
 export function EdgesPanel() {
   const { candidates: runList, hydrated, runId, run } = usePickedRun(hasHandoffs);
 
-  if (!hydrated) return <p className="p-4 text-sm text-slate-600">Loading the library…</p>;
+  if (!hydrated) return <p className="p-4 text-sm text-slate-600"><LibraryLoading /></p>;
   if (runList.length === 0) {
     return (
       <Panel title="Edges" testId="edges-panel">
