@@ -3,7 +3,7 @@
 // cross joined into one string, those with a character past Latin-1 (every seventh here) into another (ADR 0074).
 // Every step arrives, in its order, with its whole text.
 import { writeFileSync } from 'node:fs';
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { fileRuns, libraryStoreKeys, openStudio } from './fixtures.ts';
 
 const STEPS = 1200;
@@ -39,16 +39,21 @@ function longResults(steps = STEPS): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** Waits for the file's run in the Library, opens it and waits for its `steps` rows to be counted. */
+async function openListedRun(page: Page, name: string, steps: number): Promise<void> {
+  const row = fileRuns(page, name);
+  await expect(row).toHaveCount(1, { timeout: 60_000 });
+  await row.first().getByRole('button').first().click();
+  await expect(page.getByRole('heading', { name: `Steps (${steps.toLocaleString('en')})` })).toBeVisible({ timeout: 30_000 });
+}
+
 test('a run of 1,200 long tool results opens whole: every step, in its order, with its whole text', async ({ page }, testInfo) => {
   test.setTimeout(90_000);
   const file = testInfo.outputPath('long-results.jsonl');
   writeFileSync(file, longResults());
   await openStudio(page);
   await page.getByTestId('open-file-input').setInputFiles(file);
-  const row = fileRuns(page, 'long-results.jsonl');
-  await expect(row).toHaveCount(1, { timeout: 60_000 });
-  await row.first().getByRole('button').first().click();
-  await expect(page.getByRole('heading', { name: `Steps (${STEPS.toLocaleString('en')})` })).toBeVisible({ timeout: 30_000 });
+  await openListedRun(page, 'long-results.jsonl', STEPS);
   const inspector = page.getByTestId('inspector');
   const observation = page.getByTestId('inspector-observation');
   // The first and the last: each the result of its own span, whole.
@@ -87,10 +92,7 @@ test('a run of 4,800 long tool results is stored in chunks and found whole after
   const chunks = (await libraryStoreKeys(page, 'runChunks')).filter((k) => (k as unknown[])[1] === 'steps');
   expect(chunks.length).toBeGreaterThan(1);
   await page.reload();
-  const row = fileRuns(page, 'long-results-stored.jsonl');
-  await expect(row).toHaveCount(1, { timeout: 60_000 });
-  await row.first().getByRole('button').first().click();
-  await expect(page.getByRole('heading', { name: `Steps (${steps.toLocaleString('en')})` })).toBeVisible({ timeout: 30_000 });
+  await openListedRun(page, 'long-results-stored.jsonl', steps);
   const inspector = page.getByTestId('inspector');
   const observation = page.getByTestId('inspector-observation');
   const letter = (n: number) => String.fromCharCode(97 + (n % 26));
