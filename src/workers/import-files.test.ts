@@ -2,7 +2,7 @@ import { closeSync, existsSync, ftruncateSync, mkdtempSync, openAsBlob, openSync
 import { tmpdir } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { join, resolve } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { exportSession } from '../export/native.ts';
 import { makeRun } from '../testing/test-runs.ts';
 import { deliverEach, importFiles, readFileInput, readFileText, type ImportProgress } from './import-files.ts';
@@ -98,7 +98,16 @@ describe('importFiles (the import worker’s work)', () => {
   it('reports the steps mapped while an importer builds a large run', async () => {
     const history = Array.from({ length: 40_000 }, (_, i) => ({ content: `m${i}`, role: 'assistant', name: i % 2 ? 'A' : 'B' }));
     const progress: ImportProgress[] = [];
-    const { loaded } = await importFiles([{ name: 'chat.json', text: JSON.stringify({ question: 'q', history }) }], (p) => progress.push(p));
+    // The reports are at most every 100 ms of the clock: a clock that moves 60 ms a reading, so that how fast this
+    // machine maps 40,000 messages does not decide whether any report is made (an idle one mapped them in one).
+    let clock = Date.now();
+    const now = vi.spyOn(Date, 'now').mockImplementation(() => (clock += 60));
+    let loaded: Awaited<ReturnType<typeof importFiles>>['loaded'];
+    try {
+      ({ loaded } = await importFiles([{ name: 'chat.json', text: JSON.stringify({ question: 'q', history }) }], (p) => progress.push(p)));
+    } finally {
+      now.mockRestore();
+    }
     expect(loaded[0].runs[0].steps).toHaveLength(40_000);
     const counts = progress.filter((p) => p.phase === 'mapping' && p.done !== undefined).map((p) => p.done);
     // Every 16,384 messages (the first may fall within 100 ms of the parse's last report, ~2 MB of text in batches).
