@@ -108,6 +108,12 @@ describe('chunks in columns (ADR 0075)', () => {
     const broken = structuredClone(steps[1].value) as { columns: { shapes: unknown[] } };
     broken.columns.shapes = [{ keys: ['id'], cols: [{ t: 'str', v: new Uint32Array([99, 99, 99, 99]) }] }];
     expect(readableChunk(broken)).toBe(broken);
+    // A row count no chunk could have is not allocated for.
+    for (const rows of [2 ** 26, 2 ** 31, -1, 1.5, '4']) {
+      const absurd = { ...(structuredClone(steps[0].value) as { columns: object; of: number }) };
+      absurd.columns = { ...absurd.columns, rows };
+      expect(readableChunk(absurd)).toBe(absurd);
+    }
     expect(joinChunks('steps', [steps[0], { index: 1, value: broken }, steps[2]], 3)).toEqual({ problem: 'steps: chunk 1 is not a chunk of 3' });
   });
 });

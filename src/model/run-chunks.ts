@@ -36,6 +36,9 @@ export type RunChunk = { items: unknown[]; of: number } | { columns: ColumnSlice
  */
 export const COLUMN_FIELDS: readonly ChunkedField[] = ['steps', 'handoffs'];
 
+/** More rows than any chunk holds (DEFAULT_CHUNK_LIMITS has 20,000): a stored chunk that says so is not read. */
+const MAX_CHUNK_ROWS = 1 << 24;
+
 /**
  * A chunk of planRunWrite as the import worker stores it: one of COLUMN_FIELDS in columns (ADR 0075), any other as
  * it is. Made just before its put, so that only the chunks in flight are held in columns besides the run.
@@ -59,6 +62,9 @@ export function chunkInColumns(chunk: { key: ChunkKey; value: RunChunk }): RunCh
 export function readableChunk(value: unknown): unknown {
   if (typeof value !== 'object' || value === null || !('columns' in value)) return value;
   const { columns, of } = value as { columns: unknown; of: unknown };
+  // Storage is read as untrusted: a row count no chunk could have is not allocated for.
+  const rows = typeof columns === 'object' && columns !== null ? (columns as { rows?: unknown }).rows : undefined;
+  if (typeof rows !== 'number' || !Number.isInteger(rows) || rows < 0 || rows > MAX_CHUNK_ROWS) return value;
   try {
     return { items: rebuild(columns as ColumnSlice, new RunStrings()), of };
   } catch {
