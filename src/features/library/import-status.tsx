@@ -1,7 +1,6 @@
 // Imports in progress (with Cancel), import failures, and whether the library is being saved.
 import { useEffect } from 'react';
 import { usePersistence } from '../../store/library-db.ts';
-import { LoadBar } from './library-loading.tsx';
 import { useLibrary } from '../../store/library.ts';
 import { Button } from '../../ui/button.tsx';
 import { ErrorBanner } from '../../ui/error-banner.tsx';
@@ -133,21 +132,12 @@ export function FailureList() {
 }
 
 export function PersistenceNote() {
-  const { status, problem, writes, loading } = usePersistence();
+  const { status, problem, writes } = usePersistence();
   if (status === 'unavailable' || status === 'failed') {
     return (
       <ErrorBanner tone="warning" title="The library is not being saved">
         {problem}
       </ErrorBanner>
-    );
-  }
-  // A library with a large run takes seconds to load after a reload: the bar says how far it is, so an empty list
-  // meanwhile is not taken for a lost library.
-  if (status === 'loading' && loading) {
-    return (
-      <span className="flex items-center gap-2 text-xs text-slate-600" data-testid="persistence-status" data-status={status} data-writes={writes} data-phase={loading.phase}>
-        <LoadBar loading={loading} />
-      </span>
     );
   }
   const text = status === 'loading' ? 'Loading the saved library…' : status === 'saving' ? 'Saving…' : 'Saved in this browser';

@@ -9,7 +9,7 @@ export function describeLoad(loading: LoadProgress): string {
     : `checking its runs: ${Math.floor((100 * loading.done) / Math.max(1, loading.total))}%`;
 }
 
-export function LoadBar({ loading }: { loading: LoadProgress }) {
+function LoadBar({ loading }: { loading: LoadProgress }) {
   const detail = describeLoad(loading);
   return (
     <>

@@ -19,6 +19,7 @@ import { PastePanel } from './paste-panel.tsx';
 import { QuarantineNote } from './quarantine-note.tsx';
 import { ErrorBoundary } from '../../ui/error-boundary.tsx';
 import { loadSamplesTracked } from './startup.tsx';
+import { LibraryLoading } from './library-loading.tsx';
 
 /** Keys typed into a text field are the field's, not the page's. */
 function isEditable(target: EventTarget | null): boolean {
@@ -195,6 +196,12 @@ export function LibraryPage() {
         <ErrorBoundary name="note on set-aside records">
           <QuarantineNote />
         </ErrorBoundary>
+        {/* Until the saved library is loaded (seconds for one with a large run), its place says how far the load is. */}
+        {!hydrated && (
+          <div className="rounded-lg border-2 border-dashed border-slate-300 p-10 text-sm text-slate-600" role="status" data-testid="library-hydrating">
+            <LibraryLoading fallback="Loading the saved library…" />
+          </div>
+        )}
         {hydrated && files.length === 0 && (
           <div className="rounded-lg border-2 border-dashed border-slate-300 p-10 text-center text-slate-600">
             <p className="font-medium">The library is empty.</p>
