@@ -1,11 +1,13 @@
 // The saved library's load, shown while it takes time (ADR 0075): after a reload, a library with a large run is read
 // and checked for seconds, and an empty list or a bare "Loading…" meanwhile looked like a library lost.
 import { usePersistence, type LoadProgress } from '../../store/library-db.ts';
+import { formatCount } from '../../ui/format.ts';
+import { useLater } from '../../ui/use-later.ts';
 
 /** What the saved library's load is doing, for its progress bar: "reading its runs: 12 of 50 parts". */
 export function describeLoad(loading: LoadProgress): string {
   return loading.phase === 'reading'
-    ? `reading its runs: ${loading.done.toLocaleString('en')} of ${loading.total.toLocaleString('en')} parts`
+    ? `reading its runs: ${formatCount(loading.done)} of ${formatCount(loading.total)} parts`
     : `checking its runs: ${Math.floor((100 * loading.done) / Math.max(1, loading.total))}%`;
 }
 
@@ -33,3 +35,18 @@ export function LibraryLoading({ fallback = 'Loading the library…' }: { fallba
   );
 }
 
+
+/** A library load shorter than this shows no box where the list will be: the box would only flash. */
+const LOAD_BOX_DELAY_MS = 300;
+/** Steps to check from which a load is long enough to show its box at once (a run of that size takes a second or more). */
+const LOAD_BOX_AT_ONCE_STEPS = 10_000;
+
+/**
+ * Whether the Library shows the load's progress in place of its list: once the load has lasted LOAD_BOX_DELAY_MS, or
+ * at once when it has many steps to check.
+ */
+export function useLoadBoxShown(): boolean {
+  const loading = usePersistence((s) => (s.status === 'loading' ? s.loading : undefined));
+  const late = useLater(LOAD_BOX_DELAY_MS, 'library-load');
+  return late || (loading?.phase === 'checking' && loading.total >= LOAD_BOX_AT_ONCE_STEPS);
+}

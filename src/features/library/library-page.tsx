@@ -19,7 +19,7 @@ import { PastePanel } from './paste-panel.tsx';
 import { QuarantineNote } from './quarantine-note.tsx';
 import { ErrorBoundary } from '../../ui/error-boundary.tsx';
 import { loadSamplesTracked } from './startup.tsx';
-import { LibraryLoading } from './library-loading.tsx';
+import { LibraryLoading, useLoadBoxShown } from './library-loading.tsx';
 
 /** Keys typed into a text field are the field's, not the page's. */
 function isEditable(target: EventTarget | null): boolean {
@@ -60,6 +60,7 @@ function useRowQuery(): [RowQuery, (q: RowQuery) => void] {
 export function LibraryPage() {
   const files = useLibrary((s) => s.files);
   const hydrated = useLibrary((s) => s.hydrated);
+  const loadBoxShown = useLoadBoxShown();
   const inputRef = useRef<HTMLInputElement>(null);
   const folderRef = useRef<HTMLInputElement>(null);
   const [folderNote, setFolderNote] = useState<string>();
@@ -197,7 +198,7 @@ export function LibraryPage() {
           <QuarantineNote />
         </ErrorBoundary>
         {/* Until the saved library is loaded (seconds for one with a large run), its place says how far the load is. */}
-        {!hydrated && (
+        {!hydrated && loadBoxShown && (
           <div className="rounded-lg border-2 border-dashed border-slate-300 p-10 text-sm text-slate-600" role="status" data-testid="library-hydrating">
             <LibraryLoading fallback="Loading the saved library…" />
           </div>

@@ -30,6 +30,7 @@ import { KEY_BINDINGS } from './keymap.ts';
 import { EstimateBadge, ShadowCompareButton } from '../compare/shadow-compare.tsx';
 import { LoopPanel, loopCountLabel } from './loop-panel.tsx';
 import { formatCount, plural, stepPosition } from '../../ui/format.ts';
+import { useLater } from '../../ui/use-later.ts';
 
 export function RunPage() {
   const runId = useUrl((s) => s.params.run);
@@ -102,15 +103,6 @@ function RunOpening({ run }: { run: Run }) {
 }
 
 /** False until `ms` after the first render with this `key` (a new key starts again). */
-function useLater(ms: number, key: unknown): boolean {
-  const [done, setDone] = useState<{ key: unknown } | undefined>(undefined);
-  useEffect(() => {
-    const timer = setTimeout(() => setDone({ key }), ms);
-    return () => clearTimeout(timer);
-  }, [ms, key]);
-  return done?.key === key;
-}
-
 function RunScreen({ run, view }: { run: Run; view: RunView }) {
   usePlayTimer();
   const [help, setHelp] = useState(false);
