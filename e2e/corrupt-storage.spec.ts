@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { openStudio, openTraceFiles } from './fixtures.ts';
+import { fileRuns, openGroupChat, openStudio, openTraceFiles } from './fixtures.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const SAMPLE = resolve(ROOT, 'public/samples/simulated-gaia-corpus.session.json');
@@ -76,4 +76,46 @@ test('damaged stored runs are set aside with a note; the rest of the library loa
   await expect(page.getByTestId('run-view')).toBeVisible();
   await expect(page.getByRole('alert').filter({ hasText: 'could not be shown' })).toHaveCount(0);
   expect(errors).toEqual([]);
+});
+
+// A long array is checked item by item, each item first given a quick look that lets zod pass over it only where zod
+// would give it back unchanged (ADR 0076): a damaged item deep in it is still found, and named as zod names it.
+test('a run of 3,000 messages with one damaged step deep inside is set aside, named at that step', async ({ page }, testInfo) => {
+  test.setTimeout(90_000);
+  await openGroupChat(page, testInfo.outputPath('long-chat.json'), 3000);
+  const key = await page.evaluate(
+    () =>
+      new Promise<string>((done, fail) => {
+        const open = indexedDB.open('mas-replay-studio');
+        open.onerror = () => fail(open.error);
+        open.onsuccess = () => {
+          const tx = open.result.transaction('runs', 'readwrite');
+          const cursor = tx.objectStore('runs').openCursor();
+          let found = '';
+          cursor.onsuccess = () => {
+            const c = cursor.result;
+            if (!c) return;
+            const value = structuredClone(c.value as { id: string; file?: string; steps?: Record<string, unknown>[] });
+            if (!found && Array.isArray(value.steps) && value.steps.length >= 3000) {
+              // An unknown key zod keeps, then a step without its agent.
+              value.steps[10].notInTheSchema = 'kept';
+              delete value.steps[2000].agentId;
+              found = String(c.key);
+              c.update(value);
+            }
+            c.continue();
+          };
+          tx.oncomplete = () => {
+            open.result.close();
+            done(found);
+          };
+        };
+      }),
+  );
+  expect(key).not.toBe('');
+  await page.reload();
+  const note = page.getByTestId('quarantine-note');
+  await expect(note).toContainText('1 stored record was set aside');
+  await expect(note.getByRole('listitem').filter({ hasText: `runs/${key}` })).toContainText(/\$\.steps\[2000\]\.agentId/);
+  await expect(fileRuns(page, 'long-chat.json')).toHaveCount(0);
 });

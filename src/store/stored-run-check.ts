@@ -2,6 +2,7 @@
 // `migrateRun`. A run's long arrays are checked a few milliseconds at a time, the page's thread given back in between,
 // so that a reload with a run of a million steps in the library never freezes the page (one zod pass over a
 // 200k-message chat log took 1.4 s in one task). The first problem found is the reason the run is set aside.
+import { Look, quickLook } from '../model/fast-check-schema.ts';
 import { migrateRun } from '../model/migrate.ts';
 import { runInSlices, type SliceStats, type Sliced } from '../model/slices.ts';
 import type { Run } from '../model/types.ts';
@@ -63,22 +64,42 @@ export function* checkRunSlices(schema: RunSchema, key: string, v: unknown): Sli
   const long = LONG_FIELDS.filter((field) => Array.isArray(migrated[field]) && migrated[field]!.length >= SLICED_FROM);
   const shell: Record<string, unknown> = { ...migrated };
   for (const field of long) shell[field] = [];
-  const parsed = schema.safeParse(shell);
-  if (!parsed.success) return problemAt([], parsed.error.issues[0]);
-  const run = parsed.data as Record<string, unknown>;
+  // A part the quick look finds valid is kept as it is (zod would give back the same values, ADR 0076); any other is
+  // zod's to check, and zod's output and first issue are what count.
+  let run: Record<string, unknown>;
+  if (quickLookOf(schema)?.(shell) === Look.Valid) run = shell;
+  else {
+    const parsed = schema.safeParse(shell);
+    if (!parsed.success) return problemAt([], parsed.error.issues[0]);
+    run = parsed.data as Record<string, unknown>;
+  }
   for (const [f, field] of long.entries()) {
     const items = migrated[field] as readonly unknown[];
     const item = itemSchema(schema, field);
+    const look = quickLookOf(item);
     const checked: unknown[] = new Array(items.length);
     for (let i = 0; i < items.length; i++) {
-      const one = item.safeParse(items[i]);
-      if (!one.success) return problemAt([field, i], one.error.issues[0]);
-      checked[i] = one.data;
+      const value = items[i];
+      if (look?.(value) === Look.Valid) checked[i] = value;
+      else {
+        const one = item.safeParse(value);
+        if (!one.success) return problemAt([field, i], one.error.issues[0]);
+        checked[i] = one.data;
+      }
       if (i % CLOCK_EVERY === CLOCK_EVERY - 1) yield (f + i / items.length) / long.length;
     }
     run[field] = checked;
   }
   return { run: run as unknown as Run };
+}
+
+/** Each schema's quick look, made once (null: the schema has a part the quick look does not know). */
+const looks = new WeakMap<object, ((value: unknown) => Look) | null>();
+
+function quickLookOf(schema: object): ((value: unknown) => Look) | undefined {
+  let look = looks.get(schema);
+  if (look === undefined) looks.set(schema, (look = quickLook(schema) ?? null));
+  return look ?? undefined;
 }
 
 /** The first issue zod found, at its path in the run (`$.steps[8].agentId: …`). */
