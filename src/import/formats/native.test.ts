@@ -3,6 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { exportSession } from '../../export/native.ts';
 import { migrateRun } from '../../model/migrate.ts';
+import { Session } from '../../model/schema.ts';
+import { hydrateRun } from '../../model/session-spans.ts';
 import type { Run } from '../../model/types.ts';
 import { importText } from '../index.ts';
 
@@ -44,5 +46,30 @@ describe('schema round trip of the typed runner fields', () => {
     const run = migrateRun(oldRunnerRun());
     run.steps[0] = { ...run.steps[0], runner: { origin: 'nowhere' as never } };
     expect(() => importText('x.session.json', exportSession({ runs: [run] }))).toThrow(/runs\[0\]\.steps\[0\]\.runner\.origin/);
+  });
+});
+
+describe('a session read through its quick look (ADR 0076)', () => {
+  /** A session of one run of `n` messages, as the exporter writes it. */
+  function longSession(n: number): Record<string, unknown> {
+    const steps = Array.from({ length: n }, (_, i) => ({ id: `s${i}`, index: i, kind: 'message', agentId: i % 2 ? 'a' : 'b', output: `m${i}`, usage: { input: i, output: 1, total: i + 1 } }));
+    const run = { ...oldRunnerRun(), id: 'long', sourceFormat: 'chat-log', raw: undefined, agents: [{ id: 'a', name: 'a' }, { id: 'b', name: 'b' }], steps };
+    return JSON.parse(exportSession({ runs: [run as Run] })) as Record<string, unknown>;
+  }
+
+  it('gives the runs zod gives, unknown keys kept', () => {
+    const session = longSession(2000);
+    ((session.runs as Run[])[0].steps[7] as unknown as Record<string, unknown>).notInTheSchema = { kept: true };
+    const quick = importText('long.session.json', JSON.stringify(session)).runs;
+    expect(quick[0].steps).toHaveLength(2000);
+    expect((quick[0].steps[7] as unknown as Record<string, unknown>).notInTheSchema).toEqual({ kept: true });
+    // What zod's own output gives, read the same way.
+    expect(quick).toEqual(Session.parse(session).runs.map((r) => hydrateRun(migrateRun(r))));
+  });
+
+  it('still names a damage deep in a long run where zod finds it', () => {
+    const session = longSession(2000);
+    (session.runs as Run[])[0].steps[1500].usage = { input: 'many' } as never;
+    expect(() => importText('long.session.json', JSON.stringify(session))).toThrow(/runs\[0\]\.steps\[1500\]\.usage\.input/);
   });
 });
