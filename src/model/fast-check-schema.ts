@@ -1,9 +1,10 @@
-// A quick first look at a value against one of the model's zod schemas, for the library's load (ADR 0076). On the page
-// zod runs without its compiled parsers (the Content-Security-Policy refuses `new Function`, zod-config.ts) and took
-// ~4 µs a step: 4.5 s for a run of a million steps at every reload. This walks the schema's definition once and makes
-// plain functions of it (no code is generated). Its answer is only ever used one way: `valid` means zod accepts the
-// value and gives it back with the same values (sameData), so the value can be kept as it is. Anything else, zod is
-// asked, and its answer (and its message) stands. A schema with a part this does not know is never looked at here.
+// A quick first look at a value against one of the model's zod schemas (ADR 0076). On the page and in its workers zod
+// runs without its compiled parsers (the Content-Security-Policy refuses `new Function`, zod-config.ts) and took ~4 µs
+// a step: 4.5 s for a run of a million steps at every reload of the library. This walks the schema's definition once
+// and makes plain functions of it (no code is generated). Its answer is used one way only: Valid means zod accepts the
+// value and gives back the same values (the same own keys with the same values, key order aside), so the value can be
+// kept as it is. Otherwise zod is asked, and its answer and message stand. A schema with a part not known here gets no
+// quick look at all.
 
 /** What the quick look says: zod accepts the value as it is (Valid); zod refuses it (Invalid); or ask zod (Unsure). */
 export const Look = { Valid: 0, Invalid: 1, Unsure: 2 } as const;
