@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { fileRuns, openGroupChat, openStudio, openTraceFiles } from './fixtures.ts';
+import { editStoredRuns, fileRuns, openGroupChat, openStudio, openTraceFiles } from './fixtures.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const SAMPLE = resolve(ROOT, 'public/samples/simulated-gaia-corpus.session.json');
@@ -19,38 +19,26 @@ test('damaged stored runs are set aside with a note; the rest of the library loa
   await expect.poll(async () => Number(await page.getByTestId('persistence-status').getAttribute('data-writes'))).toBeGreaterThan(0);
 
   // Five runs damaged in the five ways the issue lists.
-  const damaged = await page.evaluate(
-    () =>
-      new Promise<string[]>((done, fail) => {
-        const damage: ((r: Record<string, unknown>) => void)[] = [
-          (r) => (r.agents = [null]),
-          (r) => ((r.steps as Record<string, unknown>[])[0].toolCalls = 'not a list'),
-          (r) => delete (r.steps as Record<string, unknown>[])[0].agentId,
-          (r) => (r.handoffs = [null]),
-          (r) => ((r.steps as Record<string, unknown>[])[0].output = { text: 'an object where text belongs' }),
-        ];
-        const open = indexedDB.open('mas-replay-studio');
-        open.onerror = () => fail(open.error);
-        open.onsuccess = () => {
-          const tx = open.result.transaction('runs', 'readwrite');
-          const keys: string[] = [];
-          const cursor = tx.objectStore('runs').openCursor();
-          cursor.onsuccess = () => {
-            const c = cursor.result;
-            if (!c || keys.length === damage.length) return;
-            const value = structuredClone(c.value as Record<string, unknown>);
-            damage[keys.length](value);
-            keys.push(String(c.key));
-            c.update(value);
-            c.continue();
-          };
-          tx.oncomplete = () => {
-            open.result.close();
-            done(keys);
-          };
-        };
-      }),
-  );
+  const damaged = await editStoredRuns(page, (run, changed) => {
+    const steps = run.steps as Record<string, unknown>[];
+    switch (changed) {
+      case 0:
+        return { ...run, agents: [null] };
+      case 1:
+        steps[0].toolCalls = 'not a list';
+        return run;
+      case 2:
+        delete steps[0].agentId;
+        return run;
+      case 3:
+        return { ...run, handoffs: [null] };
+      case 4:
+        steps[0].output = { text: 'an object where text belongs' };
+        return run;
+      default:
+        return undefined;
+    }
+  });
   expect(damaged).toHaveLength(5);
 
   await page.reload();
@@ -83,36 +71,15 @@ test('damaged stored runs are set aside with a note; the rest of the library loa
 test('a run of 3,000 messages with one damaged step deep inside is set aside, named at that step', async ({ page }, testInfo) => {
   test.setTimeout(90_000);
   await openGroupChat(page, testInfo.outputPath('long-chat.json'), 3000);
-  const key = await page.evaluate(
-    () =>
-      new Promise<string>((done, fail) => {
-        const open = indexedDB.open('mas-replay-studio');
-        open.onerror = () => fail(open.error);
-        open.onsuccess = () => {
-          const tx = open.result.transaction('runs', 'readwrite');
-          const cursor = tx.objectStore('runs').openCursor();
-          let found = '';
-          cursor.onsuccess = () => {
-            const c = cursor.result;
-            if (!c) return;
-            const value = structuredClone(c.value as { id: string; file?: string; steps?: Record<string, unknown>[] });
-            if (!found && Array.isArray(value.steps) && value.steps.length >= 3000) {
-              // An unknown key zod keeps, then a step without its agent.
-              value.steps[10].notInTheSchema = 'kept';
-              delete value.steps[2000].agentId;
-              found = String(c.key);
-              c.update(value);
-            }
-            c.continue();
-          };
-          tx.oncomplete = () => {
-            open.result.close();
-            done(found);
-          };
-        };
-      }),
-  );
-  expect(key).not.toBe('');
+  const [key] = await editStoredRuns(page, (run, changed) => {
+    const steps = run.steps as Record<string, unknown>[] | undefined;
+    if (changed > 0 || !Array.isArray(steps) || steps.length < 3000) return undefined;
+    // An unknown key zod keeps, then a step without its agent.
+    steps[10].notInTheSchema = 'kept';
+    delete steps[2000].agentId;
+    return run;
+  });
+  expect(key).toBeDefined();
   await page.reload();
   const note = page.getByTestId('quarantine-note');
   await expect(note).toContainText('1 stored record was set aside');

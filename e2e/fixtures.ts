@@ -177,3 +177,34 @@ export async function libraryStoreKeys(page: Page, store: string): Promise<unkno
   })`;
   return (await page.evaluate(script)) as unknown[];
 }
+
+/**
+ * Rewrites stored run records of the studio's library database, as a bad write or another program would: `edit` is
+ * given each record in key order with how many were changed before it, and returns it changed, or undefined to leave it.
+ * Runs in the page as a string (no bundler helpers): `edit` must use nothing from outside itself. The keys changed.
+ */
+export async function editStoredRuns(page: Page, edit: (value: Record<string, unknown>, changed: number) => Record<string, unknown> | undefined): Promise<string[]> {
+  const script = `new Promise((resolve, reject) => {
+    const edit = ${edit.toString()};
+    const open = indexedDB.open('mas-replay-studio');
+    open.onerror = () => reject(open.error);
+    open.onsuccess = () => {
+      const tx = open.result.transaction('runs', 'readwrite');
+      const keys = [];
+      const cursor = tx.objectStore('runs').openCursor();
+      cursor.onsuccess = () => {
+        const c = cursor.result;
+        if (!c) return;
+        const value = edit(structuredClone(c.value), keys.length);
+        if (value !== undefined) {
+          keys.push(String(c.key));
+          c.update(value);
+        }
+        c.continue();
+      };
+      tx.oncomplete = () => { open.result.close(); resolve(keys); };
+      tx.onerror = () => reject(tx.error);
+    };
+  })`;
+  return (await page.evaluate(script)) as string[];
+}

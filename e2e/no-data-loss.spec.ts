@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { cliJson, fileCard, fileRuns, openStudio, openTraceFiles, sharedTrace, skipWithoutShared } from './fixtures.ts';
+import { cliJson, editStoredRuns, fileCard, fileRuns, openStudio, openTraceFiles, sharedTrace, skipWithoutShared } from './fixtures.ts';
 import { startLlmServer, type LlmServer } from './llm-server.ts';
 
 const TRACE = 'trail/gaia/3205fa0cb2135fe671bf7cd0e5a26151.json';
@@ -155,27 +155,7 @@ test('a corrupt stored record is reported and set aside in quarantine, not delet
   await expect.poll(async () => Number(await page.getByTestId('persistence-status').getAttribute('data-writes'))).toBeGreaterThan(0);
 
   // Damage the stored run the way a bad write or another program would: steps no longer a list.
-  const runId = await page.evaluate(
-    () =>
-      new Promise<string>((done, fail) => {
-        const open = indexedDB.open('mas-replay-studio');
-        open.onerror = () => fail(open.error);
-        open.onsuccess = () => {
-          const tx = open.result.transaction('runs', 'readwrite');
-          const store = tx.objectStore('runs');
-          const cursor = store.openCursor();
-          cursor.onsuccess = () => {
-            const c = cursor.result!;
-            const value = { ...(c.value as Record<string, unknown>), steps: 'not a list' };
-            c.update(value);
-            tx.oncomplete = () => {
-              open.result.close();
-              done(String(c.key));
-            };
-          };
-        };
-      }),
-  );
+  const [runId] = await editStoredRuns(page, (run, changed) => (changed === 0 ? { ...run, steps: 'not a list' } : undefined));
   await page.reload();
   const note = page.getByTestId('quarantine-note');
   await expect(note).toContainText('1 stored record was set aside');
