@@ -298,6 +298,9 @@ function chunkCount(stored: unknown): number {
   return n;
 }
 
+/** How many chunk reads of a run's array are asked at once when the library loads. */
+const CHUNKS_IN_FLIGHT = 2;
+
 /** A run stored in chunks, put back together (spans stay apart: read on demand), or why it cannot be. */
 async function joinStoredRun(tx: ReadTx, key: string, stored: Record<string, unknown>, chunkRead: () => void): Promise<{ value: unknown } | { problem: string }> {
   const counts = stored.chunks;
@@ -312,14 +315,19 @@ async function joinStoredRun(tx: ReadTx, key: string, stored: Record<string, unk
     // One request a chunk: each is deserialised in a task of its own (a getAll of the range was one task for them all),
     // and one in columns is rebuilt in that task (ADR 0075), not with all the others once the last has come.
     const keys = await store.getAllKeys(chunkRange(key, field));
-    const values = await Promise.all(
-      keys.map((k) =>
-        store.get(k).then((value) => {
-          chunkRead();
-          return readableChunk(value);
-        }),
-      ),
-    );
+    // CHUNKS_IN_FLIGHT requests at a time, the next asked as one comes: the page is idle while the database reads, and
+    // its collector can mark then (all asked at once, their answers came back to back).
+    const values: unknown[] = new Array(keys.length);
+    let next = 0;
+    const reader = async () => {
+      while (next < keys.length) {
+        const at = next++;
+        const value = await store.get(keys[at]);
+        chunkRead();
+        values[at] = readableChunk(value);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(CHUNKS_IN_FLIGHT, keys.length) }, reader));
     const joined = joinChunks(field, keys.map((k, i) => ({ index: chunkKeyOf(k)?.[2], value: values[i] })), expected);
     if ('problem' in joined) return { problem: `stored in chunks, ${joined.problem}` };
     run[field] = joined.items;
