@@ -48,23 +48,31 @@ test('a run over the chunk size is saved in chunks and found whole after a reloa
       if (text && seen[seen.length - 1] !== text) seen.push(text);
     }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
   });
+  // The load of this run takes ~0.2 s here, under the box's delay (ADR 0076): the page's CPU is slowed 8 times while
+  // it loads, as on a slow machine, where the box must show.
+  const cdp = await page.context().newCDPSession(page);
+  const slowed = (rate: number) => cdp.send('Emulation.setCPUThrottlingRate', { rate });
+  await slowed(8);
   await page.reload();
-  await expect(page.getByTestId('playhead-position')).toBeVisible({ timeout: LONG ? 600_000 : 30_000 });
+  await expect(page.getByTestId('playhead-position')).toBeVisible({ timeout: LONG ? 600_000 : 60_000 });
   const loadTexts = async () => {
     const texts = (await page.evaluate('window.__loadTexts')) as string[];
     expect(texts.length).toBeGreaterThan(0);
     expect(texts.every((t) => /^Loading the saved library, (reading its runs: \d+ of \d+ parts|checking its runs: \d+%)…$/.test(t))).toBe(true);
   };
   await loadTexts();
+  await slowed(1);
   await expect(count).toHaveText(shown!, { timeout: LONG ? 300_000 : 10_000 });
   await page.keyboard.press('End');
   const last = `step ${STEPS - 1}: noted item ${(STEPS - 1) % 97}`;
   await expect(page.getByTestId('inspector')).toContainText(last);
   await expect(page.locator('html')).toHaveAttribute('data-library-status', 'saved');
   // The Library, loaded afresh: the same texts in place of its list, then the run.
+  await slowed(8);
   await page.goto('/');
-  await expect(page.getByTestId('run-row')).toHaveCount(1, { timeout: LONG ? 600_000 : 30_000 });
+  await expect(page.getByTestId('run-row')).toHaveCount(1, { timeout: LONG ? 600_000 : 60_000 });
   await loadTexts();
+  await slowed(1);
   await expect(page.getByTestId('library-hydrating')).toHaveCount(0);
   expect(errors).toEqual([]);
 });
