@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { Look, quickLook } from './fast-check-schema.ts';
+import { Look, quickLook, quickLookOf } from './fast-check-schema.ts';
 import * as schemas from './schema.ts';
 import type { Run } from './types.ts';
 import { makeRun } from '../testing/test-runs.ts';
@@ -117,6 +117,15 @@ function seedRun(): Run {
 describe('quickLook (a first look at a stored run, ADR 0076)', () => {
   it('reads every schema the library checks item by item: none of them is left to zod alone', () => {
     for (const [name, schema] of Object.entries(PARTS)) expect(quickLook(schema), name).toBeDefined();
+  });
+
+  it('is made once per schema for every caller (quickLookOf), and stays absent for one it cannot read', () => {
+    const look = quickLookOf(PARTS.step);
+    expect(look).toBeDefined();
+    expect(quickLookOf(PARTS.step)).toBe(look);
+    const checked = z.string().min(1);
+    expect(quickLookOf(checked)).toBeUndefined();
+    expect(quickLookOf(checked)).toBeUndefined();
   });
 
   it('knows the parts of the model and nothing else: a check, a transform, a default or a recursive schema is zod’s', () => {

@@ -10,7 +10,9 @@
 export const Look = { Valid: 0, Invalid: 1, Unsure: 2 } as const;
 export type Look = (typeof Look)[keyof typeof Look];
 
-type Checker = (value: unknown) => Look;
+/** A schema's quick look: what it says of one value. */
+export type QuickLook = (value: unknown) => Look;
+type Checker = QuickLook;
 
 /** The part of a zod schema's definition read here (zod 4's `_zod.def`). */
 interface Def {
@@ -41,12 +43,22 @@ const isPlain = (v: object): boolean => {
  * A quick look for `schema`, or undefined when its definition has a part not known here (a check such as `.min()`, a
  * transform, a default, a lazy or recursive schema): the caller then leaves every value to zod.
  */
-export function quickLook(schema: unknown): ((value: unknown) => Look) | undefined {
+export function quickLook(schema: unknown): QuickLook | undefined {
   try {
     return compile(schema as Schema, new Set());
   } catch {
     return undefined;
   }
+}
+
+/** Each schema's quick look, made once (null: the schema has a part the quick look does not know). */
+const looks = new WeakMap<object, QuickLook | null>();
+
+/** quickLook(schema), made on its first call for that schema and kept while the schema is (every caller's way in). */
+export function quickLookOf(schema: object): QuickLook | undefined {
+  let look = looks.get(schema);
+  if (look === undefined) looks.set(schema, (look = quickLook(schema) ?? null));
+  return look ?? undefined;
 }
 
 class Unknown extends Error {}

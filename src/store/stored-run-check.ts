@@ -2,7 +2,7 @@
 // `migrateRun`. A run's long arrays are checked a few milliseconds at a time, the page's thread given back in between,
 // so that a reload with a run of a million steps in the library never freezes the page (one zod pass over a
 // 200k-message chat log took 1.4 s in one task). The first problem found is the reason the run is set aside.
-import { Look, quickLook } from '../model/fast-check-schema.ts';
+import { Look, quickLookOf } from '../model/fast-check-schema.ts';
 import { migrateRun } from '../model/migrate.ts';
 import { runInSlices, type SliceStats, type Sliced } from '../model/slices.ts';
 import type { Run } from '../model/types.ts';
@@ -91,15 +91,6 @@ export function* checkRunSlices(schema: RunSchema, key: string, v: unknown): Sli
     run[field] = checked;
   }
   return { run: run as unknown as Run };
-}
-
-/** Each schema's quick look, made once (null: the schema has a part the quick look does not know). */
-const looks = new WeakMap<object, ((value: unknown) => Look) | null>();
-
-function quickLookOf(schema: object): ((value: unknown) => Look) | undefined {
-  let look = looks.get(schema);
-  if (look === undefined) looks.set(schema, (look = quickLook(schema) ?? null));
-  return look ?? undefined;
 }
 
 /** The first issue zod found, at its path in the run (`$.steps[8].agentId: …`). */

@@ -1,5 +1,5 @@
 // The native session file: our own format, versioned, validated with the zod schema (SPEC §2).
-import { Look, quickLook } from '../../model/fast-check-schema.ts';
+import { Look, quickLookOf } from '../../model/fast-check-schema.ts';
 import { migrateRun } from '../../model/migrate.ts';
 import { hydrateRun } from '../../model/session-spans.ts';
 import { Session } from '../../model/schema.ts';
@@ -8,13 +8,6 @@ import type { Session as SessionType } from '../../model/types.ts';
 import { FormatProblem } from '../errors.ts';
 import type { FormatImporter } from '../format.ts';
 import { isObject } from '../read.ts';
-
-/** The session schema's quick look, made on first use (undefined where the schema is a stand-in: the CLI's, ADR 0048). */
-let look: ((value: unknown) => Look) | null | undefined;
-function sessionLook(): ((value: unknown) => Look) | undefined {
-  if (look === undefined) look = quickLook(Session) ?? null;
-  return look ?? undefined;
-}
 
 function jsonPath(path: readonly PropertyKey[]): string {
   return path.reduce<string>((acc, key) => (typeof key === 'number' ? `${acc}[${key}]` : `${acc}.${String(key)}`), '$');
@@ -33,7 +26,8 @@ export const nativeImporter: FormatImporter = {
     // A session the quick look finds valid is read as it is: zod would give back the same values (ADR 0076), and under
     // the page's Content-Security-Policy it runs without its compiled parsers, ~4 µs a step. Any other is zod's.
     let session: SessionType;
-    if (sessionLook()?.(value) === Look.Valid) session = value as SessionType;
+    // The CLI's schema is a stand-in (ADR 0048): it has no quick look, and zod checks.
+    if (quickLookOf(Session)?.(value) === Look.Valid) session = value as SessionType;
     else {
       const parsed = Session.safeParse(value);
       if (!parsed.success) {
