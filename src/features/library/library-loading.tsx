@@ -36,17 +36,14 @@ export function LibraryLoading({ fallback = 'Loading the library…' }: { fallba
 }
 
 
-/** A library load shorter than this shows no box where the list will be: the box would only flash. */
-const LOAD_BOX_DELAY_MS = 300;
-/** Steps to check from which a load is long enough to show its box at once (a run of that size takes a second or more). */
-const LOAD_BOX_AT_ONCE_STEPS = 10_000;
-
 /**
- * Whether the Library shows the load's progress in place of its list: once the load has lasted LOAD_BOX_DELAY_MS, or
- * at once when it has many steps to check.
+ * A library load shorter than this shows no box where the list will be: the box would only flash. A load with a run
+ * of a million steps lasts seconds, most of it reading (its check takes a fraction of a second since ADR 0076), so
+ * every long load passes this delay.
  */
+const LOAD_BOX_DELAY_MS = 300;
+
+/** Whether the Library shows the load's progress in place of its list: once the load has lasted LOAD_BOX_DELAY_MS. */
 export function useLoadBoxShown(): boolean {
-  const loading = usePersistence((s) => (s.status === 'loading' ? s.loading : undefined));
-  const late = useLater(LOAD_BOX_DELAY_MS, 'library-load');
-  return late || (loading?.phase === 'checking' && loading.total >= LOAD_BOX_AT_ONCE_STEPS);
+  return useLater(LOAD_BOX_DELAY_MS, 'library-load');
 }

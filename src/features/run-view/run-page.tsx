@@ -102,7 +102,6 @@ function RunOpening({ run }: { run: Run }) {
   );
 }
 
-/** False until `ms` after the first render with this `key` (a new key starts again). */
 function RunScreen({ run, view }: { run: Run; view: RunView }) {
   usePlayTimer();
   const [help, setHelp] = useState(false);
