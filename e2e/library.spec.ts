@@ -114,6 +114,25 @@ test('a Who&When chat log opens with its agents and estimated tokens marked', as
   await expect(row.getByTestId('run-tokens')).toContainText('estimated');
 });
 
+test('an estimate of millions of tokens shows whole in its cell at 1280×800: millions to one decimal with its badge, the exact count in its title', async ({ page }, testInfo) => {
+  await page.setViewportSize({ width: 1280, height: 800 });
+  // A chat log of 100 long messages: about a million and a half estimated tokens over few steps.
+  const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel'];
+  const text = (i: number) => Array.from({ length: 6000 }, (_, k) => `${words[(i + k) % words.length]}${k % 13}`).join(' ');
+  const history = Array.from({ length: 100 }, (_, i) => ({ content: text(i), role: 'assistant', name: i % 2 ? 'Coder' : 'Planner' }));
+  const file = testInfo.outputPath('long-messages.json');
+  writeFileSync(file, JSON.stringify({ question: 'Write it all down.', history }));
+  await openStudio(page);
+  await openTraceFiles(page, file);
+  const cell = fileRuns(page, 'long-messages.json').getByTestId('run-tokens');
+  await expect(cell).toContainText('estimated');
+  const exact = Number(/^About ([\d,]+) tokens$/.exec((await cell.getAttribute('title')) ?? '')?.[1].replaceAll(',', ''));
+  expect(exact).toBeGreaterThanOrEqual(1_000_000);
+  await expect(cell).toHaveText(`≈${(exact / 1_000_000).toFixed(1)}Mestimated`);
+  // Nothing of it cut: the cell holds its content (a count of millions in full and its badge did not fit).
+  expect(await cell.evaluate((e) => e.scrollWidth <= e.clientWidth)).toBe(true);
+});
+
 test('a bad file gives a precise, dismissible error naming the file, the format and the location', async ({ page }) => {
   const problems = watchForErrors(page);
   await openStudio(page);

@@ -11,7 +11,7 @@ import { useUrl } from '../../store/url.ts';
 import { Badge, EstimatedBadge, OutcomeBadge, SimulatedBadge } from '../../ui/badge.tsx';
 import { EstimateBadge } from '../compare/shadow-compare.tsx';
 import { Button } from '../../ui/button.tsx';
-import { formatCount, formatDuration } from '../../ui/format.ts';
+import { compact, formatCount, formatDuration } from '../../ui/format.ts';
 import { callsOfRuns, exportOtlpFile, exportSessionFile, safeFileName } from './download.ts';
 import { buildRows, queryRows, type LibraryRow, type Origin, type RowQuery, type SortKey } from './library-rows.ts';
 import { prefetchRunPage } from '../run-view/run-page-view.ts';
@@ -43,7 +43,8 @@ export function observeScrollerSize(instance: Virtualizer<HTMLDivElement, Elemen
 }
 // The columns as a class, not an inline style: an inline grid template is parsed again for every row (React sets it
 // element by element), 30 ms of a 40-row stage in a profile on the 2-core machine.
-const COLUMNS = 'grid-cols-[28px_minmax(120px,1.2fr)_minmax(180px,2.4fr)_110px_90px_minmax(80px,1fr)_64px_120px_72px_76px_58px_58px_80px_96px]';
+// Steps fit 9,999,999; tokens an estimate of millions with its badge. The run's title gives the width back.
+const COLUMNS = 'grid-cols-[28px_minmax(120px,1.2fr)_minmax(156px,2.4fr)_110px_90px_minmax(80px,1fr)_80px_132px_72px_76px_58px_58px_80px_96px]';
 
 interface Column {
   key: SortKey;
@@ -364,9 +365,15 @@ const Row = memo(function Row({
         {formatCount(s.steps)}
       </div>
       {hasTokenCount({ steps: s.steps }) ? (
-        <div role="cell" className="flex min-w-0 items-center justify-end gap-1 overflow-hidden px-2 text-right tabular-nums" data-testid="run-tokens">
+        <div
+          role="cell"
+          className="flex min-w-0 items-center justify-end gap-1 overflow-hidden px-2 text-right tabular-nums"
+          data-testid="run-tokens"
+          title={`${s.tokens.estimated ? 'About ' : ''}${formatCount(s.tokens.total)} tokens`}
+        >
           {s.tokens.estimated ? '≈' : ''}
-          {formatCount(s.tokens.total)}
+          {/* Millions as 74.1M (the exact count in the title): in full, an estimate of millions and its badge were cut. */}
+          {s.tokens.total >= 1_000_000 ? compact(s.tokens.total) : formatCount(s.tokens.total)}
           {s.tokens.estimated && <EstimatedBadge />}
         </div>
       ) : (
