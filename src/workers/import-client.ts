@@ -3,7 +3,9 @@
 // the worker also writes the runs to the library's database; `storing` says when each file's runs are durable.
 // Cancelling terminates the worker, the only way to stop a synchronous parse; the next import starts a fresh one.
 // The first worker is created when the page is idle after its first paint (ADR 0022), so a dropped file finds it
-// started; after a cancel the next one is created by the next import (or span read) that needs it.
+// started; after a cancel the next one is created by the next import (or span read) that needs it. A worker that has
+// imported a large file is replaced by a fresh one once its work has ended (ADR 0077): it would otherwise keep what
+// that import left behind (hundreds of MB for a run of a million steps) until its next import.
 import * as Comlink from 'comlink';
 import type { ImportBatchResult as LoadedBatch, ImportProgress } from './import-files.ts';
 import { FileAssembler, partRows, type FilePart } from './run-parts.ts';
@@ -51,13 +53,58 @@ let remote: Comlink.Remote<ImportWorkerApi> | undefined;
 /** Writes the worker has not reported yet: a worker that stops (cancel, crash) fails them rather than leave them open. */
 const unsettled = new Set<(error: Error) => void>();
 
+/**
+ * Files of this many bytes (together, in one import) or more leave the worker holding what their import made: it is
+ * replaced once that import's work has ended and no other call is under way (ADR 0077). A smaller import's leftovers
+ * are collected by the worker's next work; a fresh worker costs 50–300 ms of its own start-up.
+ */
+export const RECYCLE_BYTES = 32 * 1024 * 1024;
+
+/** Each worker made gets the next number: a call started on one that has since gone does not count for the next. */
+let generation = 0;
+/** Calls of the current worker under way: imports until their background work has ended, span reads. */
+let busy = 0;
+/** Whether the current worker has done an import of RECYCLE_BYTES or more: it is replaced once `busy` is 0. */
+let spent = false;
+
 function connect(): Comlink.Remote<ImportWorkerApi> {
   if (!remote) {
+    generation++;
+    busy = 0;
+    spent = false;
     worker = new Worker(new URL('./import.worker.ts', import.meta.url), { type: 'module', name: 'import' });
     worker.addEventListener('error', (e) => failUnsettled(new Error(e.message || 'the import worker stopped unexpectedly')));
     remote = Comlink.wrap<ImportWorkerApi>(worker);
   }
   return remote;
+}
+
+/** A call on the current worker begins; the function returned says it has ended (once; nothing for a worker gone). */
+function begin(): () => void {
+  const of = generation;
+  busy++;
+  let ended = false;
+  return () => {
+    if (ended || of !== generation) return;
+    ended = true;
+    busy--;
+    if (busy === 0 && spent) recycle();
+  };
+}
+
+/** Replaces the worker by a fresh one (made when the page is idle): the old one's memory goes with it at once. */
+function recycle(): void {
+  worker?.terminate();
+  worker = undefined;
+  remote = undefined;
+  recycled++;
+  startImportWorkerWhenIdle();
+}
+
+/** How many times the worker was replaced after a large import (tests). */
+let recycled = 0;
+export function recycledWorkers(): number {
+  return recycled;
 }
 
 function failUnsettled(error: Error): void {
@@ -69,6 +116,7 @@ function disconnect(): void {
   worker?.terminate();
   worker = undefined;
   remote = undefined;
+  generation++; // the calls under way on it end with it
   failUnsettled(new Error('the import worker was stopped before the runs were written'));
 }
 
@@ -86,14 +134,16 @@ export class ImportCancelled extends Error {
  */
 export async function readSpansInWorker(storage: RunStorage, runId: string, restore: (span: RunSpan) => RunSpan = (s) => s): Promise<RunSpan[] | undefined> {
   const spans: RunSpan[] = [];
-  const count = await connect().readSpans(
+  const api = connect();
+  const end = begin();
+  const count = await api.readSpans(
     storage,
     runId,
     // Each slice is restored as it arrives: the work is spread over the slices' tasks.
     Comlink.proxy(async (slice: RunSpan[]) => {
       for (const span of slice) spans.push(restore(span));
     }),
-  );
+  ).finally(end);
   return count === 0 ? undefined : spans;
 }
 
@@ -142,6 +192,8 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
     }
   }
   const api = connect();
+  const end = begin();
+  if (sources.reduce((n, s) => n + (s instanceof File ? s.size : s.bytes.byteLength), 0) >= RECYCLE_BYTES) spent = true;
   // Known at once, or when the worker asks (before its first part).
   let storage = typeof given === 'function' ? undefined : given;
   const loaded: LoadedFile[] = [];
@@ -230,6 +282,8 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
     work.then(resolve, reject).finally(() => {
       signal?.removeEventListener('abort', onAbort);
       running.removeEventListener('error', onError);
+      // Its trace parts and writes go on after the answer; a worker stopped meanwhile is a generation gone (end: nothing).
+      void api.settled().then(end, end);
     });
   });
 }

@@ -55,6 +55,21 @@ export interface ImportCallbacks {
   storage?(): Promise<RunStorage | undefined>;
 }
 
+/**
+ * What imports left running after their answer (trace parts, writes), until it ends: the page waits for it
+ * (`settled`) before it replaces a worker that holds a large import's garbage (import-client.ts, ADR 0077).
+ */
+const background = new Set<Promise<void>>();
+
+function inBackground(work: Promise<unknown>): void {
+  const done = work.then(
+    () => {},
+    () => {},
+  );
+  background.add(done);
+  void done.then(() => background.delete(done));
+}
+
 /** What importFiles does: read the files, map them, hand them over, and write them when the page names its database. */
 async function importNow(sources: (FileInput | { name: string; file: Blob })[], callbacks: ImportCallbacks, given?: RunStorage): Promise<ImportFailureInfo[]> {
   // Files (picker, drop) are read here, decoded as they are read: the page never holds their bytes.
@@ -108,10 +123,11 @@ async function importNow(sources: (FileInput | { name: string; file: Blob })[], 
     if (onTracePart) viewed.push(sendTraceParts(file.runs, (run, part, transfer) => onTracePart(file.file, run, tracePartRun(file.runs[run].steps), part && Comlink.transfer(part, transfer))));
     delivered.push(fileIndex);
   });
+  viewed.forEach(inBackground);
   if (storage) {
     // One file after the other, not awaited: the answer goes back now, the writes report as they commit, and
     // they start once the page is idle (a run opened at once paints first).
-    void delivered.reduce<Promise<void>>(
+    inBackground(delivered.reduce<Promise<void>>(
       (previous, index, position) =>
         previous.then(() =>
           storeRuns(storage, result.loaded[index].runs, callbacks.onSaving && ((written, total) => void callbacks.onSaving?.(position, written, total))).then(
@@ -120,7 +136,7 @@ async function importNow(sources: (FileInput | { name: string; file: Blob })[], 
           ),
         ),
       Promise.all([callbacks.whenIdle?.(), ...viewed]).then(() => {}, () => {}),
-    ).catch(() => {}); // a report the page can no longer take (it went away) is nobody's to handle
+    )); // a report the page can no longer take (it went away) is nobody's to handle: inBackground drops its failure
   }
   return failures;
 }
@@ -133,6 +149,11 @@ const api = {
   async importFiles(sources: (FileInput | { name: string; file: Blob })[], callbacks: ImportCallbacks, storage?: RunStorage): Promise<ImportFailureInfo[]> {
     started = true;
     return importNow(sources, callbacks, storage);
+  },
+
+  /** Resolves once the work the imports left running (trace parts, writes) has ended, theirs and any started meanwhile. */
+  async settled(): Promise<void> {
+    while (background.size > 0) await Promise.all(background);
   },
 
   /** A run's stored spans, to `onSlice` in slices (the span tree opened); resolves to how many there were. */
