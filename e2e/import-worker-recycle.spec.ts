@@ -1,6 +1,7 @@
 // Issue 14 (memory at scale, ADR 0077): the import worker that imported a large file is replaced by a fresh one once the
 // run is saved, so that what the import left behind goes with it; the studio goes on working with the new worker.
 import { statSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { expect, test } from '@playwright/test';
 import { fileRuns, groupChat, openStudio } from './fixtures.ts';
 
@@ -51,4 +52,27 @@ test('after a large import the import worker is replaced once the run is saved; 
   await expect(fileRuns(page, 'long-chat.json')).toHaveCount(1, { timeout: 60_000 });
   await expect(fileRuns(page, 'small-chat.json')).toHaveCount(1);
   await expect(fileRuns(page, 'long-chat.json').getByTestId('run-steps')).toContainText('4,000');
+});
+
+test('a small gzip file of many messages counts as a large import: its worker is replaced too', async ({ page }, testInfo) => {
+  test.setTimeout(120_000);
+  const file = testInfo.outputPath('many.json.gz');
+  writeFileSync(file, gzipSync(groupChat(120_000)));
+  // Far under RECYCLE_BYTES; over RECYCLE_ROWS (100,000) once mapped: a step and a handoff per message.
+  expect(statSync(file).size).toBeLessThan(4 * 1024 * 1024);
+  const started: string[] = [];
+  const closed: string[] = [];
+  page.on('worker', (worker) => {
+    if (!/import\.worker/.test(worker.url())) return;
+    started.push(worker.url());
+    worker.on('close', () => closed.push(worker.url()));
+  });
+  await openStudio(page);
+  await expect.poll(() => started.length, { timeout: 15_000 }).toBe(1);
+  await page.getByTestId('open-file-input').setInputFiles(file);
+  await expect(fileRuns(page, 'many.json.gz')).toHaveCount(1, { timeout: 60_000 });
+  await expect(fileRuns(page, 'many.json.gz').getByTestId('run-steps')).toContainText('120,000');
+  await expect(page.locator('html')).toHaveAttribute('data-library-status', 'saved', { timeout: 60_000 });
+  await expect.poll(() => closed.length, { timeout: 15_000 }).toBe(1);
+  await expect.poll(() => started.length, { timeout: 15_000 }).toBe(2);
 });

@@ -59,6 +59,8 @@ const unsettled = new Set<(error: Error) => void>();
  * are collected by the worker's next work; a fresh worker costs 50–300 ms of its own start-up.
  */
 export const RECYCLE_BYTES = 32 * 1024 * 1024;
+/** So do this many rows (steps and handoffs) handed over from one file, whatever its bytes (a gzip file, say). */
+export const RECYCLE_ROWS = 100_000;
 
 /** Each worker made gets the next number: a call started on one that has since gone does not count for the next. */
 let generation = 0;
@@ -192,6 +194,7 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
     }
   }
   const api = connect();
+  const of = generation;
   const end = begin();
   if (sources.reduce((n, s) => n + (s instanceof File ? s.size : s.bytes.byteLength), 0) >= RECYCLE_BYTES) spent = true;
   // Known at once, or when the worker asks (before its first part).
@@ -234,6 +237,7 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
     },
     onProgress(p: ImportProgress) {
       handing = p.phase === 'handing-over' ? p : undefined;
+      if (handing && (handing.total ?? 0) >= RECYCLE_ROWS && of === generation) spent = true;
       onProgress?.(p);
     },
     onStored(file: number, error?: string, spansApart?: string[]) {

@@ -3,7 +3,7 @@
 // work (the writes an import leaves running) the test ends when it chooses.
 import * as Comlink from 'comlink';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { importInWorker, readSpansInWorker, RECYCLE_BYTES, recycledWorkers } from './import-client.ts';
+import { importInWorker, readSpansInWorker, RECYCLE_BYTES, RECYCLE_ROWS, recycledWorkers } from './import-client.ts';
 import type { RunStorage } from './import-storage.ts';
 
 interface Stand {
@@ -17,6 +17,8 @@ interface Stand {
 const made: Stand[] = [];
 
 class StandInWorker {
+  /** The rows the next imports hand over (0: no hand-over announced). */
+  static rows = 0;
   private readonly port: MessagePort;
   readonly stand: Stand;
   constructor() {
@@ -30,8 +32,10 @@ class StandInWorker {
     made.push(stand);
     Comlink.expose(
       {
-        importFiles: async () => {
+        importFiles: async (_sources: unknown, callbacks: { onProgress?(p: object): Promise<void> }) => {
           background = new Promise<void>((resolve) => (finish = resolve));
+          // A file of `rows` rows says so before its hand-over, as the worker does.
+          if (StandInWorker.rows > 0) await callbacks.onProgress?.({ file: 'run.json', fileIndex: 0, fileCount: 1, phase: 'handing-over', done: 0, total: StandInWorker.rows });
           return [];
         },
         settled: () => background,
@@ -114,5 +118,20 @@ describe('import worker replaced after a large import', () => {
     await settle();
     expect(made[2].terminated).toBe(true);
     expect(recycledWorkers()).toBe(3);
+  });
+
+  it('replaces it after a small file that hands over many rows (a gzip file, say), not after one of fewer', async () => {
+    StandInWorker.rows = RECYCLE_ROWS - 1;
+    await importInWorker([bytes(1024)], { storage });
+    made[3].finish();
+    await settle();
+    expect(made[3].terminated).toBe(false);
+    StandInWorker.rows = RECYCLE_ROWS;
+    await importInWorker([bytes(1024)], { storage });
+    made[3].finish();
+    await settle();
+    expect(made[3].terminated).toBe(true);
+    expect(recycledWorkers()).toBe(4);
+    StandInWorker.rows = 0;
   });
 });
