@@ -39,6 +39,7 @@ import { writeResults, type Figure } from './results.ts';
 import { printProfile, type CpuProfile } from './browser-import.bench.ts';
 import { SESSION_FORMAT, SESSION_VERSION } from '../src/model/schema.ts';
 import { LOOP_ANALYSIS_MEASURE } from '../src/features/run-view/run-view-model.ts';
+import { hasWorkerTracePart, TRACE_PART_MARK } from '../src/features/run-view/trace-parts.ts';
 import type { Run, Step } from '../src/model/types.ts';
 
 const args = process.argv.slice(2);
@@ -290,6 +291,16 @@ async function measure(browser: Browser, base: string, steps: number, screenshot
   console.log(`${steps.toLocaleString()} steps: library fetched, parsed and listed it in ${((performance.now() - loadStart) / 1000).toFixed(1)} s (context, not the run view)`);
   // The library saves the run in IndexedDB after listing it; until that is done its writes share the main thread
   // with the run view (issue 14 goal 6, measured by the import benchmarks): the playhead is measured after it.
+  // The import worker's loop analysis, read from the worker as soon as its trace part has reached the page: the worker
+  // is replaced once the run is written (ADR 0077), and its User Timing entries go with it.
+  let workerLoop = Number.NaN;
+  if (hasWorkerTracePart(steps)) {
+    await page.waitForFunction((name) => performance.getEntriesByName(name).length > 0, TRACE_PART_MARK, { timeout: 900_000, polling: 50 });
+    for (const worker of page.workers()) {
+      const inWorker = await worker.evaluate((name) => performance.getEntriesByName(name).at(-1)?.duration ?? NaN, LOOP_ANALYSIS_MEASURE).catch(() => NaN);
+      if (!Number.isNaN(inWorker)) workerLoop = inWorker;
+    }
+  }
   const saveStart = performance.now();
   await waitForSaved(page);
   console.log(`${steps.toLocaleString()} steps: saved in the library ${((performance.now() - saveStart) / 1000).toFixed(1)} s later`);
@@ -308,12 +319,9 @@ async function measure(browser: Browser, base: string, steps: number, screenshot
   // On the page, or in the import worker for a run whose trace part it computed (ADR 0043: 5,000–300,000 steps).
   let loopAnalysis = await page.evaluate((name) => performance.getEntriesByName(name).at(-1)?.duration ?? NaN, LOOP_ANALYSIS_MEASURE);
   let loopWhere: Measurement['loopWhere'] = 'page';
-  for (const worker of Number.isNaN(loopAnalysis) ? page.workers() : []) {
-    const inWorker = await worker.evaluate((name) => performance.getEntriesByName(name).at(-1)?.duration ?? NaN, LOOP_ANALYSIS_MEASURE).catch(() => NaN);
-    if (!Number.isNaN(inWorker)) {
-      loopAnalysis = inWorker;
-      loopWhere = 'import worker';
-    }
+  if (Number.isNaN(loopAnalysis) && !Number.isNaN(workerLoop)) {
+    loopAnalysis = workerLoop;
+    loopWhere = 'import worker';
   }
   const opened = await page.getByTestId('playhead-position').innerText();
   if (!opened.includes(`/ ${steps.toLocaleString('en-US')}`)) throw new Error(`opened the wrong run: ${opened}`);

@@ -66,7 +66,7 @@ export const RECYCLE_ROWS = 100_000;
 let generation = 0;
 /** Calls of the current worker under way: imports until their background work has ended, span reads. */
 let busy = 0;
-/** Whether the current worker has done an import of RECYCLE_BYTES or more: it is replaced once `busy` is 0. */
+/** Whether the current worker has done a large import (RECYCLE_BYTES, RECYCLE_ROWS): it is replaced once `busy` is 0. */
 let spent = false;
 
 function connect(): Comlink.Remote<ImportWorkerApi> {
@@ -94,7 +94,7 @@ function begin(): () => void {
   };
 }
 
-/** Replaces the worker by a fresh one (made when the page is idle): the old one's memory goes with it at once. */
+/** Replaces the worker by a fresh one (made when the page is idle): the old one's heap goes with it, no collection needed. */
 function recycle(): void {
   worker?.terminate();
   worker = undefined;
