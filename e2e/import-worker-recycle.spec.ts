@@ -2,7 +2,7 @@
 // run is saved, so that what the import left behind goes with it; the studio goes on working with the new worker.
 import { statSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { fileRuns, groupChat, openStudio } from './fixtures.ts';
 
 /** An AG2 group chat of `messages` long messages (about 8.7 KB each): many bytes for few steps. */
@@ -13,14 +13,8 @@ function longChat(messages: number): string {
   return `{"question":"Write the report.","history":[${history.join(',')}]}`;
 }
 
-test('after a large import the import worker is replaced once the run is saved; the next import works on the new one', async ({ page }, testInfo) => {
-  test.setTimeout(120_000);
-  const big = testInfo.outputPath('long-chat.json');
-  writeFileSync(big, longChat(4000));
-  // Over the client's RECYCLE_BYTES (32 MiB).
-  expect(statSync(big).size).toBeGreaterThan(32 * 1024 * 1024);
-  const small = testInfo.outputPath('small-chat.json');
-  writeFileSync(small, groupChat(40));
+/** The studio opened, its import workers watched: each started and each closed, by their script's address. */
+async function openWatchingImportWorkers(page: Page): Promise<{ started: string[]; closed: string[] }> {
   const started: string[] = [];
   const closed: string[] = [];
   page.on('worker', (worker) => {
@@ -31,6 +25,18 @@ test('after a large import the import worker is replaced once the run is saved; 
   await openStudio(page);
   // Made once the page is idle after its first paint.
   await expect.poll(() => started.length, { timeout: 15_000 }).toBe(1);
+  return { started, closed };
+}
+
+test('after a large import the import worker is replaced once the run is saved; the next import works on the new one', async ({ page }, testInfo) => {
+  test.setTimeout(120_000);
+  const big = testInfo.outputPath('long-chat.json');
+  writeFileSync(big, longChat(4000));
+  // Over the client's RECYCLE_BYTES (32 MiB).
+  expect(statSync(big).size).toBeGreaterThan(32 * 1024 * 1024);
+  const small = testInfo.outputPath('small-chat.json');
+  writeFileSync(small, groupChat(40));
+  const { started, closed } = await openWatchingImportWorkers(page);
 
   await page.getByTestId('open-file-input').setInputFiles(big);
   await expect(fileRuns(page, 'long-chat.json')).toHaveCount(1, { timeout: 60_000 });
@@ -60,15 +66,7 @@ test('a small gzip file of many messages counts as a large import: its worker is
   writeFileSync(file, gzipSync(groupChat(120_000)));
   // Far under RECYCLE_BYTES; over RECYCLE_ROWS (100,000) once mapped: a step and a handoff per message.
   expect(statSync(file).size).toBeLessThan(4 * 1024 * 1024);
-  const started: string[] = [];
-  const closed: string[] = [];
-  page.on('worker', (worker) => {
-    if (!/import\.worker/.test(worker.url())) return;
-    started.push(worker.url());
-    worker.on('close', () => closed.push(worker.url()));
-  });
-  await openStudio(page);
-  await expect.poll(() => started.length, { timeout: 15_000 }).toBe(1);
+  const { started, closed } = await openWatchingImportWorkers(page);
   await page.getByTestId('open-file-input').setInputFiles(file);
   await expect(fileRuns(page, 'many.json.gz')).toHaveCount(1, { timeout: 60_000 });
   await expect(fileRuns(page, 'many.json.gz').getByTestId('run-steps')).toContainText('120,000');
