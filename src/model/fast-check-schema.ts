@@ -12,7 +12,6 @@ export type Look = (typeof Look)[keyof typeof Look];
 
 /** A schema's quick look: what it says of one value. */
 export type QuickLook = (value: unknown) => Look;
-type Checker = QuickLook;
 
 /** The part of a zod schema's definition read here (zod 4's `_zod.def`). */
 interface Def {
@@ -63,7 +62,7 @@ export function quickLookOf(schema: object): QuickLook | undefined {
 
 class Unknown extends Error {}
 
-function compile(schema: Schema, path: Set<Schema>): Checker {
+function compile(schema: Schema, path: Set<Schema>): QuickLook {
   const def = schema?._zod?.def;
   if (!def || typeof def.type !== 'string') throw new Unknown('not a zod schema');
   if (path.has(schema)) throw new Unknown('recursive');
@@ -77,7 +76,7 @@ function compile(schema: Schema, path: Set<Schema>): Checker {
   }
 }
 
-function compileDef(def: Def, path: Set<Schema>): Checker {
+function compileDef(def: Def, path: Set<Schema>): QuickLook {
   switch (def.type) {
     case 'string':
       return (v) => (typeof v === 'string' ? Look.Valid : Look.Invalid);

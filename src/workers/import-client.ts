@@ -99,14 +99,7 @@ function recycle(): void {
   worker?.terminate();
   worker = undefined;
   remote = undefined;
-  recycled++;
   startImportWorkerWhenIdle();
-}
-
-/** How many times the worker was replaced after a large import (tests). */
-let recycled = 0;
-export function recycledWorkers(): number {
-  return recycled;
 }
 
 function failUnsettled(error: Error): void {

@@ -35,7 +35,6 @@ export function LibraryLoading({ fallback = 'Loading the library…' }: { fallba
   );
 }
 
-
 /**
  * A library load shorter than this shows no box where the list will be: the box would only flash. A load with a run
  * of a million steps lasts seconds, most of it reading (its check takes a fraction of a second since ADR 0076), so
