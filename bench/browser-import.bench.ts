@@ -12,6 +12,7 @@
 //                                                  =tasks: what ran in each long task from the drop to the painted view
 //   BENCH_TRACE=<file.json>                        a Chrome trace (page and workers: devtools.timeline, v8, blink) from
 //                                                  the drop to the painted run view, for chrome://tracing or Perfetto
+//   BENCH_CLICK_AFTER=<ms>                         open the run that long after it is listed, as a person would
 import { chromium, type CDPSession } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../scripts/chromium-args.ts';
 import { spawnSync } from 'node:child_process';
@@ -59,6 +60,8 @@ const PROFILE_WORKER = process.env.BENCH_PROFILE === 'worker';
 const PROFILE_TASKS = process.env.BENCH_PROFILE === 'tasks';
 /** BENCH_TRACE=<file>: a Chrome trace of the drop to the painted run view (every thread of the page's renderer). */
 const TRACE = process.env.BENCH_TRACE;
+/** BENCH_CLICK_AFTER=<ms>: the run's row is clicked that long after it was listed (default: at once). */
+const CLICK_AFTER_MS = Number(process.env.BENCH_CLICK_AFTER ?? 0);
 
 export interface CpuProfile {
   startTime: number;
@@ -339,6 +342,9 @@ export async function measureThroughLibrary(dist: string, file: string, open = t
     await page.waitForFunction(() => (window as unknown as { __rowAt?: number }).__rowAt !== undefined, undefined, { polling: 'raf', timeout: 120_000 });
     const listedAt = (await page.evaluate('window.__rowAt')) as number;
     await workerProfiler?.stop();
+    // BENCH_CLICK_AFTER=<ms>: the row is clicked that long after it was listed, as a person would (click → rows then
+    // measures a view the page could prepare meanwhile); by default at once.
+    if (CLICK_AFTER_MS > 0) await page.waitForFunction((t) => performance.now() >= t, listedAt + CLICK_AFTER_MS, { polling: 50 });
     const clickAt = (await page.evaluate('performance.now()')) as number;
     if (open) {
       if (PROFILE_OPEN) {

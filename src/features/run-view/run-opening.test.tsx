@@ -9,7 +9,7 @@ import type { Run, Step } from '../../model/types.ts';
 import { useLibrary } from '../../store/library.ts';
 import { useUrl } from '../../store/url.ts';
 import { makeRun } from '../../testing/test-runs.ts';
-import { LARGE_STEPS } from './run-view-loader.ts';
+import { LARGE_STEPS, prepareRunViewAhead, RUN_VIEW_BUILD_MEASURE, runViewBuilding, viewAtOnce } from './run-view-loader.ts';
 import { RunPage } from './run-page.tsx';
 
 // Drawing panels need layout jsdom does not have.
@@ -87,6 +87,36 @@ describe('opening a run', () => {
     expect(screen.queryByTestId('panels-drawing')).toBeNull();
     expect(screen.queryByRole('progressbar')).toBeNull();
   });
+
+  it('a run prepared ahead (ADR 0078): opened meanwhile, the page waits for that build; left, the build still ends', async () => {
+    const n = LARGE_STEPS + 2_000;
+    const steps: Step[] = Array.from({ length: n }, (_, i) => ({ id: `p${i}`, index: i, kind: 'message', agentId: 'manager', output: `said ${i}` }));
+    const run = makeRun('ahead', { steps, agentRuns: [] });
+    const before = performance.getEntriesByName(RUN_VIEW_BUILD_MEASURE).length;
+    prepareRunViewAhead(run);
+    expect(runViewBuilding(run)).toBe(true);
+    // Asked again (another file of one run opened meanwhile names it again): one build.
+    prepareRunViewAhead(run);
+    open(run);
+    expect(screen.getByTestId('run-preparing')).toBeTruthy();
+    expect(await screen.findByTestId('run-view', {}, { timeout: 20_000 })).toBeTruthy();
+    const built = performance.getEntriesByName(RUN_VIEW_BUILD_MEASURE).slice(before) as PerformanceMeasure[];
+    expect(built.map((e) => (e.detail as { ahead: boolean; steps: number }).ahead)).toEqual([true]);
+    expect(runViewBuilding(run)).toBe(false);
+    cleanup();
+
+    // Prepared, then the page opened and left before the build ends: the build goes on, and the run opens at once.
+    const other = makeRun('left', { steps: steps.map((s) => ({ ...s })), agentRuns: [] });
+    prepareRunViewAhead(other);
+    open(other);
+    cleanup();
+    expect(runViewBuilding(other)).toBe(true);
+    await waitFor(() => expect(runViewBuilding(other)).toBe(false), { timeout: 20_000 });
+    expect(viewAtOnce(other)).toBe(true);
+    open(other);
+    expect(screen.queryByTestId('run-preparing')).toBeNull();
+    expect(screen.getByTestId('run-view')).toBeTruthy();
+  }, 40_000);
 
   it('a run without steps (a benchmark result line): says so, and the toolbar says "no steps", not "step 1 / 0"', async () => {
     open(makeRun('results-only', { steps: [], agentRuns: [] }));

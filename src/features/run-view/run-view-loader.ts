@@ -41,63 +41,129 @@ export function* runViewOpeningSlices(run: Run, given?: { steps?: StepsIndex; pa
 }
 
 /**
- * The run view of `run`: at once when viewAtOnce, else built in slices after the first paint, with its progress (0..1)
- * meanwhile. A new run object with the same steps (a label, an engine result) reuses the built trace part at once.
+ * A build of a run's view in slices, shared by whoever waits for it: the run page that opened the run, or the library
+ * that started it ahead (prepareRunViewAhead) before anyone opened it. `progress` is 0..1; listeners hear of it at
+ * most every PROGRESS_MS.
+ */
+interface Opening {
+  view: Promise<RunView | undefined>;
+  progress: number;
+  listeners: Set<(progress: number) => void>;
+  /** Run pages waiting for it: one started by a page is stopped once none waits (the page was left). */
+  users: number;
+  /** Started ahead of any page (prepareRunViewAhead): it runs to its end, whoever waits. */
+  ahead: boolean;
+  cancelled: boolean;
+}
+
+/** The builds under way, by run: a page opened meanwhile waits for the one started ahead rather than starting its own. */
+const openings = new WeakMap<Run, Opening>();
+
+function startOpening(run: Run, ahead: boolean): Opening {
+  const opening: Opening = { view: Promise.resolve(undefined), progress: 0, listeners: new Set(), users: 0, ahead, cancelled: false };
+  const cancelled = () => opening.cancelled;
+  // The bar is drawn again at most every PROGRESS_MS: a render, style and paint per 12 ms slice is work taken from them.
+  let shownAt = performance.now();
+  const started = shownAt;
+  const stats: SliceStats = { tasks: 0, workMs: 0 };
+  const progressed = (progress: number) => {
+    opening.progress = progress;
+    const now = performance.now();
+    if (now - shownAt < PROGRESS_MS) return;
+    shownAt = now;
+    for (const listener of opening.listeners) listener(progress);
+  };
+  const build = (given?: { steps?: StepsIndex; part?: TracePart; graph?: InteractionGraph }) =>
+    runInSlices(runViewOpeningSlices(run, given), progressed, cancelled, SLICE_BUDGET_MS, stats);
+  // A run just imported: the import worker computes the trace part of its view while the page takes its steps
+  // (trace-parts.ts). The page indexes its own step objects meanwhile (and derives the graph of a run whose part
+  // has none), then builds the rest from the part (all of it when none comes).
+  const part = takeTracePart(run.steps);
+  let fromWorker = false;
+  const pageGraph = !graphInPart(run.steps.length);
+  const graphOf = (steps: StepsIndex): Promise<InteractionGraph | undefined> =>
+    pageGraph ? runInSlices(graphSlices(run, steps), (done) => progressed(0.3 + 0.2 * done), cancelled, SLICE_BUDGET_MS, stats) : Promise.resolve(undefined);
+  const built = part
+    ? runInSlices(stepsIndexSlices(run), (done) => progressed((pageGraph ? 0.3 : 0.5) * done), cancelled, SLICE_BUDGET_MS, stats).then((steps) =>
+        steps === undefined || opening.cancelled
+          ? undefined
+          : graphOf(steps).then((graph) =>
+              opening.cancelled || (pageGraph && graph === undefined)
+                ? undefined
+                : part.then((received) => {
+                    fromWorker = received !== undefined;
+                    return opening.cancelled ? undefined : build({ steps, part: received, graph });
+                  }),
+            ),
+      )
+    : build();
+  opening.view = built.then(
+    (view) => {
+      if (openings.get(run) === opening) openings.delete(run);
+      if (!view) return undefined;
+      try {
+        performance.measure(RUN_VIEW_BUILD_MEASURE, { start: started, end: performance.now(), detail: { ...stats, steps: run.steps.length, fromWorker, ahead } });
+      } catch {
+        // User Timing level 3 missing: the figure is for the bench only.
+      }
+      return view;
+    },
+    () => {
+      if (openings.get(run) === opening) openings.delete(run);
+      return undefined;
+    },
+  );
+  openings.set(run, opening);
+  return opening;
+}
+
+/**
+ * Build the view of `run` now, in slices, before anyone opens it: the library asks this for the run of a file just
+ * opened, once the page is idle after listing it (the run a person opens next, most likely). A page that opens the
+ * run meanwhile waits for this build; one that opens it after shows it at once. Nothing when it is built or being built.
+ */
+export function prepareRunViewAhead(run: Run): void {
+  if (openings.has(run) || viewAtOnce(run)) return;
+  startOpening(run, true);
+}
+
+/** Whether a build of `run`'s view is under way (tests, and the run page's first render). */
+export function runViewBuilding(run: Run): boolean {
+  return openings.has(run);
+}
+
+/**
+ * The run view of `run`: at once when viewAtOnce, else built in slices after the first paint (or the build started
+ * ahead, prepareRunViewAhead, waited for), with its progress (0..1) meanwhile. A new run object with the same steps
+ * (a label, an engine result) reuses the built trace part at once.
  */
 export function useRunView(run: Run): { view: RunView | undefined; progress: number } {
   // Decided once per run: the view is cached before the build's last slices (the timeline's geometry) are done, and
   // a render meanwhile must not take it for a view built already, cancel the build and draw the rest in one task.
-  const atOnce = useMemo(() => viewAtOnce(run), [run]);
-  const [state, setState] = useState<{ run: Run; view?: RunView; progress: number }>({ run, progress: 0 });
+  const atOnce = useMemo(() => !openings.has(run) && viewAtOnce(run), [run]);
+  const [state, setState] = useState<{ run: Run; view?: RunView; progress: number }>(() => ({ run, progress: openings.get(run)?.progress ?? 0 }));
   useEffect(() => {
     if (atOnce) return;
-    let cancelled = false;
-    setState({ run, progress: 0 });
-    // The bar is drawn again at most every PROGRESS_MS: a render, style and paint per 12 ms slice is work taken from them.
-    let shownAt = performance.now();
-    const started = shownAt;
-    const stats: SliceStats = { tasks: 0, workMs: 0 };
-    const progressed = (progress: number) => {
-      const now = performance.now();
-      if (now - shownAt < PROGRESS_MS) return;
-      shownAt = now;
-      setState({ run, progress });
-    };
-    const build = (given?: { steps?: StepsIndex; part?: TracePart; graph?: InteractionGraph }) =>
-      runInSlices(runViewOpeningSlices(run, given), progressed, () => cancelled, SLICE_BUDGET_MS, stats);
-    // A run just imported: the import worker computes the trace part of its view while the page takes its steps
-    // (trace-parts.ts). The page indexes its own step objects meanwhile (and derives the graph of a run whose part
-    // has none), then builds the rest from the part (all of it when none comes).
-    const part = takeTracePart(run.steps);
-    let fromWorker = false;
-    const pageGraph = !graphInPart(run.steps.length);
-    const graphOf = (steps: StepsIndex): Promise<InteractionGraph | undefined> =>
-      pageGraph ? runInSlices(graphSlices(run, steps), (done) => progressed(0.3 + 0.2 * done), () => cancelled, SLICE_BUDGET_MS, stats) : Promise.resolve(undefined);
-    const built = part
-      ? runInSlices(stepsIndexSlices(run), (done) => progressed((pageGraph ? 0.3 : 0.5) * done), () => cancelled, SLICE_BUDGET_MS, stats).then((steps) =>
-          steps === undefined || cancelled
-            ? undefined
-            : graphOf(steps).then((graph) =>
-                cancelled || (pageGraph && graph === undefined)
-                  ? undefined
-                  : part.then((received) => {
-                      fromWorker = received !== undefined;
-                      return cancelled ? undefined : build({ steps, part: received, graph });
-                    }),
-              ),
-        )
-      : build();
-    void built.then((view) => {
-      if (cancelled || !view) return;
-      try {
-        performance.measure(RUN_VIEW_BUILD_MEASURE, { start: started, end: performance.now(), detail: { ...stats, steps: run.steps.length, fromWorker } });
-      } catch {
-        // User Timing level 3 missing: the figure is for the bench only.
-      }
-      setState({ run, view, progress: 1 });
+    let left = false;
+    // A build started ahead is joined where it is; a new one is drawn from 0 (its first slice runs in this call).
+    const ahead = openings.get(run);
+    const opening = ahead ?? startOpening(run, false);
+    opening.users++;
+    setState({ run, progress: ahead ? ahead.progress : 0 });
+    const listener = (progress: number) => setState({ run, progress });
+    opening.listeners.add(listener);
+    void opening.view.then((view) => {
+      if (!left && view) setState({ run, view, progress: 1 });
     });
     return () => {
-      cancelled = true;
+      left = true;
+      opening.listeners.delete(listener);
+      opening.users--;
+      // Nobody waits for it: stopped, unless it was started ahead (it finishes, and the run opens at once later).
+      if (opening.users === 0 && !opening.ahead) {
+        opening.cancelled = true;
+        if (openings.get(run) === opening) openings.delete(run);
+      }
     };
   }, [run, atOnce]);
   if (atOnce) return { view: runViewOf(run), progress: 1 };
