@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { chunkInColumns, estimateBytes, joinChunks, needsChunks, planRunWrite, readableChunk, splitItems, type ChunkLimits } from './run-chunks.ts';
+import { CHUNK_SLICE_ROWS, chunkInColumns, estimateBytes, joinChunks, needsChunks, planRunWrite, readableChunk, readChunk, splitItems, type ChunkLimits } from './run-chunks.ts';
+import { StringTable, toColumns, type ColumnSlice } from './step-columns.ts';
 import { firstDifference } from '../testing/same-value.ts';
 import { makeRun } from '../testing/test-runs.ts';
 import type { Run, Step } from './types.ts';
@@ -79,8 +80,8 @@ describe('chunks in columns (ADR 0075)', () => {
     const run = mixedRun();
     const plan = planRunWrite(run, { spansApart: true, limits: SMALL });
     const stored = plan.chunks.map((c) => ({ key: c.key, value: chunkInColumns(c) }));
-    const kinds = stored.map((c) => `${c.key[1]}:${'columns' in c.value ? 'columns' : 'items'}`);
-    expect(kinds).toEqual(['steps:columns', 'steps:columns', 'steps:columns', 'handoffs:columns', 'annotations:items', 'spans:items', 'spans:items']);
+    const kinds = stored.map((c) => `${c.key[1]}:${'slices' in c.value ? 'slices' : 'items'}`);
+    expect(kinds).toEqual(['steps:slices', 'steps:slices', 'steps:slices', 'handoffs:slices', 'annotations:items', 'spans:items', 'spans:items']);
     // As IndexedDB gives them back: a structured clone of each value, rebuilt in any order of arrival.
     const of = (field: string) => stored.filter((c) => c.key[1] === field).map((c) => ({ index: c.key[2], value: structuredClone(c.value) }));
     const steps: { index: number; value: unknown }[] = of('steps');
@@ -105,16 +106,51 @@ describe('chunks in columns (ADR 0075)', () => {
   it('a chunk whose columns cannot be rebuilt is named, not read', () => {
     const plan = planRunWrite(mixedRun(), { spansApart: true, limits: SMALL });
     const steps = plan.chunks.filter((c) => c.key[1] === 'steps').map((c) => ({ index: c.key[2], value: structuredClone(chunkInColumns(c)) as unknown }));
-    const broken = structuredClone(steps[1].value) as { columns: { shapes: unknown[] } };
-    broken.columns.shapes = [{ keys: ['id'], cols: [{ t: 'str', v: new Uint32Array([99, 99, 99, 99]) }] }];
+    const broken = structuredClone(steps[1].value) as { slices: { shapes: unknown[] }[] };
+    broken.slices[0].shapes = [{ keys: ['id'], cols: [{ t: 'str', v: new Uint32Array([99, 99, 99, 99]) }] }];
     expect(readableChunk(broken)).toBe(broken);
-    // A row count no chunk could have is not allocated for.
+    // A row count no chunk could have is not allocated for, nor are slices that are not an array of slices.
     for (const rows of [2 ** 26, 2 ** 31, -1, 1.5, '4']) {
-      const absurd = { ...(structuredClone(steps[0].value) as { columns: object; of: number }) };
-      absurd.columns = { ...absurd.columns, rows };
+      const absurd = { ...(structuredClone(steps[0].value) as { slices: object[]; of: number }) };
+      absurd.slices = [{ ...absurd.slices[0], rows }];
       expect(readableChunk(absurd)).toBe(absurd);
     }
+    for (const slices of [null, 'x', [null], {}]) {
+      const odd = { slices, of: 3 };
+      expect(readableChunk(odd)).toBe(odd);
+    }
     expect(joinChunks('steps', [steps[0], { index: 1, value: broken }, steps[2]], 3)).toEqual({ problem: 'steps: chunk 1 is not a chunk of 3' });
+  });
+
+  it('a chunk of more rows than a slice is stored in slices that share its strings, and is rebuilt a slice per task (ADR 0079)', async () => {
+    const rows = 2 * CHUNK_SLICE_ROWS + 7;
+    // Strings repeat across slices (agents, kinds, a shared text): sent once, in the first slice that has them.
+    const items = Array.from({ length: rows }, (_, i) => ({ id: `s${i}`, kind: i % 2 ? 'action' : 'message', agentId: `agent${i % 3}`, output: i % 5 ? 'same words' : `text ${i}`, usage: { input: i % 4, output: 1 } }));
+    const chunk = chunkInColumns({ key: ['r', 'steps', 0], value: { items, of: 1 } }) as { slices: ColumnSlice[]; of: number };
+    expect(chunk.slices.map((s) => s.rows)).toEqual([CHUNK_SLICE_ROWS, CHUNK_SLICE_ROWS, 7]);
+    expect(chunk.slices[1].strings).not.toContain('same words');
+    expect(chunk.slices[0].strings).toContain('same words');
+    const stored = structuredClone(chunk);
+    // Each slice in a task of its own: the reader pauses between two slices, and only there.
+    let pauses = 0;
+    const read = (await readChunk(stored, async () => void pauses++)) as { items: unknown[]; of: number };
+    expect(pauses).toBe(2);
+    expect(read.of).toBe(1);
+    expect(firstDifference(read.items, items)).toBeUndefined();
+    expect(readableChunk(structuredClone(chunk))).toEqual(read);
+    // A chunk stored before ADR 0079 (its columns whole) is read alike, in one go.
+    const whole = structuredClone({ columns: toColumns(items, new StringTable()), of: 1 });
+    expect(firstDifference((readableChunk(whole) as { items: unknown[] }).items, items)).toBeUndefined();
+    pauses = 0;
+    expect(firstDifference(((await readChunk(structuredClone(whole), async () => void pauses++)) as { items: unknown[] }).items, items)).toBeUndefined();
+    expect(pauses).toBe(0);
+    // A slice that names a string no earlier slice sent is refused: the chunk is returned as it is.
+    const lost = structuredClone(chunk);
+    lost.slices[0].strings = [];
+    expect(await readChunk(lost, async () => {})).toBe(lost);
+    // Items are read as they are.
+    const plain = { items: [1, 2], of: 1 };
+    expect(await readChunk(plain)).toBe(plain);
   });
 });
 

@@ -6,6 +6,7 @@
 // chunks of steps and handoffs in columns (ADR 0075); the page reads both forms. Pure: no IndexedDB here.
 import type { Run, RunSpan } from './types.ts';
 import { rebuild, RunStrings, StringTable, toColumns, type ColumnSlice } from './step-columns.ts';
+import { nextTask } from './slices.ts';
 
 /** The run's arrays that grow with it; `spans` is stored apart from the run (read on demand), the others with it. */
 export const CHUNKED_FIELDS = ['steps', 'handoffs', 'annotations', 'interventions', 'spans'] as const;
@@ -25,10 +26,19 @@ export const DEFAULT_CHUNK_LIMITS: ChunkLimits = { maxItems: 20_000, maxBytes: 2
 export type ChunkKey = [runId: string, field: ChunkedField, index: number];
 
 /**
- * One chunk: its items, or the items in columns (`columns`: step-columns.ts, with a string table of the chunk's own,
- * ADR 0075), and how many chunks the array has (a lost chunk is seen by any reader of the others).
+ * One chunk: its items, or the items in columns (step-columns.ts, with a string table of the chunk's own, ADR 0075),
+ * and how many chunks the array has (a lost chunk is seen by any reader of the others). In columns, a chunk is cut in
+ * `slices` of at most CHUNK_SLICE_ROWS rows that share its string table, in order (ADR 0079), so that a reader can
+ * rebuild them in tasks of their own; chunks stored before that hold one slice as `columns`.
  */
-export type RunChunk = { items: unknown[]; of: number } | { columns: ColumnSlice; of: number };
+export type RunChunk = { items: unknown[]; of: number } | { slices: ColumnSlice[]; of: number } | { columns: ColumnSlice; of: number };
+
+/**
+ * Rows of a stored chunk's slice (ADR 0079): what the import worker hands the page per message (STEP_SLICE), for the
+ * same reason. A page that rebuilt a chunk of 20,000 steps in one task made its collector mark in that task too: the
+ * reload of a million-step run had tasks of 100–430 ms, most of them the collector's.
+ */
+export const CHUNK_SLICE_ROWS = 2000;
 
 /**
  * The arrays whose chunks the import worker writes in columns (ADR 0075): a page that reloads a run takes each chunk
@@ -47,26 +57,70 @@ export function chunkInColumns(chunk: { key: ChunkKey; value: RunChunk }): RunCh
   const { key, value } = chunk;
   if (!('items' in value) || !COLUMN_FIELDS.includes(key[1])) return value;
   try {
-    return { columns: toColumns(value.items as object[], new StringTable()), of: value.of };
+    const items = value.items as object[];
+    const table = new StringTable();
+    const slices: ColumnSlice[] = [];
+    for (let at = 0; at < items.length; at += CHUNK_SLICE_ROWS) slices.push(toColumns(items.slice(at, at + CHUNK_SLICE_ROWS), table));
+    return { slices, of: value.of };
   } catch {
     // An item that is not a record (toColumns reads every item's keys): stored as items, read alike.
     return value;
   }
 }
 
+/** A stored chunk's slices, checked enough to be rebuilt (storage is read as untrusted), or undefined. */
+function slicesOf(value: object): ColumnSlice[] | undefined {
+  const slices: unknown = 'slices' in value ? value.slices : 'columns' in value ? [value.columns] : undefined;
+  if (!Array.isArray(slices)) return undefined;
+  // A row count no chunk could have is not allocated for.
+  let rows = 0;
+  for (const slice of slices) {
+    const n = typeof slice === 'object' && slice !== null ? (slice as { rows?: unknown }).rows : undefined;
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) return undefined;
+    rows += n;
+  }
+  return rows <= MAX_CHUNK_ROWS ? (slices as ColumnSlice[]) : undefined;
+}
+
+/** Whether a stored chunk is in columns (rebuilt by readableChunk). */
+function inColumns(value: unknown): value is { slices?: unknown; columns?: unknown; of?: unknown } {
+  return typeof value === 'object' && value !== null && ('slices' in value || 'columns' in value);
+}
+
 /**
- * A stored chunk with its items as an array: one in columns rebuilt (a new table of strings for each), any other value
- * as it is (joinChunks then names what is wrong with it). Readers give each chunk here as it arrives, so that each is
- * rebuilt in the task that deserialised it.
+ * A stored chunk with its items as an array, in one call: one in columns rebuilt (a new table of strings for each
+ * chunk), any other value as it is (joinChunks then names what is wrong with it).
  */
 export function readableChunk(value: unknown): unknown {
-  if (typeof value !== 'object' || value === null || !('columns' in value)) return value;
-  const { columns, of } = value as { columns: unknown; of: unknown };
-  // Storage is read as untrusted: a row count no chunk could have is not allocated for.
-  const rows = typeof columns === 'object' && columns !== null ? (columns as { rows?: unknown }).rows : undefined;
-  if (typeof rows !== 'number' || !Number.isInteger(rows) || rows < 0 || rows > MAX_CHUNK_ROWS) return value;
+  if (!inColumns(value)) return value;
+  const slices = slicesOf(value);
+  if (!slices) return value;
   try {
-    return { items: rebuild(columns as ColumnSlice, new RunStrings()), of };
+    const strings = new RunStrings();
+    const items: unknown[] = [];
+    for (const slice of slices) for (const item of rebuild(slice, strings)) items.push(item);
+    return { items, of: value.of };
+  } catch {
+    return value;
+  }
+}
+
+/**
+ * readableChunk, its slices rebuilt one per task (ADR 0079): the page reading its library takes a chunk of 20,000
+ * steps in ten short tasks, not one long one. A chunk of items, or of columns stored whole (before ADR 0079), is one.
+ */
+export async function readChunk(value: unknown, pause: () => Promise<void> = nextTask): Promise<unknown> {
+  if (!inColumns(value) || !('slices' in value)) return readableChunk(value);
+  const slices = slicesOf(value);
+  if (!slices) return value;
+  try {
+    const strings = new RunStrings();
+    const items: unknown[] = [];
+    for (let i = 0; i < slices.length; i++) {
+      if (i > 0) await pause();
+      for (const item of rebuild(slices[i], strings)) items.push(item);
+    }
+    return { items, of: value.of };
   } catch {
     return value;
   }

@@ -469,15 +469,15 @@ describe('large runs in chunks (ADR 0025)', () => {
         await db.put('runChunks', chunkInColumns({ key, value: chunk }), key);
       }
     }
-    const damaged = (await db.get('runChunks', ['long', 'steps', 1])) as { columns: { rows: number }; of: number };
-    expect('columns' in damaged).toBe(true);
-    await db.put('runChunks', { ...damaged, columns: { ...damaged.columns, shapes: [{ keys: ['id'], cols: [{ t: 'str', v: new Uint32Array([7, 7, 7, 7]) }] }] } } as never, ['long', 'steps', 1]);
+    const damaged = (await db.get('runChunks', ['long', 'steps', 1])) as { slices: { rows: number }[]; of: number };
+    expect('slices' in damaged).toBe(true);
+    await db.put('runChunks', { ...damaged, slices: [{ ...damaged.slices[0], shapes: [{ keys: ['id'], cols: [{ t: 'str', v: new Uint32Array([7, 7, 7, 7]) }] }] }] } as never, ['long', 'steps', 1]);
     const { library, quarantined } = await readLibrary(db);
     expect(library.runs.ok).toEqual(longRun('ok', 10));
     expect(quarantined.map((q) => [q.key, q.reason])).toEqual([['long', expect.stringMatching(/steps: chunk 1 is not a chunk of 3/)]]);
     const chunks = (await readQuarantine(db)).filter((q) => q.store === 'runChunks');
     // The readable chunks are set aside as their steps; the damaged one as it was found.
-    expect(chunks.map((q) => ('items' in (q.value as object) ? 'items' : 'columns'))).toEqual(['items', 'columns', 'items']);
+    expect(chunks.map((q) => ('items' in (q.value as object) ? 'items' : 'slices'))).toEqual(['items', 'slices', 'items']);
     db.close();
   });
 

@@ -10,7 +10,7 @@ import { create } from 'zustand';
 import { emptyRecord, recordFromEntries, recordOf } from '../model/record.ts';
 import { hydrateRun } from '../model/session-spans.ts';
 import type { LlmCallRecord, Run, RunSpan } from '../model/types.ts';
-import { CHUNKED_FIELDS, chunkKeyOf, DEFAULT_CHUNK_LIMITS, joinChunks, planRunWrite, readableChunk, type ChunkedField, type ChunkKey, type ChunkLimits, type RunChunk } from '../model/run-chunks.ts';
+import { CHUNKED_FIELDS, chunkKeyOf, DEFAULT_CHUNK_LIMITS, joinChunks, planRunWrite, readableChunk, readChunk, type ChunkedField, type ChunkKey, type ChunkLimits, type RunChunk } from '../model/run-chunks.ts';
 import { useLibrary, type LibraryFile, type StoredLibrary } from './library.ts';
 import { settleTransaction } from '../workers/idb-settle.ts';
 import { checkRun } from './stored-run-check.ts';
@@ -150,9 +150,12 @@ interface StoredRecord {
   value: unknown;
 }
 
-/** A run's record as read, with its arrays joined from their chunks (spans stay apart), or why they cannot be. */
+/** A run's record with its arrays joined from their chunks (spans stay apart), or why they cannot be. */
+type Joined = { value: unknown } | { problem: string };
+
+/** A run's record as read, joined. */
 interface StoredRun extends StoredRecord {
-  joined: { value: unknown } | { problem: string };
+  joined: Joined;
 }
 
 /** Everything the library's load reads, in one read-only transaction. */
@@ -276,15 +279,36 @@ async function readRecords(db: Db, onProgress: (progress: LoadProgress) => void)
     onProgress({ phase: 'reading', ...progress });
   };
   if (progress.total > 0) onProgress({ phase: 'reading', ...progress });
+  // The chunks are rebuilt one after the other, each slice in a task of its own (ADR 0079), while the transaction
+  // goes on reading: it would commit while the page waited on anything but its own requests.
+  const rebuilds = new RebuildQueue(chunkRead);
+  const joining: Promise<StoredRun>[] = [];
   for (const record of runRecords) {
     const stored = record.value;
-    runs.push({ ...record, joined: isObject(stored) && stored.chunks !== undefined ? await joinStoredRun(tx, record.key, stored, chunkRead) : { value: stored } });
+    const joined: Promise<Joined> = isObject(stored) && stored.chunks !== undefined ? (await readStoredRun(tx, record.key, stored, rebuilds)).joined : Promise.resolve({ value: stored });
+    joining.push(joined.then((j) => ({ ...record, joined: j })));
   }
   const llmCalls = await records('llmCalls');
   const spanKeys = (await tx.objectStore('runSpans').getAllKeys()).map(String);
   const chunkKeys = await tx.objectStore('runChunks').getAllKeys();
   await tx.done;
+  runs.push(...(await Promise.all(joining)));
   return { files, runs, llmCalls, spanKeys, chunkKeys };
+}
+
+/** The stored chunks read so far, rebuilt in the order they were read, one at a time (readChunk: a slice per task). */
+class RebuildQueue {
+  private last: Promise<unknown> = Promise.resolve();
+  constructor(private readonly rebuilt: () => void) {}
+
+  add(value: unknown): Promise<unknown> {
+    const done = this.last.then(() => readChunk(value)).then((items) => {
+      this.rebuilt();
+      return items;
+    });
+    this.last = done;
+    return done;
+  }
 }
 
 /** How many chunks a stored run record says it has (spans apart: read on demand); 0 for a run stored whole or a bad count. */
@@ -301,38 +325,45 @@ function chunkCount(stored: unknown): number {
 /** How many chunk reads of a run's array are asked at once when the library loads. */
 const CHUNKS_IN_FLIGHT = 2;
 
-/** A run stored in chunks, put back together (spans stay apart: read on demand), or why it cannot be. */
-async function joinStoredRun(tx: ReadTx, key: string, stored: Record<string, unknown>, chunkRead: () => void): Promise<{ value: unknown } | { problem: string }> {
+/**
+ * A run stored in chunks: its chunks read in `tx` (this resolves once they are), and `joined`, the run put back together
+ * once they are rebuilt (`rebuilds`; spans stay apart: read on demand), or why it cannot be.
+ */
+async function readStoredRun(tx: ReadTx, key: string, stored: Record<string, unknown>, rebuilds: RebuildQueue): Promise<{ joined: Promise<Joined> }> {
   const counts = stored.chunks;
-  if (!isObject(counts)) return { problem: 'chunks is not a record of counts' };
+  if (!isObject(counts)) return { joined: Promise.resolve({ problem: 'chunks is not a record of counts' }) };
   const store = tx.objectStore('runChunks');
   const run: Record<string, unknown> = { ...stored };
   delete run.chunks;
+  const fields: Promise<Joined | undefined>[] = [];
   for (const field of CHUNKED_FIELDS) {
     if (field === 'spans' || !Object.hasOwn(counts, field)) continue;
     const expected = counts[field];
-    if (typeof expected !== 'number') return { problem: `chunks.${field} is not a count` };
-    // One request a chunk: each is deserialised in a task of its own (a getAll of the range was one task for them all),
-    // and one in columns is rebuilt in that task (ADR 0075), not with all the others once the last has come.
+    if (typeof expected !== 'number') return { joined: Promise.resolve({ problem: `chunks.${field} is not a count` }) };
+    // One request a chunk: each is deserialised in a task of its own (a getAll of the range was one task for them all).
     const keys = await store.getAllKeys(chunkRange(key, field));
     // CHUNKS_IN_FLIGHT requests at a time, the next asked as one comes: the page is idle while the database reads, and
     // its collector can mark then (all asked at once, their answers came back to back).
-    const values: unknown[] = new Array(keys.length);
+    const values: Promise<unknown>[] = new Array(keys.length);
     let next = 0;
     const reader = async () => {
       while (next < keys.length) {
         const at = next++;
-        const value = await store.get(keys[at]);
-        chunkRead();
-        values[at] = readableChunk(value);
+        values[at] = rebuilds.add(await store.get(keys[at]));
       }
     };
     await Promise.all(Array.from({ length: Math.min(CHUNKS_IN_FLIGHT, keys.length) }, reader));
-    const joined = joinChunks(field, keys.map((k, i) => ({ index: chunkKeyOf(k)?.[2], value: values[i] })), expected);
-    if ('problem' in joined) return { problem: `stored in chunks, ${joined.problem}` };
-    run[field] = joined.items;
+    fields.push(
+      Promise.all(values).then((items) => {
+        const joined = joinChunks(field, keys.map((k, i) => ({ index: chunkKeyOf(k)?.[2], value: items[i] })), expected);
+        if ('problem' in joined) return { problem: `stored in chunks, ${joined.problem}` };
+        run[field] = joined.items;
+        return undefined;
+      }),
+    );
   }
-  return { value: run };
+  // Wrapped: an async function's answer is never a promise (it would wait for the rebuilds, past the transaction).
+  return { joined: Promise.all(fields).then((joined) => joined.find((j) => j !== undefined) ?? { value: run }) };
 }
 
 /**

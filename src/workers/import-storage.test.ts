@@ -172,9 +172,10 @@ describe('the import worker’s write (ADR 0020)', () => {
     await persistence.flush();
     const db = await openLibraryDb({ name });
     expect((await db.getAllKeys('runChunks', chunkRange(big.id))).map((k) => (k as unknown[])[1])).toEqual(['steps', 'steps']);
-    // The worker writes its steps' chunks in columns (ADR 0075); marked, the chunk is put back as items (read alike).
+    // The worker writes its steps' chunks in columns (ADR 0075), in slices (ADR 0079); marked, the chunk is put back as
+    // items (read alike).
     const raw = await db.get('runChunks', [big.id, 'steps', 1]);
-    expect(raw && 'columns' in raw).toBe(true);
+    expect(raw && 'slices' in raw).toBe(true);
     const chunk = readableChunk(raw) as { items: unknown[]; of: number };
     await db.put('runChunks', { ...chunk, items: [{ ...(chunk.items[0] as object), output: 'mark' }] }, [big.id, 'steps', 1]);
     db.close();
