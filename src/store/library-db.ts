@@ -269,7 +269,6 @@ async function readRecords(db: Db, onProgress: (progress: LoadProgress) => void)
     return out;
   }
   const files = await records('files');
-  const runs: StoredRun[] = [];
   const runRecords = await records('runs');
   // The chunks to read, as the records count them: the reading's progress, one chunk at a time.
   const progress = { done: 0, total: 0 };
@@ -292,7 +291,7 @@ async function readRecords(db: Db, onProgress: (progress: LoadProgress) => void)
   const spanKeys = (await tx.objectStore('runSpans').getAllKeys()).map(String);
   const chunkKeys = await tx.objectStore('runChunks').getAllKeys();
   await tx.done;
-  runs.push(...(await Promise.all(joining)));
+  const runs = await Promise.all(joining);
   return { files, runs, llmCalls, spanKeys, chunkKeys };
 }
 
