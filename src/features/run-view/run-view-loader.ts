@@ -127,7 +127,7 @@ export function prepareRunViewAhead(run: Run): void {
   startOpening(run, true);
 }
 
-/** Whether a build of `run`'s view is under way (tests, and the run page's first render). */
+/** Whether a build of `run`'s view is under way (started ahead or by a run page). */
 export function runViewBuilding(run: Run): boolean {
   return openings.has(run);
 }
