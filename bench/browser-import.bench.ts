@@ -8,7 +8,8 @@
 //   npm run bench:browser-import                   builds the app into a private directory, then measures
 //   BENCH_DIST=<dir> tsx bench/browser-import.bench.ts   uses an existing build
 //   BENCH_SPANS=…                                  file size (default 100k spans)
-//   BENCH_PROFILE=worker                           also profile the import worker (ADR 0022); =1, open, spans: the page;
+//   BENCH_PROFILE=worker                           also profile the import worker (ADR 0022) until the listing (worker-part:
+//                                                  until the painted view, its trace part included); =1, open, spans: the page;
 //                                                  =tasks: what ran in each long task from the drop to the painted view
 //   BENCH_TRACE=<file.json>                        a Chrome trace (page and workers: devtools.timeline, v8, blink) from
 //                                                  the drop to the painted run view, for chrome://tracing or Perfetto
@@ -55,7 +56,9 @@ const PROFILE_SPANS = process.env.BENCH_PROFILE === 'spans';
  * listed; print its heaviest functions by self and by total time, and a 100 ms timeline (see profileWorkers). Names
  * are readable on an unminified build: `vite build --minify false --outDir <dir>`, then BENCH_DIST=<dir>.
  */
-const PROFILE_WORKER = process.env.BENCH_PROFILE === 'worker';
+const PROFILE_WORKER = process.env.BENCH_PROFILE === 'worker' || process.env.BENCH_PROFILE === 'worker-part';
+/** BENCH_PROFILE=worker-part: the same, until the run view is painted (the worker's trace part of the view included). */
+const PROFILE_WORKER_PART = process.env.BENCH_PROFILE === 'worker-part';
 /** BENCH_PROFILE=tasks: sample the page from the drop to the painted run view and name what ran in each long task. */
 const PROFILE_TASKS = process.env.BENCH_PROFILE === 'tasks';
 /** BENCH_TRACE=<file>: a Chrome trace of the drop to the painted run view (every thread of the page's renderer). */
@@ -179,8 +182,8 @@ export function printLongTaskProfile(profile: CpuProfile, profiledAt: number, ta
 }
 
 interface WorkerProfiler {
-  /** Stops sampling the workers started since and prints the heaviest functions of each. */
-  stop(): Promise<void>;
+  /** Stops sampling the workers started since and prints the heaviest functions of each (`span`: what was sampled). */
+  stop(span: string): Promise<void>;
 }
 
 /**
@@ -216,11 +219,11 @@ export async function profileWorkers(cdp: CDPSession): Promise<WorkerProfiler> {
   });
   await cdp.send('Target.setAutoAttach', { autoAttach: true, waitForDebuggerOnStart: false, flatten: false });
   return {
-    async stop() {
+    async stop(span: string) {
       for (const w of workers) {
         await w.started;
         const stopped = (await call(w.sessionId, 'Profiler.stop')) as { profile?: CpuProfile };
-        if (stopped.profile) printProfile(stopped.profile, `worker ${w.url.split('/').pop()}, self time (ms), drop → listed`, true);
+        if (stopped.profile) printProfile(stopped.profile, `worker ${w.url.split('/').pop()}, self time (ms), ${span}`, true);
       }
       if (workers.length === 0) console.log('  (no worker started during the import)');
     },
@@ -341,7 +344,7 @@ export async function measureThroughLibrary(dist: string, file: string, open = t
     // page's own: when the row entered the DOM, when a frame was drawn after the first step row did.
     await page.waitForFunction(() => (window as unknown as { __rowAt?: number }).__rowAt !== undefined, undefined, { polling: 'raf', timeout: 120_000 });
     const listedAt = (await page.evaluate('window.__rowAt')) as number;
-    await workerProfiler?.stop();
+    if (!PROFILE_WORKER_PART) await workerProfiler?.stop('drop → listed');
     // BENCH_CLICK_AFTER=<ms>: the row is clicked that long after it was listed, as a person would (click → rows then
     // measures a view the page could prepare meanwhile); by default at once.
     if (CLICK_AFTER_MS > 0) await page.waitForFunction((t) => performance.now() >= t, listedAt + CLICK_AFTER_MS, { polling: 50 });
@@ -365,6 +368,7 @@ export async function measureThroughLibrary(dist: string, file: string, open = t
       await page.waitForFunction(() => (window as unknown as { __paintedAt?: number }).__paintedAt !== undefined, undefined, { polling: 'raf', timeout: 120_000 });
     }
     const paintedAt = open ? ((await page.evaluate('window.__paintedAt')) as number) : ((await page.evaluate('performance.now()')) as number);
+    if (PROFILE_WORKER_PART) await workerProfiler?.stop('drop → painted');
     if (TRACE) await browser.stopTracing();
     if (PROFILE_OPEN) printProfile(((await cdp.send('Profiler.stop')) as { profile: CpuProfile }).profile);
     if (PROFILE_TASKS) {

@@ -546,7 +546,7 @@ async function openThroughLibrary(base: string, file: string, { engines = false,
       throw new Error(`the file was not opened: ${why}`);
     }
     const listedAt = (await page.evaluate('window.__rowAt')) as number;
-    await workerProfiler?.stop();
+    await workerProfiler?.stop('drop → listed');
     const peakListedBytes = memory?.peakSoFar();
     await dumps?.at('listed');
     await heaps?.('the listing');
