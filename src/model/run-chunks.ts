@@ -6,7 +6,7 @@
 // chunks of steps and handoffs in columns (ADR 0075); the page reads both forms. Pure: no IndexedDB here.
 import type { Run, RunSpan } from './types.ts';
 import { rebuild, RunStrings, StringTable, toColumns, type ColumnSlice } from './step-columns.ts';
-import { nextTask } from './slices.ts';
+import { finish, nextTask, type Sliced } from './slices.ts';
 
 /** The run's arrays that grow with it; `spans` is stored apart from the run (read on demand), the others with it. */
 export const CHUNKED_FIELDS = ['steps', 'handoffs', 'annotations', 'interventions', 'spans'] as const;
@@ -88,42 +88,44 @@ function inColumns(value: unknown): value is { slices?: unknown; columns?: unkno
 }
 
 /**
- * A stored chunk with its items as an array, in one call: one in columns rebuilt (a new table of strings for each
- * chunk), any other value as it is (joinChunks then names what is wrong with it).
+ * A stored chunk with its items as an array: one in columns rebuilt (a new table of strings for each chunk), yielding
+ * between two slices; any other value as it is (joinChunks then names what is wrong with it).
  */
-export function readableChunk(value: unknown): unknown {
+function* chunkItems(value: unknown): Sliced<unknown> {
   if (!inColumns(value)) return value;
   const slices = slicesOf(value);
   if (!slices) return value;
   try {
     const strings = new RunStrings();
     const items: unknown[] = [];
-    for (const slice of slices) for (const item of rebuild(slice, strings)) items.push(item);
-    return { items, of: value.of };
-  } catch {
-    return value;
-  }
-}
-
-/**
- * readableChunk, its slices rebuilt one per task (ADR 0079): the page reading its library takes a chunk of 20,000
- * steps in ten short tasks, not one long one. A chunk of items, or of columns stored whole (before ADR 0079), is one.
- */
-export async function readChunk(value: unknown, pause: () => Promise<void> = nextTask): Promise<unknown> {
-  if (!inColumns(value) || !('slices' in value)) return readableChunk(value);
-  const slices = slicesOf(value);
-  if (!slices) return value;
-  try {
-    const strings = new RunStrings();
-    const items: unknown[] = [];
     for (let i = 0; i < slices.length; i++) {
-      if (i > 0) await pause();
+      if (i > 0) yield i / slices.length;
       for (const item of rebuild(slices[i], strings)) items.push(item);
     }
     return { items, of: value.of };
   } catch {
     return value;
   }
+}
+
+/** chunkItems in one call (joinChunks, the quarantine). */
+export function readableChunk(value: unknown): unknown {
+  return finish(chunkItems(value));
+}
+
+/**
+ * chunkItems with `pause` awaited between two slices, so that each is rebuilt in a task of its own (ADR 0079): the page
+ * reading its library takes a chunk of 20,000 steps in ten short tasks, not one long one. A chunk of items, or of
+ * columns stored whole (before ADR 0079), is one.
+ */
+export async function readChunk(value: unknown, pause: () => Promise<void> = nextTask): Promise<unknown> {
+  const work = chunkItems(value);
+  let r = work.next();
+  while (!r.done) {
+    await pause();
+    r = work.next();
+  }
+  return r.value;
 }
 
 /** The `runs` record of a run stored in chunks: `chunks` says how many each array has (spans excepted, see below). */
