@@ -28,3 +28,9 @@ export class FormatProblem extends Error {
     this.path = path;
   }
 }
+
+/** A JSON.parse error's message as a detail: what was wrong, without its position (the location says where). */
+export function syntaxDetail(err: unknown): string {
+  const msg = err instanceof Error ? err.message : String(err);
+  return `invalid JSON: ${msg.replace(/ in JSON at position \d+.*$/, '').replace(/, "[\s\S]*$/, '')}`;
+}

@@ -3,11 +3,12 @@
 // characters, ~512 MB) can be read this way, where the whole-text path (parse-input.ts) must refuse it. The result is
 // the `jsonl` ParsedInput that parseText gives for the same text, with the same errors and locations, except that
 // it holds no text: `textHash` is the hash of the text (hashText), for the one importer that names its run by it.
-import { ImportError } from './errors.ts';
+import { ImportError, syntaxDetail } from './errors.ts';
 import { checkJsonDepth } from './json-depth.ts';
 import type { ParsedInput } from './parse-input.ts';
 import { TextHash } from '../model/hash.ts';
 import { GunzipError, GunzipStream } from './gunzip.ts';
+import { OtlpDocumentStream, type DocumentPiece } from './otlp-document-stream.ts';
 
 /** V8's longest string, in UTF-16 code units: a file whose text is longer can only be read as a stream. */
 export const MAX_STRING_CHARS = 2 ** 29 - 24;
@@ -22,11 +23,6 @@ export type StreamedJsonLines = ParsedInput & { textHash?: string };
 export function textHashOf(doc: ParsedInput): string | undefined {
   const hash = (doc as { textHash?: unknown }).textHash;
   return typeof hash === 'string' ? hash : undefined;
-}
-
-function syntaxDetail(err: unknown): string {
-  const msg = err instanceof Error ? err.message : String(err);
-  return `invalid JSON: ${msg.replace(/ in JSON at position \d+.*$/, '').replace(/, "[\s\S]*$/, '')}`;
 }
 
 /** Where on its line a parse error is, as parseText says it: `line L, column C`, or `line L` when JSON.parse does not say. */
@@ -57,6 +53,8 @@ export interface JsonLinesReader {
    * out to be something else). The parsed input is then incomplete: the file must be read again without a reader.
    */
   spoiled(values: unknown[]): boolean;
+  /** How to name the line at `index` (0-based) in what it reports (by default `line N`). */
+  nameLines?(name: (index: number) => string): void;
 }
 
 /** The whole-value depth check of the line being pushed (JsonLinesReader.push). */
@@ -76,6 +74,8 @@ export class JsonLinesParser implements LineDepthCheck {
   private carry = '';
   private line = 0;
   private started = false;
+  /** How a line is named in errors (1-based; `line N` unless the lines stand for something else: readOtlpDocument). */
+  lineName = (line: number): string => `line ${line}`;
 
   /**
    * `hashWhen(first value)`: whether to hash the text (a pass over every character, so only for the importer whose
@@ -120,6 +120,12 @@ export class JsonLinesParser implements LineDepthCheck {
     this.carry = text.slice(from);
   }
 
+  /** A value parsed elsewhere, taken as the next line's (readOtlpDocument: a small export of a document's spans). */
+  takeValue(value: unknown): void {
+    this.line++;
+    this.takeParsed(value);
+  }
+
   private take(line: string): void {
     this.line++;
     if (line.trim() === '') return;
@@ -129,6 +135,10 @@ export class JsonLinesParser implements LineDepthCheck {
     } catch (e) {
       throw new ImportError(this.file, 'jsonl', locationOf(e, line, this.line), syntaxDetail(e));
     }
+    this.takeParsed(value);
+  }
+
+  private takeParsed(value: unknown): void {
     // A reader checks the depth of the lines it reads as it reads them (the OTLP reader, ADR 0040): one walk fewer.
     if (this.reader) this.reader.push(value, this.values, this);
     else {
@@ -140,7 +150,7 @@ export class JsonLinesParser implements LineDepthCheck {
 
   /** LineDepthCheck: refuses the line being read when `value` (its value) nests too deeply. */
   checkDepth(value: unknown): void {
-    checkJsonDepth(this.file, value, `line ${this.line}: `);
+    checkJsonDepth(this.file, value, `${this.lineName(this.line)}: `);
   }
 
   private decideHash(first: unknown): void {
@@ -330,9 +340,62 @@ export async function readJsonLines(file: string, chunks: AsyncIterable<Uint8Arr
   return readJsonLines(file, options.readAgain!(), { ...options, lineReader: undefined, readAgain: undefined });
 }
 
+/**
+ * One OTLP/JSON document (an export with resourceSpans) read as a stream, however long (otlp-document-stream.ts): its
+ * spans, in small exports of their resource and scope, each read as a line of OTLP JSON Lines would be. The result is
+ * the `jsonl` input of those exports (`json` for one); its errors and warnings name places in the file.
+ */
+export async function readOtlpDocument(file: string, chunks: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>, options: ReadJsonLinesOptions = {}): Promise<StreamedJsonLines> {
+  const reader = options.readAgain ? options.lineReader?.(file) : undefined;
+  const doc = await readLines(file, chunks, options, reader, true);
+  if (doc !== undefined) return doc;
+  return readOtlpDocument(file, options.readAgain!(), { ...options, lineReader: undefined, readAgain: undefined });
+}
+
+/** Where a batch of a document's spans is in the file, as its errors name it. */
+function pieceName(piece: DocumentPiece): string {
+  return `the spans from line ${piece.line}, column ${piece.column}`;
+}
+
+/** An error met reading a small export (named by where its spans begin, pieceName), as this format's. */
+function asOtlp(error: unknown): unknown {
+  return error instanceof ImportError && error.format === 'jsonl' ? new ImportError(error.file, 'otlp', error.location, error.detail) : error;
+}
+
+/** The decoded text's sink: JSON Lines (the parser itself), or one OTLP document cut into small exports. */
+interface TextSink {
+  push(text: string): void;
+  finish(): StreamedJsonLines;
+}
+
+function documentSink(file: string, parser: JsonLinesParser, lineReader: JsonLinesReader | undefined): TextSink {
+  const names: string[] = [];
+  const name = (index: number) => names[index] ?? `line ${index + 1}`;
+  parser.lineName = (line) => name(line - 1);
+  lineReader?.nameLines?.(name);
+  const stream = new OtlpDocumentStream(file, (piece) => {
+    names.push(pieceName(piece));
+    try {
+      parser.takeValue(piece.value);
+    } catch (error) {
+      throw asOtlp(error);
+    }
+  });
+  return {
+    push: (text) => stream.push(text),
+    finish() {
+      stream.finish();
+      // A document without spans: read as it is (the importer says what it lacks), not as an empty file.
+      if (names.length === 0) parser.takeValue({ resourceSpans: [] });
+      return parser.finish();
+    },
+  };
+}
+
 /** readJsonLines with `reader`; undefined when the reader spoiled the input (the caller reads the file again). */
-async function readLines(file: string, chunks: ByteSource, options: ReadJsonLinesOptions, lineReader: JsonLinesReader | undefined): Promise<StreamedJsonLines | undefined> {
+async function readLines(file: string, chunks: ByteSource, options: ReadJsonLinesOptions, lineReader: JsonLinesReader | undefined, document = false): Promise<StreamedJsonLines | undefined> {
   const parser = new JsonLinesParser(file, options.hashWhen, lineReader);
+  const sink: TextSink = document ? documentSink(file, parser, lineReader) : parser;
   const decoder = new TextDecoder('utf-8');
   const every = options.progressEveryMs ?? 100;
   let read = 0;
@@ -350,7 +413,7 @@ async function readLines(file: string, chunks: ByteSource, options: ReadJsonLine
       if (piece.indexOf('\0') !== -1) {
         throw new ImportError(file, 'unknown', `byte ${read + bytes.indexOf(0)}`, 'binary data (a NUL byte), not a text trace');
       }
-      parser.push(piece);
+      sink.push(piece);
       read += bytes.length;
       const now = Date.now();
       if (options.onRead && now - reported >= every) {
@@ -358,13 +421,13 @@ async function readLines(file: string, chunks: ByteSource, options: ReadJsonLine
         options.onRead(read, parser.values.length);
       }
     }
-    parser.push(decoder.decode());
+    sink.push(decoder.decode());
   } catch (e) {
     if (reader) void reader.cancel().catch(() => {});
     else void iterator!.return?.();
     throw e;
   }
   options.onRead?.(read, parser.values.length);
-  const doc = parser.finish();
+  const doc = sink.finish();
   return parser.spoiled ? undefined : doc;
 }

@@ -1,7 +1,7 @@
 // Bytes → text → JSON or JSON Lines, with the location of any syntax error. gzip input (every member) is accepted,
 // and so is UTF-16 text with a byte order mark. Bytes can be pushed as they are read (the command line streams files),
 // with the size limit applied to the raw bytes and, for gzip, to the decoded bytes as they come out.
-import { ImportError } from './errors.ts';
+import { ImportError, syntaxDetail } from './errors.ts';
 import { formatMb, GunzipError, GunzipStream, isGzipStart } from './gunzip.ts';
 import { checkJsonDepth } from './json-depth.ts';
 
@@ -247,11 +247,6 @@ function syntaxLocation(text: string, err: unknown, base = 0): string {
   const lc = /line (\d+) column (\d+)/.exec(msg);
   if (lc) return `line ${lc[1]}, column ${lc[2]}`;
   return /end of (JSON )?input|Unterminated/i.test(msg) ? `${lineColumn(text, text.length)} (end of file)` : '';
-}
-
-function syntaxDetail(err: unknown): string {
-  const msg = err instanceof Error ? err.message : String(err);
-  return `invalid JSON: ${msg.replace(/ in JSON at position \d+.*$/, '').replace(/, "[\s\S]*$/, '')}`;
 }
 
 function parsesAlone(line: string): boolean {

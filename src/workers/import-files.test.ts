@@ -12,6 +12,8 @@ import { detectText, importDetected } from '../import/index.ts';
 const encode = (text: string) => new TextEncoder().encode(text);
 const TRAIL = resolve(import.meta.dirname, '../../../shared/traces/trail');
 const TRAIL_ID = '0ebe673d64647ec44c370638b82d3c78';
+const OTLP = resolve(import.meta.dirname, '../../../shared/traces/otlp');
+const OTLP_DOCS = [`${OTLP}/rag_earnings_agent.json`, `${OTLP}/quo_tav_agent.json`];
 const haveTrail = existsSync(`${TRAIL}/gaia/${TRAIL_ID}.json`) && existsSync(`${TRAIL}/annotations/${TRAIL_ID}.json`);
 
 describe('readFileInput (a File, as the worker reads it)', () => {
@@ -74,6 +76,34 @@ describe('readFileInput (a File, as the worker reads it)', () => {
     );
     expect(error?.detail).toMatch(/binary data \(a NUL byte\)/);
     expect(error?.location).toBe(`byte ${bytes.indexOf(0)}`);
+  });
+
+  it('reads an OTLP export too large to read whole as a stream, into the runs the whole text gives', async () => {
+    const docs = OTLP_DOCS.filter((f) => existsSync(f));
+    if (docs.length === 0) console.warn(`skipped: no OTLP export under ${OTLP} (../shared is absent)`);
+    for (const path of docs) {
+      const text = readFileSync(path, 'utf8');
+      const phases: string[] = [];
+      const input = await readFileInput('big.json', new Blob([text]), (phase) => phases.push(phase), 1000);
+      expect('parsed' in input).toBe(true);
+      expect(phases.length > 0 && phases.every((p) => p === 'parsing')).toBe(true);
+      const streamed = await importFiles([input]);
+      const whole = await importFiles([{ name: 'big.json', text }]);
+      expect(streamed.failures).toEqual([]);
+      expect(streamed.loaded[0].runs.length).toBeGreaterThan(0);
+      expect(streamed.loaded).toEqual(whole.loaded);
+    }
+  });
+
+  it('says where a streamed OTLP export is broken, as the whole text would', async () => {
+    const spans = Array.from({ length: 50 }, (_, i) => `{"traceId":"t","spanId":"s${i}","name":"n${i}","startTimeUnixNano":"1","endTimeUnixNano":"2"}`);
+    spans[37] = spans[37].replace('"name"', '"name" ');
+    spans[41] = spans[41].replace(',"name"', ' "name"');
+    const text = `{"resourceSpans":[{"resource":{},"scopeSpans":[{"scope":{},"spans":[\n${spans.join(',\n')}\n]}]}]}`;
+    const streamed = await readFileInput('broken.json', new Blob([text]), undefined, 100).then(() => undefined, (e: unknown) => e as { location?: string; detail?: string });
+    const whole = await importFiles([{ name: 'broken.json', text }]);
+    expect(streamed?.location).toBe('line 43, column 31');
+    expect(streamed).toMatchObject({ location: whole.failures[0].location, detail: whole.failures[0].detail });
   });
 
   it('refuses a file that is not JSON Lines and too long for one string, after reading only its head', async () => {

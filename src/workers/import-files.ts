@@ -8,7 +8,8 @@ import { detectOrImportText, detectParsed, ImportError, importDetected, jsonLine
 import { attachAnnotationSets, type AnnotationSet } from '../model/annotations.ts';
 import { mapTicks, stepTicks } from '../model/run-builder.ts';
 import { decodeBytes, MAX_FILE_BYTES, startsPlainUtf8, TraceDecoder, type ParsedInput } from '../import/parse-input.ts';
-import { GZIP_JSON_LINES_NAME, JSON_LINES_NAME, readGzipJsonLines, readJsonLines, startsJsonLines } from '../import/jsonl-stream.ts';
+import { GZIP_JSON_LINES_NAME, JSON_LINES_NAME, readGzipJsonLines, readJsonLines, readOtlpDocument, startsJsonLines } from '../import/jsonl-stream.ts';
+import { startsOtlpDocument } from '../import/otlp-document-stream.ts';
 import { isGzipStart } from '../import/gunzip.ts';
 import { isBusMessage } from '../import/formats/bus-messages.ts';
 import { loadTokenCounter, tokenCounterLoaded, tokenEstimatesRefused } from '../import/tokens.ts';
@@ -26,12 +27,19 @@ const megabytes = (n: number) => `${Math.round(n / 1048576).toLocaleString('en')
 
 /**
  * A File read for import: JSON Lines (UTF-8, plain or gzip-compressed) as a stream, line by line, so that its text
- * is never one string and a file past the longest string V8 can hold still opens (jsonl-stream.ts); anything else read
+ * is never one string and a file past the longest string V8 can hold still opens (jsonl-stream.ts); so is one UTF-8
+ * OTLP/JSON export larger than `maxWholeBytes`, a batch of its spans at a time (otlp-document-stream.ts); anything else read
  * whole (UTF-8 by Blob.text(), else decoded by readFileText), refused before a byte is read when it is larger than one
  * string may be. `onProgress` gets the bytes read (undefined: not counted) and the phase ('reading', or 'parsing' for
  * JSON Lines, parsed as they are read).
  */
-export async function readFileInput(name: string, file: Blob, onProgress?: (phase: 'reading' | 'parsing', bytesRead: number | undefined) => void): Promise<FileInput> {
+export async function readFileInput(
+  name: string,
+  file: Blob,
+  onProgress?: (phase: 'reading' | 'parsing', bytesRead: number | undefined) => void,
+  /** Larger files are not read whole (tests make it small). */
+  maxWholeBytes = MAX_FILE_BYTES,
+): Promise<FileInput> {
   const head = new Uint8Array(await file.slice(0, HEAD_BYTES).arrayBuffer());
   if (startsJsonLines(head, JSON_LINES_NAME.test(name))) {
     // Only a message-bus log is named by its text's hash: the text is hashed for that one.
@@ -45,12 +53,18 @@ export async function readFileInput(name: string, file: Blob, onProgress?: (phas
     const parsed = await readGzipJsonLines(name, file.stream(), { namedJsonLines: GZIP_JSON_LINES_NAME.test(name), hashWhen: isBusMessage, onRead, progressEveryMs: READ_PROGRESS_EVERY_MS, lineReader: jsonLinesReaderFor, readAgain: () => file.stream() });
     if (parsed) return { name, parsed };
   }
-  if (file.size > MAX_FILE_BYTES) {
+  if (file.size > maxWholeBytes && startsPlainUtf8(head) && startsOtlpDocument(head)) {
+    // One OTLP/JSON export too large to read whole: its spans are read in small exports as the text is decoded.
+    const onRead = onProgress && ((bytes: number) => onProgress('parsing', bytes));
+    const parsed = await readOtlpDocument(name, file.stream(), { onRead, progressEveryMs: READ_PROGRESS_EVERY_MS, lineReader: jsonLinesReaderFor, readAgain: () => file.stream() });
+    return { name, parsed };
+  }
+  if (file.size > maxWholeBytes) {
     throw new ImportError(
       name,
       'unknown',
       '',
-      `file is ${megabytes(file.size)}; the limit is ${megabytes(MAX_FILE_BYTES)} for a file read whole (one JSON document, gzip or UTF-16: a browser holds at most about 512 MB of text in one string). Save the trace as JSON Lines (one JSON value per line, e.g. one OTLP export or one message per line, UTF-8, gzip-compressed or not): those are read line by line, whatever their size.`,
+      `file is ${megabytes(file.size)}; the limit is ${megabytes(maxWholeBytes)} for a file read whole (one JSON document other than a UTF-8 OTLP export, gzip or UTF-16: a browser holds at most about 512 MB of text in one string). Save the trace as JSON Lines (one JSON value per line, e.g. one OTLP export or one message per line, UTF-8, gzip-compressed or not): those are read line by line, whatever their size.`,
     );
   }
   if (startsPlainUtf8(head)) {

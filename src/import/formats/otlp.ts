@@ -722,6 +722,8 @@ export class OtlpLinesReader implements JsonLinesReader {
   /** For each `earlier` test, whether every line so far passed it. */
   private readonly allEarlier: boolean[];
   private taken = false;
+  /** How a line is named in what the reading reports (JsonLinesReader.nameLines). */
+  private name = (index: number): string => `line ${index + 1}`;
 
   constructor(private readonly earlier: ReadonlyArray<(value: unknown) => boolean> = []) {
     this.allEarlier = earlier.map(() => true);
@@ -749,6 +751,10 @@ export class OtlpLinesReader implements JsonLinesReader {
     return this.lines > 0 && (this.off || this.allEarlier.some(Boolean));
   }
 
+  nameLines(name: (index: number) => string): void {
+    this.name = name;
+  }
+
   /**
    * Reads a line's spans into records. With `lines`, the line's nesting depth is checked as its spans are read
    * (readDocument's DepthCheck, as for a document parsed without the check, ADR 0040), the rest of the line after them;
@@ -764,7 +770,7 @@ export class OtlpLinesReader implements JsonLinesReader {
     try {
       this.entries += countSpans([{ value }]);
       const depth: DepthCheck | undefined = lines && { parts: this.depthParts, checked: new Set(), spanDepth: 7 };
-      readDocument(value, `line ${index + 1}: $`, this.spans, this.resource, this.read, undefined, undefined, depth);
+      readDocument(value, `${this.name(index)}: $`, this.spans, this.resource, this.read, undefined, undefined, depth);
       tooDeep = depth !== undefined && this.depthParts.restDeeper(value, depth.checked);
     } catch (error) {
       lines?.checkDepth(value);

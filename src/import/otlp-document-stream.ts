@@ -1,0 +1,406 @@
+// One OTLP/JSON document too large to be one string (issue 14 goal 2: files larger than one JavaScript string can hold
+// are read as a stream). An export `{"resourceSpans":[{"resource":…,"scopeSpans":[{"scope":…,"spans":[…]}]}]}`, or
+// each of an array of them, is cut, as its text is decoded, into small exports of the same resource and scope with a batch of its spans each, and
+// each small export is read as a line of OTLP JSON Lines would be (jsonl-stream.ts JsonLinesParser, with the OTLP
+// line reader): the import is then that of the same spans exported as JSON Lines, and the text is never whole.
+// Only the structure around the spans is scanned here (keys, brackets, where strings end); every value is parsed by
+// JSON.parse, which refuses what is not JSON. A resource or scope written after its spans cannot be given to spans
+// already read: such a document is refused with the place of that key (OTLP exporters write them first).
+import { ImportError, syntaxDetail } from './errors.ts';
+import { valueEnd } from './json-pieces.ts';
+import { isJsonSpace } from './json-text.ts';
+
+/** About this many characters of spans go into each small export. */
+export const SPAN_BATCH_CHARS = 1 << 16;
+
+/**
+ * A value (a span, a resource) longer than this is refused: unclosed, it would have the reading hold the rest of the
+ * file as one string, which past V8's longest string fails without a word.
+ */
+export const MAX_VALUE_CHARS = 1 << 27;
+
+/**
+ * A small export (parsed): one resource, one scope and a batch of their spans, the first of which is the file's text from
+ * character `first` (0-based), at `line` and `column` (1-based).
+ */
+export interface DocumentPiece {
+  value: JsonObject;
+  first: number;
+  line: number;
+  column: number;
+}
+
+type JsonObject = Record<string, unknown>;
+
+const END = Symbol('end of the text');
+
+/** The keys of a resource's scopes, as the OTLP importer reads them (the last two: OTLP's older names). */
+const SCOPE_KEYS = new Set(['scopeSpans', 'scope_spans', 'instrumentationLibrarySpans', 'instrumentation_library_spans']);
+type Input = string | typeof END;
+
+/**
+ * Text in (push, then finish), small exports out (`emit`). Throws ImportError, with the line and column in the file,
+ * when the text is not an OTLP/JSON document this can read as a stream.
+ */
+export class OtlpDocumentStream {
+  private readonly run: Generator<void, void, Input>;
+  private buf = '';
+  private pos = 0;
+  /** Characters of the text before buf[0], and the lines they hold (newlines), and where the last of those began. */
+  private base = 0;
+  private linesBefore = 0;
+  private lineStartBefore = 0;
+  private ended = false;
+  private started = false;
+  /** A place (in the text) the buffer must keep from, or -1: the batch of spans being read. */
+  private keep = -1;
+
+  constructor(
+    private readonly file: string,
+    private readonly emit: (piece: DocumentPiece) => void,
+    private readonly batchChars = SPAN_BATCH_CHARS,
+  ) {
+    this.run = this.document();
+    this.run.next();
+  }
+
+  push(text: string): void {
+    if (text.length === 0) return;
+    if (!this.started) {
+      this.started = true;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    this.step(text);
+  }
+
+  finish(): void {
+    this.step(END);
+  }
+
+  private step(input: Input): void {
+    // The reading waits for text until the end (it looks past the document for anything but whitespace).
+    this.run.next(input);
+  }
+
+  /** Line and column (1-based) of the character at `at` (at or after buf[0]'s place: the batch just emitted). */
+  placeOf(at: number): { line: number; column: number } {
+    return this.place(at);
+  }
+
+  private place(at: number): { line: number; column: number } {
+    let line = this.linesBefore;
+    let start = this.lineStartBefore;
+    const end = Math.min(at - this.base, this.buf.length);
+    for (let i = this.buf.indexOf('\n'); i !== -1 && i < end; i = this.buf.indexOf('\n', i + 1)) {
+      line++;
+      start = this.base + i + 1;
+    }
+    return { line: line + 1, column: at - start + 1 };
+  }
+
+  private fail(at: number, detail: string): never {
+    const { line, column } = this.place(at);
+    throw new ImportError(this.file, 'otlp', `line ${line}, column ${column}`, detail);
+  }
+
+  /** Takes the next text into the buffer, dropping what was read (its newlines counted); false at the end. */
+  private *more(): Generator<void, boolean, Input> {
+    if (this.ended) return false;
+    const input = yield;
+    if (input === END) {
+      this.ended = true;
+      return false;
+    }
+    const cut = this.keep >= 0 ? Math.min(this.pos, this.keep - this.base) : this.pos;
+    if (cut > 0) {
+      for (let i = this.buf.indexOf('\n'); i !== -1 && i < cut; i = this.buf.indexOf('\n', i + 1)) {
+        this.linesBefore++;
+        this.lineStartBefore = this.base + i + 1;
+      }
+      this.base += cut;
+      this.buf = this.buf.slice(cut);
+      this.pos -= cut;
+    }
+    this.buf += input;
+    return true;
+  }
+
+  /** The character code at the next non-space character (pos moved there), or -1 at the end of the text. */
+  private *next(): Generator<void, number, Input> {
+    for (;;) {
+      while (this.pos < this.buf.length && isJsonSpace(this.buf.charCodeAt(this.pos))) this.pos++;
+      if (this.pos < this.buf.length) return this.buf.charCodeAt(this.pos);
+      this.pos = this.buf.length;
+      if (!(yield* this.more())) return -1;
+    }
+  }
+
+  private *expect(code: number, what: string): Generator<void, void, Input> {
+    const c = yield* this.next();
+    if (c !== code) this.fail(this.base + this.pos, c === -1 ? `the text ends where ${what} should be` : `expected ${what}`);
+    this.pos++;
+  }
+
+  /** The end (absolute) of the value that begins at pos, reading more text until it is whole. */
+  private *valueEnd(): Generator<void, number, Input> {
+    for (;;) {
+      const end = valueEnd(this.buf, this.pos, Infinity);
+      // A number or literal that reaches the end of the text read may go on in the next text.
+      if (end !== -1 && (end < this.buf.length || this.ended)) return this.base + end;
+      const had = this.buf.length - this.pos;
+      if (had > MAX_VALUE_CHARS) this.fail(this.base + this.pos, `a value longer than ${MAX_VALUE_CHARS.toLocaleString('en')} characters, or one not closed`);
+      // Read until the buffer holds twice what it held: a long value is scanned again a few times, not once per text.
+      while (this.buf.length - this.pos < 2 * had + 1) if (!(yield* this.more())) break;
+      if (this.ended && valueEnd(this.buf, this.pos, Infinity) === -1) this.fail(this.base + this.pos, 'the text ends inside a value');
+    }
+  }
+
+  /** The text of the value at pos (read whole), pos moved past it. */
+  private *valueText(): Generator<void, string, Input> {
+    if ((yield* this.next()) === -1) this.fail(this.base + this.pos, 'the text ends where a value should be');
+    const end = yield* this.valueEnd();
+    const text = this.buf.slice(this.pos, end - this.base);
+    this.pos = end - this.base;
+    return text;
+  }
+
+  /** The key of the member at pos and pos moved past its colon; undefined at the object's `}` (taken). */
+  private *key(keys: Set<string>, where: string): Generator<void, string | undefined, Input> {
+    const c = yield* this.next();
+    if (c === 125 /* } */) {
+      this.pos++;
+      return undefined;
+    }
+    if (c !== 34 /* " */) this.fail(this.base + this.pos, c === -1 ? `the text ends inside ${where}` : `expected a key in ${where}`);
+    const at = this.base + this.pos;
+    const text = yield* this.valueText();
+    let key: string;
+    try {
+      key = JSON.parse(text) as string;
+    } catch (e) {
+      return this.fail(at, syntaxDetail(e));
+    }
+    // JSON.parse keeps the last of two equal keys; a stream cannot take back what it gave for the first.
+    if (keys.has(key)) this.fail(at, `${where} has the key "${key}" twice`);
+    keys.add(key);
+    yield* this.expect(58 /* : */, 'a colon');
+    return key;
+  }
+
+  /** After a member or an element: true when another follows (its comma taken), false at `close` (taken). */
+  private *after(close: number, where: string): Generator<void, boolean, Input> {
+    const c = yield* this.next();
+    if (c === 44 /* , */) {
+      this.pos++;
+      return true;
+    }
+    if (c === close) {
+      this.pos++;
+      return false;
+    }
+    return this.fail(this.base + this.pos, c === -1 ? `the text ends inside ${where}` : `expected a comma or the end of ${where}`);
+  }
+
+  /** An object of `members` (`"key":value` texts, each a whole JSON value already scanned), parsed once. */
+  private members(members: readonly string[], where: string): JsonObject {
+    try {
+      return JSON.parse(`{${members.join(',')}}`) as JsonObject;
+    } catch (e) {
+      return this.fail(this.base + this.pos, `${where}: ${syntaxDetail(e)}`);
+    }
+  }
+
+  /** Reads the array at pos, its elements one by one (`element(index)`). */
+  private *array(where: string, element: (index: number) => Generator<void, void, Input>): Generator<void, void, Input> {
+    yield* this.expect(91 /* [ */, `the array ${where}`);
+    if ((yield* this.next()) === 93 /* ] */) {
+      this.pos++;
+      return;
+    }
+    for (let index = 0; ; index++) {
+      yield* element(index);
+      if (!(yield* this.after(93 /* ] */, where))) return;
+    }
+  }
+
+  private *document(): Generator<void, void, Input> {
+    const c = yield* this.next();
+    if (c === 91 /* [ */) yield* this.array('the array of exports', (i) => this.exportAt(`[${i}]`));
+    else if (c === 123 /* { */) yield* this.exportAt('');
+    else this.fail(this.base + this.pos, 'a document read as a stream must be an OTLP/JSON export (an object with resourceSpans) or an array of them');
+    if ((yield* this.next()) !== -1) this.fail(this.base + this.pos, 'more text after the end of the JSON document');
+  }
+
+  /** One export (the document, or an element of its array: `path`). */
+  private *exportAt(path: string): Generator<void, void, Input> {
+    const where = path === '' ? 'the document' : `the export ${path}`;
+    if ((yield* this.next()) !== 123 /* { */) this.fail(this.base + this.pos, `${where} is not an OTLP/JSON export (an object with resourceSpans)`);
+    this.pos++;
+    const keys = new Set<string>();
+    for (;;) {
+      const key = yield* this.key(keys, where);
+      if (key === undefined) return;
+      if (key === 'resourceSpans' || key === 'resource_spans') yield* this.array(`${path}${path ? '.' : ''}${key}`, (i) => this.resourceSpans(`${path}${path ? '.' : ''}${key}[${i}]`));
+      else yield* this.valueText(); // other members of an export (none in OTLP's) are not read, as the importer reads none
+      if (!(yield* this.after(125 /* } */, where))) return;
+    }
+  }
+
+  private *resourceSpans(where: string): Generator<void, void, Input> {
+    yield* this.expect(123 /* { */, `the object ${where}`);
+    const members: string[] = [];
+    const keys = new Set<string>();
+    let spansRead = false;
+    /** The key whose scopes' spans were read (the importer reads one of them: instrumentationLibrarySpans is the old name). */
+    let spansUnder: string | undefined;
+    /** The members but the scopes, parsed when the first batch of spans needs them (none may come after that). */
+    let resourceObject: JsonObject | undefined;
+    for (;;) {
+      yield* this.next();
+      const at = this.base + this.pos;
+      const key = yield* this.key(keys, where);
+      if (key === undefined) return;
+      if (SCOPE_KEYS.has(key)) {
+        const read = () => {
+          if (spansUnder !== undefined && spansUnder !== key) this.fail(at, `${where} has spans under both ${spansUnder} and ${key}`);
+          spansUnder = key;
+          spansRead = true;
+        };
+        yield* this.array(`${where}.${key}`, (j) => this.scopeSpans(`${where}.${key}[${j}]`, key, () => (resourceObject ??= this.members(members, where)), read));
+      } else {
+        if (spansRead) this.fail(at, `${where}.${key} comes after the spans it belongs to; a document this large is read as a stream, which needs it before them (save the trace as JSON Lines otherwise)`);
+        members.push(`${JSON.stringify(key)}:${yield* this.valueText()}`);
+      }
+      if (!(yield* this.after(125 /* } */, where))) return;
+    }
+  }
+
+  private *scopeSpans(where: string, scopeKey: string, resource: () => JsonObject, read: () => void): Generator<void, void, Input> {
+    yield* this.expect(123 /* { */, `the object ${where}`);
+    const members: string[] = [];
+    let scope: JsonObject | undefined;
+    const keys = new Set<string>();
+    let spansRead = false;
+    for (;;) {
+      yield* this.next();
+      const at = this.base + this.pos;
+      const key = yield* this.key(keys, where);
+      if (key === undefined) return;
+      if (key === 'spans') {
+        yield* this.spans(`${where}.spans`, resource, scopeKey, () => (scope ??= this.members(members, where)), () => {
+          spansRead = true;
+          read();
+        });
+      } else {
+        if (spansRead) this.fail(at, `${where}.${key} comes after the spans it belongs to; a document this large is read as a stream, which needs it before them (save the trace as JSON Lines otherwise)`);
+        members.push(`${JSON.stringify(key)}:${yield* this.valueText()}`);
+      }
+      if (!(yield* this.after(125 /* } */, where))) return;
+    }
+  }
+
+  /**
+   * The spans array at pos, given to `emit` in batches of about batchChars characters, each parsed as one array (the
+   * spans' text as the file has it, commas and spaces between), inside `resource` and `scope`. A batch is cut where
+   * the next span begins as the first one did (its `{"key"`, found with indexOf): a cut that falls inside a span
+   * (a link's `{"traceId"`) fails the batch's parse, which is then cut again by a scan of every span.
+   */
+  private *spans(where: string, resource: () => JsonObject, scopeKey: string, scope: () => JsonObject, read: () => void): Generator<void, void, Input> {
+    yield* this.expect(91 /* [ */, `the array ${where}`);
+    if ((yield* this.next()) === 93 /* ] */) {
+      this.pos++;
+      return;
+    }
+    const head = yield* this.headAt();
+    for (;;) {
+      const first = this.base + this.pos;
+      // The batch's text stays in the buffer until it is parsed.
+      this.keep = first;
+      let spans: unknown[] | undefined;
+      let more = true;
+      if (head !== undefined) {
+        while (!this.ended && this.buf.length - this.pos < 2 * this.batchChars) if (!(yield* this.more())) break;
+        const found = this.buf.indexOf(head, this.pos + this.batchChars);
+        const end = found > this.pos ? endBefore(this.buf, found) : -1;
+        if (end > this.pos) {
+          spans = parseSpans(this.buf, this.pos, end);
+          if (spans !== undefined) this.pos = found;
+        }
+      }
+      if (spans === undefined) {
+        let end = first;
+        while (more && end - first < this.batchChars) {
+          yield* this.valueText();
+          end = this.base + this.pos;
+          more = yield* this.after(93 /* ] */, where);
+          if (more && (yield* this.next()) === -1) this.fail(this.base + this.pos, `the text ends inside ${where}`);
+        }
+        try {
+          spans = JSON.parse(`[${this.buf.slice(first - this.base, end - this.base)}]`) as unknown[];
+        } catch (e) {
+          const at = /position (\d+)/.exec(e instanceof Error ? e.message : '');
+          this.fail(at ? first + Math.max(0, Number(at[1]) - 1) : end, syntaxDetail(e));
+        }
+      }
+      read();
+      const { line, column } = this.place(first);
+      this.keep = -1;
+      const rs = { ...resource(), [scopeKey]: [{ ...scope(), spans }] };
+      this.emit({ value: { resourceSpans: [rs] }, line, column, first });
+      if (!more) return;
+    }
+  }
+
+  /** How the span at pos begins, up to its first key (`{"traceId"`), or undefined (no object, a key with an escape). */
+  private *headAt(): Generator<void, string | undefined, Input> {
+    while (!this.ended && this.buf.length - this.pos < 1024) if (!(yield* this.more())) break;
+    if (this.buf.charCodeAt(this.pos) !== 123 /* { */) return undefined;
+    let i = this.pos + 1;
+    while (i < this.buf.length && isJsonSpace(this.buf.charCodeAt(i))) i++;
+    if (this.buf.charCodeAt(i) !== 34 /* " */) return undefined;
+    const close = this.buf.indexOf('"', i + 1);
+    if (close < 0 || close - this.pos > 256 || this.buf.slice(i + 1, close).includes('\\')) return undefined;
+    return this.buf.slice(this.pos, close + 1);
+  }
+}
+
+/** The values of text[from, to) as an array, when that text is a comma-separated list of at least one JSON value. */
+function parseSpans(text: string, from: number, to: number): unknown[] | undefined {
+  try {
+    const spans = JSON.parse(`[${text.slice(from, to)}]`) as unknown[];
+    return spans.length > 0 ? spans : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where the element before `next` ends (just past its `}`), when only spaces and a comma are between; else -1. */
+function endBefore(text: string, next: number): number {
+  let e = next - 1;
+  while (isJsonSpace(text.charCodeAt(e))) e--;
+  if (text.charCodeAt(e) !== 44 /* , */) return -1;
+  e--;
+  while (isJsonSpace(text.charCodeAt(e))) e--;
+  return text.charCodeAt(e) === 125 /* } */ ? e + 1 : -1;
+}
+
+const OTLP_FIRST_KEYS = ['"resourceSpans"', '"resource_spans"'];
+
+/**
+ * Whether a file starting with `head` (UTF-8 bytes) is an OTLP/JSON document this reads as a stream: an export (an
+ * object whose first key is resourceSpans, or resource_spans) or an array of them, after an optional byte order mark
+ * and whitespace.
+ */
+export function startsOtlpDocument(head: Uint8Array): boolean {
+  const text = new TextDecoder('utf-8').decode(head.subarray(0, 256));
+  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  while (i < text.length && isJsonSpace(text.charCodeAt(i))) i++;
+  if (text.charCodeAt(i) === 91 /* [ */) {
+    i++;
+    while (i < text.length && isJsonSpace(text.charCodeAt(i))) i++;
+  }
+  if (text.charCodeAt(i) !== 123 /* { */) return false;
+  i++;
+  while (i < text.length && isJsonSpace(text.charCodeAt(i))) i++;
+  return OTLP_FIRST_KEYS.some((key) => text.startsWith(key, i));
+}
