@@ -18,8 +18,15 @@ const LINES = 600;
 const SPANS_PER_LINE = 250;
 /** The file's spans, each a tool step of the run. */
 export const HUGE_STEPS = LINES * SPANS_PER_LINE;
+const DOCUMENT_HEAD = '{"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[{"scope":{"name":"huge"},"spans":[\n';
+const DOCUMENT_TAIL = '\n]}]}]}\n';
 
-export function writeHugeJsonl(path: string, gzip = false): number {
+/**
+ * Writes the huge file: JSON Lines of one OTLP export each (gzip: each line a gzip member), or with `document` one OTLP
+ * export holding every span (its spans a line each), which is read as a stream too (otlp-document-stream.ts).
+ * Returns its decoded size.
+ */
+export function writeHugeJsonl(path: string, gzip = false, document = false): number {
   let decodedBytes = 0;
   const fd = openSync(path, 'w');
   const traceId = 'ab'.repeat(16);
@@ -34,11 +41,13 @@ export function writeHugeJsonl(path: string, gzip = false): number {
           `{"traceId":"${traceId}","spanId":"${id.toString(16).padStart(16, '0')}","name":"execute_tool fetch_page","startTimeUnixNano":"${start}","endTimeUnixNano":"${start + 500_000n}","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"execute_tool"}},{"key":"gen_ai.tool.name","value":{"stringValue":"fetch_page"}},{"key":"gen_ai.tool.call.result","value":{"stringValue":"${id} ${result}"}}]}`,
         );
       }
-      const line = `{"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[{"scope":{"name":"huge"},"spans":[${spans.join(',')}]}]}]}\n`;
-      decodedBytes += Buffer.byteLength(line);
+      const text = document
+        ? `${line === 0 ? DOCUMENT_HEAD : ',\n'}${spans.join(',\n')}${line === LINES - 1 ? DOCUMENT_TAIL : ''}`
+        : `{"resourceSpans":[{"resource":{"attributes":[]},"scopeSpans":[{"scope":{"name":"huge"},"spans":[${spans.join(',')}]}]}]}\n`;
+      decodedBytes += Buffer.byteLength(text);
       // One gzip member per line (a multi-member file, as `cat` of gzip files makes): fast to write, read as one file.
-      if (gzip) writeSync(fd, gzipSync(line, { level: constants.Z_BEST_SPEED }));
-      else writeSync(fd, line);
+      if (gzip) writeSync(fd, gzipSync(text, { level: constants.Z_BEST_SPEED }));
+      else writeSync(fd, text);
     }
   } finally {
     closeSync(fd);

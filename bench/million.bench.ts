@@ -26,11 +26,12 @@
 // Also, in Node (no browser): a JSON Lines file larger than V8's longest string (> 512 MB) read as a stream and
 // imported (src/import/jsonl-stream.ts), with its peak RSS; and the same gzip-compressed (`hugegz`), decoded as read.
 // And that file (643 MB, 150,000 steps of ~4 KB) in Chromium (`hugeweb`): dropped on the Library, its run opened, with
-// the longest main-thread task on the way (≤ 100 ms) and the browser's peak PSS in a run of its own (reported).
+// the longest main-thread task on the way (≤ 100 ms) and the browser's peak PSS in a run of its own (reported); and the
+// same spans as one OTLP/JSON export (`hugedoc`), read as a stream a batch of spans at a time.
 //
 //   npx vite build --outDir <dir> && BENCH_DIST=<dir> npx tsx bench/million.bench.ts
 //   BENCH_STEPS=…        steps per file (default 1M)
-//   BENCH_ONLY=chat|otlp|cancel|huge|hugegz|hugeweb   one part only (several: comma-separated)
+//   BENCH_ONLY=chat|otlp|cancel|huge|hugegz|hugeweb|hugedoc   one part only (several: comma-separated)
 //   BENCH_MEMORY_TRACE=1 print the browser's total PSS each second, from the drop to the painted run view (memory run)
 //   BENCH_GC_PROBE=1     with BENCH_MEMORY_TRACE: at the painted run view, also each worker's JS heap after a full
 //                        collection (CDP HeapProfiler.collectGarbage): how much of what it holds is garbage. Changes
@@ -57,7 +58,7 @@ import { appDist, printLongTaskProfile, printProfile, profileWorkers, type CpuPr
 import { writeResults, type Figure } from './results.ts';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 1_000_000);
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'chat,otlp,cancel,huge,hugegz,hugeweb').split(','));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'chat,otlp,cancel,huge,hugegz,hugeweb,hugedoc').split(','));
 const OPEN_TARGET_MS = 6000;
 const LONG_TASK_TARGET_MS = 100;
 const MEMORY_TARGET_BYTES = 1.5 * 2 ** 30;
@@ -850,13 +851,15 @@ async function main(): Promise<void> {
         });
         details.cancel = c;
       }
-      if (ONLY.has('hugeweb')) {
-        // The Node part's file, in the browser: read by the import worker as a stream (Blob.stream), never one string.
+      // A file larger than one string, in the browser: read by the import worker as a stream (Blob.stream), never one
+      // string. JSON Lines (the Node part's file), and the same spans as one OTLP export (otlp-document-stream.ts).
+      const hugeInBrowser = async (key: string, document: boolean) => {
         const { writeHugeJsonl, HUGE_STEPS } = await import('./million-huge.ts');
-        const huge = join(tmp, 'huge-otlp.jsonl');
-        const textBytes = writeHugeJsonl(huge);
-        console.log(`a JSON Lines file larger than one string (${mb(textBytes)}), in Chromium through the Library; load average ${loadavg()[0].toFixed(2)}`);
-        const label = `JSON Lines file larger than V8's longest string (${mb(textBytes)}) in Chromium`;
+        const huge = join(tmp, document ? 'huge-otlp.json' : 'huge-otlp.jsonl');
+        const textBytes = writeHugeJsonl(huge, false, document);
+        const what = document ? 'one OTLP/JSON export' : 'a JSON Lines file';
+        console.log(`${what} larger than one string (${mb(textBytes)}), in Chromium through the Library; load average ${loadavg()[0].toFixed(2)}`);
+        const label = `${document ? 'OTLP/JSON export (one document)' : 'JSON Lines file'} larger than V8's longest string (${mb(textBytes)}) in Chromium`;
         try {
           const m = await openThroughLibrary(base, huge);
           console.log(`    memory run (the browser's PSS sampled every 100 ms); load average ${loadavg()[0].toFixed(2)}`);
@@ -869,16 +872,18 @@ async function main(): Promise<void> {
             { name: `${label}: longest main-thread task, drop → run view painted`, value: m.longestTaskMs, unit: 'ms', target: `≤ ${LONG_TASK_TARGET_MS} ms`, pass: m.longestTaskMs <= LONG_TASK_TARGET_MS, note: `${m.longTasks.length} long tasks` },
             { name: `${label}: peak memory of the browser's processes (sum of PSS)`, value: peak / 2 ** 20, unit: 'MB', target: 'reported', pass: true, note: typeof mem === 'string' ? `the memory run failed: ${mem}` : `${gb(peak)}; sampled in a run of its own (painted there at ${mem.openMs.toFixed(0)} ms)` },
           );
-          details.hugeweb = { textBytes, ...m, memoryRun: typeof mem === 'string' ? { error: mem } : mem };
+          details[key] = { textBytes, ...m, memoryRun: typeof mem === 'string' ? { error: mem } : mem };
         } catch (e) {
           const why = e instanceof Error ? e.message : String(e);
           console.log(`    ${why}`);
           figures.push({ name: `${label}: file drop → run view painted`, value: Number.NaN, unit: 'ms', target: 'imports and opens', pass: false, note: why });
-          details.hugeweb = { textBytes, error: why };
+          details[key] = { textBytes, error: why };
         } finally {
           rmSync(huge, { force: true });
         }
-      }
+      };
+      if (ONLY.has('hugeweb')) await hugeInBrowser('hugeweb', false);
+      if (ONLY.has('hugedoc')) await hugeInBrowser('hugedoc', true);
     } finally {
       server.close();
     }
