@@ -1,8 +1,9 @@
 // One OTLP/JSON export larger than the file size read whole (400 MB) opens, read as a stream (issue 14 goal 2,
 // otlp-document-stream.ts), with the run the same spans give when the file is small enough to be read whole. The
 // large file is the small one with ~200 KB of spaces and newlines after each span (JSON allows them there), so that
-// it passes the limit without a run of a million steps.
-import { closeSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+// it passes the limit without a run of a million steps; then the same gzip-compressed.
+import { closeSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { constants, gzipSync } from 'node:zlib';
 import { expect, test, type Page } from '@playwright/test';
 import { generateFlatAgentTrace } from '../bench/gen-flat-agent-otlp.ts';
 import { fileRuns, openStudio } from './fixtures.ts';
@@ -32,6 +33,7 @@ test('an OTLP export too large to read whole is read as a stream, into the run t
   const spans = text.split('},{"traceId"');
   const pad = `\n${' '.repeat(Math.ceil((LIMIT + 8 * 1024 * 1024) / spans.length))}`;
   const big = testInfo.outputPath('large-export.json');
+  const zipped = testInfo.outputPath('large-export.json.gz');
   const fd = openSync(big, 'w');
   try {
     for (const [i, piece] of spans.entries()) writeSync(fd, i === 0 ? piece : `},${pad}{"traceId"${piece}`);
@@ -53,7 +55,16 @@ test('an OTLP export too large to read whole is read as a stream, into the run t
     expect(streamed).toEqual(whole);
     await expect(other.getByTestId('failure-detail')).toHaveCount(0);
     await context.close();
+
+    // gzip-compressed (a few MB: the spaces compress), it decodes to more than the limit: read as a stream as well.
+    writeFileSync(zipped, gzipSync(readFileSync(big), { level: constants.Z_BEST_SPEED }));
+    const third = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page3 = await third.newPage();
+    await openStudio(page3);
+    expect(await opened(page3, zipped, 'large-export.json.gz')).toEqual(whole);
+    await third.close();
   } finally {
     rmSync(big, { force: true });
+    rmSync(zipped, { force: true });
   }
 });

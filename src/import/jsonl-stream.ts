@@ -272,10 +272,16 @@ const GZIP_HEAD_BYTES = 1 << 20;
 /**
  * A gzip-compressed file read as a stream when it holds JSON Lines (startsJsonLines of its first decoded MB; the name
  * without `.gz` decides a first line longer than that): decoded, cut and parsed as read, so neither the file's
- * decoded bytes nor its text are ever whole, whatever their size. undefined when it holds something else (one JSON
- * document, UTF-16): the caller reads it whole. `onRead` is told the compressed bytes read.
+ * decoded bytes nor its text are ever whole, whatever their size; so is an OTLP document when `document` says so (see
+ * readOtlpDocument). undefined when it holds something else (one JSON document, UTF-16): the caller reads it whole.
+ * `onRead` is told the compressed bytes read.
  */
-export async function readGzipJsonLines(file: string, chunks: ByteSource, options: ReadJsonLinesOptions & { namedJsonLines?: boolean } = {}): Promise<StreamedJsonLines | undefined> {
+export async function readGzipJsonLines(
+  file: string,
+  chunks: ByteSource,
+  /** `document(head)`: whether what it holds, not JSON Lines, is an OTLP document to read as a stream (readOtlpDocument). */
+  options: ReadJsonLinesOptions & { namedJsonLines?: boolean; document?: (head: Uint8Array) => boolean } = {},
+): Promise<StreamedJsonLines | undefined> {
   let compressed = 0;
   const decoded = gunzipChunks(file, chunks, (n) => (compressed = n));
   const head: Uint8Array[] = [];
@@ -302,7 +308,8 @@ export async function readGzipJsonLines(file: string, chunks: ByteSource, option
     }
     if (ended || size > 8 * GZIP_HEAD_BYTES || !onlyFirstLine(first)) break;
   }
-  if (!startsJsonLines(first, options.namedJsonLines)) {
+  const document = !startsJsonLines(first, options.namedJsonLines) && options.document?.(first) === true;
+  if (!document && !startsJsonLines(first, options.namedJsonLines)) {
     if (!ended) await decoded.return();
     return undefined;
   }
@@ -312,7 +319,7 @@ export async function readGzipJsonLines(file: string, chunks: ByteSource, option
   }
   const onRead = options.onRead;
   const reader = options.readAgain ? options.lineReader?.(file) : undefined;
-  const doc = await readLines(file, all(), { ...options, onRead: onRead && ((_, values) => onRead(compressed, values)) }, reader);
+  const doc = await readLines(file, all(), { ...options, onRead: onRead && ((_, values) => onRead(compressed, values)) }, reader, document);
   if (doc !== undefined) return doc;
   return readGzipJsonLines(file, options.readAgain!(), { ...options, lineReader: undefined, readAgain: undefined });
 }

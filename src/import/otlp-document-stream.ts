@@ -54,6 +54,8 @@ export class OtlpDocumentStream {
   private started = false;
   /** A place (in the text) the buffer must keep from, or -1: the batch of spans being read. */
   private keep = -1;
+  /** The last place asked for (place): lines before it and where its line began. */
+  private lastPlace = { at: -1, line: 0, start: 0 };
 
   constructor(
     private readonly file: string,
@@ -88,13 +90,18 @@ export class OtlpDocumentStream {
   }
 
   private place(at: number): { line: number; column: number } {
-    let line = this.linesBefore;
-    let start = this.lineStartBefore;
+    // From the last place asked for when it is in the buffer and not after `at` (batches come in order), else from the
+    // buffer's start: each character is looked at about once, not once per batch.
+    const last = this.lastPlace;
+    const fromLast = last.at >= this.base && last.at <= at;
+    let line = fromLast ? last.line : this.linesBefore;
+    let start = fromLast ? last.start : this.lineStartBefore;
     const end = Math.min(at - this.base, this.buf.length);
-    for (let i = this.buf.indexOf('\n'); i !== -1 && i < end; i = this.buf.indexOf('\n', i + 1)) {
+    for (let i = this.buf.indexOf('\n', fromLast ? last.at - this.base : 0); i !== -1 && i < end; i = this.buf.indexOf('\n', i + 1)) {
       line++;
       start = this.base + i + 1;
     }
+    this.lastPlace = { at: this.base + end, line, start };
     return { line: line + 1, column: at - start + 1 };
   }
 
@@ -320,7 +327,10 @@ export class OtlpDocumentStream {
       let more = true;
       if (head !== undefined) {
         while (!this.ended && this.buf.length - this.pos < 2 * this.batchChars) if (!(yield* this.more())) break;
-        const found = this.buf.indexOf(head, this.pos + this.batchChars);
+        // Looked for within the next batchChars only (a text pushed whole would be searched to its end each batch).
+        const from = this.pos + this.batchChars;
+        const at = this.buf.slice(from, from + this.batchChars + head.length).indexOf(head);
+        const found = at < 0 ? -1 : from + at;
         const end = found > this.pos ? endBefore(this.buf, found) : -1;
         if (end > this.pos) {
           spans = parseSpans(this.buf, this.pos, end);

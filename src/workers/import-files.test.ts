@@ -92,6 +92,12 @@ describe('readFileInput (a File, as the worker reads it)', () => {
       expect(streamed.failures).toEqual([]);
       expect(streamed.loaded[0].runs.length).toBeGreaterThan(0);
       expect(streamed.loaded).toEqual(whole.loaded);
+      // gzip-compressed, when it decodes to more than the limit: the same runs, decoded and read as a stream.
+      const zipped = await readFileInput('big.json', new Blob([gzipSync(text)]), undefined, 1000);
+      expect('parsed' in zipped).toBe(true);
+      expect((await importFiles([zipped])).loaded).toEqual(whole.loaded);
+      // Under the limit it is read whole, as before.
+      expect('text' in (await readFileInput('big.json', new Blob([gzipSync(text)])))).toBe(true);
     }
   });
 

@@ -50,7 +50,10 @@ export async function readFileInput(
     // gzip-compressed JSON Lines too, decoded as read (the bar counts the compressed bytes); anything else inside is
     // read whole below, from the start again.
     const onRead = onProgress && ((bytes: number) => onProgress('parsing', bytes));
-    const parsed = await readGzipJsonLines(name, file.stream(), { namedJsonLines: GZIP_JSON_LINES_NAME.test(name), hashWhen: isBusMessage, onRead, progressEveryMs: READ_PROGRESS_EVERY_MS, lineReader: jsonLinesReaderFor, readAgain: () => file.stream() });
+    // An OTLP document that decodes to more than the limit (the gzip trailer's size of its last member says so) is
+    // read as a stream too (ADR 0080); a smaller one is read whole, as when it is not compressed.
+    const document = (await gzipDecodedSize(file)) > maxWholeBytes ? startsOtlpDocument : undefined;
+    const parsed = await readGzipJsonLines(name, file.stream(), { namedJsonLines: GZIP_JSON_LINES_NAME.test(name), hashWhen: isBusMessage, onRead, progressEveryMs: READ_PROGRESS_EVERY_MS, lineReader: jsonLinesReaderFor, readAgain: () => file.stream(), document });
     if (parsed) return { name, parsed };
   }
   if (file.size > maxWholeBytes && startsPlainUtf8(head) && startsOtlpDocument(head)) {
@@ -76,6 +79,15 @@ export async function readFileInput(
     if (text.indexOf('\0') === -1) return { name, text };
   }
   return { name, text: await readFileText(name, file, onProgress && ((bytes) => onProgress('reading', bytes))) };
+}
+
+/**
+ * The decoded size of a gzip file as its trailer gives it: the size of its last member, modulo 2^32 (so, for a file of
+ * one member under 4 GB, the size of what it holds). 0 when the file is too short to have one.
+ */
+async function gzipDecodedSize(file: Blob): Promise<number> {
+  if (file.size < 18) return 0;
+  return new DataView(await file.slice(file.size - 4).arrayBuffer()).getUint32(0, true);
 }
 
 /** Reading progress is reported at most this often (a large file arrives in thousands of chunks). */
