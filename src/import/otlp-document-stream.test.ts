@@ -20,9 +20,10 @@ function exportText(spansPer: number, pretty: boolean): { text: string; spans: S
         status: { code: i % 5 },
       }));
       spans.push(list);
-      return { scope: { name: `scope-${s}` }, spans: list };
+      // schemaUrl after the spans, as exporters write it (protobuf's field order): the importer does not read it.
+      return { scope: { name: `scope-${s}` }, spans: list, schemaUrl: 'y' };
     });
-    return { resource: { attributes: [{ key: 'service.name', value: { stringValue: `svc-${r}` } }] }, schemaUrl: 'x', scopeSpans: scopes };
+    return { resource: { attributes: [{ key: 'service.name', value: { stringValue: `svc-${r}` } }] }, scopeSpans: scopes, schemaUrl: 'x' };
   });
   const text = pretty ? JSON.stringify({ resourceSpans: resources }, null, 2).replace(/,\n/g, ' ,\n\t') : JSON.stringify({ resourceSpans: resources });
   return { text, spans };
@@ -32,10 +33,9 @@ function exportText(spansPer: number, pretty: boolean): { text: string; spans: S
 function spansOf(pieces: DocumentPiece[]): Span[][] {
   const byScope = new Map<string, Span[]>();
   for (const piece of pieces) {
-    const doc = piece.value as { resourceSpans: { resource: { attributes: { value: { stringValue: string } }[] }; schemaUrl: string; scopeSpans: { scope: { name: string }; spans: Span[] }[] }[] };
+    const doc = piece.value as { resourceSpans: { resource: { attributes: { value: { stringValue: string } }[] }; scopeSpans: { scope: { name: string }; spans: Span[] }[] }[] };
     expect(doc.resourceSpans).toHaveLength(1);
     const [rs] = doc.resourceSpans;
-    expect(rs.schemaUrl).toBe('x');
     expect(rs.scopeSpans).toHaveLength(1);
     const key = `${rs.resource.attributes[0].value.stringValue}/${rs.scopeSpans[0].scope.name}`;
     byScope.set(key, [...(byScope.get(key) ?? []), ...rs.scopeSpans[0].spans]);
@@ -119,7 +119,7 @@ describe('OtlpDocumentStream (one OTLP export read as a stream)', () => {
   });
 
   it('refuses, at their place in the file, what it cannot read as a stream', () => {
-    const late = '{"resourceSpans":[{"scopeSpans":[{"spans":[{"spanId":"a"}]}],\n  "resource":{}}]}';
+    const late = '{"resourceSpans":[{"scopeSpans":[{"spans":[{"spanId":"a"}],"schemaUrl":"s"}],"schemaUrl":"s",\n  "resource":{}}]}';
     expect(failure(late).location).toBe('line 2, column 3');
     expect(failure(late).detail).toMatch(/resourceSpans\[0\]\.resource comes after the spans it belongs to/);
     // A scope's name after its spans, a key twice, text after the document, a document cut short, an unclosed string.

@@ -1,11 +1,12 @@
 // One OTLP/JSON document too large to be one string (issue 14 goal 2: files larger than one JavaScript string can hold
-// are read as a stream). An export `{"resourceSpans":[{"resource":…,"scopeSpans":[{"scope":…,"spans":[…]}]}]}`, or
-// each of an array of them, is cut, as its text is decoded, into small exports of the same resource and scope with a batch of its spans each, and
-// each small export is read as a line of OTLP JSON Lines would be (jsonl-stream.ts JsonLinesParser, with the OTLP
-// line reader): the import is then that of the same spans exported as JSON Lines, and the text is never whole.
-// Only the structure around the spans is scanned here (keys, brackets, where strings end); every value is parsed by
-// JSON.parse, which refuses what is not JSON. A resource or scope written after its spans cannot be given to spans
-// already read: such a document is refused with the place of that key (OTLP exporters write them first).
+// are read as a stream; ADR 0080). An export `{"resourceSpans":[{"resource":…,"scopeSpans":[{"scope":…,"spans":[…]}]}]}`,
+// or each of an array of them, is cut as its text is decoded into small exports of one resource and scope with a batch
+// of their spans each, and each small export is read as a line of OTLP JSON Lines would be (jsonl-stream.ts
+// readOtlpDocument): the import is that of the same spans exported as JSON Lines, and the text is never whole. Only the
+// structure around the spans is scanned here (keys, brackets, where strings end); every value is parsed by JSON.parse,
+// which refuses what is not JSON. A resource or scope written after its spans cannot be given to spans already read:
+// such a document is refused at that key (exporters write them first; what the importer does not read, such as
+// schemaUrl, may come after).
 import { ImportError, syntaxDetail } from './errors.ts';
 import { valueEnd } from './json-pieces.ts';
 import { isJsonSpace } from './json-text.ts';
@@ -39,6 +40,13 @@ const SCOPE_KEYS = new Set(['scopeSpans', 'scope_spans', 'instrumentationLibrary
 type Input = string | typeof END;
 
 /**
+ * The members of a resource block and of a scope block that the OTLP importer reads besides the spans: each must come
+ * before the spans. The others (schemaUrl, which exporters write after the spans, …) may come anywhere.
+ */
+const RESOURCE_KEYS = new Set(['resource']);
+const SCOPE_OBJECT_KEYS = new Set(['scope', 'instrumentationLibrary', 'instrumentation_library']);
+
+/**
  * Text in (push, then finish), small exports out (`emit`). Throws ImportError, with the line and column in the file,
  * when the text is not an OTLP/JSON document this can read as a stream.
  */
@@ -54,6 +62,8 @@ export class OtlpDocumentStream {
   private started = false;
   /** A place (in the text) the buffer must keep from, or -1: the batch of spans being read. */
   private keep = -1;
+  /** The members lists already made into objects (members): a member after that is not the small exports'. */
+  private readonly made = new WeakSet<readonly string[]>();
   /** The last place asked for (place): lines before it and where its line began. */
   private lastPlace = { at: -1, line: 0, start: 0 };
 
@@ -79,16 +89,12 @@ export class OtlpDocumentStream {
     this.step(END);
   }
 
+  /** The reading takes text until the end of the input (after the document, anything but whitespace is an error). */
   private step(input: Input): void {
-    // The reading waits for text until the end (it looks past the document for anything but whitespace).
     this.run.next(input);
   }
 
-  /** Line and column (1-based) of the character at `at` (at or after buf[0]'s place: the batch just emitted). */
-  placeOf(at: number): { line: number; column: number } {
-    return this.place(at);
-  }
-
+  /** Line and column (1-based) of the character at `at`, at or after buf[0]'s place. */
   private place(at: number): { line: number; column: number } {
     // From the last place asked for when it is in the buffer and not after `at` (batches come in order), else from the
     // buffer's start: each character is looked at about once, not once per batch.
@@ -210,6 +216,7 @@ export class OtlpDocumentStream {
 
   /** An object of `members` (`"key":value` texts, each a whole JSON value already scanned), parsed once. */
   private members(members: readonly string[], where: string): JsonObject {
+    this.made.add(members);
     try {
       return JSON.parse(`{${members.join(',')}}`) as JsonObject;
     } catch (e) {
@@ -274,12 +281,19 @@ export class OtlpDocumentStream {
           spansRead = true;
         };
         yield* this.array(`${where}.${key}`, (j) => this.scopeSpans(`${where}.${key}[${j}]`, key, () => (resourceObject ??= this.members(members, where)), read));
-      } else {
-        if (spansRead) this.fail(at, `${where}.${key} comes after the spans it belongs to; a document this large is read as a stream, which needs it before them (save the trace as JSON Lines otherwise)`);
-        members.push(`${JSON.stringify(key)}:${yield* this.valueText()}`);
-      }
+      } else yield* this.member(members, key, spansRead && RESOURCE_KEYS.has(key) ? `${where}.${key}` : undefined, at);
       if (!(yield* this.after(125 /* } */, where))) return;
     }
+  }
+
+  /**
+   * A member other than the spans (or scopes): kept for the small exports while none has been made; after that,
+   * read and dropped, unless the importer reads it (`late`: its path), which is an error at `at`.
+   */
+  private *member(members: string[], key: string, late: string | undefined, at: number): Generator<void, void, Input> {
+    if (late !== undefined) this.fail(at, `${late} comes after the spans it belongs to; a document this large is read as a stream, which needs it before them (save the trace as JSON Lines otherwise)`);
+    const text = yield* this.valueText();
+    if (!this.made.has(members)) members.push(`${JSON.stringify(key)}:${text}`);
   }
 
   private *scopeSpans(where: string, scopeKey: string, resource: () => JsonObject, read: () => void): Generator<void, void, Input> {
@@ -298,10 +312,7 @@ export class OtlpDocumentStream {
           spansRead = true;
           read();
         });
-      } else {
-        if (spansRead) this.fail(at, `${where}.${key} comes after the spans it belongs to; a document this large is read as a stream, which needs it before them (save the trace as JSON Lines otherwise)`);
-        members.push(`${JSON.stringify(key)}:${yield* this.valueText()}`);
-      }
+      } else yield* this.member(members, key, spansRead && SCOPE_OBJECT_KEYS.has(key) ? `${where}.${key}` : undefined, at);
       if (!(yield* this.after(125 /* } */, where))) return;
     }
   }
