@@ -1,10 +1,13 @@
 // Shared plumbing of the command line: argument parsing, reading trace files, the one-line error contract (SPEC §7).
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { detectOrImportText, importDetected, ImportError, type DetectedInput, type ImportedFile } from '../import/index.ts';
+import { detectOrImportText, detectParsed, findImporter, importDetected, ImportError, IMPORTERS, jsonLinesReaderFor, type DetectedInput, type ImportedFile } from '../import/index.ts';
+import { isBusMessage } from '../import/formats/bus-messages.ts';
+import { JSON_LINES_NAME, readJsonLinesSync, startsJsonLines } from '../import/jsonl-stream.ts';
+import { startsOtlpDocument } from '../import/otlp-document-stream.ts';
 import { attachAnnotationSets } from '../model/annotations.ts';
 import { formatMb } from '../import/gunzip.ts';
-import { MAX_FILE_BYTES, TraceDecoder, TRACE_FILE_NAME } from '../import/parse-input.ts';
+import { MAX_FILE_BYTES, startsPlainUtf8, TraceDecoder, TRACE_FILE_NAME } from '../import/parse-input.ts';
 import { originOf, withDefaults, type LlmRole, type LlmSettings } from '../llm/index.ts';
 import { appendAll } from '../model/large-arrays.ts';
 
@@ -154,9 +157,9 @@ function cliErrorOf(file: string, e: ImportError): CliError {
   return new CliError(file, where ? `${where}: ${e.detail}` : e.detail);
 }
 
-export function readTraceFile(file: string, format?: string): ImportedFile {
+export function readTraceFile(file: string, format?: string, maxBytes = MAX_FILE_BYTES): ImportedFile {
   try {
-    const read = readAndDetect(file, format);
+    const read = readStreamed(file, format, maxBytes) ?? readAndDetect(file, format, maxBytes);
     return 'importer' in read ? importDetected(read) : read;
   } catch (e) {
     if (e instanceof ImportError) throw cliErrorOf(file, e);
@@ -170,8 +173,57 @@ export function readTraceFile(file: string, format?: string): ImportedFile {
  * A JSON array of OTLP documents is imported here already, one document at a time from the text (detectOrImportText:
  * the same file, without the whole parse tree; ADR 0047).
  */
-function readAndDetect(file: string, format: string | undefined): DetectedInput | ImportedFile {
-  return detectOrImportText(file, readTraceText(file), { format, dropText: true });
+function readAndDetect(file: string, format: string | undefined, maxBytes: number): DetectedInput | ImportedFile {
+  return detectOrImportText(file, readTraceText(file, maxBytes), { format, dropText: true });
+}
+
+/** Bytes looked at to tell JSON Lines or an OTLP document (read as a stream past the limit) from anything else. */
+const HEAD_BYTES = 1 << 20;
+
+/**
+ * A regular file over `maxBytes` that is UTF-8 JSON Lines or one OTLP/JSON document, read as a stream (as the studio
+ * reads it: jsonl-stream.ts, ADR 0023 and 0080), so that it is never one string; undefined for anything else, which
+ * readTraceText reads whole or refuses with its reason.
+ */
+function readStreamed(file: string, format: string | undefined, maxBytes: number): DetectedInput | undefined {
+  let stat: Stats;
+  try {
+    stat = statSync(file);
+  } catch {
+    return undefined; // readTraceText says why
+  }
+  if (!stat.isFile() || stat.size <= maxBytes) return undefined;
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  } catch {
+    return undefined;
+  }
+  try {
+    if (!fstatSync(fd).isFile()) return undefined;
+    const head = new Uint8Array(HEAD_BYTES);
+    const headLength = readSync(fd, head, 0, HEAD_BYTES, 0);
+    const first = head.subarray(0, headLength);
+    const lines = startsJsonLines(first, JSON_LINES_NAME.test(file));
+    if (!lines && !(startsPlainUtf8(first) && startsOtlpDocument(first))) return undefined;
+    const open = () => {
+      let at = 0;
+      return () => {
+        // A fresh buffer each time: the decoder keeps a reference to the last bytes it was given.
+        const buf = new Uint8Array(1 << 20);
+        const n = readSync(fd, buf, 0, buf.length, at);
+        at += n;
+        return n === 0 ? undefined : buf.subarray(0, n);
+      };
+    };
+    const doc = readJsonLinesSync(file, open, { hashWhen: isBusMessage, lineReader: jsonLinesReaderFor, document: !lines });
+    if (format === undefined) return detectParsed(file, doc);
+    const importer = findImporter(format);
+    if (!importer) throw new ImportError(file, format, '', `unknown format; known: ${IMPORTERS.map((i) => i.id).join(', ')}`);
+    return { file, doc, importer };
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The trace files in a folder and all its subfolders (as the studio's "Open folder…"), in path order. */

@@ -1,12 +1,13 @@
 // How the command line reads files (SPEC §9): only regular files, gzip with every member and the limit on the decoded
 // bytes, UTF-16 text, folders as the traces in them, and one precise line for whatever cannot be read.
 import { execFileSync } from 'node:child_process';
-import { closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { busLines, multiMemberGzip } from '../testing/gzip-kit.ts';
 import { runCli } from '../testing/run-cli.ts';
+import { readTraceFile } from './io.ts';
 
 const tmp = mkdtempSync(join(tmpdir(), 'mas-read-'));
 const POSIX = process.platform !== 'win32';
@@ -97,4 +98,55 @@ describe('inspect reads only regular files', () => {
     mkdirSync(empty);
     expectOneLineError(runCli(['inspect', empty]), empty, /no trace files/);
   });
+});
+
+describe('a file over the limit is read as a stream when it is JSON Lines or one OTLP document (ADR 0080)', () => {
+  const OTLP = join(import.meta.dirname, '../../../shared/traces/otlp/rag_earnings_agent.json');
+
+  it('JSON Lines and an OTLP export over a lowered limit give the runs the whole file gives', () => {
+    const lines = join(tmp, 'bus-stream.jsonl');
+    writeFileSync(lines, `${busLines(40).join('\n')}\n`);
+    expect(readTraceFile(lines, undefined, 100)).toEqual(readTraceFile(lines));
+    if (!existsSync(OTLP)) {
+      console.warn(`skipped the OTLP half: ${OTLP} is absent (../shared)`);
+      return;
+    }
+    const otlp = join(tmp, 'export.json');
+    writeFileSync(otlp, readFileSync(OTLP));
+    const streamed = readTraceFile(otlp, undefined, 1000);
+    expect(streamed.runs.length).toBeGreaterThan(0);
+    expect(streamed).toEqual(readTraceFile(otlp));
+  });
+
+  it('any other file over the limit is refused as before', () => {
+    const doc = join(tmp, 'chat-doc.json');
+    writeFileSync(doc, JSON.stringify({ messages: Array.from({ length: 50 }, (_, i) => ({ role: 'user', content: `m${i}` })) }));
+    expect(() => readTraceFile(doc, undefined, 100)).toThrow(/larger than the .* limit/);
+  });
+
+  it('inspect opens an OTLP export over 400 MB (a real process)', () => {
+    // One export of three spans with ~134 MB of spaces after each (JSON allows them there): past the limit, cheap to read.
+    const spans = [0, 1, 2].map((i) => `{"traceId":"t","spanId":"s${i}","name":"step ${i}","startTimeUnixNano":"${1_700_000_000_000_000_000n + BigInt(i)}","endTimeUnixNano":"${1_700_000_000_000_000_001n + BigInt(i)}"}`);
+    const big = join(tmp, 'big-export.json');
+    const fd = openSync(big, 'w');
+    const pad = Buffer.alloc(134 * 1024 * 1024, 0x20);
+    try {
+      writeSync(fd, '{"resourceSpans":[{"resource":{},"scopeSpans":[{"scope":{},"spans":[');
+      for (const [i, span] of spans.entries()) {
+        writeSync(fd, `${i > 0 ? ',' : ''}${span}`);
+        writeSync(fd, pad);
+      }
+      writeSync(fd, ']}]}]}');
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      expect(statSync(big).size).toBeGreaterThan(400 * 1024 * 1024);
+      const r = runCli(['inspect', big, '--json'], { timeoutMs: 120_000 });
+      expect(runCount(r)).toEqual([1]);
+      expect((JSON.parse(r.stdout) as { files: { runs: { spans: number }[] }[] }).files[0].runs[0].spans).toBe(3);
+    } finally {
+      rmSync(big, { force: true });
+    }
+  }, 120_000);
 });

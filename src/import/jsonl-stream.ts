@@ -399,42 +399,93 @@ function documentSink(file: string, parser: JsonLinesParser, lineReader: JsonLin
   };
 }
 
+/**
+ * The reading of one byte stream, its bytes pushed in order: decoded, checked for a NUL byte, and given to the JSON
+ * Lines parser (or, for one OTLP document, to its stream). readLines drives it from a stream; the command line from a
+ * file read in pieces (readJsonLinesSync).
+ */
+class ByteReading {
+  readonly parser: JsonLinesParser;
+  private readonly sink: TextSink;
+  private readonly decoder = new TextDecoder('utf-8');
+  /** Bytes read so far. */
+  read = 0;
+
+  constructor(
+    private readonly file: string,
+    hashWhen: ((first: unknown) => boolean) | undefined,
+    lineReader: JsonLinesReader | undefined,
+    document: boolean,
+  ) {
+    this.parser = new JsonLinesParser(file, hashWhen, lineReader);
+    this.sink = document ? documentSink(file, this.parser, lineReader) : this.parser;
+  }
+
+  push(bytes: Uint8Array): void {
+    const piece = this.decoder.decode(bytes, { stream: true });
+    // Looked for in the text (a string's indexOf is ~10× a Uint8Array's, ADR 0022): in UTF-8 a U+0000 comes only from
+    // a zero byte, and a streaming decoder never holds one back, so the zero is in this chunk's bytes.
+    if (piece.indexOf('\0') !== -1) {
+      throw new ImportError(this.file, 'unknown', `byte ${this.read + bytes.indexOf(0)}`, 'binary data (a NUL byte), not a text trace');
+    }
+    this.sink.push(piece);
+    this.read += bytes.length;
+  }
+
+  /** The parsed input; undefined when the line reader spoiled it (read the bytes again without one). */
+  finish(): StreamedJsonLines | undefined {
+    this.sink.push(this.decoder.decode());
+    const doc = this.sink.finish();
+    return this.parser.spoiled ? undefined : doc;
+  }
+}
+
 /** readJsonLines with `reader`; undefined when the reader spoiled the input (the caller reads the file again). */
 async function readLines(file: string, chunks: ByteSource, options: ReadJsonLinesOptions, lineReader: JsonLinesReader | undefined, document = false): Promise<StreamedJsonLines | undefined> {
-  const parser = new JsonLinesParser(file, options.hashWhen, lineReader);
-  const sink: TextSink = document ? documentSink(file, parser, lineReader) : parser;
-  const decoder = new TextDecoder('utf-8');
+  const reading = new ByteReading(file, options.hashWhen, lineReader, document);
   const every = options.progressEveryMs ?? 100;
-  let read = 0;
   let reported = 0;
   const reader = 'getReader' in chunks ? chunks.getReader() : undefined;
   const iterator = reader ? undefined : (chunks as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+  let doc: StreamedJsonLines | undefined;
   try {
     for (;;) {
       const next = reader ? await reader.read() : await iterator!.next();
       if (next.done) break;
-      const bytes = next.value;
-      const piece = decoder.decode(bytes, { stream: true });
-      // Looked for in the text (a string's indexOf is ~10× a Uint8Array's, ADR 0022): in UTF-8 a U+0000 comes only from
-      // a zero byte, and a streaming decoder never holds one back, so the zero is in this chunk's bytes.
-      if (piece.indexOf('\0') !== -1) {
-        throw new ImportError(file, 'unknown', `byte ${read + bytes.indexOf(0)}`, 'binary data (a NUL byte), not a text trace');
-      }
-      sink.push(piece);
-      read += bytes.length;
+      reading.push(next.value);
       const now = Date.now();
       if (options.onRead && now - reported >= every) {
         reported = now;
-        options.onRead(read, parser.values.length);
+        options.onRead(reading.read, reading.parser.values.length);
       }
     }
-    sink.push(decoder.decode());
+    options.onRead?.(reading.read, reading.parser.values.length);
+    doc = reading.finish();
   } catch (e) {
     if (reader) void reader.cancel().catch(() => {});
     else void iterator!.return?.();
     throw e;
   }
-  options.onRead?.(read, parser.values.length);
-  const doc = sink.finish();
-  return parser.spoiled ? undefined : doc;
+  return doc;
+}
+
+/**
+ * readJsonLines (or, with `document`, readOtlpDocument) for bytes read synchronously: `open()` starts a reading of the
+ * file from its start, whose function gives its next bytes (undefined at the end). The command line's reading of a
+ * file larger than it reads whole.
+ */
+export function readJsonLinesSync(
+  file: string,
+  open: () => () => Uint8Array | undefined,
+  options: { hashWhen?: (first: unknown) => boolean; lineReader?: (file: string) => JsonLinesReader | undefined; document?: boolean } = {},
+): StreamedJsonLines {
+  for (const lineReader of [options.lineReader?.(file), undefined]) {
+    const reading = new ByteReading(file, options.hashWhen, lineReader, options.document === true);
+    const next = open();
+    for (let bytes = next(); bytes !== undefined; bytes = next()) reading.push(bytes);
+    const doc = reading.finish();
+    if (doc !== undefined) return doc;
+    if (lineReader === undefined) break;
+  }
+  throw new Error('unreachable: a reading without a line reader is never spoiled');
 }

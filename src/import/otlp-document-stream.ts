@@ -60,8 +60,6 @@ export class OtlpDocumentStream {
   private lineStartBefore = 0;
   private ended = false;
   private started = false;
-  /** A place (in the text) the buffer must keep from, or -1: the batch of spans being read. */
-  private keep = -1;
   /** The members lists already made into objects (members): a member after that is not the small exports'. */
   private readonly made = new WeakSet<readonly string[]>();
   /** The last place asked for (place): lines before it and where its line began. */
@@ -124,7 +122,7 @@ export class OtlpDocumentStream {
       this.ended = true;
       return false;
     }
-    const cut = this.keep >= 0 ? Math.min(this.pos, this.keep - this.base) : this.pos;
+    const cut = this.pos;
     if (cut > 0) {
       for (let i = this.buf.indexOf('\n'); i !== -1 && i < cut; i = this.buf.indexOf('\n', i + 1)) {
         this.linesBefore++;
@@ -318,8 +316,8 @@ export class OtlpDocumentStream {
   }
 
   /**
-   * The spans array at pos, given to `emit` in batches of about batchChars characters, each parsed as one array (the
-   * spans' text as the file has it, commas and spaces between), inside `resource` and `scope`. A batch is cut where
+   * The spans array at pos, given to `emit` in batches of about batchChars characters, each parsed as one array,
+   * inside `resource` and `scope`. A batch is cut where
    * the next span begins as the first one did (its `{"key"`, found with indexOf): a cut that falls inside a span
    * (a link's `{"traceId"`) fails the batch's parse, which is then cut again by a scan of every span.
    */
@@ -332,8 +330,6 @@ export class OtlpDocumentStream {
     const head = yield* this.headAt();
     for (;;) {
       const first = this.base + this.pos;
-      // The batch's text stays in the buffer until it is parsed.
-      this.keep = first;
       let spans: unknown[] | undefined;
       let more = true;
       if (head !== undefined) {
@@ -349,23 +345,27 @@ export class OtlpDocumentStream {
         }
       }
       if (spans === undefined) {
-        let end = first;
-        while (more && end - first < this.batchChars) {
-          yield* this.valueText();
-          end = this.base + this.pos;
+        // Span by span: their texts only (what is between them may be long, and is not kept), with where each begins.
+        const texts: string[] = [];
+        const starts: number[] = [];
+        let chars = 0;
+        while (more && chars < this.batchChars) {
+          if ((yield* this.next()) === -1) this.fail(this.base + this.pos, `the text ends inside ${where}`);
+          starts.push(this.base + this.pos);
+          const text = yield* this.valueText();
+          texts.push(text);
+          chars += text.length;
           more = yield* this.after(93 /* ] */, where);
-          if (more && (yield* this.next()) === -1) this.fail(this.base + this.pos, `the text ends inside ${where}`);
         }
         try {
-          spans = JSON.parse(`[${this.buf.slice(first - this.base, end - this.base)}]`) as unknown[];
+          spans = JSON.parse(`[${texts.join(',')}]`) as unknown[];
         } catch (e) {
           const at = /position (\d+)/.exec(e instanceof Error ? e.message : '');
-          this.fail(at ? first + Math.max(0, Number(at[1]) - 1) : end, syntaxDetail(e));
+          this.fail(at ? placeIn(texts, starts, Number(at[1]) - 1) : starts[starts.length - 1], syntaxDetail(e));
         }
       }
       read();
       const { line, column } = this.place(first);
-      this.keep = -1;
       const rs = { ...resource(), [scopeKey]: [{ ...scope(), spans }] };
       this.emit({ value: { resourceSpans: [rs] }, line, column, first });
       if (!more) return;
@@ -383,6 +383,16 @@ export class OtlpDocumentStream {
     if (close < 0 || close - this.pos > 256 || this.buf.slice(i + 1, close).includes('\\')) return undefined;
     return this.buf.slice(this.pos, close + 1);
   }
+}
+
+/** The place in the file of character `at` of `texts` joined by commas, each text from its place in `starts`. */
+function placeIn(texts: readonly string[], starts: readonly number[], at: number): number {
+  let offset = Math.max(0, at);
+  for (let k = 0; k < texts.length; k++) {
+    if (offset <= texts[k].length) return starts[k] + offset;
+    offset -= texts[k].length + 1;
+  }
+  return starts[starts.length - 1] + texts[texts.length - 1].length;
 }
 
 /** The values of text[from, to) as an array, when that text is a comma-separated list of at least one JSON value. */
