@@ -224,7 +224,7 @@ export function eachElementBatch(text: string, open: number, batchChars: number,
 }
 
 /** The values of text[from, to) as an array, when that text is a comma-separated list of at least one JSON value. */
-function parseBatch(text: string, from: number, to: number): unknown[] | undefined {
+export function parseBatch(text: string, from: number, to: number): unknown[] | undefined {
   try {
     const batch = JSON.parse(`[${text.slice(from, to)}]`) as unknown[];
     return batch.length > 0 ? batch : undefined;
@@ -260,7 +260,7 @@ function cutAfter(text: string, from: number, target: number): number {
  * Where the element before `next` ends, if `next` is where one begins: just past its `}`, with only whitespace and a
  * comma between. -1 when the text around does not have that form.
  */
-function endBefore(text: string, next: number): number {
+export function endBefore(text: string, next: number): number {
   let e = next - 1;
   while (isSpace(text.charCodeAt(e))) e--;
   if (text.charCodeAt(e) !== 44 /* , */) return -1;
@@ -270,7 +270,7 @@ function endBefore(text: string, next: number): number {
 }
 
 /** The text of an object from its `{` to the end of its first key (`{"content"`), or undefined (no object, or a key with an escape). */
-function headOf(text: string, start: number): string | undefined {
+export function headOf(text: string, start: number): string | undefined {
   if (text.charCodeAt(start) !== 123 /* { */) return undefined;
   const open = skipSpace(text, start + 1);
   if (text.charCodeAt(open) !== 34 /* " */) return undefined;

@@ -8,7 +8,7 @@
 // such a document is refused at that key (exporters write them first; what the importer does not read, such as
 // schemaUrl, may come after).
 import { ImportError, syntaxDetail } from './errors.ts';
-import { valueEnd } from './json-pieces.ts';
+import { endBefore, headOf, parseBatch, valueEnd } from './json-pieces.ts';
 import { isJsonSpace } from './json-text.ts';
 
 /** About this many characters of spans go into each small export. */
@@ -340,7 +340,7 @@ export class OtlpDocumentStream {
         const found = at < 0 ? -1 : from + at;
         const end = found > this.pos ? endBefore(this.buf, found) : -1;
         if (end > this.pos) {
-          spans = parseSpans(this.buf, this.pos, end);
+          spans = parseBatch(this.buf, this.pos, end);
           if (spans !== undefined) this.pos = found;
         }
       }
@@ -375,13 +375,8 @@ export class OtlpDocumentStream {
   /** How the span at pos begins, up to its first key (`{"traceId"`), or undefined (no object, a key with an escape). */
   private *headAt(): Generator<void, string | undefined, Input> {
     while (!this.ended && this.buf.length - this.pos < 1024) if (!(yield* this.more())) break;
-    if (this.buf.charCodeAt(this.pos) !== 123 /* { */) return undefined;
-    let i = this.pos + 1;
-    while (i < this.buf.length && isJsonSpace(this.buf.charCodeAt(i))) i++;
-    if (this.buf.charCodeAt(i) !== 34 /* " */) return undefined;
-    const close = this.buf.indexOf('"', i + 1);
-    if (close < 0 || close - this.pos > 256 || this.buf.slice(i + 1, close).includes('\\')) return undefined;
-    return this.buf.slice(this.pos, close + 1);
+    const head = headOf(this.buf, this.pos);
+    return head !== undefined && head.length <= 256 ? head : undefined;
   }
 }
 
@@ -393,26 +388,6 @@ function placeIn(texts: readonly string[], starts: readonly number[], at: number
     offset -= texts[k].length + 1;
   }
   return starts[starts.length - 1] + texts[texts.length - 1].length;
-}
-
-/** The values of text[from, to) as an array, when that text is a comma-separated list of at least one JSON value. */
-function parseSpans(text: string, from: number, to: number): unknown[] | undefined {
-  try {
-    const spans = JSON.parse(`[${text.slice(from, to)}]`) as unknown[];
-    return spans.length > 0 ? spans : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Where the element before `next` ends (just past its `}`), when only spaces and a comma are between; else -1. */
-function endBefore(text: string, next: number): number {
-  let e = next - 1;
-  while (isJsonSpace(text.charCodeAt(e))) e--;
-  if (text.charCodeAt(e) !== 44 /* , */) return -1;
-  e--;
-  while (isJsonSpace(text.charCodeAt(e))) e--;
-  return text.charCodeAt(e) === 125 /* } */ ? e + 1 : -1;
 }
 
 const OTLP_FIRST_KEYS = ['"resourceSpans"', '"resource_spans"'];
