@@ -126,7 +126,7 @@ describe('a file over the limit is read as a stream when it is JSON Lines or one
 
   it('inspect opens an OTLP export over 400 MB (a real process)', () => {
     // One export of three spans with ~134 MB of spaces after each (JSON allows them there): past the limit, cheap to read.
-    const spans = [0, 1, 2].map((i) => `{"traceId":"t","spanId":"s${i}","name":"step ${i}","startTimeUnixNano":"${1_700_000_000_000_000_000n + BigInt(i)}","endTimeUnixNano":"${1_700_000_000_000_000_001n + BigInt(i)}"}`);
+    const spans = [1, 2, 3].map((i) => `{"traceId":"${'ab'.repeat(16)}","spanId":"${String(i).padStart(16, '0')}","name":"step ${i}","startTimeUnixNano":"${1_700_000_000_000_000_000n + BigInt(i)}","endTimeUnixNano":"${1_700_000_000_000_000_001n + BigInt(i)}"}`);
     const big = join(tmp, 'big-export.json');
     const fd = openSync(big, 'w');
     const pad = Buffer.alloc(134 * 1024 * 1024, 0x20);
@@ -145,6 +145,8 @@ describe('a file over the limit is read as a stream when it is JSON Lines or one
       const r = runCli(['inspect', big, '--json'], { timeoutMs: 120_000 });
       expect(runCount(r)).toEqual([1]);
       expect((JSON.parse(r.stdout) as { files: { runs: { spans: number }[] }[] }).files[0].runs[0].spans).toBe(3);
+      // Every span read, none dropped: what the same export read whole gives.
+      expect(runCli(['inspect', big]).stdout).toContain('3 spans: 0 agent spans, 0 model calls, 0 tool calls, 3 kept as spans');
     } finally {
       rmSync(big, { force: true });
     }
