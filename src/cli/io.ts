@@ -6,7 +6,7 @@ import { isBusMessage } from '../import/formats/bus-messages.ts';
 import { JSON_LINES_NAME, readJsonLinesSync, startsJsonLines } from '../import/jsonl-stream.ts';
 import { startsOtlpDocument } from '../import/otlp-document-stream.ts';
 import { attachAnnotationSets } from '../model/annotations.ts';
-import { formatMb } from '../import/gunzip.ts';
+import { formatMb, GunzipError, GunzipStream, isGzipStart } from '../import/gunzip.ts';
 import { MAX_FILE_BYTES, startsPlainUtf8, TraceDecoder, TRACE_FILE_NAME } from '../import/parse-input.ts';
 import { originOf, withDefaults, type LlmRole, type LlmSettings } from '../llm/index.ts';
 import { appendAll } from '../model/large-arrays.ts';
@@ -180,10 +180,53 @@ function readAndDetect(file: string, format: string | undefined, maxBytes: numbe
 /** Bytes looked at to tell JSON Lines or an OTLP document (read as a stream past the limit) from anything else. */
 const HEAD_BYTES = 1 << 20;
 
+/** What a gzip file's trailer says it decodes to: the size of its last member, modulo 2^32. */
+function gzipDecodedSize(fd: number, size: number): number {
+  if (size < 18) return 0;
+  const trailer = new Uint8Array(4);
+  readSync(fd, trailer, 0, 4, size - 4);
+  return new DataView(trailer.buffer).getUint32(0, true);
+}
+
+/** The decoded bytes of compressed ones (`next` gives them in order), in the pieces the decoder makes. */
+function gunzipped(file: string, next: () => Uint8Array | undefined): () => Uint8Array | undefined {
+  const out: Uint8Array[] = [];
+  const gunzip = new GunzipStream({ maxBytes: Number.POSITIVE_INFINITY, onData: (c) => out.push(c) });
+  let ended = false;
+  return () => {
+    try {
+      while (out.length === 0 && !ended) {
+        const bytes = next();
+        if (bytes === undefined) {
+          ended = true;
+          gunzip.finish();
+        } else gunzip.push(bytes);
+      }
+    } catch (e) {
+      if (e instanceof GunzipError) throw new ImportError(file, 'gzip', '', e.message);
+      throw e;
+    }
+    return out.shift();
+  };
+}
+
+/** The first `size` bytes (or all, if fewer) of what `next` gives. */
+function firstBytes(next: () => Uint8Array | undefined, size: number): Uint8Array {
+  const head = new Uint8Array(size);
+  let filled = 0;
+  for (let bytes = next(); bytes !== undefined && filled < size; bytes = filled < size ? next() : undefined) {
+    const n = Math.min(bytes.length, size - filled);
+    head.set(bytes.subarray(0, n), filled);
+    filled += n;
+  }
+  return head.subarray(0, filled);
+}
+
 /**
- * A regular file over `maxBytes` that is UTF-8 JSON Lines or one OTLP/JSON document, read as a stream (as the studio
- * reads it: jsonl-stream.ts, ADR 0023 and 0080), so that it is never one string; undefined for anything else, which
- * readTraceText reads whole or refuses with its reason.
+ * A regular file over `maxBytes` that is UTF-8 JSON Lines or one OTLP/JSON document, plain or gzip-compressed (and
+ * then decoding to more than `maxBytes`), read as a stream as the studio reads it (jsonl-stream.ts, ADR 0023, 0028
+ * and 0080), so that it is never one string; undefined for anything else, which readTraceText reads whole or refuses
+ * with its reason.
  */
 function readStreamed(file: string, format: string | undefined, maxBytes: number): DetectedInput | undefined {
   let stat: Stats;
@@ -192,7 +235,7 @@ function readStreamed(file: string, format: string | undefined, maxBytes: number
   } catch {
     return undefined; // readTraceText says why
   }
-  if (!stat.isFile() || stat.size <= maxBytes) return undefined;
+  if (!stat.isFile()) return undefined;
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
@@ -201,21 +244,28 @@ function readStreamed(file: string, format: string | undefined, maxBytes: number
   }
   try {
     if (!fstatSync(fd).isFile()) return undefined;
-    const head = new Uint8Array(HEAD_BYTES);
-    const headLength = readSync(fd, head, 0, HEAD_BYTES, 0);
-    const first = head.subarray(0, headLength);
-    const lines = startsJsonLines(first, JSON_LINES_NAME.test(file));
-    if (!lines && !(startsPlainUtf8(first) && startsOtlpDocument(first))) return undefined;
-    const open = () => {
+    // A file within the limit is read whole, unless it is gzip decoding to more than the limit (its trailer's size of
+    // its last member says so); the head is then the first decoded MB.
+    const magic = new Uint8Array(2);
+    const gzip = readSync(fd, magic, 0, 2, 0) === 2 && isGzipStart(magic);
+    if (gzip ? gzipDecodedSize(fd, stat.size) <= maxBytes : stat.size <= maxBytes) return undefined;
+    const compressed = new Uint8Array(HEAD_BYTES);
+    const compressedLength = readSync(fd, compressed, 0, HEAD_BYTES, 0);
+    const bytesOf = (): (() => Uint8Array | undefined) => {
       let at = 0;
-      return () => {
+      const next = () => {
         // A fresh buffer each time: the decoder keeps a reference to the last bytes it was given.
         const buf = new Uint8Array(1 << 20);
         const n = readSync(fd, buf, 0, buf.length, at);
         at += n;
         return n === 0 ? undefined : buf.subarray(0, n);
       };
+      return gzip ? gunzipped(file, next) : next;
     };
+    const first = gzip ? firstBytes(bytesOf(), HEAD_BYTES) : compressed.subarray(0, compressedLength);
+    const lines = startsJsonLines(first, JSON_LINES_NAME.test(file.replace(/\.gz$/i, '')));
+    if (!lines && !(startsPlainUtf8(first) && startsOtlpDocument(first))) return undefined;
+    const open = bytesOf;
     const doc = readJsonLinesSync(file, open, { hashWhen: isBusMessage, lineReader: jsonLinesReaderFor, document: !lines });
     if (format === undefined) return detectParsed(file, doc);
     const importer = findImporter(format);

@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { busLines, multiMemberGzip } from '../testing/gzip-kit.ts';
 import { runCli } from '../testing/run-cli.ts';
@@ -103,10 +104,14 @@ describe('inspect reads only regular files', () => {
 describe('a file over the limit is read as a stream when it is JSON Lines or one OTLP document (ADR 0080)', () => {
   const OTLP = join(import.meta.dirname, '../../../shared/traces/otlp/rag_earnings_agent.json');
 
-  it('JSON Lines and an OTLP export over a lowered limit give the runs the whole file gives', () => {
+  it('JSON Lines and an OTLP export over a lowered limit, plain or gzip-compressed, give the runs the whole file gives', () => {
     const lines = join(tmp, 'bus-stream.jsonl');
     writeFileSync(lines, `${busLines(40).join('\n')}\n`);
     expect(readTraceFile(lines, undefined, 100)).toEqual(readTraceFile(lines));
+    // gzip-compressed, decoding to more than the limit: the same runs, decoded as read.
+    const zippedLines = join(tmp, 'bus-stream.jsonl.gz');
+    writeFileSync(zippedLines, gzipSync(readFileSync(lines)));
+    expect(readTraceFile(zippedLines, undefined, 100)).toEqual(readTraceFile(zippedLines));
     if (!existsSync(OTLP)) {
       console.warn(`skipped the OTLP half: ${OTLP} is absent (../shared)`);
       return;
@@ -116,6 +121,11 @@ describe('a file over the limit is read as a stream when it is JSON Lines or one
     const streamed = readTraceFile(otlp, undefined, 1000);
     expect(streamed.runs.length).toBeGreaterThan(0);
     expect(streamed).toEqual(readTraceFile(otlp));
+    const zipped = join(tmp, 'export.json.gz');
+    writeFileSync(zipped, gzipSync(readFileSync(OTLP)));
+    const whole = readTraceFile(zipped);
+    expect(whole.runs).toEqual(streamed.runs);
+    expect(readTraceFile(zipped, undefined, 1000)).toEqual(whole);
   });
 
   it('any other file over the limit is refused as before', () => {
