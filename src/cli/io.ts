@@ -1,12 +1,12 @@
 // Shared plumbing of the command line: argument parsing, reading trace files, the one-line error contract (SPEC §7).
 import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readSync, statSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { detectOrImportText, detectParsed, findImporter, importDetected, ImportError, IMPORTERS, jsonLinesReaderFor, type DetectedInput, type ImportedFile } from '../import/index.ts';
+import { detectOrImportText, detectParsed, importDetected, ImportError, jsonLinesReaderFor, type DetectedInput, type ImportedFile } from '../import/index.ts';
 import { isBusMessage } from '../import/formats/bus-messages.ts';
-import { JSON_LINES_NAME, readJsonLinesSync, startsJsonLines } from '../import/jsonl-stream.ts';
+import { gunzipPieces, JSON_LINES_NAME, readJsonLinesSync, startsJsonLines } from '../import/jsonl-stream.ts';
 import { startsOtlpDocument } from '../import/otlp-document-stream.ts';
 import { attachAnnotationSets } from '../model/annotations.ts';
-import { formatMb, GunzipError, GunzipStream, isGzipStart } from '../import/gunzip.ts';
+import { formatMb, gzipTrailerSize, isGzipStart } from '../import/gunzip.ts';
 import { MAX_FILE_BYTES, startsPlainUtf8, TraceDecoder, TRACE_FILE_NAME } from '../import/parse-input.ts';
 import { originOf, withDefaults, type LlmRole, type LlmSettings } from '../llm/index.ts';
 import { appendAll } from '../model/large-arrays.ts';
@@ -180,36 +180,6 @@ function readAndDetect(file: string, format: string | undefined, maxBytes: numbe
 /** Bytes looked at to tell JSON Lines or an OTLP document (read as a stream past the limit) from anything else. */
 const HEAD_BYTES = 1 << 20;
 
-/** What a gzip file's trailer says it decodes to: the size of its last member, modulo 2^32. */
-function gzipDecodedSize(fd: number, size: number): number {
-  if (size < 18) return 0;
-  const trailer = new Uint8Array(4);
-  readSync(fd, trailer, 0, 4, size - 4);
-  return new DataView(trailer.buffer).getUint32(0, true);
-}
-
-/** The decoded bytes of compressed ones (`next` gives them in order), in the pieces the decoder makes. */
-function gunzipped(file: string, next: () => Uint8Array | undefined): () => Uint8Array | undefined {
-  const out: Uint8Array[] = [];
-  const gunzip = new GunzipStream({ maxBytes: Number.POSITIVE_INFINITY, onData: (c) => out.push(c) });
-  let ended = false;
-  return () => {
-    try {
-      while (out.length === 0 && !ended) {
-        const bytes = next();
-        if (bytes === undefined) {
-          ended = true;
-          gunzip.finish();
-        } else gunzip.push(bytes);
-      }
-    } catch (e) {
-      if (e instanceof GunzipError) throw new ImportError(file, 'gzip', '', e.message);
-      throw e;
-    }
-    return out.shift();
-  };
-}
-
 /** The first `size` bytes (or all, if fewer) of what `next` gives. */
 function firstBytes(next: () => Uint8Array | undefined, size: number): Uint8Array {
   const head = new Uint8Array(size);
@@ -244,14 +214,14 @@ function readStreamed(file: string, format: string | undefined, maxBytes: number
   }
   try {
     if (!fstatSync(fd).isFile()) return undefined;
-    // A file within the limit is read whole, unless it is gzip decoding to more than the limit (its trailer's size of
-    // its last member says so); the head is then the first decoded MB.
+    // A file within the limit is read whole, unless it is gzip decoding to more than the limit (its trailer says so).
     const magic = new Uint8Array(2);
     const gzip = readSync(fd, magic, 0, 2, 0) === 2 && isGzipStart(magic);
-    if (gzip ? gzipDecodedSize(fd, stat.size) <= maxBytes : stat.size <= maxBytes) return undefined;
-    const compressed = new Uint8Array(HEAD_BYTES);
-    const compressedLength = readSync(fd, compressed, 0, HEAD_BYTES, 0);
-    const bytesOf = (): (() => Uint8Array | undefined) => {
+    const last4 = new Uint8Array(4);
+    if (gzip) readSync(fd, last4, 0, 4, Math.max(0, stat.size - 4));
+    if ((gzip ? gzipTrailerSize(stat.size, last4) : stat.size) <= maxBytes) return undefined;
+    // A reading of the file from its start, decoded when it is gzip.
+    const open = (): (() => Uint8Array | undefined) => {
       let at = 0;
       const next = () => {
         // A fresh buffer each time: the decoder keeps a reference to the last bytes it was given.
@@ -260,17 +230,13 @@ function readStreamed(file: string, format: string | undefined, maxBytes: number
         at += n;
         return n === 0 ? undefined : buf.subarray(0, n);
       };
-      return gzip ? gunzipped(file, next) : next;
+      return gzip ? gunzipPieces(file, next) : next;
     };
-    const first = gzip ? firstBytes(bytesOf(), HEAD_BYTES) : compressed.subarray(0, compressedLength);
+    const first = firstBytes(open(), HEAD_BYTES);
     const lines = startsJsonLines(first, JSON_LINES_NAME.test(file.replace(/\.gz$/i, '')));
     if (!lines && !(startsPlainUtf8(first) && startsOtlpDocument(first))) return undefined;
-    const open = bytesOf;
     const doc = readJsonLinesSync(file, open, { hashWhen: isBusMessage, lineReader: jsonLinesReaderFor, document: !lines });
-    if (format === undefined) return detectParsed(file, doc);
-    const importer = findImporter(format);
-    if (!importer) throw new ImportError(file, format, '', `unknown format; known: ${IMPORTERS.map((i) => i.id).join(', ')}`);
-    return { file, doc, importer };
+    return detectParsed(file, doc, format);
   } finally {
     closeSync(fd);
   }

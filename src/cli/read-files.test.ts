@@ -121,6 +121,18 @@ describe('a file over the limit is read as a stream when it is JSON Lines or one
     const streamed = readTraceFile(otlp, undefined, 1000);
     expect(streamed.runs.length).toBeGreaterThan(0);
     expect(streamed).toEqual(readTraceFile(otlp));
+    // --format as for a file read whole: the importer named, or the list of known ones.
+    expect(readTraceFile(otlp, 'otlp', 1000)).toEqual(streamed);
+    const unknownFormat = (max?: number) => {
+      try {
+        readTraceFile(otlp, 'nope', max);
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return 'no error';
+    };
+    expect(unknownFormat(1000)).toMatch(/^nope: unknown format; known: .*otlp/);
+    expect(unknownFormat(1000)).toBe(unknownFormat());
     const zipped = join(tmp, 'export.json.gz');
     writeFileSync(zipped, gzipSync(readFileSync(OTLP)));
     const whole = readTraceFile(zipped);

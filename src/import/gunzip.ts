@@ -16,6 +16,18 @@ export class GunzipError extends Error {
   }
 }
 
+/**
+ * What a gzip file says it decodes to, from its last 4 bytes (its trailer's ISIZE): the size of its last member,
+ * modulo 2^32, so the size of what it holds for a file of one member under 4 GiB. 0 for a file too short to have one.
+ */
+export function gzipTrailerSize(fileSize: number, last4: Uint8Array): number {
+  if (fileSize < GZIP_MIN_BYTES || last4.length < 4) return 0;
+  return new DataView(last4.buffer, last4.byteOffset, 4).getUint32(0, true);
+}
+
+/** The shortest gzip file: a 10-byte header, an empty deflate block and an 8-byte trailer. */
+const GZIP_MIN_BYTES = 18;
+
 export function isGzipStart(bytes: Uint8Array): boolean {
   return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
 }

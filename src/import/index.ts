@@ -172,13 +172,7 @@ export function detectText(file: string, text: string, options: ImportOptions & 
 function detectDoc(file: string, doc: ParsedInput, options: ImportOptions & { dropText?: boolean }): DetectedInput {
   let importer: FormatImporter;
   try {
-    if (options.format) {
-      const forced = findImporter(options.format);
-      if (!forced) throw new ImportError(file, options.format, '', `unknown format; known: ${IMPORTERS.map((i) => i.id).join(', ')}`);
-      importer = forced;
-    } else {
-      importer = detect(file, doc);
-    }
+    importer = importerFor(file, doc, options.format);
   } catch (e) {
     // A document nested too deeply is refused for that first, as when parseText checked it.
     checkDepth(file, doc);
@@ -187,6 +181,14 @@ function detectDoc(file: string, doc: ParsedInput, options: ImportOptions & { dr
   if (!importer.checksDepth) checkDepth(file, doc);
   if (options.dropText && !importer.readsText) doc.text = '';
   return { file, doc, importer };
+}
+
+/** The importer for `doc`: the one `format` names (an ImportError when none has that id), else the one detection picks. */
+function importerFor(file: string, doc: ParsedInput, format: string | undefined): FormatImporter {
+  if (!format) return detect(file, doc);
+  const forced = findImporter(format);
+  if (!forced) throw new ImportError(file, format, '', `unknown format; known: ${IMPORTERS.map((i) => i.id).join(', ')}`);
+  return forced;
 }
 
 /** The nesting-depth check parseText left to its caller (`deferDepth`), if not made yet. */
@@ -235,9 +237,9 @@ function isSpanTreeLine(value: unknown): boolean {
   return isSpanTreeFormatted({ kind: 'json', value, text: '' });
 }
 
-/** Detect the format of an input parsed elsewhere (JSON Lines read as a stream, jsonl-stream.ts). */
-export function detectParsed(file: string, doc: ParsedInput): DetectedInput {
-  return { file, doc, importer: detect(file, doc) };
+/** Detect the format of an input parsed elsewhere (JSON Lines read as a stream, jsonl-stream.ts), or take `format`'s. */
+export function detectParsed(file: string, doc: ParsedInput, format?: string): DetectedInput {
+  return { file, doc, importer: importerFor(file, doc, format) };
 }
 
 /** Import an input parsed elsewhere: detection, then the runs. */

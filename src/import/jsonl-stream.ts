@@ -74,7 +74,7 @@ export class JsonLinesParser implements LineDepthCheck {
   private carry = '';
   private line = 0;
   private started = false;
-  /** How a line is named in errors (1-based; `line N` unless the lines stand for something else: readOtlpDocument). */
+  /** How a line is named in errors (1-based; `line N` unless the lines stand for something else: documentSink). */
   lineName = (line: number): string => `line ${line}`;
 
   /**
@@ -120,7 +120,7 @@ export class JsonLinesParser implements LineDepthCheck {
     this.carry = text.slice(from);
   }
 
-  /** A value parsed elsewhere, taken as the next line's (readOtlpDocument: a small export of a document's spans). */
+  /** A value parsed elsewhere, taken as the next line's (a small export of an OTLP document's spans: documentSink). */
   takeValue(value: unknown): void {
     this.line++;
     this.takeParsed(value);
@@ -230,9 +230,29 @@ function iterate(chunks: ByteSource): AsyncIterator<Uint8Array> & { cancel(): vo
  * the decoded file is never held whole; `onCompressed` is told the compressed bytes read so far after each chunk.
  * A broken stream is an ImportError of format `gzip`, as the whole-text path says it.
  */
-export async function* gunzipChunks(file: string, chunks: ByteSource, onCompressed?: (bytesRead: number) => void): AsyncGenerator<Uint8Array, void, void> {
-  const out: Uint8Array[] = [];
+/**
+ * A gzip decoder that hands back what each push decodes, its failures as ImportErrors of `file`. gunzipChunks drives it
+ * from a stream, gunzipPieces from bytes read synchronously (the command line).
+ */
+function gunzipper(file: string): { push(bytes: Uint8Array): Uint8Array[]; finish(): Uint8Array[] } {
+  let out: Uint8Array[] = [];
   const gunzip = new GunzipStream({ maxBytes: Number.POSITIVE_INFINITY, onData: (c) => out.push(c) });
+  const taken = (work: () => void): Uint8Array[] => {
+    try {
+      work();
+    } catch (e) {
+      if (e instanceof GunzipError) throw new ImportError(file, 'gzip', '', e.message);
+      throw e;
+    }
+    const pieces = out;
+    out = [];
+    return pieces;
+  };
+  return { push: (bytes) => taken(() => gunzip.push(bytes)), finish: () => taken(() => gunzip.finish()) };
+}
+
+export async function* gunzipChunks(file: string, chunks: ByteSource, onCompressed?: (bytesRead: number) => void): AsyncGenerator<Uint8Array, void, void> {
+  const gunzip = gunzipper(file);
   const source = iterate(chunks);
   let read = 0;
   let done = false;
@@ -240,22 +260,34 @@ export async function* gunzipChunks(file: string, chunks: ByteSource, onCompress
     for (;;) {
       const next = await source.next();
       if (next.done) break;
-      gunzip.push(next.value);
       read += next.value.length;
-      onCompressed?.(read);
       // Handed on at once: fflate gives a new buffer for every piece, and the reader decodes each before the next push.
-      for (let i = 0; i < out.length; i++) yield out[i];
-      out.length = 0;
+      const pieces = gunzip.push(next.value);
+      onCompressed?.(read);
+      yield* pieces;
     }
-    gunzip.finish();
-    for (let i = 0; i < out.length; i++) yield out[i];
+    yield* gunzip.finish();
     done = true;
-  } catch (e) {
-    if (e instanceof GunzipError) throw new ImportError(file, 'gzip', '', e.message);
-    throw e;
   } finally {
     if (!done) source.cancel();
   }
+}
+
+/** The decoded bytes of gzip-compressed ones that `next` gives in order (undefined at their end), piece by piece. */
+export function gunzipPieces(file: string, next: () => Uint8Array | undefined): () => Uint8Array | undefined {
+  const gunzip = gunzipper(file);
+  let pieces: Uint8Array[] = [];
+  let at = 0;
+  let ended = false;
+  return () => {
+    while (at === pieces.length && !ended) {
+      const bytes = next();
+      if (bytes === undefined) ended = true;
+      pieces = bytes === undefined ? gunzip.finish() : gunzip.push(bytes);
+      at = 0;
+    }
+    return at < pieces.length ? pieces[at++] : undefined;
+  };
 }
 
 /** Whether `bytes` are one line and its newline, then nothing but white space. */
@@ -272,15 +304,15 @@ const GZIP_HEAD_BYTES = 1 << 20;
 /**
  * A gzip-compressed file read as a stream when it holds JSON Lines (startsJsonLines of its first decoded MB; the name
  * without `.gz` decides a first line longer than that): decoded, cut and parsed as read, so neither the file's
- * decoded bytes nor its text are ever whole, whatever their size; so is an OTLP document when `document` says so (see
- * readOtlpDocument). undefined when it holds something else (one JSON document, UTF-16): the caller reads it whole.
+ * decoded bytes nor its text are ever whole, whatever their size; so is an OTLP document when `documentWhen` says so
+ * (readJsonLines' `document`). undefined when it holds something else (one JSON document, UTF-16): the caller reads it whole.
  * `onRead` is told the compressed bytes read.
  */
 export async function readGzipJsonLines(
   file: string,
   chunks: ByteSource,
-  /** `document(head)`: whether what it holds, not JSON Lines, is an OTLP document to read as a stream (readOtlpDocument). */
-  options: ReadJsonLinesOptions & { namedJsonLines?: boolean; document?: (head: Uint8Array) => boolean } = {},
+  /** `documentWhen(head)`: whether what it holds, not JSON Lines, is an OTLP document to read as a stream (`document`). */
+  options: ReadJsonLinesOptions & { namedJsonLines?: boolean; documentWhen?: (head: Uint8Array) => boolean } = {},
 ): Promise<StreamedJsonLines | undefined> {
   let compressed = 0;
   const decoded = gunzipChunks(file, chunks, (n) => (compressed = n));
@@ -308,8 +340,9 @@ export async function readGzipJsonLines(
     }
     if (ended || size > 8 * GZIP_HEAD_BYTES || !onlyFirstLine(first)) break;
   }
-  const document = !startsJsonLines(first, options.namedJsonLines) && options.document?.(first) === true;
-  if (!document && !startsJsonLines(first, options.namedJsonLines)) {
+  const lines = startsJsonLines(first, options.namedJsonLines);
+  const document = !lines && options.documentWhen?.(first) === true;
+  if (!lines && !document) {
     if (!ended) await decoded.return();
     return undefined;
   }
@@ -319,7 +352,7 @@ export async function readGzipJsonLines(
   }
   const onRead = options.onRead;
   const reader = options.readAgain ? options.lineReader?.(file) : undefined;
-  const doc = await readLines(file, all(), { ...options, onRead: onRead && ((_, values) => onRead(compressed, values)) }, reader, document);
+  const doc = await readLines(file, all(), { ...options, document, onRead: onRead && ((_, values) => onRead(compressed, values)) }, reader);
   if (doc !== undefined) return doc;
   return readGzipJsonLines(file, options.readAgain!(), { ...options, lineReader: undefined, readAgain: undefined });
 }
@@ -337,26 +370,21 @@ export interface ReadJsonLinesOptions {
   lineReader?: (file: string) => JsonLinesReader | undefined;
   /** The file's bytes again, from the start (for gzip input: the compressed bytes). */
   readAgain?: () => ByteSource;
+  /** The bytes are one OTLP/JSON document, not JSON Lines (see readJsonLines). */
+  document?: boolean;
 }
 
-/** A UTF-8 JSON Lines byte stream read and parsed line by line; throws ImportError as parseText would. */
+/**
+ * A UTF-8 JSON Lines byte stream read and parsed line by line; throws ImportError as parseText would. With `document`,
+ * one OTLP/JSON document (an export with resourceSpans, or an array of them) however long (otlp-document-stream.ts): its
+ * spans, in small exports of their resource and scope, each read as a line of OTLP JSON Lines would be; the result is
+ * the `jsonl` input of those exports (`json` for one), and its errors and warnings name places in the file.
+ */
 export async function readJsonLines(file: string, chunks: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>, options: ReadJsonLinesOptions = {}): Promise<StreamedJsonLines> {
   const reader = options.readAgain ? options.lineReader?.(file) : undefined;
   const doc = await readLines(file, chunks, options, reader);
   if (doc !== undefined) return doc;
   return readJsonLines(file, options.readAgain!(), { ...options, lineReader: undefined, readAgain: undefined });
-}
-
-/**
- * One OTLP/JSON document (an export with resourceSpans) read as a stream, however long (otlp-document-stream.ts): its
- * spans, in small exports of their resource and scope, each read as a line of OTLP JSON Lines would be. The result is
- * the `jsonl` input of those exports (`json` for one); its errors and warnings name places in the file.
- */
-export async function readOtlpDocument(file: string, chunks: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>, options: ReadJsonLinesOptions = {}): Promise<StreamedJsonLines> {
-  const reader = options.readAgain ? options.lineReader?.(file) : undefined;
-  const doc = await readLines(file, chunks, options, reader, true);
-  if (doc !== undefined) return doc;
-  return readOtlpDocument(file, options.readAgain!(), { ...options, lineReader: undefined, readAgain: undefined });
 }
 
 /** Where a batch of a document's spans is in the file, as its errors name it. */
@@ -441,8 +469,8 @@ class ByteReading {
 }
 
 /** readJsonLines with `reader`; undefined when the reader spoiled the input (the caller reads the file again). */
-async function readLines(file: string, chunks: ByteSource, options: ReadJsonLinesOptions, lineReader: JsonLinesReader | undefined, document = false): Promise<StreamedJsonLines | undefined> {
-  const reading = new ByteReading(file, options.hashWhen, lineReader, document);
+async function readLines(file: string, chunks: ByteSource, options: ReadJsonLinesOptions, lineReader: JsonLinesReader | undefined): Promise<StreamedJsonLines | undefined> {
+  const reading = new ByteReading(file, options.hashWhen, lineReader, options.document === true);
   const every = options.progressEveryMs ?? 100;
   let reported = 0;
   const reader = 'getReader' in chunks ? chunks.getReader() : undefined;
@@ -470,22 +498,20 @@ async function readLines(file: string, chunks: ByteSource, options: ReadJsonLine
 }
 
 /**
- * readJsonLines (or, with `document`, readOtlpDocument) for bytes read synchronously: `open()` starts a reading of the
- * file from its start, whose function gives its next bytes (undefined at the end). The command line's reading of a
- * file larger than it reads whole.
+ * readJsonLines for bytes read synchronously: `open()` starts a reading of the file from its start, whose function
+ * gives its next bytes (undefined at the end). The command line's reading of a file larger than it reads whole.
  */
 export function readJsonLinesSync(
   file: string,
   open: () => () => Uint8Array | undefined,
-  options: { hashWhen?: (first: unknown) => boolean; lineReader?: (file: string) => JsonLinesReader | undefined; document?: boolean } = {},
+  options: Pick<ReadJsonLinesOptions, 'hashWhen' | 'lineReader' | 'document'> = {},
 ): StreamedJsonLines {
-  for (const lineReader of [options.lineReader?.(file), undefined]) {
+  const read = (lineReader: JsonLinesReader | undefined) => {
     const reading = new ByteReading(file, options.hashWhen, lineReader, options.document === true);
     const next = open();
     for (let bytes = next(); bytes !== undefined; bytes = next()) reading.push(bytes);
-    const doc = reading.finish();
-    if (doc !== undefined) return doc;
-    if (lineReader === undefined) break;
-  }
-  throw new Error('unreachable: a reading without a line reader is never spoiled');
+    return reading.finish();
+  };
+  // Read again without the line reader when it spoiled the input (a reading without one never does).
+  return read(options.lineReader?.(file)) ?? read(undefined)!;
 }

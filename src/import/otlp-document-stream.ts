@@ -2,7 +2,7 @@
 // are read as a stream; ADR 0080). An export `{"resourceSpans":[{"resource":…,"scopeSpans":[{"scope":…,"spans":[…]}]}]}`,
 // or each of an array of them, is cut as its text is decoded into small exports of one resource and scope with a batch
 // of their spans each, and each small export is read as a line of OTLP JSON Lines would be (jsonl-stream.ts
-// readOtlpDocument): the import is that of the same spans exported as JSON Lines, and the text is never whole. Only the
+// readJsonLines with `document`): the import is that of the same spans exported as JSON Lines, and the text is never whole. Only the
 // structure around the spans is scanned here (keys, brackets, where strings end); every value is parsed by JSON.parse,
 // which refuses what is not JSON. A resource or scope written after its spans cannot be given to spans already read:
 // such a document is refused at that key (exporters write them first; what the importer does not read, such as
@@ -60,7 +60,7 @@ export class OtlpDocumentStream {
   private lineStartBefore = 0;
   private ended = false;
   private started = false;
-  /** The members lists already made into objects (members): a member after that is not the small exports'. */
+  /** The members lists already made into objects (members): spans have been read, a member after that is dropped. */
   private readonly made = new WeakSet<readonly string[]>();
   /** The last place asked for (place): lines before it and where its line began. */
   private lastPlace = { at: -1, line: 0, start: 0 };
@@ -258,117 +258,122 @@ export class OtlpDocumentStream {
     }
   }
 
-  private *resourceSpans(where: string): Generator<void, void, Input> {
+  /**
+   * The members of the object at pos. `inner(key, at)` gives the reading of a member it takes (the scopes, the spans);
+   * each other member is kept for the small exports (member), `needed` naming those the importer reads.
+   */
+  private *object(
+    where: string,
+    members: string[],
+    needed: ReadonlySet<string>,
+    inner: (key: string, at: number) => Generator<void, void, Input> | undefined,
+  ): Generator<void, void, Input> {
     yield* this.expect(123 /* { */, `the object ${where}`);
-    const members: string[] = [];
     const keys = new Set<string>();
-    let spansRead = false;
+    for (;;) {
+      yield* this.next();
+      const at = this.base + this.pos;
+      const key = yield* this.key(keys, where);
+      if (key === undefined) return;
+      yield* inner(key, at) ?? this.member(members, key, needed, where, at);
+      if (!(yield* this.after(125 /* } */, where))) return;
+    }
+  }
+
+  /**
+   * A member other than the spans (or scopes): kept for the small exports while none has been made (members); after
+   * that, read and dropped, unless the importer reads it (`needed`): then an error at `at`, spans already read cannot
+   * be given it.
+   */
+  private *member(members: string[], key: string, needed: ReadonlySet<string>, where: string, at: number): Generator<void, void, Input> {
+    const made = this.made.has(members);
+    if (made && needed.has(key)) this.fail(at, `${where}.${key} comes after the spans it belongs to; a document this large is read as a stream, which needs it before them (save the trace as JSON Lines otherwise)`);
+    const text = yield* this.valueText();
+    if (!made) members.push(`${JSON.stringify(key)}:${text}`);
+  }
+
+  private *resourceSpans(where: string): Generator<void, void, Input> {
+    const members: string[] = [];
+    let resource: JsonObject | undefined;
     /** The key whose scopes' spans were read (the importer reads one of them: instrumentationLibrarySpans is the old name). */
     let spansUnder: string | undefined;
-    /** The members but the scopes, parsed when the first batch of spans needs them (none may come after that). */
-    let resourceObject: JsonObject | undefined;
-    for (;;) {
-      yield* this.next();
-      const at = this.base + this.pos;
-      const key = yield* this.key(keys, where);
-      if (key === undefined) return;
-      if (SCOPE_KEYS.has(key)) {
-        const read = () => {
-          if (spansUnder !== undefined && spansUnder !== key) this.fail(at, `${where} has spans under both ${spansUnder} and ${key}`);
-          spansUnder = key;
-          spansRead = true;
-        };
-        yield* this.array(`${where}.${key}`, (j) => this.scopeSpans(`${where}.${key}[${j}]`, key, () => (resourceObject ??= this.members(members, where)), read));
-      } else yield* this.member(members, key, spansRead && RESOURCE_KEYS.has(key) ? `${where}.${key}` : undefined, at);
-      if (!(yield* this.after(125 /* } */, where))) return;
-    }
+    yield* this.object(where, members, RESOURCE_KEYS, (key, at) => {
+      if (!SCOPE_KEYS.has(key)) return undefined;
+      // Asked for by each batch of spans: the resource's members, parsed once.
+      const resourceOf = () => {
+        if (spansUnder !== undefined && spansUnder !== key) this.fail(at, `${where} has spans under both ${spansUnder} and ${key}`);
+        spansUnder = key;
+        return (resource ??= this.members(members, where));
+      };
+      return this.array(`${where}.${key}`, (j) => this.scopeSpans(`${where}.${key}[${j}]`, key, resourceOf));
+    });
   }
 
-  /**
-   * A member other than the spans (or scopes): kept for the small exports while none has been made; after that,
-   * read and dropped, unless the importer reads it (`late`: its path), which is an error at `at`.
-   */
-  private *member(members: string[], key: string, late: string | undefined, at: number): Generator<void, void, Input> {
-    if (late !== undefined) this.fail(at, `${late} comes after the spans it belongs to; a document this large is read as a stream, which needs it before them (save the trace as JSON Lines otherwise)`);
-    const text = yield* this.valueText();
-    if (!this.made.has(members)) members.push(`${JSON.stringify(key)}:${text}`);
-  }
-
-  private *scopeSpans(where: string, scopeKey: string, resource: () => JsonObject, read: () => void): Generator<void, void, Input> {
-    yield* this.expect(123 /* { */, `the object ${where}`);
+  private *scopeSpans(where: string, scopeKey: string, resource: () => JsonObject): Generator<void, void, Input> {
     const members: string[] = [];
     let scope: JsonObject | undefined;
-    const keys = new Set<string>();
-    let spansRead = false;
-    for (;;) {
-      yield* this.next();
-      const at = this.base + this.pos;
-      const key = yield* this.key(keys, where);
-      if (key === undefined) return;
-      if (key === 'spans') {
-        yield* this.spans(`${where}.spans`, resource, scopeKey, () => (scope ??= this.members(members, where)), () => {
-          spansRead = true;
-          read();
-        });
-      } else yield* this.member(members, key, spansRead && SCOPE_OBJECT_KEYS.has(key) ? `${where}.${key}` : undefined, at);
-      if (!(yield* this.after(125 /* } */, where))) return;
-    }
+    yield* this.object(where, members, SCOPE_OBJECT_KEYS, (key) =>
+      key === 'spans' ? this.spans(`${where}.spans`, (spans) => ({ resourceSpans: [{ ...resource(), [scopeKey]: [{ ...(scope ??= this.members(members, where)), spans }] }] })) : undefined,
+    );
   }
 
   /**
-   * The spans array at pos, given to `emit` in batches of about batchChars characters, each parsed as one array,
-   * inside `resource` and `scope`. A batch is cut where
-   * the next span begins as the first one did (its `{"key"`, found with indexOf): a cut that falls inside a span
-   * (a link's `{"traceId"`) fails the batch's parse, which is then cut again by a scan of every span.
+   * The spans array at pos, given to `emit` in batches of about batchChars characters, each parsed as one array and put
+   * in its small export (`exportOf`). A batch is cut where the next span begins as the first one did (its `{"key"`,
+   * found with indexOf): a cut that falls inside a span (a link's `{"traceId"`) fails the batch's parse, which is then
+   * cut again by a scan of every span.
    */
-  private *spans(where: string, resource: () => JsonObject, scopeKey: string, scope: () => JsonObject, read: () => void): Generator<void, void, Input> {
+  private *spans(where: string, exportOf: (spans: unknown[]) => JsonObject): Generator<void, void, Input> {
     yield* this.expect(91 /* [ */, `the array ${where}`);
     if ((yield* this.next()) === 93 /* ] */) {
       this.pos++;
       return;
     }
     const head = yield* this.headAt();
-    for (;;) {
+    for (let more = true; more; ) {
       const first = this.base + this.pos;
-      let spans: unknown[] | undefined;
-      let more = true;
-      if (head !== undefined) {
-        while (!this.ended && this.buf.length - this.pos < 2 * this.batchChars) if (!(yield* this.more())) break;
-        // Looked for within the next batchChars only (a text pushed whole would be searched to its end each batch).
-        const from = this.pos + this.batchChars;
-        const at = this.buf.slice(from, from + this.batchChars + head.length).indexOf(head);
-        const found = at < 0 ? -1 : from + at;
-        const end = found > this.pos ? endBefore(this.buf, found) : -1;
-        if (end > this.pos) {
-          spans = parseBatch(this.buf, this.pos, end);
-          if (spans !== undefined) this.pos = found;
-        }
-      }
-      if (spans === undefined) {
-        // Span by span: their texts only (what is between them may be long, and is not kept), with where each begins.
-        const texts: string[] = [];
-        const starts: number[] = [];
-        let chars = 0;
-        while (more && chars < this.batchChars) {
-          if ((yield* this.next()) === -1) this.fail(this.base + this.pos, `the text ends inside ${where}`);
-          starts.push(this.base + this.pos);
-          const text = yield* this.valueText();
-          texts.push(text);
-          chars += text.length;
-          more = yield* this.after(93 /* ] */, where);
-        }
-        try {
-          spans = JSON.parse(`[${texts.join(',')}]`) as unknown[];
-        } catch (e) {
-          const at = /position (\d+)/.exec(e instanceof Error ? e.message : '');
-          this.fail(at ? placeIn(texts, starts, Number(at[1]) - 1) : starts[starts.length - 1], syntaxDetail(e));
-        }
-      }
-      read();
+      let spans = head === undefined ? undefined : yield* this.cutBatch(head);
+      if (spans === undefined) [spans, more] = yield* this.scannedBatch(where);
+      const value = exportOf(spans);
       const { line, column } = this.place(first);
-      const rs = { ...resource(), [scopeKey]: [{ ...scope(), spans }] };
-      this.emit({ value: { resourceSpans: [rs] }, line, column, first });
-      if (!more) return;
+      this.emit({ value, line, column, first });
+    }
+  }
+
+  /** The batch of spans at pos cut by `head` (pos moved past it), or undefined (no cut found, or it was no span's start). */
+  private *cutBatch(head: string): Generator<void, unknown[] | undefined, Input> {
+    while (!this.ended && this.buf.length - this.pos < 2 * this.batchChars) if (!(yield* this.more())) break;
+    // Looked for within the next batchChars only (a text pushed whole would be searched to its end each batch).
+    const from = this.pos + this.batchChars;
+    const at = this.buf.slice(from, from + this.batchChars + head.length).indexOf(head);
+    const end = at < 0 ? -1 : endBefore(this.buf, from + at);
+    const spans = end > this.pos ? parseBatch(this.buf, this.pos, end) : undefined;
+    if (spans !== undefined) this.pos = from + at;
+    return spans;
+  }
+
+  /**
+   * The batch of spans at pos, span by span: their texts only (what lies between them may be long, and is not kept),
+   * with where each begins, for the place of a syntax error. Also whether more spans follow.
+   */
+  private *scannedBatch(where: string): Generator<void, [unknown[], boolean], Input> {
+    const texts: string[] = [];
+    const starts: number[] = [];
+    let chars = 0;
+    let more = true;
+    while (more && chars < this.batchChars) {
+      if ((yield* this.next()) === -1) this.fail(this.base + this.pos, `the text ends inside ${where}`);
+      starts.push(this.base + this.pos);
+      const text = yield* this.valueText();
+      texts.push(text);
+      chars += text.length;
+      more = yield* this.after(93 /* ] */, where);
+    }
+    try {
+      return [JSON.parse(`[${texts.join(',')}]`) as unknown[], more];
+    } catch (e) {
+      const at = /position (\d+)/.exec(e instanceof Error ? e.message : '');
+      return this.fail(at ? placeIn(texts, starts, Number(at[1]) - 1) : starts[starts.length - 1], syntaxDetail(e));
     }
   }
 

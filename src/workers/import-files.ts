@@ -8,9 +8,9 @@ import { detectOrImportText, detectParsed, ImportError, importDetected, jsonLine
 import { attachAnnotationSets, type AnnotationSet } from '../model/annotations.ts';
 import { mapTicks, stepTicks } from '../model/run-builder.ts';
 import { decodeBytes, MAX_FILE_BYTES, startsPlainUtf8, TraceDecoder, type ParsedInput } from '../import/parse-input.ts';
-import { GZIP_JSON_LINES_NAME, JSON_LINES_NAME, readGzipJsonLines, readJsonLines, readOtlpDocument, startsJsonLines } from '../import/jsonl-stream.ts';
+import { GZIP_JSON_LINES_NAME, JSON_LINES_NAME, readGzipJsonLines, readJsonLines, startsJsonLines } from '../import/jsonl-stream.ts';
 import { startsOtlpDocument } from '../import/otlp-document-stream.ts';
-import { isGzipStart } from '../import/gunzip.ts';
+import { gzipTrailerSize, isGzipStart } from '../import/gunzip.ts';
 import { isBusMessage } from '../import/formats/bus-messages.ts';
 import { loadTokenCounter, tokenCounterLoaded, tokenEstimatesRefused } from '../import/tokens.ts';
 
@@ -52,14 +52,15 @@ export async function readFileInput(
     const onRead = onProgress && ((bytes: number) => onProgress('parsing', bytes));
     // An OTLP document that decodes to more than the limit (the gzip trailer's size of its last member says so) is
     // read as a stream too (ADR 0080); a smaller one is read whole, as when it is not compressed.
-    const document = (await gzipDecodedSize(file)) > maxWholeBytes ? startsOtlpDocument : undefined;
-    const parsed = await readGzipJsonLines(name, file.stream(), { namedJsonLines: GZIP_JSON_LINES_NAME.test(name), hashWhen: isBusMessage, onRead, progressEveryMs: READ_PROGRESS_EVERY_MS, lineReader: jsonLinesReaderFor, readAgain: () => file.stream(), document });
+    const last4 = new Uint8Array(await file.slice(Math.max(0, file.size - 4)).arrayBuffer());
+    const documentWhen = gzipTrailerSize(file.size, last4) > maxWholeBytes ? startsOtlpDocument : undefined;
+    const parsed = await readGzipJsonLines(name, file.stream(), { namedJsonLines: GZIP_JSON_LINES_NAME.test(name), hashWhen: isBusMessage, onRead, progressEveryMs: READ_PROGRESS_EVERY_MS, lineReader: jsonLinesReaderFor, readAgain: () => file.stream(), documentWhen });
     if (parsed) return { name, parsed };
   }
   if (file.size > maxWholeBytes && startsPlainUtf8(head) && startsOtlpDocument(head)) {
     // One OTLP/JSON export too large to read whole: its spans are read in small exports as the text is decoded.
     const onRead = onProgress && ((bytes: number) => onProgress('parsing', bytes));
-    const parsed = await readOtlpDocument(name, file.stream(), { onRead, progressEveryMs: READ_PROGRESS_EVERY_MS, lineReader: jsonLinesReaderFor, readAgain: () => file.stream() });
+    const parsed = await readJsonLines(name, file.stream(), { document: true, onRead, progressEveryMs: READ_PROGRESS_EVERY_MS, lineReader: jsonLinesReaderFor, readAgain: () => file.stream() });
     return { name, parsed };
   }
   if (file.size > maxWholeBytes) {
@@ -79,15 +80,6 @@ export async function readFileInput(
     if (text.indexOf('\0') === -1) return { name, text };
   }
   return { name, text: await readFileText(name, file, onProgress && ((bytes) => onProgress('reading', bytes))) };
-}
-
-/**
- * The decoded size of a gzip file as its trailer gives it: the size of its last member, modulo 2^32 (so, for a file of
- * one member under 4 GB, the size of what it holds). 0 when the file is too short to have one.
- */
-async function gzipDecodedSize(file: Blob): Promise<number> {
-  if (file.size < 18) return 0;
-  return new DataView(await file.slice(file.size - 4).arrayBuffer()).getUint32(0, true);
 }
 
 /** Reading progress is reported at most this often (a large file arrives in thousands of chunks). */
