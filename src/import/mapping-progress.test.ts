@@ -1,5 +1,5 @@
 // The mapping phase's determinate bar (ADR 0023): the OTLP importer ticks through its five passes over the spans and
-// the chat-log importer through its three over the messages and the value checks on the built run, every 16,384
+// the chat-log importer through its three over the messages and the value checks on the built run, every 4,096
 // items, with the total counted first.
 import { afterEach, describe, expect, it } from 'vitest';
 import { mapTicks } from '../model/run-builder.ts';
@@ -22,7 +22,7 @@ describe('mapping progress', () => {
     mapTicks.onTick = (done, total) => ticks.push({ done, total });
     const result = importFromOtlp({ kind: 'json', value: otlpDoc(spans), text: '' });
     expect(result.runs[0].steps.length).toBe(spans - 1); // the agent's span is its run, the tools' its steps
-    expect(ticks.length).toBeGreaterThanOrEqual(12); // 200,000 / 16,384 = 12
+    expect(ticks.length).toBeGreaterThanOrEqual(48); // 200,000 / 4,096 = 48
     expect(ticks.every((t) => t.total === 5 * spans)).toBe(true);
     expect(ticks.every((t, i) => i === 0 || t.done > ticks[i - 1].done)).toBe(true);
     // Ticks in each fifth: reading (≤ 40k), the tree as it takes each span in (40k–80k) and links it (80k–120k), the

@@ -132,7 +132,7 @@ describe('a JSON array of OTLP documents read one at a time', () => {
   });
 
   it('reads in pieces while the mapping bar listens, telling it nothing (no total is counted before reading)', () => {
-    // Enough spans for the mapping's progress to pass a tick (every 16,384 items) many times over.
+    // Enough spans for the mapping's progress to pass a tick (every 4,096 items) many times over.
     const text = JSON.stringify(Array.from({ length: 200 }, (_, t) => document(t + 1, 100)));
     const told: number[] = [];
     mapTicks.onTick = (_done, total) => told.push(total);

@@ -23,7 +23,7 @@ export interface RunHead {
  * importer maps a large file (a synchronous pass it cannot otherwise look into). Unset: nothing is called.
  */
 export const stepTicks: { onTick?: (steps: number) => void } = {};
-const STEP_TICK = 1 << 14;
+const STEP_TICK = 1 << 12;
 
 /**
  * Told as an importer's passes over a whole it counted first (spans read, then mapped; messages over each pass)
