@@ -3,11 +3,10 @@ import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readd
 import { dirname, join } from 'node:path';
 import { detectOrImportText, detectParsed, importDetected, ImportError, jsonLinesReaderFor, type DetectedInput, type ImportedFile } from '../import/index.ts';
 import { isBusMessage } from '../import/formats/bus-messages.ts';
-import { gunzipPieces, JSON_LINES_NAME, readJsonLinesSync, startsJsonLines } from '../import/jsonl-stream.ts';
-import { startsOtlpDocument } from '../import/otlp-document-stream.ts';
+import { documentKind, gunzipPieces, JSON_LINES_NAME, readJsonLinesSync, startsJsonLines } from '../import/jsonl-stream.ts';
 import { attachAnnotationSets } from '../model/annotations.ts';
 import { formatMb, gzipTrailerSize, isGzipStart } from '../import/gunzip.ts';
-import { MAX_FILE_BYTES, startsPlainUtf8, TraceDecoder, TRACE_FILE_NAME } from '../import/parse-input.ts';
+import { MAX_FILE_BYTES, TraceDecoder, TRACE_FILE_NAME } from '../import/parse-input.ts';
 import { originOf, withDefaults, type LlmRole, type LlmSettings } from '../llm/index.ts';
 import { appendAll } from '../model/large-arrays.ts';
 
@@ -234,8 +233,9 @@ function readStreamed(file: string, format: string | undefined, maxBytes: number
     };
     const first = firstBytes(open(), HEAD_BYTES);
     const lines = startsJsonLines(first, JSON_LINES_NAME.test(file.replace(/\.gz$/i, '')));
-    if (!lines && !(startsPlainUtf8(first) && startsOtlpDocument(first))) return undefined;
-    const doc = readJsonLinesSync(file, open, { hashWhen: isBusMessage, lineReader: jsonLinesReaderFor, document: !lines });
+    const document = lines ? undefined : documentKind(first);
+    if (!lines && !document) return undefined;
+    const doc = readJsonLinesSync(file, open, { hashWhen: isBusMessage, lineReader: jsonLinesReaderFor, document });
     return detectParsed(file, doc, format);
   } finally {
     closeSync(fd);

@@ -101,7 +101,7 @@ describe('inspect reads only regular files', () => {
   });
 });
 
-describe('a file over the limit is read as a stream when it is JSON Lines or one OTLP document (ADR 0080)', () => {
+describe('a file over the limit is read as a stream when it is UTF-8 JSON Lines or one JSON document (ADR 0080, 0081)', () => {
   const OTLP = join(import.meta.dirname, '../../../shared/traces/otlp/rag_earnings_agent.json');
 
   it('JSON Lines and an OTLP export over a lowered limit, plain or gzip-compressed, give the runs the whole file gives', () => {
@@ -140,10 +140,31 @@ describe('a file over the limit is read as a stream when it is JSON Lines or one
     expect(readTraceFile(zipped, undefined, 1000)).toEqual(whole);
   });
 
-  it('any other file over the limit is refused as before', () => {
+  it('any other JSON document over the limit is read as a stream into its value (ADR 0081); UTF-16 is refused as before', () => {
     const doc = join(tmp, 'chat-doc.json');
-    writeFileSync(doc, JSON.stringify({ messages: Array.from({ length: 50 }, (_, i) => ({ role: 'user', content: `m${i}` })) }));
-    expect(() => readTraceFile(doc, undefined, 100)).toThrow(/larger than the .* limit/);
+    writeFileSync(doc, JSON.stringify({ question: 'q', history: Array.from({ length: 50 }, (_, i) => ({ role: 'user', name: `a${i % 3}`, content: `m${i}` })) }));
+    const whole = readTraceFile(doc);
+    expect(whole.runs[0].steps).toHaveLength(50);
+    expect(readTraceFile(doc, undefined, 100)).toEqual(whole);
+    const zipped = join(tmp, 'chat-doc.json.gz');
+    writeFileSync(zipped, gzipSync(readFileSync(doc)));
+    expect(readTraceFile(zipped, undefined, 100)).toEqual(readTraceFile(zipped));
+    // A broken one says where, as the whole text does.
+    const broken = join(tmp, 'broken-doc.json');
+    writeFileSync(broken, readFileSync(doc, 'utf8').replace('"m17"', '"m17" x'));
+    const message = (max?: number) => {
+      try {
+        readTraceFile(broken, undefined, max);
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return 'no error';
+    };
+    expect(message(100)).toMatch(/line 1, column \d+/);
+    expect(message(100)).toBe(message());
+    const wide = join(tmp, 'wide-doc.json');
+    writeFileSync(wide, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(readFileSync(doc, 'utf8'), 'utf16le')]));
+    expect(() => readTraceFile(wide, undefined, 100)).toThrow(/larger than the .* limit/);
   });
 
   it('inspect opens an OTLP export over 400 MB (a real process)', () => {

@@ -62,6 +62,11 @@ export function knownJsonHash(value: object): string | undefined {
   return knownHashes.get(value);
 }
 
+/** Records hashJson(value), computed as `value` was read in pieces elsewhere (json-value-stream.ts). */
+export function rememberJsonHash(value: object, hash: string): void {
+  knownHashes.set(value, hash);
+}
+
 /** A text that is one JSON object with a large array member, parsed in pieces; undefined: parse it whole instead. */
 export function parseObjectInPieces(text: string, options: PiecesOptions): PiecesResult | undefined {
   try {
@@ -340,7 +345,7 @@ export function memberAt(text: string, i: number, keys: Set<string>): { key: str
 }
 
 /** An array index as a key ("0", "17"): JSON.parse lists such keys first, whatever their place in the text. */
-function isIndexLike(key: string): boolean {
+export function isIndexLike(key: string): boolean {
   return /^(0|[1-9]\d{0,9})$/.test(key) && Number(key) < 4294967295;
 }
 

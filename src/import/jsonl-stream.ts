@@ -8,7 +8,9 @@ import { checkJsonDepth } from './json-depth.ts';
 import type { ParsedInput } from './parse-input.ts';
 import { TextHash } from '../model/hash.ts';
 import { GunzipError, GunzipStream } from './gunzip.ts';
-import { OtlpDocumentStream, type DocumentPiece } from './otlp-document-stream.ts';
+import { OtlpDocumentStream, startsOtlpDocument, type DocumentPiece } from './otlp-document-stream.ts';
+import { JsonValueStream } from './json-value-stream.ts';
+import { startsPlainUtf8 } from './parse-input.ts';
 
 /** V8's longest string, in UTF-16 code units: a file whose text is longer can only be read as a stream. */
 export const MAX_STRING_CHARS = 2 ** 29 - 24;
@@ -304,15 +306,15 @@ const GZIP_HEAD_BYTES = 1 << 20;
 /**
  * A gzip-compressed file read as a stream when it holds JSON Lines (startsJsonLines of its first decoded MB; the name
  * without `.gz` decides a first line longer than that): decoded, cut and parsed as read, so neither the file's
- * decoded bytes nor its text are ever whole, whatever their size; so is an OTLP document when `documentWhen` says so
+ * decoded bytes nor its text are ever whole, whatever their size; so is one JSON document when `documentWhen` says so
  * (readJsonLines' `document`). undefined when it holds something else (one JSON document, UTF-16): the caller reads it whole.
  * `onRead` is told the compressed bytes read.
  */
 export async function readGzipJsonLines(
   file: string,
   chunks: ByteSource,
-  /** `documentWhen(head)`: whether what it holds, not JSON Lines, is an OTLP document to read as a stream (`document`). */
-  options: ReadJsonLinesOptions & { namedJsonLines?: boolean; documentWhen?: (head: Uint8Array) => boolean } = {},
+  /** `documentWhen(head)`: whether what it holds, not JSON Lines, is one JSON document to read as a stream, and which (`document`). */
+  options: ReadJsonLinesOptions & { namedJsonLines?: boolean; documentWhen?: (head: Uint8Array) => DocumentKind | undefined } = {},
 ): Promise<StreamedJsonLines | undefined> {
   let compressed = 0;
   const decoded = gunzipChunks(file, chunks, (n) => (compressed = n));
@@ -341,7 +343,7 @@ export async function readGzipJsonLines(
     if (ended || size > 8 * GZIP_HEAD_BYTES || !onlyFirstLine(first)) break;
   }
   const lines = startsJsonLines(first, options.namedJsonLines);
-  const document = !lines && options.documentWhen?.(first) === true;
+  const document = lines ? undefined : options.documentWhen?.(first);
   if (!lines && !document) {
     if (!ended) await decoded.return();
     return undefined;
@@ -370,15 +372,17 @@ export interface ReadJsonLinesOptions {
   lineReader?: (file: string) => JsonLinesReader | undefined;
   /** The file's bytes again, from the start (for gzip input: the compressed bytes). */
   readAgain?: () => ByteSource;
-  /** The bytes are one OTLP/JSON document, not JSON Lines (see readJsonLines). */
-  document?: boolean;
+  /** The bytes are one JSON document, not JSON Lines: an OTLP/JSON export, or any other (see readJsonLines, documentKind). */
+  document?: DocumentKind;
 }
 
 /**
  * A UTF-8 JSON Lines byte stream read and parsed line by line; throws ImportError as parseText would. With `document`,
- * one OTLP/JSON document (an export with resourceSpans, or an array of them) however long (otlp-document-stream.ts): its
- * spans, in small exports of their resource and scope, each read as a line of OTLP JSON Lines would be; the result is
- * the `jsonl` input of those exports (`json` for one), and its errors and warnings name places in the file.
+ * one JSON document however long:
+ * - 'otlp': an OTLP/JSON document (an export with resourceSpans, or an array of them; otlp-document-stream.ts): its
+ *   spans, in small exports of their resource and scope, each read as a line of OTLP JSON Lines would be; the result
+ *   is the `jsonl` input of those exports (`json` for one), and its errors and warnings name places in the file;
+ * - 'json': any other (json-value-stream.ts): the `json` input JSON.parse would give, its depth left to the importer.
  */
 export async function readJsonLines(file: string, chunks: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>, options: ReadJsonLinesOptions = {}): Promise<StreamedJsonLines> {
   const reader = options.readAgain ? options.lineReader?.(file) : undefined;
@@ -397,10 +401,39 @@ function asOtlp(error: unknown): unknown {
   return error instanceof ImportError && error.format === 'jsonl' ? new ImportError(error.file, 'otlp', error.location, error.detail) : error;
 }
 
+/** The kinds of one JSON document read as a stream (readJsonLines' `document`). */
+export type DocumentKind = 'otlp' | 'json';
+
+/**
+ * How a file over the whole-read limit whose decoded text starts with `head` is read as a stream when it is not JSON
+ * Lines: as an OTLP document ('otlp'), as any other JSON document ('json': UTF-8 starting with `{` or `[`), or not
+ * (undefined: UTF-16, binary, not JSON).
+ */
+export function documentKind(head: Uint8Array): DocumentKind | undefined {
+  if (!startsPlainUtf8(head)) return undefined;
+  if (startsOtlpDocument(head)) return 'otlp';
+  let i = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+  while (i < head.length && (head[i] === 32 || head[i] === 10 || head[i] === 13 || head[i] === 9)) i++;
+  return head[i] === 0x7b /* { */ || head[i] === 0x5b /* [ */ ? 'json' : undefined;
+}
+
 /** The decoded text's sink: JSON Lines (the parser itself), or one OTLP document cut into small exports. */
 interface TextSink {
   push(text: string): void;
   finish(): StreamedJsonLines;
+}
+
+/** One JSON document of any other kind, parsed into its value as its text comes (json-value-stream.ts). */
+function valueSink(file: string): TextSink {
+  const stream = new JsonValueStream(file);
+  return {
+    push: (text) => stream.push(text),
+    finish() {
+      stream.finish();
+      // Its depth is checked by the importer, or before it (index.ts importDetected), as for a document read whole.
+      return { kind: 'json', value: stream.value, text: '', depthUnchecked: true };
+    },
+  };
 }
 
 function documentSink(file: string, parser: JsonLinesParser, lineReader: JsonLinesReader | undefined): TextSink {
@@ -443,10 +476,10 @@ class ByteReading {
     private readonly file: string,
     hashWhen: ((first: unknown) => boolean) | undefined,
     lineReader: JsonLinesReader | undefined,
-    document: boolean,
+    document: DocumentKind | undefined,
   ) {
-    this.parser = new JsonLinesParser(file, hashWhen, lineReader);
-    this.sink = document ? documentSink(file, this.parser, lineReader) : this.parser;
+    this.parser = new JsonLinesParser(file, hashWhen, document === 'json' ? undefined : lineReader);
+    this.sink = document === 'otlp' ? documentSink(file, this.parser, lineReader) : document === 'json' ? valueSink(file) : this.parser;
   }
 
   push(bytes: Uint8Array): void {
@@ -470,7 +503,7 @@ class ByteReading {
 
 /** readJsonLines with `reader`; undefined when the reader spoiled the input (the caller reads the file again). */
 async function readLines(file: string, chunks: ByteSource, options: ReadJsonLinesOptions, lineReader: JsonLinesReader | undefined): Promise<StreamedJsonLines | undefined> {
-  const reading = new ByteReading(file, options.hashWhen, lineReader, options.document === true);
+  const reading = new ByteReading(file, options.hashWhen, lineReader, options.document);
   const every = options.progressEveryMs ?? 100;
   let reported = 0;
   const reader = 'getReader' in chunks ? chunks.getReader() : undefined;
@@ -507,7 +540,7 @@ export function readJsonLinesSync(
   options: Pick<ReadJsonLinesOptions, 'hashWhen' | 'lineReader' | 'document'> = {},
 ): StreamedJsonLines {
   const read = (lineReader: JsonLinesReader | undefined) => {
-    const reading = new ByteReading(file, options.hashWhen, lineReader, options.document === true);
+    const reading = new ByteReading(file, options.hashWhen, lineReader, options.document);
     const next = open();
     for (let bytes = next(); bytes !== undefined; bytes = next()) reading.push(bytes);
     return reading.finish();

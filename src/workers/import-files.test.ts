@@ -1,8 +1,9 @@
-import { closeSync, existsSync, ftruncateSync, mkdtempSync, openAsBlob, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, ftruncateSync, mkdtempSync, openAsBlob, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { join, resolve } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
+import { valueStreamSizes } from '../import/json-value-stream.ts';
 import { exportSession } from '../export/native.ts';
 import { makeRun } from '../testing/test-runs.ts';
 import { deliverEach, importFiles, readFileInput, readFileText, type ImportProgress } from './import-files.ts';
@@ -13,6 +14,15 @@ const encode = (text: string) => new TextEncoder().encode(text);
 const TRAIL = resolve(import.meta.dirname, '../../../shared/traces/trail');
 const TRAIL_ID = '0ebe673d64647ec44c370638b82d3c78';
 const OTLP = resolve(import.meta.dirname, '../../../shared/traces/otlp');
+const TRACES = resolve(import.meta.dirname, '../../../shared/traces');
+
+/** The `.json` files under `dir`, at any depth, in path order (the shared traces' JSON documents: MANIFEST.md). */
+function jsonDocumentsUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.json'))
+    .map((e) => join(e.parentPath, e.name))
+    .sort();
+}
 const OTLP_DOCS = [`${OTLP}/rag_earnings_agent.json`, `${OTLP}/quo_tav_agent.json`];
 const haveTrail = existsSync(`${TRAIL}/gaia/${TRAIL_ID}.json`) && existsSync(`${TRAIL}/annotations/${TRAIL_ID}.json`);
 
@@ -112,6 +122,43 @@ describe('readFileInput (a File, as the worker reads it)', () => {
     expect(streamed).toMatchObject({ location: whole.failures[0].location, detail: whole.failures[0].detail });
   });
 
+  it('reads every real JSON document as a stream past a lowered limit, into the runs the whole text gives (ADR 0081)', async () => {
+    const files = existsSync(TRACES) ? jsonDocumentsUnder(TRACES) : [];
+    if (files.length === 0) {
+      console.warn(`skipped: no JSON document under ${TRACES} (../shared is absent)`);
+      return;
+    }
+    const kinds = new Set<string>();
+    // Small sizes, so that the stream opens every object and array past 256 characters and parses the rest in batches.
+    const sizes = { ...valueStreamSizes };
+    Object.assign(valueStreamSizes, { smallChars: 256, batchChars: 128 });
+    onTestFinished(() => void Object.assign(valueStreamSizes, sizes));
+    for (const path of files) {
+      const text = readFileSync(path, 'utf8');
+      const name = path.slice(TRACES.length + 1);
+      const input = await readFileInput(name, new Blob([text]), undefined, 100);
+      expect('parsed' in input, name).toBe(true);
+      const streamed = await importFiles([input]);
+      const whole = await importFiles([{ name, text }]);
+      expect(streamed, name).toEqual(whole);
+      for (const f of whole.loaded) kinds.add(f.format);
+      // gzip-compressed, decoding to more than the limit: the same, decoded as read.
+      expect(await importFiles([await readFileInput(name, new Blob([gzipSync(text)]), undefined, 100)]), name).toEqual(whole);
+    }
+    // Every format the folder holds as one document went through the stream (the OTLP ones through theirs).
+    expect([...kinds].sort()).toEqual(expect.arrayContaining(['chat-log', 'langfuse', 'openai-chat', 'otlp', 'span-tree', 'trail-annotations']));
+  }, 120_000);
+
+  it('a message-bus log written as one JSON document is refused when read as a stream (its run id is its text hash)', async () => {
+    const messages = Array.from({ length: 30 }, (_, i) => ({ sender: i % 2 ? 'a' : 'b', type: 'channel_message', content: `m${i}`, recipients: ['@all'], thread_id: null }));
+    const text = JSON.stringify(messages);
+    const whole = await importFiles([{ name: 'messages.json', text }]);
+    expect(whole.loaded[0]?.format).toBe('message-bus-log');
+    const streamed = await importFiles([await readFileInput('messages.json', new Blob([text]), undefined, 100)]);
+    expect(streamed.loaded).toEqual([]);
+    expect(streamed.failures[0]?.detail).toMatch(/read as JSON Lines only .* save it one message per line/);
+  });
+
   it('refuses a file that is not JSON Lines and too long for one string, after reading only its head', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mas-read-input-'));
     try {
@@ -123,7 +170,7 @@ describe('readFileInput (a File, as the worker reads it)', () => {
         () => undefined,
         (e: unknown) => e as Error & { detail?: string },
       );
-      expect(error?.detail).toMatch(/^file is 401 MB; the limit is 400 MB for a file read whole .* JSON Lines/);
+      expect(error?.detail).toMatch(/^file is 401 MB; the limit is 400 MB for a file read whole, and only UTF-8 JSON .* is read as a stream past it/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -146,9 +193,9 @@ describe('importFiles (the import worker’s work)', () => {
     }
     expect(loaded[0].runs[0].steps).toHaveLength(40_000);
     const counts = progress.filter((p) => p.phase === 'mapping' && p.done !== undefined).map((p) => p.done);
-    // Every 16,384 messages (the first may fall within 100 ms of the parse's last report, ~2 MB of text in batches).
+    // Every 4,096 messages (the first may fall within 100 ms of the parse's last report, ~2 MB of text in batches).
     expect(counts.length).toBeGreaterThan(0);
-    expect(counts.every((n) => n! % 16384 === 0)).toBe(true);
+    expect(counts.every((n) => n! % 4096 === 0)).toBe(true);
     // The chat-log importer counts its passes (3 per message) and the checks on its run (1 per step): a total, so the
     // row's bar is determinate, and it moves on while the checks run.
     expect(progress.filter((p) => p.phase === 'mapping' && p.done !== undefined).every((p) => p.total === 160_000)).toBe(true);

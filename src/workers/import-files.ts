@@ -8,8 +8,7 @@ import { detectOrImportText, detectParsed, ImportError, importDetected, jsonLine
 import { attachAnnotationSets, type AnnotationSet } from '../model/annotations.ts';
 import { mapTicks, stepTicks } from '../model/run-builder.ts';
 import { decodeBytes, MAX_FILE_BYTES, startsPlainUtf8, TraceDecoder, type ParsedInput } from '../import/parse-input.ts';
-import { GZIP_JSON_LINES_NAME, JSON_LINES_NAME, readGzipJsonLines, readJsonLines, startsJsonLines } from '../import/jsonl-stream.ts';
-import { startsOtlpDocument } from '../import/otlp-document-stream.ts';
+import { documentKind, GZIP_JSON_LINES_NAME, JSON_LINES_NAME, readGzipJsonLines, readJsonLines, startsJsonLines } from '../import/jsonl-stream.ts';
 import { gzipTrailerSize, isGzipStart } from '../import/gunzip.ts';
 import { isBusMessage } from '../import/formats/bus-messages.ts';
 import { loadTokenCounter, tokenCounterLoaded, tokenEstimatesRefused } from '../import/tokens.ts';
@@ -28,7 +27,8 @@ const megabytes = (n: number) => `${Math.round(n / 1048576).toLocaleString('en')
 /**
  * A File read for import: JSON Lines (UTF-8, plain or gzip-compressed) as a stream, line by line, so that its text
  * is never one string and a file past the longest string V8 can hold still opens (jsonl-stream.ts); so is one UTF-8
- * OTLP/JSON export larger than `maxWholeBytes`, a batch of its spans at a time (otlp-document-stream.ts); anything else read
+ * JSON document larger than `maxWholeBytes`: an OTLP/JSON export a batch of its spans at a time
+ * (otlp-document-stream.ts), any other parsed into its value in pieces (json-value-stream.ts); anything else read
  * whole (UTF-8 by Blob.text(), else decoded by readFileText), refused before a byte is read when it is larger than one
  * string may be. `onProgress` gets the bytes read (undefined: not counted) and the phase ('reading', or 'parsing' for
  * JSON Lines, parsed as they are read).
@@ -50,17 +50,19 @@ export async function readFileInput(
     // gzip-compressed JSON Lines too, decoded as read (the bar counts the compressed bytes); anything else inside is
     // read whole below, from the start again.
     const onRead = onProgress && ((bytes: number) => onProgress('parsing', bytes));
-    // An OTLP document that decodes to more than the limit (the gzip trailer's size of its last member says so) is
-    // read as a stream too (ADR 0080); a smaller one is read whole, as when it is not compressed.
+    // One JSON document that decodes to more than the limit (the gzip trailer's size of its last member says so) is
+    // read as a stream too (ADR 0080, 0081); a smaller one is read whole, as when it is not compressed.
     const last4 = new Uint8Array(await file.slice(Math.max(0, file.size - 4)).arrayBuffer());
-    const documentWhen = gzipTrailerSize(file.size, last4) > maxWholeBytes ? startsOtlpDocument : undefined;
+    const documentWhen = gzipTrailerSize(file.size, last4) > maxWholeBytes ? documentKind : undefined;
     const parsed = await readGzipJsonLines(name, file.stream(), { namedJsonLines: GZIP_JSON_LINES_NAME.test(name), hashWhen: isBusMessage, onRead, progressEveryMs: READ_PROGRESS_EVERY_MS, lineReader: jsonLinesReaderFor, readAgain: () => file.stream(), documentWhen });
     if (parsed) return { name, parsed };
   }
-  if (file.size > maxWholeBytes && startsPlainUtf8(head) && startsOtlpDocument(head)) {
-    // One OTLP/JSON export too large to read whole: its spans are read in small exports as the text is decoded.
+  const document = file.size > maxWholeBytes ? documentKind(head) : undefined;
+  if (document) {
+    // One JSON document too large to read whole, parsed as the text is decoded: an OTLP/JSON export's spans in small
+    // exports (ADR 0080), any other document into its value (ADR 0081).
     const onRead = onProgress && ((bytes: number) => onProgress('parsing', bytes));
-    const parsed = await readJsonLines(name, file.stream(), { document: true, onRead, progressEveryMs: READ_PROGRESS_EVERY_MS, lineReader: jsonLinesReaderFor, readAgain: () => file.stream() });
+    const parsed = await readJsonLines(name, file.stream(), { document, onRead, progressEveryMs: READ_PROGRESS_EVERY_MS, lineReader: jsonLinesReaderFor, readAgain: () => file.stream() });
     return { name, parsed };
   }
   if (file.size > maxWholeBytes) {
@@ -68,7 +70,7 @@ export async function readFileInput(
       name,
       'unknown',
       '',
-      `file is ${megabytes(file.size)}; the limit is ${megabytes(maxWholeBytes)} for a file read whole (one JSON document other than a UTF-8 OTLP export, gzip or UTF-16: a browser holds at most about 512 MB of text in one string). Save the trace as JSON Lines (one JSON value per line, e.g. one OTLP export or one message per line, UTF-8, gzip-compressed or not): those are read line by line, whatever their size.`,
+      `file is ${megabytes(file.size)}; the limit is ${megabytes(maxWholeBytes)} for a file read whole, and only UTF-8 JSON (JSON Lines, or one document starting with { or [), plain or gzip-compressed, is read as a stream past it (a browser holds at most about 512 MB of text in one string). Save the trace as UTF-8 JSON or JSON Lines.`,
     );
   }
   if (startsPlainUtf8(head)) {

@@ -15,6 +15,7 @@
 // - The first final answer closes the run: outcome final answer, run end time. No final answer: outcome failure.
 // - Run id: `bus-<hashText of the file text>` (as the run-line importer names runs).
 import { hashText } from '../../model/hash.ts';
+import { FormatProblem } from '../errors.ts';
 import type { BusStepData, BusTally, Outcome, Run, Step } from '../../model/types.ts';
 import { RunBuilder } from '../../model/run-builder.ts';
 import { contentText, documentsOf, titleFromTask, unmappedFields } from './chat-log.ts';
@@ -238,8 +239,11 @@ export const busMessagesImporter: FormatImporter = {
     return docs.length > 0 && docs.every((d) => isBusMessage(d.value));
   },
   importDoc(doc): ImportResult {
-    // Read as a stream (jsonl-stream.ts), the input has no text but its hash, the same hashText gives.
-    return { runs: [runFromBus(documentsOf(doc), textHashOf(doc) ?? hashText(doc.text))], annotationSets: [], warnings: [] };
+    // Read as a stream (jsonl-stream.ts), the input has no text but its hash, the same hashText gives. One JSON
+    // document read as a stream (json-value-stream.ts) keeps neither: its run could not be named as when read whole.
+    const hash = textHashOf(doc) ?? (doc.text !== '' ? hashText(doc.text) : undefined);
+    if (hash === undefined) throw new FormatProblem('', 'a message-bus log this large is read as JSON Lines only (its run is named by a hash of its text, which one JSON document read as a stream does not keep): save it one message per line');
+    return { runs: [runFromBus(documentsOf(doc), hash)], annotationSets: [], warnings: [] };
   },
   // The run id is a hash of the file's text (or of the stream's, textHash).
   readsText: true,

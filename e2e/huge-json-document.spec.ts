@@ -1,0 +1,81 @@
+// One JSON document of a format other than OTLP, larger than the file size read whole (400 MB), opens: its text is
+// parsed in pieces into its value as it is read (issue 14 goal 2, json-value-stream.ts, ADR 0081). The large file is a
+// real Who&When chat log with ~4 MB of spaces and newlines after each message (JSON allows them there), so that it
+// passes the limit without a huge run; it must give the run the same log gives when read whole, and so must the same
+// gzip-compressed. Before, such a file was refused before a byte was read.
+import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { constants, gzipSync } from 'node:zlib';
+import { expect, test, type Page } from '@playwright/test';
+import { fileRuns, openStudio } from './fixtures.ts';
+
+const LIMIT = 400 * 1024 * 1024;
+const LOG = resolve(import.meta.dirname, '../../shared/traces/who-and-when/hand-crafted/1.json');
+
+/** What the Library's row and the opened run say about the file's run. */
+async function opened(page: Page, file: string, name: string) {
+  await page.getByTestId('open-file-input').setInputFiles(file);
+  const row = fileRuns(page, name);
+  await expect(row).toHaveCount(1, { timeout: 90_000 });
+  const listed = (await row.innerText()).replace(name, '').replace(/saving…|saved/g, '').replace(/\s+/g, ' ').trim();
+  await row.getByRole('button').first().click();
+  const counts = page.getByTestId('run-step-counts');
+  await expect(counts).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByTestId('token-charts-panel')).toBeVisible();
+  return { listed, steps: await counts.getAttribute('data-steps'), counts: await counts.innerText(), tokens: await page.getByTestId('token-charts-panel').innerText() };
+}
+
+test('a chat log too large to read whole is parsed as a stream, into the run the same log gives', async ({ page, browser }, testInfo) => {
+  test.skip(!existsSync(LOG), `${LOG} is absent (../shared)`);
+  test.setTimeout(240_000);
+  const text = readFileSync(LOG, 'utf8');
+  const small = testInfo.outputPath('chat-log.json');
+  writeFileSync(small, text);
+  const log = JSON.parse(text) as Record<string, unknown> & { history: unknown[] };
+  const pad = `\n${' '.repeat(Math.ceil((LIMIT + 8 * 1024 * 1024) / log.history.length))}`;
+  const big = testInfo.outputPath('large-chat-log.json');
+  const zipped = testInfo.outputPath('large-chat-log.json.gz');
+  // The same members in the same order; the history's messages each followed by the spaces.
+  const fd = openSync(big, 'w');
+  try {
+    writeSync(fd, '{');
+    for (const [i, key] of Object.keys(log).entries()) {
+      writeSync(fd, `${i > 0 ? ',' : ''}${JSON.stringify(key)}:`);
+      if (key !== 'history') writeSync(fd, JSON.stringify(log[key]));
+      else {
+        writeSync(fd, '[');
+        for (const [j, message] of log.history.entries()) writeSync(fd, `${j > 0 ? ',' : ''}${JSON.stringify(message)}${pad}`);
+        writeSync(fd, ']');
+      }
+    }
+    writeSync(fd, '}');
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    expect(statSync(big).size).toBeGreaterThan(LIMIT);
+
+    await openStudio(page);
+    const whole = await opened(page, small, 'chat-log.json');
+    expect(Number(whole.steps)).toBe(log.history.length);
+
+    // A fresh context: its own library (the two files hold the same log, which would be one run).
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const other = await context.newPage();
+    await openStudio(other);
+    expect(await opened(other, big, 'large-chat-log.json')).toEqual(whole);
+    await expect(other.getByTestId('failure-detail')).toHaveCount(0);
+    await context.close();
+
+    // gzip-compressed (a few MB: the spaces compress), it decodes to more than the limit: parsed as a stream as well.
+    writeFileSync(zipped, gzipSync(readFileSync(big), { level: constants.Z_BEST_SPEED }));
+    const third = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page3 = await third.newPage();
+    await openStudio(page3);
+    expect(await opened(page3, zipped, 'large-chat-log.json.gz')).toEqual(whole);
+    await third.close();
+  } finally {
+    rmSync(big, { force: true });
+    rmSync(zipped, { force: true });
+  }
+});
