@@ -55,6 +55,36 @@ export function writeHugeJsonl(path: string, gzip = false, document = false): nu
   return decodedBytes;
 }
 
+/**
+ * The same ~4 KB texts as one chat log (`{question, history:[{content, role, name}]}`, the Who&When shape): one JSON
+ * document of HUGE_STEPS messages among 8 agents, longer than one string, read as a stream into its value
+ * (json-value-stream.ts). Returns its size.
+ */
+export function writeHugeChatLog(path: string): number {
+  let bytes = 0;
+  const fd = openSync(path, 'w');
+  const content = 'lorem ipsum dolor sit amet, '.repeat(146);
+  try {
+    const write = (text: string) => {
+      bytes += Buffer.byteLength(text);
+      writeSync(fd, text);
+    };
+    write('{"question": "Summarise the pages the team fetched.",\n "history": [\n');
+    for (let line = 0; line < LINES; line++) {
+      const messages: string[] = [];
+      for (let k = 0; k < SPANS_PER_LINE; k++) {
+        const i = line * SPANS_PER_LINE + k;
+        messages.push(`  {"content": "${i} ${content}", "role": "${i % 2 ? 'user' : 'assistant'}", "name": "agent-${i % 8}"}`);
+      }
+      write(`${line === 0 ? '' : ',\n'}${messages.join(',\n')}`);
+    }
+    write('\n ],\n "mistake_agent": "agent-3", "mistake_step": "17"}\n');
+  } finally {
+    closeSync(fd);
+  }
+  return bytes;
+}
+
 function peakRss(): number {
   const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'));
   return m ? Number(m[1]) * 1024 : 0;

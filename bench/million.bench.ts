@@ -27,11 +27,12 @@
 // imported (src/import/jsonl-stream.ts), with its peak RSS; and the same gzip-compressed (`hugegz`), decoded as read.
 // And that file (643 MB, 150,000 steps of ~4 KB) in Chromium (`hugeweb`): dropped on the Library, its run opened, with
 // the longest main-thread task on the way (≤ 100 ms) and the browser's peak PSS in a run of its own (reported); and the
-// same spans as one OTLP/JSON export (`hugedoc`), read as a stream a batch of spans at a time.
+// same spans as one OTLP/JSON export (`hugedoc`), read as a stream a batch of spans at a time; and the same texts as one
+// chat log (`hugechat`, 623 MB, one JSON document), parsed from its text in pieces into its value (json-value-stream.ts).
 //
 //   npx vite build --outDir <dir> && BENCH_DIST=<dir> npx tsx bench/million.bench.ts
 //   BENCH_STEPS=…        steps per file (default 1M)
-//   BENCH_ONLY=chat|otlp|cancel|huge|hugegz|hugeweb|hugedoc   one part only (several: comma-separated)
+//   BENCH_ONLY=chat|otlp|cancel|huge|hugegz|hugeweb|hugedoc|hugechat   one part only (several: comma-separated)
 //   BENCH_MEMORY_TRACE=1 print the browser's total PSS each second, from the drop to the painted run view (memory run)
 //   BENCH_GC_PROBE=1     with BENCH_MEMORY_TRACE: at the painted run view, also each worker's JS heap after a full
 //                        collection (CDP HeapProfiler.collectGarbage): how much of what it holds is garbage. Changes
@@ -58,7 +59,7 @@ import { appDist, printLongTaskProfile, printProfile, profileWorkers, type CpuPr
 import { writeResults, type Figure } from './results.ts';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 1_000_000);
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'chat,otlp,cancel,huge,hugegz,hugeweb,hugedoc').split(','));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'chat,otlp,cancel,huge,hugegz,hugeweb,hugedoc,hugechat').split(','));
 const OPEN_TARGET_MS = 6000;
 const LONG_TASK_TARGET_MS = 100;
 const MEMORY_TARGET_BYTES = 1.5 * 2 ** 30;
@@ -853,13 +854,13 @@ async function main(): Promise<void> {
       }
       // A file larger than one string, in the browser: read by the import worker as a stream (Blob.stream), never one
       // string. JSON Lines (the Node part's file), and the same spans as one OTLP export (otlp-document-stream.ts).
-      const hugeInBrowser = async (key: string, document: boolean) => {
-        const { writeHugeJsonl, HUGE_STEPS } = await import('./million-huge.ts');
-        const huge = join(tmp, document ? 'huge-otlp.json' : 'huge-otlp.jsonl');
-        const textBytes = writeHugeJsonl(huge, false, document);
-        const what = document ? 'one OTLP/JSON export' : 'a JSON Lines file';
+      const hugeInBrowser = async (key: string, kind: 'jsonl' | 'otlp-document' | 'chat-log') => {
+        const { writeHugeJsonl, writeHugeChatLog, HUGE_STEPS } = await import('./million-huge.ts');
+        const huge = join(tmp, kind === 'jsonl' ? 'huge-otlp.jsonl' : kind === 'otlp-document' ? 'huge-otlp.json' : 'huge-chat.json');
+        const textBytes = kind === 'chat-log' ? writeHugeChatLog(huge) : writeHugeJsonl(huge, false, kind === 'otlp-document');
+        const what = kind === 'jsonl' ? 'a JSON Lines file' : kind === 'otlp-document' ? 'one OTLP/JSON export' : 'one chat log (a JSON document)';
         console.log(`${what} larger than one string (${mb(textBytes)}), in Chromium through the Library; load average ${loadavg()[0].toFixed(2)}`);
-        const label = `${document ? 'OTLP/JSON export (one document)' : 'JSON Lines file'} larger than V8's longest string (${mb(textBytes)}) in Chromium`;
+        const label = `${kind === 'jsonl' ? 'JSON Lines file' : kind === 'otlp-document' ? 'OTLP/JSON export (one document)' : 'chat log (one JSON document)'} larger than V8's longest string (${mb(textBytes)}) in Chromium`;
         try {
           const m = await openThroughLibrary(base, huge);
           console.log(`    memory run (the browser's PSS sampled every 100 ms); load average ${loadavg()[0].toFixed(2)}`);
@@ -870,6 +871,14 @@ async function main(): Promise<void> {
           figures.push(
             { name: `${label}: file drop → run view painted`, value: m.openMs, unit: 'ms', target: 'imports and opens, every step', pass: textBytes > 2 ** 29 && steps === HUGE_STEPS, note: `run listed at ${m.listedMs.toFixed(0)} ms; ${m.rows}` },
             { name: `${label}: longest main-thread task, drop → run view painted`, value: m.longestTaskMs, unit: 'ms', target: `≤ ${LONG_TASK_TARGET_MS} ms`, pass: m.longestTaskMs <= LONG_TASK_TARGET_MS, note: `${m.longTasks.length} long tasks` },
+            {
+              name: `${label}: progress bar shown from the drop to the run listed, longest time it stood still`,
+              value: m.stillMs,
+              unit: 'ms',
+              target: `bar all along, ≤ ${STILL_TARGET_MS} ms still`,
+              pass: m.barAllAlong && m.rowAllAlong && m.stillMs <= STILL_TARGET_MS,
+              note: `${m.progressChanges} changes; longest still from ${m.stillFrom}; bar all along: ${m.barAllAlong ? 'yes' : 'no'}; row all along: ${m.rowAllAlong ? 'yes' : 'no'}`,
+            },
             { name: `${label}: peak memory of the browser's processes (sum of PSS)`, value: peak / 2 ** 20, unit: 'MB', target: 'reported', pass: true, note: typeof mem === 'string' ? `the memory run failed: ${mem}` : `${gb(peak)}; sampled in a run of its own (painted there at ${mem.openMs.toFixed(0)} ms)` },
           );
           details[key] = { textBytes, ...m, memoryRun: typeof mem === 'string' ? { error: mem } : mem };
@@ -882,8 +891,9 @@ async function main(): Promise<void> {
           rmSync(huge, { force: true });
         }
       };
-      if (ONLY.has('hugeweb')) await hugeInBrowser('hugeweb', false);
-      if (ONLY.has('hugedoc')) await hugeInBrowser('hugedoc', true);
+      if (ONLY.has('hugeweb')) await hugeInBrowser('hugeweb', 'jsonl');
+      if (ONLY.has('hugedoc')) await hugeInBrowser('hugedoc', 'otlp-document');
+      if (ONLY.has('hugechat')) await hugeInBrowser('hugechat', 'chat-log');
     } finally {
       server.close();
     }
