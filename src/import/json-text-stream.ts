@@ -211,9 +211,15 @@ export abstract class JsonTextStream {
     }
   }
 
-  /** The text after the document: nothing but whitespace. */
+  /**
+   * The text after the document: nothing but whitespace. Another value there is likely JSON Lines whose first line was
+   * too long for the file to be told so from its head: the message says how to have it read so.
+   */
   protected *end(): Reading {
-    if ((yield* this.next()) !== -1) this.fail(this.base + this.pos, 'more text after the end of the JSON document');
+    const c = yield* this.next();
+    if (c === -1) return;
+    const lines = c === 123 /* { */ || c === 91 /* [ */ ? ': if the file is JSON Lines (one JSON value per line), name it .jsonl or .ndjson to have it read so' : '';
+    this.fail(this.base + this.pos, `more text after the end of the JSON document${lines}`);
   }
 
   /**
