@@ -6,7 +6,7 @@ import { isBusMessage } from '../import/formats/bus-messages.ts';
 import { documentKind, gunzipPieces, JSON_LINES_NAME, readJsonLinesSync, startsJsonLines } from '../import/jsonl-stream.ts';
 import { attachAnnotationSets } from '../model/annotations.ts';
 import { formatMb, gzipTrailerSize, isGzipStart } from '../import/gunzip.ts';
-import { MAX_FILE_BYTES, TraceDecoder, TRACE_FILE_NAME } from '../import/parse-input.ts';
+import { DecodedPastLimitError, MAX_FILE_BYTES, TraceDecoder, TRACE_FILE_NAME } from '../import/parse-input.ts';
 import { originOf, withDefaults, type LlmRole, type LlmSettings } from '../llm/index.ts';
 import { appendAll } from '../model/large-arrays.ts';
 
@@ -15,8 +15,9 @@ export class CliError extends Error {
   constructor(
     readonly file: string,
     what: string,
+    options?: { cause?: unknown },
   ) {
-    super(what);
+    super(what, options);
   }
 }
 
@@ -153,12 +154,12 @@ export function readTraceText(file: string, maxBytes = MAX_FILE_BYTES): string {
 
 function cliErrorOf(file: string, e: ImportError): CliError {
   const where = [e.format !== 'unknown' ? `${e.format}` : '', e.location].filter(Boolean).join(' at ');
-  return new CliError(file, where ? `${where}: ${e.detail}` : e.detail);
+  return new CliError(file, where ? `${where}: ${e.detail}` : e.detail, { cause: e });
 }
 
 export function readTraceFile(file: string, format?: string, maxBytes = MAX_FILE_BYTES): ImportedFile {
   try {
-    const read = readStreamed(file, format, maxBytes) ?? readAndDetect(file, format, maxBytes);
+    const read = readStreamed(file, format, maxBytes) ?? readAndDetect(file, format, maxBytes, () => readStreamed(file, format, maxBytes, true));
     return 'importer' in read ? importDetected(read) : read;
   } catch (e) {
     if (e instanceof ImportError) throw cliErrorOf(file, e);
@@ -172,8 +173,20 @@ export function readTraceFile(file: string, format?: string, maxBytes = MAX_FILE
  * A JSON array of OTLP documents is imported here already, one document at a time from the text (detectOrImportText:
  * the same file, without the whole parse tree; ADR 0047).
  */
-function readAndDetect(file: string, format: string | undefined, maxBytes: number): DetectedInput | ImportedFile {
-  return detectOrImportText(file, readTraceText(file, maxBytes), { format, dropText: true });
+function readAndDetect(file: string, format: string | undefined, maxBytes: number, streamed: () => DetectedInput | undefined): DetectedInput | ImportedFile {
+  let text: string;
+  try {
+    text = readTraceText(file, maxBytes);
+  } catch (e) {
+    // gzip of several members, the last one small: its trailer said it fits, and it did not. Read as a stream.
+    if (e instanceof CliError && e.cause instanceof DecodedPastLimitError) return streamed() ?? throwAgain(e);
+    throw e;
+  }
+  return detectOrImportText(file, text, { format, dropText: true });
+}
+
+function throwAgain(e: unknown): never {
+  throw e;
 }
 
 /** Bytes looked at to tell JSON Lines or an OTLP document (read as a stream past the limit) from anything else. */
@@ -197,7 +210,7 @@ function firstBytes(next: () => Uint8Array | undefined, size: number): Uint8Arra
  * and 0080), so that it is never one string; undefined for anything else, which readTraceText reads whole or refuses
  * with its reason.
  */
-function readStreamed(file: string, format: string | undefined, maxBytes: number): DetectedInput | undefined {
+function readStreamed(file: string, format: string | undefined, maxBytes: number, pastLimit = false): DetectedInput | undefined {
   let stat: Stats;
   try {
     stat = statSync(file);
@@ -214,11 +227,13 @@ function readStreamed(file: string, format: string | undefined, maxBytes: number
   try {
     if (!fstatSync(fd).isFile()) return undefined;
     // A file within the limit is read whole, unless it is gzip decoding to more than the limit (its trailer says so).
+    // A gzip file past the limit is read as a stream whatever its trailer says (several members: the last one's size).
     const magic = new Uint8Array(2);
     const gzip = readSync(fd, magic, 0, 2, 0) === 2 && isGzipStart(magic);
     const last4 = new Uint8Array(4);
     if (gzip) readSync(fd, last4, 0, 4, Math.max(0, stat.size - 4));
-    if ((gzip ? gzipTrailerSize(stat.size, last4) : stat.size) <= maxBytes) return undefined;
+    // `pastLimit`: a gzip file that decoded past the limit though its trailer said less (several members).
+    if (!pastLimit && stat.size <= maxBytes && (!gzip || gzipTrailerSize(stat.size, last4) <= maxBytes)) return undefined;
     // A reading of the file from its start, decoded when it is gzip.
     const open = (): (() => Uint8Array | undefined) => {
       let at = 0;

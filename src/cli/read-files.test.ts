@@ -162,6 +162,13 @@ describe('a file over the limit is read as a stream when it is UTF-8 JSON Lines 
     };
     expect(message(100)).toMatch(/line 1, column \d+/);
     expect(message(100)).toBe(message());
+    // gzip of two members, the last one small (its trailer says 10 bytes): read again as a stream once past the limit.
+    const members = join(tmp, 'members-doc.json.gz');
+    const docText = readFileSync(doc, 'utf8');
+    writeFileSync(members, Buffer.concat([gzipSync(docText.slice(0, -10)), gzipSync(docText.slice(-10))]));
+    expect(statSync(members).size).toBeLessThan(1000);
+    expect(docText.length).toBeGreaterThan(1000);
+    expect(readTraceFile(members, undefined, 1000)).toEqual(readTraceFile(members));
     const wide = join(tmp, 'wide-doc.json');
     writeFileSync(wide, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(readFileSync(doc, 'utf8'), 'utf16le')]));
     expect(() => readTraceFile(wide, undefined, 100)).toThrow(/larger than the .* limit/);

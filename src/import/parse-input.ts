@@ -138,6 +138,12 @@ class TextSink {
 }
 
 /**
+ * gzip whose decoded text passed the limit while it was read whole: its trailer said less (it gives the size of the
+ * last member only, and a file may have several). The reader may read it again as a stream (ADR 0081).
+ */
+export class DecodedPastLimitError extends ImportError {}
+
+/**
  * A trace file's bytes to text, pushed as they are read. gzip is recognised by its first two bytes and decoded as a
  * stream; more than `maxBytes` read or decoded stops at once with an ImportError.
  */
@@ -197,7 +203,7 @@ export class TraceDecoder {
     try {
       run();
     } catch (e) {
-      if (e instanceof GunzipError) throw new ImportError(this.file, 'gzip', '', e.message);
+      if (e instanceof GunzipError) throw new (e.kind === 'limit' ? DecodedPastLimitError : ImportError)(this.file, 'gzip', '', e.message);
       throw e;
     }
   }

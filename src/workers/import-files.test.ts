@@ -149,6 +149,26 @@ describe('readFileInput (a File, as the worker reads it)', () => {
     expect([...kinds].sort()).toEqual(expect.arrayContaining(['chat-log', 'langfuse', 'openai-chat', 'otlp', 'span-tree', 'trail-annotations']));
   }, 120_000);
 
+  it('a gzip document of several members, its last one small, is read again as a stream once it decodes past the limit', async () => {
+    const history = Array.from({ length: 400 }, (_, i) => ({ content: `message ${i}`, role: 'assistant', name: `agent-${i % 3}` }));
+    const text = JSON.stringify({ question: 'q', history });
+    const whole = await importFiles([{ name: 'chat.json.gz', text }]);
+    // Two members, the second of 10 bytes: the trailer says 10 bytes, under the limit, and so is the compressed size.
+    const zipped = new Blob([gzipSync(text.slice(0, -10)), gzipSync(text.slice(-10))]);
+    const limit = 8000;
+    expect(zipped.size).toBeLessThan(limit);
+    expect(text.length).toBeGreaterThan(limit);
+    const phases: string[] = [];
+    const input = await readFileInput('chat.json.gz', zipped, (phase) => phases.push(phase), limit);
+    expect('parsed' in input).toBe(true);
+    expect(phases).toContain('parsing');
+    expect(await importFiles([input])).toEqual(whole);
+    // Not JSON inside: refused with the limit's message, as before.
+    const binary = new Blob([gzipSync(new Uint8Array(3 * limit).fill(7)), gzipSync('x')]);
+    const error = await readFileInput('data.gz', binary, undefined, limit).then(() => undefined, (e: unknown) => e as { detail?: string });
+    expect(error?.detail).toMatch(/decompressed size exceeds the .* limit/);
+  });
+
   it('a message-bus log written as one JSON document is refused when read as a stream (its run id is its text hash)', async () => {
     const messages = Array.from({ length: 30 }, (_, i) => ({ sender: i % 2 ? 'a' : 'b', type: 'channel_message', content: `m${i}`, recipients: ['@all'], thread_id: null }));
     const text = JSON.stringify(messages);

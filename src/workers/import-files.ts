@@ -7,7 +7,7 @@
 import { detectOrImportText, detectParsed, ImportError, importDetected, jsonLinesReaderFor, type DetectedInput, type ImportedFile, type LoadedFile } from '../import/index.ts';
 import { attachAnnotationSets, type AnnotationSet } from '../model/annotations.ts';
 import { mapTicks, stepTicks } from '../model/run-builder.ts';
-import { decodeBytes, MAX_FILE_BYTES, startsPlainUtf8, TraceDecoder, type ParsedInput } from '../import/parse-input.ts';
+import { decodeBytes, DecodedPastLimitError, MAX_FILE_BYTES, startsPlainUtf8, TraceDecoder, type ParsedInput } from '../import/parse-input.ts';
 import { documentKind, GZIP_JSON_LINES_NAME, JSON_LINES_NAME, readGzipJsonLines, readJsonLines, startsJsonLines } from '../import/jsonl-stream.ts';
 import { gzipTrailerSize, isGzipStart } from '../import/gunzip.ts';
 import { isBusMessage } from '../import/formats/bus-messages.ts';
@@ -41,6 +41,7 @@ export async function readFileInput(
   maxWholeBytes = MAX_FILE_BYTES,
 ): Promise<FileInput> {
   const head = new Uint8Array(await file.slice(0, HEAD_BYTES).arrayBuffer());
+  const gzipOptions = { namedJsonLines: GZIP_JSON_LINES_NAME.test(name), hashWhen: isBusMessage, progressEveryMs: READ_PROGRESS_EVERY_MS, lineReader: jsonLinesReaderFor, readAgain: () => file.stream() };
   if (startsJsonLines(head, JSON_LINES_NAME.test(name))) {
     // Only a message-bus log is named by its text's hash: the text is hashed for that one.
     const parsed = await readJsonLines(name, file.stream(), { hashWhen: isBusMessage, onRead: onProgress && ((bytes) => onProgress('parsing', bytes)), progressEveryMs: READ_PROGRESS_EVERY_MS, lineReader: jsonLinesReaderFor, readAgain: () => file.stream() });
@@ -50,11 +51,12 @@ export async function readFileInput(
     // gzip-compressed JSON Lines too, decoded as read (the bar counts the compressed bytes); anything else inside is
     // read whole below, from the start again.
     const onRead = onProgress && ((bytes: number) => onProgress('parsing', bytes));
-    // One JSON document that decodes to more than the limit (the gzip trailer's size of its last member says so) is
-    // read as a stream too (ADR 0080, 0081); a smaller one is read whole, as when it is not compressed.
+    // One JSON document that decodes to more than the limit (the gzip trailer's size of its last member says so, or the
+    // compressed size is past it already) is read as a stream too (ADR 0080, 0081); a smaller one is read whole, as
+    // when it is not compressed (and read again as a stream if it decodes past the limit after all: below).
     const last4 = new Uint8Array(await file.slice(Math.max(0, file.size - 4)).arrayBuffer());
-    const documentWhen = gzipTrailerSize(file.size, last4) > maxWholeBytes ? documentKind : undefined;
-    const parsed = await readGzipJsonLines(name, file.stream(), { namedJsonLines: GZIP_JSON_LINES_NAME.test(name), hashWhen: isBusMessage, onRead, progressEveryMs: READ_PROGRESS_EVERY_MS, lineReader: jsonLinesReaderFor, readAgain: () => file.stream(), documentWhen });
+    const documentWhen = gzipTrailerSize(file.size, last4) > maxWholeBytes || file.size > maxWholeBytes ? documentKind : undefined;
+    const parsed = await readGzipJsonLines(name, file.stream(), { ...gzipOptions, onRead, documentWhen });
     if (parsed) return { name, parsed };
   }
   const document = file.size > maxWholeBytes ? documentKind(head) : undefined;
@@ -81,7 +83,16 @@ export async function readFileInput(
     const text = await file.text();
     if (text.indexOf('\0') === -1) return { name, text };
   }
-  return { name, text: await readFileText(name, file, onProgress && ((bytes) => onProgress('reading', bytes))) };
+  try {
+    return { name, text: await readFileText(name, file, onProgress && ((bytes) => onProgress('reading', bytes)), maxWholeBytes) };
+  } catch (e) {
+    if (!(e instanceof DecodedPastLimitError)) throw e;
+    // gzip of several members, the last one small: its trailer said it fits. Read again as a stream, as a trailer
+    // that said so would have had it read; refused as before when it holds no JSON document.
+    const parsed = await readGzipJsonLines(name, file.stream(), { ...gzipOptions, onRead: onProgress && ((bytes) => onProgress('parsing', bytes)), documentWhen: documentKind });
+    if (!parsed) throw e;
+    return { name, parsed };
+  }
 }
 
 /** Reading progress is reported at most this often (a large file arrives in thousands of chunks). */
@@ -91,8 +102,8 @@ const READ_PROGRESS_EVERY_MS = 100;
  * A File read and decoded in one pass, chunk by chunk as it is read (so decoding overlaps the disk, and the file's
  * bytes are never held whole). Throws ImportError for what decodeBytes refuses (binary data, over the limit).
  */
-export async function readFileText(name: string, file: Blob, onRead?: (bytesRead: number) => void): Promise<string> {
-  const decoder = new TraceDecoder(name);
+export async function readFileText(name: string, file: Blob, onRead?: (bytesRead: number) => void, maxBytes = MAX_FILE_BYTES): Promise<string> {
+  const decoder = new TraceDecoder(name, { maxBytes });
   const reader = file.stream().getReader();
   let read = 0;
   let reported = 0;
