@@ -163,6 +163,11 @@ describe('readFileInput (a File, as the worker reads it)', () => {
     expect('parsed' in input).toBe(true);
     expect(phases).toContain('parsing');
     expect(await importFiles([input])).toEqual(whole);
+    // One member: its trailer says it decodes past the limit, so it is read as a stream at once (never read whole).
+    const single: string[] = [];
+    const once = await readFileInput('chat.json.gz', new Blob([gzipSync(text)]), (phase) => single.push(phase), limit);
+    expect(single.length > 0 && single.every((p) => p === 'parsing')).toBe(true);
+    expect(await importFiles([once])).toEqual(whole);
     // Not JSON inside: refused with the limit's message, as before.
     const binary = new Blob([gzipSync(new Uint8Array(3 * limit).fill(7)), gzipSync('x')]);
     const error = await readFileInput('data.gz', binary, undefined, limit).then(() => undefined, (e: unknown) => e as { detail?: string });
