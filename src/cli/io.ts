@@ -179,14 +179,11 @@ function readAndDetect(file: string, format: string | undefined, maxBytes: numbe
     text = readTraceText(file, maxBytes);
   } catch (e) {
     // gzip of several members, the last one small: its trailer said it fits, and it did not. Read as a stream.
-    if (e instanceof CliError && e.cause instanceof DecodedPastLimitError) return streamed() ?? throwAgain(e);
+    const doc = e instanceof CliError && e.cause instanceof DecodedPastLimitError ? streamed() : undefined;
+    if (doc) return doc;
     throw e;
   }
   return detectOrImportText(file, text, { format, dropText: true });
-}
-
-function throwAgain(e: unknown): never {
-  throw e;
 }
 
 /** Bytes looked at to tell JSON Lines or an OTLP document (read as a stream past the limit) from anything else. */

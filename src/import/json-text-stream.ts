@@ -135,6 +135,9 @@ export abstract class JsonTextStream {
    * array not closed within `limit` characters (then only: past MAX_VALUE_CHARS a value is refused).
    */
   protected *valueEnd(limit = Infinity): Reading<number> {
+    // What cannot begin a value is refused here (a scan for its end would read the rest of the text).
+    const c = this.buf.charCodeAt(this.pos);
+    if (!startsValue(c)) this.fail(this.base + this.pos, Number.isNaN(c) ? 'the text ends where a value should be' : 'expected a value');
     for (;;) {
       const end = valueEnd(this.buf, this.pos, this.pos + limit);
       // A number or literal that reaches the end of the text read may go on in the next text.
@@ -158,12 +161,13 @@ export abstract class JsonTextStream {
   }
 
   /**
-   * The key of the member at pos and pos moved past its colon; undefined at the object's `}` (taken). With `keys`, a
-   * key already among them is refused (a stream cannot take back what it gave for the first).
+   * The key of the member at pos and pos moved past its colon; undefined at the `}` of an empty object (taken:
+   * `first`, no member read yet; after a comma a key must follow). With `keys`, a key already among them is refused (a
+   * stream cannot take back what it gave for the first).
    */
-  protected *key(keys: Set<string> | undefined, where: string): Reading<string | undefined> {
+  protected *key(keys: Set<string> | undefined, where: string, first: boolean): Reading<string | undefined> {
     const c = yield* this.next();
-    if (c === 125 /* } */) {
+    if (c === 125 /* } */ && first) {
       this.pos++;
       return undefined;
     }
@@ -254,6 +258,11 @@ export abstract class JsonTextStream {
       return this.fail(at ? placeIn(texts, starts, Number(at[1]) - 1) : starts[starts.length - 1], syntaxDetail(e));
     }
   }
+}
+
+/** Whether a JSON value may begin with this character code: `{ [ " -`, a digit, or `t f n` (true, false, null). */
+function startsValue(c: number): boolean {
+  return c === 123 || c === 91 || c === 34 || c === 45 || (c >= 48 && c <= 57) || c === 116 || c === 102 || c === 110;
 }
 
 /** The place in the file of character `at` of `texts` joined by commas, each text from its place in `starts`. */

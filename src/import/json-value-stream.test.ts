@@ -84,8 +84,9 @@ describe('JsonValueStream', () => {
   it('refuses what JSON.parse refuses, with an ImportError only (fuzz)', () => {
     const base = JSON.stringify({ history: Array.from({ length: 40 }, (_, i) => ({ content: `m${i}`, n: i, ok: true, x: null })), q: 'z' });
     fc.assert(
-      fc.property(fc.nat({ max: base.length - 1 }), fc.constantFrom('', ',', '}', ']', '"', '{', '[', 'x', '\\', ':', ' '), fc.array(fc.nat({ max: base.length }), { maxLength: 5 }), (at, insert, cuts) => {
-        const text = base.slice(0, at) + insert + base.slice(at + 1);
+      fc.property(fc.nat({ max: base.length - 1 }), fc.constantFrom('', ',', '}', ']', '"', '{', '[', 'x', '\\', ':', ' '), fc.boolean(), fc.array(fc.nat({ max: base.length }), { maxLength: 5 }), (at, insert, replace, cuts) => {
+        // The character at `at` replaced, or the insertion put before it (a comma before a bracket: `,]`, `,}`).
+        const text = base.slice(0, at) + insert + base.slice(replace ? at + 1 : at);
         let want: unknown;
         let wantError = false;
         try {
@@ -138,6 +139,10 @@ describe('JsonValueStream', () => {
     expect(fails('{"a": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]}\n{"a": [2]}\n')).toMatch(/more text after the end of the JSON document: if the file is JSON Lines .* name it \.jsonl/);
     expect(fails('{"a": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14]')).toMatch(/ends inside/);
     expect(fails('"just a string"')).toMatch(/starts with \{ or \[/);
+    // A comma before the end of an object or array, in an opened one: refused where it is, without reading on.
+    expect(fails('{"a": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14], "b": 2,}')).toMatch(/expected a key/);
+    expect(fails('{"a": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,], "b": 2}')).toBe('expected a value');
+    expect(fails('{"a": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14], "b": }')).toBe('expected a value');
     const deep = `${'['.repeat(20)}${'0,'.repeat(40)}0${']'.repeat(20)}`;
     expect(fails(deep, { smallChars: 10, batchChars: 5, maxDepth: 8 })).toMatch(/nested more than 8 levels/);
     expect(shape(streamed(deep, [], { smallChars: 10, batchChars: 5, maxDepth: 20 }))).toEqual(shape(JSON.parse(deep)));

@@ -134,7 +134,15 @@ export class JsonValueStream extends JsonTextStream {
         take(batch);
         continue;
       }
-      more = yield* this.scanned(depth, 93 /* ] */, 'an array', take, (v) => out.push(v), () => this.hash?.update(out.length > 0 ? ',' : ''), yield* this.elements());
+      // No cut: the elements scanned one by one, up to a batch's worth, or up to a large one, which is opened.
+      const texts = yield* this.elements();
+      if (texts.texts.length > 0) take(this.parseTexts(texts.texts, texts.starts));
+      more = texts.more;
+      if (texts.large) {
+        if (out.length > 0) this.hash?.update(',');
+        out.push(yield* this.valueAt(depth + 1));
+        more = yield* this.after(93 /* ] */, 'an array');
+      }
     }
     this.hash?.update(']');
     return out;
@@ -168,31 +176,12 @@ export class JsonValueStream extends JsonTextStream {
     return c === 123 || c === 91 ? yield* this.valueEnd(this.smallChars) : yield* this.valueEnd();
   }
 
-  /**
-   * Gives the parsed values of `texts` to `take`, then, when they stopped before a large value, that value (opened,
-   * after `beforeLarge`) to `takeLarge`: whether more of the array follows.
-   */
-  private *scanned(
-    depth: number,
-    close: number,
-    where: string,
-    take: (batch: unknown[]) => void,
-    takeLarge: (v: unknown) => void,
-    beforeLarge: () => void,
-    texts: Texts,
-  ): Reading<boolean> {
-    if (texts.texts.length > 0) take(this.parseTexts(texts.texts, texts.starts));
-    if (!texts.large) return texts.more;
-    beforeLarge();
-    takeLarge(yield* this.valueAt(depth + 1));
-    return yield* this.after(close, where);
-  }
-
   /** An object larger than SMALL_CHARS, at pos: its small members' values parsed in batches, each larger one opened. */
   private *openObject(depth: number): Reading<JsonObject> {
     this.pos++; // {
     const out: JsonObject = {};
     const keysSet = new Set<string>();
+    let members = 0;
     this.hash?.update('{');
     const feedKey = (key: string) => {
       if (!this.hash) return;
@@ -211,7 +200,7 @@ export class JsonValueStream extends JsonTextStream {
       let large: string | undefined;
       let more = true;
       for (;;) {
-        const key = yield* this.key(undefined, 'an object');
+        const key = yield* this.key(undefined, 'an object', members++ === 0);
         if (key === undefined) {
           more = false;
           break;

@@ -131,6 +131,10 @@ describe('OtlpDocumentStream (one OTLP export read as a stream)', () => {
     expect(failure('[{"resourceSpans":[]}, 3]').detail).toBe('the export [1] is not an OTLP/JSON export (an object with resourceSpans)');
     expect(failure('"x"').detail).toMatch(/an OTLP\/JSON export \(an object with resourceSpans\) or an array of them/);
     expect(failure('{"resourceSpans":[{"scopeSpans":[{"spans":[{"a":1} {"b":2}]}]}]}').detail).toBe('expected a comma or the end of resourceSpans[0].scopeSpans[0].spans');
+    // A comma before an object's end, or a member without a value: refused there (JSON.parse refuses both), not read on.
+    expect(failure('{"resourceSpans":[{"resource":{},"scopeSpans":[],}]}').detail).toBe('expected a key in resourceSpans[0]');
+    expect(failure('{"resourceSpans":[],}').detail).toBe('expected a key in the document');
+    expect(failure('{"resourceSpans":[{"resource":,"scopeSpans":[]}]}').detail).toBe('expected a value');
   });
 
   it('fails on any text only with an ImportError, never another error', () => {

@@ -78,7 +78,7 @@ export class OtlpDocumentStream extends JsonTextStream {
     this.pos++;
     const keys = new Set<string>();
     for (;;) {
-      const key = yield* this.key(keys, where);
+      const key = yield* this.key(keys, where, keys.size === 0);
       if (key === undefined) return;
       if (key === 'resourceSpans' || key === 'resource_spans') yield* this.array(`${path}${path ? '.' : ''}${key}`, (i) => this.resourceSpans(`${path}${path ? '.' : ''}${key}[${i}]`));
       else yield* this.valueText(); // other members of an export (none in OTLP's) are not read, as the importer reads none
@@ -101,7 +101,7 @@ export class OtlpDocumentStream extends JsonTextStream {
     for (;;) {
       yield* this.next();
       const at = this.base + this.pos;
-      const key = yield* this.key(keys, where);
+      const key = yield* this.key(keys, where, keys.size === 0);
       if (key === undefined) return;
       yield* inner(key, at) ?? this.member(members, key, needed, where, at);
       if (!(yield* this.after(125 /* } */, where))) return;
