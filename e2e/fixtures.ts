@@ -48,6 +48,36 @@ export function fileRuns(page: Page, fileName: string) {
 }
 
 /** The library's entry for an opened file (in the file list: per-file actions, warnings, saved settings). */
+/**
+ * Opens `file` through the Library's file input and then its one run: what the Library's row and the opened run say
+ * about it (row text without the file name and saving state, step count and counts line, token panel text).
+ */
+export async function openedRunFacts(page: Page, file: string, name: string) {
+  await page.getByTestId('open-file-input').setInputFiles(file);
+  const row = fileRuns(page, name);
+  await expect(row).toHaveCount(1, { timeout: 90_000 });
+  const listed = (await row.innerText()).replace(name, '').replace(/saving…|saved/g, '').replace(/\s+/g, ' ').trim();
+  await row.getByRole('button').first().click();
+  const counts = page.getByTestId('run-step-counts');
+  await expect(counts).toBeVisible({ timeout: 60_000 });
+  await expect(page.getByTestId('token-charts-panel')).toBeVisible();
+  return { listed, steps: await counts.getAttribute('data-steps'), counts: await counts.innerText(), tokens: await page.getByTestId('token-charts-panel').innerText() };
+}
+
+/** openedRunFacts in a fresh browser context: a library of its own (two files of the same trace would be one run). */
+export async function openedInFreshLibrary(browser: Browser, file: string, name: string) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  try {
+    const page = await context.newPage();
+    await openStudio(page);
+    const facts = await openedRunFacts(page, file, name);
+    await expect(page.getByTestId('failure-detail')).toHaveCount(0);
+    return facts;
+  } finally {
+    await context.close();
+  }
+}
+
 export function fileCard(page: Page, fileName: string) {
   return page.getByTestId('library-file').filter({ has: page.getByRole('heading', { name: fileName, exact: true }) });
 }

@@ -6,24 +6,11 @@
 import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { constants, gzipSync } from 'node:zlib';
-import { expect, test, type Page } from '@playwright/test';
-import { fileRuns, openStudio } from './fixtures.ts';
+import { expect, test } from '@playwright/test';
+import { openedInFreshLibrary, openedRunFacts, openStudio } from './fixtures.ts';
 
 const LIMIT = 400 * 1024 * 1024;
 const LOG = resolve(import.meta.dirname, '../../shared/traces/who-and-when/hand-crafted/1.json');
-
-/** What the Library's row and the opened run say about the file's run. */
-async function opened(page: Page, file: string, name: string) {
-  await page.getByTestId('open-file-input').setInputFiles(file);
-  const row = fileRuns(page, name);
-  await expect(row).toHaveCount(1, { timeout: 90_000 });
-  const listed = (await row.innerText()).replace(name, '').replace(/saving…|saved/g, '').replace(/\s+/g, ' ').trim();
-  await row.getByRole('button').first().click();
-  const counts = page.getByTestId('run-step-counts');
-  await expect(counts).toBeVisible({ timeout: 60_000 });
-  await expect(page.getByTestId('token-charts-panel')).toBeVisible();
-  return { listed, steps: await counts.getAttribute('data-steps'), counts: await counts.innerText(), tokens: await page.getByTestId('token-charts-panel').innerText() };
-}
 
 test('a chat log too large to read whole is parsed as a stream, into the run the same log gives', async ({ page, browser }, testInfo) => {
   test.skip(!existsSync(LOG), `${LOG} is absent (../shared)`);
@@ -56,16 +43,10 @@ test('a chat log too large to read whole is parsed as a stream, into the run the
     expect(statSync(big).size).toBeGreaterThan(LIMIT);
 
     await openStudio(page);
-    const whole = await opened(page, small, 'chat-log.json');
+    const whole = await openedRunFacts(page, small, 'chat-log.json');
     expect(Number(whole.steps)).toBe(log.history.length);
 
-    // A fresh context: its own library (the two files hold the same log, which would be one run).
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const other = await context.newPage();
-    await openStudio(other);
-    expect(await opened(other, big, 'large-chat-log.json')).toEqual(whole);
-    await expect(other.getByTestId('failure-detail')).toHaveCount(0);
-    await context.close();
+    expect(await openedInFreshLibrary(browser, big, 'large-chat-log.json')).toEqual(whole);
 
     // gzip-compressed (a few MB: the spaces compress), in two members as concatenated gzip files are, the last one of
     // ten bytes: its trailer says ten bytes, so it is read whole at first, and read again as a stream once it decodes
@@ -73,11 +54,7 @@ test('a chat log too large to read whole is parsed as a stream, into the run the
     const bytes = readFileSync(big);
     writeFileSync(zipped, Buffer.concat([gzipSync(bytes.subarray(0, -10), { level: constants.Z_BEST_SPEED }), gzipSync(bytes.subarray(-10))]));
     expect(statSync(zipped).size).toBeLessThan(LIMIT);
-    const third = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page3 = await third.newPage();
-    await openStudio(page3);
-    expect(await opened(page3, zipped, 'large-chat-log.json.gz')).toEqual(whole);
-    await third.close();
+    expect(await openedInFreshLibrary(browser, zipped, 'large-chat-log.json.gz')).toEqual(whole);
   } finally {
     rmSync(big, { force: true });
     rmSync(zipped, { force: true });
