@@ -83,20 +83,16 @@ function startOpening(run: Run, ahead: boolean): Opening {
   const pageGraph = !graphInPart(run.steps.length);
   const graphOf = (steps: StepsIndex): Promise<InteractionGraph | undefined> =>
     pageGraph ? runInSlices(graphSlices(run, steps), (done) => progressed(0.3 + 0.2 * done), cancelled, SLICE_BUDGET_MS, stats) : Promise.resolve(undefined);
-  const built = part
-    ? runInSlices(stepsIndexSlices(run), (done) => progressed((pageGraph ? 0.3 : 0.5) * done), cancelled, SLICE_BUDGET_MS, stats).then((steps) =>
-        steps === undefined || opening.cancelled
-          ? undefined
-          : graphOf(steps).then((graph) =>
-              opening.cancelled || (pageGraph && graph === undefined)
-                ? undefined
-                : part.then((received) => {
-                    fromWorker = received !== undefined;
-                    return opening.cancelled ? undefined : build({ steps, part: received, graph });
-                  }),
-            ),
-      )
-    : build();
+  const fromPart = async (part: Promise<TracePart | undefined>): Promise<RunView | undefined> => {
+    const steps = await runInSlices(stepsIndexSlices(run), (done) => progressed((pageGraph ? 0.3 : 0.5) * done), cancelled, SLICE_BUDGET_MS, stats);
+    if (steps === undefined || opening.cancelled) return undefined;
+    const graph = await graphOf(steps);
+    if (opening.cancelled || (pageGraph && graph === undefined)) return undefined;
+    const received = await part;
+    fromWorker = received !== undefined;
+    return opening.cancelled ? undefined : build({ steps, part: received, graph });
+  };
+  const built = part ? fromPart(part) : build();
   opening.view = built.then(
     (view) => {
       if (openings.get(run) === opening) openings.delete(run);
