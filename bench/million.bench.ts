@@ -46,6 +46,10 @@
 //                        with `--minify false` for readable names)
 //   BENCH_PROFILE=worker sample the import worker from the drop to the run listed: heaviest functions by self and
 //                        total time and a 100 ms timeline (as bench/browser-import's)
+//   BENCH_TRACE_RELOAD=<file.json>  a Chrome trace (every thread of the renderer) from the Library loaded anew to
+//                        the run listed again
+//   BENCH_PROFILE=reload sample the page's main thread from the Library loaded anew to the run listed again: heaviest
+//                        functions by self time and a 100 ms timeline
 import { chromium, type Browser, type Page } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../scripts/chromium-args.ts';
 import { spawnSync } from 'node:child_process';
@@ -67,6 +71,10 @@ const MEMORY_TARGET_BYTES = 1.5 * 2 ** 30;
 const STILL_TARGET_MS = 1000;
 const PROFILE_OPEN = process.env.BENCH_PROFILE === 'open';
 const PROFILE_TASKS = process.env.BENCH_PROFILE === 'tasks';
+/** BENCH_PROFILE=reload: sample the page from the Library loaded anew (the run saved) to the run listed again. */
+const PROFILE_RELOAD = process.env.BENCH_PROFILE === 'reload';
+/** BENCH_TRACE_RELOAD=<file>: a Chrome trace from the Library loaded anew to the run listed again. */
+const TRACE_RELOAD = process.env.BENCH_TRACE_RELOAD;
 /** BENCH_PROFILE=worker: sample the import worker from the drop to the run listed (as bench/browser-import does). */
 const PROFILE_WORKER = process.env.BENCH_PROFILE === 'worker';
 const ROOT = resolve(import.meta.dirname, '..');
@@ -329,10 +337,20 @@ interface Reloaded {
  */
 async function reloadUntilListed(page: Page): Promise<Reloaded> {
   await page.locator('html[data-library-status="saved"]').waitFor({ timeout: 600_000 });
+  const cdp = PROFILE_RELOAD ? await page.context().newCDPSession(page) : undefined;
+  if (cdp) {
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 1000 });
+    await cdp.send('Profiler.start');
+  }
+  const browser = page.context().browser();
+  if (TRACE_RELOAD && browser) await browser.startTracing(page, { path: TRACE_RELOAD, screenshots: false, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'v8.execute', 'blink.user_timing', 'toplevel', 'disabled-by-default-v8.gc', 'loading', 'navigation', 'disabled-by-default-v8.cpu_profiler'] });
   // The Library's address, loaded anew (the engine views were the last shown: a reload would show them again).
   await page.goto(new URL('/', page.url()).href);
   await page.waitForFunction(() => document.querySelector('[data-testid="run-row"]') !== null, undefined, { polling: 'raf', timeout: 600_000 });
   const listedMs = (await page.evaluate('performance.now()')) as number;
+  if (TRACE_RELOAD && browser) await browser.stopTracing();
+  if (cdp) printProfile((await cdp.send('Profiler.stop')).profile as CpuProfile, 'main thread, self time (ms), Library loaded anew → run listed', true);
   const tasks = ((await page.evaluate('window.__longTasks')) as { start: number; duration: number }[]).filter((t) => t.start <= listedMs);
   console.log(`    Library loaded anew with the run saved: listed at ${listedMs.toFixed(0)} ms; long tasks (start+duration): ${tasks.map((t) => `${t.start.toFixed(0)}+${t.duration.toFixed(0)}`).join(', ') || 'none'}`);
   return { listedMs, longestTaskMs: tasks.reduce((m, t) => (t.duration > m ? t.duration : m), 0), longTasks: tasks.map((t) => t.duration) };
