@@ -5,8 +5,8 @@
 // for meanwhile throws and is counted (`tokenEstimatesRefused`), and the worker then loads the counter and maps that
 // file again (src/workers/import-files.ts). A file whose usage is recorded never loads it. In Node (tests, benchmarks,
 // scripts) the counter is read synchronously by this module's own evaluation below, so the importers count there as
-// before. The CLI bundle swaps this module for src/cli/tokens-lazy.ts. Counts go through token-count.ts (the same
-// numbers, for less CPU: ADR 0030).
+// before. The CLI bundle swaps this module for src/cli/tokens-lazy.ts. Counts go through token-count.ts (long texts
+// remembered: ADR 0030, 0082).
 import type { TokenUsage } from '../model/types.ts';
 import { cachedTokenCounter } from './token-count.ts';
 import { O200K_RANK_FILE, tableCounter, tableFromTiktoken } from '../model/o200k-table.ts';

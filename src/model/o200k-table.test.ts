@@ -7,7 +7,7 @@ import packageRanks from 'gpt-tokenizer/bpeRanks/o200k_base';
 import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
 import { createO200KSpecialTokenMap } from 'gpt-tokenizer/encodingParams/o200k_base';
 import { HAVE_SHARED, sharedFiles, SKIP_REASON } from '../testing/fixture-kit.ts';
-import { O200K_SPECIAL_TOKENS, O200K_SPLIT, tableCounter, tableFromBuffer, tableFromTiktoken, tableToBuffer } from './o200k-table.ts';
+import { asciiPieceEnd, eachO200kPiece, O200K_SPECIAL_TOKENS, O200K_SPLIT, stickyO200kSplit, tableCounter, tableFromBuffer, tableFromTiktoken, tableToBuffer } from './o200k-table.ts';
 
 const require = createRequire(import.meta.url);
 const rankFile = readFileSync(require.resolve('gpt-tokenizer/data/o200k_base.tiktoken'), 'utf8');
@@ -109,6 +109,71 @@ describe('the o200k table counter', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  describe('the split’s ASCII fast path (ADR 0082)', () => {
+    /** The pattern's own pieces, as [start, end] pairs. */
+    const patternPieces = (text: string): [number, number][] => [...text.matchAll(new RegExp(O200K_SPLIT.source, O200K_SPLIT.flags))].map((m) => [m.index, m.index + m[0].length]);
+    const fastPieces = (text: string): [number, number][] => {
+      const out: [number, number][] = [];
+      eachO200kPiece(text, stickyO200kSplit(), (start, end) => out.push([start, end]));
+      return out;
+    };
+    // Characters at every edge of the pattern's classes, ASCII and not: cases of letters, digits, each kind of
+    // whitespace, marks, the contraction's letters, and non-ASCII letters, marks, digits, spaces and punctuation.
+    const edge = fc.constantFrom(
+      ...'aZsStTdDmMlLvVeErRqQ09 \t\n\r\u000b\f\'’/.,!?-_()[]{}<|>\u0000\u001f\u007f',
+      'é', 'É', 'ß', 'ǅ', 'ʰ', '中', '\u0301', '٣', '²', '\u00a0', '\u3000', '\u2028', '\ufeff', '…', '—', '🎉', '\ud800', '\udc00',
+    );
+    const text = fc.oneof(fc.array(edge, { maxLength: 40 }).map((cs) => cs.join('')), fc.string({ unit: 'binary', maxLength: 60 }), fc.string({ unit: 'grapheme-ascii', maxLength: 60 }));
+
+    it('cuts every text where the pattern does (fast-check)', () => {
+      fc.assert(
+        fc.property(text, (s) => {
+          expect(fastPieces(s)).toEqual(patternPieces(s));
+        }),
+        { numRuns: 20_000 },
+      );
+    });
+
+    it('cuts hand-picked ASCII texts where the pattern does: contractions, capitals, digits, blanks, marks', () => {
+      const cases = [
+        "I'm here, aren't you? We'LL see; DON'T, they've 'S",
+        'HTTPServer parseJSON camelCase ABC ABCdef aBC',
+        'step 12345: noted item 96\n',
+        '  two\n\n  blank\t\tlines \r\n\r\nend   ',
+        'x   \n  y',
+        ' \t!?\n/\n/x',
+        '-- rule ==== done //// path/to/file.ts\n',
+        '\ttab\x0bvt\x0cff \x00nul \x1fus \x7fdel',
+        "'s's 're 'RE 'rE 'Ve 'lL 'd 'x I'd you'D",
+        ' ', '\n', 'a', '1234567', ' 1 2  3', '  ', ' !', '\t!',
+      ];
+      for (const s of cases) expect(fastPieces(s), JSON.stringify(s)).toEqual(patternPieces(s));
+    });
+
+    it('cuts 20,000 random ASCII texts where the pattern does', () => {
+      // Weighted towards what the pattern tells apart: apostrophes and contraction letters, CR/LF and slashes after
+      // marks, runs of blanks of every kind, digits, capitals, controls.
+      const alphabet = "aAsStTrReEvVmMlLdDxZ0129'''/// \t\n\r\x0b\x0c\x00\x1f\x7f.,!?-_=<>|{}\"`~";
+      fc.assert(
+        fc.property(fc.array(fc.constantFrom(...alphabet), { minLength: 1, maxLength: 40 }), (cs) => {
+          const s = cs.join('');
+          expect(fastPieces(s)).toEqual(patternPieces(s));
+        }),
+        { numRuns: 20_000, seed: 14 },
+      );
+    });
+
+    it('gives each ASCII piece itself, and leaves to the pattern only what a non-ASCII character decides', () => {
+      const cases: [string, number, number][] = [
+        // [text, start, the end the scan gives (-1: the pattern decides)]
+        ["don't", 0, 5], ["'LL", 0, 3], [" they'll go", 0, 8], ['ABCdef', 0, 6], ['ABC1', 0, 3], ['!Hello', 0, 6], ['!!Hello', 0, 2],
+        ['12345', 0, 3], [' 123', 0, 1], [' //\n\nx', 0, 5], ['  \n  word', 0, 3], ['  \n  word', 3, 4], ['a  ', 1, 3], ['\tx', 0, 2],
+        ['caf\u00e9', 0, -1], ['ab\u00a0', 2, -1], [' \u00e9', 0, -1], ['12\u0663', 0, -1], ['x \u2026', 1, -1], ['Ab\u0301', 0, -1], ['ok.', 0, 2],
+      ];
+      for (const [s, start, end] of cases) expect(asciiPieceEnd(s, start), JSON.stringify([s, start])).toBe(end);
+    });
   });
 
   it.skipIf(!HAVE_SHARED)(`counts as the package every text of ../shared/traces ${HAVE_SHARED ? '' : SKIP_REASON}`, () => {

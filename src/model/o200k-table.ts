@@ -177,9 +177,14 @@ function equalAt(a: Uint8Array, aFrom: number, aTo: number, b: Uint8Array, bFrom
 
 /** The rank of the token kept as `kind` whose bytes are key[from, to), or -1. */
 function rankOf(t: O200kTable, key: Uint8Array, from: number, to: number, kind: number): number {
+  return rankOfHashed(t, key, from, to, kind, hash(key, from, to));
+}
+
+/** rankOf, the key's `hash` computed already. */
+function rankOfHashed(t: O200kTable, key: Uint8Array, from: number, to: number, kind: number, keyHash: number): number {
   const { slots, start, value, bytes } = t;
   const mask = slots.length - 1;
-  for (let slot = hash(key, from, to) & mask; slots[slot] !== 0; slot = (slot + 1) & mask) {
+  for (let slot = keyHash & mask; slots[slot] !== 0; slot = (slot + 1) & mask) {
     const i = slots[slot] - 1;
     if ((value[i] & 1) === kind && equalAt(bytes, start[i], start[i + 1], key, from, to)) return value[i] >> 1;
   }
@@ -190,6 +195,137 @@ function rankOf(t: O200kTable, key: Uint8Array, from: number, to: number, kind: 
 function pairRank(t: O200kTable, key: Uint8Array, from: number, to: number): number {
   if (!validUtf8(key, from, to)) return rankOf(t, key, from, to, BYTES);
   return startsWithBom(key, from, to) ? rankOf(t, key, from + 3, to, STRING) : rankOf(t, key, from, to, STRING);
+}
+
+// The split's fast path (ADR 0082): the pattern's pieces found by a scan of ASCII characters, without the regular
+// expression. Each character below 128 has one of these classes; any other character is NON_ASCII, and a piece whose
+// end depends on one is left to the pattern itself (from that piece's start: the pattern has no look-behind, so a
+// piece depends only on the text from its start on).
+const UPPER = 1;
+const LOWER = 2;
+const DIGIT = 4;
+/** \r and \n. */
+const LINE = 8;
+/** \t, \v, \f and the space: whitespace that is not a line break. */
+const BLANK = 16;
+/** Any other ASCII character: punctuation and control characters (not whitespace, letter or digit). */
+const MARK = 32;
+const NON_ASCII = 64;
+/** Past the text's end. */
+const END = 0;
+const LETTER = UPPER | LOWER;
+const ASCII_CLASS = new Uint8Array(128).fill(MARK);
+for (let c = 65; c <= 90; c++) ASCII_CLASS[c] = UPPER;
+for (let c = 97; c <= 122; c++) ASCII_CLASS[c] = LOWER;
+for (let c = 48; c <= 57; c++) ASCII_CLASS[c] = DIGIT;
+ASCII_CLASS[10] = LINE;
+ASCII_CLASS[13] = LINE;
+for (const c of [9, 11, 12, 32]) ASCII_CLASS[c] = BLANK;
+
+function classAt(text: string, i: number): number {
+  if (i >= text.length) return END;
+  const c = text.charCodeAt(i);
+  return c < 128 ? ASCII_CLASS[c] : NON_ASCII;
+}
+
+/** The length of the contraction (`'s`, `'ll`, …, any case) at `i`, or 0: the pattern's optional tail of a word. */
+function contractionAt(text: string, i: number): number {
+  if (text.charCodeAt(i) !== 39 /* ' */) return 0;
+  // A letter's lower case (other characters map to no letter this checks: x | 0x20 is 's' only for 'S' and 's').
+  const a = text.charCodeAt(i + 1) | 0x20;
+  if (a === 115 /* s */ || a === 100 /* d */ || a === 109 /* m */ || a === 116 /* t */) return 2;
+  const b = text.charCodeAt(i + 2) | 0x20;
+  if ((a === 108 /* l */ && b === 108) || ((a === 118 /* v */ || a === 114 /* r */) && b === 101 /* e */)) return 3;
+  return 0;
+}
+
+/**
+ * Where the pattern's piece that starts at `i` ends, found from ASCII characters alone; -1 when a character at or
+ * past 128 could change it (the caller then matches the pattern there). The pattern's alternatives, in their order,
+ * on ASCII text:
+ * 1–2. an optional character that is no letter, digit or line break, then a word: upper-case letters and then
+ *    lower-case ones, at least one letter, and a contraction;
+ * 3. one to three digits;
+ * 4. an optional space, then a run of marks (no whitespace, letter or digit), then any \r, \n or /;
+ * 5. whitespace up to and including its last line break;
+ * 6. whitespace to the text's end, or all of it but its last character;
+ * 7. one whitespace character.
+ */
+export function asciiPieceEnd(text: string, i: number): number {
+  const c = classAt(text, i);
+  if (c === NON_ASCII) return -1;
+  // 1–2: a word, after one mark or blank.
+  let word = -1;
+  if (c & LETTER) word = i;
+  else if (c & (BLANK | MARK)) {
+    const next = classAt(text, i + 1);
+    if (next === NON_ASCII) return -1;
+    if (next & LETTER) word = i + 1;
+  }
+  if (word >= 0) {
+    let end = word;
+    while (classAt(text, end) === UPPER) end++;
+    let after = classAt(text, end);
+    if (after === LOWER) {
+      while (classAt(text, end) === LOWER) end++;
+      after = classAt(text, end);
+    }
+    if (after === NON_ASCII) return -1;
+    return end + contractionAt(text, end);
+  }
+  // 3: digits, three at most.
+  if (c === DIGIT) {
+    let end = i + 1;
+    for (; end < i + 3; end++) {
+      const k = classAt(text, end);
+      if (k === NON_ASCII) return -1;
+      if (k !== DIGIT) break;
+    }
+    return end;
+  }
+  // 4: marks, after one space.
+  let marks = -1;
+  if (c === MARK) marks = i;
+  else if (text.charCodeAt(i) === 32 && classAt(text, i + 1) === MARK) marks = i + 1;
+  if (marks >= 0) {
+    let end = marks + 1;
+    while (classAt(text, end) === MARK) end++;
+    if (classAt(text, end) === NON_ASCII) return -1;
+    for (let k = text.charCodeAt(end); k === 13 || k === 10 || k === 47 /* / */; k = text.charCodeAt(++end));
+    return end;
+  }
+  // 5–7: whitespace (a blank before a non-ASCII character was left to the pattern above).
+  let end = i + 1;
+  while (classAt(text, end) & (LINE | BLANK)) end++;
+  if (classAt(text, end) === NON_ASCII) return -1;
+  for (let k = end - 1; k >= i; k--) if (classAt(text, k) === LINE) return k + 1;
+  if (end === text.length) return end;
+  return end - i >= 2 ? end - 1 : end;
+}
+
+/**
+ * The text's pieces as the pattern splits it, each given to `each` as its start and end: ASCII pieces by
+ * asciiPieceEnd, the others by the pattern matched at their start (sticky).
+ */
+export function eachO200kPiece(text: string, sticky: RegExp, each: (start: number, end: number) => void): void {
+  const n = text.length;
+  for (let i = 0; i < n; ) {
+    let end = asciiPieceEnd(text, i);
+    if (end < 0) {
+      sticky.lastIndex = i;
+      const m = sticky.exec(text);
+      // Every character starts a match of some alternative, so a sticky match is always found.
+      if (m === null || m[0].length === 0) throw new Error(`o200k split: no piece at ${i}`);
+      end = i + m[0].length;
+    }
+    each(i, end);
+    i = end;
+  }
+}
+
+/** The pattern as a sticky expression: a match only where it is asked for (eachO200kPiece). */
+export function stickyO200kSplit(): RegExp {
+  return new RegExp(O200K_SPLIT.source, `${O200K_SPLIT.flags.replace('g', '')}y`);
 }
 
 /** Pieces whose merge was counted, remembered up to this many (the package keeps as many of its merges). */
@@ -203,7 +339,7 @@ export function tableCounter(t: O200kTable): (text: string) => number {
   let pairRanks = new Float64Array(1025);
   let merges = new Map<string, number>();
   const special = new RegExp(`(${O200K_SPECIAL_TOKENS.map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`);
-  const split = new RegExp(O200K_SPLIT.source, O200K_SPLIT.flags);
+  const sticky = stickyO200kSplit();
 
   /** Parts left once the n bytes of `buffer` are merged. */
   function mergeCount(n: number): number {
@@ -240,6 +376,16 @@ export function tableCounter(t: O200kTable): (text: string) => number {
     return parts;
   }
 
+  /** The count of an ASCII piece that is no token, its `len` bytes in `buffer` (pieceCount's cache). */
+  function mergedAscii(piece: string, len: number): number {
+    const known = merges.get(piece);
+    if (known !== undefined) return known;
+    const count = mergeCount(len);
+    if (merges.size >= MERGE_CACHE) merges = new Map();
+    merges.set(piece, count);
+    return count;
+  }
+
   function pieceCount(piece: string): number {
     // A single ASCII character is a token of its own.
     if (piece.length === 1 && piece.charCodeAt(0) < 0x80) return 1;
@@ -257,12 +403,42 @@ export function tableCounter(t: O200kTable): (text: string) => number {
   }
 
   return (text: string): number => {
-    const disallowed = text.match(special);
+    // Every special token begins with `<|` (a scan of the text far cheaper than the expression's).
+    const disallowed = text.indexOf('<|') === -1 ? null : text.match(special);
     if (disallowed !== null) throw new Error(`Disallowed special token found: ${disallowed[0]}`);
     let total = 0;
-    split.lastIndex = 0;
-    // Every alternative of the pattern takes at least one character: no empty match to step over.
-    for (let m = split.exec(text); m !== null; m = split.exec(text)) total += pieceCount(m[0]);
+    const n = text.length;
+    // eachO200kPiece, inline (a callback per piece costs a tenth of the count).
+    for (let i = 0; i < n; ) {
+      let end = asciiPieceEnd(text, i);
+      if (end < 0) {
+        sticky.lastIndex = i;
+        const m = sticky.exec(text);
+        if (m === null || m[0].length === 0) throw new Error(`o200k split: no piece at ${i}`);
+        end = i + m[0].length;
+      }
+      else {
+        // An ASCII piece: its characters are its UTF-8 bytes, looked up among the tokens as they are (most pieces are
+        // a token: no string made, no cache asked); a piece that is no token is merged, its count cached as before.
+        const len = end - i;
+        if (len === 1) total++;
+        else {
+          if (buffer.length < len) buffer = new Uint8Array(len * 2);
+          // Copied and hashed in one pass (hash()'s FNV-1a).
+          let h = 0x811c9dc5;
+          for (let k = 0; k < len; k++) {
+            const b = text.charCodeAt(i + k);
+            buffer[k] = b;
+            h = Math.imul(h ^ b, 0x01000193);
+          }
+          total += rankOfHashed(t, buffer, 0, len, STRING, h >>> 0) >= 0 ? 1 : mergedAscii(text.slice(i, end), len);
+        }
+        i = end;
+        continue;
+      }
+      total += end === i + 1 && text.charCodeAt(i) < 0x80 ? 1 : pieceCount(text.slice(i, end));
+      i = end;
+    }
     return total;
   };
 }
