@@ -177,18 +177,34 @@ function equalAt(a: Uint8Array, aFrom: number, aTo: number, b: Uint8Array, bFrom
 
 /** The rank of the token kept as `kind` whose bytes are key[from, to), or -1. */
 function rankOf(t: O200kTable, key: Uint8Array, from: number, to: number, kind: number): number {
-  return rankOfHashed(t, key, from, to, kind, hash(key, from, to));
-}
-
-/** rankOf, the key's `hash` computed already. */
-function rankOfHashed(t: O200kTable, key: Uint8Array, from: number, to: number, kind: number, keyHash: number): number {
   const { slots, start, value, bytes } = t;
   const mask = slots.length - 1;
-  for (let slot = keyHash & mask; slots[slot] !== 0; slot = (slot + 1) & mask) {
+  for (let slot = hash(key, from, to) & mask; slots[slot] !== 0; slot = (slot + 1) & mask) {
     const i = slots[slot] - 1;
     if ((value[i] & 1) === kind && equalAt(bytes, start[i], start[i + 1], key, from, to)) return value[i] >> 1;
   }
   return -1;
+}
+
+/**
+ * Whether the ASCII text[from, to) is a token's string: rankOf on its characters, which are its UTF-8 bytes (hashed
+ * and compared as they are, with no copy).
+ */
+function isAsciiToken(t: O200kTable, text: string, from: number, to: number): boolean {
+  let h = 0x811c9dc5;
+  for (let k = from; k < to; k++) h = Math.imul(h ^ text.charCodeAt(k), 0x01000193);
+  const { slots, start, value, bytes } = t;
+  const mask = slots.length - 1;
+  const len = to - from;
+  for (let slot = (h >>> 0) & mask; slots[slot] !== 0; slot = (slot + 1) & mask) {
+    const i = slots[slot] - 1;
+    const at = start[i];
+    if ((value[i] & 1) !== STRING || start[i + 1] - at !== len) continue;
+    let k = 0;
+    while (k < len && bytes[at + k] === text.charCodeAt(from + k)) k++;
+    if (k === len) return true;
+  }
+  return false;
 }
 
 /** The rank the package gives the bytes key[from, to) when merging: see the header. */
@@ -376,10 +392,14 @@ export function tableCounter(t: O200kTable): (text: string) => number {
     return parts;
   }
 
-  /** The count of an ASCII piece that is no token, its `len` bytes in `buffer` (pieceCount's cache). */
-  function mergedAscii(piece: string, len: number): number {
+  /** The count of the ASCII piece text[from, to) that is no token (pieceCount's cache). */
+  function mergedAscii(text: string, from: number, to: number): number {
+    const piece = text.slice(from, to);
     const known = merges.get(piece);
     if (known !== undefined) return known;
+    const len = to - from;
+    if (buffer.length < len) buffer = new Uint8Array(len * 2);
+    for (let k = 0; k < len; k++) buffer[k] = text.charCodeAt(from + k);
     const count = mergeCount(len);
     if (merges.size >= MERGE_CACHE) merges = new Map();
     merges.set(piece, count);
@@ -410,34 +430,21 @@ export function tableCounter(t: O200kTable): (text: string) => number {
     const n = text.length;
     // eachO200kPiece, inline (a callback per piece costs a tenth of the count).
     for (let i = 0; i < n; ) {
-      let end = asciiPieceEnd(text, i);
-      if (end < 0) {
+      const ascii = asciiPieceEnd(text, i);
+      if (ascii < 0) {
         sticky.lastIndex = i;
         const m = sticky.exec(text);
+        // Every character starts a match of some alternative, so a sticky match is always found.
         if (m === null || m[0].length === 0) throw new Error(`o200k split: no piece at ${i}`);
-        end = i + m[0].length;
-      }
-      else {
-        // An ASCII piece: its characters are its UTF-8 bytes, looked up among the tokens as they are (most pieces are
-        // a token: no string made, no cache asked); a piece that is no token is merged, its count cached as before.
-        const len = end - i;
-        if (len === 1) total++;
-        else {
-          if (buffer.length < len) buffer = new Uint8Array(len * 2);
-          // Copied and hashed in one pass (hash()'s FNV-1a).
-          let h = 0x811c9dc5;
-          for (let k = 0; k < len; k++) {
-            const b = text.charCodeAt(i + k);
-            buffer[k] = b;
-            h = Math.imul(h ^ b, 0x01000193);
-          }
-          total += rankOfHashed(t, buffer, 0, len, STRING, h >>> 0) >= 0 ? 1 : mergedAscii(text.slice(i, end), len);
-        }
-        i = end;
+        total += pieceCount(m[0]);
+        i += m[0].length;
         continue;
       }
-      total += end === i + 1 && text.charCodeAt(i) < 0x80 ? 1 : pieceCount(text.slice(i, end));
-      i = end;
+      // An ASCII piece: one character is a token; a longer one is looked up among the tokens from its characters (its
+      // UTF-8 bytes), with no string made and no cache asked, and only a piece that is no token is merged (and cached).
+      if (ascii - i === 1) total++;
+      else total += isAsciiToken(t, text, i, ascii) ? 1 : mergedAscii(text, i, ascii);
+      i = ascii;
     }
     return total;
   };
