@@ -11,6 +11,7 @@
 //   corpus               bench/corpus.bench.ts          violins for 10k runs off the main thread
 //   first load           bench/bundle.bench.ts          gzip KB of JS before first paint; lazy tokenizer and views
 //   cli                  bench/cli.bench.ts             whole-process inspect vs node JSON.parse; small-file start
+//   tokens               bench/tokens.bench.ts          token estimates: a 400,000-character piece, mixed text (ratios)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -38,6 +39,7 @@ const STEPS: Step[] = [
   { bench: 'corpus', script: 'corpus.bench.ts' },
   { bench: 'bundle', script: 'bundle.bench.ts' },
   { bench: 'cli', script: 'cli.bench.ts' },
+  { bench: 'tokens', script: 'tokens.bench.ts' },
 ];
 
 interface ImportResults {

@@ -7,7 +7,7 @@ import packageRanks from 'gpt-tokenizer/bpeRanks/o200k_base';
 import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
 import { createO200KSpecialTokenMap } from 'gpt-tokenizer/encodingParams/o200k_base';
 import { HAVE_SHARED, sharedFiles, SKIP_REASON } from '../testing/fixture-kit.ts';
-import { asciiPieceEnd, eachO200kPiece, O200K_SPECIAL_TOKENS, O200K_SPLIT, stickyO200kSplit, tableCounter, tableFromBuffer, tableFromTiktoken, tableToBuffer } from './o200k-table.ts';
+import { asciiPieceEnd, eachO200kPiece, heapMergeCount, O200K_SPECIAL_TOKENS, O200K_SPLIT, stickyO200kSplit, tableCounter, tableFromBuffer, tableFromTiktoken, tableToBuffer } from './o200k-table.ts';
 
 const require = createRequire(import.meta.url);
 const rankFile = readFileSync(require.resolve('gpt-tokenizer/data/o200k_base.tiktoken'), 'utf8');
@@ -173,6 +173,74 @@ describe('the o200k table counter', () => {
         ['caf\u00e9', 0, -1], ['ab\u00a0', 2, -1], [' \u00e9', 0, -1], ['12\u0663', 0, -1], ['x \u2026', 1, -1], ['Ab\u0301', 0, -1], ['ok.', 0, 2],
       ];
       for (const [s, start, end] of cases) expect(asciiPieceEnd(s, start), JSON.stringify([s, start])).toBe(end);
+    });
+  });
+
+  describe('the merge of a long piece by a heap (heapMergeCount)', () => {
+    /** The plain merge, as the package does it: join the lowest-ranked pair, the leftmost of equals, until none. */
+    const plainMerge = (key: Uint8Array): number[] => {
+      const starts = Array.from({ length: key.length + 1 }, (_, i) => i);
+      const rankOf = (i: number): number => {
+        if (i + 2 >= starts.length) return Infinity;
+        const bytes = key.subarray(starts[i], starts[i + 2]);
+        const text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+        let r: number | undefined;
+        try {
+          const s = text.decode(bytes);
+          r = rankOfString.get(s.charCodeAt(0) === 0xfeff ? s.slice(1) : s);
+        } catch {
+          r = rankOfBytes.get(Array.from(bytes).join(','));
+        }
+        return r ?? Infinity;
+      };
+      for (;;) {
+        let best = Infinity;
+        let at = -1;
+        for (let i = 0; i + 2 < starts.length; i++) {
+          const r = rankOf(i);
+          if (r < best) {
+            best = r;
+            at = i;
+          }
+        }
+        if (at < 0) return starts.slice(0, -1);
+        starts.splice(at + 1, 1);
+      }
+    };
+    const ranks = packageRanks as (string | number[])[];
+    const rankOfString = new Map<string, number>();
+    const rankOfBytes = new Map<string, number>();
+    ranks.forEach((v, rank) => {
+      if (typeof v === 'string') rankOfString.set(v, rank);
+      else if (Array.isArray(v)) rankOfBytes.set(v.join(','), rank);
+    });
+
+    it('leaves the parts the plain merge leaves, on random bytes of few kinds (fast-check)', () => {
+      // Few distinct bytes, so that pairs repeat and equal ranks meet (the leftmost must win); invalid UTF-8 too.
+      const bytes = fc.uint8Array({ minLength: 0, maxLength: 300 }).map((b) => b.map((x) => [97, 98, 108, 101, 32, 61, 0xc3, 0xa9, 0xe4, 0xb8][x % 10]));
+      // Texts where joining the rightmost of equal ranks first would leave other parts (found by a search).
+      for (const text of ['lllleabbl', ' l=aaa  =l', 'bbbab=lbaa', 'ab=     =a=e']) {
+        const b = new TextEncoder().encode(text);
+        const parts: number[] = [];
+        heapMergeCount(table, b, b.length, parts);
+        expect(parts, text).toEqual(plainMerge(b));
+      }
+      fc.assert(
+        fc.property(bytes, (b) => {
+          const parts: number[] = [];
+          const count = heapMergeCount(table, b, b.length, parts);
+          expect(parts).toEqual(plainMerge(b));
+          expect(count).toBe(parts.length);
+        }),
+        { numRuns: 300 },
+      );
+    });
+
+    it('counts long single pieces as the package does, and counts a run of 400,000 characters (one piece)', () => {
+      const texts = ['ab'.repeat(400), 'a'.repeat(3000), '='.repeat(2000), ' '.repeat(1500) + 'x', 'é'.repeat(700), '中文'.repeat(400), 'Zzz'.repeat(300), '\n'.repeat(800)];
+      for (const text of texts) expect(ours(text), JSON.stringify(text.slice(0, 12))).toBe(theirs(text));
+      // Its time is bench/import's figure; the plain merge took minutes here.
+      expect(tableCounter(table)('='.repeat(400_000))).toBe(tableCounter(table)('='.repeat(200_000)) * 2);
     });
   });
 
