@@ -242,6 +242,30 @@ export abstract class JsonTextStream {
     return batch;
   }
 
+  /**
+   * The texts of the array's elements at pos, to about `batchChars` characters, each with where it begins (a syntax
+   * error is placed there). Stops after the array's last element (`more` false), or before an object or array not
+   * closed within `smallChars` characters (`large`: pos at it, not taken).
+   */
+  protected *elementTexts(where: string, batchChars: number, smallChars = Infinity): Reading<ElementTexts> {
+    const texts: string[] = [];
+    const starts: number[] = [];
+    let chars = 0;
+    for (;;) {
+      const c = yield* this.next();
+      if (c === -1) this.fail(this.base + this.pos, `the text ends inside ${where}`);
+      const end = yield* this.valueEnd(c === 123 /* { */ || c === 91 /* [ */ ? smallChars : Infinity);
+      if (end === -1) return { texts, starts, more: true, large: true };
+      starts.push(this.base + this.pos);
+      const text = this.buf.slice(this.pos, end - this.base);
+      this.pos = end - this.base;
+      texts.push(text);
+      chars += text.length;
+      if (!(yield* this.after(93 /* ] */, where))) return { texts, starts, more: false, large: false };
+      if (chars >= batchChars) return { texts, starts, more: true, large: false };
+    }
+  }
+
   /** How the element at pos begins, up to its first key (`{"traceId"`), or undefined (no object, a key with an escape). */
   protected *headAt(): Reading<string | undefined> {
     yield* this.ahead(1024);
@@ -258,6 +282,17 @@ export abstract class JsonTextStream {
       return this.fail(at ? placeIn(texts, starts, Number(at[1]) - 1) : starts[starts.length - 1], syntaxDetail(e));
     }
   }
+}
+
+/** Texts of an array's elements (JsonTextStream.elementTexts). */
+export interface ElementTexts {
+  texts: string[];
+  /** Where each text begins in the file. */
+  starts: number[];
+  /** Whether more elements follow. */
+  more: boolean;
+  /** Whether the texts stopped before a large element (at pos). */
+  large: boolean;
 }
 
 /** Whether a JSON value may begin with this character code: `{ [ " -`, a digit, or `t f n` (true, false, null). */

@@ -135,7 +135,7 @@ export class JsonValueStream extends JsonTextStream {
         continue;
       }
       // No cut: the elements scanned one by one, up to a batch's worth, or up to a large one, which is opened.
-      const texts = yield* this.elements();
+      const texts = yield* this.elementTexts('an array', this.batchChars, this.smallChars);
       if (texts.texts.length > 0) take(this.parseTexts(texts.texts, texts.starts));
       more = texts.more;
       if (texts.large) {
@@ -146,34 +146,6 @@ export class JsonValueStream extends JsonTextStream {
     }
     this.hash?.update(']');
     return out;
-  }
-
-  /**
-   * The texts of the small elements at pos, to about batchChars characters, each with where it begins; stops before a
-   * large one (then its text is empty) and after the last (`more` false).
-   */
-  private *elements(): Reading<Texts> {
-    const texts: string[] = [];
-    const starts: number[] = [];
-    let chars = 0;
-    for (;;) {
-      if ((yield* this.next()) === -1) this.fail(this.base + this.pos, 'the text ends inside an array');
-      const end = yield* this.smallEnd();
-      if (end === -1) return { texts, starts, more: true, large: true };
-      starts.push(this.base + this.pos);
-      const text = this.buf.slice(this.pos, end - this.base);
-      this.pos = end - this.base;
-      texts.push(text);
-      chars += text.length;
-      if (!(yield* this.after(93 /* ] */, 'an array'))) return { texts, starts, more: false, large: false };
-      if (chars >= this.batchChars) return { texts, starts, more: true, large: false };
-    }
-  }
-
-  /** The end of the value at pos when it is small (any string, number or literal; an object or array closed within SMALL_CHARS), else -1. */
-  private *smallEnd(): Reading<number> {
-    const c = this.buf.charCodeAt(this.pos);
-    return c === 123 || c === 91 ? yield* this.valueEnd(this.smallChars) : yield* this.valueEnd();
   }
 
   /** An object larger than SMALL_CHARS, at pos: its small members' values parsed in batches, each larger one opened. */
@@ -205,8 +177,10 @@ export class JsonValueStream extends JsonTextStream {
           more = false;
           break;
         }
-        if ((yield* this.next()) === -1) this.fail(this.base + this.pos, 'the text ends inside an object');
-        const end = yield* this.smallEnd();
+        const c = yield* this.next();
+        if (c === -1) this.fail(this.base + this.pos, 'the text ends inside an object');
+        // An object or array not closed within smallChars is large (-1): opened below.
+        const end = yield* this.valueEnd(c === 123 /* { */ || c === 91 /* [ */ ? this.smallChars : Infinity);
         if (end === -1) {
           large = key;
           break;
@@ -241,15 +215,6 @@ export class JsonValueStream extends JsonTextStream {
       }
     }
   }
-}
-
-interface Texts {
-  texts: string[];
-  starts: number[];
-  /** Whether more elements follow. */
-  more: boolean;
-  /** Whether the texts stopped before a large element (at pos). */
-  large: boolean;
 }
 
 /** out[key] = value, as JSON.parse sets it: `__proto__` is an own property, not the object's prototype. */

@@ -228,11 +228,6 @@ function iterate(chunks: ByteSource): AsyncIterator<Uint8Array> & { cancel(): vo
 }
 
 /**
- * gzip-compressed bytes in, decoded bytes out, as they come (gunzip.ts: every member, each member's CRC checked), so
- * the decoded file is never held whole; `onCompressed` is told the compressed bytes read so far after each chunk.
- * A broken stream is an ImportError of format `gzip`, as the whole-text path says it.
- */
-/**
  * A gzip decoder that hands back what each push decodes, its failures as ImportErrors of `file`. gunzipChunks drives it
  * from a stream, gunzipPieces from bytes read synchronously (the command line).
  */
@@ -253,6 +248,11 @@ function gunzipper(file: string): { push(bytes: Uint8Array): Uint8Array[]; finis
   return { push: (bytes) => taken(() => gunzip.push(bytes)), finish: () => taken(() => gunzip.finish()) };
 }
 
+/**
+ * gzip-compressed bytes in, decoded bytes out, as they come (gunzip.ts: every member, each member's CRC checked), so
+ * the decoded file is never held whole; `onCompressed` is told the compressed bytes read so far after each chunk.
+ * A broken stream is an ImportError of format `gzip`, as the whole-text path says it.
+ */
 export async function* gunzipChunks(file: string, chunks: ByteSource, onCompressed?: (bytesRead: number) => void): AsyncGenerator<Uint8Array, void, void> {
   const gunzip = gunzipper(file);
   const source = iterate(chunks);

@@ -173,21 +173,9 @@ export class OtlpDocumentStream extends JsonTextStream {
    * with where each begins, for the place of a syntax error. Also whether more spans follow.
    */
   private *scannedBatch(where: string): Reading<[unknown[], boolean]> {
-    const texts: string[] = [];
-    const starts: number[] = [];
-    let chars = 0;
-    let more = true;
-    while (more && chars < this.batchChars) {
-      if ((yield* this.next()) === -1) this.fail(this.base + this.pos, `the text ends inside ${where}`);
-      starts.push(this.base + this.pos);
-      const text = yield* this.valueText();
-      texts.push(text);
-      chars += text.length;
-      more = yield* this.after(93 /* ] */, where);
-    }
+    const { texts, starts, more } = yield* this.elementTexts(where, this.batchChars);
     return [this.parseTexts(texts, starts), more];
   }
-
 }
 
 const OTLP_FIRST_KEYS = ['"resourceSpans"', '"resource_spans"'];
