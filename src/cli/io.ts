@@ -5,7 +5,7 @@ import { detectOrImportText, detectParsed, importDetected, ImportError, jsonLine
 import { isBusMessage } from '../import/formats/bus-messages.ts';
 import { documentKind, gunzipPieces, JSON_LINES_NAME, readJsonLinesSync, startsJsonLines } from '../import/jsonl-stream.ts';
 import { attachAnnotationSets } from '../model/annotations.ts';
-import { formatMb, gzipTrailerSize, isGzipStart } from '../import/gunzip.ts';
+import { formatMb, isGzipStart, pastWholeLimit } from '../import/gunzip.ts';
 import { DecodedPastLimitError, MAX_FILE_BYTES, TraceDecoder, TRACE_FILE_NAME } from '../import/parse-input.ts';
 import { originOf, withDefaults, type LlmRole, type LlmSettings } from '../llm/index.ts';
 import { appendAll } from '../model/large-arrays.ts';
@@ -230,7 +230,7 @@ function readStreamed(file: string, format: string | undefined, maxBytes: number
     const last4 = new Uint8Array(4);
     if (gzip) readSync(fd, last4, 0, 4, Math.max(0, stat.size - 4));
     // `pastLimit`: a gzip file that decoded past the limit though its trailer said less (several members).
-    if (!pastLimit && stat.size <= maxBytes && (!gzip || gzipTrailerSize(stat.size, last4) <= maxBytes)) return undefined;
+    if (!pastLimit && !pastWholeLimit(stat.size, maxBytes, gzip ? last4 : undefined)) return undefined;
     // A reading of the file from its start, decoded when it is gzip.
     const open = (): (() => Uint8Array | undefined) => {
       let at = 0;

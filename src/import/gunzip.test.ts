@@ -3,7 +3,7 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { importFiles } from '../workers/import-files.ts';
-import { GunzipError, GunzipStream } from './gunzip.ts';
+import { GunzipError, GunzipStream, pastWholeLimit } from './gunzip.ts';
 import { busLines, gzipBomb, multiMemberGzip } from '../testing/gzip-kit.ts';
 import { importBytes } from './index.ts';
 import { decodeBytes } from './parse-input.ts';
@@ -124,5 +124,19 @@ describe('UTF-16 text', () => {
   it('a NUL character in UTF-16 text is still binary data', () => {
     const e = importError(() => decodeBytes('x.json', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('{"a":\u0000}', 'utf16le')])));
     expect(e.detail).toMatch(/binary data \(a NUL character in UTF-16 LE text\)/);
+  });
+});
+
+describe('pastWholeLimit: which files the worker and the command line read as a stream', () => {
+  const trailer = (size: number) => new Uint8Array(new Uint32Array([size]).buffer);
+  it('says so by the file size, or for gzip by the size its trailer gives', () => {
+    expect(pastWholeLimit(101, 100)).toBe(true);
+    expect(pastWholeLimit(100, 100)).toBe(false);
+    expect(pastWholeLimit(50, 100, trailer(101))).toBe(true);
+    expect(pastWholeLimit(50, 100, trailer(100))).toBe(false);
+    expect(pastWholeLimit(101, 100, trailer(10))).toBe(true);
+    // Too short to hold a trailer: the last bytes say nothing.
+    expect(pastWholeLimit(10, 100, trailer(1_000))).toBe(false);
+    expect(pastWholeLimit(50, 100, undefined)).toBe(false);
   });
 });

@@ -25,6 +25,15 @@ export function gzipTrailerSize(fileSize: number, last4: Uint8Array): number {
   return new DataView(last4.buffer, last4.byteOffset, 4).getUint32(0, true);
 }
 
+/**
+ * Whether a file of `fileSize` bytes is too large to read whole under `maxBytes`, by its size or, for gzip (`gzipLast4`:
+ * its last 4 bytes), by what its trailer says it decodes to. The studio's worker and the command line decide by this
+ * which files they read as a stream (a gzip file of several members may still decode past the limit: DecodedPastLimitError).
+ */
+export function pastWholeLimit(fileSize: number, maxBytes: number, gzipLast4?: Uint8Array): boolean {
+  return fileSize > maxBytes || (gzipLast4 !== undefined && gzipTrailerSize(fileSize, gzipLast4) > maxBytes);
+}
+
 /** The shortest gzip file: a 10-byte header, an empty deflate block and an 8-byte trailer. */
 const GZIP_MIN_BYTES = 18;
 

@@ -9,7 +9,7 @@ import { attachAnnotationSets, type AnnotationSet } from '../model/annotations.t
 import { mapTicks, stepTicks } from '../model/run-builder.ts';
 import { decodeBytes, DecodedPastLimitError, MAX_FILE_BYTES, startsPlainUtf8, TraceDecoder, type ParsedInput } from '../import/parse-input.ts';
 import { documentKind, GZIP_JSON_LINES_NAME, JSON_LINES_NAME, readGzipJsonLines, readJsonLines, startsJsonLines } from '../import/jsonl-stream.ts';
-import { gzipTrailerSize, isGzipStart } from '../import/gunzip.ts';
+import { isGzipStart, pastWholeLimit } from '../import/gunzip.ts';
 import { isBusMessage } from '../import/formats/bus-messages.ts';
 import { loadTokenCounter, tokenCounterLoaded, tokenEstimatesRefused } from '../import/tokens.ts';
 
@@ -55,7 +55,7 @@ export async function readFileInput(
     // compressed size is past it already) is read as a stream too (ADR 0080, 0081); a smaller one is read whole, as
     // when it is not compressed (and read again as a stream if it decodes past the limit after all: below).
     const last4 = new Uint8Array(await file.slice(Math.max(0, file.size - 4)).arrayBuffer());
-    const documentWhen = gzipTrailerSize(file.size, last4) > maxWholeBytes || file.size > maxWholeBytes ? documentKind : undefined;
+    const documentWhen = pastWholeLimit(file.size, maxWholeBytes, last4) ? documentKind : undefined;
     const parsed = await readGzipJsonLines(name, file.stream(), { ...gzipOptions, onRead, documentWhen });
     if (parsed) return { name, parsed };
   }
