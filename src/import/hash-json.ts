@@ -11,8 +11,30 @@ const SPLIT_LEVELS = 2;
 /** Elements of an array at the last split level stringified per call. */
 const CHUNK = 1024;
 
-/** The same hex as `hashText(JSON.stringify(value))` (also for a value with no JSON: that of the text "undefined"). */
+/**
+ * Hashes computed as documents were read in pieces (json-pieces.ts, json-value-stream.ts: while the bar moves, not in a
+ * pass of seconds after it), each the hashJson of its document. Importers only read what they are given, so a value
+ * is never changed after its hash is recorded.
+ */
+const knownHashes = new WeakMap<object, string>();
+
+/** Records hashJson(value), computed as `value` was read in pieces. */
+export function rememberJsonHash(value: object, hash: string): void {
+  knownHashes.set(value, hash);
+}
+
+/** The hash recorded for `value` as it was read in pieces, if any (tests: that one was recorded, and is right). */
+export function knownJsonHash(value: object): string | undefined {
+  return knownHashes.get(value);
+}
+
+/**
+ * The same hex as `hashText(JSON.stringify(value))` (also for a value with no JSON: that of the text "undefined"); the
+ * hash recorded as the value was read, when there is one.
+ */
 export function hashJson(value: unknown): string {
+  const known = typeof value === 'object' && value !== null ? knownHashes.get(value) : undefined;
+  if (known !== undefined) return known;
   const hash = new TextHash();
   if (!feed(hash, value, 0)) hash.update('undefined');
   return hash.digest();

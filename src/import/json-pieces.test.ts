@@ -2,9 +2,9 @@
 // hashJson's hash of it) or undefined, never another value.
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { hashJson } from './hash-json.ts';
+import { hashJson, knownJsonHash } from './hash-json.ts';
 import { nestsDeeperThan } from './json-depth.ts';
-import { knownJsonHash, parseObjectInPieces, type PiecesOptions } from './json-pieces.ts';
+import { parseObjectInPieces, type PiecesOptions } from './json-pieces.ts';
 
 const KEYS = ['history', 'chat_history'];
 

@@ -14,6 +14,7 @@
 // The hash of the document's JSON (hashJson, a chat log's run id) is computed along, batch by batch, when asked: it
 // was a second pass over the whole value after the parse, again with nothing to report.
 import { TextHash } from '../model/hash.ts';
+import { rememberJsonHash } from './hash-json.ts';
 import { DepthCheckInParts } from './json-depth.ts';
 import { isJsonSpace as isSpace, skipJsonSpace as skipSpace } from './json-text.ts';
 
@@ -52,19 +53,6 @@ export interface PiecesResult {
   hash?: string;
   /** The value nests no deeper than `maxDepth` (given). */
   depthChecked?: true;
-}
-
-/** Hashes computed as documents were read (parseObjectInPieces): hashJson of each, for the importer that names a run by it. */
-const knownHashes = new WeakMap<object, string>();
-
-/** hashJson(value) if it was computed when `value` was read in pieces (the value is never changed after: importers only read). */
-export function knownJsonHash(value: object): string | undefined {
-  return knownHashes.get(value);
-}
-
-/** Records hashJson(value), computed as `value` was read in pieces elsewhere (json-value-stream.ts). */
-export function rememberJsonHash(value: object, hash: string): void {
-  knownHashes.set(value, hash);
 }
 
 /** A text that is one JSON object with a large array member, parsed in pieces; undefined: parse it whole instead. */
@@ -147,7 +135,7 @@ function readObject(text: string, options: PiecesOptions): PiecesResult | undefi
     // The JSON of the object with an empty array begins as that of the members before it: the rest, from the `]` on.
     hash.update(JSON.stringify(value).slice(stringified.length - 2));
     digest = hash.digest();
-    knownHashes.set(value, digest);
+    rememberJsonHash(value, digest);
   }
   value[arrayKey!] = elements;
   onProgress?.(text.length);

@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ImportError } from './errors.ts';
 import { JsonValueStream, type ValueStreamOptions } from './json-value-stream.ts';
-import { hashJson } from './hash-json.ts';
-import { knownJsonHash } from './json-pieces.ts';
+import { hashJson, knownJsonHash } from './hash-json.ts';
 
 /** `text` pushed in the pieces cut at `cuts` (positions, any order), then finished: the value. */
 function streamed(text: string, cuts: number[] = [], options: ValueStreamOptions = {}): unknown {

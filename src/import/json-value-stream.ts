@@ -18,11 +18,12 @@
 //
 // An object document's hashJson (the run id of a chat log, an OpenAI chat, a span-attributes file) is computed along,
 // as json-pieces.ts does for a text read whole: the JSON of each batch fed to the hash as it is parsed, while the bar
-// moves, not in one pass of seconds after it (knownJsonHash). Only where the keys' order in the text is JSON.parse's
+// moves, not in one pass of seconds after it (hash-json.ts rememberJsonHash). Only where the keys' order in the text is JSON.parse's
 // (no key written twice, none integer-like, in the objects opened): else the importer hashes the value itself.
 import { TextHash } from '../model/hash.ts';
 import { ImportError } from './errors.ts';
-import { isIndexLike, rememberJsonHash } from './json-pieces.ts';
+import { rememberJsonHash } from './hash-json.ts';
+import { isIndexLike } from './json-pieces.ts';
 import { JsonTextStream, type Reading } from './json-text-stream.ts';
 import { MAX_JSON_DEPTH } from './json-depth.ts';
 

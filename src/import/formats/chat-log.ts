@@ -18,7 +18,6 @@
 //   json-pieces.ts); the file name is never used.
 import { emptyRecord } from '../../model/record.ts';
 import { hashJson } from '../hash-json.ts';
-import { knownJsonHash } from '../json-pieces.ts';
 import { decisiveErrorAnnotation } from '../../model/annotations.ts';
 import type { Agent, Outcome, Run, Step, TokenUsage } from '../../model/types.ts';
 import { MapProgress, RunBuilder } from '../../model/run-builder.ts';
@@ -305,7 +304,7 @@ export const chatLogImporter: FormatImporter = {
   importDoc(doc): ImportResult {
     const warnings: string[] = [];
     const docs = documentsOf(doc).map((d) => ({ ...d, obj: expectObject(d.value, d.path) }));
-    const ids = uniqueIds(docs.map((d) => `chat-${knownJsonHash(d.obj) ?? hashJson(d.obj)}`));
+    const ids = uniqueIds(docs.map((d) => `chat-${hashJson(d.obj)}`));
     const progresses: MapProgress[] = [];
     const runs = docs.map((d, i) => importRun(d.obj, d.path, ids[i], warnings, progresses));
     // The last run's progress: its fourth tick per message is kept for the checks (used when it has room for all runs).

@@ -17,7 +17,6 @@
 //   `chat-<hashText of the run's JSON>`; `~2`… for repeats in one file. Outcome from `reward` (1 = success).
 import { recordOf } from '../../model/record.ts';
 import { hashJson } from '../hash-json.ts';
-import { knownJsonHash } from '../json-pieces.ts';
 import type { Agent, Outcome, Run, ToolCall } from '../../model/types.ts';
 import { RunBuilder } from '../../model/run-builder.ts';
 import { contentText, documentsOf, titleFromTask, uniqueIds, unmappedFields } from './chat-log.ts';
@@ -189,7 +188,7 @@ export const openAiChatImporter: FormatImporter = {
     const ids = uniqueIds(
       docs.map((d) => {
         const taskId = optString(d.value.task_id, `${d.path}.task_id`);
-        return taskId !== undefined ? tauRunId(taskId) : `chat-${knownJsonHash(d.value) ?? hashJson(d.value)}`;
+        return taskId !== undefined ? tauRunId(taskId) : `chat-${hashJson(d.value)}`;
       }),
     );
     return { runs: docs.map((d, i) => importRun(d.value, d.path, ids[i])), annotationSets: [], warnings: [] };

@@ -3,7 +3,6 @@
 // what instrumentation libraries keep as test fixtures. It becomes a run of one span through the shared span
 // machinery, so the attribute standards are read exactly as in a full OTLP trace.
 import { hashJson } from '../hash-json.ts';
-import { knownJsonHash } from '../json-pieces.ts';
 import { FormatProblem } from '../errors.ts';
 import type { FormatImporter, ImportResult } from '../format.ts';
 import type { ParsedInput } from '../parse-input.ts';
@@ -48,7 +47,7 @@ export function importFromSpanAttributes(doc: ParsedInput): ImportResult {
   if (doc.kind !== 'json' || !isAttributeMap(doc.value)) throw new FormatProblem('$', 'expected one span’s attribute map');
   const attributes: Attributes = { ...doc.value };
   // Content-derived ids: the same map gives the same run whatever the file is called.
-  const id = knownJsonHash(doc.value) ?? hashJson(doc.value);
+  const id = hashJson(doc.value);
   const span: SpanRecord = {
     id,
     traceId: `attributes-${id}`,
