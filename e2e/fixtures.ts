@@ -1,7 +1,7 @@
 // Shared helpers for e2e tests: the real traces in ../shared/traces (skipped when absent) and opening files through
 // the library's real file input, as a person would.
 import { execFile } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { expect, test, type Browser, type Locator, type Page } from '@playwright/test';
 
@@ -47,7 +47,6 @@ export function fileRuns(page: Page, fileName: string) {
   return page.locator(`[data-testid="run-row"][data-file=${JSON.stringify(fileName)}]`);
 }
 
-/** The library's entry for an opened file (in the file list: per-file actions, warnings, saved settings). */
 /**
  * Opens `file` through the Library's file input and then its one run: what the Library's row and the opened run say
  * about it (row text without the file name and saving state, step count and counts line, token panel text).
@@ -64,6 +63,35 @@ export async function openedRunFacts(page: Page, file: string, name: string) {
   return { listed, steps: await counts.getAttribute('data-steps'), counts: await counts.innerText(), tokens: await page.getByTestId('token-charts-panel').innerText() };
 }
 
+/** The size past which the studio reads a file as a stream, not whole (parse-input.ts MAX_FILE_BYTES). */
+export const WHOLE_READ_LIMIT = 400 * 1024 * 1024;
+
+/**
+ * A trace too large to read whole opens into the run the same trace gives read whole: `small` is opened in `page`;
+ * `big` (written from `pieces`, the same JSON with whitespace added) and then `zip(big's bytes)` each in a library of
+ * their own. Both big files are removed after. Returns what `small`'s run shows (openedRunFacts).
+ */
+export async function expectStreamedAsWhole(page: Page, browser: Browser, files: { small: string; big: string; pieces: Iterable<string>; zipped: string; zip: (bytes: Buffer) => Buffer }) {
+  const fd = openSync(files.big, 'w');
+  try {
+    for (const piece of files.pieces) writeSync(fd, piece);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    expect(statSync(files.big).size).toBeGreaterThan(WHOLE_READ_LIMIT);
+    await openStudio(page);
+    const whole = await openedRunFacts(page, files.small, basename(files.small));
+    expect(await openedInFreshLibrary(browser, files.big, basename(files.big))).toEqual(whole);
+    writeFileSync(files.zipped, files.zip(readFileSync(files.big)));
+    expect(await openedInFreshLibrary(browser, files.zipped, basename(files.zipped))).toEqual(whole);
+    return whole;
+  } finally {
+    rmSync(files.big, { force: true });
+    rmSync(files.zipped, { force: true });
+  }
+}
+
 /** openedRunFacts in a fresh browser context: a library of its own (two files of the same trace would be one run). */
 export async function openedInFreshLibrary(browser: Browser, file: string, name: string) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -78,6 +106,7 @@ export async function openedInFreshLibrary(browser: Browser, file: string, name:
   }
 }
 
+/** The library's entry for an opened file (in the file list: per-file actions, warnings, saved settings). */
 export function fileCard(page: Page, fileName: string) {
   return page.getByTestId('library-file').filter({ has: page.getByRole('heading', { name: fileName, exact: true }) });
 }
