@@ -41,30 +41,30 @@ export async function readFileInput(
   maxWholeBytes = MAX_FILE_BYTES,
 ): Promise<FileInput> {
   const head = new Uint8Array(await file.slice(0, HEAD_BYTES).arrayBuffer());
-  const gzipOptions = { namedJsonLines: GZIP_JSON_LINES_NAME.test(name), hashWhen: isBusMessage, progressEveryMs: READ_PROGRESS_EVERY_MS, lineReader: jsonLinesReaderFor, readAgain: () => file.stream() };
+  // Read as a stream, the bytes are parsed as they are read: the bar says so. Only a message-bus log is named by its
+  // text's hash: the text is hashed for that one.
+  const streamed = { hashWhen: isBusMessage, onRead: onProgress && ((bytes: number) => onProgress('parsing', bytes)), progressEveryMs: READ_PROGRESS_EVERY_MS, lineReader: jsonLinesReaderFor, readAgain: () => file.stream() };
+  const gzipOptions = { ...streamed, namedJsonLines: GZIP_JSON_LINES_NAME.test(name) };
   if (startsJsonLines(head, JSON_LINES_NAME.test(name))) {
-    // Only a message-bus log is named by its text's hash: the text is hashed for that one.
-    const parsed = await readJsonLines(name, file.stream(), { hashWhen: isBusMessage, onRead: onProgress && ((bytes) => onProgress('parsing', bytes)), progressEveryMs: READ_PROGRESS_EVERY_MS, lineReader: jsonLinesReaderFor, readAgain: () => file.stream() });
+    const parsed = await readJsonLines(name, file.stream(), streamed);
     return { name, parsed };
   }
   if (isGzipStart(head)) {
     // gzip-compressed JSON Lines too, decoded as read (the bar counts the compressed bytes); anything else inside is
     // read whole below, from the start again.
-    const onRead = onProgress && ((bytes: number) => onProgress('parsing', bytes));
     // One JSON document that decodes to more than the limit (the gzip trailer's size of its last member says so, or the
     // compressed size is past it already) is read as a stream too (ADR 0080, 0081); a smaller one is read whole, as
     // when it is not compressed (and read again as a stream if it decodes past the limit after all: below).
     const last4 = new Uint8Array(await file.slice(Math.max(0, file.size - 4)).arrayBuffer());
     const documentWhen = pastWholeLimit(file.size, maxWholeBytes, last4) ? documentKind : undefined;
-    const parsed = await readGzipJsonLines(name, file.stream(), { ...gzipOptions, onRead, documentWhen });
+    const parsed = await readGzipJsonLines(name, file.stream(), { ...gzipOptions, documentWhen });
     if (parsed) return { name, parsed };
   }
   const document = file.size > maxWholeBytes ? documentKind(head) : undefined;
   if (document) {
     // One JSON document too large to read whole, parsed as the text is decoded: an OTLP/JSON export's spans in small
     // exports (ADR 0080), any other document into its value (ADR 0081).
-    const onRead = onProgress && ((bytes: number) => onProgress('parsing', bytes));
-    const parsed = await readJsonLines(name, file.stream(), { document, onRead, progressEveryMs: READ_PROGRESS_EVERY_MS, lineReader: jsonLinesReaderFor, readAgain: () => file.stream() });
+    const parsed = await readJsonLines(name, file.stream(), { ...streamed, document });
     return { name, parsed };
   }
   if (file.size > maxWholeBytes) {
@@ -89,7 +89,7 @@ export async function readFileInput(
     if (!(e instanceof DecodedPastLimitError)) throw e;
     // gzip of several members, the last one small: its trailer said it fits. Read again as a stream, as a trailer
     // that said so would have had it read; refused as before when it holds no JSON document.
-    const parsed = await readGzipJsonLines(name, file.stream(), { ...gzipOptions, onRead: onProgress && ((bytes) => onProgress('parsing', bytes)), documentWhen: documentKind });
+    const parsed = await readGzipJsonLines(name, file.stream(), { ...gzipOptions, documentWhen: documentKind });
     if (!parsed) throw e;
     return { name, parsed };
   }
