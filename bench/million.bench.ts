@@ -776,6 +776,13 @@ function importHugeJsonl(dir: string, gzip = false): Huge {
 const gb = (b: number) => `${(b / 2 ** 30).toFixed(2)} GB`;
 const mb = (b: number) => `${(b / 2 ** 20).toFixed(0)} MB`;
 
+/** The huge files opened in the browser: file name, how the log says it, how the figures name it. */
+const HUGE_KINDS = {
+  jsonl: { file: 'huge-otlp.jsonl', what: 'a JSON Lines file', label: 'JSON Lines file' },
+  'otlp-document': { file: 'huge-otlp.json', what: 'one OTLP/JSON export', label: 'OTLP/JSON export (one document)' },
+  'chat-log': { file: 'huge-chat.json', what: 'one chat log (a JSON document)', label: 'chat log (one JSON document)' },
+} as const;
+
 /** The progress row of a timed run: shown from the drop to the listing, with a bar, never still longer than the bound. */
 function stillFigure(label: string, m: Opened): Figure {
   return {
@@ -877,13 +884,13 @@ async function main(): Promise<void> {
       }
       // A file larger than one string, in the browser: read by the import worker as a stream (Blob.stream), never one
       // string. JSON Lines (the Node part's file), and the same spans as one OTLP export (otlp-document-stream.ts).
-      const hugeInBrowser = async (key: string, kind: 'jsonl' | 'otlp-document' | 'chat-log') => {
+      const hugeInBrowser = async (key: string, kind: keyof typeof HUGE_KINDS) => {
         const { writeHugeJsonl, writeHugeChatLog, HUGE_STEPS } = await import('./million-huge.ts');
-        const huge = join(tmp, kind === 'jsonl' ? 'huge-otlp.jsonl' : kind === 'otlp-document' ? 'huge-otlp.json' : 'huge-chat.json');
+        const { file, what, label: named } = HUGE_KINDS[kind];
+        const huge = join(tmp, file);
         const textBytes = kind === 'chat-log' ? writeHugeChatLog(huge) : writeHugeJsonl(huge, false, kind === 'otlp-document');
-        const what = kind === 'jsonl' ? 'a JSON Lines file' : kind === 'otlp-document' ? 'one OTLP/JSON export' : 'one chat log (a JSON document)';
         console.log(`${what} larger than one string (${mb(textBytes)}), in Chromium through the Library; load average ${loadavg()[0].toFixed(2)}`);
-        const label = `${kind === 'jsonl' ? 'JSON Lines file' : kind === 'otlp-document' ? 'OTLP/JSON export (one document)' : 'chat log (one JSON document)'} larger than V8's longest string (${mb(textBytes)}) in Chromium`;
+        const label = `${named} larger than V8's longest string (${mb(textBytes)}) in Chromium`;
         try {
           const m = await openThroughLibrary(base, huge);
           console.log(`    memory run (the browser's PSS sampled every 100 ms); load average ${loadavg()[0].toFixed(2)}`);
