@@ -6,7 +6,7 @@ import { emptyRecord, ownValue, recordOf } from '../../model/record.ts';
 import { useMemo, useState } from 'react';
 import { create } from 'zustand';
 import { defaultTreatment, editFromIntervention, type ForkEdit, type ForkResult, type TurnTreatment } from '../../engine/runner/fork.ts';
-import type { Run } from '../../model/types.ts';
+import type { Run, Step } from '../../model/types.ts';
 import { useLibrary } from '../../store/library.ts';
 import { useUrl } from '../../store/url.ts';
 import { Badge } from '../../ui/badge.tsx';
@@ -37,6 +37,56 @@ const preview = (text: string | undefined, n = 70) => {
   return t.length > n ? `${t.slice(0, n - 1)}…` : t;
 };
 
+/**
+ * Above this many steps the step to fork at is picked by its number, not from a list: an option per step of a
+ * million-message chat log was a task of 7.7 s when the run was chosen.
+ */
+export const STEP_OPTIONS_MAX = 1000;
+
+const optionLabel = (s: Step, i: number) => `#${stepNumber(i)} ${s.agentId}${s.name ? ` (${s.name})` : ''}: ${preview(s.output)}`;
+
+/** The step to fork at: a list of every step for a run of up to STEP_OPTIONS_MAX, else its number and what it says. */
+function StepPicker({ steps, position, disabled, onPick }: { steps: readonly Step[]; position: number; disabled: boolean; onPick: (stepId: string) => void }) {
+  const [typed, setTyped] = useState<string>();
+  const select = 'rounded border border-slate-300 px-1 py-1 text-sm font-normal';
+  if (steps.length <= STEP_OPTIONS_MAX) {
+    return (
+      <select aria-label="Fork step" className={select} value={steps[position].id} disabled={disabled} onChange={(e) => onPick(e.target.value)}>
+        {steps.map((s, i) => (
+          <option key={s.id} value={s.id}>{optionLabel(s, i)}</option>
+        ))}
+      </select>
+    );
+  }
+  const shown = typed ?? String(stepNumber(position));
+  const n = Number(shown);
+  const valid = Number.isInteger(n) && n >= 1 && n <= steps.length;
+  return (
+    <span className="flex flex-col gap-1">
+      <input
+        type="number"
+        aria-label="Fork step"
+        aria-invalid={!valid}
+        aria-describedby="fork-step-shown"
+        className={`${select} w-40 tabular-nums`}
+        min={1}
+        max={steps.length}
+        value={shown}
+        disabled={disabled}
+        onChange={(e) => {
+          setTyped(e.target.value);
+          const k = Number(e.target.value);
+          if (Number.isInteger(k) && k >= 1 && k <= steps.length) onPick(steps[k - 1].id);
+        }}
+        onBlur={() => setTyped(undefined)}
+      />
+      <span id="fork-step-shown" data-testid="fork-step-shown" className={`font-normal ${valid ? 'text-slate-600' : 'text-red-700'}`}>
+        {valid ? optionLabel(steps[position], position) : `a step number from 1 to ${steps.length.toLocaleString('en')}`}
+      </span>
+    </span>
+  );
+}
+
 export function ForkPanel() {
   const params = useUrl((s) => s.params);
   const setParams = useUrl((s) => s.setParams);
@@ -48,7 +98,8 @@ export function ForkPanel() {
   const forkable = useMemo(() => Object.values(runs).filter((r) => cachedForkProblem(r) === undefined), [runs]);
   const parent: Run | undefined = params.forkOf ? runs[params.forkOf] : undefined;
   const top = useMemo(() => (parent ? replaySteps(parent) : []), [parent]);
-  const step = top.find((s) => s.id === params.at) ?? top[0];
+  const position = useMemo(() => Math.max(0, top.findIndex((s) => s.id === params.at)), [top, params.at]);
+  const step: Step | undefined = top[position];
   const interventions = useMemo(() => (parent && step ? parent.interventions.filter((iv) => iv.stepId === step.id && editFromIntervention(iv)) : []), [parent, step]);
   const [change, setChange] = useState<ChangeKind>('edit');
   const [overrides, setOverrides] = useState<{ runId: string; map: Record<string, TurnTreatment> }>();
@@ -104,11 +155,7 @@ export function ForkPanel() {
             <>
               <label className="flex flex-col gap-1 text-xs font-medium text-slate-700">
                 Step
-                <select aria-label="Fork step" className="rounded border border-slate-300 px-1 py-1 text-sm font-normal" value={step.id} disabled={busy} onChange={(e) => setParams({ at: e.target.value })}>
-                  {top.map((s, i) => (
-                    <option key={s.id} value={s.id}>{`#${s.number ?? i} ${s.agentId}${s.name ? ` (${s.name})` : ''}: ${preview(s.output)}`}</option>
-                  ))}
-                </select>
+                <StepPicker key={parent.id} steps={top} position={position} disabled={busy} onPick={(at) => setParams({ at })} />
               </label>
               <fieldset className="space-y-1" disabled={busy}>
                 <legend className="text-xs font-medium text-slate-700">Change at this step</legend>
@@ -157,7 +204,7 @@ export function ForkPanel() {
               </details>}
               {change === 'edit' && (
                 <div>
-                  <label htmlFor="fork-text" className="block text-xs font-medium text-slate-700">Message at step {stepNumber(top.indexOf(step))} ({step.agentId})</label>
+                  <label htmlFor="fork-text" className="block text-xs font-medium text-slate-700">Message at step {stepNumber(position)} ({step.agentId})</label>
                   <textarea id="fork-text" className="w-full rounded border border-slate-300 px-2 py-1 font-mono text-xs" rows={8} value={edited} disabled={busy} onChange={(e) => setText({ stepId: step.id, value: e.target.value })} />
                 </div>
               )}
