@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { makeRun } from '../../testing/test-runs.ts';
 import type { Step } from '../../model/types.ts';
 import { actionSignature, alignByIndex, alignByLcs, compareFigures, compareRun, sideAt } from './compare-model.ts';
@@ -97,5 +98,70 @@ describe('compare figures', () => {
     const f = compareFigures(compareRun(failed), compareRun(parent()));
     expect(f.stops.map((s) => [s.side, s.label])).toEqual([['a', 'failed: HTTP 500']]);
     expect(f.tokens).toEqual({ a: 300, b: 300 });
+  });
+});
+
+describe('compareRun: units, tokens and interventions by step id', () => {
+  /** The units as compareRun gave them when it looked ids up in Maps filled in step order (the oracle). */
+  function unitsByMaps(steps: readonly Step[], interventions: { stepId?: string; tokens?: { total: number } }[]) {
+    const byId = new Map<string, Step>();
+    for (const s of steps) byId.set(s.id, s);
+    const unitOf = new Map<string, number>();
+    const units: { id: string; tokens: number; interventions: number }[] = [];
+    for (const s of steps) {
+      if (s.parentStepId !== undefined) continue;
+      unitOf.set(s.id, units.length);
+      units.push({ id: s.id, tokens: 0, interventions: 0 });
+    }
+    const resolve = (step: Step | undefined): number | undefined => {
+      for (let s: Step | undefined = step, guard = 0; s && guard < 64; s = s.parentStepId ? byId.get(s.parentStepId) : undefined, guard++) {
+        const u = unitOf.get(s.id);
+        if (u !== undefined) return u;
+      }
+      return undefined;
+    };
+    let pending = 0;
+    for (const s of steps) {
+      const own = unitOf.get(s.id);
+      if (own !== undefined) {
+        units[own].tokens += pending;
+        pending = 0;
+      }
+      const total = s.usage?.total ?? 0;
+      if (total === 0) continue;
+      const u = resolve(s);
+      if (u !== undefined) units[u].tokens += total;
+      else pending += total;
+    }
+    if (units.length > 0) units[units.length - 1].tokens += pending;
+    for (const i of interventions) {
+      const u = i.stepId !== undefined ? resolve(byId.get(i.stepId)) : undefined;
+      if (u !== undefined) units[u].interventions++;
+    }
+    return units;
+  }
+
+  it('gives what Maps of every id gave, duplicate ids, nesting and cycles included (fast-check)', () => {
+    // Few ids, so that runs repeat them, nest under them, and make parent cycles.
+    const id = fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f');
+    const step = fc.record({ id, parent: fc.option(id, { nil: undefined }), total: fc.constantFrom(0, 0, 3, 10) });
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 40 }), fc.array(fc.record({ stepId: fc.option(id, { nil: undefined }), total: fc.constantFrom(1, 7) }), { maxLength: 6 }), (specs, ivs) => {
+        const steps: Step[] = specs.map((s, i) => ({
+          id: s.id,
+          index: i,
+          kind: s.parent === undefined ? 'action' : 'llm',
+          agentId: 'manager',
+          ...(s.parent !== undefined ? { parentStepId: s.parent } : {}),
+          ...(s.total > 0 ? { usage: { input: s.total, output: 0, total: s.total } } : {}),
+        }));
+        const interventions = ivs.map((iv, i) => ({ id: `iv${i}`, engine: 'supervisor', action: 'guidance', reason: 'r', ...(iv.stepId !== undefined ? { stepId: iv.stepId } : {}), tokens: { input: iv.total, output: 0, total: iv.total } }));
+        const got = compareRun(makeRun('r', { steps, interventions } as never));
+        const want = unitsByMaps(steps, interventions);
+        expect(got.steps.map((u) => ({ id: u.step.id, tokens: u.tokens, interventions: u.interventions.length }))).toEqual(want);
+        expect(got.overhead).toBe(ivs.reduce((n, iv) => n + iv.total, 0));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -5,6 +5,7 @@
 // same total the library shows.
 import { isReplayStep } from '../../model/steps.ts';
 import { finish, phase, SLICE, type Sliced } from '../../model/slices.ts';
+import { StepPositions } from '../../model/step-positions.ts';
 import type { Intervention, Run, Step } from '../../model/types.ts';
 
 export interface CompareStep {
@@ -59,21 +60,21 @@ export function compareRun(run: Run): CompareRun {
  */
 export function* compareRunSlices(run: Run): Sliced<CompareRun> {
   const agentName = new Map(run.agents.map((a) => [a.id, a.name]));
-  // Three passes over the steps, and the interventions.
-  const work = 3 * run.steps.length + run.interventions.length || 1;
-  let done = 0;
-  const byId = new Map<string, Step>();
-  for (const s of run.steps) {
-    byId.set(s.id, s);
-    if (++done % SLICE === 0) yield done / work;
-  }
-  const unitOf = new Map<string, number>();
+  const steps = run.steps;
+  // Two tables of positions by id and two more passes over the steps, and the interventions.
+  const work = 4 * steps.length + run.interventions.length || 1;
+  // Step ids are looked up in tables of positions (model/step-positions.ts), not Maps keyed by every id: at a million
+  // steps a Map's growth copied it whole inside one slice (a task of 110–430 ms when the compare view opened).
+  // The last step of an id wins, as it did in a Map filled in step order.
+  const byId = yield* phase(new StepPositions(steps).build(), 0, steps.length / work);
+  let done = steps.length;
+  const replay: Step[] = [];
   const units: CompareStep[] = [];
   // One unit per row of the step list (model/steps.ts): the same steps, numbered the same, as the run view.
-  for (const step of run.steps) {
+  for (const step of steps) {
     if (++done % SLICE === 0) yield done / work;
     if (!isReplayStep(step)) continue;
-    unitOf.set(step.id, units.length);
+    replay.push(step);
     const name = agentName.get(step.agentId) ?? step.agentId;
     units.push({
       position: units.length,
@@ -87,18 +88,25 @@ export function* compareRunSlices(run: Run): Sliced<CompareRun> {
       text: step.observation ?? step.output ?? step.inputText ?? '',
     });
   }
+  // A unit's index is its step's position among the replay steps (the last of an id, as before).
+  const unitOf = yield* phase(new StepPositions(replay).build(), (2 * steps.length) / work, (3 * steps.length) / work);
+  done = 3 * steps.length;
+  const stepOf = (id: string): Step | undefined => {
+    const p = byId.replay(id);
+    return p === undefined ? undefined : steps[p];
+  };
   /** The unit a step belongs to: its own, an ancestor's, else the next unit in replay order (or the last one). */
   const resolve = (step: Step | undefined): number | undefined => {
-    for (let s: Step | undefined = step, guard = 0; s && guard < 64; s = s.parentStepId ? byId.get(s.parentStepId) : undefined, guard++) {
-      const u = unitOf.get(s.id);
+    for (let s: Step | undefined = step, guard = 0; s && guard < 64; s = s.parentStepId ? stepOf(s.parentStepId) : undefined, guard++) {
+      const u = unitOf.replay(s.id);
       if (u !== undefined) return u;
     }
     return undefined;
   };
   let pending = 0;
-  for (const step of run.steps) {
+  for (const step of steps) {
     if (++done % SLICE === 0) yield done / work;
-    const own = unitOf.get(step.id);
+    const own = unitOf.replay(step.id);
     if (own !== undefined) {
       units[own].tokens += pending;
       pending = 0;
@@ -114,7 +122,7 @@ export function* compareRunSlices(run: Run): Sliced<CompareRun> {
   for (const i of run.interventions) {
     if (++done % SLICE === 0) yield done / work;
     overhead += i.tokens?.total ?? 0;
-    const u = i.stepId !== undefined ? resolve(byId.get(i.stepId)) : undefined;
+    const u = i.stepId !== undefined ? resolve(stepOf(i.stepId)) : undefined;
     if (u !== undefined) units[u].interventions.push(i);
   }
   let cumulative = 0;
