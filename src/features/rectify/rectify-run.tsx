@@ -3,7 +3,7 @@
 import { useMemo } from 'react';
 import { auditableCount, DOMAINS, RECTIFIER_ENGINE, rectifierEffects, type Domain } from '../../engine/rectifier/index.ts';
 import { describeStepCounts, stepCounts, stepNumbersFor, stepsWithIds } from '../../model/steps.ts';
-import type { Intervention, Run } from '../../model/types.ts';
+import type { Intervention, Run, Step } from '../../model/types.ts';
 import { effectiveMode, toLlmSettings, useEngineSettings } from '../../store/engine-settings.ts';
 import { usePool } from '../../store/indicator-pool.ts';
 import { useUrl } from '../../store/url.ts';
@@ -179,12 +179,12 @@ function Messages({ run }: { run: Run }) {
   const navigate = useUrl((s) => s.navigate);
   const effects = useMemo(() => rectifierEffects(run), [run]);
   // The messages' steps only: Maps of every step were a long task at a million steps, on every visit.
-  const { mine, numbers } = useMemo(() => {
+  const { mine, numbers, found } = useMemo(() => {
     const own = run.interventions.filter((i) => i.engine === RECTIFIER_ENGINE && i.stepId);
     const ids = own.map((i) => i.stepId!);
     const found = stepsWithIds(run.steps, ids);
     const position = (id: string) => found.get(id)?.position ?? 0;
-    return { mine: own.sort((a, b) => position(a.stepId!) - position(b.stepId!)), numbers: stepNumbersFor(run, ids) };
+    return { mine: own.sort((a, b) => position(a.stepId!) - position(b.stepId!)), numbers: stepNumbersFor(run, ids), found };
   }, [run]);
   const fallback = run.interventions.find((i) => i.engine === RECTIFIER_ENGINE && i.action === 'global-fallback');
   if (mine.length === 0) return null;
@@ -202,15 +202,15 @@ function Messages({ run }: { run: Run }) {
       </p>
       <ol className="space-y-3">
         {mine.map((iv) => (
-          <MessageItem key={iv.id} iv={iv} run={run} number={numbers.get(iv.stepId!)} fallback={!!fallback} onOpen={() => navigate('run', { run: run.id, step: iv.stepId! })} />
+          <MessageItem key={iv.id} iv={iv} step={found.get(iv.stepId!)?.step} number={numbers.get(iv.stepId!)} fallback={!!fallback} onOpen={() => navigate('run', { run: run.id, step: iv.stepId! })} />
         ))}
       </ol>
     </Card>
   );
 }
 
-function MessageItem({ iv, run, number, fallback, onOpen }: { iv: Intervention; run: Run; number: number | undefined; fallback: boolean; onOpen: () => void }) {
-  const step = run.steps.find((s) => s.id === iv.stepId);
+/** One audited message; `step` is its step, found with the others' in one pass (a search of the run per message was messages × steps). */
+function MessageItem({ iv, step, number, fallback, onOpen }: { iv: Intervention; step: Step | undefined; number: number | undefined; fallback: boolean; onOpen: () => void }) {
   const d = rectifierAudit(iv);
   const final = typeof d?.finalOutput === 'string' && d.finalOutput !== d.originalOutput ? d.finalOutput : undefined;
   return (
