@@ -47,6 +47,8 @@ describe('ForkPanel step picker', () => {
     expect(picker).toHaveValue(1201);
     expect(screen.getByTestId('fork-step-shown')).toHaveTextContent('#1201 a: message number 1201');
     expect(screen.getByLabelText(/Message at step 1201 /)).toHaveValue('message number 1201');
+    // Both speakers, in the order they first speak, each with its treatment.
+    expect(screen.getAllByLabelText(/^Treatment of /).map((e) => e.getAttribute('aria-label'))).toEqual(['Treatment of a', 'Treatment of b']);
 
     act(() => void fireEvent.change(picker, { target: { value: '7' } }));
     expect(useUrl.getState().params.at).toBe('big:s6');

@@ -2,6 +2,7 @@
 // that step), switch engines on, and continue in the worker. The fork enters the library linked to its parent and
 // opens in the compare view against it.
 import { replaySteps, stepNumber } from '../../model/steps.ts';
+import { stepFacts } from '../../model/step-facts.ts';
 import { emptyRecord, ownValue, recordOf } from '../../model/record.ts';
 import { useMemo, useState } from 'react';
 import { create } from 'zustand';
@@ -97,7 +98,8 @@ export function ForkPanel() {
   const engines = useEngineSwitches(!!endpoint.settings);
   const forkable = useMemo(() => Object.values(runs).filter((r) => cachedForkProblem(r) === undefined), [runs]);
   const parent: Run | undefined = params.forkOf ? runs[params.forkOf] : undefined;
-  const top = useMemo(() => (parent ? replaySteps(parent) : []), [parent]);
+  // The rows of the step list: the run's own steps when none is nested (a chat log's million messages, not copied).
+  const top: readonly Step[] = useMemo(() => (!parent ? [] : stepFacts(parent).rows === parent.steps.length ? parent.steps : replaySteps(parent)), [parent]);
   const position = useMemo(() => Math.max(0, top.findIndex((s) => s.id === params.at)), [top, params.at]);
   const step: Step | undefined = top[position];
   const interventions = useMemo(() => (parent && step ? parent.interventions.filter((iv) => iv.stepId === step.id && editFromIntervention(iv)) : []), [parent, step]);
@@ -106,7 +108,13 @@ export function ForkPanel() {
   /** Each speaking agent with the default treatment of its turns (from its kind and name). */
   const speakers = useMemo(() => {
     const seen = new Map<string, TurnTreatment>();
-    for (const s of top) if (!seen.has(s.agentId)) seen.set(s.agentId, defaultTreatment(parent?.agents.find((a) => a.id === s.agentId), s));
+    // Read until every agent with a row of the step list (its step facts) is met: the rest of a long run adds none.
+    let speaking = 0;
+    if (parent) for (const { rows } of stepFacts(parent).agents.values()) if (rows > 0) speaking++;
+    for (let i = 0; i < top.length && seen.size < speaking; i++) {
+      const s = top[i];
+      if (!seen.has(s.agentId)) seen.set(s.agentId, defaultTreatment(parent?.agents.find((a) => a.id === s.agentId), s));
+    }
     return [...seen];
   }, [top, parent]);
   const treatments = overrides && parent && overrides.runId === parent.id ? overrides.map : emptyRecord<TurnTreatment>();
