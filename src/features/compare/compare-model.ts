@@ -50,6 +50,9 @@ function actionLabel(step: Step): string {
   return step.name ?? step.kind;
 }
 
+/** A unit without interventions (most of them): one shared empty list, not a million. */
+const NO_INTERVENTIONS: Intervention[] = Object.freeze([]) as unknown as Intervention[];
+
 export function compareRun(run: Run): CompareRun {
   return finish(compareRunSlices(run));
 }
@@ -70,10 +73,14 @@ export function* compareRunSlices(run: Run): Sliced<CompareRun> {
   let done = steps.length;
   const replay: Step[] = [];
   const units: CompareStep[] = [];
+  // The unit of each replay step, by its position in `steps` (-1 for a nested step).
+  const unitAt = new Int32Array(steps.length).fill(-1);
   // One unit per row of the step list (model/steps.ts): the same steps, numbered the same, as the run view.
-  for (const step of steps) {
+  for (let p = 0; p < steps.length; p++) {
     if (++done % SLICE === 0) yield done / work;
+    const step = steps[p];
     if (!isReplayStep(step)) continue;
+    unitAt[p] = units.length;
     replay.push(step);
     const name = agentName.get(step.agentId) ?? step.agentId;
     units.push({
@@ -84,7 +91,7 @@ export function* compareRunSlices(run: Run): Sliced<CompareRun> {
       action: actionLabel(step),
       tokens: 0,
       cumulative: 0,
-      interventions: [],
+      interventions: NO_INTERVENTIONS,
       text: step.observation ?? step.output ?? step.inputText ?? '',
     });
   }
@@ -103,17 +110,21 @@ export function* compareRunSlices(run: Run): Sliced<CompareRun> {
     }
     return undefined;
   };
+  // A step's own unit: the last replay step of its id. Its own position's, when no two replay steps share an id (no
+  // look-up for most steps: a chat log's million messages were two each, most of this pass's time).
+  const ownUnit = (p: number): number | undefined => (!unitOf.duplicates && unitAt[p] >= 0 ? unitAt[p] : unitOf.replay(steps[p].id));
   let pending = 0;
-  for (const step of steps) {
+  for (let p = 0; p < steps.length; p++) {
     if (++done % SLICE === 0) yield done / work;
-    const own = unitOf.replay(step.id);
+    const step = steps[p];
+    const own = ownUnit(p);
     if (own !== undefined) {
       units[own].tokens += pending;
       pending = 0;
     }
     const total = step.usage?.total ?? 0;
     if (total === 0) continue;
-    const u = resolve(step);
+    const u = own ?? resolve(step);
     if (u !== undefined) units[u].tokens += total;
     else pending += total;
   }
@@ -123,10 +134,17 @@ export function* compareRunSlices(run: Run): Sliced<CompareRun> {
     if (++done % SLICE === 0) yield done / work;
     overhead += i.tokens?.total ?? 0;
     const u = i.stepId !== undefined ? resolve(stepOf(i.stepId)) : undefined;
-    if (u !== undefined) units[u].interventions.push(i);
+    if (u === undefined) continue;
+    // The shared empty list is replaced by the unit's own at its first intervention.
+    if (units[u].interventions === NO_INTERVENTIONS) units[u].interventions = [i];
+    else units[u].interventions.push(i);
   }
   let cumulative = 0;
-  for (const u of units) u.cumulative = cumulative += u.tokens;
+  for (let k = 0; k < units.length; k++) {
+    if (k % SLICE === SLICE - 1) yield 1;
+    cumulative += units[k].tokens;
+    units[k].cumulative = cumulative;
+  }
   return { run, steps: units, total: cumulative, agents: run.agents.length, overhead };
 }
 
