@@ -6,6 +6,7 @@
 //   import   (Chromium)  bench/browser-import.bench.ts  ratio to JSON.parse in the same page (through the Library)
 //   open                 bench/open-run.bench.ts        100k-span flat trace: drop → run view painted, long tasks, heap
 //   million              bench/million.bench.ts         1M-step chat log and OTLP: drop → run view, blocks, progress, memory, cancel
+//   views                bench/views.bench.ts           every view loaded afresh on a 1M-message chat log: its longest task
 //   view                 bench/view.bench.ts            key → painted p50/p95 per playhead move at 1k, 100k and 1M steps
 //   filter               bench/filter.bench.ts          ratio to a bare loop over 1M steps
 //   corpus               bench/corpus.bench.ts          violins for 10k runs off the main thread
@@ -34,6 +35,7 @@ const STEPS: Step[] = [
   { bench: 'browser-import', script: 'browser-import.bench.ts' },
   { bench: 'open-run', script: 'open-run.bench.ts' },
   { bench: 'million', script: 'million.bench.ts' },
+  { bench: 'views', script: 'views.bench.ts' },
   { bench: 'view', script: 'view.bench.ts' },
   { bench: 'filter', script: 'filter.bench.ts' },
   { bench: 'corpus', script: 'corpus.bench.ts' },

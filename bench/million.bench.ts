@@ -238,7 +238,7 @@ function memorySampler(browserPid: number): { peakSoFar(): number; stop(): { pea
 
 const MIME: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.json': 'application/json', '.svg': 'image/svg+xml' };
 
-function serve(dist: string): Promise<{ server: Server; base: string }> {
+export function serve(dist: string): Promise<{ server: Server; base: string }> {
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
     let target = normalize(join(dist, path));
