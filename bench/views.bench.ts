@@ -14,6 +14,7 @@
 //
 //   npx vite build --outDir <dir> && BENCH_DIST=<dir> npx tsx bench/views.bench.ts
 //   BENCH_STEPS=…           messages in the chat log (default 1M)
+//   BENCH_FILE=otlp         bench/million's flat OTLP/JSON Lines file of as many spans instead of the chat log
 //   BENCH_VIEWS=run,stages  some views only (names as in VIEWS below)
 //   BENCH_SETTLE_MS=…       how long each view is watched after its first content (default 4000)
 import { chromium } from '@playwright/test';
@@ -23,21 +24,23 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { appDist } from './browser-import.bench.ts';
-import { serve, writeChatLog } from './million.bench.ts';
+import { serve, writeChatLog, writeFlatOtlpLines } from './million.bench.ts';
 import { writeResults, type Figure } from './results.ts';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 1_000_000);
+const OTLP = process.env.BENCH_FILE === 'otlp';
+const WHAT = OTLP ? `${Number(process.env.BENCH_STEPS ?? 1_000_000).toLocaleString('en')}-span flat OTLP file` : `${Number(process.env.BENCH_STEPS ?? 1_000_000).toLocaleString('en')}-message chat log`;
 const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 4000);
 const LONG_TASK_TARGET_MS = 100;
 /** The page's mark once its stored Library is read and checked (src/store/library-db.ts, LIBRARY_READ_MARK). */
 const LIBRARY_READ_MARK = 'mas-replay:library-read';
 
-/** Each view: its address for a run (`id`), and what it shows first. */
+/** Each view: its address for a run (`id`), and what it shows first (the Fork tab: the step picker, or why the run cannot be forked). */
 const VIEWS: { name: string; label: string; query: (id: string) => string; ready: string }[] = [
   { name: 'library', label: 'Library', query: () => '', ready: '[data-testid="run-row"]' },
   { name: 'run', label: 'Run view', query: (id) => `?run=${id}`, ready: '[data-testid="step-list"] li' },
   { name: 'stages', label: 'Stages', query: (id) => `?view=stages&run=${id}`, ready: '[data-testid="stages-view"] [data-testid="playhead-position"]' },
-  { name: 'fork', label: 'Live: Fork', query: (id) => `?view=live&tab=fork&forkOf=${id}`, ready: '[data-testid="fork-panel"] [aria-label="Fork step"]' },
+  { name: 'fork', label: 'Live: Fork', query: (id) => `?view=live&tab=fork&forkOf=${id}`, ready: '[data-testid="fork-panel"] :is([aria-label="Fork step"], [role="alert"])' },
   { name: 'compare', label: 'Compare (the run with itself)', query: (id) => `?view=compare&a=${id}&b=${id}`, ready: '[data-testid="compare-deltas"]' },
   { name: 'corpus', label: 'Corpus', query: () => '?view=corpus', ready: '[data-testid="corpus-page"]' },
   { name: 'engines', label: 'Engines', query: (id) => `?view=engines&run=${id}`, ready: '[data-testid="supervisor-estimate"][data-status="ready"]' },
@@ -66,8 +69,8 @@ async function main(): Promise<void> {
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   const { server, base } = await serve(resolve(appDist(tmp)));
   try {
-    const file = join(tmp, 'group-chat.json');
-    await writeChatLog(file, STEPS);
+    const file = join(tmp, OTLP ? 'flat-agent-otlp.jsonl' : 'group-chat.json');
+    await (OTLP ? writeFlatOtlpLines(file, STEPS) : writeChatLog(file, STEPS));
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     await context.addInitScript(INIT);
     const page = await context.newPage();
@@ -98,16 +101,16 @@ async function main(): Promise<void> {
     const load = loadavg()[0];
     const mb = (statSync(file).size / 1048576).toFixed(0);
     const figures: Figure[] = visits.map((v) => ({
-      name: `${v.label} loaded afresh on a ${STEPS.toLocaleString('en')}-message chat log: longest main-thread task after the Library is loaded`,
+      name: `${v.label} loaded afresh on a ${WHAT}: longest main-thread task after the Library is loaded`,
       value: v.longestMs,
       unit: 'ms',
       target: `≤ ${LONG_TASK_TARGET_MS} ms`,
       pass: v.longestMs <= LONG_TASK_TARGET_MS,
       note: v.error ?? `first content ${v.readyMs.toFixed(0)} ms after the address was loaded; ${v.tasks.length} long tasks${v.tasks.length ? `: ${v.tasks.map((t) => `${t.start.toFixed(0)}+${t.duration.toFixed(0)}`).join(', ')}` : ''}`,
     }));
-    console.log(`every view loaded afresh on a ${mb} MB chat log of ${STEPS.toLocaleString('en')} messages in headless Chromium; ${cpus().length} cores, load average ${load.toFixed(2)}`);
+    console.log(`every view loaded afresh on a ${mb} MB ${WHAT} in headless Chromium; ${cpus().length} cores, load average ${load.toFixed(2)}`);
     for (const f of figures) console.log(`  ${f.pass ? 'PASS' : 'FAIL'}  ${Number.isNaN(f.value) ? '—' : `${f.value.toFixed(0)} ms`}  target ${f.target}  ${f.name} (${f.note})`);
-    writeResults('views', figures, { steps: STEPS, loadAverage: load, visits });
+    writeResults(OTLP ? 'views-otlp' : 'views', figures, { steps: STEPS, file: OTLP ? 'otlp' : 'chat', loadAverage: load, visits });
   } finally {
     server.close();
     await browser.close();
