@@ -1,7 +1,7 @@
 // Cumulative tokens of both runs over the aligned rows, one playhead line, intervention markers on each curve.
 // Clicking the chart moves the playhead. The x axis is the alignment row, so matched steps sit at the same x.
 import { line, scaleLinear } from 'd3';
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import type { Alignment, CompareRun } from './compare-model.ts';
 import { sideAt } from './compare-model.ts';
 import { AXIS, count, FONT, GRID, INTERVENTION_COLOR, RUN_COLOR } from './compare-colors.ts';
@@ -15,26 +15,45 @@ export function TokenOverlay({ a, b, alignment, row, onRow }: { a: CompareRun; b
   const [hover, setHover] = useState<number | null>(null);
   const rows = alignment.rows;
   const n = rows.length;
-  const x = scaleLinear().domain([0, Math.max(1, n - 1)]).range([M.left, W - M.right]);
-  const y = scaleLinear().domain([0, Math.max(1, a.total, b.total)]).nice().range([H - M.bottom, M.top]);
-  // Cumulative of each side at each row (a side in a gap holds its previous value), sampled to ≤ 1 point per pixel.
-  const stride = Math.max(1, Math.ceil(n / (W - M.left - M.right)));
-  const series = (side: 'a' | 'b', run: CompareRun) => {
-    const points: [number, number][] = [];
-    let last = 0;
-    for (let r = 0; r < n; r++) {
-      const p = rows[r][side];
-      if (p !== null) last = run.steps[p].cumulative;
-      if (r % stride === 0 || r === n - 1) points.push([r, last]);
-    }
-    return line<[number, number]>().x((d) => x(d[0])).y((d) => y(d[1]))(points) ?? '';
-  };
-  const markers = (side: 'a' | 'b', run: CompareRun) =>
-    rows.flatMap((r, i) => {
-      const p = r[side];
-      if (p === null || run.steps[p].interventions.length === 0) return [];
-      return [{ row: i, cumulative: run.steps[p].cumulative, count: run.steps[p].interventions.length, step: p }];
-    });
+  // What does not move with the playhead or the pointer, worked out once per pair: at a million rows the two curves
+  // and the markers were passes over every row at each key press and each pointer move (tasks of ~150 ms).
+  const { x, y, paths, markers } = useMemo(() => {
+    const x = scaleLinear().domain([0, Math.max(1, n - 1)]).range([M.left, W - M.right]);
+    const y = scaleLinear().domain([0, Math.max(1, a.total, b.total)]).nice().range([H - M.bottom, M.top]);
+    // Cumulative of each side at each row (a side in a gap holds its previous value), sampled to ≤ 1 point per pixel.
+    const stride = Math.max(1, Math.ceil(n / (W - M.left - M.right)));
+    const series = (side: 'a' | 'b', run: CompareRun) => {
+      const points: [number, number][] = [];
+      let last = 0;
+      for (let r = 0; r < n; r++) {
+        const p = rows[r][side];
+        if (p !== null) last = run.steps[p].cumulative;
+        if (r % stride === 0 || r === n - 1) points.push([r, last]);
+      }
+      return line<[number, number]>().x((d) => x(d[0])).y((d) => y(d[1]))(points) ?? '';
+    };
+    const markersOf = (side: 'a' | 'b', run: CompareRun) => {
+      const out: { row: number; cumulative: number; count: number; step: number }[] = [];
+      for (let i = 0; i < n; i++) {
+        const p = rows[i][side];
+        if (p !== null && run.steps[p].interventions.length > 0) out.push({ row: i, cumulative: run.steps[p].cumulative, count: run.steps[p].interventions.length, step: p });
+      }
+      return out;
+    };
+    return { x, y, paths: { a: series('a', a), b: series('b', b) }, markers: { a: markersOf('a', a), b: markersOf('b', b) } };
+  }, [a, b, rows, n]);
+  // The markers as elements, made once too (a supervised run can have thousands).
+  const markerPaths = useMemo(
+    () =>
+      (['a', 'b'] as const).map((side) =>
+        markers[side].map((m) => (
+          <path key={`${side}${m.row}`} d={`M${x(m.row) - 5},${y(m.cumulative) - 11} h10 l-5,8 z`} fill={INTERVENTION_COLOR} stroke={RUN_COLOR[side]} data-testid="intervention-marker">
+            <title>{`${side.toUpperCase()} step ${m.step + 1}: ${m.count} intervention${m.count === 1 ? '' : 's'}`}</title>
+          </path>
+        )),
+      ),
+    [markers, x, y],
+  );
   const rowFromEvent = (e: React.MouseEvent<SVGRectElement>) => {
     const box = e.currentTarget.getBoundingClientRect();
     const vx = M.left + ((e.clientX - box.left) / box.width) * (W - M.left - M.right);
@@ -66,22 +85,17 @@ export function TokenOverlay({ a, b, alignment, row, onRow }: { a: CompareRun; b
         ))}
         {/* Ticks on the rows' own numbers (1-based): 20,000, not 20001. */}
         {x.copy().domain(x.domain().map((d) => d + 1)).ticks(8).filter((t) => Number.isInteger(t)).map((t) => (
-          <text key={t} x={x(t - 1)} y={H - M.bottom + 14} textAnchor="middle" fontSize={11} fill={AXIS}>{count(t)}</text>
+          // A label at the right end ends there: centred, "1,000,000" ran past the chart's edge and was cut.
+          <text key={t} x={x(t - 1)} y={H - M.bottom + 14} textAnchor={x(t - 1) > W - M.right - 30 ? 'end' : 'middle'} fontSize={11} fill={AXIS} data-testid="overlay-x-tick">{count(t)}</text>
         ))}
         <text x={(M.left + W - M.right) / 2} y={H - 6} textAnchor="middle" fontSize={12} fill={AXIS}>
           Aligned step ({alignment.mode === 'lcs' ? 'matched steps share a row' : 'step index'})
         </text>
         <text transform={`translate(14 ${(M.top + H - M.bottom) / 2}) rotate(-90)`} textAnchor="middle" fontSize={12} fill={AXIS} data-testid="overlay-y-title">Tokens (cumulative)</text>
         <line x1={M.left} x2={W - M.right} y1={H - M.bottom} y2={H - M.bottom} stroke={AXIS} />
-        <path d={series('a', a)} fill="none" stroke={RUN_COLOR.a} strokeWidth={2} />
-        <path d={series('b', b)} fill="none" stroke={RUN_COLOR.b} strokeWidth={2} strokeDasharray="6 3" />
-        {(['a', 'b'] as const).map((side) =>
-          markers(side, side === 'a' ? a : b).map((m) => (
-            <path key={`${side}${m.row}`} d={`M${x(m.row) - 5},${y(m.cumulative) - 11} h10 l-5,8 z`} fill={INTERVENTION_COLOR} stroke={RUN_COLOR[side]} data-testid="intervention-marker">
-              <title>{`${side.toUpperCase()} step ${m.step + 1}: ${m.count} intervention${m.count === 1 ? '' : 's'}`}</title>
-            </path>
-          )),
-        )}
+        <path d={paths.a} fill="none" stroke={RUN_COLOR.a} strokeWidth={2} />
+        <path d={paths.b} fill="none" stroke={RUN_COLOR.b} strokeWidth={2} strokeDasharray="6 3" />
+        {markerPaths}
         <line x1={x(row)} x2={x(row)} y1={M.top} y2={H - M.bottom} stroke="#0f172a" strokeWidth={1.5} data-testid="overlay-playhead" />
         <rect
           x={M.left}
