@@ -98,6 +98,8 @@ async function main(): Promise<void> {
         await page.goto(`${base}/${view.query(encodeURIComponent(id))}`);
         await page.locator(view.ready).first().waitFor({ timeout: 120_000 });
         const readyMs = Date.now() - start;
+        // Some views show their frame before the Library has been read: the wait starts once it has.
+        await page.waitForFunction((mark) => performance.getEntriesByName(mark).length > 0, LIBRARY_READ_MARK, { timeout: 120_000 });
         await page.waitForTimeout(SETTLE_MS);
         const { tasks, loadedAt } = (await page.evaluate(`({ tasks: window.__longTasks, loadedAt: performance.getEntriesByName('${LIBRARY_READ_MARK}')[0]?.startTime })`)) as { tasks: { start: number; duration: number }[]; loadedAt?: number };
         if (loadedAt === undefined) throw new Error(`the page made no ${LIBRARY_READ_MARK} mark`);
