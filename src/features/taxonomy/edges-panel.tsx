@@ -2,7 +2,7 @@
 // (progress, cancel, per-edge result with the original and revised message side by side), the dataset's own labels
 // with their mapping, and the agreement between two label sources.
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { forwardRef, useEffect, useMemo, useRef, useState, type CSSProperties } from 'react';
+import { forwardRef, useCallback, useEffect, useMemo, useRef, useState, type CSSProperties } from 'react';
 import {
   agreement,
   CLARIFIER_TYPES,
@@ -93,8 +93,14 @@ function RunEdges({ run }: { run: Run }) {
 function EdgeList({ run, rows }: { run: Run; rows: EdgeRow[] }) {
   const params = useUrl((s) => s.params);
   const setParams = useUrl((s) => s.setParams);
-  const selectedId = params.edge && rows.some((r) => r.state.id === params.edge) ? params.edge : rows[0]?.state.id;
-  const selected = rows.find((r) => r.state.id === selectedId);
+  // The chosen edge's place, looked for once per edge named (at 1M edges each look was a pass over every row, three
+  // of them at every key press, as was the virtualizer's placing of every row when its key function was a new one).
+  const selectedIndex = useMemo(() => {
+    const i = params.edge ? rows.findIndex((r) => r.state.id === params.edge) : -1;
+    return i >= 0 ? i : rows.length > 0 ? 0 : -1;
+  }, [rows, params.edge]);
+  const selected: EdgeRow | undefined = rows[selectedIndex];
+  const selectedId = selected?.state.id;
   const listRef = useRef<HTMLOListElement>(null);
   // A long list draws only the rows in view (a 200k-message chat log has 200k edges: all drawn, then scrolled to, the
   // tab froze the page for 68 s; 4.6 s at 20k). A short one draws them all, as before.
@@ -103,21 +109,19 @@ function EdgeList({ run, rows }: { run: Run; rows: EdgeRow[] }) {
     count: windowed ? rows.length : 0,
     getScrollElement: () => listRef.current,
     estimateSize: () => EDGE_ROW_ESTIMATE,
-    getItemKey: (i) => rows[i].state.id,
+    getItemKey: useCallback((i: number) => rows[i].state.id, [rows]),
     overscan: 8,
   });
 
   useEffect(() => {
     if (windowed) {
-      const i = rows.findIndex((r) => r.state.id === selectedId);
-      if (i >= 0) virtualizer.scrollToIndex(i, { align: 'auto' });
+      if (selectedIndex >= 0) virtualizer.scrollToIndex(selectedIndex, { align: 'auto' });
     } else listRef.current?.querySelector('[aria-current="true"]')?.scrollIntoView({ block: 'nearest' });
     // The virtualizer is the same object across renders; the rows change with the run.
   }, [selectedId, windowed]);
 
   const move = (delta: number) => {
-    const i = rows.findIndex((r) => r.state.id === selectedId);
-    const next = rows[Math.max(0, Math.min(rows.length - 1, i + delta))];
+    const next = rows[Math.max(0, Math.min(rows.length - 1, selectedIndex + delta))];
     if (next) setParams({ edge: next.state.id });
   };
 
