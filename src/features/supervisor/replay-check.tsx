@@ -4,6 +4,7 @@
 import { useMemo, useState } from 'react';
 import { compareReplay, type ReplayCheck } from '../../engine/supervisor/replay-check.ts';
 import type { Run } from '../../model/types.ts';
+import { stepNumbersFor } from '../../model/steps.ts';
 import { useEngineSettings } from '../../store/engine-settings.ts';
 import { replaySettings } from '../../store/endpoint.ts';
 import { useLibrary } from '../../store/library.ts';
@@ -12,7 +13,7 @@ import { runSupervisorInWorker } from '../../workers/supervisor-client.ts';
 import { Card } from '../../ui/fields.tsx';
 import { supervisorInterventions } from './supervisor-job.ts';
 
-type Outcome = { kind: 'done'; check: ReplayCheck; calls: number } | { kind: 'failed'; message: string };
+type Outcome = { kind: 'done'; check: ReplayCheck; calls: number; numbers: ReadonlyMap<string, number> } | { kind: 'failed'; message: string };
 
 export function ReplayCheckPanel({ run, disabled }: { run: Run; disabled: boolean }) {
   const llmCalls = useLibrary((s) => s.llmCalls);
@@ -50,7 +51,11 @@ export function ReplayCheckPanel({ run, disabled }: { run: Run; disabled: boolea
         });
       } else {
         const calls = result.interventions.reduce((n, iv) => n + (iv.llmCallIds?.length ?? 0), 0);
-        setOutcome({ kind: 'done', check: compareReplay(recorded, result.interventions), calls });
+        const check = compareReplay(recorded, result.interventions);
+        // The differing steps' numbers in the step list, found in one pass (a search of the run per difference was
+        // differences × steps).
+        const numbers = stepNumbersFor(run, check.differences.flatMap((d) => (d.stepId !== undefined ? [d.stepId] : [])));
+        setOutcome({ kind: 'done', check, calls, numbers });
       }
     } catch (e) {
       setOutcome({ kind: 'failed', message: e instanceof Error ? e.message : String(e) });
@@ -85,7 +90,7 @@ export function ReplayCheckPanel({ run, disabled }: { run: Run; disabled: boolea
               <ul className="mt-1 list-disc pl-5 text-slate-700">
                 {outcome.check.differences.map((d) => (
                   <li key={d.stepId ?? '-'}>
-                    step {run.steps.find((s) => s.id === d.stepId)?.number ?? d.stepId ?? '?'}: recorded {d.recorded ?? 'nothing'}, replayed {d.replayed ?? 'nothing'}
+                    step {(d.stepId !== undefined ? outcome.numbers.get(d.stepId) : undefined) ?? d.stepId ?? '?'}: recorded {d.recorded ?? 'nothing'}, replayed {d.replayed ?? 'nothing'}
                   </li>
                 ))}
               </ul>
