@@ -44,4 +44,22 @@ describe('edge states', () => {
     expect(r.value).toEqual(finish(edgeStatesSlices(structuredClone(run), 4)));
     expect(r.value[4999].history.map((h) => h.message)).toEqual(['m4995', 'm4996', 'm4997', 'm4998']);
   });
+  it("names a handoff's subgoal from its step's agent run, the last step of an id counting", () => {
+    const agents = [{ id: 'a', name: 'A' }, { id: 'b', name: 'B' }];
+    const steps: Step[] = [
+      { id: 's0', index: 0, kind: 'message', agentId: 'a', agentRunId: 'r1', output: 'first' },
+      { id: 's1', index: 1, kind: 'message', agentId: 'b', agentRunId: 'r1', output: 'second' },
+      // The same id again, in another agent run: as in a Map filled in step order, this one is the id's step.
+      { id: 's1', index: 2, kind: 'message', agentId: 'b', agentRunId: 'r2', output: 'again' },
+    ];
+    const handoffs: Handoff[] = [
+      { id: 'h0', from: 'a', to: ['b'], content: 'first', stepId: 's0', kind: 'message' },
+      { id: 'h1', from: 'b', to: ['a'], content: 'second', stepId: 's1', kind: 'message' },
+      { id: 'h2', from: 'b', to: ['a'], content: 'none', stepId: 'missing', kind: 'message' },
+    ];
+    const run = makeRun('sub', { agents, agentRuns: [{ id: 'r1', agentId: 'a', task: 'look it up' }, { id: 'r2', agentId: 'b', task: 'check it' }], steps, handoffs, task: 'the task' });
+    const states = edgeStates(run);
+    expect(states.map((e) => e.subgoal)).toEqual(['look it up', 'check it', undefined]);
+    expect(states.map((e) => e.stepId)).toEqual(['s0', 's1', 'missing']);
+  });
 });

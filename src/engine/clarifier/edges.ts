@@ -3,7 +3,8 @@
 // copied in), so a live runner can build one for a message that is not in any Run yet and clarify it alone.
 import type { Agent, Handoff, Run, Step } from '../../model/types.ts';
 import { DEFAULT_WINDOW } from '../../model/engine-params.ts';
-import { finish, SLICE, type Sliced } from '../../model/slices.ts';
+import { finish, phase, SLICE, type Sliced } from '../../model/slices.ts';
+import { StepPositions } from '../../model/step-positions.ts';
 
 export interface EdgeAgent {
   id: string;
@@ -106,11 +107,14 @@ export function* edgeStatesSlices(run: Run, window = DEFAULT_WINDOW): Sliced<Edg
   const byName = new Map(run.agents.map((a) => [a.name, a]));
   const prompts = recordedPrompts(run);
   yield 0.05;
-  const stepById = new Map<string, Step>();
-  for (let i = 0; i < run.steps.length; i++) {
-    stepById.set(run.steps[i].id, run.steps[i]);
-    if (i % SLICE === SLICE - 1) yield (0.15 * i) / run.steps.length;
-  }
+  // The steps' positions by id in a table (model/step-positions.ts), not a Map of every step: at a million steps the
+  // Map's growth copied it whole inside one slice (tasks of 100–120 ms as the edge list opened). The last step of an
+  // id wins, as in a Map filled in step order.
+  const positions = yield* phase(new StepPositions(run.steps).build(), 0.05, 0.15);
+  const stepById = (id: string): Step | undefined => {
+    const p = positions.replay(id);
+    return p === undefined ? undefined : run.steps[p];
+  };
   const agentRunTask = new Map(run.agentRuns.map((r) => [r.id, r.task]));
   const task = run.task ?? '';
   const states: EdgeState[] = [];
@@ -150,7 +154,7 @@ export function* edgeStatesSlices(run: Run, window = DEFAULT_WINDOW): Sliced<Edg
     }
     recent.sort((x, y) => x - y);
     const history = recent.slice(Math.max(0, recent.length - window)).map((i) => past[i]);
-    const step = h.stepId !== undefined ? stepById.get(h.stepId) : undefined;
+    const step = h.stepId !== undefined ? stepById(h.stepId) : undefined;
     const local = step?.agentRunId !== undefined ? agentRunTask.get(step.agentRunId) : undefined;
     const state: EdgeState = { id: h.id, task, sender, receiver: receivers[0], receivers, message: h.content, history, kind: h.kind, position };
     if (local && local.trim() !== task.trim()) state.subgoal = local;
