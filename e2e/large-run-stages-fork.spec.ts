@@ -33,6 +33,7 @@ test('a 100k-message run opened first in the Stages view, then forked at a step 
   const step = page.getByLabel('Fork step');
   await expect(step).toHaveValue('1', { timeout: 60_000 });
   await expect(page.locator('select[aria-label="Fork step"]')).toHaveCount(0);
+  await expect(page.getByTestId('fork-step-count')).toHaveText('of 100,000');
   await step.fill('54321');
   await expect(page.getByTestId('fork-step-shown')).toHaveText('#54321 Planner: step 54320: noted item 0');
   await expect(page.getByLabel(/Message at step 54,?321 /)).toHaveValue(/^step 54320: noted item/);

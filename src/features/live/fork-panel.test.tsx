@@ -45,6 +45,7 @@ describe('ForkPanel step picker', () => {
     expect(picker.tagName).toBe('INPUT');
     expect(document.querySelectorAll('option[value^="big:s"]')).toHaveLength(0);
     expect(picker).toHaveValue(1201);
+    expect(screen.getByTestId('fork-step-count')).toHaveTextContent('of 1,500');
     expect(screen.getByTestId('fork-step-shown')).toHaveTextContent('#1201 a: message number 1201');
     expect(screen.getByLabelText(/Message at step 1201 /)).toHaveValue('message number 1201');
     // Both speakers, in the order they first speak, each with its treatment.

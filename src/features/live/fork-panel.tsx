@@ -64,23 +64,26 @@ function StepPicker({ steps, position, disabled, onPick }: { steps: readonly Ste
   const valid = Number.isInteger(n) && n >= 1 && n <= steps.length;
   return (
     <span className="flex flex-col gap-1">
-      <input
-        type="number"
-        aria-label="Fork step"
-        aria-invalid={!valid}
-        aria-describedby="fork-step-shown"
-        className={`${select} w-40 tabular-nums`}
-        min={1}
-        max={steps.length}
-        value={shown}
-        disabled={disabled}
-        onChange={(e) => {
-          setTyped(e.target.value);
-          const k = Number(e.target.value);
-          if (Number.isInteger(k) && k >= 1 && k <= steps.length) onPick(steps[k - 1].id);
-        }}
-        onBlur={() => setTyped(undefined)}
-      />
+      <span className="flex items-center gap-2">
+        <input
+          type="number"
+          aria-label="Fork step"
+          aria-invalid={!valid}
+          aria-describedby="fork-step-shown"
+          className={`${select} w-40 tabular-nums`}
+          min={1}
+          max={steps.length}
+          value={shown}
+          disabled={disabled}
+          onChange={(e) => {
+            setTyped(e.target.value);
+            const k = Number(e.target.value);
+            if (Number.isInteger(k) && k >= 1 && k <= steps.length) onPick(steps[k - 1].id);
+          }}
+          onBlur={() => setTyped(undefined)}
+        />
+        <span className="font-normal text-slate-600" data-testid="fork-step-count">of {steps.length.toLocaleString('en')}</span>
+      </span>
       <span id="fork-step-shown" data-testid="fork-step-shown" className={`font-normal ${valid ? 'text-slate-600' : 'text-red-700'}`}>
         {valid ? optionLabel(steps[position], position) : `a step number from 1 to ${steps.length.toLocaleString('en')}`}
       </span>
