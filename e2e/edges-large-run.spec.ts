@@ -25,6 +25,11 @@ test('a run of 20,000 handoffs: its edge list opens without freezing the page, m
   await expect(rows.first()).toBeVisible();
   expect(await rows.count()).toBeLessThan(100);
   expect(await longest(), 'longest task while the edge list opened').toBeLessThan(LONG_TASK_MS);
+  // Rows of one height, placed without measuring them: names and message on one line each, both whole in the title.
+  await expect(rows.first()).toHaveAttribute('title', 'Planner → Coder\nstep 0: noted item 0');
+  const [one, two] = [await rows.nth(0).boundingBox(), await rows.nth(1).boundingBox()];
+  expect(two!.y - one!.y).toBe(52);
+  expect(one!.height).toBe(48);
 
   // Keys move the current edge, and it stays drawn.
   await rows.first().click();

@@ -2,7 +2,7 @@
 // (progress, cancel, per-edge result with the original and revised message side by side), the dataset's own labels
 // with their mapping, and the agreement between two label sources.
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { forwardRef, useCallback, useEffect, useMemo, useRef, useState, type CSSProperties } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type CSSProperties } from 'react';
 import {
   agreement,
   CLARIFIER_TYPES,
@@ -166,7 +166,6 @@ function EdgeList({ run, rows }: { run: Run; rows: EdgeRow[] }) {
                   return (
                     <EdgeListItem
                       key={item.key}
-                      index={item.index}
                       fixed
                       style={{ position: 'absolute', top: 0, left: 0, right: 4, height: EDGE_ROW_HEIGHT, transform: `translateY(${item.start}px)`, paddingBottom: 4 }}
                       row={row}
@@ -203,19 +202,18 @@ interface EdgeListItemProps {
   row: EdgeRow;
   current: boolean;
   onSelect: () => void;
-  /** In a windowed list: the row's position and its place, and `fixed`: one line each of names and message (EDGE_ROW_HEIGHT). */
-  index?: number;
+  /** In a windowed list: the row's place, and `fixed`: one line each of names and message (EDGE_ROW_HEIGHT). */
   style?: CSSProperties;
   fixed?: boolean;
 }
 
-const EdgeListItem = forwardRef<HTMLLIElement, EdgeListItemProps>(function EdgeListItem({ row, current, onSelect, index, style, fixed = false }, ref) {
+function EdgeListItem({ row, current, onSelect, style, fixed = false }: EdgeListItemProps) {
   const s = row.state;
   const c = row.clarification;
   const names = `${s.sender.name} → ${s.receivers.map((r) => r.name).join(', ')}`;
   const message = oneLine(s.message);
   return (
-    <li ref={ref} data-index={index} style={style}>
+    <li style={style}>
       <button
         type="button"
         data-testid="edge-row"
@@ -236,7 +234,7 @@ const EdgeListItem = forwardRef<HTMLLIElement, EdgeListItemProps>(function EdgeL
       </button>
     </li>
   );
-});
+}
 
 function EdgeDetail({ run, row }: { run: Run; row: EdgeRow }) {
   const navigate = useUrl((s) => s.navigate);
