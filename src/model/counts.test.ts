@@ -86,7 +86,7 @@ describe.skipIf(!HAVE_SHARED)(`one step count, tool calls counted once (${HAVE_S
       expect(summarizeRun(run).steps).toBe(counts.steps);
       expect(view.steps.length).toBe(counts.steps);
       expect(view.graph.nodeAt.length).toBe(counts.steps);
-      expect(compareRun(run).steps.length).toBe(counts.steps);
+      expect(compareRun(run).units.length).toBe(counts.steps);
       expect(report.files[0].runs[i].steps).toBe(counts.steps);
       let byKind = 0;
       for (const n of counts.byKind.values()) byKind += n;

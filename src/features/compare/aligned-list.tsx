@@ -2,7 +2,7 @@
 // a gap where one run has a step the other lacks. The playhead row is highlighted and kept in view.
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useRef } from 'react';
-import type { Alignment, CompareRun, CompareStep } from './compare-model.ts';
+import { compareStep, rowAt, type Alignment, type CompareRun, type CompareStep } from './compare-model.ts';
 import { count, INTERVENTION_COLOR, RUN_COLOR } from './compare-colors.ts';
 
 const ROW = 30;
@@ -39,7 +39,8 @@ export function AlignedList({ a, b, alignment, row, onRow }: { a: CompareRun; b:
       <div ref={scroller} className="max-h-[360px] overflow-auto" role="listbox" aria-label="Aligned steps" aria-activedescendant={`compare-row-${row}`}>
         <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
           {virtualizer.getVirtualItems().map((item) => {
-            const r = alignment.rows[item.index];
+            // The row's two cells are made here, for the rows on screen only (model/compare-model.ts keeps columns).
+            const r = rowAt(alignment.rows, item.index)!;
             const current = item.index === row;
             return (
               <div
@@ -53,7 +54,7 @@ export function AlignedList({ a, b, alignment, row, onRow }: { a: CompareRun; b:
                 className={`absolute left-0 grid w-full cursor-pointer grid-cols-[1fr_48px_1fr] items-center border-b border-slate-100 ${current ? 'bg-amber-50 ring-1 ring-amber-300 ring-inset' : 'hover:bg-slate-50'}`}
                 style={{ height: ROW, transform: `translateY(${item.start}px)` }}
               >
-                <Cell step={r.a === null ? null : a.steps[r.a]} side="a" />
+                <Cell step={r.a === null ? null : compareStep(a, r.a)} side="a" />
                 <svg viewBox="0 0 48 30" className="h-full w-12" aria-hidden>
                   {r.matched ? (
                     <line x1={0} x2={48} y1={15} y2={15} stroke="#0f172a" strokeWidth={2} />
@@ -61,7 +62,7 @@ export function AlignedList({ a, b, alignment, row, onRow }: { a: CompareRun; b:
                     <line x1={0} x2={48} y1={15} y2={15} stroke="#cbd5e1" strokeDasharray="3 3" />
                   ) : null}
                 </svg>
-                <Cell step={r.b === null ? null : b.steps[r.b]} side="b" />
+                <Cell step={r.b === null ? null : compareStep(b, r.b)} side="b" />
               </div>
             );
           })}

@@ -2,12 +2,12 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { makeRun } from '../../testing/test-runs.ts';
 import type { Step } from '../../model/types.ts';
-import { actionSignature, alignByIndex, alignByLcs, compareFigures, compareRun, sideAt } from './compare-model.ts';
+import { actionSignature, alignByIndex, alignByLcs, alignSlices, compareFigures, compareRun, compareStep, rowList, sideAt } from './compare-model.ts';
 
 describe('LCS alignment', () => {
   it('matches the longest common subsequence and lists gaps A first', () => {
     // A = x y z w, B = x z q w: the LCS is x z w (length 3); y is only in A, q only in B.
-    const rows = alignByLcs(['x', 'y', 'z', 'w'], ['x', 'z', 'q', 'w'])!;
+    const rows = rowList(alignByLcs(['x', 'y', 'z', 'w'], ['x', 'z', 'q', 'w'])!);
     expect(rows).toEqual([
       { a: 0, b: 0, matched: true },
       { a: 1, b: null, matched: false },
@@ -18,13 +18,13 @@ describe('LCS alignment', () => {
   });
   it('handles a loop repeated more often in one run', () => {
     // A = s p p p f, B = s p f: LCS s p f; two of A's p steps stay unmatched.
-    const rows = alignByLcs(['s', 'p', 'p', 'p', 'f'], ['s', 'p', 'f'])!;
+    const rows = rowList(alignByLcs(['s', 'p', 'p', 'p', 'f'], ['s', 'p', 'f'])!);
     expect(rows.filter((r) => r.matched)).toHaveLength(3);
     expect(rows.filter((r) => r.b === null)).toHaveLength(2);
     expect(rows.at(-1)).toEqual({ a: 4, b: 2, matched: true });
   });
   it('aligns by index with matches where signatures agree', () => {
-    expect(alignByIndex(['x', 'y'], ['x', 'z', 'w'])).toEqual([
+    expect(rowList(alignByIndex(['x', 'y'], ['x', 'z', 'w']))).toEqual([
       { a: 0, b: 0, matched: true },
       { a: 1, b: 1, matched: false },
       { a: null, b: 2, matched: false },
@@ -57,11 +57,13 @@ describe('compare run', () => {
     });
     const c = compareRun(run);
     // One unit per row of the step list: the planning step keeps its own 5, each action its nested call; total 45.
-    expect(c.steps.map((s) => s.tokens)).toEqual([5, 15, 25]);
-    expect(c.steps.map((s) => s.cumulative)).toEqual([5, 20, 45]);
+    expect([...c.tokens]).toEqual([5, 15, 25]);
+    expect([...c.cumulative]).toEqual([5, 20, 45]);
+    expect(c.units.map((_, k) => compareStep(c, k).cumulative)).toEqual([5, 20, 45]);
     expect(c.total).toBe(45);
     expect(c.overhead).toBe(7);
-    expect(c.steps[2].interventions.map((i) => i.id)).toEqual(['i']);
+    expect(compareStep(c, 2).interventions.map((i) => i.id)).toEqual(['i']);
+    expect(compareStep(c, 1).interventions).toEqual([]);
   });
 });
 
@@ -158,10 +160,66 @@ describe('compareRun: units, tokens and interventions by step id', () => {
         const interventions = ivs.map((iv, i) => ({ id: `iv${i}`, engine: 'supervisor', action: 'guidance', reason: 'r', ...(iv.stepId !== undefined ? { stepId: iv.stepId } : {}), tokens: { input: iv.total, output: 0, total: iv.total } }));
         const got = compareRun(makeRun('r', { steps, interventions } as never));
         const want = unitsByMaps(steps, interventions);
-        expect(got.steps.map((u) => ({ id: u.step.id, tokens: u.tokens, interventions: u.interventions.length }))).toEqual(want);
+        expect(got.units.map((_, k) => compareStep(got, k)).map((u) => ({ id: u.step.id, tokens: u.tokens, interventions: u.interventions.length }))).toEqual(want);
         expect(got.overhead).toBe(ivs.reduce((n, iv) => n + iv.total, 0));
       }),
       { numRuns: 2000 },
     );
   });
 });
+
+describe('alignSlices: signature codes over both runs', () => {
+  /** The signature each unit had as a string (agent name, then SPEC §5.1's action signature): the oracle. */
+  const signatures = (run: ReturnType<typeof makeRun>) => {
+    const names = new Map(run.agents.map((a) => [a.id, a.name]));
+    return run.steps.filter((s) => s.parentStepId === undefined).map((s) => `${names.get(s.agentId) ?? s.agentId}\u0000${actionSignature(s)}`);
+  };
+  it('lines up as the signature strings did, in both modes (fast-check)', () => {
+    const agent = fc.constantFrom('planner', 'coder', 'critic');
+    const call = fc.constantFrom('search', 'run', 'ask');
+    const step = fc.record({ agent, kind: fc.constantFrom('message', 'action', 'llm'), call: fc.option(call, { nil: undefined }), nested: fc.boolean() });
+    const runOf = (id: string, specs: { agent: string; kind: string; call?: string; nested: boolean }[]) =>
+      makeRun(id, {
+        agents: [{ id: 'planner', name: 'Planner' }, { id: 'coder', name: 'Coder' }, { id: 'critic', name: 'Planner' }],
+        steps: specs.map((s, i) => ({
+          id: `${id}${i}`,
+          index: i,
+          kind: s.kind,
+          agentId: s.agent,
+          ...(s.call ? { toolCalls: [{ name: s.call, arguments: '{}' }] } : {}),
+          ...(s.nested && i > 0 ? { parentStepId: `${id}0` } : {}),
+        })),
+      } as never);
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 30 }), fc.array(step, { maxLength: 30 }), (sa, sb) => {
+        const a = runOf('a', sa);
+        const b = runOf('b', sb);
+        for (const mode of ['lcs', 'index'] as const) {
+          const got = finishAlign(compareRun(a), compareRun(b), mode);
+          const want = mode === 'lcs' ? alignByLcs(signatures(a), signatures(b))! : alignByIndex(signatures(a), signatures(b));
+          expect(rowList(got.rows)).toEqual(rowList(want));
+          expect(got.matched).toBe(rowList(want).filter((r) => r.matched).length);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+  it('falls back to the index when the runs are too long to match, with columns of the right length', () => {
+    const msgs = (id: string, n: number, kind: string) => makeRun(id, { steps: Array.from({ length: n }, (_, i) => ({ id: `${id}${i}`, index: i, kind, agentId: 'x' })) } as never);
+    // 5,000 × 5,000 differing steps need 25M cells, more than LCS_MAX_CELLS.
+    const got = finishAlign(compareRun(msgs('a', 5000, 'message')), compareRun(msgs('b', 4000, 'planning')), 'lcs');
+    expect(got.mode).toBe('index');
+    expect(got.fallback).toMatch(/too long to match/);
+    expect(got.rows.length).toBe(5000);
+    expect(got.rows.a.length).toBe(5000);
+    expect(sideAt(got.rows, 4999, 'b')).toBe(3999);
+    expect(got.matched).toBe(0);
+  });
+});
+
+function finishAlign(a: ReturnType<typeof compareRun>, b: ReturnType<typeof compareRun>, mode: 'lcs' | 'index') {
+  const work = alignSlices(a, b, mode);
+  let r = work.next();
+  while (!r.done) r = work.next();
+  return r.value;
+}

@@ -10,7 +10,7 @@ import { Button } from '../../ui/button.tsx';
 import { useOpeningLinked } from '../library/startup.tsx';
 import { AlignedList } from './aligned-list.tsx';
 import { AlignmentStrip } from './alignment-strip.tsx';
-import { alignSlices, compareFigures, compareRunSlices, type Alignment, type AlignMode, type CompareRun } from './compare-model.ts';
+import { alignSlices, compareFigures, compareRunSlices, compareStep, rowAt, type Alignment, type AlignMode, type CompareRun } from './compare-model.ts';
 import { phase, type Sliced } from '../../model/slices.ts';
 import { useSliced, type SlicedValue } from '../../ui/use-sliced.ts';
 import { Preparing } from '../../ui/preparing.tsx';
@@ -141,7 +141,7 @@ export function ComparePage() {
 
   const missing = [params.a && !runA ? params.a : null, params.b && !runB ? params.b : null].filter(Boolean);
   const pair = runA && !params.b ? counterpart(runA, runs) : undefined;
-  const current = alignment?.rows[row];
+  const current = alignment && rowAt(alignment.rows, row);
 
   return (
     <div className="mx-auto flex max-w-[1400px] flex-col gap-3 p-4" data-testid="compare-page">
@@ -214,7 +214,7 @@ export function ComparePage() {
                 </div>
               </div>
             ) : (
-              <Delta label="Steps" a={a.steps.length} b={b.steps.length} testId="delta-steps" />
+              <Delta label="Steps" a={a.units.length} b={b.units.length} testId="delta-steps" />
             )}
             <Delta label="Agents" a={a.agents} b={b.agents} testId="delta-agents" />
             <Delta label="Interventions" a={a.run.interventions.length} b={b.run.interventions.length} testId="delta-interventions" />
@@ -257,8 +257,8 @@ export function ComparePage() {
             <ErrorBoundary name="aligned step list" resetKey={`${a.run.id} ${b.run.id}`}><AlignedList a={a} b={b} alignment={alignment} row={row} onRow={setRow} /></ErrorBoundary>
             <ErrorBoundary name="step comparison" resetKey={`${a.run.id} ${b.run.id}`}>
               <StepDiff
-                a={current?.a != null ? a.steps[current.a] : null}
-                b={current?.b != null ? b.steps[current.b] : null}
+                a={current?.a != null ? compareStep(a, current.a) : null}
+                b={current?.b != null ? compareStep(b, current.b) : null}
                 aLabel={`A · ${a.run.title || a.run.id}`}
                 bLabel={`B · ${b.run.title || b.run.id}`}
               />

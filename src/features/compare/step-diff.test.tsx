@@ -9,7 +9,6 @@ function step(patch: Partial<CompareStep>, observation: string): CompareStep {
     position: 0,
     step: { id: 's', index: 0, kind: 'action', agentId: 'a', observation },
     agentName: 'search_agent',
-    signature: 'x',
     action: 'visit_webpage',
     tokens: 10,
     cumulative: 10,

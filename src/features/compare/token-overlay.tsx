@@ -2,8 +2,7 @@
 // Clicking the chart moves the playhead. The x axis is the alignment row, so matched steps sit at the same x.
 import { line, scaleLinear } from 'd3';
 import { useMemo, useState } from 'react';
-import type { Alignment, CompareRun } from './compare-model.ts';
-import { sideAt } from './compare-model.ts';
+import { interventionCount, sideAt, type Alignment, type CompareRun } from './compare-model.ts';
 import { AXIS, count, FONT, GRID, INTERVENTION_COLOR, RUN_COLOR } from './compare-colors.ts';
 import { compact } from '../../ui/format.ts';
 
@@ -25,18 +24,22 @@ export function TokenOverlay({ a, b, alignment, row, onRow }: { a: CompareRun; b
     const series = (side: 'a' | 'b', run: CompareRun) => {
       const points: [number, number][] = [];
       let last = 0;
+      const column = rows[side];
       for (let r = 0; r < n; r++) {
-        const p = rows[r][side];
-        if (p !== null) last = run.steps[p].cumulative;
+        const p = column[r];
+        if (p >= 0) last = run.cumulative[p];
         if (r % stride === 0 || r === n - 1) points.push([r, last]);
       }
       return line<[number, number]>().x((d) => x(d[0])).y((d) => y(d[1]))(points) ?? '';
     };
     const markersOf = (side: 'a' | 'b', run: CompareRun) => {
       const out: { row: number; cumulative: number; count: number; step: number }[] = [];
+      if (run.interventions.size === 0) return out;
+      const column = rows[side];
       for (let i = 0; i < n; i++) {
-        const p = rows[i][side];
-        if (p !== null && run.steps[p].interventions.length > 0) out.push({ row: i, cumulative: run.steps[p].cumulative, count: run.steps[p].interventions.length, step: p });
+        const p = column[i];
+        const count = p >= 0 ? interventionCount(run, p) : 0;
+        if (count > 0) out.push({ row: i, cumulative: run.cumulative[p], count, step: p });
       }
       return out;
     };
@@ -62,8 +65,8 @@ export function TokenOverlay({ a, b, alignment, row, onRow }: { a: CompareRun; b
   const readoutRow = hover ?? row;
   const pa = sideAt(rows, readoutRow, 'a');
   const pb = sideAt(rows, readoutRow, 'b');
-  const ca = pa === null ? 0 : a.steps[pa].cumulative;
-  const cb = pb === null ? 0 : b.steps[pb].cumulative;
+  const ca = pa === null ? 0 : a.cumulative[pa];
+  const cb = pb === null ? 0 : b.cumulative[pb];
   return (
     <section className="rounded border border-slate-200 bg-white" aria-label="Cumulative tokens" data-testid="token-overlay">
       <header className="flex flex-wrap items-center gap-3 border-b border-slate-200 px-3 py-1.5 text-xs">
