@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { makeRun } from '../testing/test-runs.ts';
 import { applyRunPatch, runPatch } from './run-patch.ts';
+import { countStepFacts, knownStepFacts } from './step-facts.ts';
 import type { Run, Step } from './types.ts';
 
 /** As the patch and the page's copy of the source arrive: each through its own structured clone. */
@@ -45,5 +46,15 @@ describe('runPatch / applyRunPatch', () => {
     const patch = runPatch(source, { ...source, id: 'd' });
     expect(() => applyRunPatch({ ...source, id: 'other' }, patch)).toThrow(/made from source \(3 steps\), not from other/);
     expect(() => applyRunPatch(longRun(4), patch)).toThrow(/not from source \(4 steps\)/);
+  });
+
+  it("carries the derived run's step facts, so the page has them without a pass over its steps", () => {
+    const source = longRun(50);
+    const steps = source.steps.map((s, i) => (i % 7 === 0 ? { ...s, usage: { input: 1, output: 1, total: 2, estimated: true } } : s));
+    const run: Run = { ...source, id: 'source::shadow', steps };
+    const derived = acrossWorker(source, run);
+    // Known as soon as the run is put together, and equal to what the page would have counted itself.
+    expect(knownStepFacts(derived)).toEqual(countStepFacts(run.steps));
+    expect(knownStepFacts(derived)!.tokens.estimated).toBe(true);
   });
 });
