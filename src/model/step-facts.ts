@@ -2,8 +2,9 @@
 // kinds, each agent's rows and tokens, the run's token totals, and where the fork checks stop (src/engine/runner/
 // forkable.ts). One pass over the steps, kept per steps array. The import worker, which holds the run already, counts
 // them there and sends this small result with the run (src/workers/import.worker.ts), so that listing a run of a
-// million steps and opening it are not one long task on the page; the library's load counts its stored runs' in slices
-// (countStepFactsOfRuns); anywhere else they are counted on first use.
+// million steps and opening it are not one long task on the page; a shadow-supervised run's come the same way with its
+// patch (model/run-patch.ts); the library's load counts its stored runs' in slices (countStepFactsOfRuns); anywhere
+// else they are counted on first use.
 import { isReplayStep } from './replay-step.ts';
 import { finish, phase, SLICE, type Sliced } from './slices.ts';
 import type { Run, Step, StepKind } from './types.ts';
