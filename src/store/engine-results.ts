@@ -1,15 +1,46 @@
 // An engine's results, kept as they arrive: each intervention (or stage) goes into its run in the library and each
 // recorded endpoint call into the library's calls, and IndexedDB is written at once instead of after the usual
-// debounce. Before a result is shown it is guarded in the results journal (synchronous storage, ADR 0055) until that
+// debounce (or, in a flood of results, after a rest in proportion to the last write: writeResults). Before a result is shown it is guarded in the results journal (synchronous storage, ADR 0055) until that
 // write has committed, so a reload or a crash during an engine run loses at most the call in flight (SPEC §9). Every
 // engine job (supervisor, rectifier, clarifier, stages) keeps its results through here.
 import { recordOf } from '../model/record.ts';
-import { withIntervention, withStage } from '../model/run-results.ts';
+import { withIntervention, withInterventions, withStage, withStages } from '../model/run-results.ts';
 import type { Intervention, LlmCallRecord, Run, Stage } from '../model/types.ts';
 import { useLibrary } from './library.ts';
-import { flushLibrary, journalResult } from './library-db.ts';
+import { flushLibrary, journalResult, journalResults } from './library-db.ts';
 
 export { withIntervention, withStage };
+
+/**
+ * After a write of results, the next waits this many times as long as that write took (at most MAX_REST_MS): a write
+ * clones the whole run on the page, so writing at every batch of a long offline pass kept the page busy writing ever
+ * larger runs (5,000 chat messages: 7 s of the page's 15 s of work). The journal guards the results meanwhile.
+ */
+export const REST_AFTER_WRITE = 3;
+export const MAX_REST_MS = 2000;
+
+let resting = false;
+let wanted = false;
+
+/** Write the library now, or after the rest that follows the last write of results. */
+function writeResults(): void {
+  if (resting) {
+    wanted = true;
+    return;
+  }
+  resting = true;
+  wanted = false;
+  const start = performance.now();
+  void flushLibrary().finally(() => {
+    setTimeout(
+      () => {
+        resting = false;
+        if (wanted) writeResults();
+      },
+      Math.min(MAX_REST_MS, REST_AFTER_WRITE * (performance.now() - start)),
+    );
+  });
+}
 
 /** Change a library run and write it; nothing happens when the run has been removed meanwhile. */
 function keepRunChange(runId: string, change: (run: Run) => Run, guard: () => void): void {
@@ -17,15 +48,24 @@ function keepRunChange(runId: string, change: (run: Run) => Run, guard: () => vo
   if (!current) return;
   guard();
   useLibrary.getState().updateRun(change(current));
-  void flushLibrary();
+  writeResults();
+}
+
+/** Results of one run that arrived together (src/store/job-store.ts): one change of the run, one write, one render. */
+export function keepInterventions(runId: string, ivs: readonly Intervention[]): void {
+  keepRunChange(runId, (run) => withInterventions(run, ivs), () => journalResults(ivs.map((item) => ({ kind: 'intervention', runId, item }))));
+}
+
+export function keepStages(runId: string, stages: readonly Stage[]): void {
+  keepRunChange(runId, (run) => withStages(run, stages), () => journalResults(stages.map((item) => ({ kind: 'stage', runId, item }))));
 }
 
 export function keepIntervention(runId: string, iv: Intervention): void {
-  keepRunChange(runId, (run) => withIntervention(run, iv), () => journalResult({ kind: 'intervention', runId, item: iv }));
+  keepInterventions(runId, [iv]);
 }
 
 export function keepStage(runId: string, stage: Stage): void {
-  keepRunChange(runId, (run) => withStage(run, stage), () => journalResult({ kind: 'stage', runId, item: stage }));
+  keepStages(runId, [stage]);
 }
 
 export function keepLlmCall(record: LlmCallRecord): void {
@@ -35,5 +75,5 @@ export function keepLlmCall(record: LlmCallRecord): void {
     llmCalls[record.id] = record;
     return { llmCalls };
   });
-  void flushLibrary();
+  writeResults();
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { testIntervention as iv } from '../testing/test-runs.ts';
 import type { Intervention, LlmCallRecord, Run } from '../model/types.ts';
 import { DEFAULT_PREFERENCES, type EngineSettingsState } from './engine-settings.ts';
-import { createJobStore, readRunningMarker, runningMarkerKey, withoutEngine, type JobEvents, type JobStoreDeps, type PassOutcome, type StartOptions } from './job-store.ts';
+import { createJobStore, KEEP_EVERY_MS, readRunningMarker, runningMarkerKey, withoutEngine, type JobEvents, type JobStoreDeps, type PassOutcome, type StartOptions } from './job-store.ts';
 import { MemoryStorage } from '../testing/memory-storage.ts';
 
 const makeRun = (interventions: Intervention[] = []) => ({ id: 'run', steps: [], interventions }) as unknown as Run;
@@ -29,6 +29,7 @@ function manualPass() {
 function setup(name = 'supervisor', storage = new MemoryStorage()) {
   let run = makeRun([iv('h', 'human'), iv('old', 'supervisor', 4)]);
   const kept: Intervention[] = [];
+  const batches: number[] = [];
   const calls: LlmCallRecord[] = [];
   const deps: JobStoreDeps = {
     storage,
@@ -51,11 +52,14 @@ function setup(name = 'supervisor', storage = new MemoryStorage()) {
         pass.starts.push({ previous: previous.length, options });
         return { spent: previous.reduce((s, i) => s + (i.tokens?.total ?? 0), 0), progress: 0, extra: { note: 'launched' }, start: (e, s) => pass.start(e, s) };
       },
-      keep: (_runId, item) => void kept.push(item),
+      keep: (_runId, items) => {
+        batches.push(items.length);
+        kept.push(...items);
+      },
     },
     deps,
   );
-  return { store, pass, kept, calls, storage, getRun: () => run, deps };
+  return { store, pass, kept, batches, calls, storage, getRun: () => run, deps };
 }
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
@@ -70,8 +74,11 @@ describe('the job store', () => {
     pass.events().onItem(iv('new', 'supervisor', 6), false);
     pass.events().onCall({ id: 'c1', usage: { input: 5, output: 1, total: 6 } } as LlmCallRecord);
     pass.events().onProgress(3);
-    expect(kept.map((i) => i.id)).toEqual(['new']);
+    // Results wait a little for others (KEEP_EVERY_MS); calls are kept at once.
+    expect(kept).toEqual([]);
     expect(calls.map((c) => c.id)).toEqual(['c1']);
+    await new Promise((r) => setTimeout(r, KEEP_EVERY_MS + 20));
+    expect(kept.map((i) => i.id)).toEqual(['new']);
     expect(store.getState()).toMatchObject({ spent: 10, progress: 3 });
     pass.finish({ status: 'complete' });
     await done;
@@ -82,6 +89,24 @@ describe('the job store', () => {
     expect(store.getState().progress).toBe(4);
     pass.events().onCall({ id: 'c2', usage: { input: 5, output: 1, total: 6 } } as LlmCallRecord);
     expect(store.getState().spent).toBe(10);
+  });
+
+  it('keeps the results that arrive together in one change, and every one received before it reports the end', async () => {
+    const { store, pass, kept, batches } = setup();
+    const done = store.getState().start('run');
+    for (let i = 0; i < 500; i++) pass.events().onItem(iv(`n${i}`, 'supervisor', 1), false);
+    expect(kept).toHaveLength(0);
+    pass.finish({ status: 'complete' });
+    await done;
+    // Not one keep per result: all 500 went in at once, before the status said complete.
+    expect(store.getState().status).toBe('complete');
+    expect(kept.map((i) => i.id)).toEqual(Array.from({ length: 500 }, (_, i) => `n${i}`));
+    expect(batches).toEqual([500]);
+    // A result that arrives after the end (its own channel) is still kept, a moment later.
+    pass.events().onItem(iv('late', 'supervisor', 1), false);
+    await new Promise((r) => setTimeout(r, KEEP_EVERY_MS + 20));
+    expect(kept.at(-1)?.id).toBe('late');
+    expect(batches).toEqual([500, 1]);
   });
 
   it('a late report of an older pass never overwrites the progress of a newer one', async () => {

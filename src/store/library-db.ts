@@ -758,8 +758,16 @@ function browserStorage(): StorageLike | undefined {
  * crash during the write finds it in storage (ADR 0055). Nothing is guarded while no library is being saved.
  */
 export function journalResult(entry: UnsavedResult): void {
+  journalResults([entry]);
+}
+
+/** journalResult for results that arrived together: one write of the journal for all of them. */
+export function journalResults(entries: readonly UnsavedResult[]): void {
   if (!active || journal.length >= JOURNAL_LIMIT) return;
-  journal.push(entry);
+  for (const entry of entries) {
+    if (journal.length >= JOURNAL_LIMIT) break;
+    journal.push(entry);
+  }
   writeJournal(journalStorage, journal);
 }
 

@@ -8,7 +8,7 @@ import {
   type RectifyProgress,
   type RectifyRunResult,
 } from '../../engine/rectifier/index.ts';
-import { keepIntervention } from '../../store/engine-results.ts';
+import { keepInterventions } from '../../store/engine-results.ts';
 import { usePool } from '../../store/indicator-pool.ts';
 import { createJobStore, withoutEngine, type StartOptions } from '../../store/job-store.ts';
 import { rectifyInWorker } from '../../workers/rectifier-client.ts';
@@ -42,5 +42,5 @@ export const useRectifyJob = createJobStore<StartOptions, RectifyProgress, Inter
       finish: (result) => ({ result, spent: result.overhead.total }),
     };
   },
-  keep: keepIntervention,
+  keep: keepInterventions,
 });

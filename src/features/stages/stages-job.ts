@@ -3,7 +3,7 @@
 // derived stages export with the native session.
 import type { Run, Stage } from '../../model/types.ts';
 import type { StagePassFailure, StagePassProgress, StagePassResult } from '../../engine/stages/index.ts';
-import { keepStage } from '../../store/engine-results.ts';
+import { keepStages } from '../../store/engine-results.ts';
 import type { EngineMode } from '../../store/engine-settings.ts';
 import { createJobStore, type StartOptions } from '../../store/job-store.ts';
 import { deriveStagesInWorker } from '../../workers/stages-client.ts';
@@ -49,5 +49,5 @@ export const useStagesJob = createJobStore<StagesOptions, StagePassProgress, Sta
       },
     };
   },
-  keep: keepStage,
+  keep: keepStages,
 });

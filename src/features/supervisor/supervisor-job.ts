@@ -2,7 +2,7 @@
 // time, every intervention kept as it is made, interrupted by a reload → Resume continues without asking again.
 import type { Intervention, Run } from '../../model/types.ts';
 import type { ShadowFailure, ShadowProgress, ShadowResult, TokenSummary } from '../../engine/supervisor/index.ts';
-import { keepIntervention } from '../../store/engine-results.ts';
+import { keepInterventions } from '../../store/engine-results.ts';
 import { createJobStore, withoutEngine, type StartOptions } from '../../store/job-store.ts';
 import { runSupervisorInWorker, type EngineCost } from '../../workers/supervisor-client.ts';
 
@@ -29,5 +29,5 @@ export const useSupervisorJob = createJobStore<StartOptions, ShadowProgress, Int
       finish: (result) => ({ tokens: result.tokens, cost: result.cost, spent: result.tokens.supervisorOverhead }),
     };
   },
-  keep: keepIntervention,
+  keep: keepInterventions,
 });

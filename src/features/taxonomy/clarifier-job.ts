@@ -4,7 +4,7 @@ import { create } from 'zustand';
 import type { Intervention, Run } from '../../model/types.ts';
 import { DEFAULT_EDGE_GATE, DEFAULT_WINDOW, edgeGateLabel, type ClarifyFailure, type ClarifyProgress, type ClarifySummary, type EdgeGate } from '../../engine/clarifier/index.ts';
 import type { ClarifierPreferences } from '../../store/engine-settings.ts';
-import { keepIntervention } from '../../store/engine-results.ts';
+import { keepInterventions } from '../../store/engine-results.ts';
 import { loadGateResults, saveGateResult, type GateRecordOutline } from '../../store/gate-results-db.ts';
 import { createJobStore, withoutEngine, type StartOptions } from '../../store/job-store.ts';
 import { clarifyEdgeInWorker, runClarifierInWorker, type EngineCost } from '../../workers/clarifier-client.ts';
@@ -131,5 +131,5 @@ export const useClarifierJob = createJobStore<ClarifierOptions, ClarifyProgress,
       },
     };
   },
-  keep: keepIntervention,
+  keep: keepInterventions,
 });
