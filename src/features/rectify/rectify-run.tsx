@@ -1,6 +1,6 @@
 // Rectify-or-reject on one library run: parameters (K_act, T_max, γ, domain, zero-shot), run / cancel with progress,
 // and one card per agent message with its attempts, verdicts, feedback and final state.
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { auditableCount, DOMAINS, RECTIFIER_ENGINE, rectifierEffects, type Domain } from '../../engine/rectifier/index.ts';
 import { describeStepCounts, stepCounts, stepNumbersFor, stepsWithIds } from '../../model/steps.ts';
 import type { Intervention, Run, Step } from '../../model/types.ts';
@@ -103,7 +103,8 @@ function Controls({ run }: { run: Run }) {
   const params = useEngineSettings((s) => s.rectifier);
   const mode = effectiveMode(endpoint);
   const mine = job.runId === run.id;
-  const existing = rectifierResults(run).length;
+  // Read at every report of a pass: counted once per change of the run's interventions.
+  const existing = useMemo(() => rectifierResults(run).length, [run.interventions]);
   const total = auditableCount(run);
   const unfinished = existing > 0 && existing < total;
   const noPool = !pool && !params.zeroShot;
@@ -175,21 +176,29 @@ function Controls({ run }: { run: Run }) {
   );
 }
 
+/** Audited messages shown at a time: an offline pass audits every message of a run, thousands of them. */
+export const MESSAGES_PAGE = 50;
+
 function Messages({ run }: { run: Run }) {
   const navigate = useUrl((s) => s.navigate);
   const effects = useMemo(() => rectifierEffects(run), [run]);
-  // The messages' steps only: Maps of every step were a long task at a million steps, on every visit.
-  const { mine, numbers, found } = useMemo(() => {
+  // The messages in run order, found in one pass over the steps (Maps of every step were a long task at a million).
+  const { mine, found } = useMemo(() => {
     const own = run.interventions.filter((i) => i.engine === RECTIFIER_ENGINE && i.stepId);
-    const ids = own.map((i) => i.stepId!);
-    const found = stepsWithIds(run.steps, ids);
+    const found = stepsWithIds(run.steps, own.map((i) => i.stepId!));
     const position = (id: string) => found.get(id)?.position ?? 0;
-    return { mine: own.sort((a, b) => position(a.stepId!) - position(b.stepId!)), numbers: stepNumbersFor(run, ids), found };
+    return { mine: own.sort((a, b) => position(a.stepId!) - position(b.stepId!)), found };
   }, [run]);
+  // One page of them drawn: all of them, drawn again at every result of a pass, made the pass quadratic on the page.
+  const [page, setPage] = useState(0);
+  const pages = Math.max(1, Math.ceil(mine.length / MESSAGES_PAGE));
+  const shownPage = Math.min(page, pages - 1);
+  const shown = useMemo(() => mine.slice(shownPage * MESSAGES_PAGE, (shownPage + 1) * MESSAGES_PAGE), [mine, shownPage]);
+  const numbers = useMemo(() => stepNumbersFor(run, shown.map((i) => i.stepId!)), [run, shown]);
   const fallback = run.interventions.find((i) => i.engine === RECTIFIER_ENGINE && i.action === 'global-fallback');
   if (mine.length === 0) return null;
   return (
-    <Card title={`Agent messages (${mine.length})`} testId="rectify-messages">
+    <Card title={`Agent messages (${mine.length.toLocaleString('en')})`} testId="rectify-messages">
       {fallback && (
         <div className="mb-3">
           <ErrorBanner title="Global fallback" tone="warning">
@@ -200,12 +209,31 @@ function Messages({ run }: { run: Run }) {
       <p className="mb-2 text-xs text-slate-600">
         {effects.pruned.size} pruned · {effects.rewritten.size} rewritten after feedback. Pruned messages are hidden from the agents that speak after them; the run view marks them.
       </p>
+      {pages > 1 && <MessagePager page={shownPage} pages={pages} total={mine.length} onPage={setPage} />}
       <ol className="space-y-3">
-        {mine.map((iv) => (
+        {shown.map((iv) => (
           <MessageItem key={iv.id} iv={iv} step={found.get(iv.stepId!)?.step} number={numbers.get(iv.stepId!)} fallback={!!fallback} onOpen={() => navigate('run', { run: run.id, step: iv.stepId! })} />
         ))}
       </ol>
+      {pages > 1 && <MessagePager page={shownPage} pages={pages} total={mine.length} onPage={setPage} />}
     </Card>
+  );
+}
+
+/** Which messages are shown, and buttons to the first, previous, next and last page. */
+function MessagePager({ page, pages, total, onPage }: { page: number; pages: number; total: number; onPage(page: number): void }) {
+  const from = page * MESSAGES_PAGE + 1;
+  const to = Math.min(total, (page + 1) * MESSAGES_PAGE);
+  return (
+    <nav className="my-2 flex items-center gap-1 text-xs text-slate-700" aria-label="Pages of audited messages" data-testid="rectify-pager">
+      <Button size="sm" variant="ghost" disabled={page === 0} onClick={() => onPage(0)} aria-label="First page of messages">«</Button>
+      <Button size="sm" variant="ghost" disabled={page === 0} onClick={() => onPage(page - 1)} aria-label="Previous page of messages">‹</Button>
+      <span className="tabular-nums" data-testid="rectify-page-range">
+        messages {from.toLocaleString('en')}–{to.toLocaleString('en')} of {total.toLocaleString('en')}
+      </span>
+      <Button size="sm" variant="ghost" disabled={page === pages - 1} onClick={() => onPage(page + 1)} aria-label="Next page of messages">›</Button>
+      <Button size="sm" variant="ghost" disabled={page === pages - 1} onClick={() => onPage(pages - 1)} aria-label="Last page of messages">»</Button>
+    </nav>
   );
 }
 

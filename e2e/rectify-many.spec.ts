@@ -1,0 +1,58 @@
+// Rectify offline over a run with hundreds of agent messages: the results arrive in a flood (no endpoint to wait for),
+// are kept in batches, and the view draws one page of 50 messages with a pager, not every message at every result
+// (2,000 messages took 231 s, 54 s of it in long tasks, before).
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { openGroupChat, SHARED_TRACES, watchLongTasks } from './fixtures.ts';
+
+const POOL = resolve(SHARED_TRACES, '../indicator-pool/agentdropoutv2-math-pool.json');
+test.skip(!existsSync(POOL), `the indicator pool is absent (${POOL}); rectify e2e skipped`);
+test.use({ viewport: { width: 1280, height: 800 } });
+
+test('an offline pass over 600 chat messages: pages of 50 audited messages, in run order, and no long task', async ({ page }) => {
+  test.setTimeout(120_000);
+  const dir = mkdtempSync(join(tmpdir(), 'mas-rectify-many-'));
+  try {
+    const row = await openGroupChat(page, join(dir, 'chat-600.json'), 600);
+    const runId = (await row.getAttribute('data-run-id'))!;
+    await page.goto(`/?view=rectify&run=${encodeURIComponent(runId)}`);
+    await page.getByTestId('pool-file-input').setInputFiles(POOL);
+    await expect(page.getByTestId('pool-summary')).toHaveAttribute('data-size', '2000');
+    const picked = await page.getByLabel('Run', { exact: true }).locator('option:checked').textContent();
+    const audits = Number(/audits ([\d,]+) agent messages/.exec(picked ?? '')?.[1].replace(/,/g, ''));
+    expect(audits).toBeGreaterThan(100);
+
+    const longest = await watchLongTasks(page);
+    await page.getByRole('button', { name: 'Rectify run' }).click();
+    await expect(page.getByTestId('rectify-progress')).toHaveAttribute('data-status', 'complete', { timeout: 90_000 });
+    // CPU of the page's longest task while the results poured in (thread time: see watchLongTasks).
+    expect(await longest()).toBeLessThan(100);
+
+    const messages = page.getByTestId('rectify-message');
+    await expect(page.getByTestId('rectify-messages')).toContainText(`Agent messages (${audits.toLocaleString('en')})`);
+    await expect(messages).toHaveCount(50);
+    const pager = page.getByTestId('rectify-pager').first();
+    await expect(pager.getByTestId('rectify-page-range')).toHaveText(`messages 1–50 of ${audits.toLocaleString('en')}`);
+    await expect(pager.getByRole('button', { name: 'Previous page of messages' })).toBeDisabled();
+    const number = async (i: number) => Number((await messages.nth(i).getByTestId('rectify-step-number').textContent())!.replace(/\D+/g, ''));
+    const lastOnFirst = await number(49);
+    await pager.getByRole('button', { name: 'Next page of messages' }).click();
+    await expect(pager.getByTestId('rectify-page-range')).toHaveText(`messages 51–100 of ${audits.toLocaleString('en')}`);
+    // Run order carries on across pages, with the step numbers the run view uses.
+    expect(await number(0)).toBeGreaterThan(lastOnFirst);
+    await pager.getByRole('button', { name: 'Last page of messages' }).click();
+    const left = audits % 50 || 50;
+    await expect(messages).toHaveCount(left);
+    await expect(pager.getByTestId('rectify-page-range')).toHaveText(`messages ${(audits - left + 1).toLocaleString('en')}–${audits.toLocaleString('en')} of ${audits.toLocaleString('en')}`);
+    await expect(pager.getByRole('button', { name: 'Next page of messages' })).toBeDisabled();
+    await page.screenshot({ path: 'test-results/rectify/many-last-page.png' });
+    // The last message opens in the run view on its own step.
+    const lastNumber = await number(left - 1);
+    await messages.nth(left - 1).getByRole('button', { name: 'Open in run view' }).click();
+    await expect(page.getByTestId('inspector')).toHaveAttribute('data-position', String(lastNumber - 1));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
