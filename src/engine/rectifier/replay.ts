@@ -121,9 +121,12 @@ export function recordedInput(run: Run, stepPosition: number, agent: Agent | und
   const name = agent?.name ?? step.agentId;
   if (step.input && step.input.length > 0) {
     const byOriginal = new Map<string, string | null>();
-    for (const [id, text] of delivered) {
-      const s = run.steps.find((x) => x.id === id);
-      if (s) byOriginal.set(messageText(s), text);
+    if (delivered.size > 0) {
+      const firstById = firstStepById(run.steps);
+      for (const [id, text] of delivered) {
+        const s = firstById.get(id);
+        if (s) byOriginal.set(messageText(s), text);
+      }
     }
     const out: Msg[] = [];
     for (const m of step.input) {
@@ -141,18 +144,48 @@ export function recordedInput(run: Run, stepPosition: number, agent: Agent | und
     },
     { role: 'user', content: `Task:\n${run.task ?? run.title}` },
   ];
+  // The MAX_VISIBLE latest messages it could see, found walking back from it: a walk from the start for every message
+  // made a pass over a run quadratic (20,000 chat messages: 3 minutes offline, and the cost estimate as long).
   const earlier: Msg[] = [];
-  for (let i = 0; i < stepPosition; i++) {
+  const names = agentNames(run.agents);
+  for (let i = stepPosition - 1; i >= 0 && earlier.length < MAX_VISIBLE; i--) {
     const s = run.steps[i];
     if (s.parentStepId !== undefined) continue;
     const override = delivered.get(s.id);
     if (override === null) continue; // pruned: the others never see it
     const text = override ?? visibleText(s);
     if (text.trim() === '') continue;
-    const sender = run.agents.find((a) => a.id === s.agentId)?.name ?? s.agentId;
+    const sender = names.get(s.agentId) ?? s.agentId;
     earlier.push(s.agentId === step.agentId ? { role: 'assistant', content: clip(text, MAX_MESSAGE_CHARS) } : { role: 'user', content: `${sender}: ${clip(text, MAX_MESSAGE_CHARS)}` });
   }
-  return [...input, ...earlier.slice(-MAX_VISIBLE)];
+  earlier.reverse();
+  return [...input, ...earlier];
+}
+
+const namesOf = new WeakMap<readonly Agent[], Map<string, string>>();
+
+/** Agent names by id (the first agent of an id, as `find` gave), kept per agents array. */
+function agentNames(agents: readonly Agent[]): Map<string, string> {
+  let names = namesOf.get(agents);
+  if (!names) {
+    names = new Map();
+    for (const a of agents) if (!names.has(a.id)) names.set(a.id, a.name);
+    namesOf.set(agents, names);
+  }
+  return names;
+}
+
+const firstOf = new WeakMap<readonly Step[], Map<string, Step>>();
+
+/** Steps by id (the first step of an id, as `find` gave), kept per steps array; made only when a message was changed. */
+function firstStepById(steps: readonly Step[]): Map<string, Step> {
+  let byId = firstOf.get(steps);
+  if (!byId) {
+    byId = new Map();
+    for (const s of steps) if (!byId.has(s.id)) byId.set(s.id, s);
+    firstOf.set(steps, byId);
+  }
+  return byId;
 }
 
 function addUsage(into: TokenUsage, u: TokenUsage | undefined) {
