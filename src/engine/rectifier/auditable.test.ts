@@ -2,8 +2,9 @@
 // on every render of the Rectify view's picker), with the same answer as the text's definition.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Agent, Step } from '../../model/types.ts';
-import { auditableCount, isAuditable, messageText } from './replay.ts';
+import type { Agent, Run, Step } from '../../model/types.ts';
+import { makeRun } from '../../testing/test-runs.ts';
+import { auditableCount, isAuditable, messageText, recordedInput } from './replay.ts';
 
 const texts = fc.oneof(fc.constant(''), fc.constant('  \n\t'), fc.constant('\u00a0'), fc.string({ maxLength: 6 }), fc.constant(' x '));
 const steps = fc.record({
@@ -48,5 +49,36 @@ describe('auditableCount', () => {
     // The same steps with other agents (the assistant now a person): counted again.
     expect(auditableCount({ steps: more, agents: [{ id: 'a', name: 'a', kind: 'human' } as Agent] })).toBe(0);
     expect(auditableCount(run)).toBe(1);
+  });
+});
+
+describe('recordedInput', () => {
+  /** The group-chat view as the walk from the run's start that it was, keeping the last 24 (the oracle). */
+  function forward(run: Run, p: number, delivered: ReadonlyMap<string, string | null>): { role: string; content: string }[] {
+    const me = run.steps[p].agentId;
+    const out: { role: string; content: string }[] = [];
+    for (let i = 0; i < p; i++) {
+      const s = run.steps[i];
+      if (s.parentStepId !== undefined) continue;
+      const override = delivered.get(s.id);
+      if (override === null) continue;
+      const text = override ?? (s.kind === 'tool' ? (s.observation ?? s.output ?? '') : messageText(s));
+      if (text.trim() === '') continue;
+      const sender = run.agents.find((a) => a.id === s.agentId)?.name ?? s.agentId;
+      out.push(s.agentId === me ? { role: 'assistant', content: text } : { role: 'user', content: `${sender}: ${text}` });
+    }
+    return out.slice(-24);
+  }
+  it('shows the 24 latest messages the agent could see, pruned and blank ones left out, rectified ones replaced (fast-check)', () => {
+    fc.assert(
+      fc.property(fc.array(steps, { minLength: 1, maxLength: 60 }), fc.array(fc.tuple(fc.nat(59), fc.option(fc.constantFrom('fixed', ''), { nil: null })), { maxLength: 8 }), (specs, changes) => {
+        const run = makeRun('r', { agents, steps: specs.map(stepOf) } as never);
+        const delivered = new Map(changes.filter(([i]) => i < specs.length).map(([i, t]) => [`s${i}`, t] as const));
+        const p = specs.length - 1;
+        const agent = agents.find((a) => a.id === run.steps[p].agentId);
+        expect(recordedInput(run, p, agent, delivered).slice(2)).toEqual(forward(run, p, delivered));
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
