@@ -1,0 +1,104 @@
+// An engine's results in a flood (ADR 0085): the rectifier run offline (its LLM-free default) over a generated chat log
+// in headless Chromium, through the studio's real UI. Offline, results come as fast as the worker makes them, and each
+// is kept in its run, written and shown. Before ADR 0085, 2,000 messages took 231 s, with 748 long tasks.
+// Printed, with their targets:
+//   - the pass, from the click to the progress bar's "complete", per audited message               ≤ 1 ms a message
+//   - the longest main-thread task from the click to 1 s after the end (Long Tasks API, wall time)   ≤ 100 ms
+// Needs the published indicator pool in ../shared (ADR 0085's figures use it); without it, says so and measures nothing.
+//
+//   npx vite build --outDir <dir> && BENCH_DIST=<dir> npx tsx bench/engine-flood.bench.ts
+//   BENCH_STEPS=…   messages in the chat log (default 5,000)
+import { chromium } from '@playwright/test';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../scripts/chromium-args.ts';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { appDist } from './browser-import.bench.ts';
+import { serve, writeChatLog } from './million.bench.ts';
+import { writeResults, type Figure } from './results.ts';
+
+const STEPS = Number(process.env.BENCH_STEPS ?? 5000);
+const POOL = resolve(import.meta.dirname, '../../shared/indicator-pool/agentdropoutv2-math-pool.json');
+const PER_MESSAGE_TARGET_MS = 1;
+const LONG_TASK_TARGET_MS = 100;
+
+const INIT = `
+  localStorage.setItem('mas-replay:visited', 'bench');
+  window.__longTasks = [];
+  new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__longTasks.push({ start: e.startTime, duration: e.duration }); }).observe({ type: 'longtask', buffered: true });
+`;
+
+async function main(): Promise<void> {
+  if (!existsSync(POOL)) {
+    console.log(`engine flood: the indicator pool is absent (${POOL}); nothing measured`);
+    writeResults('engine-flood', [], { skipped: `no pool at ${POOL}` });
+    return;
+  }
+  const tmp = mkdtempSync(join(tmpdir(), 'mas-bench-flood-'));
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  const { server, base } = await serve(resolve(appDist(tmp)));
+  try {
+    const file = join(tmp, 'group-chat.json');
+    await writeChatLog(file, STEPS);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await context.addInitScript(INIT);
+    const page = await context.newPage();
+    await page.goto(`${base}/`);
+    await page.locator('html[data-library-status="saved"]').waitFor({ timeout: 120_000 });
+    await page.getByTestId('open-file-input').setInputFiles(file);
+    const row = page.getByTestId('run-row').first();
+    await row.waitFor({ timeout: 300_000 });
+    const id = (await row.getAttribute('data-run-id')) ?? '';
+    await page.locator('html[data-library-status="saved"]').waitFor({ timeout: 300_000 });
+    await page.goto(`${base}/?view=rectify&run=${encodeURIComponent(id)}`);
+    await page.getByTestId('pool-file-input').setInputFiles(POOL);
+    await page.locator('[data-testid="pool-summary"][data-size="2000"]').waitFor({ timeout: 60_000 });
+    const picked = (await page.getByLabel('Run', { exact: true }).locator('option:checked').textContent()) ?? '';
+    const audited = Number(/audits ([\d,]+) agent messages/.exec(picked)?.[1].replace(/,/g, '') ?? Number.NaN);
+    // The cost estimate runs in the rectifier's worker when the view opens: the pass is timed once it is shown.
+    await page.locator('[data-testid="rectify-estimate"]:is([data-status="ready"], [data-status="error"])').waitFor({ timeout: 600_000 });
+    await page.waitForTimeout(2000);
+    const from = (await page.evaluate('performance.now()')) as number;
+    await page.getByRole('button', { name: 'Rectify run' }).click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="rectify-progress"]')?.getAttribute('data-status') === 'complete', undefined, { timeout: 900_000, polling: 50 });
+    const passMs = ((await page.evaluate('performance.now()')) as number) - from;
+    await page.waitForTimeout(1000);
+    const tasks = ((await page.evaluate('window.__longTasks')) as { start: number; duration: number }[]).filter((t) => t.start + t.duration > from).map((t) => t.duration);
+    const longest = tasks.reduce((m, d) => (d > m ? d : m), 0);
+    const perMessage = passMs / audited;
+    const what = `${STEPS.toLocaleString('en')}-message chat log (${audited.toLocaleString('en')} audited)`;
+    const figures: Figure[] = [
+      {
+        name: `offline rectify pass over a ${what} in Chromium, per audited message`,
+        value: perMessage,
+        unit: 'ms',
+        target: `≤ ${PER_MESSAGE_TARGET_MS} ms a message`,
+        pass: perMessage <= PER_MESSAGE_TARGET_MS,
+        note: `${passMs.toFixed(0)} ms from the click to "complete"`,
+      },
+      {
+        name: `offline rectify pass over a ${what}: longest main-thread task`,
+        value: longest,
+        unit: 'ms',
+        target: `≤ ${LONG_TASK_TARGET_MS} ms`,
+        pass: longest <= LONG_TASK_TARGET_MS,
+        note: `${tasks.length} long tasks${tasks.length ? `: ${tasks.map((d) => d.toFixed(0)).join(', ')}` : ''}`,
+      },
+    ];
+    console.log(`an engine's results in a flood: offline rectify in headless Chromium; ${cpus().length} cores, load average ${loadavg()[0].toFixed(2)}`);
+    for (const f of figures) console.log(`  ${f.pass ? 'PASS' : 'FAIL'}  ${f.value.toFixed(f.unit === 'ms' && f.value < 10 ? 2 : 0)} ms  target ${f.target}  ${f.name} (${f.note})`);
+    writeResults('engine-flood', figures, { steps: STEPS, audited, passMs, tasks });
+  } finally {
+    server.close();
+    await browser.close();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}
