@@ -109,6 +109,19 @@ describe('the job store', () => {
     expect(batches).toEqual([500, 1]);
   });
 
+  it('a result of the last pass still waiting is kept before a fresh start clears the engine\'s results', async () => {
+    const { store, pass, kept } = setup();
+    const first = store.getState().start('run');
+    const events = pass.events();
+    pass.finish({ status: 'complete' });
+    await first;
+    events.onItem(iv('late', 'supervisor', 1), false);
+    expect(kept).toEqual([]);
+    void store.getState().start('run', { fresh: true });
+    // Kept as the second pass started, not 100 ms into it (after the fresh start had cleared the run).
+    expect(kept.map((i) => i.id)).toEqual(['late']);
+  });
+
   it('a late report of an older pass never overwrites the progress of a newer one', async () => {
     const { store, pass } = setup();
     const first = store.getState().start('run');

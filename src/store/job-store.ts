@@ -207,6 +207,9 @@ export function createJobStore<Options extends StartOptions, Progress, Item, Res
 
       async start(runId, options = {} as Options) {
         if (controller) return;
+        // Results of an earlier pass still waiting go in first: the run read here has them, and a fresh start clears
+        // the engine's results after them, not before.
+        keepWaiting();
         const run = deps.getRun(runId);
         const cleared = { failure: undefined, error: undefined, stopping: undefined, interruptedAt: undefined } as const;
         if (!run) {

@@ -91,7 +91,7 @@ export function RectifyRun() {
         <RunPicker runs={candidates} runId={runId} missing={run === undefined} describe={describePickable} />
         {run ? <Controls run={run} /> : <p className="mt-2 text-sm text-red-800">Run “{runId}” is not in the library.</p>}
       </Card>
-      {run && <Messages run={run} />}
+      {run && <Messages key={run.id} run={run} />}
     </div>
   );
 }
