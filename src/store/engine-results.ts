@@ -1,8 +1,9 @@
 // An engine's results, kept as they arrive: each intervention (or stage) goes into its run in the library and each
 // recorded endpoint call into the library's calls, and IndexedDB is written at once instead of after the usual
 // debounce (in a flood of results, after a rest in proportion to the last write: writeResults, ADR 0085). Before a
-// result is shown it is guarded in the results journal (synchronous storage, ADR 0055) until that write has committed, so a reload or a crash during an engine run loses at most the call in flight (SPEC §9). Every
-// engine job (supervisor, rectifier, clarifier, stages) keeps its results through here.
+// result is shown it is guarded in the results journal (synchronous storage, ADR 0055) until that write has committed,
+// so a reload or a crash during an engine run loses at most the call in flight (SPEC §9). Every engine job
+// (supervisor, rectifier, clarifier, stages) keeps its results through here.
 import { recordOf } from '../model/record.ts';
 import { withIntervention, withInterventions, withStage, withStages } from '../model/run-results.ts';
 import type { Intervention, LlmCallRecord, Run, Stage } from '../model/types.ts';
