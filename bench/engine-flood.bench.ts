@@ -10,24 +10,18 @@
 //   BENCH_STEPS=…   messages in the chat log (default 5,000)
 import { chromium } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../scripts/chromium-args.ts';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { appDist } from './browser-import.bench.ts';
 import { serve, writeChatLog } from './million.bench.ts';
 import { writeResults, type Figure } from './results.ts';
+import { closeBench, openedInLibrary, runWhenMain } from './library-page.ts';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 5000);
 const POOL = resolve(import.meta.dirname, '../../shared/indicator-pool/agentdropoutv2-math-pool.json');
 const PER_MESSAGE_TARGET_MS = 1;
 const LONG_TASK_TARGET_MS = 100;
-
-const INIT = `
-  localStorage.setItem('mas-replay:visited', 'bench');
-  window.__longTasks = [];
-  new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__longTasks.push({ start: e.startTime, duration: e.duration }); }).observe({ type: 'longtask', buffered: true });
-`;
 
 async function main(): Promise<void> {
   if (!existsSync(POOL)) {
@@ -41,16 +35,7 @@ async function main(): Promise<void> {
   try {
     const file = join(tmp, 'group-chat.json');
     await writeChatLog(file, STEPS);
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    await context.addInitScript(INIT);
-    const page = await context.newPage();
-    await page.goto(`${base}/`);
-    await page.locator('html[data-library-status="saved"]').waitFor({ timeout: 120_000 });
-    await page.getByTestId('open-file-input').setInputFiles(file);
-    const row = page.getByTestId('run-row').first();
-    await row.waitFor({ timeout: 300_000 });
-    const id = (await row.getAttribute('data-run-id')) ?? '';
-    await page.locator('html[data-library-status="saved"]').waitFor({ timeout: 300_000 });
+    const { page, id } = await openedInLibrary(browser, base, file);
     await page.goto(`${base}/?view=rectify&run=${encodeURIComponent(id)}`);
     await page.getByTestId('pool-file-input').setInputFiles(POOL);
     await page.locator('[data-testid="pool-summary"][data-size="2000"]').waitFor({ timeout: 60_000 });
@@ -90,15 +75,8 @@ async function main(): Promise<void> {
     for (const f of figures) console.log(`  ${f.pass ? 'PASS' : 'FAIL'}  ${f.value.toFixed(f.unit === 'ms' && f.value < 10 ? 2 : 0)} ms  target ${f.target}  ${f.name} (${f.note})`);
     writeResults('engine-flood', figures, { steps: STEPS, audited, passMs, tasks });
   } finally {
-    server.close();
-    await browser.close();
-    rmSync(tmp, { recursive: true, force: true });
+    await closeBench(server, browser, tmp);
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main().catch((e) => {
-    console.error(e);
-    process.exit(1);
-  });
-}
+runWhenMain(import.meta.url, main);

@@ -21,13 +21,13 @@
 //   BENCH_SETTLE_MS=…       how long each view is watched after its first content (default 4000)
 import { chromium } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../scripts/chromium-args.ts';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { appDist } from './browser-import.bench.ts';
 import { serve, writeChatLog, writeFlatOtlpLines } from './million.bench.ts';
 import { writeResults, type Figure } from './results.ts';
+import { closeBench, openedInLibrary, runWhenMain } from './library-page.ts';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 1_000_000);
 const OTLP = process.env.BENCH_FILE === 'otlp';
@@ -57,13 +57,6 @@ const VIEWS: { name: string; label: string; query: (id: string) => string; ready
   { name: 'edges', label: 'Taxonomy: edges & labels', query: (id) => `?view=taxonomy&tab=edges&run=${id}`, ready: '[data-testid="edge-row"]', keys: ['ArrowDown*10', 'End', 'Home'], focus: '[data-testid="edge-row"]' },
 ];
 
-// As a string (tsx would add helpers that do not exist in the page): the page's long tasks.
-const INIT = `
-  localStorage.setItem('mas-replay:visited', 'bench');
-  window.__longTasks = [];
-  new PerformanceObserver((l) => { for (const e of l.getEntries()) window.__longTasks.push({ start: e.startTime, duration: e.duration }); }).observe({ type: 'longtask', buffered: true });
-`;
-
 interface Visit {
   name: string;
   label: string;
@@ -82,16 +75,7 @@ async function main(): Promise<void> {
   try {
     const file = join(tmp, OTLP ? 'flat-agent-otlp.jsonl' : 'group-chat.json');
     await (OTLP ? writeFlatOtlpLines(file, STEPS) : writeChatLog(file, STEPS));
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    await context.addInitScript(INIT);
-    const page = await context.newPage();
-    await page.goto(`${base}/`);
-    await page.locator('html[data-library-status="saved"]').waitFor({ timeout: 120_000 });
-    await page.getByTestId('open-file-input').setInputFiles(file);
-    const row = page.getByTestId('run-row').first();
-    await row.waitFor({ timeout: 600_000 });
-    const id = (await row.getAttribute('data-run-id')) ?? '';
-    await page.locator('html[data-library-status="saved"]').waitFor({ timeout: 600_000 });
+    const { page, id } = await openedInLibrary(browser, base, file);
     const only = process.env.BENCH_VIEWS?.split(',');
     const visits: Visit[] = [];
     for (const view of VIEWS.filter((v) => !only || only.includes(v.name))) {
@@ -151,15 +135,8 @@ async function main(): Promise<void> {
     for (const f of figures) console.log(`  ${f.pass ? 'PASS' : 'FAIL'}  ${Number.isNaN(f.value) ? '—' : `${f.value.toFixed(0)} ms`}  target ${f.target}  ${f.name} (${f.note})`);
     writeResults(OTLP ? 'views-otlp' : 'views', figures, { steps: STEPS, file: OTLP ? 'otlp' : 'chat', loadAverage: load, visits });
   } finally {
-    server.close();
-    await browser.close();
-    rmSync(tmp, { recursive: true, force: true });
+    await closeBench(server, browser, tmp);
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  main().catch((e) => {
-    console.error(e);
-    process.exit(1);
-  });
-}
+runWhenMain(import.meta.url, main);
