@@ -68,3 +68,15 @@ describe('stepCounts', () => {
     );
   });
 });
+
+describe('replaySteps', () => {
+  const step = (id: string, parentStepId?: string): Step => ({ id, index: 0, kind: parentStepId ? 'llm' : 'action', agentId: 'a', ...(parentStepId ? { parentStepId } : {}) });
+  it('gives the run its own steps when none is nested (no copy of a long chat log), else the rows alone', () => {
+    const flat = [step('a'), step('b'), step('c')];
+    expect(replaySteps({ steps: flat })).toBe(flat);
+    const nested = [step('a'), step('a1', 'a'), step('b')];
+    const rows = replaySteps({ steps: nested });
+    expect(rows).not.toBe(nested);
+    expect(rows.map((s) => s.id)).toEqual(['a', 'b']);
+  });
+});

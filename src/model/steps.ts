@@ -7,8 +7,12 @@ import type { Run, Step, StepKind } from './types.ts';
 
 export { isReplayStep };
 
-/** The rows of the step list, in replay order: steps not nested inside another step. */
-export function replaySteps(run: Pick<Run, 'steps'>): Step[] {
+/**
+ * The rows of the step list, in replay order: steps not nested inside another step. When none is nested (its step
+ * facts say so), the run's own steps array, not a copy of it (a chat log's million messages): read it, never change it.
+ */
+export function replaySteps(run: Pick<Run, 'steps'>): readonly Step[] {
+  if (stepFacts(run).rows === run.steps.length) return run.steps;
   const out: Step[] = [];
   for (const step of run.steps) if (isReplayStep(step)) out.push(step);
   return out;

@@ -101,8 +101,7 @@ export function ForkPanel() {
   const engines = useEngineSwitches(!!endpoint.settings);
   const forkable = useMemo(() => Object.values(runs).filter((r) => cachedForkProblem(r) === undefined), [runs]);
   const parent: Run | undefined = params.forkOf ? runs[params.forkOf] : undefined;
-  // The rows of the step list: the run's own steps when none is nested (a chat log's million messages, not copied).
-  const top: readonly Step[] = useMemo(() => (!parent ? [] : stepFacts(parent).rows === parent.steps.length ? parent.steps : replaySteps(parent)), [parent]);
+  const top: readonly Step[] = useMemo(() => (parent ? replaySteps(parent) : []), [parent]);
   const position = useMemo(() => Math.max(0, top.findIndex((s) => s.id === params.at)), [top, params.at]);
   const step: Step | undefined = top[position];
   const interventions = useMemo(() => (parent && step ? parent.interventions.filter((iv) => iv.stepId === step.id && editFromIntervention(iv)) : []), [parent, step]);

@@ -177,7 +177,7 @@ function Controls({ run }: { run: Run }) {
 }
 
 /** Audited messages shown at a time: an offline pass audits every message of a run, thousands of them. */
-export const MESSAGES_PAGE = 50;
+const MESSAGES_PAGE = 50;
 
 function Messages({ run }: { run: Run }) {
   const navigate = useUrl((s) => s.navigate);
