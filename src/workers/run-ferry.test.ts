@@ -59,6 +59,20 @@ describe('RunFerry', () => {
     expect(Math.max(...parts)).toBeLessThanOrEqual(PART);
   });
 
+  it('sends the interventions an engine kept in parts too, not with the call', async () => {
+    const { ferry, parts, remote } = connect();
+    const run = bigRun('r-kept', 2 * PART, 0);
+    const interventions = run.steps.map((s, i) => ({ id: `rectifier:${s.id}`, stepId: s.id, source: 'rectifier', action: i % 3 === 0 ? 'flag' : 'pass', reason: `kept ${i}` }) as unknown as Run['interventions'][number]);
+    const kept: Run = { ...run, interventions };
+    const received = await ferry.use([kept], ([f]) => {
+      expect(f.head.interventions).toEqual([]);
+      expect(f.arrays.map((a) => a.key)).toEqual(['steps', 'interventions']);
+      return remote.echo(f);
+    });
+    expect(received).toEqual(structuredClone(kept));
+    expect(parts.length).toBe(2 + 2);
+  });
+
   it('sends a small run with the call, and an array once while the worker holds it', async () => {
     const { ferry, parts, remote } = connect();
     const small = bigRun('small', INLINE_MAX, 3);
