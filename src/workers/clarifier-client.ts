@@ -5,6 +5,7 @@ import type { ClarifyResult, EdgeGate } from '../engine/clarifier/index.ts';
 import type { CostEstimate } from '../llm/cost.ts';
 import type { Intervention, Run } from '../model/types.ts';
 import { JobWorker } from './job-worker.ts';
+import type { JobResult } from './pump.ts';
 import type { ClarifierJob, ClarifierJobEvents, ClarifierWorkerApi } from './clarifier.worker.ts';
 
 export type { ClarifierJob, ClarifierJobEvents } from './clarifier.worker.ts';
@@ -12,7 +13,7 @@ export type { CostEstimate, EngineCost } from '../llm/cost.ts';
 
 const clarifier = new JobWorker<ClarifierWorkerApi>(() => new Worker(new URL('./clarifier.worker.ts', import.meta.url), { type: 'module', name: 'clarifier' }), 'clarifier');
 
-export function runClarifierInWorker(job: ClarifierJob, events: ClarifierJobEvents, signal: AbortSignal): Promise<ClarifyResult> {
+export function runClarifierInWorker(job: ClarifierJob, events: ClarifierJobEvents, signal: AbortSignal): Promise<JobResult<ClarifyResult>> {
   return clarifier.job(signal, (_, id) => clarifier.withRuns([job.run], (api, [run]) => api.start(id, { ...job, run }, Comlink.proxy(events))));
 }
 

@@ -15,7 +15,7 @@ import {
   type EdgeGate,
 } from '../engine/clarifier/index.ts';
 import type { CostEstimate } from '../llm/cost.ts';
-import { passClient, pumpPass, type PassEvents, type PassJob } from './pump.ts';
+import { jobResult, passClient, pumpPass, type JobResult, type PassEvents, type PassJob } from './pump.ts';
 import { ferryHostApi, runOf } from './run-ferry-host.ts';
 import type { FerriedJob, FerriedRun } from './run-ferry.ts';
 import { RunningJobs } from './running-jobs.ts';
@@ -34,9 +34,10 @@ const jobs = new RunningJobs();
 const api = {
   ...ferryHostApi,
 
-  async start(jobId: number, ferried: FerriedJob<ClarifierJob>, events: ClarifierJobEvents): Promise<ClarifyResult> {
+  /** The pass's result without its interventions: the page has each from `onItem` (JobResult). */
+  async start(jobId: number, ferried: FerriedJob<ClarifierJob>, events: ClarifierJobEvents): Promise<JobResult<ClarifyResult>> {
     const job = { ...ferried, run: runOf(ferried.run) };
-    return pumpPass(jobs, jobId, job, events, (client, signal) => clarifyRunSteps(job.run, { client, signal, previous: job.previous, window: job.window, gate: job.gate }));
+    return jobResult(await pumpPass(jobs, jobId, job, events, (client, signal) => clarifyRunSteps(job.run, { client, signal, previous: job.previous, window: job.window, gate: job.gate })));
   },
 
   /** Clarify one edge of the run (the same engine call a live runner makes per handoff). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EnginePass, PassEvent } from '../engine/pass.ts';
-import { pumpPass } from './pump.ts';
+import { jobResult, pumpPass } from './pump.ts';
 import { RunningJobs } from './running-jobs.ts';
 
 type Ev = PassEvent<number, string> | { type: 'trigger' };
@@ -33,10 +33,17 @@ function recorder() {
 describe('the worker pump', () => {
   it('posts progress and every result (resumed ones marked), passes over other events, and returns the result', async () => {
     const { log, events } = recorder();
-    const result = await pumpPass(new RunningJobs(), 1, { previous: [] }, events, (client, signal) => {
-      expect(client).toBeUndefined(); // no endpoint: the offline path
-      return pass(signal, ['old']);
-    });
+    const result = await pumpPass(
+      new RunningJobs(),
+      1,
+      { previous: [] },
+      events,
+      (client, signal) => {
+        expect(client).toBeUndefined(); // no endpoint: the offline path
+        return pass(signal, ['old']);
+      },
+      { progressEveryMs: 0 },
+    );
     expect(result).toEqual({ status: 'complete', seen: 5 });
     expect(log.slice(0, 4)).toEqual(['kept old', 'new r0', 'progress 1', 'new r1']);
     expect(log.filter((l) => l.startsWith('new'))).toHaveLength(5);
@@ -49,7 +56,40 @@ describe('the worker pump', () => {
       log.push(`progress ${p}`);
       if (p === 2) jobs.stop(7);
     };
-    const result = await pumpPass(jobs, 7, { previous: [] }, events, (_client, signal) => pass(signal, []));
+    const result = await pumpPass(jobs, 7, { previous: [] }, events, (_client, signal) => pass(signal, []), { progressEveryMs: 0 });
     expect(result).toEqual({ status: 'cancelled', seen: 2 });
+  });
+
+  it('posts progress at most once per interval, the latest, and the last report before the result', async () => {
+    const { log, events } = recorder();
+    // Five reports in one quick pass: the first goes at once, the others wait and only the latest (5) is posted.
+    const result = await pumpPass(new RunningJobs(), 2, { previous: [] }, events, (_client, signal) => pass(signal, []), { progressEveryMs: 10_000 });
+    expect(result).toEqual({ status: 'complete', seen: 5 });
+    expect(log.filter((l) => l.startsWith('progress'))).toEqual(['progress 1', 'progress 5']);
+    expect(log.at(-1)).toBe('progress 5');
+    expect(log.filter((l) => l.startsWith('new'))).toHaveLength(5);
+  });
+
+  it('posts a waiting report when its interval ends, while the pass waits (an endpoint call)', async () => {
+    const { log, events } = recorder();
+    async function* slow(): EnginePass<Ev, string> {
+      yield { type: 'progress', progress: 1 };
+      yield { type: 'progress', progress: 2 };
+      // Waits longer than the interval, as a pass waits for an endpoint's answer.
+      await new Promise((r) => setTimeout(r, 120));
+      expect(log).toEqual(['progress 1', 'progress 2']);
+      return 'done';
+    }
+    expect(await pumpPass(new RunningJobs(), 3, { previous: [] }, events, () => slow(), { progressEveryMs: 30 })).toBe('done');
+    expect(log).toEqual(['progress 1', 'progress 2']);
+  });
+
+  it("gives the page the pass's result without the interventions it already posted one by one", () => {
+    const result = { runId: 'r', status: 'complete', interventions: [{ id: 'a' }, { id: 'b' }], cost: { calls: 2 } };
+    const lean = jobResult(result);
+    expect(lean).toEqual({ runId: 'r', status: 'complete', cost: { calls: 2 } });
+    expect('interventions' in lean).toBe(false);
+    // The pass's own result is left as it was (the worker may still read it).
+    expect(result.interventions).toHaveLength(2);
   });
 });

@@ -39,8 +39,42 @@ export function passClient(job: PassJob<{ tokens?: { total: number } }>, onCall:
 const breathe = nextTask;
 
 /**
+ * At most one progress report is posted to the page in this time (ms); the latest waits for it, and the last one is
+ * posted before the pass's result. An offline rectify pass reports after each message: over 20,000 chat messages
+ * that was 17,500 reports, each a message the page took and a render of the view's controls, and the page had tasks
+ * of 70–134 ms made of them. A progress bar moved 20 times a second looks the same.
+ */
+export const PROGRESS_EVERY_MS = 50;
+
+/** The latest progress, posted at most once per `everyMs` (a timer posts one that waits, even while the pass waits). */
+function progressPoster<Progress>(post: (progress: Progress) => void, everyMs: number) {
+  let waiting: { progress: Progress } | undefined;
+  let postedAt = Number.NEGATIVE_INFINITY;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const flush = () => {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+    if (!waiting) return;
+    const { progress } = waiting;
+    waiting = undefined;
+    postedAt = performance.now();
+    post(progress);
+  };
+  return {
+    report(progress: Progress) {
+      waiting = { progress };
+      const wait = postedAt + everyMs - performance.now();
+      if (wait <= 0) flush();
+      else timer ??= setTimeout(flush, wait);
+    },
+    flush,
+  };
+}
+
+/**
  * Runs the pass that `start` makes (given the job's client and stop signal) as job `jobId`, posting its events;
- * resolves with the pass's result, partial when stopped.
+ * resolves with the pass's result, partial when stopped. Each result is posted as it comes; progress at most once per
+ * `progressEveryMs` (PROGRESS_EVERY_MS), its last report before the result.
  */
 export function pumpPass<Progress, Item, Event extends PassEvent<Progress, Item> | { type: string }, Result>(
   jobs: RunningJobs,
@@ -48,12 +82,31 @@ export function pumpPass<Progress, Item, Event extends PassEvent<Progress, Item>
   job: PassJob<{ tokens?: { total: number } }>,
   events: PassEvents<Progress, Item>,
   start: (client: LlmClient | undefined, signal: AbortSignal) => EnginePass<Event, Result> | Promise<EnginePass<Event, Result>>,
+  { progressEveryMs = PROGRESS_EVERY_MS }: { progressEveryMs?: number } = {},
 ): Promise<Result> {
   return jobs.run(jobId, async (signal) => {
     const pass = await start(passClient(job, (record) => void events.onCall(record)), signal);
-    return drivePass(pass as EnginePass<PassEvent<Progress, Item>, Result>, {
-      onProgress: (progress) => void events.onProgress(progress),
-      onItem: (item, resumed) => void events.onItem(item, resumed),
-    }, breathe);
+    const progress = progressPoster<Progress>((p) => void events.onProgress(p), progressEveryMs);
+    try {
+      return await drivePass(pass as EnginePass<PassEvent<Progress, Item>, Result>, {
+        onProgress: progress.report,
+        onItem: (item, resumed) => void events.onItem(item, resumed),
+      }, breathe);
+    } finally {
+      progress.flush();
+    }
   });
 }
+
+/**
+ * A pass's result as the page receives it: without the interventions, which reached it one by one through `onItem`
+ * (the page keeps them in the run as they come). After an offline rectify pass over 20,000 chat messages, the result
+ * with its 17,500 interventions took a task of ~55 ms on the page only to be received; at a million steps, seconds.
+ */
+export type JobResult<Result extends { interventions: unknown }> = Omit<Result, 'interventions'>;
+
+export function jobResult<Result extends { interventions: unknown }>(result: Result): JobResult<Result> {
+  const { interventions: _, ...rest } = result;
+  return rest;
+}
+

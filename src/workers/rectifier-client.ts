@@ -6,6 +6,7 @@ import type { LlmSettings } from '../llm/settings.ts';
 import type { Run } from '../model/types.ts';
 import type { Domain, IndicatorPool, RectifyParams, MessageSummary, MiningProgress, MiningResult, RectifierStatistics, RectifyRunResult } from '../engine/rectifier/index.ts';
 import { JobWorker } from './job-worker.ts';
+import type { JobResult } from './pump.ts';
 import type { PoolEmbeddingStatus, RectifierWorkerApi, RectifyJob, RectifyJobEvents } from './rectifier.worker.ts';
 
 export type { PoolEmbeddingStatus, RectifyJob, RectifyJobEvents } from './rectifier.worker.ts';
@@ -13,7 +14,7 @@ export type { PoolEmbeddingStatus, RectifyJob, RectifyJobEvents } from './rectif
 const rectifier = new JobWorker<RectifierWorkerApi>(() => new Worker(new URL('./rectifier.worker.ts', import.meta.url), { type: 'module', name: 'rectifier' }), 'rectifier');
 const withJob = rectifier.job.bind(rectifier);
 
-export function rectifyInWorker(job: RectifyJob, events: RectifyJobEvents, signal: AbortSignal): Promise<RectifyRunResult> {
+export function rectifyInWorker(job: RectifyJob, events: RectifyJobEvents, signal: AbortSignal): Promise<JobResult<RectifyRunResult>> {
   return withJob(signal, (_, id) => rectifier.withRuns([job.run], (api, [run]) => api.start(id, { ...job, run }, Comlink.proxy(events))));
 }
 

@@ -26,7 +26,7 @@ import {
 } from '../engine/rectifier/index.ts';
 import type { CostEstimate } from '../llm/cost.ts';
 import { idbEmbeddingCache } from '../llm/embedding-cache.ts';
-import { pumpPass, type PassEvents, type PassJob } from './pump.ts';
+import { jobResult, pumpPass, type JobResult, type PassEvents, type PassJob } from './pump.ts';
 import { ferryHostApi, runOf } from './run-ferry-host.ts';
 import type { FerriedJob, FerriedRun } from './run-ferry.ts';
 import { RunningJobs } from './running-jobs.ts';
@@ -73,12 +73,14 @@ const api = {
     });
   },
 
-  async start(jobId: number, ferried: FerriedJob<RectifyJob>, events: RectifyJobEvents): Promise<RectifyRunResult> {
+  /** The pass's result without its interventions: the page has each from `onItem` (JobResult). */
+  async start(jobId: number, ferried: FerriedJob<RectifyJob>, events: RectifyJobEvents): Promise<JobResult<RectifyRunResult>> {
     const job = { ...ferried, run: runOf(ferried.run) };
-    return pumpPass(jobs, jobId, job, events, async (client, signal) => {
+    const result = await pumpPass(jobs, jobId, job, events, async (client, signal) => {
       const pool = await prepared(job.pool, job.params.zeroShot ? undefined : job.llm, signal, (d, t) => void events.onPoolProgress(d, t));
       return rectifyRunSteps(job.run, { pool, params: job.params, client, signal, previous: job.previous });
     });
+    return jobResult(result);
   },
 
   /**

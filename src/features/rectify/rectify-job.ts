@@ -12,6 +12,7 @@ import { keepInterventions } from '../../store/engine-results.ts';
 import { usePool } from '../../store/indicator-pool.ts';
 import { createJobStore, withoutEngine, type StartOptions } from '../../store/job-store.ts';
 import { rectifyInWorker } from '../../workers/rectifier-client.ts';
+import type { JobResult } from '../../workers/pump.ts';
 
 export const rectifierResults = (run: Run) => run.interventions.filter((i) => i.engine === RECTIFIER_ENGINE && i.stepId);
 
@@ -19,10 +20,11 @@ interface RectifyExtra {
   /** The pass embeds the pool's trigger conditions before its first message. */
   embedsPool: boolean;
   poolProgress?: { done: number; total: number };
-  result?: RectifyRunResult;
+  /** Without its interventions: each was kept in the run as it came. */
+  result?: JobResult<RectifyRunResult>;
 }
 
-export const useRectifyJob = createJobStore<StartOptions, RectifyProgress, Intervention, RectifyRunResult, RectifyFailure, RectifyExtra>({
+export const useRectifyJob = createJobStore<StartOptions, RectifyProgress, Intervention, JobResult<RectifyRunResult>, RectifyFailure, RectifyExtra>({
   name: 'rectifier',
   extra: { embedsPool: false, poolProgress: undefined, result: undefined },
   launch(run, { fresh }, { mode, llm, settings, updateRun, patch }) {
