@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
-import { openGroupChat, SHARED_TRACES, watchLongTasks } from './fixtures.ts';
+import { fileRuns, openGroupChat, SHARED_TRACES, watchLongTasks } from './fixtures.ts';
 
 const POOL = resolve(SHARED_TRACES, '../indicator-pool/agentdropoutv2-math-pool.json');
 test.skip(!existsSync(POOL), `the indicator pool is absent (${POOL}); rectify e2e skipped`);
@@ -56,3 +56,53 @@ test('an offline pass over 600 chat messages: pages of 50 audited messages, in r
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('an offline pass over 12,000 chat messages keeps its results in chunks written as they grow, and a reload has them all', async ({ page }) => {
+  test.setTimeout(180_000);
+  const dir = mkdtempSync(join(tmpdir(), 'mas-rectify-grow-'));
+  try {
+    const row = await openGroupChat(page, join(dir, 'chat-12000.json'), 12000);
+    const runId = (await row.getAttribute('data-run-id'))!;
+    await page.goto(`/?view=rectify&run=${encodeURIComponent(runId)}`);
+    await page.getByTestId('pool-file-input').setInputFiles(POOL);
+    await expect(page.getByTestId('pool-summary')).toHaveAttribute('data-size', '2000');
+    const picked = await page.getByLabel('Run', { exact: true }).locator('option:checked').textContent();
+    const audits = Number(/audits ([\d,]+) agent messages/.exec(picked ?? '')?.[1].replace(/,/g, ''));
+    expect(audits).toBeGreaterThan(10_000);
+    await page.getByRole('button', { name: 'Rectify run' }).click();
+    await expect(page.getByTestId('rectify-progress')).toHaveAttribute('data-status', 'complete', { timeout: 120_000 });
+    await expect(page.getByTestId('rectify-messages')).toContainText(`Agent messages (${audits.toLocaleString('en')})`);
+    await expect(page.locator('html')).toHaveAttribute('data-library-status', 'saved', { timeout: 60_000 });
+
+    // The run's interventions as stored: in chunks of at most 2,000, and some of them kept from an earlier write while
+    // the pass went on (a chunk kept so says the fewer chunks the array had then, ADR 0086).
+    const stored = await page.evaluate(async (id) => {
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const open = indexedDB.open('mas-replay-studio');
+        open.onsuccess = () => resolve(open.result);
+        open.onerror = () => reject(open.error);
+      });
+      const chunks = await new Promise<{ items: unknown[]; of: number }[]>((resolve, reject) => {
+        const request = db.transaction('runChunks').objectStore('runChunks').getAll(IDBKeyRange.bound([id, 'interventions'], [id, 'interventions', []]));
+        request.onsuccess = () => resolve(request.result as { items: unknown[]; of: number }[]);
+        request.onerror = () => reject(request.error);
+      });
+      db.close();
+      return chunks.map((c) => ({ items: c.items.length, of: c.of }));
+    }, runId);
+    expect(stored.reduce((n, c) => n + c.items, 0)).toBe(audits);
+    expect(stored.length).toBe(Math.ceil(audits / 2000));
+    expect(Math.max(...stored.map((c) => c.items))).toBeLessThanOrEqual(2000);
+    expect(stored.some((c) => c.of < stored.length)).toBe(true);
+
+    // A reload reads them back whole: every message, none set aside.
+    await page.reload();
+    await expect(page.getByTestId('rectify-messages')).toContainText(`Agent messages (${audits.toLocaleString('en')})`, { timeout: 60_000 });
+    await page.goto('/');
+    await expect(fileRuns(page, 'chat-12000.json')).toHaveCount(1);
+    await expect(page.getByTestId('quarantine-note')).toHaveCount(0);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+

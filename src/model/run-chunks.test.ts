@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CHUNK_SLICE_ROWS, chunkInColumns, estimateBytes, joinChunks, needsChunks, planRunWrite, readableChunk, readChunk, splitItems, type ChunkLimits } from './run-chunks.ts';
+import { APPENDED_CHUNK_ITEMS, CHUNK_SLICE_ROWS, chunkInColumns, DEFAULT_CHUNK_LIMITS, estimateBytes, joinChunks, needsChunks, planRunWrite, readableChunk, readChunk, splitItems, type ChunkLimits } from './run-chunks.ts';
 import { StringTable, toColumns, type ColumnSlice } from './step-columns.ts';
 import { firstDifference } from '../testing/same-value.ts';
 import { makeRun } from '../testing/test-runs.ts';
@@ -36,7 +36,7 @@ describe('a run in chunks (ADR 0025)', () => {
   it('keeps a small run whole, as before', () => {
     const run = makeRun('r');
     expect(needsChunks(run, SMALL)).toBe(false);
-    expect(planRunWrite(run, { spansApart: false, limits: SMALL })).toEqual({ record: run, chunks: [], chunked: false, kept: [] });
+    expect(planRunWrite(run, { spansApart: false, limits: SMALL })).toEqual({ record: run, chunks: [], chunked: false, kept: [], keptUpTo: {}, sizes: {} });
   });
 
   it('splits a long run: the record keeps the rest and the counts, the chunks join back to the arrays', () => {
@@ -51,8 +51,9 @@ describe('a run in chunks (ADR 0025)', () => {
       ['long', 'steps', 0], ['long', 'steps', 1], ['long', 'steps', 2], ['long', 'handoffs', 0], ['long', 'spans', 0], ['long', 'spans', 1],
     ]);
     const of = (field: string) => plan.chunks.filter((c) => c.key[1] === field).map((c) => ({ index: c.key[2], value: structuredClone(c.value) }));
-    expect(joinChunks('steps', of('steps'), 3)).toEqual({ items: run.steps });
-    expect(joinChunks('spans', of('spans'))).toEqual({ items: run.spans });
+    expect(joinChunks('steps', of('steps'), 3)).toEqual({ items: run.steps, ends: [4, 8, 10] });
+    expect(joinChunks('spans', of('spans'))).toEqual({ items: run.spans, ends: [4, 6] });
+    expect(plan.sizes).toEqual({ steps: [4, 4, 2], handoffs: [1], annotations: [], interventions: [], spans: [4, 2] });
     // The run itself is untouched.
     expect(run.steps).toHaveLength(10);
   });
@@ -64,6 +65,42 @@ describe('a run in chunks (ADR 0025)', () => {
     expect(joinChunks('steps', [steps[0], steps[2], steps[1]], 3)).toEqual({ problem: 'steps: chunk 1 is missing' });
     expect(joinChunks('steps', [steps[0], { index: 1, value: { items: 'x', of: 3 } }, steps[2]], 3)).toEqual({ problem: 'steps: chunk 1 is not a chunk of 3' });
     expect(joinChunks('spans', [{ index: 0, value: null }])).toMatchObject({ problem: expect.stringContaining('count') });
+  });
+
+  it('an appended array keeps its first chunks: the rest is written after them, and the chunks join back (ADR 0086)', () => {
+    const run = { ...longRun(3), interventions: Array.from({ length: 10 }, (_, i) => ({ id: `iv${i}`, engine: 'rectifier', action: 'pass', reason: `r${i}`, heuristic: true })) } as Run;
+    const first = planRunWrite(run, { spansApart: false, limits: SMALL });
+    expect(first.record.chunks?.interventions).toBe(3);
+    expect(first.sizes.interventions).toEqual([4, 4, 2]);
+    const grown = { ...run, interventions: [...run.interventions, ...Array.from({ length: 5 }, (_, i) => ({ ...run.interventions[0], id: `iv${10 + i}` }))] };
+    // Its first two chunks (8 items) kept: the last stored one (2 items) is written again with the 5 after it.
+    const plan = planRunWrite(grown, { spansApart: false, limits: SMALL, kept: { interventions: { chunks: 2, items: 8 } } });
+    expect(plan.keptUpTo).toEqual({ interventions: 2 });
+    expect(plan.sizes.interventions).toEqual([4, 3]);
+    expect(plan.record.chunks?.interventions).toBe(4);
+    const written = plan.chunks.filter((c) => c.key[1] === 'interventions');
+    expect(written.map((c) => c.key[2])).toEqual([2, 3]);
+    expect(written.map((c) => c.value.of)).toEqual([4, 4]);
+    // The stored array: the kept chunks (they say 3 chunks) and the new ones (4).
+    const kept = first.chunks.filter((c) => c.key[1] === 'interventions').slice(0, 2);
+    const stored = [...kept, ...written].map((c) => ({ index: c.key[2], value: structuredClone(c.value) }));
+    expect(joinChunks('interventions', stored, 4)).toEqual({ items: grown.interventions, ends: [4, 8, 12, 15] });
+    // A chunk that says fewer chunks than its own position, or more than the record, is not one of them.
+    const says = (of: number) => stored.map((c, i) => (i === 1 ? { ...c, value: { ...c.value, of } } : c));
+    expect(joinChunks('interventions', says(1), 4)).toEqual({ problem: 'interventions: chunk 1 is not a chunk of 4' });
+    expect(joinChunks('interventions', says(5), 4)).toEqual({ problem: 'interventions: chunk 1 is not a chunk of 4' });
+    // A prefix longer than the array (it shrank since) is not kept: the array is written whole.
+    const whole = planRunWrite(run, { spansApart: false, limits: SMALL, kept: { interventions: { chunks: 3, items: 12 } } });
+    expect(whole.keptUpTo).toEqual({});
+    expect(whole.chunks.filter((c) => c.key[1] === 'interventions').map((c) => c.key[2])).toEqual([0, 1, 2]);
+  });
+
+  it('cuts appended arrays in chunks of APPENDED_CHUNK_ITEMS at most, and a run with more of them is stored in chunks', () => {
+    const run = { ...longRun(3), interventions: Array.from({ length: APPENDED_CHUNK_ITEMS + 1 }, (_, i) => ({ id: `iv${i}`, engine: 'rectifier', action: 'pass', reason: 'r', heuristic: true })) } as Run;
+    expect(needsChunks(run, DEFAULT_CHUNK_LIMITS)).toBe(true);
+    const plan = planRunWrite(run, { spansApart: false });
+    expect(plan.sizes.interventions).toEqual([APPENDED_CHUNK_ITEMS, 1]);
+    expect(plan.sizes.steps).toEqual([3]);
   });
 });
 
@@ -91,9 +128,9 @@ describe('chunks in columns (ADR 0075)', () => {
     const joined = joinChunks('steps', steps, 3);
     if ('problem' in joined) throw new Error(joined.problem);
     expect(firstDifference(joined.items, structuredClone(run.steps))).toBeUndefined();
-    expect(joinChunks('handoffs', of('handoffs'), 1)).toEqual({ items: run.handoffs });
-    expect(joinChunks('annotations', of('annotations'), 1)).toEqual({ items: run.annotations });
-    expect(joinChunks('spans', of('spans'))).toEqual({ items: run.spans });
+    expect(joinChunks('handoffs', of('handoffs'), 1)).toMatchObject({ items: run.handoffs });
+    expect(joinChunks('annotations', of('annotations'), 1)).toMatchObject({ items: run.annotations });
+    expect(joinChunks('spans', of('spans'))).toMatchObject({ items: run.spans });
     // The plan itself (what the page writes) keeps items.
     expect(plan.chunks.every((c) => 'items' in c.value)).toBe(true);
   });

@@ -22,6 +22,30 @@ export interface ChunkLimits {
 /** 20,000 items or about 24 MB a chunk (estimated generously: a string counts two bytes a character). */
 export const DEFAULT_CHUNK_LIMITS: ChunkLimits = { maxItems: 20_000, maxBytes: 24 * 1024 * 1024 };
 
+/**
+ * The arrays that grow at their end while a run is in the library (an engine's interventions, labels), and how many
+ * items their chunks hold at most (ADR 0086). The page's write after such a change keeps the stored chunks whose items
+ * are all still in place, but the last, and writes the rest: the last chunk and the new items. Small chunks bound that
+ * write. Written whole, an offline rectify pass over 20,000 chat messages cloned the run and its growing
+ * interventions at every write, in tasks of 90–147 ms.
+ */
+export const APPENDED_FIELDS: readonly ChunkedField[] = ['interventions', 'annotations'];
+export const APPENDED_CHUNK_ITEMS = 2000;
+
+/** Items a chunk of `field` holds at most. */
+export function chunkItemsOf(field: ChunkedField, limits: ChunkLimits): number {
+  return APPENDED_FIELDS.includes(field) ? Math.min(limits.maxItems, APPENDED_CHUNK_ITEMS) : limits.maxItems;
+}
+
+/**
+ * The first `chunks` stored chunks of an array, which hold its first `items` items as they are now: kept, and the
+ * array's later items written in chunks after them (ADR 0086).
+ */
+export interface KeptPrefix {
+  chunks: number;
+  items: number;
+}
+
 /** A chunk's key in the `runChunks` store: the run, the array, the chunk's position. */
 export type ChunkKey = [runId: string, field: ChunkedField, index: number];
 
@@ -143,6 +167,13 @@ export interface RunWrite {
   chunked: boolean;
   /** Arrays whose chunks the database holds already (planRunWrite's `kept`): neither written nor removed. */
   kept: ChunkedField[];
+  /**
+   * Arrays of which only the first chunks are kept (planRunWrite's KeptPrefix): the index of the first chunk written.
+   * The stored chunks from there on are replaced.
+   */
+  keptUpTo: Partial<Record<ChunkedField, number>>;
+  /** Items in each chunk written, by array (with `keptUpTo`: from its first chunk written on). */
+  sizes: Partial<Record<ChunkedField, number[]>>;
 }
 
 /**
@@ -211,7 +242,7 @@ export function needsChunks(run: Run, limits: ChunkLimits): boolean {
   for (const field of CHUNKED_FIELDS) {
     const items = run[field];
     if (!items) continue;
-    if (items.length > limits.maxItems) return true;
+    if (items.length > chunkItemsOf(field, limits)) return true;
   }
   for (const field of CHUNKED_FIELDS) {
     const items = run[field];
@@ -239,58 +270,82 @@ export function planRunWrite(
     limits?: ChunkLimits;
     /**
      * Arrays of this run whose chunks the database holds already (the page's write of a run whose label or result
-     * changed, its steps the same array), with their chunk counts: not split nor written again (ADR 0058). Spans are
-     * never kept. Used only when the run is stored in chunks.
+     * changed, its steps the same array), with their chunk counts: not split nor written again (ADR 0058). A
+     * KeptPrefix keeps only the first chunks of an array that grew (ADR 0086). Spans are never kept. Used only when the
+     * run is stored in chunks.
      */
-    kept?: Partial<Record<ChunkedField, number>>;
+    kept?: Partial<Record<ChunkedField, number | KeptPrefix>>;
   },
 ): RunWrite {
   if (!needsChunks(run, limits)) {
-    if (!spansApart || run.spans === undefined) return { record: run, chunks: [], chunked: false, kept: [] };
+    if (!spansApart || run.spans === undefined) return { record: run, chunks: [], chunked: false, kept: [], keptUpTo: {}, sizes: {} };
     const { spans, ...rest } = run;
-    return { record: rest, spans, chunks: [], chunked: false, kept: [] };
+    return { record: rest, spans, chunks: [], chunked: false, kept: [], keptUpTo: {}, sizes: {} };
   }
   const record: StoredRun = { ...run, chunks: {} };
   delete record.spans;
   const chunks: RunWrite['chunks'] = [];
   const keptFields: ChunkedField[] = [];
+  const keptUpTo: RunWrite['keptUpTo'] = {};
+  const sizes: RunWrite['sizes'] = {};
   for (const field of CHUNKED_FIELDS) {
     const items: readonly unknown[] | undefined = run[field];
     if (items === undefined) continue;
-    const count = field === 'spans' ? undefined : kept[field];
-    if (count !== undefined) {
+    const keep = field === 'spans' ? undefined : kept[field];
+    if (typeof keep === 'number') {
       (record as unknown as Record<string, unknown>)[field] = [];
-      record.chunks![field] = count;
+      record.chunks![field] = keep;
       keptFields.push(field);
       continue;
     }
-    const parts = splitItems(items, limits);
+    // A kept prefix that still fits the array (else the array is written whole).
+    const prefix = keep !== undefined && keep.chunks > 0 && keep.items <= items.length ? keep : undefined;
+    const first = prefix?.chunks ?? 0;
+    const parts = splitItems(prefix ? items.slice(prefix.items) : items, { ...limits, maxItems: chunkItemsOf(field, limits) });
+    const count = first + parts.length;
     if (field !== 'spans') {
       (record as unknown as Record<string, unknown>)[field] = [];
-      record.chunks![field] = parts.length;
+      record.chunks![field] = count;
     }
-    parts.forEach((part, index) => chunks.push({ key: [run.id, field, index], value: { items: part, of: parts.length } }));
+    if (prefix) keptUpTo[field] = first;
+    sizes[field] = parts.map((part) => part.length);
+    parts.forEach((part, index) => chunks.push({ key: [run.id, field, first + index], value: { items: part, of: count } }));
   }
-  return { record, chunks, chunked: true, kept: keptFields };
+  return { record, chunks, chunked: true, kept: keptFields, keptUpTo, sizes };
 }
 
-/** The stored chunks of one array (in key order) joined, or why they cannot be. `expected`: the count the record gives. */
-export function joinChunks(field: ChunkedField, stored: readonly { index: unknown; value: unknown }[], expected?: number): { items: unknown[] } | { problem: string } {
+/**
+ * Whether a stored chunk at `index` may belong to an array of `of` chunks: it says so, or it was kept from an earlier
+ * write of the array when it had fewer chunks (a KeptPrefix, ADR 0086), and says a count that still covers it.
+ */
+function chunkOf(said: unknown, index: number, of: number): boolean {
+  return typeof said === 'number' && Number.isInteger(said) && said > index && said <= of;
+}
+
+/**
+ * The stored chunks of one array (in key order) joined, or why they cannot be. `expected`: the count the record gives.
+ * `ends`: the items after each chunk (what a later write keeps of them, ADR 0086).
+ */
+export function joinChunks(field: ChunkedField, stored: readonly { index: unknown; value: unknown }[], expected?: number): { items: unknown[]; ends: number[] } | { problem: string } {
   const of = expected ?? (stored.length > 0 ? (stored[0].value as RunChunk | undefined)?.of : 0);
   if (typeof of !== 'number' || !Number.isInteger(of) || of < 0) return { problem: `${field}: the chunk count is not a number` };
   if (stored.length !== of) return { problem: `${field}: ${stored.length} of ${of} chunks are stored` };
   const items: unknown[] = [];
+  const ends: number[] = [];
   for (let i = 0; i < stored.length; i++) {
     const { index } = stored[i];
     if (index !== i) return { problem: `${field}: chunk ${i} is missing` };
     const value = readableChunk(stored[i].value) as { items?: unknown; of?: unknown } | null;
-    if (typeof value !== 'object' || value === null || !Array.isArray(value.items) || value.of !== of) {
+    // Without the record's count (spans), every chunk says the same count; a kept chunk may say fewer (ADR 0086).
+    const fits = expected === undefined ? value?.of === of : chunkOf(value?.of, i, of);
+    if (typeof value !== 'object' || value === null || !Array.isArray(value.items) || !fits) {
       return { problem: `${field}: chunk ${i} is not a chunk of ${of}` };
     }
     const part = value.items;
     for (let j = 0; j < part.length; j++) items.push(part[j]);
+    ends.push(items.length);
   }
-  return { items };
+  return { items, ends };
 }
 
 /** A stored chunk key, checked (keys come from storage). */

@@ -17,7 +17,7 @@ import {
   type Migration,
 } from './library-db.ts';
 import { chunkInColumns, type ChunkLimits } from '../model/run-chunks.ts';
-import type { Run, Step } from '../model/types.ts';
+import type { Intervention, Run, Step } from '../model/types.ts';
 import { makeRun } from '../testing/test-runs.ts';
 import { countStepFacts, knownStepFacts } from '../model/step-facts.ts';
 
@@ -363,8 +363,8 @@ describe('large runs in chunks (ADR 0025)', () => {
     // The run's new annotations are in a chunk of their own (the run is in chunks); the steps' are the same three.
     expect(await chunkKeys(db, 'long')).toEqual(['annotations:0', 'steps:0', 'steps:1', 'steps:2']);
 
-    // Steps appended to in place (runs are replaced, not edited, but a live run might): written again, whole. (`read`
-    // holds the arrays the library read: those are the ones the database is known to hold now.)
+    // Steps appended to in place (runs are replaced, not edited, but a live run might): written again from their last
+    // chunk on (ADR 0086). (`read` holds the arrays the library read: those are the ones the database is known to hold now.)
     const grown = { ...read, title: 'grown' };
     grown.steps.push({ id: 'long:s10', index: 10, kind: 'message', agentId: 'manager', output: 'late' });
     await writeChanges(db, { ...s1, runs: { long: read } }, { ...s1, runs: { long: grown } }, SMALL);
@@ -376,6 +376,75 @@ describe('large runs in chunks (ADR 0025)', () => {
     const copied = { ...relabelled, steps: [...long.steps] };
     await writeChanges(db, s2, { ...s1, runs: { long: copied } }, SMALL);
     expect((await readLibrary(db)).library.runs.long.steps).toEqual(long.steps);
+    db.close();
+  });
+
+  it("an engine's interventions appended: a write keeps their chunks but the last, and writes the rest (ADR 0086)", async () => {
+    const db = await openLibraryDb({ name: freshName() });
+    const iv = (i: number, reason = `said ${i}`): Intervention => ({ id: `rectifier:long:s${i}`, stepId: `long:s${i % 10}`, engine: 'rectifier', action: 'pass', reason, heuristic: true }) as Intervention;
+    const long = { ...longRun('long', 10), interventions: Array.from({ length: 10 }, (_, i) => iv(i)) };
+    const s1 = { files: [file('f1', ['long'])], runs: { long }, llmCalls: {} };
+    await writeChanges(db, EMPTY_SNAPSHOT, s1, SMALL);
+    expect((await chunkKeys(db, 'long')).filter((k) => k.startsWith('interventions'))).toEqual(['interventions:0', 'interventions:1', 'interventions:2']);
+    /** A mark in the first intervention of stored chunk `index`: a write that writes that chunk again removes it. */
+    const mark = async (index: number) => {
+      const chunk = (await db.get('runChunks', ['long', 'interventions', index])) as { items: Intervention[]; of: number };
+      await db.put('runChunks', { ...chunk, items: [{ ...chunk.items[0], reason: 'mark' }, ...chunk.items.slice(1)] }, ['long', 'interventions', index]);
+    };
+    // Read from the chunks as stored (readLibrary would make the arrays it reads the ones known to be stored).
+    const reasons = async () => ((await db.getAll('runChunks', chunkRange('long', 'interventions'))) as { items: Intervention[] }[]).flatMap((c) => c.items.map((i) => i.reason));
+    await mark(0);
+    await mark(1);
+    await mark(2);
+
+    // Five more results (the same objects before them, as withInterventions makes them): chunks 0 and 1 are kept, the
+    // last (two items) is written again with the five after it.
+    const grown = { ...long, interventions: [...long.interventions, ...[10, 11, 12, 13, 14].map((i) => iv(i))] };
+    await writeChanges(db, s1, { ...s1, runs: { long: grown } }, SMALL);
+    const expected = grown.interventions.map((i) => i.reason);
+    expected[0] = 'mark';
+    expected[4] = 'mark';
+    expect(await reasons()).toEqual(expected);
+    expect((await chunkKeys(db, 'long')).filter((k) => k.startsWith('interventions'))).toEqual(['interventions:0', 'interventions:1', 'interventions:2', 'interventions:3']);
+
+    // One result replaced in chunk 1: chunk 0 is kept, the rest written again.
+    const replaced = { ...grown, interventions: grown.interventions.map((x, i) => (i === 5 ? iv(5, 'again') : x)) };
+    await writeChanges(db, { ...s1, runs: { long: grown } }, { ...s1, runs: { long: replaced } }, SMALL);
+    const afterReplace = replaced.interventions.map((i) => i.reason);
+    afterReplace[0] = 'mark';
+    expect(await reasons()).toEqual(afterReplace);
+    expect(afterReplace[5]).toBe('again');
+
+    // Fewer, their first chunk unchanged: kept, and no chunk of the longer array is left behind.
+    const fewer = { ...replaced, interventions: replaced.interventions.slice(0, 6) };
+    await writeChanges(db, { ...s1, runs: { long: replaced } }, { ...s1, runs: { long: fewer } }, SMALL);
+    expect(await reasons()).toEqual(['mark', ...fewer.interventions.slice(1).map((i) => i.reason)]);
+    expect((await chunkKeys(db, 'long')).filter((k) => k.startsWith('interventions'))).toEqual(['interventions:0', 'interventions:1']);
+
+    // Cleared (a fresh pass): none left.
+    const cleared = { ...fewer, interventions: [] };
+    await writeChanges(db, { ...s1, runs: { long: fewer } }, { ...s1, runs: { long: cleared } }, SMALL);
+    expect(await reasons()).toEqual([]);
+    expect((await chunkKeys(db, 'long')).filter((k) => k.startsWith('interventions'))).toEqual([]);
+    expect((await readLibrary(db)).library.runs.long).toEqual(cleared);
+    db.close();
+  });
+
+  it('interventions read back from chunks: the next append keeps them too (after a reload)', async () => {
+    const db = await openLibraryDb({ name: freshName() });
+    const iv = (i: number): Intervention => ({ id: `rectifier:s${i}`, stepId: `long:s${i % 10}`, engine: 'rectifier', action: 'pass', reason: `said ${i}`, heuristic: true }) as Intervention;
+    const long = { ...longRun('long', 10), interventions: Array.from({ length: 9 }, (_, i) => iv(i)) };
+    await writeChanges(db, EMPTY_SNAPSHOT, { files: [file('f1', ['long'])], runs: { long }, llmCalls: {} }, SMALL);
+    const read = (await readLibrary(db)).library;
+    const chunk = (await db.get('runChunks', ['long', 'interventions', 1])) as { items: Intervention[]; of: number };
+    await db.put('runChunks', { ...chunk, items: [{ ...chunk.items[0], reason: 'mark' }, ...chunk.items.slice(1)] }, ['long', 'interventions', 1]);
+    const before = { files: read.files, runs: read.runs, llmCalls: read.llmCalls ?? {} };
+    const grown = { ...read.runs.long, interventions: [...read.runs.long.interventions, iv(9), iv(10)] };
+    await writeChanges(db, before, { ...before, runs: { long: grown } }, SMALL);
+    const again = (await readLibrary(db)).library.runs.long;
+    expect(again.interventions).toHaveLength(11);
+    expect(again.interventions[4].reason).toBe('mark');
+    expect(again.interventions.slice(8).map((i) => i.reason)).toEqual(['said 8', 'said 9', 'said 10']);
     db.close();
   });
 

@@ -10,7 +10,7 @@ import { create } from 'zustand';
 import { emptyRecord, recordFromEntries, recordOf } from '../model/record.ts';
 import { hydrateRun } from '../model/session-spans.ts';
 import type { LlmCallRecord, Run, RunSpan } from '../model/types.ts';
-import { CHUNKED_FIELDS, chunkKeyOf, DEFAULT_CHUNK_LIMITS, joinChunks, planRunWrite, readableChunk, readChunk, type ChunkedField, type ChunkKey, type ChunkLimits, type RunChunk } from '../model/run-chunks.ts';
+import { CHUNKED_FIELDS, chunkItemsOf, chunkKeyOf, DEFAULT_CHUNK_LIMITS, joinChunks, planRunWrite, readableChunk, readChunk, type ChunkedField, type ChunkKey, type ChunkLimits, type KeptPrefix, type RunChunk, type RunWrite } from '../model/run-chunks.ts';
 import { useLibrary, type LibraryFile, type StoredLibrary } from './library.ts';
 import { settleTransaction } from '../workers/idb-settle.ts';
 import { checkRun } from './stored-run-check.ts';
@@ -66,9 +66,12 @@ export const MIGRATIONS: Migration[] = [
   },
 ];
 
-/** Every chunk of a run, or of one of its arrays. Array keys sort after strings and numbers: `[id, []]` ends the run. */
-export function chunkRange(runId: string, field?: ChunkedField): IDBKeyRange {
-  return field === undefined ? IDBKeyRange.bound([runId], [runId, []]) : IDBKeyRange.bound([runId, field], [runId, field, []]);
+/**
+ * Every chunk of a run, or of one of its arrays (from its chunk `from` on). Array keys sort after strings and numbers:
+ * `[id, []]` ends the run.
+ */
+export function chunkRange(runId: string, field?: ChunkedField, from = 0): IDBKeyRange {
+  return field === undefined ? IDBKeyRange.bound([runId], [runId, []]) : from > 0 ? IDBKeyRange.bound([runId, field, from], [runId, field, []]) : IDBKeyRange.bound([runId, field], [runId, field, []]);
 }
 
 /** The database the import worker writes runs into: the page has opened (and migrated) it before handing it over. */
@@ -150,8 +153,14 @@ interface StoredRecord {
   value: unknown;
 }
 
-/** A run's record with its arrays joined from their chunks (spans stay apart), or why they cannot be. */
-type Joined = { value: unknown } | { problem: string };
+/**
+ * A run's record with its arrays joined from their chunks (spans stay apart), or why they cannot be; `ends`: the items
+ * after each chunk of each array joined (ADR 0086).
+ */
+type Joined = { value: unknown; ends?: ChunkEnds } | { problem: string };
+
+/** By array, the items after each of its stored chunks (the last is its length). */
+type ChunkEnds = Partial<Record<ChunkedField, readonly number[]>>;
 
 /** A run's record as read, joined. */
 interface StoredRun extends StoredRecord {
@@ -226,7 +235,7 @@ export async function readLibrary(
     if ('run' in checked) {
       runList.push(checked.run);
       // The arrays just read from chunks are the library's now: a later change to the run keeps those chunks.
-      rememberChunks(db, checked.run, isObject(value) ? value.chunks : undefined);
+      rememberChunks(db, checked.run, isObject(value) ? value.chunks : undefined, 'ends' in joined ? joined.ends : undefined);
     } else failed.push({ store: 'runs', rawKey, key, reason: checked.problem });
   }
   // The Library's first render reads every run's step counts and tokens (stepFacts): they are counted here, in slices,
@@ -335,6 +344,7 @@ async function readStoredRun(tx: ReadTx, key: string, stored: Record<string, unk
   const run: Record<string, unknown> = { ...stored };
   delete run.chunks;
   const fields: Promise<Joined | undefined>[] = [];
+  const ends: ChunkEnds = {};
   for (const field of CHUNKED_FIELDS) {
     if (field === 'spans' || !Object.hasOwn(counts, field)) continue;
     const expected = counts[field];
@@ -357,12 +367,13 @@ async function readStoredRun(tx: ReadTx, key: string, stored: Record<string, unk
         const joined = joinChunks(field, keys.map((k, i) => ({ index: chunkKeyOf(k)?.[2], value: items[i] })), expected);
         if ('problem' in joined) return { problem: `stored in chunks, ${joined.problem}` };
         run[field] = joined.items;
+        ends[field] = joined.ends;
         return undefined;
       }),
     );
   }
   // Wrapped: an async function's answer is never a promise (it would wait for the rebuilds, past the transaction).
-  return { joined: Promise.all(fields).then((joined) => joined.find((j) => j !== undefined) ?? { value: run }) };
+  return { joined: Promise.all(fields).then((joined) => joined.find((j) => j !== undefined) ?? { value: run, ends }) };
 }
 
 /**
@@ -428,11 +439,16 @@ const storedByWorker = new WeakSet<Run>();
  */
 const storedChunksByDb = new Map<string, Map<string, Map<ChunkedField, StoredArray>>>();
 
-/** An array the database holds in chunks: the object, its length then (an array appended to in place is not it), its chunk count. */
+/**
+ * An array the database holds in chunks: the object, its length then (an array appended to in place is not it), its
+ * chunk count, and the items after each chunk when known (this page wrote or read the chunks; not for the import
+ * worker's write): then a write of a longer array keeps the chunks whose items are still in place (ADR 0086).
+ */
 interface StoredArray {
   items: readonly unknown[];
   length: number;
   count: number;
+  ends?: readonly number[];
 }
 
 /** storedChunks of one database (by name: tests open several). */
@@ -442,27 +458,83 @@ function storedChunksOf(db: Db): Map<string, Map<ChunkedField, StoredArray>> {
   return known;
 }
 
-/** The arrays of `run` whose chunks the database holds, with their counts. */
-function keptChunks(db: Db, run: Run): Partial<Record<ChunkedField, number>> {
-  const kept: Partial<Record<ChunkedField, number>> = {};
+/**
+ * The arrays of `run` whose chunks the database holds, with their counts; and of an array changed since (grown at its
+ * end, or an item replaced), the first chunks whose items are all still in place (a KeptPrefix, ADR 0086). The last
+ * stored chunk is never kept so: it may be partly full, and is written again with the items after it.
+ */
+function keptChunks(db: Db, run: Run): Partial<Record<ChunkedField, number | KeptPrefix>> {
+  const kept: Partial<Record<ChunkedField, number | KeptPrefix>> = {};
   const known = storedChunksOf(db).get(run.id);
-  if (known) for (const [field, { items, length, count }] of known) if (run[field] === items && items.length === length) kept[field] = count;
+  if (!known) return kept;
+  for (const [field, stored] of known) {
+    const items: readonly unknown[] | undefined = run[field];
+    if (items === stored.items && items.length === stored.length) {
+      kept[field] = stored.count;
+      continue;
+    }
+    if (!stored.ends || !Array.isArray(items)) continue;
+    const prefix = inPlace(items, stored.items, stored.ends);
+    if (prefix.chunks > 0) kept[field] = prefix;
+  }
   return kept;
 }
 
-/** The database now holds `run` with these chunk counts (its `chunks`), or whole (none). */
-function rememberChunks(db: Db, run: Run, counts: unknown): void {
+/** The first chunks (all but the last) of `before`, cut at `ends`, whose items `after` holds at the same places. */
+function inPlace(after: readonly unknown[], before: readonly unknown[], ends: readonly number[]): KeptPrefix {
+  let chunks = 0;
+  let same = 0;
+  for (let j = 0; j < ends.length - 1; j++) {
+    const end = ends[j];
+    if (end > after.length || end > before.length) break;
+    while (same < end && after[same] === before[same]) same++;
+    if (same < end) break;
+    chunks = j + 1;
+  }
+  return { chunks, items: chunks > 0 ? ends[chunks - 1] : 0 };
+}
+
+/**
+ * The database now holds `run` with these chunk counts (its `chunks`), or whole (none). `ends`: the items after each
+ * chunk, by array, when known.
+ */
+function rememberChunks(db: Db, run: Run, counts: unknown, ends?: ChunkEnds): void {
   const storedChunks = storedChunksOf(db);
   const known = new Map<ChunkedField, StoredArray>();
   if (isObject(counts)) {
     for (const field of CHUNKED_FIELDS) {
       const count = counts[field];
       const items = run[field];
-      if (field !== 'spans' && typeof count === 'number' && Array.isArray(items)) known.set(field, { items, length: items.length, count });
+      if (field !== 'spans' && typeof count === 'number' && Array.isArray(items)) {
+        const cut = ends?.[field];
+        known.set(field, { items, length: items.length, count, ...(cut && cut.length === count && cut.at(-1) === items.length ? { ends: cut } : {}) });
+      }
     }
   }
   if (known.size > 0) storedChunks.set(run.id, known);
   else storedChunks.delete(run.id);
+}
+
+/** The items after each chunk of each array a write left stored: the chunks it kept, then those it wrote. */
+function endsAfter(db: Db, run: Run, plan: RunWrite): ChunkEnds {
+  const ends: ChunkEnds = {};
+  const known = storedChunksOf(db).get(run.id);
+  for (const field of CHUNKED_FIELDS) {
+    const before = known?.get(field)?.ends;
+    if (plan.kept.includes(field)) {
+      if (before) ends[field] = before;
+      continue;
+    }
+    const sizes = plan.sizes[field];
+    if (!sizes) continue;
+    const first = plan.keptUpTo[field] ?? 0;
+    if (first > 0 && !before) continue;
+    const cut = before ? before.slice(0, first) : [];
+    let at = cut.length > 0 ? cut[cut.length - 1] : 0;
+    for (const size of sizes) cut.push((at += size));
+    ends[field] = cut;
+  }
+  return ends;
 }
 
 /**
@@ -499,8 +571,8 @@ export async function writeChanges(db: Db, before: Snapshot, after: Snapshot, li
   const ops: Promise<unknown>[] = [];
   /** Requests that are not a record's put or delete (its old chunks' removal): not counted as changes. */
   let upkeep = 0;
-  /** The runs written and their chunk counts: known to storedChunks once committed. */
-  const written: { run: Run; counts: unknown }[] = [];
+  /** The runs written, their chunk counts and where their chunks end: known to storedChunks once committed. */
+  const written: { run: Run; counts: unknown; ends: ChunkEnds }[] = [];
   try {
     const oldFiles = new Map(before.files.map((f) => [f.id, f]));
     const newFiles = new Map(after.files.map((f) => [f.id, f]));
@@ -511,13 +583,13 @@ export async function writeChanges(db: Db, before: Snapshot, after: Snapshot, li
     for (const [id, r] of Object.entries(after.runs)) {
       if ((Object.hasOwn(before.runs, id) && before.runs[id] === r) || storedByWorker.has(r)) continue;
       const plan = planRunWrite(r, { spansApart: false, limits, kept: keptChunks(db, r) });
-      written.push({ run: r, counts: plan.chunked ? plan.record.chunks : undefined });
-      // The run's old chunks go (but those it keeps); its spans' only when this write has spans (a run without them
-      // keeps those apart).
+      written.push({ run: r, counts: plan.chunked ? plan.record.chunks : undefined, ends: plan.chunked ? endsAfter(db, r, plan) : {} });
+      // The run's old chunks go (but those it keeps, whole arrays or their first chunks); its spans' only when this
+      // write has spans (a run without them keeps those apart).
       for (const field of CHUNKED_FIELDS) {
         if (field === 'spans' && r.spans === undefined) continue;
         if (plan.kept.includes(field)) continue;
-        ops.push(chunks.delete(chunkRange(id, field)));
+        ops.push(chunks.delete(chunkRange(id, field, plan.keptUpTo[field])));
         upkeep++;
       }
       ops.push(tx.objectStore('runs').put(plan.record));
@@ -540,7 +612,7 @@ export async function writeChanges(db: Db, before: Snapshot, after: Snapshot, li
     await settleTransaction(tx, ops, e);
   }
   await settleTransaction(tx, ops);
-  for (const { run, counts } of written) rememberChunks(db, run, counts);
+  for (const { run, counts, ends } of written) rememberChunks(db, run, counts, ends);
   return ops.length - upkeep;
 }
 
@@ -686,7 +758,7 @@ async function learnStoredChunks(runs: readonly Run[]): Promise<void> {
   if (!db) return;
   // Only runs with an array longer than a chunk: their records are small (the arrays are in chunks). A run stored
   // whole would be read whole here; it has no chunks to keep.
-  const chunked = runs.filter((run) => CHUNKED_FIELDS.some((field) => field !== 'spans' && (run[field]?.length ?? 0) > DEFAULT_CHUNK_LIMITS.maxItems));
+  const chunked = runs.filter((run) => CHUNKED_FIELDS.some((field) => field !== 'spans' && (run[field]?.length ?? 0) > chunkItemsOf(field, DEFAULT_CHUNK_LIMITS)));
   if (chunked.length === 0) return;
   try {
     const tx = db.transaction('runs', 'readonly');
