@@ -37,8 +37,21 @@ export interface RectifierFallbackDetails {
 
 const GATE_STATES = new Set<string>(['pass', 'rejected', 'not-audited']);
 
-/** One message's audit, or undefined (another engine, or the run-level fallback). */
+/**
+ * Each intervention's audit, read once: interventions are replaced, never changed, and the views read every audit of a
+ * run again when its results change (the Rectify view, the run view's marks). At 87,500 results of an offline pass,
+ * reading them was ~10 ms at every kept batch.
+ */
+const audits = new WeakMap<Intervention, RectifierAuditDetails | null>();
+
+/** One message's audit, or undefined (another engine, or the run-level fallback). Shared: read it, do not change it. */
 export function rectifierAudit(iv: Intervention): RectifierAuditDetails | undefined {
+  let audit = audits.get(iv);
+  if (audit === undefined) audits.set(iv, (audit = readAudit(iv) ?? null));
+  return audit ?? undefined;
+}
+
+function readAudit(iv: Intervention): RectifierAuditDetails | undefined {
   if (iv.engine !== 'rectifier' || iv.action === 'global-fallback' || iv.action === 'global-restart') return undefined;
   const d = iv.details ?? {};
   const state = textIn(d, 'state') ?? (d.finalState === 'rejected' ? 'rejected' : undefined);
