@@ -8,12 +8,14 @@
 //
 //   npx vite build --outDir <dir> && BENCH_DIST=<dir> npx tsx bench/engine-flood.bench.ts
 //   BENCH_STEPS=…   messages in the chat log (default 5,000)
+//   BENCH_PROFILE=tasks  sample the page's main thread from the click to the end and name what ran in each long task
+//                        (build with `vite build --minify false` for readable names)
 import { chromium } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../scripts/chromium-args.ts';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { appDist } from './browser-import.bench.ts';
+import { appDist, printLongTaskProfile, type CpuProfile } from './browser-import.bench.ts';
 import { serve, writeChatLog } from './million.bench.ts';
 import { writeResults, type Figure } from './results.ts';
 import { closeBench, openedInLibrary, runWhenMain } from './library-page.ts';
@@ -22,6 +24,7 @@ const STEPS = Number(process.env.BENCH_STEPS ?? 5000);
 const POOL = resolve(import.meta.dirname, '../../shared/indicator-pool/agentdropoutv2-math-pool.json');
 const PER_MESSAGE_TARGET_MS = 1;
 const LONG_TASK_TARGET_MS = 100;
+const PROFILE_TASKS = process.env.BENCH_PROFILE === 'tasks';
 
 async function main(): Promise<void> {
   if (!existsSync(POOL)) {
@@ -44,12 +47,23 @@ async function main(): Promise<void> {
     // The cost estimate runs in the rectifier's worker when the view opens: the pass is timed once it is shown.
     await page.locator('[data-testid="rectify-estimate"]:is([data-status="ready"], [data-status="error"])').waitFor({ timeout: 600_000 });
     await page.waitForTimeout(2000);
+    const cdp = PROFILE_TASKS ? await page.context().newCDPSession(page) : undefined;
+    if (cdp) {
+      await cdp.send('Profiler.enable');
+      await cdp.send('Profiler.setSamplingInterval', { interval: 1000 });
+      await cdp.send('Profiler.start');
+    }
     const from = (await page.evaluate('performance.now()')) as number;
     await page.getByRole('button', { name: 'Rectify run' }).click();
     await page.waitForFunction(() => document.querySelector('[data-testid="rectify-progress"]')?.getAttribute('data-status') === 'complete', undefined, { timeout: 900_000, polling: 50 });
     const passMs = ((await page.evaluate('performance.now()')) as number) - from;
     await page.waitForTimeout(1000);
-    const tasks = ((await page.evaluate('window.__longTasks')) as { start: number; duration: number }[]).filter((t) => t.start + t.duration > from).map((t) => t.duration);
+    const longTasks = ((await page.evaluate('window.__longTasks')) as { start: number; duration: number }[]).filter((t) => t.start + t.duration > from);
+    if (cdp) {
+      const { profile } = (await cdp.send('Profiler.stop')) as { profile: CpuProfile };
+      printLongTaskProfile(profile, from, longTasks, from);
+    }
+    const tasks = longTasks.map((t) => t.duration);
     const longest = tasks.reduce((m, d) => (d > m ? d : m), 0);
     const perMessage = passMs / audited;
     const what = `${STEPS.toLocaleString('en')}-message chat log (${audited.toLocaleString('en')} audited)`;
