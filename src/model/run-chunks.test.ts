@@ -101,6 +101,10 @@ describe('a run in chunks (ADR 0025)', () => {
     const plan = planRunWrite(run, { spansApart: false });
     expect(plan.sizes.interventions).toEqual([APPENDED_CHUNK_ITEMS, 1]);
     expect(plan.sizes.steps).toEqual([3]);
+    // Steps past APPENDED_CHUNK_ITEMS too: a later label or result writes the record, not the steps again.
+    expect(needsChunks(longRun(APPENDED_CHUNK_ITEMS), DEFAULT_CHUNK_LIMITS)).toBe(false);
+    expect(needsChunks(longRun(APPENDED_CHUNK_ITEMS + 1), DEFAULT_CHUNK_LIMITS)).toBe(true);
+    expect(planRunWrite(longRun(APPENDED_CHUNK_ITEMS + 1), { spansApart: false }).sizes.steps).toEqual([APPENDED_CHUNK_ITEMS + 1]);
   });
 });
 

@@ -236,14 +236,22 @@ export function splitItems<T>(items: readonly T[], limits: ChunkLimits): T[][] {
   return chunks;
 }
 
-/** Whether a run is stored in chunks: one of its arrays is longer than a chunk, or the whole is over the budget. */
+/**
+ * Whether one of a run's arrays has more than APPENDED_CHUNK_ITEMS items (at most a chunk's): such a run is stored in
+ * chunks. That is any array longer than its chunk, and also steps that a later change (a label, an engine's first
+ * results) would otherwise write again with the run's record, cloned and read back by IndexedDB on the page's thread
+ * (a 20,000-message chat log: a task of ~75 ms at each write while an engine kept results, ADR 0086).
+ */
+export function hasLongArray(run: Run, limits: ChunkLimits = DEFAULT_CHUNK_LIMITS): boolean {
+  const most = Math.min(limits.maxItems, APPENDED_CHUNK_ITEMS);
+  for (const field of CHUNKED_FIELDS) if ((run[field]?.length ?? 0) > most) return true;
+  return false;
+}
+
+/** Whether a run is stored in chunks: it has a long array (hasLongArray), or the whole is over the budget. */
 export function needsChunks(run: Run, limits: ChunkLimits): boolean {
+  if (hasLongArray(run, limits)) return true;
   let budget = limits.maxBytes;
-  for (const field of CHUNKED_FIELDS) {
-    const items = run[field];
-    if (!items) continue;
-    if (items.length > chunkItemsOf(field, limits)) return true;
-  }
   for (const field of CHUNKED_FIELDS) {
     const items = run[field];
     if (!items || items.length === 0) continue;

@@ -10,7 +10,7 @@ import { create } from 'zustand';
 import { emptyRecord, recordFromEntries, recordOf } from '../model/record.ts';
 import { hydrateRun } from '../model/session-spans.ts';
 import type { LlmCallRecord, Run, RunSpan } from '../model/types.ts';
-import { CHUNKED_FIELDS, chunkItemsOf, chunkKeyOf, DEFAULT_CHUNK_LIMITS, joinChunks, planRunWrite, readableChunk, readChunk, type ChunkedField, type ChunkKey, type ChunkLimits, type KeptPrefix, type RunChunk, type RunWrite } from '../model/run-chunks.ts';
+import { CHUNKED_FIELDS, chunkKeyOf, DEFAULT_CHUNK_LIMITS, hasLongArray, joinChunks, planRunWrite, readableChunk, readChunk, type ChunkedField, type ChunkKey, type ChunkLimits, type KeptPrefix, type RunChunk, type RunWrite } from '../model/run-chunks.ts';
 import { useLibrary, type LibraryFile, type StoredLibrary } from './library.ts';
 import { settleTransaction } from '../workers/idb-settle.ts';
 import { checkRun } from './stored-run-check.ts';
@@ -756,9 +756,9 @@ export function expectStoredRuns(runs: readonly Run[], durable: Promise<readonly
 async function learnStoredChunks(runs: readonly Run[]): Promise<void> {
   const db = activeDb;
   if (!db) return;
-  // Only runs with an array longer than a chunk: their records are small (the arrays are in chunks). A run stored
-  // whole would be read whole here; it has no chunks to keep.
-  const chunked = runs.filter((run) => CHUNKED_FIELDS.some((field) => field !== 'spans' && (run[field]?.length ?? 0) > chunkItemsOf(field, DEFAULT_CHUNK_LIMITS)));
+  // Only runs with a long array (hasLongArray, spans aside): their records are small (the arrays are in chunks). A
+  // run stored whole would be read whole here; it has no chunks to keep.
+  const chunked = runs.filter((run) => hasLongArray({ ...run, spans: undefined }));
   if (chunked.length === 0) return;
   try {
     const tx = db.transaction('runs', 'readonly');
