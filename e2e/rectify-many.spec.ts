@@ -42,6 +42,21 @@ test('an offline pass over 600 chat messages: pages of 50 audited messages, in r
     await expect(pager.getByTestId('rectify-page-range')).toHaveText(`messages 51–100 of ${audits.toLocaleString('en')}`);
     // Run order carries on across pages, with the step numbers the run view uses.
     expect(await number(0)).toBeGreaterThan(lastOnFirst);
+    // The page is in the address: a reload (or the link) shows the same messages.
+    await expect(page).toHaveURL(/[?&]page=2(&|$)/);
+    const firstOnSecond = await number(0);
+    await page.reload();
+    await expect(pager.getByTestId('rectify-page-range')).toHaveText(`messages 51–100 of ${audits.toLocaleString('en')}`);
+    expect(await number(0)).toBe(firstOnSecond);
+    await pager.getByRole('button', { name: 'First page of messages' }).click();
+    await expect(pager.getByTestId('rectify-page-range')).toHaveText(`messages 1–50 of ${audits.toLocaleString('en')}`);
+    await expect(page).not.toHaveURL(/[?&]page=/);
+    // A page past the last (an old link) shows the last one.
+    await page.goto(`/?view=rectify&run=${encodeURIComponent(runId)}&page=999`);
+    const left0 = audits % 50 || 50;
+    await expect(pager.getByTestId('rectify-page-range')).toHaveText(`messages ${(audits - left0 + 1).toLocaleString('en')}–${audits.toLocaleString('en')} of ${audits.toLocaleString('en')}`);
+    await pager.getByRole('button', { name: 'First page of messages' }).click();
+    await pager.getByRole('button', { name: 'Next page of messages' }).click();
     await pager.getByRole('button', { name: 'Last page of messages' }).click();
     const left = audits % 50 || 50;
     await expect(messages).toHaveCount(left);

@@ -1,6 +1,6 @@
 // Rectify-or-reject on one library run: parameters (K_act, T_max, γ, domain, zero-shot), run / cancel with progress,
 // and one card per agent message with its attempts, verdicts, feedback and final state.
-import { useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import { auditableCount, DOMAINS, RECTIFIER_ENGINE, rectifierEffects, type Domain } from '../../engine/rectifier/index.ts';
 import { describeStepCounts, stepCounts, stepNumbersFor, stepsWithIds } from '../../model/steps.ts';
 import type { Intervention, Run, Step } from '../../model/types.ts';
@@ -89,7 +89,7 @@ export function RectifyRun() {
     <div className="space-y-4">
       <Card title="Rectify a run" testId="rectify-run">
         {why}
-        <RunPicker runs={candidates} runId={runId} missing={run === undefined} describe={describePickable} />
+        <RunPicker runs={candidates} runId={runId} missing={run === undefined} describe={describePickable} drop={['page']} />
         {run ? <Controls run={run} /> : <p className="mt-2 text-sm text-red-800">Run “{runId}” is not in the library.</p>}
       </Card>
       {run && <Messages key={run.id} run={run} />}
@@ -200,7 +200,10 @@ function Messages({ run: latest }: { run: Run }) {
     return { mine: own.sort((a, b) => position(a.stepId!) - position(b.stepId!)), found };
   }, [run]);
   // One page of them drawn: all of them, drawn again at every result of a pass, made the pass quadratic on the page.
-  const [page, setPage] = useState(0);
+  // The page is in the address (`page`, from 1), so a link or a reload shows the same messages.
+  const setParams = useUrl((s) => s.setParams);
+  const page = pageIndex(useUrl((s) => s.params.page));
+  const setPage = (p: number) => setParams({ page: p > 0 ? String(p + 1) : undefined });
   const pages = Math.max(1, Math.ceil(mine.length / MESSAGES_PAGE));
   const shownPage = Math.min(page, pages - 1);
   const shown = useMemo(() => mine.slice(shownPage * MESSAGES_PAGE, (shownPage + 1) * MESSAGES_PAGE), [mine, shownPage]);
@@ -228,6 +231,12 @@ function Messages({ run: latest }: { run: Run }) {
       {pages > 1 && <MessagePager page={shownPage} pages={pages} total={mine.length} onPage={setPage} />}
     </Card>
   );
+}
+
+/** The page of messages a link names (`page`, from 1), as an index from 0; the first for anything else. */
+function pageIndex(param: string | undefined): number {
+  const n = param !== undefined && /^[1-9]\d{0,8}$/.test(param) ? Number(param) : 1;
+  return n - 1;
 }
 
 /** Which messages are shown, and buttons to the first, previous, next and last page. */
