@@ -469,6 +469,22 @@ describe('large runs in chunks (ADR 0025)', () => {
     db.close();
   });
 
+  it('chunks are put one at a time, and one that cannot be stored aborts the whole write: nothing of it lands', async () => {
+    const db = await openLibraryDb({ name: freshName() });
+    const good = longRun('long', 10);
+    await writeChanges(db, EMPTY_SNAPSHOT, { files: [file('f1', ['long'])], runs: { long: good }, llmCalls: {} }, SMALL);
+    // The last chunk's step holds a value IndexedDB cannot clone: its put throws, after the earlier chunks' puts.
+    const bad = longRun('long', 10);
+    (bad.steps[9] as unknown as Record<string, unknown>).raw = () => 'not cloneable';
+    const s1 = { files: [file('f1', ['long'])], runs: { long: good }, llmCalls: {} };
+    await expect(writeChanges(db, s1, { ...s1, runs: { long: { ...bad, title: 'bad' } } }, SMALL)).rejects.toThrow();
+    // The write before it stands, whole.
+    const read = (await readLibrary(db)).library.runs.long;
+    expect(read.title).toBe(good.title);
+    expect(read.steps).toEqual(good.steps);
+    db.close();
+  });
+
   it('a run written whole after being in chunks leaves no chunk behind', async () => {
     const db = await openLibraryDb({ name: freshName() });
     const long = longRun('long', 10);
