@@ -7,7 +7,7 @@
 //   open                 bench/open-run.bench.ts        100k-span flat trace: drop → run view painted, long tasks, heap
 //   million              bench/million.bench.ts         1M-step chat log and OTLP: drop → run view, blocks, progress, memory, cancel
 //   views                bench/views.bench.ts           every view loaded afresh on a 1M-message chat log: its longest task
-//   engine flood         bench/engine-flood.bench.ts    offline rectify over 20,000 chat messages: time a message, longest task
+//   engine flood         bench/engine-flood.bench.ts    offline rectify and clarifier over 20,000 chat messages: time a result, longest task
 //   view                 bench/view.bench.ts            key → painted p50/p95 per playhead move at 1k, 100k and 1M steps
 //   filter               bench/filter.bench.ts          ratio to a bare loop over 1M steps
 //   corpus               bench/corpus.bench.ts          violins for 10k runs off the main thread
