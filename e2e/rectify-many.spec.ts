@@ -4,24 +4,29 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { fileRuns, openGroupChat, SHARED_TRACES, watchLongTasks } from './fixtures.ts';
 
 const POOL = resolve(SHARED_TRACES, '../indicator-pool/agentdropoutv2-math-pool.json');
 test.skip(!existsSync(POOL), `the indicator pool is absent (${POOL}); rectify e2e skipped`);
 test.use({ viewport: { width: 1280, height: 800 } });
 
+/** A group chat of `messages` opened, then the Rectify view on its run with the published pool: its id and how many messages it audits. */
+async function rectifyViewOf(page: Page, file: string, messages: number): Promise<{ runId: string; audits: number }> {
+  const row = await openGroupChat(page, file, messages);
+  const runId = (await row.getAttribute('data-run-id'))!;
+  await page.goto(`/?view=rectify&run=${encodeURIComponent(runId)}`);
+  await page.getByTestId('pool-file-input').setInputFiles(POOL);
+  await expect(page.getByTestId('pool-summary')).toHaveAttribute('data-size', '2000');
+  const picked = await page.getByLabel('Run', { exact: true }).locator('option:checked').textContent();
+  return { runId, audits: Number(/audits ([\d,]+) agent messages/.exec(picked ?? '')?.[1].replace(/,/g, '')) };
+}
+
 test('an offline pass over 600 chat messages: pages of 50 audited messages, in run order, and no long task', async ({ page }) => {
   test.setTimeout(120_000);
   const dir = mkdtempSync(join(tmpdir(), 'mas-rectify-many-'));
   try {
-    const row = await openGroupChat(page, join(dir, 'chat-600.json'), 600);
-    const runId = (await row.getAttribute('data-run-id'))!;
-    await page.goto(`/?view=rectify&run=${encodeURIComponent(runId)}`);
-    await page.getByTestId('pool-file-input').setInputFiles(POOL);
-    await expect(page.getByTestId('pool-summary')).toHaveAttribute('data-size', '2000');
-    const picked = await page.getByLabel('Run', { exact: true }).locator('option:checked').textContent();
-    const audits = Number(/audits ([\d,]+) agent messages/.exec(picked ?? '')?.[1].replace(/,/g, ''));
+    const { runId, audits } = await rectifyViewOf(page, join(dir, 'chat-600.json'), 600);
     expect(audits).toBeGreaterThan(100);
 
     const longest = await watchLongTasks(page);
@@ -76,13 +81,7 @@ test('an offline pass over 12,000 chat messages keeps its results in chunks writ
   test.setTimeout(180_000);
   const dir = mkdtempSync(join(tmpdir(), 'mas-rectify-grow-'));
   try {
-    const row = await openGroupChat(page, join(dir, 'chat-12000.json'), 12000);
-    const runId = (await row.getAttribute('data-run-id'))!;
-    await page.goto(`/?view=rectify&run=${encodeURIComponent(runId)}`);
-    await page.getByTestId('pool-file-input').setInputFiles(POOL);
-    await expect(page.getByTestId('pool-summary')).toHaveAttribute('data-size', '2000');
-    const picked = await page.getByLabel('Run', { exact: true }).locator('option:checked').textContent();
-    const audits = Number(/audits ([\d,]+) agent messages/.exec(picked ?? '')?.[1].replace(/,/g, ''));
+    const { runId, audits } = await rectifyViewOf(page, join(dir, 'chat-12000.json'), 12000);
     expect(audits).toBeGreaterThan(10_000);
     await page.getByRole('button', { name: 'Rectify run' }).click();
     await expect(page.getByTestId('rectify-progress')).toHaveAttribute('data-status', 'complete', { timeout: 120_000 });
