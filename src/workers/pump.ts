@@ -109,4 +109,3 @@ export function jobResult<Result extends { interventions: unknown }>(result: Res
   const { interventions: _, ...rest } = result;
   return rest;
 }
-

@@ -76,11 +76,12 @@ const api = {
   /** The pass's result without its interventions: the page has each from `onItem` (JobResult). */
   async start(jobId: number, ferried: FerriedJob<RectifyJob>, events: RectifyJobEvents): Promise<JobResult<RectifyRunResult>> {
     const job = { ...ferried, run: runOf(ferried.run) };
-    const result = await pumpPass(jobs, jobId, job, events, async (client, signal) => {
-      const pool = await prepared(job.pool, job.params.zeroShot ? undefined : job.llm, signal, (d, t) => void events.onPoolProgress(d, t));
-      return rectifyRunSteps(job.run, { pool, params: job.params, client, signal, previous: job.previous });
-    });
-    return jobResult(result);
+    return jobResult(
+      await pumpPass(jobs, jobId, job, events, async (client, signal) => {
+        const pool = await prepared(job.pool, job.params.zeroShot ? undefined : job.llm, signal, (d, t) => void events.onPoolProgress(d, t));
+        return rectifyRunSteps(job.run, { pool, params: job.params, client, signal, previous: job.previous });
+      }),
+    );
   },
 
   /**
