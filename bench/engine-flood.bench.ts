@@ -1,6 +1,7 @@
-// An engine's results in a flood (ADR 0085, 0086): two engines run offline (their LLM-free defaults) over a generated
-// chat log in headless Chromium, through the studio's real UI: the rectifier (every agent message audited) and the edge
-// clarifier (every handoff checked by its flagger). Offline, results come as fast as the worker makes them, and each
+// An engine's results in a flood (ADR 0085, 0086, 0087): three engines run offline (their LLM-free defaults) in headless
+// Chromium, through the studio's real UI: over a generated chat log, the rectifier (every agent message audited) and the
+// edge clarifier (every handoff checked by its flagger); over a generated session of agent action steps, half of them
+// failed, the supervisor (its filter fires on every failed step, and the heuristics intervene on each). Offline, results come as fast as the worker makes them, and each
 // is kept in its run, written and shown. Before ADR 0085, a rectify pass over 2,000 messages took 231 s, with 748 long
 // tasks; before ADR 0086, a clarifier pass over 20,000 messages took 13.7 s, with long tasks of up to 314 ms.
 // Printed for each engine, with their targets:
@@ -11,26 +12,30 @@
 //
 //   npx vite build --outDir <dir> && BENCH_DIST=<dir> npx tsx bench/engine-flood.bench.ts
 //   BENCH_STEPS=…   messages in the chat log (default 20,000: ADR 0086; 5,000 passed with no long task then)
-//   BENCH_ENGINES=rectify,clarifier   some engines only
+//   BENCH_ENGINES=rectify,clarifier,supervisor   some engines only
 //   BENCH_PROFILE=tasks  sample the page's main thread from the click to the end and name what ran in each long task
 //                        (build with `vite build --minify false` for readable names)
+//   BENCH_TRACE=<file.json>  a Chrome trace (page and workers) of each pass, from the click to "complete" (the engine's
+//                        name is put before the file's extension)
 import { chromium, type Page } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../scripts/chromium-args.ts';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { appDist, printLongTaskProfile, type CpuProfile } from './browser-import.bench.ts';
 import { serve, writeChatLog } from './million.bench.ts';
 import { writeResults, type Figure } from './results.ts';
 import { closeBench, openedInLibrary, runWhenMain } from './library-page.ts';
+import { failingSession } from './gen-failing-session.ts';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 20_000);
 const POOL = resolve(import.meta.dirname, '../../shared/indicator-pool/agentdropoutv2-math-pool.json');
 const PER_RESULT_TARGET_MS = 1;
 const LONG_TASK_TARGET_MS = 100;
 const PROFILE_TASKS = process.env.BENCH_PROFILE === 'tasks';
+const TRACE = process.env.BENCH_TRACE;
 
-const ENGINES = (process.env.BENCH_ENGINES ?? 'rectify,clarifier').split(',');
+const ENGINES = (process.env.BENCH_ENGINES ?? 'rectify,clarifier,supervisor').split(',');
 
 /** One pass through the page: its figures (per result, longest task). */
 async function timePass(page: Page, what: string, unit: string, results: number, prefix: string, start: () => Promise<void>): Promise<Figure[]> {
@@ -40,10 +45,16 @@ async function timePass(page: Page, what: string, unit: string, results: number,
     await cdp.send('Profiler.setSamplingInterval', { interval: 1000 });
     await cdp.send('Profiler.start');
   }
+  const browser = page.context().browser();
+  if (TRACE && browser) {
+    const path = TRACE.replace(/(\.[a-z]+)?$/, (ext) => `-${prefix}${ext}`);
+    await browser.startTracing(page, { path, screenshots: false, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'v8.execute', 'blink.user_timing', 'toplevel', 'disabled-by-default-v8.gc'] });
+  }
   const from = (await page.evaluate('performance.now()')) as number;
   await start();
   await page.waitForFunction((p) => document.querySelector(`[data-testid="${p}-progress"]`)?.getAttribute('data-status') === 'complete', prefix, { timeout: 900_000, polling: 50 });
   const passMs = ((await page.evaluate('performance.now()')) as number) - from;
+  if (TRACE && browser) await browser.stopTracing();
   await page.waitForTimeout(1000);
   const longTasks = ((await page.evaluate('window.__longTasks')) as { start: number; duration: number }[]).filter((t) => t.start + t.duration > from);
   if (cdp) {
@@ -109,6 +120,21 @@ async function main(): Promise<void> {
       await page.waitForTimeout(2000);
       const what = `offline clarifier pass over a ${chat} (${edges.toLocaleString('en')} handoffs) in Chromium`;
       figures.push(...(await timePass(page, what, 'handoff', edges, 'clarifier', () => button.click())));
+    }
+    if (ENGINES.includes('supervisor')) {
+      const session = join(tmp, 'failing-steps.json');
+      writeFileSync(session, failingSession(STEPS));
+      const opened = await openedInLibrary(browser, base, session);
+      const sup = opened.page;
+      await sup.goto(`${base}/?view=engines&run=${encodeURIComponent(opened.id)}`);
+      const button = sup.getByRole('button', { name: 'Run supervisor' });
+      await button.waitFor({ timeout: 120_000 });
+      await sup.locator('[data-testid="supervisor-estimate"]:is([data-status="ready"], [data-status="error"])').waitFor({ timeout: 600_000 });
+      await sup.waitForTimeout(2000);
+      const what = `offline supervisor pass over ${STEPS.toLocaleString('en')} action steps, half of them failed, in Chromium`;
+      figures.push(...(await timePass(sup, what, 'step', STEPS, 'supervisor', () => button.click())));
+      const listed = (await sup.getByTestId('intervention-list').locator('h2, h3').first().textContent()) ?? '';
+      notes.push(`supervisor: ${listed.trim()} once the pass ended`);
     }
     console.log(`engines' results in a flood, offline, in headless Chromium; ${cpus().length} cores, load average ${loadavg()[0].toFixed(2)}`);
     for (const n of notes) console.log(`  ${n}`);
