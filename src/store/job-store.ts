@@ -232,9 +232,10 @@ export function createJobStore<Options extends StartOptions, Progress, Item, Res
         resumeOptions = kept;
         writeMarker({ runId, mode, startedAt: deps.now(), options: kept });
         set({ ...engine.extra, ...cleared, ...launch.extra, status: 'running', runId, mode, progress: launch.progress, spent: launch.spent ?? 0 });
-        // Callbacks come over their own message channel and may arrive after the result: once the result is in, it
-        // is the authority on tokens (late results and call records are still kept). A late progress report of this
-        // pass is still true (the last ones often arrive after the result) and is shown while no newer pass started.
+        // Callbacks come over their own message channel. A worker's pass answers once the page has taken every one
+        // (src/workers/pump.ts, ADR 0087); a pass run otherwise may still call back after its result: once the result
+        // is in, it is the authority on tokens (late results and call records are still kept), and a late progress
+        // report of this pass is still true and is shown while no newer pass started.
         let settled = false;
         try {
           const result = await launch.start(

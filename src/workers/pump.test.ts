@@ -84,6 +84,21 @@ describe('the worker pump', () => {
     expect(log).toEqual(['progress 1', 'progress 2']);
   });
 
+  it("answers once the page has answered every callback (the page's callbacks are ports of their own)", async () => {
+    const log: string[] = [];
+    // As Comlink's proxies answer: later, each when the page's handler has run (here: after a timer, the last first).
+    const answer = (what: string, ms: number) => new Promise<void>((r) => setTimeout(() => r(void log.push(what)), ms));
+    const events = {
+      onProgress: (p: number) => answer(`progress ${p}`, 5),
+      onItem: (item: string) => answer(`item ${item}`, 40 - 5 * Number(item.slice(1))),
+      onCall: () => undefined,
+    };
+    const result = await pumpPass(new RunningJobs(), 4, { previous: [] }, events as never, (_client, signal) => pass(signal, []), { progressEveryMs: 0 });
+    expect(result).toEqual({ status: 'complete', seen: 5 });
+    expect(log.filter((l) => l.startsWith('item')).sort()).toEqual(['item r0', 'item r1', 'item r2', 'item r3', 'item r4']);
+    expect(log.filter((l) => l.startsWith('progress'))).toHaveLength(5);
+  });
+
   it("gives the page the pass's result without the interventions it already posted one by one", () => {
     const result = { runId: 'r', status: 'complete', interventions: [{ id: 'a' }, { id: 'b' }], cost: { calls: 2 } };
     const lean = jobResult(result);

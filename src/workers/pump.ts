@@ -85,17 +85,42 @@ export function pumpPass<Progress, Item, Event extends PassEvent<Progress, Item>
   { progressEveryMs = PROGRESS_EVERY_MS }: { progressEveryMs?: number } = {},
 ): Promise<Result> {
   return jobs.run(jobId, async (signal) => {
-    const pass = await start(passClient(job, (record) => void events.onCall(record)), signal);
-    const progress = progressPoster<Progress>((p) => void events.onProgress(p), progressEveryMs);
+    const answered = lastAnswers();
+    const pass = await start(passClient(job, (record) => answered.track(events.onCall(record))), signal);
+    const progress = progressPoster<Progress>((p) => answered.track(events.onProgress(p)), progressEveryMs);
     try {
       return await drivePass(pass as EnginePass<PassEvent<Progress, Item>, Result>, {
         onProgress: progress.report,
-        onItem: (item, resumed) => void events.onItem(item, resumed),
+        onItem: (item, resumed) => answered.track(events.onItem(item, resumed)),
       }, breathe);
     } finally {
       progress.flush();
+      await answered.all();
     }
   });
+}
+
+/**
+ * The page's answers to the callbacks still to come: the result is sent once it has answered every one. Each callback
+ * of the page is a port of its own (Comlink.proxy), while the result comes back on the worker's port: without this
+ * wait, the last results of a pass often reached the page after its result, so a caller could not take the result as
+ * the end of them (ADR 0087). A callback called in this thread (tests) answers nothing to wait for.
+ */
+function lastAnswers() {
+  const pending = new Set<Promise<void>>();
+  return {
+    track(answer: unknown): void {
+      if (!(answer instanceof Promise)) return;
+      const settled: Promise<void> = answer.then(
+        () => void pending.delete(settled),
+        () => void pending.delete(settled),
+      );
+      pending.add(settled);
+    },
+    async all(): Promise<void> {
+      await Promise.all(pending);
+    },
+  };
 }
 
 /**

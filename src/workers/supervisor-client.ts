@@ -2,19 +2,20 @@
 // replay then returns its partial result); a worker that dies or fails to load rejects the call instead of hanging.
 import * as Comlink from 'comlink';
 import type { Intervention, Run } from '../model/types.ts';
-import { shadowRunId, type FilterThresholds, type ShadowResult, type TokenSummary } from '../engine/supervisor/index.ts';
+import { shadowRunId, type FilterThresholds, type TokenSummary } from '../engine/supervisor/index.ts';
 import type { CostEstimate } from '../llm/cost.ts';
 import { JobWorker } from './job-worker.ts';
 import type { RunStorage } from './import-storage.ts';
 import { applyRunPatch } from '../model/run-patch.ts';
-import type { SupervisorJob, SupervisorJobEvents, SupervisorWorkerApi } from './supervisor.worker.ts';
+import type { SupervisorJob, SupervisorJobEvents, SupervisorJobResult, SupervisorWorkerApi } from './supervisor.worker.ts';
 
-export type { SupervisorJob, SupervisorJobEvents } from './supervisor.worker.ts';
+export type { SupervisorJob, SupervisorJobEvents, SupervisorJobResult } from './supervisor.worker.ts';
 export type { CostEstimate, EngineCost } from '../llm/cost.ts';
 
 const supervisor = new JobWorker<SupervisorWorkerApi>(() => new Worker(new URL('./supervisor.worker.ts', import.meta.url), { type: 'module', name: 'supervisor' }), 'supervisor');
 
-export function runSupervisorInWorker(job: SupervisorJob, events: SupervisorJobEvents, signal: AbortSignal): Promise<ShadowResult> {
+/** The replay's result without its interventions (each came through `events.onItem` before it) nor its triggers. */
+export function runSupervisorInWorker(job: SupervisorJob, events: SupervisorJobEvents, signal: AbortSignal): Promise<SupervisorJobResult> {
   return supervisor.job(signal, (_, id) => supervisor.withRuns([job.run], (api, [run]) => api.start(id, { ...job, run }, Comlink.proxy(events))));
 }
 

@@ -2,6 +2,6 @@
 import * as Comlink from 'comlink';
 import { supervisorApi } from './supervisor-api.ts';
 
-export type { SupervisorJob, SupervisorJobEvents, SupervisorWorkerApi } from './supervisor-api.ts';
+export type { SupervisorJob, SupervisorJobEvents, SupervisorJobResult, SupervisorWorkerApi } from './supervisor-api.ts';
 
 Comlink.expose(supervisorApi());

@@ -3,7 +3,7 @@
 // compared with the recorded ones. Nothing is written to the run.
 import { useMemo, useState } from 'react';
 import { compareReplay, type ReplayCheck } from '../../engine/supervisor/replay-check.ts';
-import type { Run } from '../../model/types.ts';
+import type { Intervention, Run } from '../../model/types.ts';
 import { stepNumbersFor } from '../../model/steps.ts';
 import { useEngineSettings } from '../../store/engine-settings.ts';
 import { replaySettings } from '../../store/endpoint.ts';
@@ -32,6 +32,8 @@ export function ReplayCheckPanel({ run, disabled }: { run: Run; disabled: boolea
     setOutcome(undefined);
     const { tauStep, tauLoop, tauLen, nonCriticalErrors } = useEngineSettings.getState().supervisor;
     try {
+      // The replay's decisions, as they come: the worker answers once the page has every one (ADR 0087).
+      const replayed: Intervention[] = [];
       const result = await runSupervisorInWorker(
         {
           run: { ...run, interventions: run.interventions.filter((i) => i.engine !== 'supervisor') },
@@ -41,7 +43,7 @@ export function ReplayCheckPanel({ run, disabled }: { run: Run; disabled: boolea
           cassette: records,
           previous: [],
         },
-        { onProgress: () => {}, onItem: () => {}, onCall: () => {} },
+        { onProgress: () => {}, onItem: (iv) => void replayed.push(iv), onCall: () => {} },
         new AbortController().signal,
       );
       if (result.status === 'failed' && result.failure) {
@@ -50,8 +52,8 @@ export function ReplayCheckPanel({ run, disabled }: { run: Run; disabled: boolea
           message: `${result.failure.message}. The recording does not hold this call: the run was supervised with other parameters or settings than those set now.`,
         });
       } else {
-        const calls = result.interventions.reduce((n, iv) => n + (iv.llmCallIds?.length ?? 0), 0);
-        const check = compareReplay(recorded, result.interventions);
+        const calls = replayed.reduce((n, iv) => n + (iv.llmCallIds?.length ?? 0), 0);
+        const check = compareReplay(recorded, replayed);
         // The differing steps' numbers in the step list, found in one pass (a search of the run per difference was
         // differences × steps).
         const numbers = stepNumbersFor(run, check.differences.flatMap((d) => (d.stepId !== undefined ? [d.stepId] : [])));

@@ -1,10 +1,10 @@
 // The supervisor's shadow replay as the engines panel runs it (SPEC §5.1), through the shared job store: one at a
 // time, every intervention kept as it is made, interrupted by a reload → Resume continues without asking again.
 import type { Intervention, Run } from '../../model/types.ts';
-import type { ShadowFailure, ShadowProgress, ShadowResult, TokenSummary } from '../../engine/supervisor/index.ts';
+import type { ShadowFailure, ShadowProgress, TokenSummary } from '../../engine/supervisor/index.ts';
 import { keepInterventions } from '../../store/engine-results.ts';
 import { createJobStore, withoutEngine, type StartOptions } from '../../store/job-store.ts';
-import { runSupervisorInWorker, type EngineCost } from '../../workers/supervisor-client.ts';
+import { runSupervisorInWorker, type EngineCost, type SupervisorJobResult } from '../../workers/supervisor-client.ts';
 
 export function supervisorInterventions(run: Run): Intervention[] {
   return run.interventions.filter((i) => i.engine === 'supervisor');
@@ -14,7 +14,7 @@ export function tokensOf(interventions: readonly Intervention[]): number {
   return interventions.reduce((sum, i) => sum + (i.tokens?.total ?? 0), 0);
 }
 
-export const useSupervisorJob = createJobStore<StartOptions, ShadowProgress, Intervention, ShadowResult, ShadowFailure, { tokens?: TokenSummary; cost?: EngineCost }>({
+export const useSupervisorJob = createJobStore<StartOptions, ShadowProgress, Intervention, SupervisorJobResult, ShadowFailure, { tokens?: TokenSummary; cost?: EngineCost }>({
   name: 'supervisor',
   extra: { tokens: undefined, cost: undefined },
   launch(run, { fresh }, { llm, settings, updateRun }) {
