@@ -17,7 +17,8 @@ import { EngineControlBar } from '../../ui/engine-control-bar.tsx';
 import { estimateRectifyInWorker } from '../../workers/rectifier-client.ts';
 import { RunPicker, usePickedRun } from '../../ui/run-picker.tsx';
 import { TruncatedText } from '../../ui/truncated-text.tsx';
-import { useAtMostEvery } from '../../ui/use-at-most-every.ts';
+import { usePacedRun } from '../../ui/use-at-most-every.ts';
+import { Pager, usePageInUrl } from '../../ui/pager.tsx';
 import { Card, Field, NumberField } from '../../ui/fields.tsx';
 import { RectifierDetails, RectifierStateBadge } from './message-card.tsx';
 import { rectifierAudit } from '../../engine/rectifier/details.ts';
@@ -180,17 +181,11 @@ function Controls({ run }: { run: Run }) {
 /** Audited messages shown at a time: an offline pass audits every message of a run, thousands of them. */
 const MESSAGES_PAGE = 50;
 
-/**
- * How often the audited messages are worked out again while a pass over their run keeps results (ms). Each time reads
- * every step and result of the run: at every kept batch (100 ms), an offline pass over 100,000 chat messages had tasks
- * of 70–130 ms on the page made of it. The progress bar above shows the counts as they come.
- */
-const MESSAGES_EVERY_MS = 1000;
-
 function Messages({ run: latest }: { run: Run }) {
   const navigate = useUrl((s) => s.navigate);
   const passing = useRectifyJob((s) => s.status === 'running' && s.runId === latest.id);
-  const run = useAtMostEvery(latest, MESSAGES_EVERY_MS, passing);
+  // Paced on a large run while a pass keeps results in it (the progress bar above counts them as they come).
+  const run = usePacedRun(latest, passing);
   const effects = useMemo(() => rectifierEffects(run), [run]);
   // The messages in run order, found in one pass over the steps (Maps of every step were a long task at a million).
   const { mine, found } = useMemo(() => {
@@ -201,12 +196,7 @@ function Messages({ run: latest }: { run: Run }) {
   }, [run]);
   // One page of them drawn: all of them, drawn again at every result of a pass, made the pass quadratic on the page.
   // The page is in the address (`page`, from 1), so a link or a reload shows the same messages.
-  const setParams = useUrl((s) => s.setParams);
-  const page = pageIndex(useUrl((s) => s.params.page));
-  const setPage = (p: number) => setParams({ page: p > 0 ? String(p + 1) : undefined });
-  const pages = Math.max(1, Math.ceil(mine.length / MESSAGES_PAGE));
-  const shownPage = Math.min(page, pages - 1);
-  const shown = useMemo(() => mine.slice(shownPage * MESSAGES_PAGE, (shownPage + 1) * MESSAGES_PAGE), [mine, shownPage]);
+  const { shown, page: shownPage, pages, setPage } = usePageInUrl(mine, MESSAGES_PAGE);
   const numbers = useMemo(() => stepNumbersFor(run, shown.map((i) => i.stepId!)), [run, shown]);
   const fallback = run.interventions.find((i) => i.engine === RECTIFIER_ENGINE && i.action === 'global-fallback');
   if (mine.length === 0) return null;
@@ -222,37 +212,14 @@ function Messages({ run: latest }: { run: Run }) {
       <p className="mb-2 text-xs text-slate-600">
         {effects.pruned.size} pruned · {effects.rewritten.size} rewritten after feedback. Pruned messages are hidden from the agents that speak after them; the run view marks them.
       </p>
-      {pages > 1 && <MessagePager page={shownPage} pages={pages} total={mine.length} onPage={setPage} />}
+      {pages > 1 && <Pager page={shownPage} pages={pages} perPage={MESSAGES_PAGE} total={mine.length} noun="messages" testId="rectify-pager" onPage={setPage} />}
       <ol className="space-y-3">
         {shown.map((iv) => (
           <MessageItem key={iv.id} iv={iv} step={found.get(iv.stepId!)?.step} number={numbers.get(iv.stepId!)} fallback={!!fallback} onOpen={() => navigate('run', { run: run.id, step: iv.stepId! })} />
         ))}
       </ol>
-      {pages > 1 && <MessagePager page={shownPage} pages={pages} total={mine.length} onPage={setPage} />}
+      {pages > 1 && <Pager page={shownPage} pages={pages} perPage={MESSAGES_PAGE} total={mine.length} noun="messages" testId="rectify-pager" onPage={setPage} />}
     </Card>
-  );
-}
-
-/** The page of messages a link names (`page`, from 1), as an index from 0; the first for anything else. */
-function pageIndex(param: string | undefined): number {
-  const n = param !== undefined && /^[1-9]\d{0,8}$/.test(param) ? Number(param) : 1;
-  return n - 1;
-}
-
-/** Which messages are shown, and buttons to the first, previous, next and last page. */
-function MessagePager({ page, pages, total, onPage }: { page: number; pages: number; total: number; onPage(page: number): void }) {
-  const from = page * MESSAGES_PAGE + 1;
-  const to = Math.min(total, (page + 1) * MESSAGES_PAGE);
-  return (
-    <nav className="my-2 flex items-center gap-1 text-xs text-slate-700" aria-label="Pages of audited messages" data-testid="rectify-pager">
-      <Button size="sm" variant="ghost" disabled={page === 0} onClick={() => onPage(0)} aria-label="First page of messages">«</Button>
-      <Button size="sm" variant="ghost" disabled={page === 0} onClick={() => onPage(page - 1)} aria-label="Previous page of messages">‹</Button>
-      <span className="tabular-nums" data-testid="rectify-page-range">
-        messages {from.toLocaleString('en')}–{to.toLocaleString('en')} of {total.toLocaleString('en')}
-      </span>
-      <Button size="sm" variant="ghost" disabled={page === pages - 1} onClick={() => onPage(page + 1)} aria-label="Next page of messages">›</Button>
-      <Button size="sm" variant="ghost" disabled={page === pages - 1} onClick={() => onPage(pages - 1)} aria-label="Last page of messages">»</Button>
-    </nav>
   );
 }
 

@@ -1,6 +1,6 @@
 // Run / pause / cancel the supervisor's shadow replay on one library run, with its progress, what failed and why,
 // the token summary (estimates labelled as such) and one card per intervention.
-import { useEffect, useMemo, useState } from 'react';
+import { useDeferredValue, useEffect, useMemo, useState } from 'react';
 import type { TokenSummary } from '../../engine/supervisor/index.ts';
 import { describeStepCounts, stepCounts, stepsWithIds } from '../../model/steps.ts';
 import type { Run } from '../../model/types.ts';
@@ -19,6 +19,8 @@ import { ShadowCompareButton } from '../compare/shadow-compare.tsx';
 import { supervisorInterventions, useSupervisorJob } from './supervisor-job.ts';
 import { plural } from '../../ui/format.ts';
 import { LibraryLoading } from '../library/library-loading.tsx';
+import { Pager, usePageInUrl } from '../../ui/pager.tsx';
+import { usePacedRun } from '../../ui/use-at-most-every.ts';
 
 export function SupervisorRun() {
   const { candidates: runList, hydrated, runId, run } = usePickedRun(hasSteps);
@@ -34,7 +36,7 @@ export function SupervisorRun() {
   return (
     <div className="space-y-4">
       <Card title="Run the supervisor" testId="supervisor-run">
-        <RunPicker runs={runList} runId={runId} missing={run === undefined} describe={(r) => describeStepCounts(stepCounts(r))} />
+        <RunPicker runs={runList} runId={runId} missing={run === undefined} describe={(r) => describeStepCounts(stepCounts(r))} drop={['page']} />
         {run && (
           <p className="mt-2">
             <ShadowCompareButton run={run} />
@@ -122,13 +124,18 @@ function Controls({ run }: { run: Run }) {
   );
 }
 
-function useTokenSummary(run: Run): TokenSummary | undefined {
+/**
+ * The token summary of the run's supervisor interventions: the pass's own once it has ended, else worked out in the
+ * worker. Not while a pass over the run keeps results (the pass brings its own at the end): each batch it kept sent
+ * the run's interventions to the worker again.
+ */
+function useTokenSummary(run: Run, passing: boolean): TokenSummary | undefined {
   const job = useSupervisorJob();
   const interventions = useMemo(() => supervisorInterventions(run), [run]);
   const [computed, setComputed] = useState<{ for: Run; tokens: TokenSummary } | undefined>();
   const fromJob = job.runId === run.id && job.tokens && job.status !== 'running' ? job.tokens : undefined;
   useEffect(() => {
-    if (fromJob || interventions.length === 0) return;
+    if (fromJob || passing || interventions.length === 0) return;
     let current = true;
     accountInWorker(run, interventions).then(
       (tokens) => current && setComputed({ for: run, tokens }),
@@ -137,15 +144,22 @@ function useTokenSummary(run: Run): TokenSummary | undefined {
     return () => {
       current = false;
     };
-  }, [run, interventions, fromJob]);
+  }, [run, interventions, fromJob, passing]);
   return fromJob ?? (computed?.for === run ? computed.tokens : undefined);
 }
 
-function Results({ run }: { run: Run }) {
+/** Interventions drawn at a time: offline, the heuristics intervene on every failed step, thousands in a long run. */
+const INTERVENTIONS_PAGE = 50;
+
+function Results({ run: latest }: { run: Run }) {
   const navigate = useUrl((s) => s.navigate);
   const busy = useSupervisorJob(isActive);
-  const finishedHere = useSupervisorJob((s) => s.runId === run.id && s.status === 'complete');
-  const tokens = useTokenSummary(run);
+  const finishedHere = useSupervisorJob((s) => s.runId === latest.id && s.status === 'complete');
+  const passing = useSupervisorJob((s) => s.status === 'running' && s.runId === latest.id);
+  // Paced on a large run while a pass keeps results in it, and drawn at a lower priority than the controls, in slices
+  // that let the page answer (React's deferred render): the first page of cards drawn in one task was ~80 ms.
+  const run = useDeferredValue(usePacedRun(latest, passing));
+  const tokens = useTokenSummary(run, passing);
   const cost = useSupervisorJob((s) => (s.runId === run.id && s.status !== 'running' ? s.cost : undefined));
   // The interventions' steps only: a Map of every step was a 260 ms task at 200k steps, on every visit.
   const { interventions, found } = useMemo(() => {
@@ -155,6 +169,9 @@ function Results({ run }: { run: Run }) {
     return { interventions: all.sort((a, b) => position(a.stepId) - position(b.stepId)), found };
   }, [run]);
   const agentName = useMemo(() => new Map(run.agents.map((a) => [a.id, a.name])), [run]);
+  // One page of them drawn, the page in the address: every card, drawn again at each kept batch, froze the page for
+  // seconds over 10,000 interventions.
+  const { shown, page, pages, setPage } = usePageInUrl(interventions, INTERVENTIONS_PAGE);
   if (interventions.length === 0) {
     return finishedHere ? (
       <Card title="Interventions (0)" testId="intervention-list">
@@ -171,9 +188,10 @@ function Results({ run }: { run: Run }) {
         </Card>
       )}
       <ReplayCheckPanel run={run} disabled={busy} />
-      <Card title={`Interventions (${interventions.length})`} testId="intervention-list">
+      <Card title={`Interventions (${interventions.length.toLocaleString('en')})`} testId="intervention-list">
+        {pages > 1 && <Pager page={page} pages={pages} perPage={INTERVENTIONS_PAGE} total={interventions.length} noun="interventions" testId="intervention-pager" onPage={setPage} />}
         <ol className="space-y-3">
-          {interventions.map((iv) => {
+          {shown.map((iv) => {
             const step = iv.stepId ? found.get(iv.stepId)?.step : undefined;
             return (
               <li key={iv.id}>
@@ -187,6 +205,7 @@ function Results({ run }: { run: Run }) {
             );
           })}
         </ol>
+        {pages > 1 && <Pager page={page} pages={pages} perPage={INTERVENTIONS_PAGE} total={interventions.length} noun="interventions" testId="intervention-pager" onPage={setPage} />}
       </Card>
     </>
   );
