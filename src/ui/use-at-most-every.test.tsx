@@ -3,7 +3,7 @@
 // last change is never lost; when not active, every value is shown at once.
 import { act, cleanup, render, screen } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { useAtMostEvery } from './use-at-most-every.ts';
+import { PACED_ABOVE_STEPS, useAtMostEvery, usePacedRun } from './use-at-most-every.ts';
 
 afterEach(cleanup);
 
@@ -43,5 +43,28 @@ describe('useAtMostEvery', () => {
     expect(screen.getByText('shown 1')).toBeTruthy();
     rerender(<Shown n={3} active={false} />);
     expect(screen.getByText('shown 3')).toBeTruthy();
+  });
+});
+
+function ShownRun({ run, passing }: { run: { steps: number[]; n: number }; passing: boolean }) {
+  return <p>run {usePacedRun(run, passing).n}</p>;
+}
+
+describe('usePacedRun', () => {
+  const small = Array.from({ length: 10 }, (_, i) => i);
+  const large = Array.from({ length: PACED_ABOVE_STEPS + 1 }, (_, i) => i);
+
+  it('shows each new object of a small run at once, even while a pass keeps results in it', () => {
+    const { rerender } = render(<ShownRun run={{ steps: small, n: 1 }} passing />);
+    for (let n = 2; n <= 4; n++) rerender(<ShownRun run={{ steps: small, n }} passing />);
+    expect(screen.getByText('run 4')).toBeTruthy();
+  });
+
+  it('paces a large run while a pass keeps results in it, and shows it at once when the pass ends', () => {
+    const { rerender } = render(<ShownRun run={{ steps: large, n: 1 }} passing />);
+    for (let n = 2; n <= 4; n++) rerender(<ShownRun run={{ steps: large, n }} passing />);
+    expect(screen.getByText('run 1')).toBeTruthy();
+    rerender(<ShownRun run={{ steps: large, n: 5 }} passing={false} />);
+    expect(screen.getByText('run 5')).toBeTruthy();
   });
 });

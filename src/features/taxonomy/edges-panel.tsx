@@ -29,6 +29,7 @@ import { EngineControlBar } from '../../ui/engine-control-bar.tsx';
 import { estimateClarifierInWorker } from '../../workers/clarifier-client.ts';
 import { RunPicker, usePickedRun } from '../../ui/run-picker.tsx';
 import { LlmExchange } from '../supervisor/intervention-card.tsx';
+import { usePacedRun } from '../../ui/use-at-most-every.ts';
 import { clarifierInterventions, gateOf, reusableResults, useClarifierJob, useGateResults, type GateResult } from './clarifier-job.ts';
 import { edgeRowsSlices, isGalleryLabel, withGalleryMark, type EdgeRow } from './taxonomy-model.ts';
 import { useSliced } from '../../ui/use-sliced.ts';
@@ -83,8 +84,11 @@ const SLICED_FROM = 5_000;
  * slice at a time, from its edge states when known (kept per handoffs array): after a label is saved, the list built
  * before stays on screen, the same edges, until the rows with the new label are ready.
  */
-function RunEdges({ run }: { run: Run }) {
+function RunEdges({ run: latest }: { run: Run }) {
   const historyWindow = useWindow();
+  // Paced on a large run while a clarifier pass keeps results in it: each new run object works out every edge again.
+  const passing = useClarifierJob((s) => s.status === 'running' && s.runId === latest.id);
+  const run = usePacedRun(latest, passing);
   const { value: rows, progress } = useSliced(() => edgeRowsSlices(run, historyWindow), [run, historyWindow], run.handoffs.length < SLICED_FROM, run.handoffs);
   if (!rows) return <Preparing label={`Working out the ${plural(run.handoffs.length, 'edge')} of the run (senders, receivers, recent history)`} progress={progress} testId="edges-preparing" />;
   return <EdgeList run={run} rows={rows} />;
