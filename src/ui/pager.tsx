@@ -37,20 +37,20 @@ export interface PagerProps {
   total: number;
   /** What the items are, plural ("messages"): the range says "messages 51–100 of 5,250", the buttons "Next page of messages". */
   noun: string;
-  /** The pager's test id; its range's is `${testId}` with `-pager` replaced by `-page-range`. */
-  testId: string;
+  /** Test ids: `${testPrefix}-pager` for the pager, `${testPrefix}-page-range` for the range it shows. */
+  testPrefix: string;
   onPage(page: number): void;
 }
 
 /** Which items are shown, and buttons to the first, previous, next and last page. */
-export function Pager({ page, pages, perPage, total, noun, testId, onPage }: PagerProps) {
+export function Pager({ page, pages, perPage, total, noun, testPrefix, onPage }: PagerProps) {
   const from = page * perPage + 1;
   const to = Math.min(total, (page + 1) * perPage);
   return (
-    <nav className="my-2 flex items-center gap-1 text-xs text-slate-700" aria-label={`Pages of ${noun}`} data-testid={testId}>
+    <nav className="my-2 flex items-center gap-1 text-xs text-slate-700" aria-label={`Pages of ${noun}`} data-testid={`${testPrefix}-pager`}>
       <Button size="sm" variant="ghost" disabled={page === 0} onClick={() => onPage(0)} aria-label={`First page of ${noun}`}>«</Button>
       <Button size="sm" variant="ghost" disabled={page === 0} onClick={() => onPage(page - 1)} aria-label={`Previous page of ${noun}`}>‹</Button>
-      <span className="tabular-nums" data-testid={testId.replace(/-pager$/, '-page-range')}>
+      <span className="tabular-nums" data-testid={`${testPrefix}-page-range`}>
         {noun} {from.toLocaleString('en')}–{to.toLocaleString('en')} of {total.toLocaleString('en')}
       </span>
       <Button size="sm" variant="ghost" disabled={page === pages - 1} onClick={() => onPage(page + 1)} aria-label={`Next page of ${noun}`}>›</Button>

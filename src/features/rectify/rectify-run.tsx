@@ -212,13 +212,13 @@ function Messages({ run: latest }: { run: Run }) {
       <p className="mb-2 text-xs text-slate-600">
         {effects.pruned.size} pruned · {effects.rewritten.size} rewritten after feedback. Pruned messages are hidden from the agents that speak after them; the run view marks them.
       </p>
-      {pages > 1 && <Pager page={shownPage} pages={pages} perPage={MESSAGES_PAGE} total={mine.length} noun="messages" testId="rectify-pager" onPage={setPage} />}
+      {pages > 1 && <Pager page={shownPage} pages={pages} perPage={MESSAGES_PAGE} total={mine.length} noun="messages" testPrefix="rectify" onPage={setPage} />}
       <ol className="space-y-3">
         {shown.map((iv) => (
           <MessageItem key={iv.id} iv={iv} step={found.get(iv.stepId!)?.step} number={numbers.get(iv.stepId!)} fallback={!!fallback} onOpen={() => navigate('run', { run: run.id, step: iv.stepId! })} />
         ))}
       </ol>
-      {pages > 1 && <Pager page={shownPage} pages={pages} perPage={MESSAGES_PAGE} total={mine.length} noun="messages" testId="rectify-pager" onPage={setPage} />}
+      {pages > 1 && <Pager page={shownPage} pages={pages} perPage={MESSAGES_PAGE} total={mine.length} noun="messages" testPrefix="rectify" onPage={setPage} />}
     </Card>
   );
 }

@@ -189,7 +189,7 @@ function Results({ run: latest }: { run: Run }) {
       )}
       <ReplayCheckPanel run={run} disabled={busy} />
       <Card title={`Interventions (${interventions.length.toLocaleString('en')})`} testId="intervention-list">
-        {pages > 1 && <Pager page={page} pages={pages} perPage={INTERVENTIONS_PAGE} total={interventions.length} noun="interventions" testId="intervention-pager" onPage={setPage} />}
+        {pages > 1 && <Pager page={page} pages={pages} perPage={INTERVENTIONS_PAGE} total={interventions.length} noun="interventions" testPrefix="intervention" onPage={setPage} />}
         <ol className="space-y-3">
           {shown.map((iv) => {
             const step = iv.stepId ? found.get(iv.stepId)?.step : undefined;
@@ -205,7 +205,7 @@ function Results({ run: latest }: { run: Run }) {
             );
           })}
         </ol>
-        {pages > 1 && <Pager page={page} pages={pages} perPage={INTERVENTIONS_PAGE} total={interventions.length} noun="interventions" testId="intervention-pager" onPage={setPage} />}
+        {pages > 1 && <Pager page={page} pages={pages} perPage={INTERVENTIONS_PAGE} total={interventions.length} noun="interventions" testPrefix="intervention" onPage={setPage} />}
       </Card>
     </>
   );
