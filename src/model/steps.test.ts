@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { countStepKinds, replaySteps, stepCounts, stepNumbersById, stepNumbersFor, stepsWithIds } from './steps.ts';
-import type { Step } from './types.ts';
+import { countStepKinds, interventionsInRunOrderSlices, replaySteps, stepCounts, stepNumbersById, stepNumbersFor, stepsWithIds } from './steps.ts';
+import { finish, SLICE } from './slices.ts';
+import type { Intervention, Step } from './types.ts';
 
 const step = (id: string, index: number, parentStepId?: string, number?: number): Step => ({ id, index, kind: 'message', agentId: 'a', parentStepId, number });
 
@@ -80,3 +81,33 @@ describe('replaySteps', () => {
     expect(rows.map((s) => s.id)).toEqual(['a', 'b']);
   });
 });
+
+describe('interventionsInRunOrderSlices', () => {
+  const iv = (id: string, stepId: string | undefined, engine: Intervention['engine'] = 'supervisor'): Intervention => ({ id, engine, stepId, action: 'a', reason: 'r', heuristic: true });
+
+  it("puts an engine's interventions in the order of their steps, with their steps; those without one first; ties as they were", () => {
+    const steps = [step('s0', 0), step('s1', 1), step('s2', 2), step('s3', 3)];
+    const interventions = [iv('a', 's2'), iv('b', 's0'), iv('x', 's1', 'rectifier'), iv('c', undefined), iv('d', 's2'), iv('e', 'gone'), iv('f', 's1')];
+    const { items, found } = finish(interventionsInRunOrderSlices({ steps, interventions }, (i) => i.engine === 'supervisor'));
+    expect(items.map((i) => i.id)).toEqual(['c', 'e', 'b', 'f', 'a', 'd']);
+    expect([...found.keys()].sort()).toEqual(['s0', 's1', 's2']);
+    expect(found.get('s2')).toEqual({ step: steps[2], position: 2 });
+  });
+
+  it('works in slices over a long run: the same list as in one piece, in order', () => {
+    const n = 3 * SLICE;
+    const steps = Array.from({ length: n }, (_, i) => step(`s${i}`, i));
+    // Kept in reverse order, every other step: the list must come back in step order.
+    const interventions = Array.from({ length: n / 2 }, (_, k) => iv(`i${k}`, `s${n - 1 - 2 * k}`));
+    const work = interventionsInRunOrderSlices({ steps, interventions }, () => true);
+    let slices = 0;
+    let r = work.next();
+    while (!r.done) {
+      slices++;
+      r = work.next();
+    }
+    expect(slices).toBeGreaterThan(3);
+    expect(r.value.items.map((i) => i.stepId)).toEqual(Array.from({ length: n / 2 }, (_, k) => `s${2 * k + 1}`));
+  });
+});
+

@@ -2,7 +2,9 @@
 // and one card per agent message with its attempts, verdicts, feedback and final state.
 import { useMemo } from 'react';
 import { auditableCount, DOMAINS, RECTIFIER_ENGINE, rectifierEffects, type Domain } from '../../engine/rectifier/index.ts';
-import { describeStepCounts, stepCounts, stepNumbersFor, stepsWithIds } from '../../model/steps.ts';
+import { describeStepCounts, interventionsInRunOrderSlices, stepCounts, stepNumbersFor } from '../../model/steps.ts';
+import { useSliced } from '../../ui/use-sliced.ts';
+import { Preparing } from '../../ui/preparing.tsx';
 import type { Intervention, Run, Step } from '../../model/types.ts';
 import { effectiveMode, toLlmSettings, useEngineSettings } from '../../store/engine-settings.ts';
 import { usePool } from '../../store/indicator-pool.ts';
@@ -181,24 +183,28 @@ function Controls({ run }: { run: Run }) {
 /** Audited messages shown at a time: an offline pass audits every message of a run, thousands of them. */
 const MESSAGES_PAGE = 50;
 
+/** A run with at most this many steps and interventions has its messages put in order within the render, else in slices. */
+const LIST_AT_ONCE_MAX = 20_000;
+const NO_MESSAGES: Intervention[] = [];
+const isAuditedMessage = (i: Intervention) => i.engine === RECTIFIER_ENGINE && !!i.stepId;
+
 function Messages({ run: latest }: { run: Run }) {
   const navigate = useUrl((s) => s.navigate);
   const passing = useRectifyJob((s) => s.status === 'running' && s.runId === latest.id);
   // Paced on a large run while a pass keeps results in it (the progress bar above counts them as they come).
   const run = usePacedRun(latest, passing);
   const effects = useMemo(() => rectifierEffects(run), [run]);
-  // The messages in run order, found in one pass over the steps (Maps of every step were a long task at a million).
-  const { mine, found } = useMemo(() => {
-    const own = run.interventions.filter((i) => i.engine === RECTIFIER_ENGINE && i.stepId);
-    const found = stepsWithIds(run.steps, own.map((i) => i.stepId!));
-    const position = (id: string) => found.get(id)?.position ?? 0;
-    return { mine: own.sort((a, b) => position(a.stepId!) - position(b.stepId!)), found };
-  }, [run]);
+  // The messages in run order, found in one pass over the steps (Maps of every step were a long task at a million); in
+  // slices on a large run, the list before shown meanwhile.
+  const { value: list, progress } = useSliced(() => interventionsInRunOrderSlices(run, isAuditedMessage), [run], run.steps.length + run.interventions.length <= LIST_AT_ONCE_MAX, run.id);
+  const mine = list?.items ?? NO_MESSAGES;
   // One page of them drawn: all of them, drawn again at every result of a pass, made the pass quadratic on the page.
   // The page is in the address (`page`, from 1), so a link or a reload shows the same messages.
   const { shown, page: shownPage, pages, setPage } = usePageInUrl(mine, MESSAGES_PAGE);
   const numbers = useMemo(() => stepNumbersFor(run, shown.map((i) => i.stepId!)), [run, shown]);
   const fallback = run.interventions.find((i) => i.engine === RECTIFIER_ENGINE && i.action === 'global-fallback');
+  if (!list) return run.interventions.length > 0 ? <Preparing label="Putting the audited messages in step order" progress={progress} testId="rectify-preparing" /> : null;
+  const found = list.found;
   if (mine.length === 0) return null;
   return (
     <Card title={`Agent messages (${mine.length.toLocaleString('en')})`} testId="rectify-messages">

@@ -6,8 +6,10 @@ import { keepInterventions } from '../../store/engine-results.ts';
 import { createJobStore, withoutEngine, type StartOptions } from '../../store/job-store.ts';
 import { runSupervisorInWorker, type EngineCost, type SupervisorJobResult } from '../../workers/supervisor-client.ts';
 
+export const isSupervisorIntervention = (i: Intervention): boolean => i.engine === 'supervisor';
+
 export function supervisorInterventions(run: Run): Intervention[] {
-  return run.interventions.filter((i) => i.engine === 'supervisor');
+  return run.interventions.filter(isSupervisorIntervention);
 }
 
 export function tokensOf(interventions: readonly Intervention[]): number {

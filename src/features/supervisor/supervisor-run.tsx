@@ -1,9 +1,9 @@
 // Run / pause / cancel the supervisor's shadow replay on one library run, with its progress, what failed and why,
 // the token summary (estimates labelled as such) and one card per intervention.
-import { useDeferredValue, useEffect, useMemo, useState } from 'react';
+import { memo, useDeferredValue, useEffect, useMemo, useState } from 'react';
 import type { TokenSummary } from '../../engine/supervisor/index.ts';
-import { describeStepCounts, stepCounts, stepsWithIds } from '../../model/steps.ts';
-import type { Run } from '../../model/types.ts';
+import { describeStepCounts, interventionsInRunOrderSlices, stepCounts } from '../../model/steps.ts';
+import type { Intervention, Run, Step } from '../../model/types.ts';
 import { effectiveMode, useEngineSettings } from '../../store/engine-settings.ts';
 import { isActive } from '../../store/job-store.ts';
 import { useUrl } from '../../store/url.ts';
@@ -16,7 +16,9 @@ import { Card } from '../../ui/fields.tsx';
 import { InterventionCard } from './intervention-card.tsx';
 import { ReplayCheckPanel } from './replay-check.tsx';
 import { ShadowCompareButton } from '../compare/shadow-compare.tsx';
-import { supervisorInterventions, useSupervisorJob } from './supervisor-job.ts';
+import { isSupervisorIntervention, supervisorInterventions, useSupervisorJob } from './supervisor-job.ts';
+import { useSliced } from '../../ui/use-sliced.ts';
+import { Preparing } from '../../ui/preparing.tsx';
 import { plural } from '../../ui/format.ts';
 import { LibraryLoading } from '../library/library-loading.tsx';
 import { Pager, usePageInUrl } from '../../ui/pager.tsx';
@@ -53,7 +55,7 @@ function Controls({ run }: { run: Run }) {
   const job = useSupervisorJob();
   const endpoint = useEngineSettings((s) => s.endpoint);
   const mode = effectiveMode(endpoint);
-  const previous = supervisorInterventions(run);
+  const previous = useMemo(() => supervisorInterventions(run), [run]);
   const mine = job.runId === run.id;
   const unfinished = previous.length > 0 && !(mine && job.status === 'complete');
   const progress = job.progress;
@@ -151,8 +153,10 @@ function useTokenSummary(run: Run, passing: boolean): TokenSummary | undefined {
 /** Interventions drawn at a time: offline, the heuristics intervene on every failed step, thousands in a long run. */
 const INTERVENTIONS_PAGE = 50;
 
+/** A run with at most this many steps and interventions has its list worked out within the render, else in slices. */
+const LIST_AT_ONCE_MAX = 20_000;
+
 function Results({ run: latest }: { run: Run }) {
-  const navigate = useUrl((s) => s.navigate);
   const busy = useSupervisorJob(isActive);
   const finishedHere = useSupervisorJob((s) => s.runId === latest.id && s.status === 'complete');
   const passing = useSupervisorJob((s) => s.status === 'running' && s.runId === latest.id);
@@ -161,17 +165,18 @@ function Results({ run: latest }: { run: Run }) {
   const run = useDeferredValue(usePacedRun(latest, passing));
   const tokens = useTokenSummary(run, passing);
   const cost = useSupervisorJob((s) => (s.runId === run.id && s.status !== 'running' ? s.cost : undefined));
-  // The interventions' steps only: a Map of every step was a 260 ms task at 200k steps, on every visit.
-  const { interventions, found } = useMemo(() => {
-    const all = supervisorInterventions(run);
-    const found = stepsWithIds(run.steps, all.flatMap((i) => (i.stepId ? [i.stepId] : [])));
-    const position = (id: string | undefined) => (id === undefined ? 0 : (found.get(id)?.position ?? 0));
-    return { interventions: all.sort((a, b) => position(a.stepId) - position(b.stepId)), found };
-  }, [run]);
-  const agentName = useMemo(() => new Map(run.agents.map((a) => [a.id, a.name])), [run]);
-  // One page of them drawn, the page in the address: every card, drawn again at each kept batch, froze the page for
-  // seconds over 10,000 interventions.
-  const { shown, page, pages, setPage } = usePageInUrl(interventions, INTERVENTIONS_PAGE);
+  // In run order, with their steps only (a Map of every step was a 260 ms task at 200k steps, on every visit); in
+  // slices on a large run, the list before shown meanwhile.
+  const { value: list, progress } = useSliced(
+    () => interventionsInRunOrderSlices(run, isSupervisorIntervention),
+    [run],
+    run.steps.length + run.interventions.length <= LIST_AT_ONCE_MAX,
+    run.id,
+  );
+  if (!list) {
+    return run.interventions.length > 0 ? <Preparing label="Putting the run's interventions in step order" progress={progress} testId="intervention-preparing" /> : null;
+  }
+  const { items: interventions, found } = list;
   if (interventions.length === 0) {
     return finishedHere ? (
       <Card title="Interventions (0)" testId="intervention-list">
@@ -188,28 +193,42 @@ function Results({ run: latest }: { run: Run }) {
         </Card>
       )}
       <ReplayCheckPanel run={run} disabled={busy} />
-      <Card title={`Interventions (${interventions.length.toLocaleString('en')})`} testId="intervention-list">
-        {pages > 1 && <Pager page={page} pages={pages} perPage={INTERVENTIONS_PAGE} total={interventions.length} noun="interventions" testPrefix="intervention" onPage={setPage} />}
-        <ol className="space-y-3">
-          {shown.map((iv) => {
-            const step = iv.stepId ? found.get(iv.stepId)?.step : undefined;
-            return (
-              <li key={iv.id}>
-                <InterventionCard
-                  iv={iv}
-                  step={step}
-                  agent={step ? (agentName.get(step.agentId) ?? step.agentId) : undefined}
-                  onOpen={() => navigate('run', { run: run.id, ...(iv.stepId ? { step: iv.stepId } : {}) })}
-                />
-              </li>
-            );
-          })}
-        </ol>
-        {pages > 1 && <Pager page={page} pages={pages} perPage={INTERVENTIONS_PAGE} total={interventions.length} noun="interventions" testPrefix="intervention" onPage={setPage} />}
-      </Card>
+      <InterventionList run={run} interventions={interventions} found={found} />
     </>
   );
 }
+
+/**
+ * One page of the interventions, the page in the address: every card, drawn again at each kept batch, froze the page
+ * for seconds over 10,000 interventions. Drawn again only when the (paced) run or the page changes: the view above
+ * renders at each kept batch, and the cards with it made tasks of 50–100 ms over 200,000 steps.
+ */
+const InterventionList = memo(function InterventionList({ run, interventions, found }: { run: Run; interventions: readonly Intervention[]; found: ReadonlyMap<string, { step: Step }> }) {
+  const navigate = useUrl((s) => s.navigate);
+  const agentName = useMemo(() => new Map(run.agents.map((a) => [a.id, a.name])), [run]);
+  const { shown, page, pages, setPage } = usePageInUrl(interventions, INTERVENTIONS_PAGE);
+  return (
+    <Card title={`Interventions (${interventions.length.toLocaleString('en')})`} testId="intervention-list">
+      {pages > 1 && <Pager page={page} pages={pages} perPage={INTERVENTIONS_PAGE} total={interventions.length} noun="interventions" testPrefix="intervention" onPage={setPage} />}
+      <ol className="space-y-3">
+        {shown.map((iv) => {
+          const step = iv.stepId ? found.get(iv.stepId)?.step : undefined;
+          return (
+            <li key={iv.id}>
+              <InterventionCard
+                iv={iv}
+                step={step}
+                agent={step ? (agentName.get(step.agentId) ?? step.agentId) : undefined}
+                onOpen={() => navigate('run', { run: run.id, ...(iv.stepId ? { step: iv.stepId } : {}) })}
+              />
+            </li>
+          );
+        })}
+      </ol>
+      {pages > 1 && <Pager page={page} pages={pages} perPage={INTERVENTIONS_PAGE} total={interventions.length} noun="interventions" testPrefix="intervention" onPage={setPage} />}
+    </Card>
+  );
+});
 
 /** The net saving's basis: n (interventions counted, model calls changed) and the purifications left out. */
 function netSavingNote(tokens: TokenSummary): string {
