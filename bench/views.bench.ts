@@ -19,6 +19,8 @@
 //   BENCH_FILE=otlp         bench/million's flat OTLP/JSON Lines file of as many spans instead of the chat log
 //   BENCH_VIEWS=run,stages  some views only (names as in VIEWS below)
 //   BENCH_SETTLE_MS=…       how long each view is watched after its first content (default 4000)
+//   BENCH_TRACE=<file.json> a Chrome trace (page and workers) of each view's visit, from its address loaded to the end
+//                           of the wait (the view's name is put before the file's extension)
 import { chromium } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../scripts/chromium-args.ts';
 import { mkdtempSync, statSync } from 'node:fs';
@@ -81,12 +83,15 @@ async function main(): Promise<void> {
     for (const view of VIEWS.filter((v) => !only || only.includes(v.name))) {
       const start = Date.now();
       try {
+        const trace = process.env.BENCH_TRACE?.replace(/(\.[a-z]+)?$/, (ext) => `-${view.name}${ext}`);
+        if (trace) await browser.startTracing(page, { path: trace, screenshots: false, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'v8.execute', 'blink.user_timing', 'toplevel', 'disabled-by-default-v8.gc'] });
         await page.goto(`${base}/${view.query(encodeURIComponent(id))}`);
         await page.locator(view.ready).first().waitFor({ timeout: 120_000 });
         const readyMs = Date.now() - start;
         // Some views show their frame before the Library has been read: the wait starts once it has.
         await page.waitForFunction((mark) => performance.getEntriesByName(mark).length > 0, LIBRARY_READ_MARK, { timeout: 120_000 });
         await page.waitForTimeout(SETTLE_MS);
+        if (trace) await browser.stopTracing();
         const { tasks, loadedAt } = (await page.evaluate(`({ tasks: window.__longTasks, loadedAt: performance.getEntriesByName('${LIBRARY_READ_MARK}')[0]?.startTime })`)) as { tasks: { start: number; duration: number }[]; loadedAt?: number };
         if (loadedAt === undefined) throw new Error(`the page made no ${LIBRARY_READ_MARK} mark`);
         const after = tasks.filter((t) => t.start + t.duration > loadedAt);

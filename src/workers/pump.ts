@@ -85,7 +85,7 @@ export function pumpPass<Progress, Item, Event extends PassEvent<Progress, Item>
   { progressEveryMs = PROGRESS_EVERY_MS }: { progressEveryMs?: number } = {},
 ): Promise<Result> {
   return jobs.run(jobId, async (signal) => {
-    const answered = lastAnswers();
+    const answered = pendingAnswers();
     const pass = await start(passClient(job, (record) => answered.track(events.onCall(record))), signal);
     const progress = progressPoster<Progress>((p) => answered.track(events.onProgress(p)), progressEveryMs);
     try {
@@ -106,7 +106,7 @@ export function pumpPass<Progress, Item, Event extends PassEvent<Progress, Item>
  * wait, the last results of a pass often reached the page after its result, so a caller could not take the result as
  * the end of them (ADR 0087). A callback called in this thread (tests) answers nothing to wait for.
  */
-function lastAnswers() {
+function pendingAnswers() {
   const pending = new Set<Promise<void>>();
   return {
     track(answer: unknown): void {
