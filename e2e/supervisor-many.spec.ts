@@ -49,6 +49,8 @@ test('an offline pass over 2,400 action steps: 1,200 interventions in pages of 5
   // A reload (or the link) shows the same page.
   await page.reload();
   await expect(range).toHaveText('interventions 51–100 of 1,200');
+  // The pass ended: after the reload its results read as a finished pass's, not as one to resume.
+  await expect(page.getByRole('button', { name: 'Run again (reuses results)' })).toBeVisible();
   await expect(cards.first()).toHaveAttribute('data-step-id', 's101');
   await page.screenshot({ path: 'test-results/supervisor/many-page-2.png' });
   // A page past the last (an old link) shows the last one.

@@ -57,7 +57,9 @@ function Controls({ run }: { run: Run }) {
   const mode = effectiveMode(endpoint);
   const previous = useMemo(() => supervisorInterventions(run), [run]);
   const mine = job.runId === run.id;
-  const unfinished = previous.length > 0 && !(mine && job.status === 'complete');
+  // Left part-way through on this run: stopped, failed, or interrupted by a reload (the job store's marker says so).
+  // A pass that ended leaves no marker, so after a reload its results read as a finished pass's, not as one to resume.
+  const unfinished = previous.length > 0 && mine && (job.status === 'paused' || job.status === 'cancelled' || job.status === 'failed' || job.status === 'interrupted');
   const progress = job.progress;
   const kept = plural(previous.length, 'intervention');
   const supervisor = useEngineSettings((s) => s.supervisor);
