@@ -19,6 +19,8 @@
 //   BENCH_FILE=otlp         bench/million's flat OTLP/JSON Lines file of as many spans instead of the chat log
 //   BENCH_VIEWS=run,stages  some views only (names as in VIEWS below)
 //   BENCH_SETTLE_MS=…       how long each view is watched after its first content (default 4000)
+//   BENCH_PROFILE=tasks     sample the page's main thread from its load event to the end of the wait and name what ran
+//                           in each long task after the Library was read (build with `vite build --minify false`)
 //   BENCH_TRACE=<file.json> a Chrome trace (page and workers) of each view's visit, from its address loaded to the end
 //                           of the wait (the view's name is put before the file's extension)
 import { chromium } from '@playwright/test';
@@ -26,7 +28,7 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../scripts/chromium-args.ts';
 import { mkdtempSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { appDist } from './browser-import.bench.ts';
+import { appDist, printLongTaskProfile, type CpuProfile } from './browser-import.bench.ts';
 import { serve, writeChatLog, writeFlatOtlpLines } from './million.bench.ts';
 import { writeResults, type Figure } from './results.ts';
 import { closeBench, openedInLibrary, runWhenMain } from './library-page.ts';
@@ -86,6 +88,15 @@ async function main(): Promise<void> {
         const trace = process.env.BENCH_TRACE?.replace(/(\.[a-z]+)?$/, (ext) => `-${view.name}${ext}`);
         if (trace) await browser.startTracing(page, { path: trace, screenshots: false, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'v8.execute', 'blink.user_timing', 'toplevel', 'disabled-by-default-v8.gc'] });
         await page.goto(`${base}/${view.query(encodeURIComponent(id))}`);
+        // Started at the load event: the views' long tasks come after the Library has been read, seconds later.
+        const cdp = process.env.BENCH_PROFILE === 'tasks' ? await page.context().newCDPSession(page) : undefined;
+        let profiledAt = 0;
+        if (cdp) {
+          await cdp.send('Profiler.enable');
+          await cdp.send('Profiler.setSamplingInterval', { interval: 1000 });
+          await cdp.send('Profiler.start');
+          profiledAt = (await page.evaluate('performance.now()')) as number;
+        }
         await page.locator(view.ready).first().waitFor({ timeout: 120_000 });
         const readyMs = Date.now() - start;
         // Some views show their frame before the Library has been read: the wait starts once it has.
@@ -95,6 +106,11 @@ async function main(): Promise<void> {
         const { tasks, loadedAt } = (await page.evaluate(`({ tasks: window.__longTasks, loadedAt: performance.getEntriesByName('${LIBRARY_READ_MARK}')[0]?.startTime })`)) as { tasks: { start: number; duration: number }[]; loadedAt?: number };
         if (loadedAt === undefined) throw new Error(`the page made no ${LIBRARY_READ_MARK} mark`);
         const after = tasks.filter((t) => t.start + t.duration > loadedAt);
+        if (cdp) {
+          console.log(`  ${view.label}:`);
+          printLongTaskProfile(((await cdp.send('Profiler.stop')) as { profile: CpuProfile }).profile, profiledAt, after, 0);
+          await cdp.detach();
+        }
         let keys: Visit['keys'];
         if (view.keys) {
           const from = (await page.evaluate('performance.now()')) as number;
