@@ -14,7 +14,7 @@
 //   BENCH_TRACE=<file.json>                        a Chrome trace (page and workers: devtools.timeline, v8, blink) from
 //                                                  the drop to the painted run view, for chrome://tracing or Perfetto
 //   BENCH_CLICK_AFTER=<ms>                         open the run that long after it is listed, as a person would
-import { chromium, type CDPSession } from '@playwright/test';
+import { chromium, type CDPSession, type Page } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../scripts/chromium-args.ts';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -138,6 +138,26 @@ export function printProfile(profile: CpuProfile, title = 'main thread, self tim
     const two = [...slice].sort((a, b) => b[1] - a[1]).slice(0, 2).map(([name, us]) => `${name} ${(us / 1000).toFixed(0)}`);
     console.log(`    ${String(i * 100).padStart(5)}  ${two.join(', ')}`);
   });
+}
+
+/**
+ * Starts sampling the page's main thread every millisecond (CDP Profiler), for printLongTaskProfile: the session, and
+ * the page's clock when sampling began. `stop` ends it and gives the profile.
+ */
+export async function startTaskProfile(page: Page): Promise<{ at: number; stop(): Promise<CpuProfile> }> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: 1000 });
+  await cdp.send('Profiler.start');
+  const at = (await page.evaluate('performance.now()')) as number;
+  return {
+    at,
+    async stop() {
+      const { profile } = (await cdp.send('Profiler.stop')) as { profile: CpuProfile };
+      await cdp.detach();
+      return profile;
+    },
+  };
 }
 
 /**

@@ -22,7 +22,7 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../scripts/chromium-args.ts';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { appDist, printLongTaskProfile, type CpuProfile } from './browser-import.bench.ts';
+import { appDist, printLongTaskProfile, startTaskProfile } from './browser-import.bench.ts';
 import { serve, writeChatLog } from './million.bench.ts';
 import { writeResults, type Figure } from './results.ts';
 import { closeBench, openedInLibrary, runWhenMain } from './library-page.ts';
@@ -39,12 +39,7 @@ const ENGINES = (process.env.BENCH_ENGINES ?? 'rectify,clarifier,supervisor').sp
 
 /** One pass through the page: its figures (per result, longest task). */
 async function timePass(page: Page, what: string, unit: string, results: number, prefix: string, start: () => Promise<void>): Promise<Figure[]> {
-  const cdp = PROFILE_TASKS ? await page.context().newCDPSession(page) : undefined;
-  if (cdp) {
-    await cdp.send('Profiler.enable');
-    await cdp.send('Profiler.setSamplingInterval', { interval: 1000 });
-    await cdp.send('Profiler.start');
-  }
+  const sampling = PROFILE_TASKS ? await startTaskProfile(page) : undefined;
   const browser = page.context().browser();
   if (TRACE && browser) {
     const path = TRACE.replace(/(\.[a-z]+)?$/, (ext) => `-${prefix}${ext}`);
@@ -57,10 +52,7 @@ async function timePass(page: Page, what: string, unit: string, results: number,
   if (TRACE && browser) await browser.stopTracing();
   await page.waitForTimeout(1000);
   const longTasks = ((await page.evaluate('window.__longTasks')) as { start: number; duration: number }[]).filter((t) => t.start + t.duration > from);
-  if (cdp) {
-    const { profile } = (await cdp.send('Profiler.stop')) as { profile: CpuProfile };
-    printLongTaskProfile(profile, from, longTasks, from);
-  }
+  if (sampling) printLongTaskProfile(await sampling.stop(), sampling.at, longTasks, from);
   const tasks = longTasks.map((t) => t.duration);
   const longest = tasks.reduce((m, d) => (d > m ? d : m), 0);
   const perResult = passMs / results;

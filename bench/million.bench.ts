@@ -59,7 +59,7 @@ import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { extname, join, normalize, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { appDist, printLongTaskProfile, printProfile, profileWorkers, type CpuProfile } from './browser-import.bench.ts';
+import { appDist, printLongTaskProfile, printProfile, profileWorkers, startTaskProfile, type CpuProfile } from './browser-import.bench.ts';
 import { writeResults, type Figure } from './results.ts';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 1_000_000);
@@ -547,14 +547,7 @@ async function openThroughLibrary(base: string, file: string, { engines = false,
     const memory = measureMemory ? memorySampler(browserPid()) : undefined;
     const dumps = measureMemory && MEMORY_DUMP ? await memoryDumps(browser) : undefined;
     const profiled = !measureMemory;
-    const tasksCdp = profiled && PROFILE_TASKS ? await page.context().newCDPSession(page) : undefined;
-    let profiledAt = 0;
-    if (tasksCdp) {
-      await tasksCdp.send('Profiler.enable');
-      await tasksCdp.send('Profiler.setSamplingInterval', { interval: 1000 });
-      await tasksCdp.send('Profiler.start');
-      profiledAt = (await page.evaluate('performance.now()')) as number;
-    }
+    const sampling = profiled && PROFILE_TASKS ? await startTaskProfile(page) : undefined;
     const workerProfiler = profiled && PROFILE_WORKER ? await profileWorkers(await page.context().newCDPSession(page)) : undefined;
     await page.getByTestId('open-file-input').setInputFiles(file);
     const row = page.getByTestId('run-row').first();
@@ -619,7 +612,7 @@ async function openThroughLibrary(base: string, file: string, { engines = false,
     }
     const dropAt = (await page.evaluate('window.__dropAt')) as number;
     const tasks = ((await page.evaluate('window.__longTasks')) as { start: number; duration: number }[]).filter((t) => t.start >= dropAt && t.start <= paintedAt);
-    if (tasksCdp) printLongTaskProfile(((await tasksCdp.send('Profiler.stop')) as unknown as { profile: CpuProfile }).profile, profiledAt, tasks, dropAt);
+    if (sampling) printLongTaskProfile(await sampling.stop(), sampling.at, tasks, dropAt);
     const progress = (await page.evaluate('window.__progress')) as { state: string; at: number; bar: boolean; row: boolean }[];
     // From the drop to the run listed: each change, and the gaps between them (the last gap ends at the listing).
     const during = progress.filter((p) => p.at <= listedAt);

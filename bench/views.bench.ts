@@ -28,7 +28,7 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../scripts/chromium-args.ts';
 import { mkdtempSync, statSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { appDist, printLongTaskProfile, type CpuProfile } from './browser-import.bench.ts';
+import { appDist, printLongTaskProfile, startTaskProfile } from './browser-import.bench.ts';
 import { serve, writeChatLog, writeFlatOtlpLines } from './million.bench.ts';
 import { writeResults, type Figure } from './results.ts';
 import { closeBench, openedInLibrary, runWhenMain } from './library-page.ts';
@@ -89,14 +89,7 @@ async function main(): Promise<void> {
         if (trace) await browser.startTracing(page, { path: trace, screenshots: false, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'v8', 'v8.execute', 'blink.user_timing', 'toplevel', 'disabled-by-default-v8.gc'] });
         await page.goto(`${base}/${view.query(encodeURIComponent(id))}`);
         // Started at the load event: the views' long tasks come after the Library has been read, seconds later.
-        const cdp = process.env.BENCH_PROFILE === 'tasks' ? await page.context().newCDPSession(page) : undefined;
-        let profiledAt = 0;
-        if (cdp) {
-          await cdp.send('Profiler.enable');
-          await cdp.send('Profiler.setSamplingInterval', { interval: 1000 });
-          await cdp.send('Profiler.start');
-          profiledAt = (await page.evaluate('performance.now()')) as number;
-        }
+        const sampling = process.env.BENCH_PROFILE === 'tasks' ? await startTaskProfile(page) : undefined;
         await page.locator(view.ready).first().waitFor({ timeout: 120_000 });
         const readyMs = Date.now() - start;
         // Some views show their frame before the Library has been read: the wait starts once it has.
@@ -106,10 +99,9 @@ async function main(): Promise<void> {
         const { tasks, loadedAt } = (await page.evaluate(`({ tasks: window.__longTasks, loadedAt: performance.getEntriesByName('${LIBRARY_READ_MARK}')[0]?.startTime })`)) as { tasks: { start: number; duration: number }[]; loadedAt?: number };
         if (loadedAt === undefined) throw new Error(`the page made no ${LIBRARY_READ_MARK} mark`);
         const after = tasks.filter((t) => t.start + t.duration > loadedAt);
-        if (cdp) {
+        if (sampling) {
           console.log(`  ${view.label}:`);
-          printLongTaskProfile(((await cdp.send('Profiler.stop')) as { profile: CpuProfile }).profile, profiledAt, after, 0);
-          await cdp.detach();
+          printLongTaskProfile(await sampling.stop(), sampling.at, after, 0);
         }
         let keys: Visit['keys'];
         if (view.keys) {
