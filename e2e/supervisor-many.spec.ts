@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { failingSession } from '../bench/gen-failing-session.ts';
-import { fileRuns, openStudio, watchLongTasks } from './fixtures.ts';
+import { cliJson, fileRuns, openStudio, watchLongTasks } from './fixtures.ts';
 
 test.use({ viewport: { width: 1280, height: 800 } });
 
@@ -28,8 +28,11 @@ test('an offline pass over 2,400 action steps: 1,200 interventions in pages of 5
   const progress = page.getByTestId('supervisor-progress');
   await expect(progress).toHaveAttribute('data-status', 'complete', { timeout: 90_000 });
   expect(await longest()).toBeLessThan(100);
-  // Every intervention the progress counted is in the list: the pass answers once the page has them all.
+  // Every intervention the progress counted is in the list: the pass answers once the page has them all. The command
+  // line's offline supervisor finds as many on the same file.
   await expect(progress).toContainText('1,200 interventions');
+  const cli = await cliJson<{ runs: { triggers: unknown[] }[] }>(['supervise', file, '--offline', '--json']);
+  expect(cli.runs[0].triggers).toHaveLength(1200);
   const list = page.getByTestId('intervention-list');
   await expect(list.getByRole('heading', { name: 'Interventions (1,200)' })).toBeVisible();
   const cards = list.getByTestId('intervention-card');

@@ -102,10 +102,7 @@ describe('interventionsInRunOrderSlices', () => {
     const work = interventionsInRunOrderSlices({ steps, interventions }, () => true);
     let slices = 0;
     let r = work.next();
-    while (!r.done) {
-      slices++;
-      r = work.next();
-    }
+    for (; !r.done; r = work.next()) slices++;
     expect(slices).toBeGreaterThan(3);
     expect(r.value.items.map((i) => i.stepId)).toEqual(Array.from({ length: n / 2 }, (_, k) => `s${2 * k + 1}`));
   });
