@@ -84,6 +84,31 @@ describe('applyJournal and stillUnsaved', () => {
     expect(stillUnsaved(applied, replaced, stored).map((e) => e.kind)).toEqual(['call']);
   });
 
+  it('guards by identity over many results: a copy with the same id is not the result, in the library or the database', () => {
+    const n = 20_000;
+    const shown = Array.from({ length: n }, (_, i) => iv(`i${i}`));
+    // The database holds the first half as the very objects, the rest as equal copies (written from another page).
+    const stored = shown.map((x, i) => (i < n / 2 ? x : { ...x }));
+    // The library replaced every 7th result with a fresh copy (a verdict changed, then changed back).
+    const current = shown.map((x, i) => (i % 7 === 0 ? { ...x } : x));
+    const stages = [{ id: 'st', index: 0, subtasks: [], layers: [], derivedBy: 'llm' as const }];
+    const library = { runs: recordOf({ r1: makeRun('r1', { interventions: current, stages }) }), llmCalls: emptyRecord<LlmCallRecord>() };
+    const written = { runs: recordOf({ r1: makeRun('r1', { interventions: stored }) }), llmCalls: emptyRecord<LlmCallRecord>() };
+    const entries: UnsavedResult[] = [
+      ...shown.filter((_, i) => i % 10 === 3 || i % 10 === 7 || i % 7 === 0).map((item): UnsavedResult => ({ kind: 'intervention', runId: 'r1', item })),
+      { kind: 'stage', runId: 'r1', item: stages[0] },
+      { kind: 'intervention', runId: 'gone', item: shown[1] },
+    ];
+    const at = new Map(shown.map((x, i) => [x, i]));
+    const expected = entries.filter((e) => {
+      if (e.kind !== 'intervention') return e.kind === 'stage';
+      const i = at.get(e.item)!;
+      return e.runId === 'r1' && i % 7 !== 0 && i >= n / 2;
+    });
+    expect(expected.length).toBeGreaterThan(n / 20);
+    expect(stillUnsaved(entries, library, written)).toEqual(expected);
+  });
+
   it('replaces an intervention whose stored version differs (a rectifier verdict changed after its write)', () => {
     const stored = { runs: recordOf({ r1: makeRun('r1', { interventions: [iv('a', 'pass@1')] }) }), llmCalls: emptyRecord<LlmCallRecord>() };
     const { library } = applyJournal(stored, [{ kind: 'intervention', runId: 'r1', item: iv('a', 'rejected') }]);
