@@ -11,13 +11,14 @@
 //   BENCH_PROFILE=worker                           also profile the import worker (ADR 0022) until the listing (worker-part:
 //                                                  until the painted view, its trace part included); =1, open, spans: the page;
 //                                                  =tasks: what ran in each long task from the drop to the painted view
+//   BENCH_PROFILE_OUT=<file.cpuprofile>            with worker or worker-part: also write the worker's whole profile there
 //   BENCH_TRACE=<file.json>                        a Chrome trace (page and workers: devtools.timeline, v8, blink) from
 //                                                  the drop to the painted run view, for chrome://tracing or Perfetto
 //   BENCH_CLICK_AFTER=<ms>                         open the run that long after it is listed, as a person would
 import { chromium, type CDPSession, type Page } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../scripts/chromium-args.ts';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -59,6 +60,8 @@ const PROFILE_SPANS = process.env.BENCH_PROFILE === 'spans';
 const PROFILE_WORKER = process.env.BENCH_PROFILE === 'worker' || process.env.BENCH_PROFILE === 'worker-part';
 /** BENCH_PROFILE=worker-part: the same, until the run view is painted (the worker's trace part of the view included). */
 const PROFILE_WORKER_PART = process.env.BENCH_PROFILE === 'worker-part';
+/** BENCH_PROFILE_OUT=<file.cpuprofile>: with BENCH_PROFILE=worker or worker-part, the worker's whole profile is written there. */
+const PROFILE_OUT = process.env.BENCH_PROFILE_OUT;
 /** BENCH_PROFILE=tasks: sample the page from the drop to the painted run view and name what ran in each long task. */
 const PROFILE_TASKS = process.env.BENCH_PROFILE === 'tasks';
 /** BENCH_TRACE=<file>: a Chrome trace of the drop to the painted run view (every thread of the page's renderer). */
@@ -244,6 +247,10 @@ export async function profileWorkers(cdp: CDPSession): Promise<WorkerProfiler> {
         await w.started;
         const stopped = (await call(w.sessionId, 'Profiler.stop')) as { profile?: CpuProfile };
         if (stopped.profile) printProfile(stopped.profile, `worker ${w.url.split('/').pop()}, self time (ms), ${span}`, true);
+        if (stopped.profile && PROFILE_OUT) {
+          writeFileSync(PROFILE_OUT, JSON.stringify(stopped.profile));
+          console.log(`  worker profile written to ${PROFILE_OUT} (a .cpuprofile: DevTools' Performance panel opens it)`);
+        }
       }
       if (workers.length === 0) console.log('  (no worker started during the import)');
     },

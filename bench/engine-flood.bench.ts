@@ -15,6 +15,8 @@
 //   BENCH_ENGINES=rectify,clarifier,supervisor   some engines only
 //   BENCH_PROFILE=tasks  sample the page's main thread from the click to the end and name what ran in each long task
 //                        (build with `vite build --minify false` for readable names)
+//   BENCH_PROFILE=pass   sample it over the whole pass (and the second after) and print its heaviest functions by self
+//                        time (BENCH_PROFILE_TOTAL=1: by total time too)
 //   BENCH_TRACE=<file.json>  a Chrome trace (page and workers) of each pass, from the click to "complete" (the engine's
 //                        name is put before the file's extension)
 import { chromium, type Page } from '@playwright/test';
@@ -22,7 +24,7 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../scripts/chromium-args.ts';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { appDist, printLongTaskProfile, startTaskProfile } from './browser-import.bench.ts';
+import { appDist, printLongTaskProfile, printProfile, startTaskProfile } from './browser-import.bench.ts';
 import { serve, writeChatLog } from './million.bench.ts';
 import { writeResults, type Figure } from './results.ts';
 import { closeBench, openedInLibrary, runWhenMain } from './library-page.ts';
@@ -33,13 +35,15 @@ const POOL = resolve(import.meta.dirname, '../../shared/indicator-pool/agentdrop
 const PER_RESULT_TARGET_MS = 1;
 const LONG_TASK_TARGET_MS = 100;
 const PROFILE_TASKS = process.env.BENCH_PROFILE === 'tasks';
+/** BENCH_PROFILE=pass: the page's main thread sampled over the whole pass, its heaviest functions by self (and total) time. */
+const PROFILE_PASS = process.env.BENCH_PROFILE === 'pass';
 const TRACE = process.env.BENCH_TRACE;
 
 const ENGINES = (process.env.BENCH_ENGINES ?? 'rectify,clarifier,supervisor').split(',');
 
 /** One pass through the page: its figures (per result, longest task). */
 async function timePass(page: Page, what: string, unit: string, results: number, prefix: string, start: () => Promise<void>): Promise<Figure[]> {
-  const sampling = PROFILE_TASKS ? await startTaskProfile(page) : undefined;
+  const sampling = PROFILE_TASKS || PROFILE_PASS ? await startTaskProfile(page) : undefined;
   const browser = page.context().browser();
   if (TRACE && browser) {
     const path = TRACE.replace(/(\.[a-z]+)?$/, (ext) => `-${prefix}${ext}`);
@@ -52,7 +56,8 @@ async function timePass(page: Page, what: string, unit: string, results: number,
   if (TRACE && browser) await browser.stopTracing();
   await page.waitForTimeout(1000);
   const longTasks = ((await page.evaluate('window.__longTasks')) as { start: number; duration: number }[]).filter((t) => t.start + t.duration > from);
-  if (sampling) printLongTaskProfile(await sampling.stop(), sampling.at, longTasks, from);
+  if (sampling && PROFILE_PASS) printProfile(await sampling.stop(), `main thread over the ${prefix} pass, self time (ms)`);
+  else if (sampling) printLongTaskProfile(await sampling.stop(), sampling.at, longTasks, from);
   const tasks = longTasks.map((t) => t.duration);
   const longest = tasks.reduce((m, d) => (d > m ? d : m), 0);
   const perResult = passMs / results;
