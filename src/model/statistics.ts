@@ -11,7 +11,7 @@
 // - Accuracy: successes / (successes + failures); runs with an unknown outcome are left out and counted apart.
 // - Net tokens of a run: its own tokens plus the supervisor's (any engine's) overhead tokens recorded on its
 //   interventions. The % change of a group compares mean net tokens of the supervised arm with the baseline's.
-import { summarizeRun } from './summary.ts';
+import { runDuration, summarizeRun } from './summary.ts';
 import type { Run } from './types.ts';
 
 const SQRT_2PI = Math.sqrt(2 * Math.PI);
@@ -220,18 +220,6 @@ export function armOf(tags: Record<string, string>): Arm | null {
   return arm === 'supervised' ? 'supervised' : null;
 }
 
-function runDuration(run: Run): number | null {
-  if (run.startTime !== undefined && run.endTime !== undefined && run.endTime >= run.startTime) return run.endTime - run.startTime;
-  let start = Infinity;
-  let end = -Infinity;
-  for (const s of run.steps) {
-    if (s.startTime !== undefined && s.startTime < start) start = s.startTime;
-    const e = s.endTime ?? s.startTime;
-    if (e !== undefined && e > end) end = e;
-  }
-  return end >= start ? end - start : null;
-}
-
 export function runMetrics(run: Run): RunMetrics {
   const summary = summarizeRun(run);
   let overhead = 0;
@@ -250,7 +238,7 @@ export function runMetrics(run: Run): RunMetrics {
     tokensEstimated: summary.tokens.estimated,
     overhead,
     interventions: run.interventions.length,
-    durationMs: runDuration(run),
+    durationMs: runDuration(run) ?? null,
     simulated: run.simulated === true,
   };
 }

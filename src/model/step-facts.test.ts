@@ -7,7 +7,7 @@ import { HAVE_SHARED, importShared, sharedFiles } from '../testing/fixture-kit.t
 import { countStepFacts, countStepFactsOfRuns, knownStepFacts, rememberStepFacts, stepFacts, stepFactsSlices } from './step-facts.ts';
 import { finish, SLICE } from './slices.ts';
 import { isReplayStep, replaySteps, replayStepCount, stepNumber } from './steps.ts';
-import { addUsage, emptyTotals, summarizeRun, type AgentSummary, type RunSummary } from './summary.ts';
+import { addUsage, emptyTotals, runDuration, summarizeRun, type AgentSummary, type RunSummary } from './summary.ts';
 import type { Run, Step } from './types.ts';
 
 /** summarizeRun as it was before the facts: two passes over the steps. */
@@ -28,6 +28,19 @@ function summaryByPasses(run: Run): RunSummary {
     }
   }
   return { id: run.id, title: run.title, agents: [...perAgent.values()], steps: rows.length, handoffs: run.handoffs.length, tokens, annotations: run.annotations.length, outcome: run.outcome.status };
+}
+
+/** A run's duration as the corpus computed it before the facts: its own times, else a pass over every step. */
+function durationByPass(run: Run): number | undefined {
+  if (run.startTime !== undefined && run.endTime !== undefined && run.endTime >= run.startTime) return run.endTime - run.startTime;
+  let start = Infinity;
+  let end = -Infinity;
+  for (const s of run.steps) {
+    if (s.startTime !== undefined && s.startTime < start) start = s.startTime;
+    const e = s.endTime ?? s.startTime;
+    if (e !== undefined && e > end) end = e;
+  }
+  return end >= start ? end - start : undefined;
 }
 
 /** The fork checks as they were: a scan of the rows each. */
@@ -91,6 +104,19 @@ const MADE: [string, () => Run][] = [
   ['an action first, then a planning step', () => runOf([step('message', 'a'), step('planning', 'b'), step('action', 'a'), step('message', 'b')])],
   ['nested rows only past the first kinds', () => runOf([step('message', 'a'), step('message', 'b'), step('action', 'a', { parentStepId: 'x' }), step('llm', 'b')])],
   ['a repeated agent id', () => runOf([step('message', 'a', { usage: usage(1, 1) })], ['a', 'a', 'b'])],
+  [
+    'times: a nested step reaching past its parent, an end without a start, a start without an end',
+    () => {
+      const row = step('llm', 'a', { startTime: 1_000, endTime: 1_500 });
+      return runOf([step('message', 'b', { endTime: 900 }), row, step('tool', 'a', { parentStepId: row.id, startTime: 1_100, endTime: 2_400 }), step('message', 'b', { startTime: 2_000 })]);
+    },
+  ],
+  ['an end only: no duration', () => runOf([step('message', 'a', { endTime: 5 }), step('message', 'b')])],
+  [
+    'the steps\' times when the run\'s own are out of order',
+    () => Object.assign(runOf([step('message', 'a', { startTime: 10, endTime: 40 })]), { startTime: 50, endTime: 20 }),
+  ],
+  ['the run\'s own times first', () => Object.assign(runOf([step('message', 'a', { startTime: 10, endTime: 40 })]), { startTime: 0, endTime: 100 })],
 ];
 
 describe('step facts', () => {
@@ -101,6 +127,11 @@ describe('step facts', () => {
     expect(chatForkProblem(run)).toBe(scans.chat);
     expect(promptForkProblem(run)).toBe(scans.prompts);
     expect(stepFacts(run).rows).toBe(replayStepCount(run));
+    expect(runDuration(run)).toBe(durationByPass(run));
+  });
+
+  it('give a run\'s duration: its own times, else the span of its steps (nested ones included), else none', () => {
+    expect(MADE.map(([, make]) => runDuration(make()))).toEqual([undefined, undefined, undefined, undefined, undefined, undefined, undefined, undefined, 1_400, undefined, 30, 100]);
   });
 
   it.skipIf(!HAVE_SHARED)('give the same figures as those passes on every real trace', () => {
@@ -121,6 +152,7 @@ describe('step facts', () => {
         expect(chatForkProblem(run), file).toBe(scans.chat);
         expect(promptForkProblem(run), file).toBe(scans.prompts);
         expect(stepFacts(run).rows).toBe(replayStepCount(run));
+        expect(runDuration(run), file).toBe(durationByPass(run));
       }
     }
     expect(runs).toBeGreaterThan(10);

@@ -22,6 +22,13 @@ export interface StepFacts {
   agents: Map<string, { rows: number; tokens: number }>;
   /** Token usage summed over all steps, nested ones included (src/model/summary.ts addUsage). */
   tokens: { input: number; output: number; total: number; estimated: boolean };
+  /**
+   * The steps' time range, nested ones included: the earliest `startTime` and the latest `endTime` (a step without one,
+   * its `startTime`); Infinity and -Infinity when no step has one. A run's duration falls back to it (summary.ts
+   * runDuration).
+   */
+  firstStart: number;
+  lastEnd: number;
 }
 
 /** The facts of `steps`, counted in one pass (in step order, so sums are those of a pass in that order). */
@@ -40,6 +47,8 @@ export function* stepFactsSlices(steps: readonly Step[]): Sliced<StepFacts> {
   const tokens = { input: 0, output: 0, total: 0, estimated: false };
   let rows = 0;
   let firstPromptedCall = -1;
+  let firstStart = Infinity;
+  let lastEnd = -Infinity;
   // Steps of one agent, and rows of one kind, come in stretches: looked up again only when they change.
   let agentId: string | undefined;
   let agent: { rows: number; tokens: number } | undefined;
@@ -62,6 +71,10 @@ export function* stepFactsSlices(steps: readonly Step[]): Sliced<StepFacts> {
       if (usage.estimated) tokens.estimated = true;
       agent.tokens += usage.total;
     }
+    const start = step.startTime;
+    if (start !== undefined && start < firstStart) firstStart = start;
+    const end = step.endTime ?? start;
+    if (end !== undefined && end > lastEnd) lastEnd = end;
     if (!isReplayStep(step)) continue;
     agent.rows++;
     if (ofKind === undefined || step.kind !== kind) {
@@ -73,7 +86,7 @@ export function* stepFactsSlices(steps: readonly Step[]): Sliced<StepFacts> {
     if (firstPromptedCall === -1 && step.kind === 'llm' && !!step.input && step.input.length > 0) firstPromptedCall = rows;
     rows++;
   }
-  return { counted: n, rows, kinds, firstPromptedCall, agents, tokens };
+  return { counted: n, rows, kinds, firstPromptedCall, agents, tokens, firstStart, lastEnd };
 }
 
 const known = new WeakMap<readonly Step[], StepFacts>();

@@ -42,6 +42,17 @@ export function emptyTotals(): TokenTotals {
 }
 
 /**
+ * A run's duration in ms: its own start and end when it has both (and they are in order), else the time its steps span
+ * (step facts: the earliest start to the latest end), else undefined. The Library's duration column, the corpus'
+ * metrics and the clarifier's extra latency read it here.
+ */
+export function runDuration(run: Run): number | undefined {
+  if (run.startTime !== undefined && run.endTime !== undefined && run.endTime >= run.startTime) return run.endTime - run.startTime;
+  const { firstStart, lastEnd } = stepFacts(run);
+  return lastEnd >= firstStart ? lastEnd - firstStart : undefined;
+}
+
+/**
  * The run's figures for the library and the CLI. The per-step counts come from stepFacts (one pass, kept per steps
  * array; for a run handed over by the import worker, counted there): listing a run of a million steps reads no step.
  */

@@ -3,6 +3,8 @@
 // resumable from interventions already made, and a failed call stops the pass with everything before it kept.
 import type { Intervention, Run, TokenUsage } from '../../model/types.ts';
 import { handoffBySendingStep } from '../../model/lookups.ts';
+import { stepFacts } from '../../model/step-facts.ts';
+import { runDuration } from '../../model/summary.ts';
 import { Cancelled } from '../../llm/errors.ts';
 import { drivePass, type EnginePass, type PassCallbacks, type PassEvent } from '../pass.ts';
 import type { LlmClient } from '../../llm/client.ts';
@@ -153,16 +155,11 @@ export function summarize(run: Run, interventions: readonly Intervention[], fail
       if (c.resolved) resolved[c.type]++;
     }
   }
-  let runTokens = 0;
-  let runTokensEstimated = false;
-  for (const s of run.steps) {
-    if (!s.usage) continue;
-    runTokens += s.usage.total;
-    runTokensEstimated ||= s.usage.estimated === true;
-  }
+  // The run's token total and duration as every view reads them (step facts, one pass kept per steps array).
+  const { total: runTokens, estimated: runTokensEstimated } = stepFacts(run).tokens;
   const checkedTwice = ERROR_TYPES.reduce((n, t) => n + secondChecked[t], 0);
   const resolvedAll = ERROR_TYPES.reduce((n, t) => n + resolved[t], 0);
-  const duration = run.startTime !== undefined && run.endTime !== undefined ? run.endTime - run.startTime : undefined;
+  const duration = runDuration(run);
   return {
     edges: run.handoffs.length,
     checked,

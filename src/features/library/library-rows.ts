@@ -1,6 +1,6 @@
 // The library's runs as one list across every open file: one row per run with the figures the table shows, and
 // the search, filters and sort over them. Pure: the table (library-table.tsx) renders what this returns.
-import { summarizeRun, type RunSummary } from '../../model/summary.ts';
+import { runDuration, summarizeRun, type RunSummary } from '../../model/summary.ts';
 import { scoreCounts } from '../../model/annotations.ts';
 import type { Run } from '../../model/types.ts';
 import type { LibraryFile } from '../../store/library.ts';
@@ -46,7 +46,7 @@ export function buildRows(files: readonly LibraryFile[], runs: Record<string, Ru
       titleCount.set(title, (titleCount.get(title) ?? 0) + 1);
       const summary = summaryOf(run);
       const { scores, labels } = scoreCounts(run);
-      const duration = run.startTime !== undefined && run.endTime !== undefined && run.endTime >= run.startTime ? run.endTime - run.startTime : undefined;
+      const duration = runDuration(run);
       rows.push({
         run,
         file,
