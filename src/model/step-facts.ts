@@ -9,6 +9,16 @@ import { isReplayStep } from './replay-step.ts';
 import { finish, phase, SLICE, type Sliced } from './slices.ts';
 import type { Run, Step, StepKind } from './types.ts';
 
+/**
+ * Whether a message step says something: a tool call, or an output with a visible character (tested without building
+ * the text: a run of a million messages is read in one pass). The rectifier audits such messages of its LLM agents.
+ */
+export function hasMessageText(step: Step): boolean {
+  return (step.toolCalls?.length ?? 0) > 0 || NOT_BLANK.test(step.output ?? '');
+}
+
+const NOT_BLANK = /\S/;
+
 export interface StepFacts {
   /** How many steps were counted: facts for a steps array that has changed length since are not used. */
   counted: number;
@@ -18,8 +28,11 @@ export interface StepFacts {
   kinds: Map<StepKind, { rows: number; first: number }>;
   /** The position of the first row that is a model call with a recorded prompt (`input` not empty), -1 if none. */
   firstPromptedCall: number;
-  /** Per agent id: its rows, and the tokens (`usage.total`) of all its steps, nested ones included. */
-  agents: Map<string, { rows: number; tokens: number }>;
+  /**
+   * Per agent id: its rows, the tokens (`usage.total`) of all its steps, nested ones included, and its messages with
+   * something in them (hasMessageText: the rectifier audits those of its LLM agents).
+   */
+  agents: Map<string, { rows: number; tokens: number; messages: number }>;
   /** Token usage summed over all steps, nested ones included (src/model/summary.ts addUsage). */
   tokens: { input: number; output: number; total: number; estimated: boolean };
   /**
@@ -43,7 +56,7 @@ export function countStepFacts(steps: readonly Step[]): StepFacts {
  */
 export function* stepFactsSlices(steps: readonly Step[]): Sliced<StepFacts> {
   const kinds = new Map<StepKind, { rows: number; first: number }>();
-  const agents = new Map<string, { rows: number; tokens: number }>();
+  const agents = new Map<string, { rows: number; tokens: number; messages: number }>();
   const tokens = { input: 0, output: 0, total: 0, estimated: false };
   let rows = 0;
   let firstPromptedCall = -1;
@@ -51,7 +64,7 @@ export function* stepFactsSlices(steps: readonly Step[]): Sliced<StepFacts> {
   let lastEnd = -Infinity;
   // Steps of one agent, and rows of one kind, come in stretches: looked up again only when they change.
   let agentId: string | undefined;
-  let agent: { rows: number; tokens: number } | undefined;
+  let agent: { rows: number; tokens: number; messages: number } | undefined;
   let kind: StepKind | undefined;
   let ofKind: { rows: number; first: number } | undefined;
   const n = steps.length;
@@ -61,7 +74,7 @@ export function* stepFactsSlices(steps: readonly Step[]): Sliced<StepFacts> {
     if (agent === undefined || step.agentId !== agentId) {
       agentId = step.agentId;
       agent = agents.get(agentId);
-      if (!agent) agents.set(agentId, (agent = { rows: 0, tokens: 0 }));
+      if (!agent) agents.set(agentId, (agent = { rows: 0, tokens: 0, messages: 0 }));
     }
     const usage = step.usage;
     if (usage) {
@@ -77,6 +90,7 @@ export function* stepFactsSlices(steps: readonly Step[]): Sliced<StepFacts> {
     if (end !== undefined && end > lastEnd) lastEnd = end;
     if (!isReplayStep(step)) continue;
     agent.rows++;
+    if ((step.kind === 'message' || step.kind === 'final') && hasMessageText(step)) agent.messages++;
     if (ofKind === undefined || step.kind !== kind) {
       kind = step.kind;
       ofKind = kinds.get(kind);

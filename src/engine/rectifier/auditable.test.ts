@@ -3,6 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Agent, Run, Step } from '../../model/types.ts';
+import { HAVE_SHARED, importShared, sharedFiles } from '../../testing/fixture-kit.ts';
 import { makeRun } from '../../testing/test-runs.ts';
 import { auditableCount, isAuditable, messageText, recordedInput } from './replay.ts';
 
@@ -39,6 +40,36 @@ describe('isAuditable', () => {
 });
 
 describe('auditableCount', () => {
+  it('is the number of steps isAuditable takes, read from the step facts (fast-check; repeated and unknown agent ids)', () => {
+    const someAgents = fc.array(fc.record({ id: fc.constantFrom('a', 'h', 's', 'x'), kind: fc.constantFrom(undefined, 'human', 'system', 'llm') }), { maxLength: 5 });
+    fc.assert(
+      fc.property(fc.array(steps, { maxLength: 40 }), someAgents, (specs, list) => {
+        const run = { steps: specs.map(stepOf), agents: list.map((a) => ({ ...a, name: a.id })) as Agent[] };
+        const byId = new Map(run.agents.map((a) => [a.id, a]));
+        expect(auditableCount(run)).toBe(run.steps.filter((s) => isAuditable(s, byId.get(s.agentId))).length);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it.skipIf(!HAVE_SHARED)('is the number of steps isAuditable takes on every real trace', () => {
+    let runs = 0;
+    for (const file of ['trail/gaia', 'trail/swe', 'otlp', 'langfuse', 'tau-bench', 'who-and-when', 'smolagents-bus'].flatMap((f) => sharedFiles(f))) {
+      let imported;
+      try {
+        imported = importShared(file);
+      } catch {
+        continue; // not a trace (a ground-truth file)
+      }
+      for (const run of imported.runs) {
+        runs++;
+        const byId = new Map(run.agents.map((a) => [a.id, a]));
+        expect(auditableCount(run), file).toBe(run.steps.filter((s) => isAuditable(s, byId.get(s.agentId))).length);
+      }
+    }
+    expect(runs).toBeGreaterThan(10);
+  }, 120_000);
+
   it('counts once per steps array and agents, again for a new one', () => {
     const list = [stepOf({ kind: 'message', output: 'hi', nested: false, agent: 'a' }, 0), stepOf({ kind: 'message', output: ' ', nested: false, agent: 'a' }, 1)];
     const run = { steps: list, agents };
