@@ -14,7 +14,13 @@ import type { Run, Step, StepKind } from './types.ts';
  * the text: a run of a million messages is read in one pass). The rectifier audits such messages of its LLM agents.
  */
 export function hasMessageText(step: Step): boolean {
-  return (step.toolCalls?.length ?? 0) > 0 || NOT_BLANK.test(step.output ?? '');
+  const output = step.output;
+  if (output !== undefined && output.length > 0) {
+    // Most outputs start with a printable ASCII character: no regular expression then.
+    const first = output.charCodeAt(0);
+    if (first > 32 && first < 127) return true;
+  }
+  return (step.toolCalls?.length ?? 0) > 0 || NOT_BLANK.test(output ?? '');
 }
 
 const NOT_BLANK = /\S/;
