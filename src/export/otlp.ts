@@ -8,6 +8,7 @@ import { jsonParts } from './json-parts.ts';
 import { hashText } from '../model/hash.ts';
 import type { Annotation, AgentRun, ChatMessage, Intervention, Run, Step } from '../model/types.ts';
 import { appendAll, maxOf } from '../model/large-arrays.ts';
+import { stepsById } from '../model/lookups.ts';
 
 type AnyValue =
   | { stringValue: string }
@@ -303,8 +304,11 @@ export function runToSpans(run: Run): OtlpSpan[] {
     if (!list) eventsOf.set(target, (list = []));
     list.push(event);
   };
+  // Looked up in the run's steps by id (a map kept per steps array): a search of the steps per intervention was
+  // interventions × steps, hours for a flood of results on a large run.
+  const byStepId = stepsById(run.steps);
   const stepTime = (stepId: string | undefined) => {
-    const s = stepId ? run.steps.find((x) => x.id === stepId) : undefined;
+    const s = stepId ? byStepId.get(stepId) : undefined;
     return s?.endTime ?? s?.startTime ?? end;
   };
   for (const iv of run.interventions) addEvent(iv.stepId, interventionEvent(iv, stepTime(iv.stepId)));
