@@ -7,6 +7,7 @@
 //     `mas-replay:library-read` mark, just before the views get the runs) and before the end of the wait (Long
 //     Tasks API, wall time)                                                                            ≤ 100 ms
 //   - from the address loaded to the view's first content                                              (reported)
+//   - the page's JS heap after a full collection once the view has settled (CDP), Library included      (reported)
 //   - for a view with a playhead (run, stages, compare) or a current row (the taxonomy's edges): the
 //     longest task while its keys move it                                                             ≤ 100 ms
 // The Library's own load is measured by bench/million ("Library loaded anew"); it is left out here, so that each
@@ -69,6 +70,8 @@ interface Visit {
   tasks: { start: number; duration: number }[];
   /** The keys pressed (a view with a playhead): how many, and the long tasks from the first press to 1 s after the last. */
   keys?: { presses: number; ms: number; longestMs: number; tasks: number[] };
+  /** The page's JS heap after a full collection, once the view has settled (before any key). */
+  heapMB?: number;
   error?: string;
 }
 
@@ -103,6 +106,11 @@ async function main(): Promise<void> {
           console.log(`  ${view.label}:`);
           printLongTaskProfile(await sampling.stop(), sampling.at, after, 0);
         }
+        // What the view holds: the page's heap after a full collection (the Library's runs included).
+        const cdp = await page.context().newCDPSession(page);
+        await cdp.send('HeapProfiler.collectGarbage');
+        const heapMB = ((await cdp.send('Runtime.getHeapUsage')) as { usedSize: number }).usedSize / 1048576;
+        await cdp.detach();
         let keys: Visit['keys'];
         if (view.keys) {
           const from = (await page.evaluate('performance.now()')) as number;
@@ -118,7 +126,7 @@ async function main(): Promise<void> {
           const during = ((await page.evaluate('window.__longTasks')) as { start: number; duration: number }[]).filter((t) => t.start + t.duration > from).map((t) => t.duration);
           keys = { presses, ms, longestMs: during.reduce((m, d) => (d > m ? d : m), 0), tasks: during };
         }
-        visits.push({ name: view.name, label: view.label, readyMs, longestMs: after.reduce((m, t) => (t.duration > m ? t.duration : m), 0), tasks: after, keys });
+        visits.push({ name: view.name, label: view.label, readyMs, longestMs: after.reduce((m, t) => (t.duration > m ? t.duration : m), 0), tasks: after, keys, heapMB });
       } catch (e) {
         visits.push({ name: view.name, label: view.label, readyMs: Number.NaN, longestMs: Number.NaN, tasks: [], error: e instanceof Error ? e.message.split('\n')[0] : String(e) });
       }
@@ -131,7 +139,7 @@ async function main(): Promise<void> {
       unit: 'ms',
       target: `≤ ${LONG_TASK_TARGET_MS} ms`,
       pass: v.longestMs <= LONG_TASK_TARGET_MS,
-      note: v.error ?? `first content ${v.readyMs.toFixed(0)} ms after the address was loaded; ${v.tasks.length} long tasks${v.tasks.length ? `: ${v.tasks.map((t) => `${t.start.toFixed(0)}+${t.duration.toFixed(0)}`).join(', ')}` : ''}`,
+      note: v.error ?? `first content ${v.readyMs.toFixed(0)} ms after the address was loaded; page heap after GC ${v.heapMB?.toFixed(0)} MB; ${v.tasks.length} long tasks${v.tasks.length ? `: ${v.tasks.map((t) => `${t.start.toFixed(0)}+${t.duration.toFixed(0)}`).join(', ')}` : ''}`,
     }));
     for (const v of visits) {
       if (!v.keys) continue;

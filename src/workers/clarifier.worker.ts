@@ -7,7 +7,7 @@ import {
   ClarificationFailed,
   clarifyEdge,
   clarifyRunSteps,
-  edgeStates,
+  edgeStateList,
   estimateClarifierCost,
   toIntervention,
   type ClarifyProgress,
@@ -44,7 +44,9 @@ const api = {
   async startOne(jobId: number, ferried: FerriedJob<ClarifierJob>, handoffId: string, events: Pick<ClarifierJobEvents, 'onCall'>): Promise<Intervention> {
     const job = { ...ferried, run: runOf(ferried.run) };
     return jobs.run(jobId, async (signal) => {
-      const state = edgeStates(job.run, job.window).find((s) => s.id === handoffId);
+      const states = edgeStateList(job.run, job.window);
+      const at = states.indexOf(handoffId);
+      const state = at === -1 ? undefined : states.at(at);
       if (!state) throw new Error(`handoff ${handoffId} is not in run ${job.run.id}`);
       const client = passClient(job, events.onCall);
       try {

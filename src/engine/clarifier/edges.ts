@@ -45,11 +45,17 @@ export interface EdgeState {
 
 export { DEFAULT_WINDOW };
 
-/** The first system message an agent's model calls were given, if the trace recorded prompts. */
-function recordedPrompts(run: Run): Map<string, string> {
+/**
+ * The first system message an agent's model calls were given, if the trace recorded prompts. Yields every SLICE steps:
+ * a million-message chat log's steps took one slice of ~80 ms in the page.
+ */
+function* recordedPrompts(run: Run): Sliced<Map<string, string>> {
   const out = new Map<string, string>();
-  for (const step of run.steps) {
-    if (out.has(step.agentId) || !step.input) continue;
+  const { steps } = run;
+  for (let i = 0; i < steps.length; i++) {
+    if (i % SLICE === SLICE - 1) yield i / steps.length;
+    const step = steps[i];
+    if (!step.input || out.has(step.agentId)) continue;
     const system = step.input.find((m) => m.role === 'system' && m.content.trim() !== '');
     if (system) out.set(step.agentId, system.content);
   }
@@ -75,38 +81,187 @@ interface EdgeInputs {
   agentRuns: Run['agentRuns'];
   task: Run['task'];
   window: number;
+  /** The handoffs' count when worked out: an array appended to in place (a live run) is worked out again. */
+  handoffs: number;
+}
+
+/** The receivers of a handoff (one list per recipients array met) and their names joined, as a history entry says them. */
+interface ReceiverGroup {
+  receivers: EdgeAgent[];
+  names: string;
+  /** The ids of the agents a handoff from `sender` to this group involves, sender first (built per sender when asked). */
+  involved: Map<string, readonly string[]>;
+}
+
+/** How many states made on demand a list keeps, so that asking twice for one gives the same object (a list in view). */
+const KEPT_STATES = 2048;
+
+/**
+ * A run's edge states (SPEC §5.3), one per handoff in run order, each made when asked for (`at`) from a few numbers
+ * per handoff: its sender's and receivers' places among the agents met, its subgoal's place, and per agent the
+ * positions of the handoffs it took part in. A chat log of a million messages was a million states, each with its
+ * history array and entries, ~170 bytes a handoff on the page; the edge list held them while open, and the garbage
+ * collector's pauses at that heap reached 57–489 ms (ADR 0089). The states are self-contained as before; readers
+ * never change them.
+ */
+export class EdgeStateList {
+  readonly length: number;
+  private readonly kept = new Map<number, EdgeState>();
+  private everything: EdgeState[] | undefined;
+
+  constructor(
+    private readonly handoffs: readonly Handoff[],
+    private readonly task: string,
+    private readonly window: number,
+    private readonly agents: readonly EdgeAgent[],
+    /** Each handoff's sender, its place in `agents`. */
+    private readonly senders: Int32Array,
+    private readonly groups: readonly ReceiverGroup[],
+    /** Each handoff's receivers, their place in `groups`. */
+    private readonly groupOf: Int32Array,
+    private readonly subgoals: readonly string[],
+    /** Each handoff's subgoal, its place in `subgoals`; -1: none. */
+    private readonly subgoalOf: Int32Array,
+    /** Per agent id, the positions of the handoffs it took part in, ascending. */
+    private readonly positionsOf: ReadonlyMap<string, readonly number[]>,
+  ) {
+    this.length = handoffs.length;
+  }
+
+  /** The state of the handoff at `position` (0 ≤ position < length). */
+  at(position: number): EdgeState {
+    const kept = this.kept.get(position);
+    if (kept) return kept;
+    if (!(position >= 0 && position < this.length)) throw new RangeError(`no edge at position ${position} of ${this.length}`);
+    const h = this.handoffs[position];
+    const sender = this.agents[this.senders[position]];
+    const { receivers } = this.groups[this.groupOf[position]];
+    const history = this.historyOf(position).map((p) => this.entryAt(p));
+    const state: EdgeState = { id: h.id, task: this.task, sender, receiver: receivers[0], receivers, message: h.content, history, kind: h.kind, position };
+    const subgoal = this.subgoalOf[position];
+    if (subgoal !== -1) state.subgoal = this.subgoals[subgoal];
+    if (h.stepId !== undefined) state.stepId = h.stepId;
+    if (this.kept.size >= KEPT_STATES) this.kept.clear();
+    this.kept.set(position, state);
+    return state;
+  }
+
+  /**
+   * The position of the handoff with this id, -1 when none. `near`: a position to look at first (the edge a key moved
+   * from), then its neighbours; else the first of that id in the run (a run's ids are unique; where they are not, a
+   * key still moves on from one to the next).
+   */
+  indexOf(id: string, near?: number): number {
+    const { handoffs } = this;
+    if (near !== undefined) {
+      for (let d = 0; d <= 2; d++) {
+        for (const p of d === 0 ? [near] : [near - d, near + d]) {
+          if (p >= 0 && p < handoffs.length && handoffs[p].id === id) return p;
+        }
+      }
+    }
+    for (let p = 0; p < handoffs.length; p++) if (handoffs[p].id === id) return p;
+    return -1;
+  }
+
+  /** The id of the handoff at `position` (its state's id), without making the state. */
+  idAt(position: number): string {
+    return this.handoffs[position].id;
+  }
+
+  /** Every state, in run order (made once and kept: for a caller that wants an array). */
+  all(): EdgeState[] {
+    if (!this.everything) {
+      const out: EdgeState[] = new Array(this.length);
+      for (let p = 0; p < this.length; p++) out[p] = this.at(p);
+      this.everything = out;
+    }
+    return this.everything;
+  }
+
+  /**
+   * The positions of the `window` latest handoffs before `position` in which its sender or one of its receivers took
+   * part, ascending: the `window` latest of each involved agent's, merged.
+   */
+  private historyOf(position: number): number[] {
+    const { window } = this;
+    if (window <= 0) return [];
+    const group = this.groups[this.groupOf[position]];
+    const sender = this.agents[this.senders[position]];
+    const recent: number[] = [];
+    for (const id of involvedIds(group, sender)) {
+      const list = this.positionsOf.get(id);
+      if (!list) continue;
+      const end = before(list, position);
+      for (let i = end - 1; i >= 0 && i >= end - window; i--) if (!recent.includes(list[i])) recent.push(list[i]);
+    }
+    recent.sort((x, y) => x - y);
+    return recent.slice(Math.max(0, recent.length - window));
+  }
+
+  /** A history entry: the handoff at `position` as the sender, the receivers' names and the message. */
+  private entryAt(position: number): HistoryEntry {
+    return { from: this.agents[this.senders[position]].name, to: this.groups[this.groupOf[position]].names, message: this.handoffs[position].content };
+  }
+}
+
+/** The ids a handoff from `sender` to `group` involves, sender first, each once. */
+function involvedIds(group: ReceiverGroup, sender: EdgeAgent): readonly string[] {
+  let ids = group.involved.get(sender.id);
+  if (!ids) {
+    const out = [sender.id];
+    for (const r of group.receivers) if (!out.includes(r.id)) out.push(r.id);
+    group.involved.set(sender.id, (ids = out));
+  }
+  return ids;
+}
+
+/** How many of the ascending `list` are below `position`. */
+function before(list: readonly number[], position: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid] < position) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /**
  * Edge states worked out already, by the run's handoffs array: a label saved on a 200k-message chat log made the
  * taxonomy's edge list work out all 200k states again, ~0.6 s of the page's thread. Valid while the other inputs are
- * the same objects. The states are shared: readers never change them.
+ * the same objects.
  */
-const worked = new WeakMap<readonly Handoff[], { inputs: EdgeInputs; states: EdgeState[] }>();
+const worked = new WeakMap<readonly Handoff[], { inputs: EdgeInputs; states: EdgeStateList }>();
 
 function sameInputs(a: EdgeInputs, run: Run, window: number): boolean {
-  return a.agents === run.agents && a.steps === run.steps && a.agentRuns === run.agentRuns && a.task === run.task && a.window === window;
+  return a.agents === run.agents && a.steps === run.steps && a.agentRuns === run.agentRuns && a.task === run.task && a.window === window && a.handoffs === run.handoffs.length;
 }
 
-/** The run's edge states if worked out already (edgeStates then returns them at once). */
-export function knownEdgeStates(run: Run, window = DEFAULT_WINDOW): EdgeState[] | undefined {
+/** The run's edge states if worked out already (edgeStateList then returns them at once). */
+export function knownEdgeStates(run: Run, window = DEFAULT_WINDOW): EdgeStateList | undefined {
   const known = worked.get(run.handoffs);
   return known && sameInputs(known.inputs, run, window) ? known.states : undefined;
 }
 
-/** Every handoff of the run as an edge state, in run order; history window `window` (H, default 3). */
+/** Every handoff of the run as an edge state, in run order, as an array; history window `window` (H, default 3). */
 export function edgeStates(run: Run, window = DEFAULT_WINDOW): EdgeState[] {
+  return edgeStateList(run, window).all();
+}
+
+/** The run's edge states, each made when asked for. */
+export function edgeStateList(run: Run, window = DEFAULT_WINDOW): EdgeStateList {
   return finish(edgeStatesSlices(run, window));
 }
 
-/** edgeStates as a sliced derivation (model/slices.ts), for the page's edge list of a large run. */
-export function* edgeStatesSlices(run: Run, window = DEFAULT_WINDOW): Sliced<EdgeState[]> {
+/** edgeStateList as a sliced derivation (model/slices.ts), for the page's edge list of a large run. */
+export function* edgeStatesSlices(run: Run, window = DEFAULT_WINDOW): Sliced<EdgeStateList> {
   const known = knownEdgeStates(run, window);
   if (known) return known;
   const byId = new Map(run.agents.map((a) => [a.id, a]));
   const byName = new Map(run.agents.map((a) => [a.name, a]));
-  const prompts = recordedPrompts(run);
-  yield 0.05;
+  const prompts = yield* phase(recordedPrompts(run), 0, 0.05);
   // The steps' positions by id in a table (model/step-positions.ts), not a Map of every step: at a million steps the
   // Map's growth copied it whole inside one slice (tasks of 100–120 ms as the edge list opened). The last step of an
   // id wins, as in a Map filled in step order.
@@ -117,57 +272,53 @@ export function* edgeStatesSlices(run: Run, window = DEFAULT_WINDOW): Sliced<Edg
   };
   const agentRunTask = new Map(run.agentRuns.map((r) => [r.id, r.task]));
   const task = run.task ?? '';
-  const states: EdgeState[] = [];
-  const past: HistoryEntry[] = [];
-  // Positions of the earlier handoffs each agent took part in, ascending: the history is the `window` latest of the
+  const n = run.handoffs.length;
+  // One agent object per name and one receiver list per recipients, shared by every state that names them.
+  const agents: EdgeAgent[] = [];
+  const agentAt = new Map<string, number>();
+  const agentOf = (ref: string): number => {
+    let at = agentAt.get(ref);
+    if (at === undefined) agentAt.set(ref, (at = agents.push(edgeAgent(ref, byId, byName, prompts)) - 1));
+    return at;
+  };
+  const groups: ReceiverGroup[] = [];
+  const groupAt = new Map<string, number>();
+  const groupOfTo = (to: readonly string[]): number => {
+    const key = JSON.stringify(to);
+    let at = groupAt.get(key);
+    if (at === undefined) {
+      const receivers = (to.length > 0 ? to : ['?']).map((ref) => agents[agentOf(ref)]);
+      groupAt.set(key, (at = groups.push({ receivers, names: receivers.map((r) => r.name).join(', '), involved: new Map() }) - 1));
+    }
+    return at;
+  };
+  const subgoals: string[] = [];
+  const subgoalAt = new Map<string, number>();
+  const senders = new Int32Array(n);
+  const groupOf = new Int32Array(n);
+  const subgoalOf = new Int32Array(n).fill(-1);
+  // Positions of the handoffs each agent took part in, ascending: a state's history is the `window` latest of its
   // involved agents' lists, found without scanning back through the whole run (which made 40k agents take minutes).
   const positionsOf = new Map<string, number[]>();
-  // One agent object per name and one receiver list per recipients, shared by every state that names them: a chat log
-  // of a million messages is a million states, and the objects each held alive made garbage collection pauses of
-  // 150–280 ms while its edge list was built.
-  const agents = new Map<string, EdgeAgent>();
-  const agentOf = (ref: string): EdgeAgent => {
-    let agent = agents.get(ref);
-    if (!agent) agents.set(ref, (agent = edgeAgent(ref, byId, byName, prompts)));
-    return agent;
-  };
-  const groups = new Map<string, { receivers: EdgeAgent[]; names: string }>();
-  const groupOf = (to: readonly string[]) => {
-    const key = JSON.stringify(to);
-    let group = groups.get(key);
-    if (!group) {
-      const receivers = (to.length > 0 ? to : ['?']).map(agentOf);
-      groups.set(key, (group = { receivers, names: receivers.map((r) => r.name).join(', ') }));
-    }
-    return group;
-  };
-  for (let position = 0; position < run.handoffs.length; position++) {
+  for (let position = 0; position < n; position++) {
     const h = run.handoffs[position];
-    const sender = agentOf(h.from);
-    const { receivers, names } = groupOf(h.to);
-    const involved = [sender.id];
-    for (const r of receivers) if (!involved.includes(r.id)) involved.push(r.id);
-    const recent: number[] = [];
-    for (const id of involved) {
-      const list = positionsOf.get(id);
-      if (list) for (let i = list.length - 1; i >= 0 && i >= list.length - window; i--) if (!recent.includes(list[i])) recent.push(list[i]);
-    }
-    recent.sort((x, y) => x - y);
-    const history = recent.slice(Math.max(0, recent.length - window)).map((i) => past[i]);
+    const sender = (senders[position] = agentOf(h.from));
+    const group = (groupOf[position] = groupOfTo(h.to));
     const step = h.stepId !== undefined ? stepById(h.stepId) : undefined;
     const local = step?.agentRunId !== undefined ? agentRunTask.get(step.agentRunId) : undefined;
-    const state: EdgeState = { id: h.id, task, sender, receiver: receivers[0], receivers, message: h.content, history, kind: h.kind, position };
-    if (local && local.trim() !== task.trim()) state.subgoal = local;
-    if (h.stepId !== undefined) state.stepId = h.stepId;
-    states.push(state);
-    past.push({ from: sender.name, to: names, message: h.content });
-    for (const id of involved) {
+    if (local && local.trim() !== task.trim()) {
+      let at = subgoalAt.get(local);
+      if (at === undefined) subgoalAt.set(local, (at = subgoals.push(local) - 1));
+      subgoalOf[position] = at;
+    }
+    for (const id of involvedIds(groups[group], agents[sender])) {
       const list = positionsOf.get(id);
       if (list) list.push(position);
       else positionsOf.set(id, [position]);
     }
-    if (position % SLICE === SLICE - 1) yield 0.15 + (0.85 * position) / run.handoffs.length;
+    if (position % SLICE === SLICE - 1) yield 0.15 + (0.85 * position) / n;
   }
-  worked.set(run.handoffs, { inputs: { agents: run.agents, steps: run.steps, agentRuns: run.agentRuns, task: run.task, window }, states });
+  const states = new EdgeStateList(run.handoffs, task, window, agents, senders, groups, groupOf, subgoals, subgoalOf, positionsOf);
+  worked.set(run.handoffs, { inputs: { agents: run.agents, steps: run.steps, agentRuns: run.agentRuns, task: run.task, window, handoffs: n }, states });
   return states;
 }

@@ -5,7 +5,7 @@
 import type { Run } from '../../model/types.ts';
 import { CostEstimator, tokenCounter, type CostEstimate, type TokenCounter } from '../../llm/cost.ts';
 import { DEFAULT_EDGE_GATE, edgeGateLabel, routeEdge, type EdgeGate } from './edge-gate.ts';
-import { DEFAULT_WINDOW, edgeStates, type EdgeState } from './edges.ts';
+import { DEFAULT_WINDOW, edgeStateList, type EdgeState } from './edges.ts';
 import { addresseeMessages, clarifierMessages, reviseMessage } from './prompts.ts';
 
 /** `{"type": …, "to_agent": …, "question": "…"}`: a one-sentence question at most. */
@@ -36,7 +36,9 @@ export async function estimateClarifierCost(runs: readonly Run[], options: Clari
   const replyStandIn = 'word '.repeat(REPLY_TOKENS).trim();
   for (const run of runs) {
     est.startRun(run.id);
-    for (const state of edgeStates(run, options.window ?? DEFAULT_WINDOW)) {
+    const states = edgeStateList(run, options.window ?? DEFAULT_WINDOW);
+    for (let i = 0; i < states.length; i++) {
+      const state = states.at(i);
       const { route, flag } = routeEdge(state, gate);
       if (route === 'skipped') continue;
       est.chat(clarifierMessages(state), DECISION_ANSWER_TOKENS);

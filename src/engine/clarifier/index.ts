@@ -5,7 +5,7 @@
 // A recorded run: `clarifyRun(run, { client, previous, signal, onProgress, onItem })` → interventions
 // (engine 'clarifier', one per handoff) and `summary` (asked per type, one-shot rate, extra cost in % of the run).
 export { ERROR_TYPES, CLARIFIER_TYPES, TYPE_INFO, PAPER_STATS, isClarifierType, type ErrorType, type ClarifierType, type Addressee, type TypeInfo } from './taxonomy.ts';
-export { edgeStates, edgeStatesSlices, knownEdgeStates, DEFAULT_WINDOW, type EdgeState, type EdgeAgent, type HistoryEntry } from './edges.ts';
+export { edgeStates, edgeStateList, edgeStatesSlices, knownEdgeStates, EdgeStateList, DEFAULT_WINDOW, type EdgeState, type EdgeAgent, type HistoryEntry } from './edges.ts';
 export { clarifierMessages, clarifierSystemPrompt, addresseeMessages, reviseMessage } from './prompts.ts';
 export { parseClarifierAnswer, type ClarifierDecision, type ParsedClarifier } from './parse.ts';
 export { flagEdge, type HeuristicFlag } from './heuristic.ts';

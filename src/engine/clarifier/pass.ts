@@ -9,7 +9,7 @@ import { Cancelled } from '../../llm/errors.ts';
 import { drivePass, type EnginePass, type PassCallbacks, type PassEvent } from '../pass.ts';
 import type { LlmClient } from '../../llm/client.ts';
 import { ClarificationFailed, clarifyEdge, type Answerer, type EdgeClarification } from './clarify-edge.ts';
-import { DEFAULT_WINDOW, edgeStates } from './edges.ts';
+import { DEFAULT_WINDOW, edgeStateList } from './edges.ts';
 import { CostTally, engineCost, type EngineCost } from '../../llm/cost.ts';
 import { DEFAULT_EDGE_GATE, edgeGateLabel, routeEdge, type EdgeGate } from './edge-gate.ts';
 import { ERROR_TYPES, isClarifierType, type ClarifierType, type ErrorType } from './taxonomy.ts';
@@ -183,7 +183,8 @@ export function summarize(run: Run, interventions: readonly Intervention[], fail
 }
 
 export async function* clarifyRunSteps(run: Run, options: ClarifyRunOptions = {}): EnginePass<ClarifyEvent, ClarifyResult> {
-  const states = edgeStates(run, options.window ?? DEFAULT_WINDOW);
+  // Each state made as the pass comes to it: a million-message chat log's states were all held at once before.
+  const states = edgeStateList(run, options.window ?? DEFAULT_WINDOW);
   const previous = new Map((options.previous ?? []).filter((i) => i.engine === 'clarifier' && i.handoffId).map((i) => [i.handoffId!, i]));
   const interventions: Intervention[] = [];
   let status: ClarifyResult['status'] = 'complete';
@@ -198,7 +199,7 @@ export async function* clarifyRunSteps(run: Run, options: ClarifyRunOptions = {}
       status = 'cancelled';
       break;
     }
-    const state = states[i];
+    const state = states.at(i);
     const done = previous.get(state.id);
     if (done) {
       interventions.push(done);

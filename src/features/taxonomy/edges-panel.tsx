@@ -2,7 +2,7 @@
 // (progress, cancel, per-edge result with the original and revised message side by side), the dataset's own labels
 // with their mapping, and the agreement between two label sources.
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useCallback, useEffect, useMemo, useRef, useState, type CSSProperties } from 'react';
+import { useEffect, useMemo, useRef, useState, type CSSProperties } from 'react';
 import {
   agreement,
   CLARIFIER_TYPES,
@@ -31,7 +31,7 @@ import { RunPicker, usePickedRun } from '../../ui/run-picker.tsx';
 import { LlmExchange } from '../supervisor/intervention-card.tsx';
 import { usePacedRun } from '../../ui/use-at-most-every.ts';
 import { clarifierInterventions, gateOf, reusableResults, useClarifierJob, useGateResults, type GateResult } from './clarifier-job.ts';
-import { edgeRowsSlices, isGalleryLabel, withGalleryMark, type EdgeRow } from './taxonomy-model.ts';
+import { edgeRowsSlices, isGalleryLabel, withGalleryMark, type EdgeRow, type EdgeRows } from './taxonomy-model.ts';
 import { useSliced } from '../../ui/use-sliced.ts';
 import { Preparing } from '../../ui/preparing.tsx';
 import { Panel, TextBlock, TypeBadge } from './type-ui.tsx';
@@ -94,26 +94,29 @@ function RunEdges({ run: latest }: { run: Run }) {
   return <EdgeList run={run} rows={rows} />;
 }
 
-function EdgeList({ run, rows }: { run: Run; rows: EdgeRow[] }) {
+function EdgeList({ run, rows }: { run: Run; rows: EdgeRows }) {
   const params = useUrl((s) => s.params);
   const setParams = useUrl((s) => s.setParams);
-  // The chosen edge's place, looked for once per edge named (at 1M edges each look was a pass over every row, three
-  // of them at every key press, as was the virtualizer's placing of every row when its key function was a new one).
+  // The chosen edge's place, looked for once per edge named, first where the last one was (a key moves it by one: at
+  // 1M edges a look from the start was a pass over every handoff at every press).
+  const lastIndex = useRef<number | undefined>(undefined);
   const selectedIndex = useMemo(() => {
-    const i = params.edge ? rows.findIndex((r) => r.state.id === params.edge) : -1;
+    const i = params.edge ? rows.indexOf(params.edge, lastIndex.current) : -1;
     return i >= 0 ? i : rows.length > 0 ? 0 : -1;
   }, [rows, params.edge]);
-  const selected: EdgeRow | undefined = rows[selectedIndex];
+  lastIndex.current = selectedIndex >= 0 ? selectedIndex : undefined;
+  const selected: EdgeRow | undefined = selectedIndex >= 0 ? rows.at(selectedIndex) : undefined;
   const selectedId = selected?.state.id;
   const listRef = useRef<HTMLOListElement>(null);
   // A long list draws only the rows in view (a 200k-message chat log has 200k edges: all drawn, then scrolled to, the
-  // tab froze the page for 68 s; 4.6 s at 20k). A short one draws them all, as before.
+  // tab froze the page for 68 s; 4.6 s at 20k). A short one draws them all, as before. Each row is made when drawn.
   const windowed = rows.length > WINDOWED_FROM;
   const virtualizer = useVirtualizer({
     count: windowed ? rows.length : 0,
     getScrollElement: () => listRef.current,
     estimateSize: () => EDGE_ROW_HEIGHT,
-    getItemKey: useCallback((i: number) => rows[i].state.id, [rows]),
+    // Rows are keyed by their place (the virtualizer's default): it asks every row's key each time it places them, and
+    // looked a million handoff ids up in its size cache, hashing each (~300 ms in one task when the list first showed).
     overscan: 8,
   });
 
@@ -125,8 +128,8 @@ function EdgeList({ run, rows }: { run: Run; rows: EdgeRow[] }) {
   }, [selectedId, windowed]);
 
   const move = (delta: number) => {
-    const next = rows[Math.max(0, Math.min(rows.length - 1, selectedIndex + delta))];
-    if (next) setParams({ edge: next.state.id });
+    if (rows.length === 0) return;
+    setParams({ edge: rows.states.idAt(Math.max(0, Math.min(rows.length - 1, selectedIndex + delta))) });
   };
 
   if (rows.length === 0) {
@@ -166,7 +169,7 @@ function EdgeList({ run, rows }: { run: Run; rows: EdgeRow[] }) {
                 {/* The list's full height, so that its scroll bar says where the rows in view are. */}
                 <li aria-hidden="true" style={{ height: virtualizer.getTotalSize() }} />
                 {virtualizer.getVirtualItems().map((item) => {
-                  const row = rows[item.index];
+                  const row = rows.at(item.index);
                   return (
                     <EdgeListItem
                       key={item.key}
@@ -180,7 +183,7 @@ function EdgeList({ run, rows }: { run: Run; rows: EdgeRow[] }) {
                 })}
               </>
             ) : (
-              rows.map((row) => <EdgeListItem key={row.state.id} row={row} current={row.state.id === selectedId} onSelect={() => setParams({ edge: row.state.id })} />)
+              rows.all().map((row) => <EdgeListItem key={row.state.id} row={row} current={row.state.id === selectedId} onSelect={() => setParams({ edge: row.state.id })} />)
             )}
           </ol>
         </Panel>

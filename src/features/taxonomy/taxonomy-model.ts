@@ -6,6 +6,7 @@ import {
   datasetLabels,
   edgeStatesSlices,
   ERROR_TYPES,
+  type EdgeStateList,
   humanLabels,
   type ClarifierType,
   type DatasetLabel,
@@ -14,7 +15,7 @@ import {
   type ErrorType,
 } from '../../engine/clarifier/index.ts';
 import type { Annotation, Run } from '../../model/types.ts';
-import { finish, phase, SLICE, type Sliced } from '../../model/slices.ts';
+import { finish, phase, type Sliced } from '../../model/slices.ts';
 
 export interface EdgeRow {
   state: EdgeState;
@@ -23,15 +24,60 @@ export interface EdgeRow {
   dataset: DatasetLabel[];
 }
 
-export function edgeRows(run: Run, window?: number): EdgeRow[] {
-  return finish(edgeRowsSlices(run, window));
+/** How many rows made on demand a list keeps, so that a row in view stays the same object from one render to the next. */
+const KEPT_ROWS = 2048;
+
+/**
+ * A run's edges with every label on them, one row per handoff in run order, each made when asked for (`at`) from the
+ * run's edge states (EdgeStateList) and its labels looked up by handoff id. A million-message chat log's edge list held
+ * a million rows and states before (ADR 0089).
+ */
+export class EdgeRows {
+  private readonly kept = new Map<number, EdgeRow>();
+
+  constructor(
+    readonly states: EdgeStateList,
+    private readonly human: ReadonlyMap<string, Annotation>,
+    private readonly clarifications: ReadonlyMap<string, EdgeClarification>,
+    private readonly dataset: ReadonlyMap<string, DatasetLabel[]>,
+  ) {}
+
+  get length(): number {
+    return this.states.length;
+  }
+
+  /** The row of the handoff at `position`. */
+  at(position: number): EdgeRow {
+    const kept = this.kept.get(position);
+    if (kept) return kept;
+    const state = this.states.at(position);
+    const row: EdgeRow = { state, human: this.human.get(state.id), clarification: this.clarifications.get(state.id), dataset: this.dataset.get(state.id) ?? [] };
+    if (this.kept.size >= KEPT_ROWS) this.kept.clear();
+    this.kept.set(position, row);
+    return row;
+  }
+
+  /** The position of the edge with this id, -1 when none (EdgeStateList.indexOf: `near` is looked at first). */
+  indexOf(id: string, near?: number): number {
+    return this.states.indexOf(id, near);
+  }
+
+  /** Every row, in run order (a short list draws them all). */
+  all(): EdgeRow[] {
+    const out: EdgeRow[] = new Array(this.length);
+    for (let i = 0; i < this.length; i++) out[i] = this.at(i);
+    return out;
+  }
 }
 
-/** edgeRows as a sliced derivation (model/slices.ts): the edge list of a large run is built a slice at a time. */
-export function* edgeRowsSlices(run: Run, window?: number): Sliced<EdgeRow[]> {
-  const states = yield* phase(edgeStatesSlices(run, window), 0, 0.8);
-  const human = humanLabels(run);
-  const clar = clarificationsByHandoff(run);
+/** Every edge row of the run, as an array. */
+export function edgeRows(run: Run, window?: number): EdgeRow[] {
+  return finish(edgeRowsSlices(run, window)).all();
+}
+
+/** The run's edge rows as a sliced derivation (model/slices.ts): the edge list of a large run is built a slice at a time. */
+export function* edgeRowsSlices(run: Run, window?: number): Sliced<EdgeRows> {
+  const states = yield* phase(edgeStatesSlices(run, window), 0, 0.95);
   const dataset = new Map<string, DatasetLabel[]>();
   for (const d of datasetLabels(run)) {
     if (d.handoffId === undefined) continue;
@@ -39,13 +85,7 @@ export function* edgeRowsSlices(run: Run, window?: number): Sliced<EdgeRow[]> {
     if (list) list.push(d);
     else dataset.set(d.handoffId, [d]);
   }
-  const rows: EdgeRow[] = [];
-  for (let i = 0; i < states.length; i++) {
-    const state = states[i];
-    rows.push({ state, human: human.get(state.id), clarification: clar.get(state.id), dataset: dataset.get(state.id) ?? [] });
-    if (i % SLICE === SLICE - 1) yield 0.8 + (0.2 * i) / states.length;
-  }
-  return rows;
+  return new EdgeRows(states, humanLabels(run), clarificationsByHandoff(run), dataset);
 }
 
 /** A person's label on a real handoff that they added to the gallery (`gallery: true` on the annotation). */
@@ -81,10 +121,17 @@ export function traceCases(runs: readonly Run[]): TraceCase[] {
   for (const run of runs) {
     const labels = [...humanLabels(run).values()].filter(isGalleryLabel);
     if (labels.length === 0) continue;
-    const rows = new Map(edgeRows(run).map((r) => [r.state.id, r]));
+    const rows = finish(edgeRowsSlices(run));
+    // The labelled handoffs' places, found in one pass over the run's handoffs (the first of an id, as a lookup would).
+    const wanted = new Set(labels.map((a) => a.handoffId!));
+    const placeOf = new Map<string, number>();
+    run.handoffs.forEach((h, i) => {
+      if (wanted.has(h.id) && !placeOf.has(h.id)) placeOf.set(h.id, i);
+    });
     for (const a of labels) {
-      const row = rows.get(a.handoffId!);
-      if (!row) continue;
+      const at = placeOf.get(a.handoffId!);
+      if (at === undefined) continue;
+      const row = rows.at(at);
       const c: TraceCase = {
         id: `${run.id}::${a.handoffId}`,
         runId: run.id,
