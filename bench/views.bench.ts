@@ -7,7 +7,6 @@
 //     `mas-replay:library-read` mark, just before the views get the runs) and before the end of the wait (Long
 //     Tasks API, wall time)                                                                            ≤ 100 ms
 //   - from the address loaded to the view's first content                                              (reported)
-//   - the page's JS heap after a full collection once the view has settled (CDP), Library included      (reported)
 //   - for a view with a playhead (run, stages, compare) or a current row (the taxonomy's edges): the
 //     longest task while its keys move it                                                             ≤ 100 ms
 // The Library's own load is measured by bench/million ("Library loaded anew"); it is left out here, so that each
@@ -22,6 +21,10 @@
 //   BENCH_SETTLE_MS=…       how long each view is watched after its first content (default 4000)
 //   BENCH_PROFILE=tasks     sample the page's main thread from its load event to the end of the wait and name what ran
 //                           in each long task after the Library was read (build with `vite build --minify false`)
+//   BENCH_HEAP=1            also the page's JS heap after a full collection (CDP) once each view has settled, Library
+//                           included. Off by default: the collection also clears the page a visit leaves, and with it
+//                           on, the Run and Compare views' long tasks (125–503 ms in full runs, the previous visit's
+//                           garbage collected in the next one's window) were gone on the old build too (ADR 0089)
 //   BENCH_TRACE=<file.json> a Chrome trace (page and workers) of each view's visit, from its address loaded to the end
 //                           of the wait (the view's name is put before the file's extension)
 import { chromium } from '@playwright/test';
@@ -106,11 +109,14 @@ async function main(): Promise<void> {
           console.log(`  ${view.label}:`);
           printLongTaskProfile(await sampling.stop(), sampling.at, after, 0);
         }
-        // What the view holds: the page's heap after a full collection (the Library's runs included).
-        const cdp = await page.context().newCDPSession(page);
-        await cdp.send('HeapProfiler.collectGarbage');
-        const heapMB = ((await cdp.send('Runtime.getHeapUsage')) as { usedSize: number }).usedSize / 1048576;
-        await cdp.detach();
+        // BENCH_HEAP=1: what the view holds, the page's heap after a full collection (the Library's runs included).
+        let heapMB: number | undefined;
+        if (process.env.BENCH_HEAP === '1') {
+          const cdp = await page.context().newCDPSession(page);
+          await cdp.send('HeapProfiler.collectGarbage');
+          heapMB = ((await cdp.send('Runtime.getHeapUsage')) as { usedSize: number }).usedSize / 1048576;
+          await cdp.detach();
+        }
         let keys: Visit['keys'];
         if (view.keys) {
           const from = (await page.evaluate('performance.now()')) as number;
@@ -139,7 +145,7 @@ async function main(): Promise<void> {
       unit: 'ms',
       target: `≤ ${LONG_TASK_TARGET_MS} ms`,
       pass: v.longestMs <= LONG_TASK_TARGET_MS,
-      note: v.error ?? `first content ${v.readyMs.toFixed(0)} ms after the address was loaded; page heap after GC ${v.heapMB?.toFixed(0)} MB; ${v.tasks.length} long tasks${v.tasks.length ? `: ${v.tasks.map((t) => `${t.start.toFixed(0)}+${t.duration.toFixed(0)}`).join(', ')}` : ''}`,
+      note: v.error ?? `first content ${v.readyMs.toFixed(0)} ms after the address was loaded; ${v.heapMB === undefined ? '' : `page heap after GC ${v.heapMB.toFixed(0)} MB; `}${v.tasks.length} long tasks${v.tasks.length ? `: ${v.tasks.map((t) => `${t.start.toFixed(0)}+${t.duration.toFixed(0)}`).join(', ')}` : ''}`,
     }));
     for (const v of visits) {
       if (!v.keys) continue;
