@@ -23,15 +23,10 @@ function plainStates(run: Run, window: number): EdgeState[] {
   }
   const find = (ref: string): Agent | undefined => run.agents.find((a) => a.id === ref) ?? run.agents.find((a) => a.name === ref);
   const agentOf = (ref: string): EdgeAgent => {
-    const agent = find(ref);
-    if (!agent) return { id: ref, name: ref };
-    const out: EdgeAgent = { id: agent.id, name: agent.name };
-    const role = agent.role ?? agent.description;
-    if (role) out.role = role;
-    const prompt = prompts.get(agent.id);
-    if (prompt) out.prompt = prompt;
-    if (agent.kind) out.kind = agent.kind;
-    return out;
+    const a = find(ref);
+    const role = a?.role ?? a?.description;
+    const prompt = a && prompts.get(a.id);
+    return a ? { id: a.id, name: a.name, ...(role ? { role } : {}), ...(prompt ? { prompt } : {}), ...(a.kind ? { kind: a.kind } : {}) } : { id: ref, name: ref };
   };
   const stepOf = (id: string): Step | undefined => run.steps.findLast((s) => s.id === id);
   const task = run.task ?? '';

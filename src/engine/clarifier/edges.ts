@@ -3,6 +3,7 @@
 // copied in), so a live runner can build one for a message that is not in any Run yet and clarify it alone.
 import type { Agent, Handoff, Run, Step } from '../../model/types.ts';
 import { DEFAULT_WINDOW } from '../../model/engine-params.ts';
+import { lowerBound } from '../../model/large-arrays.ts';
 import { finish, phase, SLICE, type Sliced } from '../../model/slices.ts';
 import { StepPositions } from '../../model/step-positions.ts';
 
@@ -192,7 +193,7 @@ export class EdgeStateList {
     for (const id of involvedIds(group, sender)) {
       const list = this.positionsOf.get(id);
       if (!list) continue;
-      const end = before(list, position);
+      const end = lowerBound(list, position); // how many of its handoffs came before this one
       for (let i = end - 1; i >= 0 && i >= end - window; i--) if (!recent.includes(list[i])) recent.push(list[i]);
     }
     recent.sort((x, y) => x - y);
@@ -216,17 +217,6 @@ function involvedIds(group: ReceiverGroup, sender: EdgeAgent): readonly string[]
   return ids;
 }
 
-/** How many of the ascending `list` are below `position`. */
-function before(list: readonly number[], position: number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid] < position) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 /**
  * Edge states worked out already, by the run's handoffs array: a label saved on a 200k-message chat log made the
