@@ -140,11 +140,17 @@ async function main(): Promise<void> {
           // A person labels the current edge: a new run (same handoffs, one more annotation) listed again and saved.
           const form = page.getByTestId('label-form');
           await form.getByRole('radio', { name: /^RD/ }).click();
+          // The library's count of committed writes (library-db.ts): the label is saved once one more has committed.
+          const writesBefore = Number(await page.evaluate('document.documentElement.dataset.libraryWrites'));
           const from = (await page.evaluate('performance.now()')) as number;
           await form.getByRole('button', { name: 'Save label' }).click();
           await page.getByTestId('saved-label').filter({ hasText: 'Saved: RD' }).waitFor({ timeout: 60_000 });
           const shownMs = ((await page.evaluate('performance.now()')) as number) - from;
-          await page.waitForFunction(() => document.documentElement.dataset.libraryStatus === 'saved', undefined, { timeout: 120_000 });
+          await page.waitForFunction(
+            (before) => Number(document.documentElement.dataset.libraryWrites) > before && document.documentElement.dataset.libraryStatus === 'saved',
+            writesBefore,
+            { timeout: 120_000 },
+          );
           const savedMs = ((await page.evaluate('performance.now()')) as number) - from;
           await page.waitForTimeout(1000);
           const during = ((await page.evaluate('window.__longTasks')) as { start: number; duration: number }[]).filter((t) => t.start + t.duration > from).map((t) => t.duration);
