@@ -155,11 +155,7 @@ export class EdgeStateList {
   indexOf(id: string, near?: number): number {
     const { handoffs } = this;
     if (near !== undefined) {
-      for (let d = 0; d <= 2; d++) {
-        for (const p of d === 0 ? [near] : [near - d, near + d]) {
-          if (p >= 0 && p < handoffs.length && handoffs[p].id === id) return p;
-        }
-      }
+      for (const p of [near, near - 1, near + 1, near - 2, near + 2]) if (handoffs[p]?.id === id) return p;
     }
     for (let p = 0; p < handoffs.length; p++) if (handoffs[p].id === id) return p;
     return -1;
