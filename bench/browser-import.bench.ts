@@ -224,7 +224,11 @@ export async function profileWorkers(cdp: CDPSession): Promise<WorkerProfiler> {
     new Promise<unknown>((resolveCall) => {
       const id = nextId++;
       pending.set(id, resolveCall);
-      void cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method, params }) });
+      // A worker gone meanwhile (the import worker is replaced after a large import, ADR 0077): no answer, no profile.
+      cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id, method, params }) }).catch(() => {
+        pending.delete(id);
+        resolveCall(undefined);
+      });
     });
   cdp.on('Target.receivedMessageFromTarget', (event: { sessionId: string; message: string }) => {
     const message = JSON.parse(event.message) as { id?: number; result?: unknown; error?: unknown };
@@ -245,7 +249,8 @@ export async function profileWorkers(cdp: CDPSession): Promise<WorkerProfiler> {
     async stop(span: string) {
       for (const w of workers) {
         await w.started;
-        const stopped = (await call(w.sessionId, 'Profiler.stop')) as { profile?: CpuProfile };
+        const stopped = (await call(w.sessionId, 'Profiler.stop')) as { profile?: CpuProfile } | undefined;
+        if (!stopped) continue;
         if (stopped.profile) printProfile(stopped.profile, `worker ${w.url.split('/').pop()}, self time (ms), ${span}`, true);
         if (stopped.profile && PROFILE_OUT) {
           writeFileSync(PROFILE_OUT, JSON.stringify(stopped.profile));

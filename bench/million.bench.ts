@@ -43,8 +43,10 @@
 //   BENCH_PROFILE=open   sample the page's main thread from the click on the run to the painted run view and print
 //                        self time per function (BENCH_PROFILE_TOTAL=1: total time too)
 //   BENCH_PROFILE=tasks  sample it from the drop to the painted run view and name what ran in each long task (build
-//                        with `--minify false` for readable names)
-//   BENCH_PROFILE=worker sample the import worker from the drop to the run listed: heaviest functions by self and
+//                        with `--minify false` for readable names); with BENCH_PROFILE_OUT=<file>, the profile is
+//                        written there (a .cpuprofile)
+//   BENCH_PROFILE=worker sample the import worker from the drop to the run listed (worker-part: to the painted run
+//                        view, the worker's trace part of the view included): heaviest functions by self and
 //                        total time and a 100 ms timeline (as bench/browser-import's)
 //   BENCH_TRACE_RELOAD=<file.json>  a Chrome trace (every thread of the renderer) from the Library loaded anew to
 //                        the run listed again
@@ -53,7 +55,7 @@
 import { chromium, type Browser, type Page } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../scripts/chromium-args.ts';
 import { spawnSync } from 'node:child_process';
-import { closeSync, existsSync, openSync, writeSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, writeFileSync, writeSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -71,12 +73,16 @@ const MEMORY_TARGET_BYTES = 1.5 * 2 ** 30;
 const STILL_TARGET_MS = 1000;
 const PROFILE_OPEN = process.env.BENCH_PROFILE === 'open';
 const PROFILE_TASKS = process.env.BENCH_PROFILE === 'tasks';
+/** BENCH_PROFILE_OUT=<file.cpuprofile>: with BENCH_PROFILE=tasks, the page's profile; with worker or worker-part, the worker's. */
+const PROFILE_OUT = process.env.BENCH_PROFILE_OUT;
 /** BENCH_PROFILE=reload: sample the page from the Library loaded anew (the run saved) to the run listed again. */
 const PROFILE_RELOAD = process.env.BENCH_PROFILE === 'reload';
 /** BENCH_TRACE_RELOAD=<file>: a Chrome trace from the Library loaded anew to the run listed again. */
 const TRACE_RELOAD = process.env.BENCH_TRACE_RELOAD;
 /** BENCH_PROFILE=worker: sample the import worker from the drop to the run listed (as bench/browser-import does). */
-const PROFILE_WORKER = process.env.BENCH_PROFILE === 'worker';
+const PROFILE_WORKER = process.env.BENCH_PROFILE === 'worker' || process.env.BENCH_PROFILE === 'worker-part';
+/** BENCH_PROFILE=worker-part: the same, until the run view is painted (the worker's trace part of the view included). */
+const PROFILE_WORKER_PART = process.env.BENCH_PROFILE === 'worker-part';
 const ROOT = resolve(import.meta.dirname, '..');
 
 // --------------------------------------------------------------------------------------------------------------
@@ -559,7 +565,7 @@ async function openThroughLibrary(base: string, file: string, { engines = false,
       throw new Error(`the file was not opened: ${why}`);
     }
     const listedAt = (await page.evaluate('window.__rowAt')) as number;
-    await workerProfiler?.stop('drop → listed');
+    if (!PROFILE_WORKER_PART) await workerProfiler?.stop('drop → listed');
     const peakListedBytes = memory?.peakSoFar();
     await dumps?.at('listed');
     await heaps?.('the listing');
@@ -578,6 +584,7 @@ async function openThroughLibrary(base: string, file: string, { engines = false,
     const clickedAt = (await page.evaluate('performance.now()')) as number;
     await page.waitForFunction(() => (window as unknown as { __paintedAt?: number }).__paintedAt !== undefined, undefined, { polling: 'raf', timeout: 600_000 });
     const paintedAt = (await page.evaluate('window.__paintedAt')) as number;
+    if (PROFILE_WORKER_PART) await workerProfiler?.stop('drop → painted');
     await dumps?.at('painted');
     // The sliced build of the run view (run-view-loader.ts): its wall time, its own work and its tasks.
     const build = (await page.evaluate(`(() => { const m = performance.getEntriesByName('mas-replay:run-view-build').pop(); return m ? { start: m.startTime, wall: m.duration, work: m.detail?.workMs, tasks: m.detail?.tasks } : undefined; })()`)) as
@@ -612,7 +619,14 @@ async function openThroughLibrary(base: string, file: string, { engines = false,
     }
     const dropAt = (await page.evaluate('window.__dropAt')) as number;
     const tasks = ((await page.evaluate('window.__longTasks')) as { start: number; duration: number }[]).filter((t) => t.start >= dropAt && t.start <= paintedAt);
-    if (sampling) printLongTaskProfile(await sampling.stop(), sampling.at, tasks, dropAt);
+    if (sampling) {
+      const profile = await sampling.stop();
+      printLongTaskProfile(profile, sampling.at, tasks, dropAt);
+      if (PROFILE_OUT) {
+        writeFileSync(PROFILE_OUT, JSON.stringify(profile));
+        console.log(`    page profile written to ${PROFILE_OUT}; it started ${(sampling.at - dropAt).toFixed(0)} ms from the drop`);
+      }
+    }
     const progress = (await page.evaluate('window.__progress')) as { state: string; at: number; bar: boolean; row: boolean }[];
     // From the drop to the run listed: each change, and the gaps between them (the last gap ends at the listing).
     const during = progress.filter((p) => p.at <= listedAt);
