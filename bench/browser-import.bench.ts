@@ -12,6 +12,7 @@
 //                                                  until the painted view, its trace part included); =1, open, spans: the page;
 //                                                  =tasks: what ran in each long task from the drop to the painted view
 //   BENCH_PROFILE_OUT=<file.cpuprofile>            with worker or worker-part: also write the worker's whole profile there
+//                                                  (with 1: the page's)
 //   BENCH_TRACE=<file.json>                        a Chrome trace (page and workers: devtools.timeline, v8, blink) from
 //                                                  the drop to the painted run view, for chrome://tracing or Perfetto
 //   BENCH_CLICK_AFTER=<ms>                         open the run that long after it is listed, as a person would
@@ -60,7 +61,7 @@ const PROFILE_SPANS = process.env.BENCH_PROFILE === 'spans';
 const PROFILE_WORKER = process.env.BENCH_PROFILE === 'worker' || process.env.BENCH_PROFILE === 'worker-part';
 /** BENCH_PROFILE=worker-part: the same, until the run view is painted (the worker's trace part of the view included). */
 const PROFILE_WORKER_PART = process.env.BENCH_PROFILE === 'worker-part';
-/** BENCH_PROFILE_OUT=<file.cpuprofile>: with BENCH_PROFILE=worker or worker-part, the worker's whole profile is written there. */
+/** BENCH_PROFILE_OUT=<file.cpuprofile>: with BENCH_PROFILE=worker or worker-part, the worker's whole profile is written there; with 1, the page's. */
 const PROFILE_OUT = process.env.BENCH_PROFILE_OUT;
 /** BENCH_PROFILE=tasks: sample the page from the drop to the painted run view and name what ran in each long task. */
 const PROFILE_TASKS = process.env.BENCH_PROFILE === 'tasks';
@@ -416,7 +417,14 @@ export async function measureThroughLibrary(dist: string, file: string, open = t
     const rows = (await page.evaluate(`document.querySelector('section[aria-label="Steps"] h2')?.textContent ?? ''`)) as string;
     for (let i = 0; i < 1200 && (await page.evaluate('window.__savedAt === undefined')); i++) await page.waitForTimeout(100);
     const savedAt = (await page.evaluate('window.__savedAt')) as number;
-    if (PROFILE) printProfile(((await cdp.send('Profiler.stop')) as { profile: CpuProfile }).profile);
+    if (PROFILE) {
+      const { profile } = (await cdp.send('Profiler.stop')) as { profile: CpuProfile };
+      printProfile(profile);
+      if (PROFILE_OUT) {
+        writeFileSync(PROFILE_OUT, JSON.stringify(profile));
+        console.log(`  page profile written to ${PROFILE_OUT}`);
+      }
+    }
     // Heap after GC with the run view open (its spans not read yet), then with the spans read.
     const heapAfterGc = async () => {
       await cdp.send('HeapProfiler.collectGarbage');
