@@ -7,6 +7,7 @@ import { LibraryPage } from '../features/library/library-page.tsx';
 import { LinkedSources } from '../features/library/startup.tsx';
 import { ErrorBoundary } from '../ui/error-boundary.tsx';
 import { runPageView } from '../features/run-view/run-page-view.ts';
+import { FontWarmup } from '../ui/font-warmup.tsx';
 
 const ComparePage = lazy(() => import('../features/compare/compare-page.tsx').then((m) => ({ default: m.ComparePage })));
 const CorpusPage = lazy(() => import('../features/corpus/corpus-page.tsx').then((m) => ({ default: m.CorpusPage })));
@@ -69,6 +70,7 @@ export function App() {
           </ErrorBoundary>
         </Suspense>
       </main>
+      <FontWarmup />
     </div>
   );
 }
