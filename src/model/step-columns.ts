@@ -574,22 +574,16 @@ function setKey(record: Record<string, unknown>, key: string, value: unknown): v
   else record[key] = value;
 }
 
-/**
- * The records of one shape. `nested` (a record inside another: a step's `raw`, its `usage`): a record whose values are
- * those of the record before it is that same object, not a copy (records of scalars are interned for the whole run
- * first: internedRecords). Records are never edited in place (a run is replaced, not changed), so a shared one reads
- * as its copies did.
- */
 /** Past this many keys, a record made from `{}` keeps the rest of its values in a second object (see emptyRecord). */
 const IN_OBJECT_KEYS = 4;
 
 /**
  * A record to fill with `keys`: made by JSON.parse of those keys when there are more than `{}` holds in itself, so that
- * it (and each copy of it) holds all its values in one object. V8 gives `{}` room for four; a step's fifteen keys were
- * then a record and an array of eleven more, an object more per step for the page's collector to copy as a run's
+ * it (and each copy of it) holds all its values in one object. V8 gives `{}` room for four; a step of a dozen keys was
+ * then a record and an array of the rest, an object more per step for the page's collector to copy as a run's
  * steps arrive (~30 bytes a record; 1M records of 14 keys: 141 MB of heap against 171 MB, in Node). The values are
- * null until set, and the keys are in the same order as set one by one. Not for `__proto__` (JSON.parse makes it an
- * own key, which `setKey` does differently).
+ * null until set, and the keys come in the same order as when set one by one. Records with a `__proto__` key are made
+ * key by key, as before (setKey).
  */
 function emptyRecord(keys: readonly string[], plain: boolean): Record<string, unknown> {
   if (!plain || keys.length <= IN_OBJECT_KEYS) return {};
@@ -598,6 +592,12 @@ function emptyRecord(keys: readonly string[], plain: boolean): Record<string, un
   return JSON.parse(`${json}}`) as Record<string, unknown>;
 }
 
+/**
+ * The records of one shape. `nested` (a record inside another: a step's `raw`, its `usage`): a record whose values are
+ * those of the record before it is that same object, not a copy (records of scalars are interned for the whole run
+ * first: internedRecords). Records are never edited in place (a run is replaced, not changed), so a shared one reads
+ * as its copies did.
+ */
 function buildRecords(keys: readonly string[], cols: readonly Column[], n: number, strings: RunStrings, nested = false): Record<string, unknown>[] {
   const table = strings.table;
   if (nested && n > 0) {
