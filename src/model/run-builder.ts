@@ -56,6 +56,15 @@ export class MapProgress {
   }
 }
 
+/**
+ * `<run><sep><n>`, a step's or a handoff's id, as one flat string. A template makes it a string that points at its
+ * parts, and the first search, hash or clone of it (the hand-over to the page) adds a flat copy beside it: two strings
+ * per id, for each of a chat log's million steps and million handoffs (src/import/spans/forest.ts, stepIdOfSpan).
+ */
+export function runPartId(run: string, sep: string, n: number): string {
+  return [run, sep, n].join('');
+}
+
 export class RunBuilder {
   readonly steps: Step[] = [];
   readonly handoffs: Handoff[] = [];
@@ -111,14 +120,14 @@ export class RunBuilder {
 
   /** The id the next step gets. */
   nextStepId(): string {
-    return `${this.id}:s${this.steps.length}`;
+    return runPartId(this.id, ':s', this.steps.length);
   }
 
   /** Append a step in replay order: its index is its position; its id `<run>:s<index>` unless the source names one. */
   addStep(fields: Omit<Step, 'id' | 'index'> & { id?: string }): Step {
     const index = this.steps.length;
     const { id, ...rest } = fields;
-    const step = { id: id ?? `${this.id}:s${index}`, index, ...rest } as Step;
+    const step = { id: id ?? runPartId(this.id, ':s', index), index, ...rest } as Step;
     this.steps.push(step);
     if ((index & (STEP_TICK - 1)) === 0 && index > 0) stepTicks.onTick?.(index);
     return step;
@@ -140,7 +149,7 @@ export class RunBuilder {
    * names one. The step's recipients are the caller's.
    */
   addHandoff(step: Pick<Step, 'id' | 'agentId'>, handoff: Pick<Handoff, 'to' | 'kind' | 'content'> & { from?: string; id?: string }): Handoff {
-    const h: Handoff = { id: handoff.id ?? `${this.id}:h${this.handoffs.length}`, from: handoff.from ?? step.agentId, to: handoff.to, kind: handoff.kind, stepId: step.id, content: handoff.content };
+    const h: Handoff = { id: handoff.id ?? runPartId(this.id, ':h', this.handoffs.length), from: handoff.from ?? step.agentId, to: handoff.to, kind: handoff.kind, stepId: step.id, content: handoff.content };
     this.handoffs.push(h);
     return h;
   }

@@ -20,7 +20,7 @@ import { emptyRecord } from '../../model/record.ts';
 import { hashJson } from '../hash-json.ts';
 import { decisiveErrorAnnotation } from '../../model/annotations.ts';
 import type { Agent, Outcome, Run, Step, TokenUsage } from '../../model/types.ts';
-import { MapProgress, RunBuilder } from '../../model/run-builder.ts';
+import { MapProgress, RunBuilder, runPartId } from '../../model/run-builder.ts';
 import type { FormatImporter, ImportResult } from '../format.ts';
 import type { ParsedInput } from '../parse-input.ts';
 import { asText, expectArray, expectObject, isObject, optNumber, optString, type JsonObject } from '../read.ts';
@@ -221,7 +221,7 @@ function importRun(obj: JsonObject, path: string, runId: string, warnings: strin
     if (parsed.target) addAgent(parsed.target);
     // Made whole, in addStep's field order: no fields object copied twice per message.
     const index = steps.length;
-    const step = b.appendStep({ id: `${runId}:s${index}`, index, kind: 'message', agentId: speaker, agentRunId: b.agentRunId(speaker), number: i, output: contentText(entry.content) });
+    const step = b.appendStep({ id: runPartId(runId, ':s', index), index, kind: 'message', agentId: speaker, agentRunId: b.agentRunId(speaker), number: i, output: contentText(entry.content) });
     if (parsed.qualifier) step.name = parsed.qualifier;
     const raw = unmappedFields(entry, ENTRY_FIELDS);
     if (raw) step.raw = raw;
