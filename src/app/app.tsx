@@ -70,7 +70,9 @@ export function App() {
           </ErrorBoundary>
         </Suspense>
       </main>
-      <FontWarmup />
+      <ErrorBoundary name="font warm-up">
+        <FontWarmup />
+      </ErrorBoundary>
     </div>
   );
 }

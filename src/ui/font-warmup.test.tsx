@@ -52,3 +52,27 @@ describe('FontWarmup', () => {
     expect(screen.queryByTestId('font-warmup')).toBeNull();
   });
 });
+
+describe('FontWarmup without frames or idle callbacks', () => {
+  it('falls back to a timer, and still comes and goes', async () => {
+    vi.useFakeTimers();
+    try {
+      vi.stubGlobal('requestIdleCallback', undefined);
+      vi.stubGlobal('cancelIdleCallback', undefined);
+      vi.stubGlobal('requestAnimationFrame', undefined);
+      vi.stubGlobal('cancelAnimationFrame', undefined);
+      render(<FontWarmup />);
+      expect(screen.queryByTestId('font-warmup')).toBeNull();
+      await act(async () => {
+        vi.advanceTimersByTime(60);
+      });
+      expect(screen.getByTestId('font-warmup')).toBeDefined();
+      await act(async () => {
+        vi.advanceTimersByTime(60);
+      });
+      expect(screen.queryByTestId('font-warmup')).toBeNull();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});

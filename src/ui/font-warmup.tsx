@@ -22,14 +22,17 @@ export function FontWarmup() {
     const run = () => {
       if (!cancelled) next();
     };
+    let timer: ReturnType<typeof setTimeout> | undefined;
     if (shown === 'waiting' && typeof requestIdleCallback === 'function') handle = requestIdleCallback(run, { timeout: IDLE_WAIT_MS });
     // Shown: laid out in the next frame; removed in the one after.
-    else handle = requestAnimationFrame(() => requestAnimationFrame(run));
+    else if (typeof requestAnimationFrame === 'function') handle = requestAnimationFrame(() => requestAnimationFrame(run));
+    else timer = setTimeout(run, 50);
     return () => {
       cancelled = true;
+      if (timer !== undefined) clearTimeout(timer);
       if (handle === undefined) return;
       if (shown === 'waiting' && typeof cancelIdleCallback === 'function') cancelIdleCallback(handle);
-      else cancelAnimationFrame(handle);
+      else if (typeof cancelAnimationFrame === 'function') cancelAnimationFrame(handle);
     };
   }, [shown]);
   if (shown !== 'shown') return null;
