@@ -574,7 +574,7 @@ function setKey(record: Record<string, unknown>, key: string, value: unknown): v
   else record[key] = value;
 }
 
-/** Past this many keys, a record made from `{}` keeps the rest of its values in a second object (see emptyRecord). */
+/** Past this many keys, a record made from `{}` keeps the rest of its values in a second object (see recordTemplate). */
 const IN_OBJECT_KEYS = 4;
 
 /**
@@ -583,9 +583,10 @@ const IN_OBJECT_KEYS = 4;
  * then a record and an array of the rest, an object more per step for the page's collector to copy as a run's
  * steps arrive (~30 bytes a record; 1M records of 14 keys: 141 MB of heap against 171 MB, in Node). The values are
  * null until set, and the keys come in the same order as when set one by one. Records with a `__proto__` key are made
- * key by key, as before (setKey).
+ * key by key, as before (setKey). It inherits from Object.prototype, as the worker's records did (unlike
+ * model/record.ts's emptyRecord, which has no prototype).
  */
-function emptyRecord(keys: readonly string[], plain: boolean): Record<string, unknown> {
+function recordTemplate(keys: readonly string[], plain: boolean): Record<string, unknown> {
   if (!plain || keys.length <= IN_OBJECT_KEYS) return {};
   let json = '{';
   for (let j = 0; j < keys.length; j++) json += `${j === 0 ? '' : ','}${JSON.stringify(keys[j])}:null`;
@@ -627,7 +628,7 @@ function buildRecords(keys: readonly string[], cols: readonly Column[], n: numbe
   const plain = !keys.includes('__proto__');
   // The first record made key by key; the others copy it (the same keys in the same order, one hidden class) and
   // have their values set in place, which is cheaper than adding each key again.
-  const first = emptyRecord(keys, plain);
+  const first = recordTemplate(keys, plain);
   if (plain) for (let j = 0; j < k; j++) first[keys[j]] = valueAt(j, 0);
   else for (let j = 0; j < k; j++) setKey(first, keys[j], valueAt(j, 0));
   out[0] = first;

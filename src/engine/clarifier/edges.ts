@@ -213,7 +213,6 @@ function involvedIds(group: ReceiverGroup, sender: EdgeAgent): readonly string[]
   return ids;
 }
 
-
 /**
  * Edge states worked out already, by the run's handoffs array: a label saved on a 200k-message chat log made the
  * taxonomy's edge list work out all 200k states again, ~0.6 s of the page's thread. Valid while the other inputs are
