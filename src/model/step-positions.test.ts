@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { handoffsByStepSlices, StepPositions, stepPositions } from './step-positions.ts';
 import { hash32 } from './hash.ts';
 import { finish } from './slices.ts';
@@ -36,6 +37,22 @@ describe('StepPositions', () => {
     expect(positions.near('x', 0)).toBe(2);
     expect(positions.size).toBe(3);
     expect(new Map(positions)).toEqual(mapOf(steps));
+  });
+
+  it('gives what a Map gives for runs of many table blocks, ids repeated anywhere (the build inserts by slot, not by position)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 3000 }), { minLength: 0, maxLength: 6000 }), (picks) => {
+        const steps = picks.map((k, i) => step(`id-${k}`, i));
+        const positions = stepPositions(steps);
+        const map = mapOf(steps);
+        expect(positions.size).toBe(map.size);
+        expect(positions.duplicates).toBe(map.size < steps.length);
+        for (const [id, p] of map) expect(positions.get(id)).toBe(p);
+        expect([...positions]).toEqual([...map].sort((a, b) => a[1] - b[1]));
+        expect(positions.get('id-3001')).toBeUndefined();
+      }),
+      { numRuns: 60 },
+    );
   });
 
   it('finds ids near a hint, and anywhere else through the table', () => {
