@@ -117,6 +117,8 @@ describe('edge states', () => {
       to: fc.array(fc.constantFrom(...names, 'C', 'stranger'), { maxLength: 3 }),
       step: fc.option(fc.nat(12), { nil: undefined }),
       id: fc.constantFrom('x', 'y', 'z', 'w', 'v', 'u'),
+      // The previous handoff's own receiver array (the page's interned arrays share one among equal lists).
+      sameTo: fc.boolean(),
     });
     fc.assert(
       fc.property(fc.array(handoff, { maxLength: 40 }), fc.nat(5), fc.boolean(), (made, window, backwards) => {
@@ -125,9 +127,11 @@ describe('edge states', () => {
           id: `s${i % 8}`, index: i, kind: 'llm', agentId: names[i % 4], agentRunId: `r${i % 3}`,
           ...(i === 2 ? { input: [{ role: 'system' as const, content: 'You check figures.' }] } : {}),
         }));
-        const handoffs: Handoff[] = made.map((h, i) => ({
-          id: `${h.id}${i % 7}`, from: h.from, to: h.to, kind: 'message', content: `m${i}`, ...(h.step !== undefined ? { stepId: `s${h.step}` } : {}),
-        }));
+        const handoffs: Handoff[] = [];
+        for (const [i, h] of made.entries()) {
+          const to = h.sameTo && i > 0 ? handoffs[i - 1].to : h.to;
+          handoffs.push({ id: `${h.id}${i % 7}`, from: h.from, to, kind: 'message', content: `m${i}`, ...(h.step !== undefined ? { stepId: `s${h.step}` } : {}) });
+        }
         const agentRuns = [{ id: 'r0', agentId: 'a', task: 'the task ' }, { id: 'r1', agentId: 'b', task: 'look it up' }];
         const run = makeRun('prop', { agents, agentRuns, steps, handoffs, task: 'the task' });
         const list = edgeStateList(run, window);

@@ -268,13 +268,24 @@ export function* edgeStatesSlices(run: Run, window = DEFAULT_WINDOW): Sliced<Edg
   };
   const groups: ReceiverGroup[] = [];
   const groupAt = new Map<string, number>();
+  // Most handoffs name one receiver: those are found by its name, without a key made per handoff; a list of several
+  // (or none) by its JSON. A list that is the previous handoff's own array (shared by the page's interned arrays) is
+  // not looked up again.
+  const groupAtOne = new Map<string, number>();
+  let lastTo: readonly string[] | undefined;
+  let lastGroup = -1;
   const groupOfTo = (to: readonly string[]): number => {
-    const key = JSON.stringify(to);
-    let at = groupAt.get(key);
+    if (to === lastTo) return lastGroup;
+    const one = to.length === 1;
+    const key = one ? to[0] : JSON.stringify(to);
+    const keyed = one ? groupAtOne : groupAt;
+    let at = keyed.get(key);
     if (at === undefined) {
       const receivers = (to.length > 0 ? to : ['?']).map((ref) => agents[agentOf(ref)]);
-      groupAt.set(key, (at = groups.push({ receivers, names: receivers.map((r) => r.name).join(', '), involved: new Map() }) - 1));
+      keyed.set(key, (at = groups.push({ receivers, names: receivers.map((r) => r.name).join(', '), involved: new Map() }) - 1));
     }
+    lastTo = to;
+    lastGroup = at;
     return at;
   };
   const subgoals: string[] = [];
