@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { filterParams, PRESETS, shadowReplay } from '../engine/supervisor/index.ts';
 import { HAVE_SHARED, importShared, SKIP_REASON, sharedFiles } from '../testing/fixture-kit.ts';
 import { importText } from '../import/index.ts';
-import { summarizeRun } from '../model/summary.ts';
+import { runDuration, summarizeRun } from '../model/summary.ts';
 import type { Run } from '../model/types.ts';
 import { makeRun } from '../testing/test-runs.ts';
 import { agentRunsNest, buildOtlp, exportOtlp, type OtlpDocument } from './otlp.ts';
@@ -44,6 +44,23 @@ describe('strict OTLP/JSON', () => {
     expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
     // The same run exports the same bytes: ids come from the run, not from chance.
     expect(exportOtlp([run])).toBe(exportOtlp([run]));
+  });
+
+  it("a run without times of its own spans its steps' times as the model counts them (the Library's duration)", () => {
+    const base = makeRun('t');
+    const [first, second] = base.steps;
+    // The first step listed starts later than the second; the second (nested) ends last.
+    const run = makeRun('t', { steps: [{ ...first, startTime: 5_000, endTime: 6_000 }, { ...second, startTime: 2_000, endTime: 9_000 }] });
+    const root = spansOf(buildOtlp([run]))[0];
+    expect(root.startTimeUnixNano).toBe('2000000000');
+    expect(root.endTimeUnixNano).toBe('9000000000');
+    expect((Number(root.endTimeUnixNano) - Number(root.startTimeUnixNano)) / 1e6).toBe(runDuration(run));
+    // Its own start kept, the steps' end after it.
+    const started = spansOf(buildOtlp([{ ...run, startTime: 1_000 }]))[0];
+    expect([started.startTimeUnixNano, started.endTimeUnixNano]).toEqual(['1000000000', '9000000000']);
+    // No times anywhere: an instant at 0.
+    const none = spansOf(buildOtlp([makeRun('n')]))[0];
+    expect([none.startTimeUnixNano, none.endTimeUnixNano]).toEqual(['0', '0']);
   });
 });
 

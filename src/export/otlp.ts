@@ -7,7 +7,8 @@
 import { jsonParts } from './json-parts.ts';
 import { hashText } from '../model/hash.ts';
 import type { Annotation, AgentRun, ChatMessage, Intervention, Run, Step } from '../model/types.ts';
-import { appendAll, maxOf } from '../model/large-arrays.ts';
+import { appendAll } from '../model/large-arrays.ts';
+import { stepFacts } from '../model/step-facts.ts';
 import { stepsById } from '../model/lookups.ts';
 
 type AnyValue =
@@ -233,8 +234,11 @@ export function runToSpans(run: Run): OtlpSpan[] {
     const names = new Map(run.agents.map((a) => [a.id, a.name]));
     return (id: string) => names.get(id) ?? id;
   })();
-  const start = run.startTime ?? run.steps.find((s) => s.startTime !== undefined)?.startTime ?? 0;
-  const end = run.endTime ?? maxOf(run.steps.map((s) => s.endTime ?? s.startTime ?? start), start);
+  // The run's own times, else the time its steps span as the model counts it (step facts, nested steps included: the
+  // Library's duration reads the same), without a pass of its own.
+  const { firstStart, lastEnd } = stepFacts(run);
+  const start = run.startTime ?? (Number.isFinite(firstStart) ? firstStart : 0);
+  const end = run.endTime ?? (Number.isFinite(lastEnd) && lastEnd > start ? lastEnd : start);
 
   const rootId = spanId('run');
   const spans: OtlpSpan[] = [];
