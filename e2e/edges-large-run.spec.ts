@@ -31,13 +31,17 @@ test('a run of 20,000 handoffs: its edge list opens without freezing the page, m
   expect(two!.y - one!.y).toBe(52);
   expect(one!.height).toBe(48);
 
-  // Keys move the current edge, and it stays drawn.
+  // Keys move the current edge, and it stays drawn. Pressed on the row a click focused, they take the focus along:
+  // the focus ring and the current row stay one row.
   await rows.first().click();
   await expect(page).toHaveURL(/[?&]edge=/);
+  const current = rows.and(page.locator('[aria-current="true"]'));
   for (let i = 0; i < 3; i++) {
     const before = page.url();
-    await list.press('j');
+    await page.keyboard.press('j');
     await expect.poll(() => page.url()).not.toBe(before);
+    await expect(current).toContainText(`#${i + 2}`);
+    await expect(current).toBeFocused();
   }
   // Each handoff made on the page from its step (ADR 0067): message i is sent by its speaker to the next one.
   await expect(page.getByRole('heading', { name: /^Edge #4:/ })).toHaveText('Edge #4: Writer → Planner (message)');

@@ -64,6 +64,15 @@ test('labels an edge of a real Who&When run; the label survives a reload and joi
   await expect(decisive).toHaveCount(1);
   await expect(decisive).toContainText('WebSurfer → Orchestrator');
   await decisive.click();
+  // A key pressed on the clicked row moves the current edge and the focus together, and back.
+  const current = rows.and(page.locator('[aria-current="true"]'));
+  const decisiveId = await decisive.getAttribute('data-edge-id');
+  await page.keyboard.press('ArrowDown');
+  await expect(current).not.toHaveAttribute('data-edge-id', decisiveId!);
+  await expect(current).toBeFocused();
+  await page.keyboard.press('k');
+  await expect(current).toHaveAttribute('data-edge-id', decisiveId!);
+  await expect(decisive).toBeFocused();
   const datasetLabel = page.getByTestId('dataset-label');
   await expect(datasetLabel).toContainText('Who&When decisive error by WebSurfer');
   await expect(datasetLabel).toContainText('unmapped');

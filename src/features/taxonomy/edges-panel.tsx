@@ -2,7 +2,7 @@
 // (progress, cancel, per-edge result with the original and revised message side by side), the dataset's own labels
 // with their mapping, and the agreement between two label sources.
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useMemo, useRef, useState, type CSSProperties } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type CSSProperties } from 'react';
 import {
   agreement,
   CLARIFIER_TYPES,
@@ -127,10 +127,22 @@ function EdgeList({ run, rows }: { run: Run; rows: EdgeRows }) {
     // The virtualizer is the same object across renders; the rows change with the run.
   }, [selectedId, windowed]);
 
+  // A key pressed on a row (focused by a click) moves the focus with the current edge, so the focus ring and the
+  // current row stay one row; a key pressed on the list itself leaves the focus there.
+  const focusCurrent = useRef(false);
   const move = (delta: number) => {
     if (rows.length === 0) return;
+    const focused = document.activeElement;
+    focusCurrent.current = focused instanceof HTMLElement && focused !== listRef.current && listRef.current?.contains(focused) === true;
     setParams({ edge: rows.states.idAt(Math.max(0, Math.min(rows.length - 1, selectedIndex + delta))) });
   };
+  useLayoutEffect(() => {
+    if (!focusCurrent.current) return;
+    focusCurrent.current = false;
+    // The next row is drawn already in a windowed list (its overscan); if not, the list keeps the focus.
+    const row = listRef.current?.querySelector<HTMLElement>('[aria-current="true"]') ?? listRef.current;
+    row?.focus({ preventScroll: true });
+  }, [selectedId]);
 
   if (rows.length === 0) {
     return (
