@@ -76,12 +76,13 @@ describe('runViewSlices', () => {
     expect(finish(runViewSlices(run))).toBe(view);
   });
 
-  it('yields within the passes after the per-step pass too (time, lanes, bands, loop positions), not once per pass', () => {
+  it('yields within the passes after the per-step pass too (time, lanes, loop positions), not once per pass', () => {
     const work = runViewSlices(bigRun(20_000));
     let late = 0;
     for (let r = work.next(); !r.done; r = work.next()) if (r.value >= 0.95) late++;
-    // 20k rows: each of those passes yields about every 2,048 positions (once per pass before: 5 yields in all).
-    expect(late).toBeGreaterThanOrEqual(30);
+    // 20k rows: the passes over steps yield about every 2,048 positions, those over typed arrays alone every 16,384
+    // (once per pass before: 5 yields in all). The lanes' agents and the bands are read in the per-step pass.
+    expect(late).toBeGreaterThanOrEqual(12);
   });
 
   it('fills the columns the passes after the per-step pass make (time, lanes, bands, errors, loops) as read from the steps', () => {

@@ -239,6 +239,19 @@ describe.skipIf(!HAVE_SHARED)('on every real trace in ../shared/traces', () => {
       // The positions in a loop: the union of the loops' positions, ascending, each once.
       const inLoops = [...new Set(view.loops.flatMap((l) => l.positions))].sort((a, b) => a - b);
       expect([...view.loopPositions], file).toEqual(inLoops);
+      // Each position's lane is its agent's, and each agent run's band spans its first to its last position, in the
+      // order the runs first act (read in the per-step pass: read again here the plain way).
+      const laneOf = new Map(view.lanes.map((l, i) => [l.agentId, i]));
+      for (let p = 0; p < n; p++) expect(view.laneAt[p], `${file} ${p}`).toBe(laneOf.get(view.steps[p].agentId) ?? 0);
+      const bands = new Map<string, { lane: number; first: number; last: number; task: string | undefined }>();
+      const tasks = new Map(r.agentRuns.map((a) => [a.id, a.task]));
+      view.steps.forEach((s, p) => {
+        if (s.agentRunId === undefined || r.agentRuns.length === 0) return;
+        const b = bands.get(s.agentRunId);
+        if (b) b.last = p;
+        else bands.set(s.agentRunId, { lane: laneOf.get(s.agentId) ?? 0, first: p, last: p, task: tasks.get(s.agentRunId) });
+      });
+      expect(view.bands, file).toEqual([...bands.values()]);
     }
     expect(runs).toBeGreaterThan(20);
   });
