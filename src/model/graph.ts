@@ -297,7 +297,8 @@ export function* deriveGraphSlices(
     }
     return sourceId;
   };
-  const targets = new Map<string, { id: string; kind: GraphNodeKind }>();
+  /** Each call name's target node, made once per name; null: a managed agent's run span, drawn by its handoff. */
+  const targets = new Map<string, { id: string; kind: GraphNodeKind } | null>();
   /**
    * How many of `out`'s first contributions are the handoffs at this position: an agent → agent edge they draw
    * already, a call to that agent is the same handoff.
@@ -309,10 +310,10 @@ export function* deriveGraphSlices(
   };
   const addCall = (name: string, agentId: string) => {
     // A managed agent called through its run span (smolagents `ToolCallingAgent.run`): the delegation handoff
-    // already draws that edge.
-    if (AGENT_RUN_SPAN.test(name) && !agentByName.has(name)) return;
+    // already draws that edge. Tested once per name, with its target.
     let target = targets.get(name);
-    if (!target) targets.set(name, (target = callTargetNode(name, agentByName)));
+    if (target === undefined) targets.set(name, (target = AGENT_RUN_SPAN.test(name) && !agentByName.has(name) ? null : callTargetNode(name, agentByName)));
+    if (target === null) return;
     const source = sourceOf(agentId);
     if (target.id === source) return;
     if (target.kind === 'agent' && handedCount > 0 && handedOff(source, target.id)) return;
