@@ -132,9 +132,12 @@ function EdgeList({ run, rows }: { run: Run; rows: EdgeRows }) {
   const focusCurrent = useRef(false);
   const move = (delta: number) => {
     if (rows.length === 0) return;
+    const to = Math.max(0, Math.min(rows.length - 1, selectedIndex + delta));
+    // At either end nothing moves, and nothing is left to do for a later change of edge.
+    if (to === selectedIndex) return;
     const focused = document.activeElement;
     focusCurrent.current = focused instanceof HTMLElement && focused !== listRef.current && listRef.current?.contains(focused) === true;
-    setParams({ edge: rows.states.idAt(Math.max(0, Math.min(rows.length - 1, selectedIndex + delta))) });
+    setParams({ edge: rows.states.idAt(to) });
   };
   useLayoutEffect(() => {
     if (!focusCurrent.current) return;
