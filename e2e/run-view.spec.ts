@@ -232,3 +232,14 @@ test('a run of one agent and one step says so in the singular, in its header and
   await expect(header).toContainText('1 step · 1 agent · outcome');
   await expect(page.getByTestId('graph-panel')).toContainText('1 agent · 0 tools · 0 memory');
 });
+
+test("the token chart of a run of two steps marks whole steps on its axis (ticks at #0.2, #0.4, … before)", async ({ page }) => {
+  const trace = `${TRACES}otlp/rag_earnings_agent.json`;
+  test.skip(!existsSync(trace), `${trace} is absent`);
+  await openRun(page, [trace]);
+  const chart = page.getByTestId('token-chart-steps');
+  await expect(chart).toBeVisible();
+  const labels = await chart.locator('text').allTextContents();
+  const stepLabels = labels.filter((t) => t === 'step 1' || t.startsWith('#'));
+  expect(stepLabels).toEqual(['step 1', '#1', '#2']);
+});

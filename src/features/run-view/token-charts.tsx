@@ -189,7 +189,8 @@ const Bars = memo(function Bars({ view, scales }: { view: RunView; scales: Scale
       .x((b) => x(b) + barWidth)
       .y((b) => yc(buckets.cumulative[b]))(Array.from({ length: count }, (_, b) => b)) ?? '';
   const gap = barWidth > 4 ? 1 : 0;
-  const stepTicks = scaleLinear().domain([0, n]).ticks(Math.max(2, Math.floor(plotW / 80)));
+  // Whole step counts only: a run of a few steps got ticks at #0.2, #0.4, …
+  const stepTicks = scaleLinear().domain([0, n]).ticks(Math.max(2, Math.floor(plotW / 80))).filter(Number.isInteger);
   return (
     <g>
       {y.ticks(4).map((t) => (
