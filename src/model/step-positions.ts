@@ -7,9 +7,7 @@
 import type { Handoff, Step } from './types.ts';
 import { SLICE, finish, type Sliced } from './slices.ts';
 import { hash32 } from './hash.ts';
-
-/** Table slots per block of the build's sort: 8 KB of the table, filled before the next. */
-const BLOCK_SLOTS = 1024;
+import { inSlotOrder } from './slot-order.ts';
 
 /**
  * The replay position of any step id: the replay steps' own ids in a hash table over their positions, and the ids of
@@ -39,7 +37,7 @@ export class StepPositions implements ReadonlyMap<string, number> {
 
   /**
    * Puts the replay steps in the table, yielding every SLICE steps or so. The steps go in in the order of their home
-   * slots, not of their positions: hashed first, then sorted into blocks of BLOCK_SLOTS slots (a counting sort,
+   * slots, not of their positions: hashed first, then sorted into blocks of slots (slot-order.ts: a counting sort,
    * positions rising within a block), so that the inserts walk the table from start to end. In position order each
    * insert read a random slot of a table larger than the processor's caches (16 MB at a million steps) (ADR 0092).
    * Linear probing finds an id whatever the order it was put in, and two steps of one id share a block in rising
@@ -54,21 +52,8 @@ export class StepPositions implements ReadonlyMap<string, number> {
       if (p % SLICE === SLICE - 1) yield p / work;
       hashes[p] = hash32(steps[p].id);
     }
-    const shift = Math.max(0, Math.log2(mask + 1) - Math.log2(BLOCK_SLOTS));
-    const blocks = (mask + 1) >>> shift;
-    const start = new Int32Array(blocks + 1);
-    for (let p = 0; p < n; p++) start[((hashes[p] & mask) >>> shift) + 1]++;
-    for (let b = 0; b < blocks; b++) start[b + 1] += start[b];
-    yield (2 * n) / work;
-    // Each position with its hash, so that the inserts read both in order.
-    const order = new Int32Array(n);
-    const orderHashes = new Int32Array(n);
-    for (let p = 0; p < n; p++) {
-      const h = hashes[p];
-      const k = start[(h & mask) >>> shift]++;
-      order[k] = p;
-      orderHashes[k] = h;
-    }
+    yield n / work;
+    const { order, orderHashes } = inSlotOrder(hashes, mask);
     yield (3 * n) / work;
     for (let k = 0; k < n; k++) {
       if (k % SLICE === SLICE - 1) yield (3 * n + k) / work;

@@ -3,6 +3,7 @@
 // every span its attribute standard, and reads what every span has (its step id, its error).
 import type { RunSpan, StepError } from '../../model/types.ts';
 import { hash32 } from '../../model/hash.ts';
+import { inSlotOrder } from '../../model/slot-order.ts';
 import { noStandard, textAttr, type Attributes, type AttributeStandard, type ModelCallIo, type SpanCategory } from './attributes.ts';
 import { customAttributes } from './custom.ts';
 import { genAi } from './genai.ts';
@@ -116,11 +117,11 @@ export interface ForestProgress {
  * positions, sized once for them all. A Map of the ids cost twice the time (a million spans: ~0.9 s against ~0.45 s
  * in Node), most of it growing and rehashing as it filled.
  *
- * The spans go in in the order of their home slots, not in file order (ADR 0092): hashed first, sorted into blocks of
- * 1,024 slots by a counting sort (file order kept within a block), then inserted block by block, so the table (16 MB
- * at a million spans) is written from start to end instead of at a random slot per span. Each slot holds the span's
- * position + 1 and the id's hash side by side. Two spans of one id share a home slot, so the earlier one goes in first
- * and is the one kept.
+ * The spans go in in the order of their home slots, not in file order (ADR 0092): hashed first, sorted into 1,024
+ * blocks of slots by a counting sort (slot-order.ts; file order kept within a block), then inserted block by block,
+ * so the table (16 MB at a million spans) is written from start to end instead of at a random slot per span. Each
+ * slot holds the span's position + 1 and the id's hash side by side. Two spans of one id share a home slot, so the
+ * earlier one goes in first and is the one kept.
  */
 class NodesById {
   private readonly table: Int32Array;
@@ -140,19 +141,7 @@ class NodesById {
     this.nodeOf = new Int32Array(n);
     const hashes = new Int32Array(n);
     for (let i = 0; i < n; i++) hashes[i] = hash32(spans[i].id);
-    const shift = Math.max(0, Math.log2(size) - 10);
-    const blocks = size >>> shift;
-    const start = new Int32Array(blocks + 1);
-    for (let i = 0; i < n; i++) start[((hashes[i] & mask) >>> shift) + 1]++;
-    for (let b = 0; b < blocks; b++) start[b + 1] += start[b];
-    const order = new Int32Array(n);
-    const orderHashes = new Int32Array(n);
-    for (let i = 0; i < n; i++) {
-      const h = hashes[i];
-      const k = start[(h & mask) >>> shift]++;
-      order[k] = i;
-      orderHashes[k] = h;
-    }
+    const { order, orderHashes } = inSlotOrder(hashes, mask);
     for (let k = 0; k < n; k++) {
       const i = order[k];
       const h = orderHashes[k];
