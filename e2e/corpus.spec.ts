@@ -140,6 +140,14 @@ test('at least 30 real recorded runs in the corpus table', async ({ page }) => {
   // Recorded token counts reach the table: the largest run has tokens.
   const top = Number((await page.getByTestId('corpus-tokens').first().textContent())!.replace(/[^\d]/g, ''));
   expect(top).toBeGreaterThan(0);
+  // A Who&When run's tokens are estimated (a tokenizer counted them): its net, which holds them, says so as well.
+  const search = page.getByPlaceholder('title, task or id');
+  await search.fill('martial arts');
+  const estimated = page.getByTestId('corpus-row').first();
+  await expect(estimated.getByTestId('corpus-tokens')).toHaveText(/^≈[\d,]+$/);
+  await expect(estimated.getByTestId('corpus-net')).toHaveText(/^≈[\d,]+$/);
+  await search.fill('');
+  await expect(count).toHaveText(new RegExp(`^${n.toLocaleString('en')} of`));
   // Virtualised: far fewer rows in the DOM than runs.
   expect(await page.getByTestId('corpus-row').count()).toBeLessThan(n);
   // Real runs carry no arm tag: all count as baseline, so the charts still draw.

@@ -118,7 +118,10 @@ export function CorpusTable({
                       {r.tokensEstimated ? '≈' : ''}{tokens(r.tokens)}
                     </div>
                     <div role="cell" className="px-2 text-right tabular-nums">{tokens(r.overhead)}</div>
-                    <div role="cell" className="px-2 text-right tabular-nums">{tokens(r.tokens + r.overhead)}</div>
+                    {/* The net holds the run's own tokens: estimated when they are. */}
+                    <div role="cell" className="px-2 text-right tabular-nums" data-testid="corpus-net" title={r.tokensEstimated ? 'some counted by a tokenizer' : undefined}>
+                      {r.tokensEstimated ? '≈' : ''}{tokens(r.tokens + r.overhead)}
+                    </div>
                   </>
                 )}
               </div>
