@@ -100,6 +100,9 @@ test('two real Magentic-One runs side by side', async ({ page }) => {
   await page.getByLabel('Run A').selectOption({ index: 1 });
   await page.getByLabel('Run B').selectOption({ index: 2 });
   await expect(page.getByTestId('compare-deltas')).toBeVisible();
+  // Who&When records no usage: both runs' tokens are tokenizer counts, and the headline figures say so (≈), as the
+  // Library and the run view do.
+  for (const id of ['delta-tokens', 'delta-net']) await expect(page.getByTestId(id)).toContainText(/^(Tokens|Tokens \+ overhead).*≈[\d,]+ → ≈[\d,]+ /i);
   // Chat turns align by speaker: two Magentic-One runs share the orchestrator's turns at least.
   expect(await page.locator('[data-testid="aligned-row"][data-matched="true"]').count()).toBeGreaterThan(0);
   await page.keyboard.press('End');

@@ -3,6 +3,7 @@
 import { useEffect, useMemo } from 'react';
 import type { Run } from '../../model/types.ts';
 import { stepNumber } from '../../model/steps.ts';
+import { stepFacts } from '../../model/step-facts.ts';
 import { useLibrary } from '../../store/library.ts';
 import { useUrl } from '../../store/url.ts';
 import { OutcomeBadge, SimulatedBadge } from '../../ui/badge.tsx';
@@ -69,8 +70,11 @@ function signedPercent(from: number, to: number): string {
   return ` (${p > 0 ? '+' : p < 0 ? '−' : '±'}${Math.abs(p).toFixed(1)}%)`;
 }
 
-function Delta({ label, a, b, testId, percent, n }: { label: string; a: number; b: number; testId: string; percent?: boolean; n?: string }) {
+/** A figure of A and of B and their difference; `approx`: the side's figure holds tokens a tokenizer counted (≈). */
+function Delta({ label, a, b, testId, percent, n, approx }: { label: string; a: number; b: number; testId: string; percent?: boolean; n?: string; approx?: { a: boolean; b: boolean } }) {
   const d = b - a;
+  const mark = (side: 'a' | 'b') => (approx?.[side] ? '≈' : '');
+  const why = (side: 'a' | 'b') => (approx?.[side] ? 'some counted by a tokenizer (the trace recorded no usage for them)' : undefined);
   return (
     <div className="rounded border border-slate-200 bg-white px-2 py-1" data-testid={testId}>
       <div className="text-[11px] text-slate-500 uppercase">
@@ -78,7 +82,8 @@ function Delta({ label, a, b, testId, percent, n }: { label: string; a: number; 
         {n && <span className="ml-1 normal-case" data-testid={`${testId}-n`}>{n}</span>}
       </div>
       <div className="text-sm tabular-nums">
-        <span style={{ color: RUN_COLOR.a }}>{count(a)}</span> → <span style={{ color: RUN_COLOR.b }}>{count(b)}</span>{' '}
+        <span style={{ color: RUN_COLOR.a }} title={why('a')}>{mark('a')}{count(a)}</span> →{' '}
+        <span style={{ color: RUN_COLOR.b }} title={why('b')}>{mark('b')}{count(b)}</span>{' '}
         <span className={d < 0 ? 'text-emerald-700' : d > 0 ? 'text-red-700' : 'text-slate-500'}>
           {signedCount(d)}
           {percent && signedPercent(a, b)}
@@ -116,6 +121,8 @@ export function ComparePage() {
   const a = comparison?.a;
   const b = comparison?.b;
   const figures = useMemo(() => (a && b ? compareFigures(a, b) : undefined), [a, b]);
+  // Whether each run's tokens hold tokenizer counts: the model's step facts (counted when the run was imported or loaded).
+  const approx = useMemo(() => (a && b ? { a: stepFacts(a.run).tokens.estimated, b: stepFacts(b.run).tokens.estimated } : undefined), [a, b]);
   const figuresN = figures && (figures.stops.length > 0 ? `steps 1–${count(figures.n.a)} of each` : `n = ${count(figures.n.a)} / ${count(figures.n.b)} steps`);
   const alignment = comparison?.alignment;
   const last = alignment ? Math.max(0, alignment.rows.length - 1) : 0;
@@ -203,8 +210,8 @@ export function ComparePage() {
                 </div>
               ))}
             </div>
-            <Delta label="Tokens" a={figures.tokens.a} b={figures.tokens.b} testId="delta-tokens" percent n={figuresN} />
-            <Delta label="Tokens + overhead" a={figures.net.a} b={figures.net.b} testId="delta-net" percent n={figuresN} />
+            <Delta label="Tokens" a={figures.tokens.a} b={figures.tokens.b} testId="delta-tokens" percent n={figuresN} approx={approx} />
+            <Delta label="Tokens + overhead" a={figures.net.a} b={figures.net.b} testId="delta-net" percent n={figuresN} approx={approx} />
             {figures.stops.length > 0 ? (
               <div className="rounded border border-slate-200 bg-white px-2 py-1" data-testid="delta-full">
                 <div className="text-[11px] text-slate-500 uppercase">Full runs (not a difference)</div>
