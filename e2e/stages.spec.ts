@@ -47,6 +47,8 @@ test('offline stages of a real TRAIL run: board, workflow and heatmap follow the
   await expect(page.getByTestId('stage-note')).toContainText('a stage opens at each action step of the manager');
   // Six stages (one per manager action step) and the closing state.
   await expect(page.getByTestId('stage-chip')).toHaveCount(7);
+  // The run picker counts the stages as the view does: the closing state is not one of them.
+  await expect(page.getByLabel('Run', { exact: true }).locator('option:checked')).toContainText(/, 6 stages\)$/);
   const ranges = await stageRanges(page);
   expect(ranges).toHaveLength(6);
   const total = Number((await page.getByTestId('playhead-position').textContent())!.split('/')[1].trim());

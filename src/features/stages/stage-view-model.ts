@@ -24,6 +24,13 @@ export function sourceOf(stages: readonly Stage[] | undefined): StageSource {
   return kinds.size > 1 ? 'mixed' : ([...kinds][0] as StageSource);
 }
 
+/** A run's stages as the view counts them ("stage 1 / 7", "7 stages"): the closing state is not a stage. */
+export function stageCount(stages: readonly Stage[] | undefined): number {
+  let n = 0;
+  for (const s of stages ?? []) if (!s.closing) n++;
+  return n;
+}
+
 const cache = new WeakMap<Run, StageViewModel>();
 
 export function stageViewOf(view: RunView): StageViewModel {

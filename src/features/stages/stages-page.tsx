@@ -25,7 +25,7 @@ import { LARGE_STEPS, PROGRESS_DELAY_MS, useRunView } from '../run-view/run-view
 import { Preparing } from '../../ui/preparing.tsx';
 import { useLater } from '../../ui/use-later.ts';
 import { SelectionHeatmap } from './selection-heatmap.tsx';
-import { stageViewOf, type StageViewModel } from './stage-view-model.ts';
+import { stageCount, stageViewOf, type StageViewModel } from './stage-view-model.ts';
 import { hasRecordedStages, llmStages, useStagesJob, type StagesOptions } from './stages-job.ts';
 import { SubtaskBoard } from './subtask-board.tsx';
 import { WorkflowGraph } from './workflow-graph.tsx';
@@ -53,7 +53,7 @@ export function StagesPage() {
           runId={runId}
           missing={run === undefined}
           drop={['step']}
-          describe={(r) => `${plural(stepCounts(r).steps, 'step')}${r.stages?.length ? `, ${plural(r.stages.length, 'stage')}` : ''}`}
+          describe={(r) => `${plural(stepCounts(r).steps, 'step')}${stageCount(r.stages) > 0 ? `, ${plural(stageCount(r.stages), 'stage')}` : ''}`}
         />
         {run?.simulated && <Badge tone="simulated">simulated</Badge>}
       </div>
