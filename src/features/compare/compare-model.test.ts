@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { makeRun } from '../../testing/test-runs.ts';
 import type { Step } from '../../model/types.ts';
+import { stepFacts } from '../../model/step-facts.ts';
 import { actionSignature, alignByIndex, alignByLcs, alignSlices, compareFigures, compareRun, compareStep, rowList, sideAt } from './compare-model.ts';
 
 describe('LCS alignment', () => {
@@ -64,6 +65,16 @@ describe('compare run', () => {
     expect(c.overhead).toBe(7);
     expect(compareStep(c, 2).interventions.map((i) => i.id)).toEqual(['i']);
     expect(compareStep(c, 1).interventions).toEqual([]);
+    expect(c.estimated).toBe(false);
+  });
+  it("says whether the run holds tokenizer counts, as the model's step facts do (a nested step's count too)", () => {
+    const steps: Step[] = [
+      { id: 'a1', index: 0, kind: 'action', agentId: 'manager', number: 1 },
+      { id: 'l1', index: 1, kind: 'llm', agentId: 'manager', parentStepId: 'a1', usage: { input: 10, output: 5, total: 15, estimated: true } },
+    ];
+    const run = makeRun('e', { steps });
+    expect(compareRun(run).estimated).toBe(true);
+    expect(compareRun(run).estimated).toBe(stepFacts(run).tokens.estimated);
   });
 });
 

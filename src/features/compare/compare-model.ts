@@ -6,6 +6,7 @@
 import { isReplayStep } from '../../model/steps.ts';
 import { finish, phase, SLICE, type Sliced } from '../../model/slices.ts';
 import { StepPositions } from '../../model/step-positions.ts';
+import { countStepFactsOfRuns, stepFacts } from '../../model/step-facts.ts';
 import type { Intervention, Run, Step } from '../../model/types.ts';
 
 /** One replay unit of a run as Compare shows it (a row of its aligned list, a side of the step diff). */
@@ -44,6 +45,8 @@ export interface CompareRun {
   total: number;
   agents: number;
   overhead: number;
+  /** Whether some of the run's tokens are tokenizer counts (the model's step facts: the Library's ≈ reads the same). */
+  estimated: boolean;
 }
 
 /** Unit `k` of `c` as one object, for the rows on screen. */
@@ -169,7 +172,9 @@ export function* compareRunSlices(run: Run): Sliced<CompareRun> {
     sum += tokens[k];
     cumulative[k] = sum;
   }
-  return { run, units, tokens, cumulative, interventions, agentNames, total: sum, agents: run.agents.length, overhead };
+  // The step facts are counted already for a run imported or loaded (a pass here, in slices, for one made on the page).
+  yield* phase(countStepFactsOfRuns([run]), 1, 1);
+  return { run, units, tokens, cumulative, interventions, agentNames, total: sum, agents: run.agents.length, overhead, estimated: stepFacts(run).tokens.estimated };
 }
 
 // ---------------------------------------------------------------------------------------------------------------

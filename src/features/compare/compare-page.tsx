@@ -2,8 +2,8 @@
 // ?view=compare&a=<runId>&b=<runId>&step=<n>&align=index|lcs — `step` is the 1-based aligned row, like `?step=` everywhere.
 import { useEffect, useMemo } from 'react';
 import type { Run } from '../../model/types.ts';
+import { ownValue } from '../../model/record.ts';
 import { stepNumber } from '../../model/steps.ts';
-import { stepFacts } from '../../model/step-facts.ts';
 import { useLibrary } from '../../store/library.ts';
 import { useUrl } from '../../store/url.ts';
 import { OutcomeBadge, SimulatedBadge } from '../../ui/badge.tsx';
@@ -114,15 +114,14 @@ export function ComparePage() {
   const params = useUrl((s) => s.params);
   const setParams = useUrl((s) => s.setParams);
   const runs = useMemo(() => Object.values(storeRuns).sort((x, y) => (x.title || x.id).localeCompare(y.title || y.id, 'en', { numeric: true })), [storeRuns]);
-  const runA = params.a ? storeRuns[params.a] : undefined;
-  const runB = params.b ? storeRuns[params.b] : undefined;
+  const runA = params.a ? ownValue(storeRuns, params.a) : undefined;
+  const runB = params.b ? ownValue(storeRuns, params.b) : undefined;
   const mode: AlignMode = params.align === 'index' ? 'index' : 'lcs';
   const { value: comparison, progress } = useComparison(runA, runB, mode);
   const a = comparison?.a;
   const b = comparison?.b;
   const figures = useMemo(() => (a && b ? compareFigures(a, b) : undefined), [a, b]);
-  // Whether each run's tokens hold tokenizer counts: the model's step facts (counted when the run was imported or loaded).
-  const approx = useMemo(() => (a && b ? { a: stepFacts(a.run).tokens.estimated, b: stepFacts(b.run).tokens.estimated } : undefined), [a, b]);
+  const approx = useMemo(() => (a && b ? { a: a.estimated, b: b.estimated } : undefined), [a, b]);
   const figuresN = figures && (figures.stops.length > 0 ? `steps 1–${count(figures.n.a)} of each` : `n = ${count(figures.n.a)} / ${count(figures.n.b)} steps`);
   const alignment = comparison?.alignment;
   const last = alignment ? Math.max(0, alignment.rows.length - 1) : 0;

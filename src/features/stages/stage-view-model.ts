@@ -24,7 +24,10 @@ export function sourceOf(stages: readonly Stage[] | undefined): StageSource {
   return kinds.size > 1 ? 'mixed' : ([...kinds][0] as StageSource);
 }
 
-/** A run's stages as the view counts them ("stage 1 / 7", "7 stages"): the closing state is not a stage. */
+/**
+ * A run's stages without the closing state, which is not a stage: the view's count ("stage 1 / 7") for a run whose
+ * stages all name its steps (the view leaves out recorded stages it cannot place on the replay, and lists them apart).
+ */
 export function stageCount(stages: readonly Stage[] | undefined): number {
   let n = 0;
   for (const s of stages ?? []) if (!s.closing) n++;
