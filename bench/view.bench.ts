@@ -13,7 +13,10 @@
 //   BENCH_TRACE_MOVES=steps            (with BENCH_TRACE) trace the single steps instead of the jumps
 //   BENCH_CSS=<style sheet>            added to the page before the key → painted presses (a diagnostic: hide a panel
 //                                      to see what its paint costs a press; the figures are then not the app's)
-//   BENCH_TRACE_MOVES=presses          (with BENCH_TRACE) trace the real key presses of key → painted instead
+//   BENCH_TRACE_MOVES=presses          (with BENCH_TRACE) trace the real key presses of key → painted instead, and read
+//                                      the trace: when each press's frame was drawn, and where its key was released
+//   BENCH_TRACE_MOVES=presses-at-once  the same for the presses whose key is released at once (see keyToPaint)
+//   BENCH_LAYERS=1                     print the run view's compositing layers (size, reason, element) after a move
 //   BENCH_PRESSES_OUT=<file>           append each key → painted series (every press's key, handlers, frames and
 //                                      painted times, as the page noted them) to <file>, a JSON array per line
 //
@@ -24,9 +27,12 @@
 // "Key → painted" is what a person sees: from the key to the frame that shows the move (see keyToPaint). Its floor is
 // measured too, in the same browser: the same presses on a page whose handler only changes one line of text (a key
 // lands at any phase of the frame and waits for the next one, so even no work gives a p95 near one frame).
+// A press is a key held until its move is painted, then released, as a keyboard does (ADR 0093); the same presses
+// with the key released at once after the keydown are measured too and printed as a diagnostic (no person releases a
+// key inside the frame it pressed, and a release landing there made the measure's own message late).
 // Diagnostics beside it: "synthetic move" is the main-thread work of a dispatched key (commit, effects and a forced
 // layout); "frame interval" is the time between frames while moving one step per frame.
-import { chromium, type Browser, type Page } from '@playwright/test';
+import { chromium, type Browser, type CDPSession, type Page } from '@playwright/test';
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../scripts/chromium-args.ts';
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
@@ -237,6 +243,8 @@ interface Measurement {
   heapOpenMb: number;
   heapAfterMovesMb: number;
   keyToPaint: KeyToPaint;
+  /** The same presses with the key released at once after its keydown (a diagnostic: the measure before ADR 0093). */
+  keyToPaintAtOnce: KeyToPaint;
   errors: string[];
 }
 
@@ -257,6 +265,96 @@ interface KeyToPaint {
   reportedEvents: number;
   /** Per press: whether it was a jump (End, Home, next error…) rather than a single step; jumps are one press in ten. */
   jumps?: boolean[];
+  /** Per press, in the page's clock: the key's time stamp, and the vsync time of the first frame after its handlers. */
+  keys: number[];
+  frameTimes: number[];
+}
+
+/**
+ * BENCH_LAYERS=1: the run view's compositing layers after one move (what the compositor draws at each frame): size,
+ * why Chromium made each a layer, and the element it paints when it has one.
+ */
+async function printLayers(page: Page, cdp: CDPSession): Promise<void> {
+  interface Layer { layerId: string; parentLayerId?: string; width: number; height: number; drawsContent: boolean; backendNodeId?: number }
+  let layers: Layer[] = [];
+  const onChange = (event: { layers?: Layer[] }) => {
+    if (event.layers) layers = event.layers;
+  };
+  cdp.on('LayerTree.layerTreeDidChange', onChange);
+  await cdp.send('LayerTree.enable');
+  await page.keyboard.press('j');
+  await page.waitForTimeout(300);
+  console.log(`  compositing layers after a move (${await page.title()}): ${layers.length}`);
+  for (const layer of layers) {
+    const reasons = await cdp.send('LayerTree.compositingReasons', { layerId: layer.layerId }).then((r) => r.compositingReasonIds ?? [], () => []);
+    let element = '';
+    if (layer.backendNodeId) {
+      element = await cdp.send('DOM.describeNode', { backendNodeId: layer.backendNodeId }).then(
+        ({ node }) => `${node.nodeName} ${(node.attributes ?? []).join(' ').slice(0, 80)}`,
+        () => '',
+      );
+    }
+    console.log(`    layer ${layer.layerId} in ${layer.parentLayerId ?? '—'}: ${layer.width}×${layer.height}${layer.drawsContent ? ', draws' : ''}; ${reasons.join(', ') || 'no reason given'}${element ? `; ${element}` : ''}`);
+  }
+  cdp.off('LayerTree.layerTreeDidChange', onChange);
+  await cdp.send('LayerTree.disable');
+}
+
+/** A complete trace event ('X'), as Chrome writes them. */
+interface TraceEvent { ph: string; name: string; ts: number; dur?: number; pid: number; tid: number; args?: { name?: string; data?: { type?: string } } }
+
+/**
+ * BENCH_TRACE_MOVES=presses | presses-at-once: reads the trace of a key → painted series and prints, for its presses,
+ * when the display compositor finished drawing each press's frame (Display::DrawAndSwap, after the frame's
+ * BeginMainFrame) counted from that frame's vsync (the begin-frame tick before it), the key → painted figure that gives
+ * (the frame's vsync, one frame later per interval the draw overran), and whether each press's keyup was handled after
+ * its frame's main-thread work, for the presses the page's message found late and for the others. A press that drew
+ * nothing (Home at the first step) has no draw of its own within 50 ms and is left out of the draw figures.
+ */
+function readPressTrace(path: string, k: KeyToPaint): void {
+  const parsed = JSON.parse(readFileSync(path, 'utf8')) as { traceEvents?: TraceEvent[] } | TraceEvent[];
+  const events = Array.isArray(parsed) ? parsed : parsed.traceEvents ?? [];
+  const threads = new Map<string, string>();
+  for (const e of events) if (e.ph === 'M' && e.name === 'thread_name' && e.args?.name) threads.set(`${e.pid}:${e.tid}`, e.args.name);
+  const on = (thread: string, name: string, type?: string) =>
+    events
+      .filter((e) => e.ph === 'X' && e.name === name && threads.get(`${e.pid}:${e.tid}`) === thread && (type === undefined || e.args?.data?.type === type))
+      .map((e) => ({ start: e.ts / 1000, end: (e.ts + (e.dur ?? 0)) / 1000 }))
+      .sort((a, b) => a.start - b.start);
+  const keydowns = on('CrRendererMain', 'EventDispatch', 'keydown');
+  const keyups = on('CrRendererMain', 'EventDispatch', 'keyup');
+  const frames = on('CrRendererMain', 'ProxyMain::BeginMainFrame');
+  const ticks = on('VizCompositorThread', 'DelayBasedBeginFrameSource::OnTimerTick');
+  const draws = on('VizCompositorThread', 'Display::DrawAndSwap');
+  if (keydowns.length !== k.latency.length) {
+    console.log(`    trace: ${keydowns.length} keydowns for ${k.latency.length} presses; not read`);
+    return;
+  }
+  const firstFrom = <T extends { start: number }>(list: T[], t: number): T | undefined => list.find((x) => x.start >= t);
+  const drawnAfter: number[] = [];
+  const byDraw: number[] = [];
+  const counts = { late: 0, lateReleasedAfter: 0, onTime: 0, onTimeReleasedAfter: 0 };
+  for (const [i, down] of keydowns.entries()) {
+    const frame = firstFrom(frames, down.end);
+    if (!frame) continue;
+    const vsync = ticks.filter((t) => t.start <= frame.start).at(-1)?.start ?? frame.start;
+    const up = firstFrom(keyups, down.start);
+    const releasedAfter = up !== undefined && up.start > frame.end;
+    if (k.render[i] >= FRAME_INTERVAL) {
+      counts.late++;
+      if (releasedAfter) counts.lateReleasedAfter++;
+    } else {
+      counts.onTime++;
+      if (releasedAfter) counts.onTimeReleasedAfter++;
+    }
+    const draw = firstFrom(draws, frame.end);
+    if (!draw || draw.end - vsync > 50) continue;
+    drawnAfter.push(draw.end - vsync);
+    byDraw.push(k.frameTimes[i] - k.keys[i] + FRAME_INTERVAL * Math.floor((draw.end - vsync) / FRAME_INTERVAL));
+  }
+  const f = (v: number) => v.toFixed(1);
+  console.log(`    trace of these presses: ${drawnAfter.length} drew a frame, its draw done p50/p95 ${f(percentile(drawnAfter, 50))} / ${f(percentile(drawnAfter, 95))} ms after the frame's vsync; key → drawn p50/p95 ${f(percentile(byDraw, 50))} / ${f(percentile(byDraw, 95))} ms`);
+  console.log(`      keyup handled after the key's frame (its BeginMainFrame): ${counts.lateReleasedAfter} of the ${counts.late} presses whose message came a frame late, ${counts.onTimeReleasedAfter} of the ${counts.onTime} on time`);
 }
 
 /**
@@ -405,18 +503,27 @@ async function measure(browser: Browser, base: string, steps: number, screenshot
   }, MOVES);
   // Key → painted, real key presses: mostly single steps, with jumps mixed in (a jump moves every view at once).
   const pressKeys = Array.from({ length: PRESSES }, (_, i) => (i % 10 === 9 ? ['End', 'Home', 'e', 'l', 'a', 'E', 'L'][(i / 10) % 7 | 0] : i % 4 === 3 ? 'k' : 'j'));
-  // BENCH_TRACE_MOVES=presses (with BENCH_TRACE): a Chrome trace of these presses, without invalidation tracking
-  // (which would slow every move): what runs between each key and the frame that paints it.
-  const tracePresses = tracing && process.env.BENCH_TRACE_MOVES === 'presses';
-  if (tracePresses) await browser.startTracing(page, { path: process.env.BENCH_TRACE, screenshots: false, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink.user_timing', 'toplevel', 'v8.execute', 'disabled-by-default-devtools.timeline.frame', 'input', 'benchmark', 'cc', 'viz'] });
   // BENCH_CSS=<style sheet>: added to the run view before its key → painted presses (a diagnostic: hide a panel, and
   // see what its paint costs the presses). Its figures are then not the app's.
   if (process.env.BENCH_CSS) await page.addStyleTag({ content: process.env.BENCH_CSS });
-  const keyPaint = await keyToPaint(page, pressKeys);
-  if (tracePresses) await browser.stopTracing();
-  keyPaint.jumps = pressKeys.map((k) => k !== 'j' && k !== 'k');
+  if (process.env.BENCH_LAYERS) await printLayers(page, cdp);
+  // BENCH_TRACE_MOVES=presses | presses-at-once (with BENCH_TRACE): a Chrome trace of these presses, without
+  // invalidation tracking (which would slow every move): what runs between each key and the frame that paints it.
+  const pressed = async (release: Release): Promise<KeyToPaint> => {
+    const traceIt = tracing && process.env.BENCH_TRACE_MOVES === (release === 'after-paint' ? 'presses' : 'presses-at-once');
+    if (traceIt) await browser.startTracing(page, { path: process.env.BENCH_TRACE, screenshots: false, categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink.user_timing', 'toplevel', 'v8.execute', 'disabled-by-default-devtools.timeline.frame', 'input', 'benchmark', 'cc', 'viz'] });
+    const measured = await keyToPaint(page, pressKeys, release);
+    if (traceIt) {
+      await browser.stopTracing();
+      readPressTrace(process.env.BENCH_TRACE!, measured);
+    }
+    measured.jumps = pressKeys.map((k) => k !== 'j' && k !== 'k');
+    return measured;
+  };
+  const keyPaint = await pressed('after-paint');
+  const keyPaintAtOnce = await pressed('at-once');
   const heapAfterMovesMb = await heapMb();
-  const moves = { step, jump, intervals, position, cpuPerStep: (cpu1 - cpu0) / MOVES, cpuPerJump: (cpu2 - cpu1) / JUMPS, heapOpenMb, heapAfterMovesMb, keyToPaint: keyPaint };
+  const moves = { step, jump, intervals, position, cpuPerStep: (cpu1 - cpu0) / MOVES, cpuPerJump: (cpu2 - cpu1) / JUMPS, heapOpenMb, heapAfterMovesMb, keyToPaint: keyPaint, keyToPaintAtOnce: keyPaintAtOnce };
   if (screenshot) await page.screenshot({ path: screenshot });
   await context.close();
   return { steps, firstRender, loopAnalysis, loopWhere, ...moves, errors };
@@ -427,15 +534,16 @@ const FLOOR_PAGE = `<!doctype html><meta charset="utf-8"><title>floor</title><p 
 <script>let n = 0; window.addEventListener('keydown', () => { document.getElementById('line').textContent = String(++n); });</script>`;
 
 /** Key → painted on FLOOR_PAGE with the presses the run view gets, in the same browser: the floor of the measure. */
-async function measureFloor(browser: Browser, base: string): Promise<number[]> {
+async function measureFloor(browser: Browser, base: string): Promise<{ latency: number[]; atOnce: number[] }> {
   const context = await browser.newContext({ viewport: { width: 1600, height: 1000 } });
   const page = await context.newPage();
   await page.addInitScript({ content: 'globalThis.__name = (f) => f;' });
   await page.goto(`${base}/bench/floor.html`);
   const keys = Array.from({ length: PRESSES }, (_, i) => (i % 4 === 3 ? 'k' : 'j'));
-  const { latency } = await keyToPaint(page, keys);
+  const { latency } = await keyToPaint(page, keys, 'after-paint');
+  const { latency: atOnce } = await keyToPaint(page, keys, 'at-once');
   await context.close();
-  return latency;
+  return { latency, atOnce };
 }
 
 /** Milliseconds a seeded sequence of pauses between presses: keys land at every phase of the frame, as a person's do. */
@@ -445,18 +553,34 @@ function pauses(count: number): number[] {
 }
 
 /**
- * Presses `keys` as real key events (CDP Input.dispatchKeyEvent: the browser's input pipeline, as a keyboard does)
- * at every phase of the frame. In the page, a requestAnimationFrame loop notes each frame's vsync time; a capture
- * listener notes the key's time stamp, a listener after the run view's notes when the handlers (and React's
- * synchronous render) are done; a message posted from the first frame after that is delivered once the frame's
- * style, layout and paint are done. Event Timing ('event' entries) is read alongside: the browser's own count of
- * keydowns whose next paint came 24 ms or more after the key (it reports none under 16 ms).
+ * When a press releases its key. 'after-paint': once the frame that paints the move has been noted (three frames after
+ * the key), as a keyboard does: a person holds a key for tens of milliseconds at least, and a held key repeats its
+ * keydowns without a keyup between them. 'at-once': the keyup is sent as soon as the keydown has been handled (the
+ * measure before ADR 0093). Chromium then handles the keyup while the key's frame is being made (its style and layout
+ * brought into the keyup's task, and the page's ordinary tasks held until the next frame once it lands after the
+ * frame's commit): the measure's message came a frame late although the frame was drawn in time.
  */
-async function keyToPaint(page: Page, keys: string[]): Promise<KeyToPaint> {
+type Release = 'after-paint' | 'at-once';
+
+/**
+ * Presses `keys` as real key events (CDP Input.dispatchKeyEvent: the browser's input pipeline, as a keyboard does)
+ * at every phase of the frame, each released as `release` says. In the page, a requestAnimationFrame loop notes each
+ * frame's vsync time; a capture listener notes the key's time stamp, a listener after the run view's notes when the
+ * handlers (and React's synchronous render) are done; a message posted from the first frame after that is delivered
+ * once the frame's style, layout and paint are done. Event Timing ('event' entries) is read alongside: the browser's
+ * own count of keydowns whose next paint came 24 ms or more after the key (it reports none under 16 ms). The page's
+ * listeners are installed once; a later call starts a new series.
+ */
+async function keyToPaint(page: Page, keys: string[], release: Release): Promise<KeyToPaint> {
   await page.evaluate(() => {
     interface Press { key: number; handled: number; frames: { ts: number; at: number }[]; painted: number; before: { ts: number; at: number } }
-    const out = { presses: [] as Press[], slow: 0, reported: 0 };
-    (window as unknown as { __keyPaint: typeof out }).__keyPaint = out;
+    interface Series { presses: Press[]; slow: number; reported: number }
+    const holder = window as unknown as { __keyPaint?: Series };
+    if (holder.__keyPaint) {
+      holder.__keyPaint = { presses: [], slow: 0, reported: 0 };
+      return;
+    }
+    holder.__keyPaint = { presses: [], slow: 0, reported: 0 };
     let last = { ts: 0, at: 0 };
     let open: Press[] = [];
     const loop = (ts: number) => {
@@ -477,7 +601,7 @@ async function keyToPaint(page: Page, keys: string[]): Promise<KeyToPaint> {
     let current: Press | undefined;
     window.addEventListener('keydown', (event) => {
       current = { key: event.timeStamp, handled: 0, frames: [], painted: 0, before: last };
-      out.presses.push(current);
+      holder.__keyPaint!.presses.push(current);
     }, { capture: true });
     window.addEventListener('keydown', () => {
       if (!current) return;
@@ -487,16 +611,17 @@ async function keyToPaint(page: Page, keys: string[]): Promise<KeyToPaint> {
     new PerformanceObserver((list) => {
       for (const entry of list.getEntries()) {
         if (entry.name !== 'keydown') continue;
-        out.reported++;
-        if (entry.duration >= 24) out.slow++;
+        holder.__keyPaint!.reported++;
+        if (entry.duration >= 24) holder.__keyPaint!.slow++;
       }
     }).observe({ type: 'event', durationThreshold: 16, buffered: false } as PerformanceObserverInit);
   });
   const wait = pauses(keys.length);
   for (let i = 0; i < keys.length; i++) {
     await page.keyboard.down(keys[i]);
-    await page.keyboard.up(keys[i]);
+    if (release === 'at-once') await page.keyboard.up(keys[i]);
     await page.waitForFunction((n) => ((window as unknown as { __keyPaint: { presses: { frames: unknown[] }[] } }).__keyPaint.presses[n]?.frames.length ?? 0) >= 3, i, { polling: 5 });
+    if (release === 'after-paint') await page.keyboard.up(keys[i]);
     await new Promise((r) => setTimeout(r, wait[i]));
   }
   await page.waitForTimeout(200);
@@ -516,6 +641,8 @@ async function keyToPaint(page: Page, keys: string[]): Promise<KeyToPaint> {
     render: raw.presses.map((p) => p.painted - p.frames[0].ts),
     slowEvents: raw.slow,
     reportedEvents: raw.reported,
+    keys: raw.presses.map((p) => p.key),
+    frameTimes: raw.presses.map((p) => p.frames[0].ts),
   };
 }
 
@@ -541,6 +668,8 @@ function report(m: Measurement) {
     const jumps = of(true);
     console.log(`      single steps (${steps.length}) p50/p95: ${f(percentile(steps, 50))} / ${f(percentile(steps, 95))} ms; jumps (${jumps.length}) p50/p95: ${f(percentile(jumps, 50))} / ${f(percentile(jumps, 95))} ms`);
   }
+  const once = m.keyToPaintAtOnce;
+  console.log(`      the same presses with each key released at once (the measure before ADR 0093, a diagnostic): p50 ${f(percentile(once.latency, 50))} ms, p95 ${f(percentile(once.latency, 95))} ms; painting frame p95 ${f(percentile(once.render, 95))} ms; Event Timing: ${once.slowEvents} of ${once.latency.length} keydowns ≥ 24 ms (${once.reportedEvents} reported ≥ 16 ms)`);
   console.log(`    synthetic move (dispatch → commit, effects, forced layout) p95: ${f(percentile(all, 95))} ms (${m.step.length} steps, ${m.jump.length} jumps)`);
   console.log(`      steps p50/p95/max:    ${f(percentile(m.step, 50))} / ${f(percentile(m.step, 95))} / ${f(Math.max(...m.step))} ms`);
   console.log(`      jumps p50/p95/max:    ${f(percentile(m.jump, 50))} / ${f(percentile(m.jump, 95))} / ${f(Math.max(...m.jump))} ms`);
@@ -617,6 +746,9 @@ async function main() {
       const ratio = p95s[i] / refP95;
       console.log(`  key → painted on ${label} steps: p50 ${p50.toFixed(1)} ms, p95 ${p95s[i].toFixed(1)} ms — target p95 ≤ ${FRAME_MS} ms: ${pass ? 'PASS' : 'FAIL'}; ${ratio.toFixed(2)}× the ${REFERENCE_STEPS.toLocaleString('en')}-step run's p95 (${refP95.toFixed(1)} ms)`);
       figures.push({ name: `playhead key → painted p95 on ${label} steps in headless Chromium (real key presses)`, value: p95s[i], unit: 'ms', target: `≤ ${FRAME_MS} ms (one frame)`, pass, note: `p50 ${p50.toFixed(1)} ms; first render ${m.firstRender.views.toFixed(0)} ms` });
+      const onceP95 = percentile(m.keyToPaintAtOnce.latency, 95);
+      console.log(`    with each key released at once after its keydown (a diagnostic, ADR 0093): p95 ${onceP95.toFixed(1)} ms`);
+      figures.push({ name: `key → painted p95 on ${label} steps, each key released at once after its keydown (diagnostic: the measure before ADR 0093)`, value: onceP95, unit: 'ms', target: 'reported', pass: true, note: `p50 ${percentile(m.keyToPaintAtOnce.latency, 50).toFixed(1)} ms` });
       figures.push({ name: `key → painted p95, ${label} vs ${REFERENCE_STEPS.toLocaleString('en')} steps (nothing scales with the step count)`, value: ratio, unit: '×', target: '≈ 1 (≤ 1.5, our bound)', pass: ratio <= 1.5 });
       const sessionMb = bytes(m.steps) / 1048576;
       const heapRatio = m.heapAfterMovesMb / sessionMb;
@@ -642,9 +774,9 @@ async function main() {
         });
       }
     }
-    const floorP95 = percentile(floor, 95);
-    console.log(`  floor of the measure: a page whose key handler changes one line of text, the same presses: p50 ${percentile(floor, 50).toFixed(1)} ms, p95 ${floorP95.toFixed(1)} ms (a key waits for the next frame: up to ${FRAME_INTERVAL.toFixed(1)} ms before any work)`);
-    figures.push({ name: 'floor of key → painted: the same presses on a page that only changes one line of text', value: floorP95, unit: 'ms', target: 'reported (the least p95 this measure can give here)', pass: true, note: `p50 ${percentile(floor, 50).toFixed(1)} ms` });
+    const floorP95 = percentile(floor.latency, 95);
+    console.log(`  floor of the measure: a page whose key handler changes one line of text, the same presses: p50 ${percentile(floor.latency, 50).toFixed(1)} ms, p95 ${floorP95.toFixed(1)} ms (a key waits for the next frame: up to ${FRAME_INTERVAL.toFixed(1)} ms before any work); keys released at once: p95 ${percentile(floor.atOnce, 95).toFixed(1)} ms`);
+    figures.push({ name: 'floor of key → painted: the same presses on a page that only changes one line of text', value: floorP95, unit: 'ms', target: 'reported (the least p95 this measure can give here)', pass: true, note: `p50 ${percentile(floor.latency, 50).toFixed(1)} ms; keys released at once: p95 ${percentile(floor.atOnce, 95).toFixed(1)} ms` });
     console.log('  screenshot: test-results/bench-view.png');
     writeResults('view', figures, { loadAverages: loads });
     if (measured.some((m) => m.errors.length)) process.exitCode = 1;
