@@ -130,3 +130,26 @@ test('two real TRAIL runs: the token chart’s axis labels stay clear of its axi
     expect(box.x, `${await tick.textContent()} starts right of the title`).toBeGreaterThan(title.x + title.width);
   }
 });
+
+test('two real Who&When runs at 1920×1080: the token chart fills its panel with text at its own size, and its legend draws B dashed as its curve', async ({ page }) => {
+  const files = ['who-and-when/hand-crafted/1.json', 'who-and-when/hand-crafted/2.json'];
+  skipWithoutShared(...files);
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await openStudio(page);
+  await openTraceFiles(page, ...files.map(sharedTrace));
+  await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Compare' }).click();
+  await page.getByLabel('Run A').selectOption({ index: 1 });
+  await page.getByLabel('Run B').selectOption({ index: 2 });
+  const overlay = page.getByTestId('token-overlay');
+  await expect(overlay.getByTestId('overlay-x-tick').first()).toBeVisible();
+  const panel = (await overlay.boundingBox())!;
+  const chart = (await overlay.locator('svg').boundingBox())!;
+  // Drawn to its panel's width (a 1,100 px cap left ~300 px of this panel empty), the last x label inside it.
+  expect(chart.width).toBeGreaterThan(panel.width - 4);
+  const lastTick = (await overlay.getByTestId('overlay-x-tick').last().boundingBox())!;
+  expect(lastTick.x + lastTick.width).toBeLessThanOrEqual(chart.x + chart.width);
+  // Its labels are 11 px on the screen whatever the width (a scaled viewBox grew them with the page).
+  const tick = (await overlay.getByTestId('overlay-y-tick').first().boundingBox())!;
+  expect(tick.height).toBeLessThan(16);
+  expect(await overlay.getByTestId('overlay-legend-b').evaluate((e) => getComputedStyle(e).borderTopStyle)).toBe('dashed');
+});
