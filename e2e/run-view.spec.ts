@@ -243,3 +243,21 @@ test("the token chart of a run of two steps marks whole steps on its axis (ticks
   const stepLabels = labels.filter((t) => t === 'step 1' || t.startsWith('#'));
   expect(stepLabels).toEqual(['step 1', '#1', '#2']);
 });
+
+test('at 1280×800 the timeline’s and the graph’s toggles keep their own width beside a long hint (a real TRAIL run)', async ({ page }) => {
+  test.skip(!existsSync(TRAIL_TRACE), `${TRAIL_TRACE} is absent`);
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await openRun(page, [TRAIL_TRACE]);
+  for (const name of ['Block size', 'Edge width']) {
+    const group = page.getByRole('group', { name });
+    await expect(group).toBeVisible();
+    // The group clips what overflows it: squeezed by the hint beside it, it cut the padding of its last button.
+    const { clipped, last } = await group.evaluate((g) => {
+      const buttons = [...g.querySelectorAll('button')];
+      const end = buttons.at(-1)!;
+      return { clipped: g.scrollWidth - g.clientWidth, last: g.getBoundingClientRect().right - end.getBoundingClientRect().right };
+    });
+    expect(clipped, `${name}: nothing of its buttons hidden`).toBe(0);
+    expect(last, `${name}: its last button ends inside it`).toBeGreaterThanOrEqual(0);
+  }
+});

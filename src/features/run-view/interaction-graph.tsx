@@ -142,7 +142,7 @@ export function InteractionGraphView({ view }: { view: RunView }) {
       <header className="flex flex-wrap items-center gap-2 border-b border-slate-200 px-2 py-1">
         <h2 className="text-xs font-semibold tracking-wide text-slate-500 uppercase">Interaction graph</h2>
         <span className="text-[11px] text-slate-500">{nodeTotals}</span>
-        <div role="group" aria-label="Edge width" className="ml-auto flex overflow-hidden rounded border border-slate-300 text-xs">
+        <div role="group" aria-label="Edge width" className="ml-auto flex shrink-0 overflow-hidden rounded border border-slate-300 text-xs">
           {(['messages', 'tokens'] as const).map((w) => (
             <button
               key={w}

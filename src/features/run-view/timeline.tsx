@@ -35,7 +35,7 @@ export function Timeline({ view }: { view: RunView }) {
     <section aria-label="Timeline" data-testid="timeline-panel" className="rounded border border-slate-200 bg-white">
       <header className="flex items-center gap-2 border-b border-slate-200 px-2 py-1">
         <h2 className="text-xs font-semibold tracking-wide text-slate-500 uppercase">Timeline</h2>
-        <div role="group" aria-label="Block size" className="flex overflow-hidden rounded border border-slate-300 text-xs">
+        <div role="group" aria-label="Block size" className="flex shrink-0 overflow-hidden rounded border border-slate-300 text-xs">
           {modes.map((m) => (
             <button
               key={m.id}
