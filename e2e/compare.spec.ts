@@ -111,16 +111,20 @@ test('two real Magentic-One runs side by side', async ({ page }) => {
   await page.screenshot({ path: `${SHOTS}/magentic-one.png`, fullPage: true });
 });
 
-test('two real TRAIL runs: the token chart’s axis labels stay clear of its axis title', async ({ page }) => {
-  const files = ['trail/gaia/3205fa0cb2135fe671bf7cd0e5a26151.json', 'trail/gaia/b1f9b9baefa4c69d1d848e35c130e29d.json'];
+/** Two shared traces opened and compared, A and B as the pickers list them, at a viewport of that size: the token chart. */
+async function comparedChart(page: Page, files: string[], width: number, height: number) {
   skipWithoutShared(...files);
-  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.setViewportSize({ width, height });
   await openStudio(page);
   await openTraceFiles(page, ...files.map(sharedTrace));
   await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Compare' }).click();
   await page.getByLabel('Run A').selectOption({ index: 1 });
   await page.getByLabel('Run B').selectOption({ index: 2 });
-  const overlay = page.getByTestId('token-overlay');
+  return page.getByTestId('token-overlay');
+}
+
+test('two real TRAIL runs: the token chart’s axis labels stay clear of its axis title', async ({ page }) => {
+  const overlay = await comparedChart(page, ['trail/gaia/3205fa0cb2135fe671bf7cd0e5a26151.json', 'trail/gaia/b1f9b9baefa4c69d1d848e35c130e29d.json'], 1280, 800);
   await expect(overlay.getByTestId('overlay-y-tick').first()).toBeVisible();
   // Six-digit totals (over 100,000 tokens each): the labels read as 200k, not 200,000 running into the title.
   await expect(overlay.getByTestId('overlay-y-tick').last()).toHaveText(/^\d+(\.\d)?[kM]$/);
@@ -132,15 +136,7 @@ test('two real TRAIL runs: the token chart’s axis labels stay clear of its axi
 });
 
 test('two real Who&When runs at 1920×1080: the token chart fills its panel with text at its own size, and its legend draws B dashed as its curve', async ({ page }) => {
-  const files = ['who-and-when/hand-crafted/1.json', 'who-and-when/hand-crafted/2.json'];
-  skipWithoutShared(...files);
-  await page.setViewportSize({ width: 1920, height: 1080 });
-  await openStudio(page);
-  await openTraceFiles(page, ...files.map(sharedTrace));
-  await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: 'Compare' }).click();
-  await page.getByLabel('Run A').selectOption({ index: 1 });
-  await page.getByLabel('Run B').selectOption({ index: 2 });
-  const overlay = page.getByTestId('token-overlay');
+  const overlay = await comparedChart(page, ['who-and-when/hand-crafted/1.json', 'who-and-when/hand-crafted/2.json'], 1920, 1080);
   await expect(overlay.getByTestId('overlay-x-tick').first()).toBeVisible();
   const panel = (await overlay.boundingBox())!;
   const chart = (await overlay.locator('svg').boundingBox())!;
