@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { inSlotOrder } from './slot-order.ts';
+import { fillSlots, inSlotOrder, slotMask } from './slot-order.ts';
 
 describe('inSlotOrder', () => {
   it('is every item once, by block of home slots, in their own order within a block, each with its hash', () => {
@@ -22,6 +22,34 @@ describe('inSlotOrder', () => {
         }
       }),
       { numRuns: 100 },
+    );
+  });
+});
+
+describe('fillSlots', () => {
+  /** Every slot's position, by the id at it; positions whose id was already in the table when they came. */
+  function filled(ids: string[], keepLater: boolean, hashOf: (id: string) => number) {
+    const mask = slotMask(ids.length);
+    const table = new Int32Array(2 * (mask + 1));
+    const { order, orderHashes } = inSlotOrder(Int32Array.from(ids, hashOf), mask);
+    const repeats: number[] = [];
+    const count = fillSlots(table, mask, order, orderHashes, 0, ids.length, (a, b) => ids[a] === ids[b], (_, p) => (repeats.push(p), keepLater));
+    const at = new Map<string, number>();
+    for (let slot = 0; slot <= mask; slot++) if (table[2 * slot] !== 0) at.set(ids[table[2 * slot] - 1], table[2 * slot] - 1);
+    return { count, at, repeats: repeats.sort((a, b) => a - b) };
+  }
+
+  it('puts each id once; a repeated id keeps its first or its last position, as told; counts the ids', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'), { maxLength: 200 }), fc.boolean(), fc.boolean(), (ids, keepLater, collide) => {
+        // With every hash equal, each insert probes past every id put in before it.
+        const { count, at, repeats } = filled(ids, keepLater, collide ? () => 7 : (id) => id.charCodeAt(0) * 2654435761);
+        const distinct = new Set(ids);
+        expect(count).toBe(distinct.size);
+        for (const id of distinct) expect(at.get(id)).toBe(keepLater ? ids.lastIndexOf(id) : ids.indexOf(id));
+        expect(repeats).toEqual(ids.flatMap((id, p) => (ids.indexOf(id) < p ? [p] : [])));
+      }),
+      { numRuns: 200 },
     );
   });
 });

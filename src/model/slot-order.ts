@@ -1,6 +1,14 @@
 // The order in which to put items in an open-addressing table so that its inserts walk it from start to end (ADR 0092):
 // at a million items the table is larger than the processor's caches, and inserts in item order each read a random
-// slot. Shared by the step positions (step-positions.ts) and the span forest's ids (import/spans/forest.ts).
+// slot. The table's size, that order and the inserts are shared by the step positions (step-positions.ts) and the span
+// forest's ids (import/spans/forest.ts), which differ only in which of two items of one id a slot keeps.
+
+/** The mask of a table for `items` items: a power of two of slots, at least twice as many as the items (and 16). */
+export function slotMask(items: number): number {
+  let size = 16;
+  while (size < items * 2) size *= 2;
+  return size - 1;
+}
 
 /** The table is cut into this many blocks of slots (16 KB each for a million items, two Int32 per slot). */
 const BLOCKS = 1024;
@@ -27,4 +35,42 @@ export function inSlotOrder(hashes: Int32Array, mask: number): { order: Int32Arr
     orderHashes[k] = h;
   }
   return { order, orderHashes };
+}
+
+/**
+ * Puts the items order[from..to) (inSlotOrder's order and hashes) in an open-addressing table whose slots hold the
+ * item's position + 1 and its hash side by side (`table` has two Int32 per slot, `mask` + 1 slots), by linear probing.
+ * `same(a, b)` tells whether the items at positions a and b have one id (asked only when their hashes are equal); when
+ * an item's id is in the table already, `repeat(kept, position)` is told and says whether the slot takes the new
+ * position (the later item wins) or keeps its own. Returns how many items went into an empty slot.
+ */
+export function fillSlots(
+  table: Int32Array,
+  mask: number,
+  order: Int32Array,
+  orderHashes: Int32Array,
+  from: number,
+  to: number,
+  same: (a: number, b: number) => boolean,
+  repeat: (kept: number, position: number) => boolean,
+): number {
+  let filled = 0;
+  for (let k = from; k < to; k++) {
+    const p = order[k];
+    const h = orderHashes[k];
+    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
+      const at = table[2 * slot];
+      if (at === 0) {
+        table[2 * slot] = p + 1;
+        table[2 * slot + 1] = h;
+        filled++;
+        break;
+      }
+      if (table[2 * slot + 1] === h && same(at - 1, p)) {
+        if (repeat(at - 1, p)) table[2 * slot] = p + 1;
+        break;
+      }
+    }
+  }
+  return filled;
 }

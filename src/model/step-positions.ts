@@ -7,7 +7,7 @@
 import type { Handoff, Step } from './types.ts';
 import { SLICE, finish, type Sliced } from './slices.ts';
 import { hash32 } from './hash.ts';
-import { inSlotOrder } from './slot-order.ts';
+import { fillSlots, inSlotOrder, slotMask } from './slot-order.ts';
 
 /**
  * The replay position of any step id: the replay steps' own ids in a hash table over their positions, and the ids of
@@ -29,10 +29,8 @@ export class StepPositions implements ReadonlyMap<string, number> {
 
   /** Empty: fill with `build` (or use stepPositions / stepPositionsSlices). */
   constructor(private readonly steps: readonly Step[]) {
-    let size = 16;
-    while (size < steps.length * 2) size *= 2;
-    this.table = new Int32Array(2 * size);
-    this.mask = size - 1;
+    this.mask = slotMask(steps.length);
+    this.table = new Int32Array(2 * (this.mask + 1));
   }
 
   /**
@@ -55,24 +53,11 @@ export class StepPositions implements ReadonlyMap<string, number> {
     yield n / work;
     const { order, orderHashes } = inSlotOrder(hashes, mask);
     yield (3 * n) / work;
-    for (let k = 0; k < n; k++) {
-      if (k % SLICE === SLICE - 1) yield (3 * n + k) / work;
-      const p = order[k];
-      const h = orderHashes[k];
-      for (let slot = h & mask; ; slot = (slot + 1) & mask) {
-        const at = table[2 * slot];
-        if (at === 0) {
-          table[2 * slot] = p + 1;
-          table[2 * slot + 1] = h;
-          this.distinct++;
-          break;
-        }
-        if (table[2 * slot + 1] === h && steps[at - 1].id === steps[p].id) {
-          table[2 * slot] = p + 1;
-          this.duplicates = true;
-          break;
-        }
-      }
+    const same = (a: number, b: number) => steps[a].id === steps[b].id;
+    const repeat = () => (this.duplicates = true);
+    for (let k = 0; k < n; k += SLICE) {
+      if (k > 0) yield (3 * n + k) / work;
+      this.distinct += fillSlots(table, mask, order, orderHashes, k, Math.min(n, k + SLICE), same, repeat);
     }
     return this;
   }

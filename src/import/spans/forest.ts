@@ -3,7 +3,7 @@
 // every span its attribute standard, and reads what every span has (its step id, its error).
 import type { RunSpan, StepError } from '../../model/types.ts';
 import { hash32 } from '../../model/hash.ts';
-import { inSlotOrder } from '../../model/slot-order.ts';
+import { fillSlots, inSlotOrder, slotMask } from '../../model/slot-order.ts';
 import { noStandard, textAttr, type Attributes, type AttributeStandard, type ModelCallIo, type SpanCategory } from './attributes.ts';
 import { customAttributes } from './custom.ts';
 import { genAi } from './genai.ts';
@@ -134,30 +134,17 @@ class NodesById {
     private readonly nodes: SpanNode[],
   ) {
     const n = spans.length;
-    let size = 16;
-    while (size < n * 2) size *= 2;
-    const table = (this.table = new Int32Array(2 * size));
-    const mask = (this.mask = size - 1);
+    const mask = (this.mask = slotMask(n));
+    const table = (this.table = new Int32Array(2 * (mask + 1)));
     this.nodeOf = new Int32Array(n);
     const hashes = new Int32Array(n);
     for (let i = 0; i < n; i++) hashes[i] = hash32(spans[i].id);
     const { order, orderHashes } = inSlotOrder(hashes, mask);
-    for (let k = 0; k < n; k++) {
-      const i = order[k];
-      const h = orderHashes[k];
-      for (let slot = h & mask; ; slot = (slot + 1) & mask) {
-        const at = table[2 * slot];
-        if (at === 0) {
-          table[2 * slot] = i + 1;
-          table[2 * slot + 1] = h;
-          break;
-        }
-        if (table[2 * slot + 1] === h && spans[at - 1].id === spans[i].id) {
-          this.nodeOf[i] = -1;
-          break;
-        }
-      }
-    }
+    const nodeOf = this.nodeOf;
+    fillSlots(table, mask, order, orderHashes, 0, n, (a, b) => spans[a].id === spans[b].id, (_, i) => {
+      nodeOf[i] = -1;
+      return false;
+    });
   }
 
   /** Whether the span at `position` is the first of its id. */
