@@ -53,7 +53,10 @@ export function StagesPage() {
           runId={runId}
           missing={run === undefined}
           drop={['step']}
-          describe={(r) => `${plural(stepCounts(r).steps, 'step')}${stageCount(r.stages) > 0 ? `, ${plural(stageCount(r.stages), 'stage')}` : ''}`}
+          describe={(r) => {
+            const stages = stageCount(r.stages);
+            return `${plural(stepCounts(r).steps, 'step')}${stages > 0 ? `, ${plural(stages, 'stage')}` : ''}`;
+          }}
         />
         {run?.simulated && <Badge tone="simulated">simulated</Badge>}
       </div>
