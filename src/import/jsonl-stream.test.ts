@@ -53,49 +53,6 @@ describe('readJsonLines', () => {
     }
   });
 
-  it('reads a byte stream (a Blob’s) into one buffer of its own, over and over, and gives the same values', async () => {
-    const text = `${jsonl}\n${'{"t":"ab\u00e9😀 \u4e2d"}\n'.repeat(40)}`;
-    const whole = parseText('x.jsonl', text);
-    for (const size of [1, 3, 7, 100]) {
-      const bytes = enc.encode(text);
-      let at = 0;
-      let byobReads = 0;
-      // A byte source that answers a reader's own buffer when given one (a Blob's stream does so in Chromium and Node),
-      // at most `size` bytes at a time, so that UTF-8 characters and lines are cut anywhere.
-      const stream = new ReadableStream({
-        type: 'bytes',
-        pull(controller) {
-          if (at >= bytes.length) {
-            controller.close();
-            controller.byobRequest?.respond(0);
-            return;
-          }
-          const request = controller.byobRequest;
-          const n = Math.min(size, bytes.length - at);
-          if (request?.view) {
-            byobReads++;
-            const view = new Uint8Array(request.view.buffer, request.view.byteOffset, request.view.byteLength);
-            const k = Math.min(n, view.byteLength);
-            view.set(bytes.subarray(at, at + k));
-            at += k;
-            request.respond(k);
-          } else {
-            controller.enqueue(bytes.slice(at, at + n));
-            at += n;
-          }
-        },
-      });
-      const doc = await readJsonLines('x.jsonl', stream);
-      expect(doc.kind === 'jsonl' && doc.values).toEqual(whole.kind === 'jsonl' && whole.values);
-      expect(doc.textHash).toBe(hashText(whole.text));
-      // Every chunk was read into the reader's buffer: no new buffer a chunk.
-      expect(byobReads).toBeGreaterThanOrEqual(Math.ceil(bytes.length / size));
-    }
-    // A Blob's stream too (Node's is a byte stream, as Chromium's is).
-    const doc = await readJsonLines('x.jsonl', new Blob([text]).stream());
-    expect(doc.kind === 'jsonl' && doc.values).toEqual(whole.kind === 'jsonl' && whole.values);
-  });
-
   it('reports a broken line where parseText does', async () => {
     const broken = '{"a":1}\n{"b":2}\n{"c": tru}\n{"d":4}\n';
     let whole: ImportError | undefined;

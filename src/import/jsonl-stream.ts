@@ -506,16 +506,14 @@ async function readLines(file: string, chunks: ByteSource, options: ReadJsonLine
   const reading = new ByteReading(file, options.hashWhen, lineReader, options.document);
   const every = options.progressEveryMs ?? 100;
   let reported = 0;
-  const { byob, reader } = readerOf(chunks);
-  const iterator = byob || reader ? undefined : (chunks as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
-  let buffer = byob ? new ArrayBuffer(READ_BUFFER_BYTES) : undefined;
+  const reader = 'getReader' in chunks ? chunks.getReader() : undefined;
+  const iterator = reader ? undefined : (chunks as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
   let doc: StreamedJsonLines | undefined;
   try {
     for (;;) {
-      const next = byob ? await byob.read(new Uint8Array(buffer!)) : reader ? await reader.read() : await iterator!.next();
-      if (next.done || next.value === undefined) break;
+      const next = reader ? await reader.read() : await iterator!.next();
+      if (next.done) break;
       reading.push(next.value);
-      if (byob) buffer = next.value.buffer as ArrayBuffer;
       const now = Date.now();
       if (options.onRead && now - reported >= every) {
         reported = now;
@@ -525,30 +523,11 @@ async function readLines(file: string, chunks: ByteSource, options: ReadJsonLine
     options.onRead?.(reading.read, reading.parser.values.length);
     doc = reading.finish();
   } catch (e) {
-    if (byob) void byob.cancel().catch(() => {});
-    else if (reader) void reader.cancel().catch(() => {});
+    if (reader) void reader.cancel().catch(() => {});
     else void iterator!.return?.();
     throw e;
   }
   return doc;
-}
-
-/** The bytes a stream is read into, one buffer over and over (READ_BUFFER_BYTES). */
-const READ_BUFFER_BYTES = 1 << 20;
-
-/**
- * A stream's reader: into a buffer of ours when it is a byte stream (a Blob's is), else its chunks (ADR 0096). The
- * default reader makes a new buffer for each chunk (~64 KB): a million spans (510 MB) came in thousands of them, and
- * this loop's own time in the import worker was 273 ms, under 30 ms with one buffer. ByteReading.push copies a chunk
- * into text before the next read, so the buffer can be read into again.
- */
-function readerOf(chunks: ByteSource): { byob?: ReadableStreamBYOBReader; reader?: ReadableStreamDefaultReader<Uint8Array> } {
-  if (!('getReader' in chunks)) return {};
-  try {
-    return { byob: chunks.getReader({ mode: 'byob' }) };
-  } catch {
-    return { reader: chunks.getReader() };
-  }
 }
 
 /**
