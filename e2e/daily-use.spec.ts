@@ -38,8 +38,13 @@ test('the real folder: search, filter, open a run, views and back, a deep link, 
   await page.getByRole('combobox', { name: 'Origin' }).selectOption('simulated');
   await expect(page.getByText('No run matches the search and filters.')).toBeVisible();
   await page.getByRole('combobox', { name: 'Origin' }).selectOption('recorded');
+  const stepsHeader = page.getByRole('columnheader').filter({ has: page.getByRole('button', { name: /^Steps/ }) });
   await page.getByRole('button', { name: /^Steps/ }).click();
+  await expect(stepsHeader).toHaveAttribute('aria-sort', 'ascending');
   await page.getByRole('button', { name: /^Steps/ }).click();
+  // Read once the table says it is sorted longest first: read at once, the rows were at times still in the first
+  // click's order (CI of 2026-12-01).
+  await expect(stepsHeader).toHaveAttribute('aria-sort', 'descending');
   const steps = await rows.getByTestId('run-steps').allTextContents();
   const counts = steps.map((s) => Number(s.replace(/,/g, '')));
   expect([...counts].sort((a, b) => b - a)).toEqual(counts);
