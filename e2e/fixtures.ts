@@ -186,8 +186,9 @@ export async function openGroupChat(page: Page, file: string, messages: number):
  *
  * Not counted either: the thread time of Chromium's start of a dedicated worker (`DedicatedWorker::ContinueStartInternal`,
  * ADR 0097). Its main-thread part spins in `sched_yield` until the new worker's thread runs: 0.3–2.5 ms (once 10.9)
- * when a test runs alone, but 22–181 ms of CPU in 8 of 80 page loads beside another test, whose browser holds the
- * other core. It is the browser's wait, not the studio's work; the test's annotations show it when it passes 30 ms.
+ * when a test runs alone, but over 30 ms (up to 181 ms of CPU) in 8 of 92 watched windows beside another test, whose
+ * browser holds the other core. It is the browser's wait, not the studio's work; the test's annotations show it when
+ * it passes 30 ms.
  */
 export async function watchLongTasks(page: Page): Promise<() => Promise<number>> {
   const browser = page.context().browser();
