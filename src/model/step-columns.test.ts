@@ -179,6 +179,21 @@ describe('records in columns (ADR 0029)', () => {
     expect(firstDifference(got[0], records)).toBeUndefined();
   });
 
+  it('decides from the first 32 strings alone when they are all different, and only then', () => {
+    // 32 different notes, then one note over and over: the look at the first 32 sends the column as text.
+    const different = Array.from({ length: 200 }, (_, i) => ({ note: i < 32 ? `note ${i}` : 'same' }));
+    // The same, but the 32nd repeats the 1st (a repeat at the look's last place, and of one length with it): the
+    // look does not decide, and the column, mostly one string, goes through the table.
+    const repeated = different.map((r, i) => (i === 31 ? { note: 'note 0' } : r));
+    // Equal texts that are different strings in memory count as a repeat (compared by value, not by identity).
+    const copies = different.map((r, i) => (i === 31 ? { note: ['note', '0'].join(' ') } : r));
+    for (const [records, t] of [[different, 'text'], [repeated, 'str'], [copies, 'str']] as const) {
+      const { sent, got } = crossed([records]);
+      expect(sent[0].shapes[0].cols[0].t).toBe(t);
+      expect(firstDifference(got[0], records)).toBeUndefined();
+    }
+  });
+
   it('sends a column of long texts joined, Latin-1 and wider texts apart, and the page gets each text back (ADR 0074)', () => {
     const latin = (i: number) => `result ${i}: caf\u00e9 `.padEnd(JOINED_MIN_CHARS + (i % 5) * 40, 'xyz');
     const wide = (i: number) => `r\u00e9sum\u00e9 \u2019${i}\u2019 \u{1f600} `.padEnd(JOINED_MIN_CHARS + 3, '\u4e2d');
