@@ -34,12 +34,14 @@
 //   BENCH_STEPS=…        steps per file (default 1M)
 //   BENCH_ONLY=chat|otlp|cancel|huge|hugegz|hugeweb|hugedoc|hugechat   one part only (several: comma-separated)
 //   BENCH_MEMORY_TRACE=1 print the browser's total PSS each second, from the drop to the painted run view (memory run)
+//   BENCH_MEMORY_FINE=1  with BENCH_MEMORY_TRACE: every 100 ms sample instead, as "total/largest process" (MB)
 //   BENCH_GC_PROBE=1     with BENCH_MEMORY_TRACE: at the painted run view, also each worker's JS heap after a full
 //                        collection (CDP HeapProfiler.collectGarbage): how much of what it holds is garbage. Changes
 //                        the memory run from there on (its figure is then not comparable): a diagnostic only
 //   BENCH_MEMORY_DUMP=1  trace Chromium's memory-infra from the drop to the painted run view (a detailed dump of every
 //                        process every 2 s: slows the import) and print, at the dump where the browser's processes held
-//                        the most, each process's allocators (malloc, partition_alloc, v8, blink_gc, …): memoryDumps
+//                        the most, each process's allocators (malloc, partition_alloc, v8, blink_gc, …): memoryDumps;
+//                        BENCH_MEMORY_DUMP_MS=<ms>: a dump that often instead (each dump slows the import more)
 //   BENCH_PROFILE=open   sample the page's main thread from the click on the run to the painted run view and print
 //                        self time per function (BENCH_PROFILE_TOTAL=1: total time too)
 //   BENCH_PROFILE=tasks  sample it from the drop to the painted run view and name what ran in each long task (build
@@ -198,6 +200,8 @@ function pssOf(pid: number): number {
 const MEMORY_TRACE = process.env.BENCH_MEMORY_TRACE === '1';
 /** BENCH_GC_PROBE=1 (with BENCH_MEMORY_TRACE): each worker's heap at the painted view after a full collection too. */
 const GC_PROBE = process.env.BENCH_GC_PROBE === '1';
+/** BENCH_MEMORY_FINE=1 (with BENCH_MEMORY_TRACE): every sample (100 ms), as total/largest process. */
+const MEMORY_FINE = process.env.BENCH_MEMORY_FINE === '1';
 const memoryTrace: string[] = [];
 let peakParts = '';
 
@@ -228,7 +232,10 @@ function memorySampler(browserPid: number): { peakSoFar(): number; stop(): { pea
       peak = last;
       if (MEMORY_TRACE) peakParts = pids.map((pid, i) => `${processKind(pid)} ${(each[i] / 2 ** 20).toFixed(0)}`).filter((p) => !p.endsWith(' 0')).join(', ');
     }
-    if (MEMORY_TRACE && ticks % 10 === 0) memoryTrace.push(`${((Date.now() - started) / 1000).toFixed(0)}s ${(last / 2 ** 20).toFixed(0)}`);
+    if (MEMORY_TRACE && MEMORY_FINE) {
+      const largest = each.reduce((a, b) => Math.max(a, b), 0);
+      memoryTrace.push(`${((Date.now() - started) / 1000).toFixed(1)}s ${(last / 2 ** 20).toFixed(0)}/${(largest / 2 ** 20).toFixed(0)}`);
+    } else if (MEMORY_TRACE && ticks % 10 === 0) memoryTrace.push(`${((Date.now() - started) / 1000).toFixed(0)}s ${(last / 2 ** 20).toFixed(0)}`);
   }, 100);
   return {
     peakSoFar: () => peak,
@@ -468,6 +475,8 @@ async function heapWatcher(page: Page): Promise<(moment: string) => Promise<void
  * hold, children included); the trace viewer's "effective size" (ownership edges applied) is not computed here.
  */
 const MEMORY_DUMP = process.env.BENCH_MEMORY_DUMP === '1';
+/** BENCH_MEMORY_DUMP_MS: how often memory-infra dumps (default every 2 s). */
+const MEMORY_DUMP_MS = Number(process.env.BENCH_MEMORY_DUMP_MS ?? 2000);
 
 interface DumpEvent {
   ph: string;
@@ -485,7 +494,7 @@ async function memoryDumps(browser: Browser): Promise<{ at(moment: string): Prom
     for (const event of e.value as unknown as DumpEvent[]) if (event.ph === 'v') events.push(event);
   });
   await cdp.send('Tracing.start', {
-    traceConfig: { includedCategories: ['disabled-by-default-memory-infra'], excludedCategories: ['*'], memoryDumpConfig: { triggers: [{ mode: 'detailed', periodic_interval_ms: 2000 }] } },
+    traceConfig: { includedCategories: ['disabled-by-default-memory-infra'], excludedCategories: ['*'], memoryDumpConfig: { triggers: [{ mode: 'detailed', periodic_interval_ms: MEMORY_DUMP_MS }] } },
     transferMode: 'ReportEvents',
   } as never);
   const hex = (v: string | undefined) => (v === undefined ? 0 : Number.parseInt(v, 16));
