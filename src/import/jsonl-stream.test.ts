@@ -1,11 +1,12 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { hashText, TextHash } from '../model/hash.ts';
 import { ImportError } from './errors.ts';
 import { isBusMessage } from './formats/bus-messages.ts';
 import { importParsed, importText } from './index.ts';
-import { JsonLinesParser, MAX_STRING_CHARS, readGzipJsonLines, readJsonLines, startsJsonLines } from './jsonl-stream.ts';
+import { JsonLinesParser, MAX_STRING_CHARS, READ_STALL_MS, readGzipJsonLines, readJsonLines, startsJsonLines } from './jsonl-stream.ts';
 import { decodeBytes, parseText } from './parse-input.ts';
 import { gzipSync } from 'node:zlib';
 
@@ -123,6 +124,142 @@ describe('readJsonLines', () => {
     const imported = importParsed('huge-otlp.jsonl', doc);
     expect(imported.format).toBe('otlp');
     expect(imported.runs.reduce((n, r) => n + r.steps.length, 0)).toBe(lines);
+  });
+});
+
+/**
+ * A byte stream of `bytes` (as a Blob's is), at most `size` bytes a pull: into the reader's own buffer when it gives
+ * one (counted in `byobReads`), else as a new chunk. The `stallAt`-th pull (from 0) never answers, as Chromium's BYOB
+ * read of a Blob sometimes does (ADR 0096).
+ */
+function byteSource(bytes: Uint8Array, size: number, stallAt = -1) {
+  const seen = { byobReads: 0, chunkReads: 0, pulls: 0 };
+  let at = 0;
+  const stream = new ReadableStream({
+    type: 'bytes',
+    pull(controller) {
+      if (seen.pulls++ === stallAt) return new Promise<void>(() => {});
+      const request = controller.byobRequest;
+      if (at >= bytes.length) {
+        controller.close();
+        request?.respond(0);
+        return;
+      }
+      if (request?.view) {
+        seen.byobReads++;
+        const view = new Uint8Array(request.view.buffer, request.view.byteOffset, request.view.byteLength);
+        const k = Math.min(size, bytes.length - at, view.byteLength);
+        view.set(bytes.subarray(at, at + k));
+        at += k;
+        request.respond(k);
+      } else {
+        seen.chunkReads++;
+        controller.enqueue(bytes.slice(at, Math.min(bytes.length, at + size)));
+        at = Math.min(bytes.length, at + size);
+      }
+    },
+  });
+  return { stream, seen };
+}
+
+/** The bytes from `offset` on, as a default stream in chunks of `size` (what reopenAt gives: a File's slice). */
+function plainStream(bytes: Uint8Array, offset: number, size: number): ReadableStream<Uint8Array> {
+  let at = offset;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (at >= bytes.length) return controller.close();
+      controller.enqueue(bytes.slice(at, Math.min(bytes.length, at + size)));
+      at += size;
+    },
+  });
+}
+
+describe('readJsonLines of a file that can be read again from an offset (reopenAt, ADR 0100)', () => {
+  const text = `{"a":1}\n${'{"t":"ab\u00e9😀 \u4e2d","n":[1,2,{"x":null}]}\n'.repeat(60)}[3,"é"]`;
+  const bytes = enc.encode(text);
+  const whole = parseText('x.jsonl', text);
+
+  it('reads a byte stream into its own buffer, and gives the values parseText gives', async () => {
+    for (const size of [1, 7, 100, bytes.length]) {
+      const { stream, seen } = byteSource(bytes, size);
+      const doc = await readJsonLines('x.jsonl', stream, { reopenAt: () => { throw new Error('not stalled: not read again'); } });
+      expect(doc.kind === 'jsonl' && doc.values).toEqual(whole.kind === 'jsonl' && whole.values);
+      expect(doc.textHash).toBe(hashText(whole.text));
+      expect(seen.byobReads).toBe(Math.ceil(bytes.length / size));
+      expect(seen.chunkReads).toBe(0);
+    }
+  });
+
+  it('reads a stream it could not read again with the default reader, as before', async () => {
+    const { stream, seen } = byteSource(bytes, 100);
+    const doc = await readJsonLines('x.jsonl', stream);
+    expect(doc.kind === 'jsonl' && doc.values).toEqual(whole.kind === 'jsonl' && whole.values);
+    expect(seen.byobReads).toBe(0);
+    expect(seen.chunkReads).toBe(Math.ceil(bytes.length / 100));
+  });
+
+  it('gives up a read that stalls and reads on from where it stood: nothing read twice, nothing skipped', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 300 }), fc.integer({ min: 1, max: 300 }), fc.nat({ max: 2000 }), async (size, reopenedSize, stallPick) => {
+        const pulls = Math.ceil(bytes.length / size) + 1;
+        const stallAt = stallPick % pulls;
+        const { stream } = byteSource(bytes, size, stallAt);
+        const reopened: number[] = [];
+        const stalls: number[] = [];
+        const doc = await readJsonLines('x.jsonl', stream, {
+          readStallMs: 2,
+          reopenAt: (offset) => {
+            reopened.push(offset);
+            return plainStream(bytes, offset, reopenedSize);
+          },
+          onStall: (offset) => stalls.push(offset),
+        });
+        expect(doc.kind === 'jsonl' && doc.values).toEqual(whole.kind === 'jsonl' && whole.values);
+        expect(doc.textHash).toBe(hashText(whole.text));
+        // Read again once, from the bytes answered before the stalled pull.
+        const before = Math.min(bytes.length, stallAt * size);
+        expect(reopened).toEqual([before]);
+        expect(stalls).toEqual([before]);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('waits READ_STALL_MS for a read by default: a slow read is not taken for a stalled one', async () => {
+    expect(READ_STALL_MS).toBeGreaterThanOrEqual(100);
+    let at = 0;
+    const stream = new ReadableStream({
+      type: 'bytes',
+      async pull(controller) {
+        await new Promise((r) => setTimeout(r, 20));
+        const request = controller.byobRequest!;
+        if (at >= bytes.length) {
+          controller.close();
+          request.respond(0);
+          return;
+        }
+        const view = new Uint8Array(request.view!.buffer, request.view!.byteOffset, request.view!.byteLength);
+        const k = Math.min(bytes.length - at, view.byteLength, 1000);
+        view.set(bytes.subarray(at, at + k));
+        at += k;
+        request.respond(k);
+      },
+    });
+    const doc = await readJsonLines('x.jsonl', stream, { reopenAt: () => { throw new Error('a slow read was taken for a stalled one'); } });
+    expect(doc.kind === 'jsonl' && doc.values).toEqual(whole.kind === 'jsonl' && whole.values);
+  });
+
+  it('reads a stalled OTLP document on from where it stood too', async () => {
+    const span = (i: number) => `{"traceId":"${'ab'.repeat(16)}","spanId":"${i.toString(16).padStart(16, '0')}","name":"execute_tool t","startTimeUnixNano":"${1e18 + i * 1e6}","endTimeUnixNano":"${1e18 + i * 1e6 + 5e5}","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"execute_tool"}},{"key":"gen_ai.tool.name","value":{"stringValue":"t\u00e9😀"}}]}`;
+    const doc = `{"resourceSpans":[{"scopeSpans":[{"spans":[${Array.from({ length: 40 }, (_, i) => span(i + 1)).join(',')}]}]}]}`;
+    const docBytes = enc.encode(doc);
+    const plain = await readJsonLines('big.json', plainStream(docBytes, 0, 333), { document: 'otlp' });
+    for (const stallAt of [0, 3, 11]) {
+      const { stream } = byteSource(docBytes, 333, stallAt);
+      const read = await readJsonLines('big.json', stream, { document: 'otlp', readStallMs: 2, reopenAt: (offset) => plainStream(docBytes, offset, 97) });
+      expect(importParsed('big.json', read)).toEqual(importParsed('big.json', plain));
+    }
+    expect(importParsed('big.json', plain).runs[0].steps).toHaveLength(40);
   });
 });
 

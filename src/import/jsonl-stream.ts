@@ -374,6 +374,17 @@ export interface ReadJsonLinesOptions {
   readAgain?: () => ByteSource;
   /** The bytes are one JSON document, not JSON Lines: an OTLP/JSON export, or any other (see readJsonLines, documentKind). */
   document?: DocumentKind;
+  /**
+   * The same bytes as the stream read, from `offset` on, as a new stream (a File's slice). Given, a byte stream is read
+   * into one buffer of the reader's own (BYOB, ADR 0100), and a read that has not come back within `readStallMs` is given
+   * up for the default reader of a new stream from where the reading stands. Only for the file's own bytes, never for
+   * bytes decoded from them (gzip).
+   */
+  reopenAt?: (offset: number) => ReadableStream<Uint8Array>;
+  /** READ_STALL_MS unless given (tests). */
+  readStallMs?: number;
+  /** A read into our buffer stalled at this byte: the rest is read with the default reader (tests, the bench). */
+  onStall?: (offset: number) => void;
 }
 
 /**
@@ -506,14 +517,34 @@ async function readLines(file: string, chunks: ByteSource, options: ReadJsonLine
   const reading = new ByteReading(file, options.hashWhen, lineReader, options.document);
   const every = options.progressEveryMs ?? 100;
   let reported = 0;
-  const reader = 'getReader' in chunks ? chunks.getReader() : undefined;
-  const iterator = reader ? undefined : (chunks as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+  const reopenAt = options.reopenAt;
+  let byob = reopenAt && 'getReader' in chunks ? byobReaderOf(chunks) : undefined;
+  let reader = byob === undefined && 'getReader' in chunks ? chunks.getReader() : undefined;
+  const iterator = byob === undefined && reader === undefined ? (chunks as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]() : undefined;
+  let buffer = byob ? new ArrayBuffer(READ_BUFFER_BYTES) : undefined;
   let doc: StreamedJsonLines | undefined;
   try {
     for (;;) {
-      const next = reader ? await reader.read() : await iterator!.next();
-      if (next.done) break;
+      let next: { done?: boolean; value?: Uint8Array };
+      if (byob) {
+        const read = await readWithin(byob, buffer!, options.readStallMs ?? READ_STALL_MS);
+        if (read === undefined) {
+          // Stalled (ADR 0096: Chromium's BYOB read of a Blob can stop for good): that reader is let go and the bytes
+          // from where the reading stands are read again, from a stream of their own, with the default reader. Only
+          // what was pushed counts, so nothing is read twice nor skipped.
+          void byob.cancel().catch(() => {});
+          byob = undefined;
+          buffer = undefined;
+          reader = reopenAt!(reading.read).getReader();
+          options.onStall?.(reading.read);
+          continue;
+        }
+        next = read;
+      } else next = reader ? await reader.read() : await iterator!.next();
+      if (next.done || next.value === undefined) break;
       reading.push(next.value);
+      // ByteReading.push has made text of the bytes: the buffer is read into again.
+      if (byob) buffer = next.value.buffer as ArrayBuffer;
       const now = Date.now();
       if (options.onRead && now - reported >= every) {
         reported = now;
@@ -523,11 +554,42 @@ async function readLines(file: string, chunks: ByteSource, options: ReadJsonLine
     options.onRead?.(reading.read, reading.parser.values.length);
     doc = reading.finish();
   } catch (e) {
-    if (reader) void reader.cancel().catch(() => {});
+    if (byob) void byob.cancel().catch(() => {});
+    else if (reader) void reader.cancel().catch(() => {});
     else void iterator!.return?.();
     throw e;
   }
   return doc;
+}
+
+/**
+ * The buffer a byte stream is read into, over and over (ADR 0100): the default reader makes a new ~64 KB–1 MB buffer a
+ * chunk, whose contents the worker's heap holds until collected (a 510 MB file's worth over a read).
+ */
+const READ_BUFFER_BYTES = 1 << 20;
+
+/**
+ * How long a read into our buffer may take before it is taken as stalled (ADR 0100). A read of a file's next MB takes
+ * a few milliseconds; one given up early costs nothing but the rest of the file read without our buffer.
+ */
+export const READ_STALL_MS = 500;
+
+/** A byte stream's BYOB reader; undefined for a stream of chunks (not a byte stream), read with the default reader. */
+function byobReaderOf(stream: ReadableStream<Uint8Array>): ReadableStreamBYOBReader | undefined {
+  try {
+    return stream.getReader({ mode: 'byob' });
+  } catch {
+    return undefined;
+  }
+}
+
+/** The next bytes read into `buffer`, or undefined when they have not come within `ms`. */
+function readWithin(byob: ReadableStreamBYOBReader, buffer: ArrayBuffer, ms: number): Promise<ReadableStreamReadResult<Uint8Array> | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stalled = new Promise<undefined>((resolve) => {
+    timer = setTimeout(resolve, ms, undefined);
+  });
+  return Promise.race([byob.read(new Uint8Array(buffer)), stalled]).finally(() => clearTimeout(timer));
 }
 
 /**

@@ -40,6 +40,47 @@ describe('readFileInput (a File, as the worker reads it)', () => {
     expect(streamed.loaded).toEqual(whole.loaded);
   });
 
+  it('reads a file\'s JSON Lines into a buffer of its own and, when a read stalls, reads on from a slice where it stood (ADR 0100)', async () => {
+    const lines = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ sender: i % 2 ? 'a' : 'b', type: 'channel_message', content: `m${i} é😀`, recipients: ['@all'], thread_id: null }));
+    const text = `${lines.join('\n')}\n`;
+    const bytes = new TextEncoder().encode(text);
+    // A File whose stream answers the reader's own buffer 10 KB at a time, and never answers its third read (as
+    // Chromium's sometimes does); its slices are the File's own.
+    class StallingFile extends Blob {
+      readonly sliced: number[] = [];
+      byobReads = 0;
+      override stream(): ReadableStream<Uint8Array<ArrayBuffer>> {
+        let at = 0;
+        let pulls = 0;
+        return new ReadableStream({
+          type: 'bytes',
+          pull: (controller) => {
+            if (++pulls === 3) return new Promise<void>(() => {});
+            const request = controller.byobRequest!;
+            const view = new Uint8Array(request.view!.buffer, request.view!.byteOffset, request.view!.byteLength);
+            const k = Math.min(10_000, bytes.length - at, view.byteLength);
+            this.byobReads++;
+            view.set(bytes.subarray(at, at + k));
+            at += k;
+            request.respond(k);
+          },
+        }) as ReadableStream<Uint8Array<ArrayBuffer>>;
+      }
+      override slice(start?: number, end?: number, type?: string): Blob {
+        if (end === undefined) this.sliced.push(start ?? 0);
+        return super.slice(start, end, type);
+      }
+    }
+    const file = new StallingFile([bytes]);
+    const input = await readFileInput('messages.jsonl', file);
+    expect(file.byobReads).toBe(2);
+    expect(file.sliced).toEqual([20_000]);
+    const streamed = await importFiles([input]);
+    const whole = await importFiles([{ name: 'messages.jsonl', text }]);
+    expect(streamed.failures).toEqual([]);
+    expect(streamed.loaded).toEqual(whole.loaded);
+  });
+
   it('reads gzip-compressed JSON Lines as a stream too (not the whole-text path), as the whole file would import', async () => {
     const lines = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ sender: i % 2 ? 'a' : 'b', type: 'channel_message', content: `m${i}`, recipients: ['@all'], thread_id: null }));
     const text = `${lines.join('\n')}\n`;

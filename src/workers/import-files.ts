@@ -45,8 +45,10 @@ export async function readFileInput(
   // text's hash: the text is hashed for that one.
   const streamed = { hashWhen: isBusMessage, onRead: onProgress && ((bytes: number) => onProgress('parsing', bytes)), progressEveryMs: READ_PROGRESS_EVERY_MS, lineReader: jsonLinesReaderFor, readAgain: () => file.stream() };
   const gzipOptions = { ...streamed, namedJsonLines: GZIP_JSON_LINES_NAME.test(name) };
+  // The file's own bytes from an offset: read into one buffer, and read on from where a stalled read stood (ADR 0100).
+  const reopenAt = (offset: number) => file.slice(offset).stream();
   if (startsJsonLines(head, JSON_LINES_NAME.test(name))) {
-    const parsed = await readJsonLines(name, file.stream(), streamed);
+    const parsed = await readJsonLines(name, file.stream(), { ...streamed, reopenAt });
     return { name, parsed };
   }
   if (isGzipStart(head)) {
@@ -64,7 +66,7 @@ export async function readFileInput(
   if (document) {
     // One JSON document too large to read whole, parsed as the text is decoded: an OTLP/JSON export's spans in small
     // exports (ADR 0080), any other document into its value (ADR 0081).
-    const parsed = await readJsonLines(name, file.stream(), { ...streamed, document });
+    const parsed = await readJsonLines(name, file.stream(), { ...streamed, document, reopenAt });
     return { name, parsed };
   }
   if (file.size > maxWholeBytes) {
