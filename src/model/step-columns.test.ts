@@ -89,6 +89,24 @@ describe('records in columns (ADR 0029)', () => {
     expect(new Set(many.map((r) => r.usage)).size).toBe(6010);
   });
 
+  it('never gives a nested record of one slice to a row of another whose values are of other types or keys', () => {
+    // One run, slices in order: a nested record's values as table strings, then as numbers, then as booleans, all sent
+    // as the same raw numbers (index 0, the number 0, false); then keys that join alike but are not the same keys.
+    const slices = [
+      [{ raw: { x: 'foo' } }, { raw: { x: 'foo' } }],
+      [{ raw: { x: 0 } }, { raw: { x: 0 } }],
+      [{ raw: { x: false } }, { raw: { x: false } }],
+      [{ raw: { 'a\u0000b': 1, c: 2 } }, { raw: { 'a\u0000b': 1, c: 2 } }],
+      [{ raw: { a: 1, 'b\u0000c': 2 } }, { raw: { a: 1, 'b\u0000c': 2 } }],
+    ];
+    const { sent, got } = crossed(slices);
+    // Each slice's records went as a nested column of records of scalars (the ones made once per run).
+    expect(sent.map((slice) => slice.shapes[0].cols[0].t)).toEqual(['obj', 'obj', 'obj', 'obj', 'obj']);
+    expect(sent.map((slice) => { const col = slice.shapes[0].cols[0]; return col.t === 'obj' ? col.cols[0].t : ''; })).toEqual(['str', 'i32', 'bool', 'i32', 'i32']);
+    const difference = firstDifference(got, slices);
+    if (difference !== undefined) throw new Error(difference);
+  });
+
   it('rebuilds the same records, key order, -0, NaN, undefined values and loose keys included', () => {
     const records = [
       { ...STEP },

@@ -426,7 +426,7 @@ function valuesByKey(rows: readonly object[], k: number): unknown[][] {
  */
 export class RunStrings {
   readonly table: string[] = [];
-  /** By the kind of a nested column and its keys (`obj…`) or its items' column type (`arr…`): internedRecords, internedArrays. */
+  /** By the kind of a nested column: its keys and its columns' kinds (`obj…`), or its items' column type (`arr…`): internedRecords, internedArrays. */
   readonly interned = new Map<string, Interned>();
 }
 
@@ -497,7 +497,9 @@ function addInterned(site: Interned, h: number, value: object, contents: number[
 
 /** Nested records whose values are all scalars, one object per distinct record of the run (Interned). */
 function internedRecords(keys: readonly string[], cols: readonly Column[], n: number, strings: RunStrings): Record<string, unknown>[] | undefined {
-  const site = internedFor(strings, `obj\u0000${keys.join('\u0000')}`);
+  // By its keys and its columns' kinds, unambiguously: the contents compared are raw numbers, so a table index, a number
+  // and a boolean can be equal, and keys holding the separator could join alike; such records are not the same.
+  const site = internedFor(strings, `obj\u0000${JSON.stringify([keys, cols.map((col) => col.t)])}`);
   if (site.off) return undefined;
   const columns: Scalars[] = [];
   for (const col of cols) {
