@@ -14,7 +14,7 @@ export type Look = (typeof Look)[keyof typeof Look];
 export type QuickLook = (value: unknown) => Look;
 
 /** The part of a zod schema's definition read here (zod 4's `_zod.def`). */
-interface Def {
+export interface Def {
   type: string;
   checks?: readonly unknown[];
   shape?: Record<string, Schema>;
@@ -29,7 +29,7 @@ interface Def {
   coerce?: boolean;
 }
 
-interface Schema {
+export interface Schema {
   _zod: { def: Def };
 }
 

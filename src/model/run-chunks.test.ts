@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { APPENDED_CHUNK_ITEMS, CHUNK_SLICE_ROWS, chunkInColumns, DEFAULT_CHUNK_LIMITS, estimateBytes, joinChunks, needsChunks, planRunWrite, readableChunk, readChunk, splitItems, type ChunkLimits } from './run-chunks.ts';
+import { APPENDED_CHUNK_ITEMS, CHUNK_SLICE_ROWS, chunkInColumns, DEFAULT_CHUNK_LIMITS, estimateBytes, joinChunks, lookedItemsOf, needsChunks, planRunWrite, readableChunk, readChunk, splitItems, type ChunkLimits } from './run-chunks.ts';
+import { sliceLookOf } from './fast-check-columns.ts';
+import { Handoff as HandoffSchema, Step as StepSchema } from './schema.ts';
 import { StringTable, toColumns, type ColumnSlice } from './step-columns.ts';
 import { firstDifference } from '../testing/same-value.ts';
 import { makeRun } from '../testing/test-runs.ts';
@@ -192,6 +194,53 @@ describe('chunks in columns (ADR 0075)', () => {
     // Items are read as they are.
     const plain = { items: [1, 2], of: 1 };
     expect(await readChunk(plain)).toBe(plain);
+  });
+});
+
+describe('chunks looked at in columns as they are rebuilt (ADR 0101)', () => {
+  /** The steps' chunks of a run as the import worker stores them and the library reads them back, each read with `look`. */
+  async function readSteps(steps: Step[], look: ReturnType<typeof sliceLookOf>, damage?: (chunks: { slices: ColumnSlice[] }[]) => void) {
+    const run = { ...longRun(0), steps };
+    const plan = planRunWrite(run, { spansApart: true, limits: { maxItems: 2 * CHUNK_SLICE_ROWS + 10, maxBytes: 1e9 } });
+    const stored = plan.chunks.filter((c) => c.key[1] === 'steps').map((c) => structuredClone(chunkInColumns(c)) as { slices: ColumnSlice[]; of: number });
+    damage?.(stored);
+    const read = await Promise.all(stored.map((value) => readChunk(value, async () => {}, look)));
+    const joined = joinChunks('steps', read.map((value, index) => ({ index, value })), stored.length);
+    if ('problem' in joined) throw new Error(joined.problem);
+    return joined.items;
+  }
+  const steps = (n: number): Step[] => Array.from({ length: n }, (_, i) => ({ id: `s${i}`, index: i, kind: i % 2 ? 'llm' : 'message', agentId: `a${i % 3}`, output: `text ${i}`, usage: { input: i % 5, output: 1, total: (i % 5) + 1 } }));
+
+  it('marks every item of the chunks whose slices the look passed, for that look only', async () => {
+    const look = sliceLookOf(StepSchema)!;
+    const items = await readSteps(steps(3 * CHUNK_SLICE_ROWS), look);
+    const flags = lookedItemsOf(items, look)!;
+    expect(flags).toHaveLength(3 * CHUNK_SLICE_ROWS);
+    expect(flags.every((f) => f === 1)).toBe(true);
+    // Another look (another schema), no look, or an array not joined here: no marks.
+    expect(lookedItemsOf(items, sliceLookOf(HandoffSchema))).toBeUndefined();
+    expect(lookedItemsOf(items, undefined)).toBeUndefined();
+    expect(lookedItemsOf([...items], look)).toBeUndefined();
+    expect(lookedItemsOf(await readSteps(steps(10), undefined), look)).toBeUndefined();
+  });
+
+  it('leaves unmarked a chunk with a slice the look did not pass, and chunks stored as items, whatever they say', async () => {
+    const look = sliceLookOf(StepSchema)!;
+    const n = 2 * (2 * CHUNK_SLICE_ROWS + 10);
+    // The second chunk's first slice names a kind no step has (its table's string changed), as a damaged store could.
+    const items = await readSteps(steps(n), look, (chunks) => {
+      const strings = chunks[1].slices[0].strings;
+      strings[strings.indexOf('llm')] = 'bogus';
+    });
+    const flags = lookedItemsOf(items, look)!;
+    const first = 2 * CHUNK_SLICE_ROWS + 10;
+    expect(flags.subarray(0, first).every((f) => f === 1)).toBe(true);
+    expect(flags.subarray(first).every((f) => f === 0)).toBe(true);
+    expect(items.some((s) => (s as Step).kind === ('bogus' as never))).toBe(true);
+    // A chunk stored as items, saying anything at all about itself, is not marked.
+    const plain = { items: steps(4), of: 1, looked: true, flags: [1, 1, 1, 1] };
+    const joined = joinChunks('steps', [{ index: 0, value: await readChunk(plain, async () => {}, look) }], 1);
+    expect('items' in joined && lookedItemsOf(joined.items, look)).toBeUndefined();
   });
 });
 

@@ -7,6 +7,8 @@
 import type { Run, RunSpan } from './types.ts';
 import { rebuild, RunStrings, StringTable, toColumns, type ColumnSlice } from './step-columns.ts';
 import { finish, nextTask, type Sliced } from './slices.ts';
+import { Look } from './fast-check-schema.ts';
+import type { SliceLook } from './fast-check-columns.ts';
 
 /** The run's arrays that grow with it; `spans` is stored apart from the run (read on demand), the others with it. */
 export const CHUNKED_FIELDS = ['steps', 'handoffs', 'annotations', 'interventions', 'spans'] as const;
@@ -112,23 +114,56 @@ function inColumns(value: unknown): value is { slices?: unknown; columns?: unkno
 }
 
 /**
- * A stored chunk with its items as an array: one in columns rebuilt (a new table of strings for each chunk), yielding
- * between two slices; any other value as it is (joinChunks then names what is wrong with it).
+ * Chunks rebuilt from columns of which a slice look said Valid of every slice, with that look (ADR 0101). Only
+ * chunkItems adds to it: a value read from storage is never in it, whatever it holds.
  */
-function* chunkItems(value: unknown): Sliced<unknown> {
+const lookedChunks = new WeakMap<object, SliceLook>();
+
+/** Arrays joined from chunks (joinChunks), some of whose chunks were so looked at: 1 for each of their items. */
+const lookedItems = new WeakMap<readonly unknown[], { flags: Uint8Array; look: SliceLook }>();
+
+/**
+ * Which items of `items`, an array joinChunks made, `look` said Valid of in columns (1), or undefined when none (or
+ * another look did): the quick look would say Valid of each, so the library's check keeps them as they are.
+ */
+export function lookedItemsOf(items: unknown, look: SliceLook | undefined): Uint8Array | undefined {
+  if (look === undefined || !Array.isArray(items)) return undefined;
+  const entry = lookedItems.get(items);
+  return entry !== undefined && entry.look === look ? entry.flags : undefined;
+}
+
+/**
+ * A stored chunk with its items as an array: one in columns rebuilt (a new table of strings for each chunk), yielding
+ * between two slices; any other value as it is (joinChunks then names what is wrong with it). With `look` (the slice
+ * look of the items' schema), each slice is looked at once rebuilt (lookedChunks).
+ */
+function* chunkItems(value: unknown, look?: SliceLook): Sliced<unknown> {
   if (!inColumns(value)) return value;
   const slices = slicesOf(value);
   if (!slices) return value;
   try {
     const strings = new RunStrings();
     const items: unknown[] = [];
+    let valid = look !== undefined;
     for (let i = 0; i < slices.length; i++) {
       if (i > 0) yield i / slices.length;
       for (const item of rebuild(slices[i], strings)) items.push(item);
+      // After rebuild, with the table as it read it (the look's promise holds of what rebuild made).
+      if (valid) valid = lookAt(look!, slices[i], strings.table);
     }
-    return { items, of: value.of };
+    const chunk = { items, of: value.of };
+    if (valid) lookedChunks.set(chunk, look!);
+    return chunk;
   } catch {
     return value;
+  }
+}
+
+function lookAt(look: SliceLook, slice: ColumnSlice, table: readonly unknown[]): boolean {
+  try {
+    return look(slice, table) === Look.Valid;
+  } catch {
+    return false;
   }
 }
 
@@ -142,8 +177,8 @@ export function readableChunk(value: unknown): unknown {
  * reading its library takes a chunk of 20,000 steps in ten short tasks, not one long one. A chunk of items, or of
  * columns stored whole (before ADR 0079), is one.
  */
-export async function readChunk(value: unknown, pause: () => Promise<void> = nextTask): Promise<unknown> {
-  const work = chunkItems(value);
+export async function readChunk(value: unknown, pause: () => Promise<void> = nextTask, look?: SliceLook): Promise<unknown> {
+  const work = chunkItems(value, look);
   let r = work.next();
   while (!r.done) {
     await pause();
@@ -340,6 +375,7 @@ export function joinChunks(field: ChunkedField, stored: readonly { index: unknow
   if (stored.length !== of) return { problem: `${field}: ${stored.length} of ${of} chunks are stored` };
   const items: unknown[] = [];
   const ends: number[] = [];
+  const looked: { from: number; to: number; look: SliceLook }[] = [];
   for (let i = 0; i < stored.length; i++) {
     const { index } = stored[i];
     if (index !== i) return { problem: `${field}: chunk ${i} is missing` };
@@ -350,8 +386,17 @@ export function joinChunks(field: ChunkedField, stored: readonly { index: unknow
       return { problem: `${field}: chunk ${i} is not a chunk of ${of}` };
     }
     const part = value.items;
+    const from = items.length;
     for (let j = 0; j < part.length; j++) items.push(part[j]);
     ends.push(items.length);
+    const look = lookedChunks.get(value);
+    if (look !== undefined) looked.push({ from, to: items.length, look });
+  }
+  // The items of chunks a slice look passed, when one look passed them (the readers ask for one field's look).
+  if (looked.length > 0 && looked.every((l) => l.look === looked[0].look)) {
+    const flags = new Uint8Array(items.length);
+    for (const { from, to } of looked) flags.fill(1, from, to);
+    lookedItems.set(items, { flags, look: looked[0].look });
   }
   return { items, ends };
 }

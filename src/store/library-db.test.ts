@@ -566,6 +566,28 @@ describe('large runs in chunks (ADR 0025)', () => {
     db.close();
   });
 
+  it('checks the steps of chunks stored in columns: one whose columns rebuild to a step the schema refuses is set aside, naming it (ADR 0101)', async () => {
+    const db = await openLibraryDb({ name: freshName() });
+    await writeChanges(db, EMPTY_SNAPSHOT, { files: [file('f1', ['long', 'ok'])], runs: { long: longRun('long', 10), ok: longRun('ok', 10) }, llmCalls: {} }, SMALL);
+    for (const id of ['long', 'ok']) {
+      for (let i = 0; i < 3; i++) {
+        const key: [string, 'steps', number] = [id, 'steps', i];
+        const chunk = (await db.get('runChunks', key)) as { items: unknown[]; of: number };
+        await db.put('runChunks', chunkInColumns({ key, value: chunk }), key);
+      }
+    }
+    // The second chunk of `long` rebuilds, but its table names a kind no step has: every step of that kind gets it.
+    const damaged = (await db.get('runChunks', ['long', 'steps', 1])) as { slices: { strings: string[] }[] };
+    const strings = damaged.slices[0].strings;
+    expect(strings).toContain('message');
+    strings[strings.indexOf('message')] = 'dance';
+    await db.put('runChunks', damaged as never, ['long', 'steps', 1]);
+    const { library, quarantined } = await readLibrary(db);
+    expect(library.runs.ok).toEqual(longRun('ok', 10));
+    expect(quarantined.map((q) => [q.key, q.reason])).toEqual([['long', expect.stringMatching(/^\$\.steps\[4\]\.kind: /)]]);
+    db.close();
+  });
+
   // ADR 0059: the records are read, then checked outside any transaction (a slice at a time), then tidied in a second
   // transaction. What another tab does in between must not be undone by the tidy.
   it('keeps the chunks of a run put back between the read and the tidy (an undo in another tab)', async () => {

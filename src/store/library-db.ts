@@ -13,7 +13,8 @@ import type { LlmCallRecord, Run, RunSpan } from '../model/types.ts';
 import { CHUNKED_FIELDS, chunkKeyOf, DEFAULT_CHUNK_LIMITS, hasLongArray, joinChunks, planRunWrite, readableChunk, readChunk, type ChunkedField, type ChunkKey, type ChunkLimits, type KeptPrefix, type RunChunk, type RunWrite } from '../model/run-chunks.ts';
 import { useLibrary, type LibraryFile, type StoredLibrary } from './library.ts';
 import { settleTransaction } from '../workers/idb-settle.ts';
-import { checkRun } from './stored-run-check.ts';
+import { checkRun, sliceLookFor } from './stored-run-check.ts';
+import type { SliceLook } from '../model/fast-check-columns.ts';
 import { countStepFactsOfRuns } from '../model/step-facts.ts';
 import { runInSlices } from '../model/slices.ts';
 import { applyJournal, JOURNAL_LIMIT, readJournal, stillUnsaved, writeJournal, type StorageLike, type UnsavedResult } from './results-journal.ts';
@@ -198,7 +199,7 @@ export async function readLibrary(
 ): Promise<ReadResult> {
   // Loaded before the transaction opens: an IndexedDB transaction commits when it waits on anything else.
   const { Run: runSchema } = await import('../model/schema.ts');
-  const read = await readRecords(db, onProgress);
+  const read = await readRecords(db, onProgress, (field) => sliceLookFor(runSchema, field));
   // Tests: what another tab may do while the records are checked.
   await afterRead?.();
   const failed: Failed[] = [];
@@ -270,7 +271,7 @@ export async function readLibrary(
 }
 
 /** Every record of the library, runs with their chunks joined, and the keys of stored spans and chunks. */
-async function readRecords(db: Db, onProgress: (progress: LoadProgress) => void): Promise<StoredRecords> {
+async function readRecords(db: Db, onProgress: (progress: LoadProgress) => void, lookFor: (field: ChunkedField) => SliceLook | undefined): Promise<StoredRecords> {
   const tx: ReadTx = db.transaction(['files', 'runs', 'llmCalls', 'runSpans', 'runChunks'], 'readonly');
   async function records(store: 'files' | 'runs' | 'llmCalls'): Promise<StoredRecord[]> {
     const out: StoredRecord[] = [];
@@ -293,7 +294,7 @@ async function readRecords(db: Db, onProgress: (progress: LoadProgress) => void)
   const joining: Promise<StoredRun>[] = [];
   for (const record of runRecords) {
     const stored = record.value;
-    const joined: Promise<Joined> = isObject(stored) && stored.chunks !== undefined ? (await readStoredRun(tx, record.key, stored, rebuilds)).joined : Promise.resolve({ value: stored });
+    const joined: Promise<Joined> = isObject(stored) && stored.chunks !== undefined ? (await readStoredRun(tx, record.key, stored, rebuilds, lookFor)).joined : Promise.resolve({ value: stored });
     joining.push(joined.then((j) => ({ ...record, joined: j })));
   }
   const llmCalls = await records('llmCalls');
@@ -309,8 +310,9 @@ class RebuildQueue {
   private last: Promise<unknown> = Promise.resolve();
   constructor(private readonly rebuilt: () => void) {}
 
-  add(value: unknown): Promise<unknown> {
-    const done = this.last.then(() => readChunk(value)).then((items) => {
+  /** `look`: the slice look of the chunk's items, each slice looked at as it is rebuilt (ADR 0101). */
+  add(value: unknown, look?: SliceLook): Promise<unknown> {
+    const done = this.last.then(() => readChunk(value, undefined, look)).then((items) => {
       this.rebuilt();
       return items;
     });
@@ -337,7 +339,13 @@ const CHUNKS_IN_FLIGHT = 2;
  * A run stored in chunks: its chunks read in `tx` (this resolves once they are), and `joined`, the run put back together
  * once they are rebuilt (`rebuilds`; spans stay apart: read on demand), or why it cannot be.
  */
-async function readStoredRun(tx: ReadTx, key: string, stored: Record<string, unknown>, rebuilds: RebuildQueue): Promise<{ joined: Promise<Joined> }> {
+async function readStoredRun(
+  tx: ReadTx,
+  key: string,
+  stored: Record<string, unknown>,
+  rebuilds: RebuildQueue,
+  lookFor: (field: ChunkedField) => SliceLook | undefined,
+): Promise<{ joined: Promise<Joined> }> {
   const counts = stored.chunks;
   if (!isObject(counts)) return { joined: Promise.resolve({ problem: 'chunks is not a record of counts' }) };
   const store = tx.objectStore('runChunks');
@@ -354,11 +362,12 @@ async function readStoredRun(tx: ReadTx, key: string, stored: Record<string, unk
     // CHUNKS_IN_FLIGHT requests at a time, the next asked as one comes: the page is idle while the database reads, and
     // its collector can mark then (all asked at once, their answers came back to back).
     const values: Promise<unknown>[] = new Array(keys.length);
+    const look = lookFor(field);
     let next = 0;
     const reader = async () => {
       while (next < keys.length) {
         const at = next++;
-        values[at] = rebuilds.add(await store.get(keys[at]));
+        values[at] = rebuilds.add(await store.get(keys[at]), look);
       }
     };
     await Promise.all(Array.from({ length: Math.min(CHUNKS_IN_FLIGHT, keys.length) }, reader));

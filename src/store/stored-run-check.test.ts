@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { Run as RunSchema } from '../model/schema.ts';
 import type { Handoff, Run, Step } from '../model/types.ts';
 import { makeRun } from '../testing/test-runs.ts';
-import { checkRun, checkRunSlices } from './stored-run-check.ts';
+import { checkRun, checkRunSlices, sliceLookFor } from './stored-run-check.ts';
+import { chunkInColumns, joinChunks, lookedItemsOf, planRunWrite, readChunk } from '../model/run-chunks.ts';
 import { finish, type SliceStats } from '../model/slices.ts';
 
 /** A run with `n` steps and handoffs: long enough for its arrays to be checked a slice at a time. */
@@ -48,6 +49,58 @@ describe('checkRun (a stored run, a slice at a time)', () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  /**
+   * The run with its steps and handoffs as the library's load gets them: stored in columns by the import worker (chunks
+   * of `per` items), read back, each slice looked at in columns as it is rebuilt (ADR 0101), and joined.
+   */
+  async function throughColumns(run: Run, per = 1000): Promise<Run> {
+    const plan = planRunWrite(run, { spansApart: true, limits: { maxItems: per, maxBytes: 1e9 } });
+    const out = { ...run } as unknown as Record<string, unknown>;
+    for (const field of ['steps', 'handoffs'] as const) {
+      const chunks = plan.chunks.filter((c) => c.key[1] === field);
+      const read = await Promise.all(chunks.map((c) => readChunk(structuredClone(chunkInColumns(c)), async () => {}, sliceLookFor(RunSchema, field))));
+      const joined = joinChunks(field, read.map((value, index) => ({ index, value })), chunks.length);
+      if ('problem' in joined) throw new Error(joined.problem);
+      out[field] = joined.items;
+    }
+    return out as unknown as Run;
+  }
+
+  it('gives the same answer for long arrays read from chunks looked at in columns, for any one damage anywhere (ADR 0101)', async () => {
+    const base = longRun('long', 2500);
+    const damages: [string, (item: Record<string, unknown>) => void][] = [
+      ['none', () => {}],
+      ['no agentId', (item) => delete item.agentId],
+      ['a number for text', (item) => (item.output = 5)],
+      ['an unknown kind', (item) => (item.kind = 'dance')],
+      ['usage that is not numbers', (item) => (item.usage = { input: 'x' })],
+      ['an index that is not a number', (item) => (item.index = Number.NaN)],
+      ['no recipients', (item) => (item.to = 'b')],
+      ['an extra field', (item) => (item.extra = { kept: true })],
+      ['an own __proto__ key', (item) => Object.defineProperty(item, '__proto__', { value: { polluted: true }, enumerable: true, writable: true, configurable: true })],
+    ];
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('steps', 'handoffs'), fc.nat(2497), fc.constantFrom(...damages), async (field, index, [, damage]) => {
+        const run = structuredClone(base) as unknown as Record<string, Record<string, unknown>[]>;
+        damage(run[field][index]);
+        const read = await throughColumns(run as unknown as Run);
+        expect(finish(checkRunSlices(RunSchema, 'long', read))).toEqual(wholeRunCheck(read));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('keeps the items the look passed in columns as they are, without looking at them again', async () => {
+    const read = await throughColumns(longRun('long', 2500));
+    expect(lookedItemsOf(read.steps, sliceLookFor(RunSchema, 'steps'))?.every((f) => f === 1)).toBe(true);
+    // Changed after the look (nothing in the library does so): the check trusts the look, which is what saves its time.
+    (read.steps[7] as unknown as Record<string, unknown>).kind = 'dance';
+    const checked = finish(checkRunSlices(RunSchema, 'long', read));
+    expect('run' in checked && checked.run.steps[7].kind).toBe('dance');
+    // The same steps in an array of their own are looked at one by one.
+    expect(finish(checkRunSlices(RunSchema, 'long', { ...read, steps: [...read.steps] }))).toEqual({ problem: expect.stringMatching(/^\$\.steps\[7\]\.kind: /) });
   });
 
   it('names a problem outside the long arrays as one pass would, and reads a short run in one call', async () => {

@@ -1,8 +1,11 @@
 // The check of a stored run when the library loads (SPEC §9, ADR 0059): the native import's zod schema, after
 // `migrateRun`. A run's long arrays are checked a few milliseconds at a time, the page's thread given back in between,
 // so that a reload with a run of a million steps in the library never freezes the page (one zod pass over a
-// 200k-message chat log took 1.4 s in one task). The first problem found is the reason the run is set aside.
+// 200k-message chat log took 1.4 s in one task). The first problem found is the reason the run is set aside. Steps and
+// handoffs whose stored columns the slice look passed as they were rebuilt are kept without a look of their own (ADR 0101).
 import { Look, quickLookOf } from '../model/fast-check-schema.ts';
+import { sliceLookOf, type SliceLook } from '../model/fast-check-columns.ts';
+import { COLUMN_FIELDS, lookedItemsOf, type ChunkedField } from '../model/run-chunks.ts';
 import { migrateRun } from '../model/migrate.ts';
 import { runInSlices, type SliceStats, type Sliced } from '../model/slices.ts';
 import type { Run } from '../model/types.ts';
@@ -42,6 +45,15 @@ function itemSchema(schema: RunSchema, field: LongField) {
   }
 }
 
+/**
+ * The slice look (fast-check-columns.ts, ADR 0101) of the items of a run's array stored in columns, for the library's
+ * load to look at each chunk's slices as it rebuilds them; undefined for an array stored otherwise.
+ */
+export function sliceLookFor(schema: RunSchema, field: ChunkedField): SliceLook | undefined {
+  if (!COLUMN_FIELDS.includes(field) || !(LONG_FIELDS as readonly string[]).includes(field)) return undefined;
+  return sliceLookOf(itemSchema(schema, field as LongField));
+}
+
 /** The run as the views will read it, or why it cannot be: checkRunSlices run in tasks of BUDGET_MS (`onProgress`: 0..1). */
 export async function checkRun(schema: RunSchema, key: string, v: unknown, stats?: SliceStats, onProgress: (done: number) => void = () => {}): Promise<CheckedRun> {
   return (await runInSlices(checkRunSlices(schema, key, v), onProgress, () => false, BUDGET_MS, stats))!;
@@ -77,10 +89,13 @@ export function* checkRunSlices(schema: RunSchema, key: string, v: unknown): Sli
     const items = migrated[field] as readonly unknown[];
     const item = itemSchema(schema, field);
     const look = quickLookOf(item);
+    // Items whose stored columns the slice look passed as they were rebuilt (joinChunks' array, not replaced since by a
+    // migration): the quick look would say Valid of each.
+    const looked = lookedItemsOf(items, sliceLookOf(item));
     const checked: unknown[] = new Array(items.length);
     for (let i = 0; i < items.length; i++) {
       const value = items[i];
-      if (look?.(value) === Look.Valid) checked[i] = value;
+      if ((looked !== undefined && looked[i] === 1) || look?.(value) === Look.Valid) checked[i] = value;
       else {
         const one = item.safeParse(value);
         if (!one.success) return problemAt([field, i], one.error.issues[0]);
