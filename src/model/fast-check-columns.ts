@@ -8,7 +8,7 @@
 // It is asked after rebuild(slice) has succeeded, with the table of strings rebuild read: rebuild refuses indices out
 // of range and joined texts out of order, and decodes every column as read here. A schema the quick look does not know
 // gets no slice look either.
-import { Look, quickLookOf, type Def, type Schema } from './fast-check-schema.ts';
+import { knownDef, Look, quickLookOf, type Schema } from './fast-check-schema.ts';
 import type { Column, ColumnSlice } from './step-columns.ts';
 
 /** What a slice look says of one slice: Valid, or Unsure. `table`: the run's strings as rebuild read them. */
@@ -68,18 +68,9 @@ function shapeRows(slice: ColumnSlice): number[] | undefined {
   return counts;
 }
 
-function defOf(schema: Schema, path: Set<Schema>): Def {
-  const def = schema?._zod?.def;
-  if (!def || typeof def.type !== 'string') throw new Unknown('not a zod schema');
-  if (path.has(schema)) throw new Unknown('recursive');
-  if (def.checks && def.checks.length > 0) throw new Unknown(`${def.type} with checks`);
-  if (def.coerce) throw new Unknown('coerced');
-  return def;
-}
-
 /** Records of an object schema's shape, as the quick look reads one (its object case). */
 function compileShape(schema: Schema, path: Set<Schema>): ShapeCheck {
-  const def = defOf(schema, path);
+  const def = knownDef(schema, path);
   path.add(schema);
   try {
     const shape = def.shape ?? {};
@@ -171,7 +162,7 @@ function arrayItems(col: Extract<Column, { t: 'arr' }>, n: number): number {
 }
 
 function compileColumn(schema: Schema, path: Set<Schema>): ColumnCheck {
-  const def = defOf(schema, path);
+  const def = knownDef(schema, path);
   const values = valuesCheck(schema);
   if (def.type === 'object') {
     const shape = compileShape(schema, path);

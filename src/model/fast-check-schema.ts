@@ -62,12 +62,21 @@ export function quickLookOf(schema: object): QuickLook | undefined {
 
 class Unknown extends Error {}
 
-function compile(schema: Schema, path: Set<Schema>): QuickLook {
+/**
+ * A schema's definition, when a look can be made of it: throws for what is not a zod schema, one already on `path`
+ * (recursive), one with checks (`.min()`, refinements) or one that coerces. Shared with fast-check-columns.ts.
+ */
+export function knownDef(schema: Schema, path: ReadonlySet<Schema>): Def {
   const def = schema?._zod?.def;
   if (!def || typeof def.type !== 'string') throw new Unknown('not a zod schema');
   if (path.has(schema)) throw new Unknown('recursive');
   if (def.checks && def.checks.length > 0) throw new Unknown(`${def.type} with checks`);
   if (def.coerce) throw new Unknown('coerced');
+  return def;
+}
+
+function compile(schema: Schema, path: Set<Schema>): QuickLook {
+  const def = knownDef(schema, path);
   path.add(schema);
   try {
     return compileDef(def, path);

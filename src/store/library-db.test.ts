@@ -543,10 +543,8 @@ describe('large runs in chunks (ADR 0025)', () => {
     db.close();
   });
 
-  it('reads the chunks the worker stores in columns, and sets aside a run whose columns are damaged with its chunks as items (ADR 0075)', async () => {
-    const db = await openLibraryDb({ name: freshName() });
-    await writeChanges(db, EMPTY_SNAPSHOT, { files: [file('f1', ['long', 'ok'])], runs: { long: longRun('long', 10), ok: longRun('ok', 10) }, llmCalls: {} }, SMALL);
-    // Both runs' step chunks as the import worker writes them.
+  /** Both runs' (`long`, `ok`) three step chunks rewritten as the import worker writes them: in columns. */
+  const inColumns = async (db: Awaited<ReturnType<typeof openLibraryDb>>) => {
     for (const id of ['long', 'ok']) {
       for (let i = 0; i < 3; i++) {
         const key: [string, 'steps', number] = [id, 'steps', i];
@@ -554,6 +552,12 @@ describe('large runs in chunks (ADR 0025)', () => {
         await db.put('runChunks', chunkInColumns({ key, value: chunk }), key);
       }
     }
+  };
+
+  it('reads the chunks the worker stores in columns, and sets aside a run whose columns are damaged with its chunks as items (ADR 0075)', async () => {
+    const db = await openLibraryDb({ name: freshName() });
+    await writeChanges(db, EMPTY_SNAPSHOT, { files: [file('f1', ['long', 'ok'])], runs: { long: longRun('long', 10), ok: longRun('ok', 10) }, llmCalls: {} }, SMALL);
+    await inColumns(db);
     const damaged = (await db.get('runChunks', ['long', 'steps', 1])) as { slices: { rows: number }[]; of: number };
     expect('slices' in damaged).toBe(true);
     await db.put('runChunks', { ...damaged, slices: [{ ...damaged.slices[0], shapes: [{ keys: ['id'], cols: [{ t: 'str', v: new Uint32Array([7, 7, 7, 7]) }] }] }] } as never, ['long', 'steps', 1]);
@@ -569,13 +573,7 @@ describe('large runs in chunks (ADR 0025)', () => {
   it('checks the steps of chunks stored in columns: one whose columns rebuild to a step the schema refuses is set aside, naming it (ADR 0101)', async () => {
     const db = await openLibraryDb({ name: freshName() });
     await writeChanges(db, EMPTY_SNAPSHOT, { files: [file('f1', ['long', 'ok'])], runs: { long: longRun('long', 10), ok: longRun('ok', 10) }, llmCalls: {} }, SMALL);
-    for (const id of ['long', 'ok']) {
-      for (let i = 0; i < 3; i++) {
-        const key: [string, 'steps', number] = [id, 'steps', i];
-        const chunk = (await db.get('runChunks', key)) as { items: unknown[]; of: number };
-        await db.put('runChunks', chunkInColumns({ key, value: chunk }), key);
-      }
-    }
+    await inColumns(db);
     // The second chunk of `long` rebuilds, but its table names a kind no step has: every step of that kind gets it.
     const damaged = (await db.get('runChunks', ['long', 'steps', 1])) as { slices: { strings: string[] }[] };
     const strings = damaged.slices[0].strings;

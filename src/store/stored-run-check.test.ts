@@ -28,21 +28,25 @@ function wholeRunCheck(run: unknown): { run: Run } | { problem: string } {
 }
 
 
+/** One damage to a stored step or handoff, by name. */
+const DAMAGES: [string, (item: Record<string, unknown>) => void][] = [
+  ['none', () => {}],
+  ['no agentId', (item) => delete item.agentId],
+  ['a number for text', (item) => (item.output = 5)],
+  ['an unknown kind', (item) => (item.kind = 'dance')],
+  ['usage that is not numbers', (item) => (item.usage = { input: 'x' })],
+  ['no id', (item) => delete item.id],
+  ['an index that is not a number', (item) => (item.index = Number.NaN)],
+  ['no recipients', (item) => (item.to = 'b')],
+  ['an extra field', (item) => (item.extra = { kept: true })],
+  ['an own __proto__ key', (item) => Object.defineProperty(item, '__proto__', { value: { polluted: true }, enumerable: true, writable: true, configurable: true })],
+];
+
 describe('checkRun (a stored run, a slice at a time)', () => {
   it('gives what one pass of the schema over the whole run gives, for any one damage anywhere in its long arrays', async () => {
     const base = longRun('long', 2500);
-    const damages: [string, (item: Record<string, unknown>) => void][] = [
-      ['none', () => {}],
-      ['no agentId', (item) => delete item.agentId],
-      ['a number for text', (item) => (item.output = 5)],
-      ['an unknown kind', (item) => (item.kind = 'dance')],
-      ['usage that is not numbers', (item) => (item.usage = { input: 'x' })],
-      ['no id', (item) => delete item.id],
-      ['no recipients', (item) => (item.to = 'b')],
-      ['an extra field', (item) => (item.extra = { kept: true })],
-    ];
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('steps', 'handoffs'), fc.nat(2497), fc.constantFrom(...damages), async (field, index, [, damage]) => {
+      fc.asyncProperty(fc.constantFrom('steps', 'handoffs'), fc.nat(2497), fc.constantFrom(...DAMAGES), async (field, index, [, damage]) => {
         const run = structuredClone(base) as unknown as Record<string, Record<string, unknown>[]>;
         damage(run[field][index]);
         expect(finish(checkRunSlices(RunSchema, 'long', run))).toEqual(wholeRunCheck(run));
@@ -70,19 +74,8 @@ describe('checkRun (a stored run, a slice at a time)', () => {
 
   it('gives the same answer for long arrays read from chunks looked at in columns, for any one damage anywhere (ADR 0101)', async () => {
     const base = longRun('long', 2500);
-    const damages: [string, (item: Record<string, unknown>) => void][] = [
-      ['none', () => {}],
-      ['no agentId', (item) => delete item.agentId],
-      ['a number for text', (item) => (item.output = 5)],
-      ['an unknown kind', (item) => (item.kind = 'dance')],
-      ['usage that is not numbers', (item) => (item.usage = { input: 'x' })],
-      ['an index that is not a number', (item) => (item.index = Number.NaN)],
-      ['no recipients', (item) => (item.to = 'b')],
-      ['an extra field', (item) => (item.extra = { kept: true })],
-      ['an own __proto__ key', (item) => Object.defineProperty(item, '__proto__', { value: { polluted: true }, enumerable: true, writable: true, configurable: true })],
-    ];
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('steps', 'handoffs'), fc.nat(2497), fc.constantFrom(...damages), async (field, index, [, damage]) => {
+      fc.asyncProperty(fc.constantFrom('steps', 'handoffs'), fc.nat(2497), fc.constantFrom(...DAMAGES), async (field, index, [, damage]) => {
         const run = structuredClone(base) as unknown as Record<string, Record<string, unknown>[]>;
         damage(run[field][index]);
         const read = await throughColumns(run as unknown as Run);
