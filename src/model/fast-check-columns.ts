@@ -8,7 +8,7 @@
 // It is asked after rebuild(slice) has succeeded, with the table of strings rebuild read: rebuild refuses indices out
 // of range and joined texts out of order, and decodes every column as read here. A schema the quick look does not know
 // gets no slice look either.
-import { knownDef, Look, quickLookOf, type Schema } from './fast-check-schema.ts';
+import { knownDef, Look, objectParts, quickLookOf, type Schema } from './fast-check-schema.ts';
 import type { Column, ColumnSlice } from './step-columns.ts';
 
 /** What a slice look says of one slice: Valid, or Unsure. `table`: the run's strings as rebuild read them. */
@@ -73,17 +73,8 @@ function compileShape(schema: Schema, path: Set<Schema>): ShapeCheck {
   const def = knownDef(schema, path);
   path.add(schema);
   try {
-    const shape = def.shape ?? {};
-    const fieldKeys = Object.keys(shape);
-    if (fieldKeys.some((k) => k in Object.prototype)) throw new Unknown('a key every object has');
-    const checks = fieldKeys.map((k) => compileColumn(shape[k], path));
-    const index = new Map(fieldKeys.map((k, i) => [k, i]));
-    const isRequired = fieldKeys.map((k) => shape[k]._zod.def.type !== 'optional');
-    let required = 0;
-    for (const r of isRequired) if (r) required++;
-    const catchall = def.catchall?._zod?.def.type;
-    if (catchall !== undefined && catchall !== 'unknown') throw new Unknown(`an object with a catchall of ${catchall}`);
-    const loose = catchall === 'unknown';
+    const { parts: checks, index, isRequired, required: requiredKeys, loose } = objectParts(def, (field) => compileColumn(field, path));
+    const required = requiredKeys.length;
     return (keys, cols, n, table) => {
       if (!Array.isArray(keys) || !Array.isArray(cols) || keys.length !== cols.length) return false;
       let requiredSeen = 0;

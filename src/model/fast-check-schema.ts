@@ -75,6 +75,26 @@ export function knownDef(schema: Schema, path: ReadonlySet<Schema>): Def {
   return def;
 }
 
+/**
+ * An object schema's parts as a look reads them: its keys, each key's schema made into `part`, which keys are required,
+ * and whether a key it does not name is kept (loose). Throws for what a look does not know. Shared with
+ * fast-check-columns.ts.
+ */
+export function objectParts<T>(def: Def, part: (field: Schema) => T): { keys: string[]; parts: T[]; index: Map<string, number>; isRequired: boolean[]; required: number[]; loose: boolean } {
+  const shape = def.shape ?? {};
+  const keys = Object.keys(shape);
+  // A key an object inherits would be read by zod from the prototype: left to zod.
+  if (keys.some((k) => k in Object.prototype)) throw new Unknown('a key every object has');
+  const parts = keys.map((k) => part(shape[k]));
+  const index = new Map(keys.map((k, i) => [k, i]));
+  const isRequired = keys.map((k) => shape[k]._zod.def.type !== 'optional');
+  const required = keys.flatMap((_k, i) => (isRequired[i] ? [i] : []));
+  // Loose (unknown keys kept, as this model's are), or stripped: an object with a key zod would drop is not the same.
+  const catchall = def.catchall?._zod?.def.type;
+  if (catchall !== undefined && catchall !== 'unknown') throw new Unknown(`an object with a catchall of ${catchall}`);
+  return { keys, parts, index, isRequired, required, loose: catchall === 'unknown' };
+}
+
 function compile(schema: Schema, path: Set<Schema>): QuickLook {
   const def = knownDef(schema, path);
   path.add(schema);
@@ -158,18 +178,7 @@ function compileDef(def: Def, path: Set<Schema>): QuickLook {
       };
     }
     case 'object': {
-      const shape = def.shape ?? {};
-      const keys = Object.keys(shape);
-      // A key an object inherits would be read by zod from the prototype: left to zod.
-      if (keys.some((k) => k in Object.prototype)) throw new Unknown('a key every object has');
-      const checks = keys.map((k) => compile(shape[k], path));
-      const index = new Map(keys.map((k, i) => [k, i]));
-      const isRequired = keys.map((k) => shape[k]._zod.def.type !== 'optional');
-      const required = keys.flatMap((_k, i) => (isRequired[i] ? [i] : []));
-      // Loose (unknown keys kept, as this model's are), or stripped: an object with a key zod would drop is not the same.
-      const catchall = def.catchall?._zod?.def.type;
-      if (catchall !== undefined && catchall !== 'unknown') throw new Unknown(`an object with a catchall of ${catchall}`);
-      const loose = catchall === 'unknown';
+      const { keys, parts: checks, index, isRequired, required, loose } = objectParts(def, (field) => compile(field, path));
       return (v) => {
         if (typeof v !== 'object' || v === null || Array.isArray(v)) return Look.Invalid;
         if (!isPlain(v)) return Look.Unsure;
