@@ -383,8 +383,6 @@ export interface ReadJsonLinesOptions {
   reopenAt?: (offset: number) => ReadableStream<Uint8Array>;
   /** READ_STALL_MS unless given (tests). */
   readStallMs?: number;
-  /** A read into our buffer stalled at this byte: the rest is read with the default reader (tests, the bench). */
-  onStall?: (offset: number) => void;
 }
 
 /**
@@ -536,7 +534,6 @@ async function readLines(file: string, chunks: ByteSource, options: ReadJsonLine
           byob = undefined;
           buffer = undefined;
           reader = reopenAt!(reading.read).getReader();
-          options.onStall?.(reading.read);
           continue;
         }
         next = read;
