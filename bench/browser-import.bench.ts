@@ -10,7 +10,8 @@
 //   BENCH_SPANS=…                                  file size (default 100k spans)
 //   BENCH_PROFILE=worker                           also profile the import worker (ADR 0022) until the listing (worker-part:
 //                                                  until the painted view, its trace part included); =1, open, spans: the page;
-//                                                  =tasks: what ran in each long task from the drop to the painted view
+//                                                  =tasks: what ran in each long task from the drop to the painted view;
+//                                                  =worker-spans: every import worker until the span tree's rows (open-run)
 //   BENCH_PROFILE_OUT=<file.cpuprofile>            with worker or worker-part: also write the worker's whole profile there
 //                                                  (with 1: the page's)
 //   BENCH_TRACE=<file.json>                        a Chrome trace (page and workers: devtools.timeline, v8, blink) from
@@ -53,6 +54,11 @@ const PROFILE = process.env.BENCH_PROFILE === '1';
 const PROFILE_OPEN = process.env.BENCH_PROFILE === 'open';
 /** BENCH_PROFILE=spans: from the click on the folded span tree to its rows. */
 const PROFILE_SPANS = process.env.BENCH_PROFILE === 'spans';
+/**
+ * BENCH_PROFILE=worker-spans: sample every import worker from its start to the span tree's rows (the one that reads the
+ * spans from IndexedDB is a new one when the importing worker was replaced, ADR 0077); print each one's profile.
+ */
+const PROFILE_WORKER_SPANS = process.env.BENCH_PROFILE === 'worker-spans';
 /**
  * BENCH_PROFILE=worker: sample the import worker (not the page) from its start (the first import creates it) to the runs
  * listed; print its heaviest functions by self and by total time, and a 100 ms timeline (see profileWorkers). Names
@@ -360,7 +366,7 @@ export async function measureThroughLibrary(dist: string, file: string, open = t
     await cdp.send('HeapProfiler.collectGarbage');
     await page.waitForTimeout(500);
     await page.evaluate('window.__longTasks.length = 0');
-    const workerProfiler = PROFILE_WORKER ? await profileWorkers(await context.newCDPSession(page)) : undefined;
+    const workerProfiler = PROFILE_WORKER || PROFILE_WORKER_SPANS ? await profileWorkers(await context.newCDPSession(page)) : undefined;
     let profiledAt = 0;
     if (PROFILE || PROFILE_TASKS) {
       await cdp.send('Profiler.enable');
@@ -377,7 +383,7 @@ export async function measureThroughLibrary(dist: string, file: string, open = t
     // page's own: when the row entered the DOM, when a frame was drawn after the first step row did.
     await page.waitForFunction(() => (window as unknown as { __rowAt?: number }).__rowAt !== undefined, undefined, { polling: 'raf', timeout: 120_000 });
     const listedAt = (await page.evaluate('window.__rowAt')) as number;
-    if (!PROFILE_WORKER_PART) await workerProfiler?.stop('drop → listed');
+    if (PROFILE_WORKER && !PROFILE_WORKER_PART) await workerProfiler?.stop('drop → listed');
     // BENCH_CLICK_AFTER=<ms>: the row is clicked that long after it was listed, as a person would (click → rows then
     // measures a view the page could prepare meanwhile); by default at once.
     if (CLICK_AFTER_MS > 0) await page.waitForFunction((t) => performance.now() >= t, listedAt + CLICK_AFTER_MS, { polling: 50 });
@@ -445,9 +451,12 @@ export async function measureThroughLibrary(dist: string, file: string, open = t
       }
       const before = (await page.evaluate('performance.now()')) as number;
       await toggle.click();
-      await page.getByTestId('span-row').first().waitFor({ timeout: 120_000 });
+      // Waited for in the page, each frame, as the run's row above: a locator's waitFor polls every 500 ms once it has
+      // waited ~300 ms, which put this figure at ~400 ms or ~900 ms for the same work, by which poll saw the rows.
+      await page.waitForFunction(() => document.querySelector('[data-testid="span-tree"] [data-testid="span-row"]') !== null, undefined, { polling: 'raf', timeout: 120_000 });
       const after = (await page.evaluate('new Promise((r) => requestAnimationFrame(() => setTimeout(() => r(performance.now()), 0)))')) as number;
       if (PROFILE_SPANS) printProfile(((await cdp.send('Profiler.stop')) as { profile: CpuProfile }).profile);
+      if (PROFILE_WORKER_SPANS) await workerProfiler?.stop('from its start to the span tree\'s rows');
       spanTreeMs = after - before;
       spanTreeTaskMs = ((await page.evaluate('window.__longTasks')) as { start: number; duration: number }[]).filter((t) => t.start >= before && t.start <= after).reduce((m, t) => (t.duration > m ? t.duration : m), 0);
     }
