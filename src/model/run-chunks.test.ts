@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { APPENDED_CHUNK_ITEMS, CHUNK_SLICE_ROWS, chunkInColumns, DEFAULT_CHUNK_LIMITS, estimateBytes, joinChunks, lookedItemsOf, needsChunks, planRunWrite, readableChunk, readChunk, splitItems, type ChunkLimits } from './run-chunks.ts';
+import { APPENDED_CHUNK_ITEMS, CHUNK_SLICE_ROWS, chunkInColumns, DEFAULT_CHUNK_LIMITS, estimateBytes, joinChunks, lookedItemsOf, needsChunks, planRunWrite, readableChunk, readChunk, splitItems, storedChunkParts, type ChunkLimits } from './run-chunks.ts';
 import { sliceLookOf } from './fast-check-columns.ts';
 import { Handoff as HandoffSchema, Step as StepSchema } from './schema.ts';
 import { StringTable, toColumns, type ColumnSlice } from './step-columns.ts';
@@ -119,12 +119,12 @@ describe('chunks in columns (ADR 0075)', () => {
     return run;
   }
 
-  it('the import worker\'s steps and handoffs go in columns, each chunk with a table of its own, and join back to the same arrays', () => {
+  it('the import worker\'s steps, handoffs and spans go in columns (ADR 0075, 0103), each chunk with a table of its own, and join back to the same arrays', () => {
     const run = mixedRun();
     const plan = planRunWrite(run, { spansApart: true, limits: SMALL });
     const stored = plan.chunks.map((c) => ({ key: c.key, value: chunkInColumns(c) }));
     const kinds = stored.map((c) => `${c.key[1]}:${'slices' in c.value ? 'slices' : 'items'}`);
-    expect(kinds).toEqual(['steps:slices', 'steps:slices', 'steps:slices', 'handoffs:slices', 'annotations:items', 'spans:items', 'spans:items']);
+    expect(kinds).toEqual(['steps:slices', 'steps:slices', 'steps:slices', 'handoffs:slices', 'annotations:items', 'spans:slices', 'spans:slices']);
     // As IndexedDB gives them back: a structured clone of each value, rebuilt in any order of arrival.
     const of = (field: string) => stored.filter((c) => c.key[1] === field).map((c) => ({ index: c.key[2], value: structuredClone(c.value) }));
     const steps: { index: number; value: unknown }[] = of('steps');
@@ -139,6 +139,19 @@ describe('chunks in columns (ADR 0075)', () => {
     expect(joinChunks('spans', of('spans'))).toMatchObject({ items: run.spans });
     // The plan itself (what the page writes) keeps items.
     expect(plan.chunks.every((c) => 'items' in c.value)).toBe(true);
+  });
+
+  it('a stored chunk is passed on as it is: its slices or its items and its count, or nothing when it is neither', () => {
+    const plan = planRunWrite(mixedRun(), { spansApart: true, limits: SMALL });
+    const spans = plan.chunks.find((c) => c.key[1] === 'spans')!;
+    const inColumns = structuredClone(chunkInColumns(spans)) as { slices: ColumnSlice[]; of: number };
+    expect(storedChunkParts(inColumns)).toEqual({ slices: inColumns.slices, of: inColumns.of });
+    // One slice stored whole, before ADR 0079.
+    expect(storedChunkParts({ columns: inColumns.slices[0], of: 2 })).toEqual({ slices: [inColumns.slices[0]], of: 2 });
+    expect(storedChunkParts({ items: [1, 'a'], of: 'x' })).toEqual({ items: [1, 'a'], of: 'x' });
+    for (const odd of [null, undefined, 3, 'chunk', [], { items: 'no' }, { slices: 'no', of: 1 }, { slices: [{ rows: -1 }], of: 1 }, { slices: [{ rows: 2 ** 30 }], of: 1 }, { slices: [null], of: 1 }]) {
+      expect(storedChunkParts(odd)).toBeUndefined();
+    }
   });
 
   it('a chunk with an item that is not a record is stored as items', () => {

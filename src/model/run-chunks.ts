@@ -70,7 +70,7 @@ export const CHUNK_SLICE_ROWS = 2000;
  * The arrays whose chunks the import worker writes in columns (ADR 0075): a page that reloads a run takes each chunk
  * in a task of its own, and 24 MB of steps as objects, their texts one string each, made tasks of 50–137 ms.
  */
-export const COLUMN_FIELDS: readonly ChunkedField[] = ['steps', 'handoffs'];
+export const COLUMN_FIELDS: readonly ChunkedField[] = ['steps', 'handoffs', 'spans'];
 
 /** More rows than any chunk holds (DEFAULT_CHUNK_LIMITS has 20,000): a stored chunk that says so is not read. */
 const MAX_CHUNK_ROWS = 1 << 24;
@@ -130,6 +130,22 @@ export function lookedItemsOf(items: unknown, look: SliceLook | undefined): Uint
   if (look === undefined || !Array.isArray(items)) return undefined;
   const entry = lookedItems.get(items);
   return entry !== undefined && entry.look === look ? entry.flags : undefined;
+}
+
+/**
+ * A stored chunk as it is, checked as far as that can be done without rebuilding it: its slices in columns (which
+ * share one table of strings, in order), or its items, and the chunk count it gives; undefined when it is neither.
+ * For a reader that passes the slices on to be rebuilt elsewhere (the span tree's read, ADR 0103): the rebuild checks
+ * the rest, as readableChunk's does.
+ */
+export function storedChunkParts(value: unknown): { slices: ColumnSlice[]; of: unknown } | { items: unknown[]; of: unknown } | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (inColumns(value)) {
+    const slices = slicesOf(value);
+    return slices ? { slices, of: value.of } : undefined;
+  }
+  const { items, of } = value as { items?: unknown; of?: unknown };
+  return Array.isArray(items) ? { items, of } : undefined;
 }
 
 /**

@@ -15,6 +15,7 @@ import type { RunSpan } from '../model/types.ts';
 import { rememberStepFacts, type StepFacts } from '../model/step-facts.ts';
 import type { ImportCallbacks, ImportWorkerApi } from './import.worker.ts';
 import type { RunStorage } from './import-storage.ts';
+import { SpanSliceTaker, type SpanSlice } from './span-slices.ts';
 
 export type { ImportFailureInfo, ImportProgress } from './import-files.ts';
 export type { RunStorage } from './import-storage.ts';
@@ -128,18 +129,16 @@ export class ImportCancelled extends Error {
  * (their attributes are the step's `raw`): `restore` gives each span back its attributes.
  */
 export async function readSpansInWorker(storage: RunStorage, runId: string, restore: (span: RunSpan) => RunSpan = (s) => s): Promise<RunSpan[] | undefined> {
-  const spans: RunSpan[] = [];
   const api = connect();
   const end = begin();
+  const taker = new SpanSliceTaker(runId, restore);
   const count = await api.readSpans(
     storage,
     runId,
-    // Each slice is restored as it arrives: the work is spread over the slices' tasks.
-    Comlink.proxy(async (slice: RunSpan[]) => {
-      for (const span of slice) spans.push(restore(span));
-    }),
+    // Each slice is made and restored as it arrives: the work is spread over the slices' tasks.
+    Comlink.proxy(async (slice: SpanSlice) => taker.take(slice)),
   ).finally(end);
-  return count === 0 ? undefined : spans;
+  return count === 0 ? undefined : taker.spans;
 }
 
 /**

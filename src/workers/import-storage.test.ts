@@ -8,13 +8,13 @@ import { FileAssembler, STEP_SLICE, type FilePart } from './run-parts.ts';
 import { sendInParts } from './send-parts.ts';
 import { CHUNKS_IN_FLIGHT, readSpans, storeRuns, withStoredSpans } from './import-storage.ts';
 import { hydrateRun, joinStepRaw } from '../model/session-spans.ts';
-import { appendAll } from '../model/large-arrays.ts';
 import { readableChunk } from '../model/run-chunks.ts';
 import { callIdOfStep } from '../features/run-view/conversation.tsx';
 import { exportSessionParts } from '../export/native.ts';
 import { exportOtlpParts } from '../export/otlp.ts';
 import { serialize } from 'node:v8';
 import { stepSpanRestorer } from '../features/run-view/span-tree-loader.ts';
+import { SpanSliceTaker, type SpanSlice } from './span-slices.ts';
 import type { RunSpan } from '../model/types.ts';
 import type { LoadedFile } from '../import/index.ts';
 import { makeRun as makeSmallRun } from '../testing/test-runs.ts';
@@ -306,20 +306,31 @@ describe('the import worker’s write (ADR 0020)', () => {
     persistence.stop();
   });
 
-  it('reads stored spans back in slices, for the page to restore', async () => {
+  /** readSpans as the page takes it: each slice cloned (as postMessage would) and given to the page's taker. */
+  async function readBack(name: string, runId: string, log: SpanSlice[] = []): Promise<{ count: number; spans: RunSpan[] }> {
+    const taker = new SpanSliceTaker(runId);
+    const count = await readSpans({ name, version: 3 }, runId, async (slice, transfer) => {
+      for (const buffer of transfer) expect(buffer).toBeInstanceOf(ArrayBuffer);
+      log.push(slice);
+      taker.take(structuredClone(slice));
+    });
+    return { count, spans: taker.spans };
+  }
+
+  const rowsOf = (slice: SpanSlice) => ('columns' in slice ? slice.columns.rows : slice.items.length);
+
+  it('reads stored spans back in slices, in columns, for the page to make and restore', async () => {
     const name = freshName();
     const persistence = await startLibraryPersistence({ name, debounceMs: 0 });
     const file = agentFile();
     const [run] = file.runs;
     await storeRuns({ name, version: 3 }, file.runs);
-    const slices: number[] = [];
-    const spans: RunSpan[] = [];
-    const count = await readSpans({ name, version: 3 }, run.id, async (slice) => {
-      slices.push(slice.length);
-      appendAll(spans, structuredClone(slice));
-    });
+    const slices: SpanSlice[] = [];
+    const { count, spans } = await readBack(name, run.id, slices);
     expect(count).toBe(3000);
-    expect(slices).toEqual([2000, 1000]);
+    expect(slices.map(rowsOf)).toEqual([2000, 1000]);
+    // Stored whole (runSpans), they are put in columns by the worker with one table: only the first starts it.
+    expect(slices.map((x) => 'columns' in x && x.fresh)).toEqual([true, false]);
     // Step spans are stored compacted (their attributes are the step's raw).
     expect(spans.filter((x) => x.attributesOf === 'step').length).toBe(600);
     expect(hydrateRun({ ...run, spans: structuredClone(spans) }).spans).toEqual(run.spans);
@@ -329,7 +340,7 @@ describe('the import worker’s write (ADR 0020)', () => {
     persistence.stop();
   });
 
-  it('writes a large run in chunks (steps and spans); the page and the worker read it back whole', async () => {
+  it('writes a large run in chunks (steps and spans in columns); the page and the worker read it back whole', async () => {
     const name = freshName();
     const persistence = await startLibraryPersistence({ name, debounceMs: 0 });
     const file = agentFile();
@@ -337,20 +348,91 @@ describe('the import worker’s write (ADR 0020)', () => {
     const limits = { maxItems: 1000, maxBytes: 200_000 };
     await storeRuns({ name, version: 3, chunkLimits: limits }, file.runs);
     const db = await openLibraryDb({ name });
-    const keys = (await db.getAllKeys('runChunks', chunkRange(run.id))).map((k) => (k as unknown[])[1]);
+    const chunkKeys = await db.getAllKeys('runChunks', chunkRange(run.id));
+    const keys = chunkKeys.map((k) => (k as unknown[])[1]);
     expect(keys.filter((f) => f === 'steps').length).toBeGreaterThan(1);
-    expect(keys.filter((f) => f === 'spans').length).toBeGreaterThanOrEqual(3);
+    const spanChunks = keys.filter((f) => f === 'spans').length;
+    expect(spanChunks).toBeGreaterThanOrEqual(3);
     expect(await db.get('runSpans', run.id)).toBeUndefined();
+    // The spans' chunks are stored in columns (ADR 0103), as the steps' are.
+    for (const key of chunkKeys.filter((k) => (k as unknown[])[1] === 'spans')) expect(Object.keys((await db.get('runChunks', key)) as object).sort()).toEqual(['of', 'slices']);
     db.close();
-    const spans: RunSpan[] = [];
-    expect(await readSpans({ name, version: 3 }, run.id, async (slice) => void appendAll(spans, structuredClone(slice)))).toBe(3000);
+    const slices: SpanSlice[] = [];
+    const { count, spans } = await readBack(name, run.id, slices);
+    expect(count).toBe(3000);
+    // Passed on as stored: each chunk's first slice starts a table of its own.
+    expect(slices.every((x) => 'columns' in x)).toBe(true);
+    expect(slices.filter((x) => 'columns' in x && x.fresh).length).toBe(spanChunks);
     expect(spans.map(stepSpanRestorer(run))).toEqual(run.spans);
     const again = await reloadLibrary(persistence, name);
     const { spans: _spans, ...rest } = run;
     expect(useLibrary.getState().runs[run.id]).toEqual(rest);
     expect(usePersistence.getState().storedSpans.has(run.id)).toBe(true);
     expect(await readStoredSpans(useLibrary.getState().runs[run.id])).toEqual(run.spans);
+    // Exports read them whole in the worker, as before.
+    expect((await withStoredSpans(useLibrary.getState().runs[run.id], { storage: { name, version: 3 }, runIds: [run.id] })).spans).toEqual(run.spans);
     again.stop();
+  });
+
+  it('reads spans stored in chunks of items (before ADR 0103), and a chunk of items that are not all records', async () => {
+    const name = freshName();
+    const persistence = await startLibraryPersistence({ name, debounceMs: 0 });
+    const file = agentFile();
+    const [run] = file.runs;
+    await storeRuns({ name, version: 3, chunkLimits: { maxItems: 1000, maxBytes: 200_000 } }, file.runs);
+    const db = await openLibraryDb({ name });
+    const chunkKeys = (await db.getAllKeys('runChunks', chunkRange(run.id))).filter((k) => (k as unknown[])[1] === 'spans');
+    const n = chunkKeys.length;
+    // Every chunk put back as items, as a build before this one stored them.
+    const stored: RunSpan[][] = [];
+    for (const key of chunkKeys) {
+      const items = (readableChunk(await db.get('runChunks', key)) as { items: RunSpan[] }).items;
+      stored.push(items);
+      await db.put('runChunks', { items, of: n } as never, key);
+    }
+    const asItems = await readBack(name, run.id);
+    expect(asItems.count).toBe(3000);
+    expect(asItems.spans.map(stepSpanRestorer(run))).toEqual(run.spans);
+    // A chunk with an item that is not a record: its slice goes as items (and would every later slice of that chunk: the
+    // worker's table may hold strings the page never got); the next chunk starts a table of its own.
+    const odd: unknown[] = [...stored[0]];
+    const at = Math.floor(odd.length / 2);
+    odd[at] = 'not a span';
+    await db.put('runChunks', { items: odd, of: n } as never, chunkKeys[0]);
+    db.close();
+    const slices: SpanSlice[] = [];
+    const read = await readBack(name, run.id, slices);
+    expect(read.count).toBe(3000);
+    expect(slices.map((x) => ('items' in x ? 'items' : x.fresh ? 'fresh' : 'columns'))).toEqual(['items', ...Array.from({ length: n - 1 }, () => 'fresh')]);
+    expect(read.spans[at]).toBe('not a span');
+    expect(read.spans.filter((_, i) => i !== at)).toEqual(asItems.spans.filter((_, i) => i !== at));
+    persistence.stop();
+  });
+
+  it('refuses stored spans whose chunks are missing, miscounted or cannot be rebuilt, naming the run', async () => {
+    const name = freshName();
+    const persistence = await startLibraryPersistence({ name, debounceMs: 0 });
+    const file = agentFile();
+    const [run] = file.runs;
+    await storeRuns({ name, version: 3, chunkLimits: { maxItems: 1000, maxBytes: 200_000 } }, file.runs);
+    const db = await openLibraryDb({ name });
+    const chunkKeys = (await db.getAllKeys('runChunks', chunkRange(run.id))).filter((k) => (k as unknown[])[1] === 'spans');
+    const n = chunkKeys.length;
+    const second = (await db.get('runChunks', chunkKeys[1])) as { slices: { shapes: { cols: { t: string; v: Uint32Array }[] }[] }[]; of: number };
+    // A count that is not the number of chunks.
+    await db.put('runChunks', { ...second, of: n + 1 } as never, chunkKeys[1]);
+    await expect(readBack(name, run.id)).rejects.toThrow(`the stored spans of ${run.id} cannot be read: spans: chunk 1 is not a chunk of ${n}`);
+    // A slice that names a string its table never had: the page's rebuild refuses it.
+    const tampered = structuredClone(second);
+    const col = tampered.slices[0].shapes.flatMap((shape) => shape.cols).find((c) => c.t === 'str')!;
+    col.v[0] = 1_000_000;
+    await db.put('runChunks', tampered as never, chunkKeys[1]);
+    await expect(readBack(name, run.id)).rejects.toThrow(`the stored spans of ${run.id} cannot be read: a slice names a string its run has not received`);
+    // A missing chunk.
+    await db.delete('runChunks', chunkKeys[1]);
+    await expect(readBack(name, run.id)).rejects.toThrow(`the stored spans of ${run.id} cannot be read: spans: ${n - 1} of ${n} chunks are stored`);
+    db.close();
+    persistence.stop();
   });
 
   it('makes a large run\'s chunk writes a few at a time: each chunk\'s clone is held until the database has it', async () => {

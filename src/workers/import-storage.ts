@@ -5,8 +5,10 @@
 // Serialising a large run for IndexedDB takes hundreds of milliseconds: here it costs the page nothing.
 // A run too large for one IndexedDB value goes into chunks (`runChunks`), split as the page splits (ADR 0025).
 import { openDB, type IDBPDatabase } from 'idb';
-import { chunkInColumns, chunkKeyOf, DEFAULT_CHUNK_LIMITS, joinChunks, planRunWrite, type ChunkLimits } from '../model/run-chunks.ts';
+import { chunkInColumns, chunkKeyOf, DEFAULT_CHUNK_LIMITS, joinChunks, planRunWrite, storedChunkParts, type ChunkLimits } from '../model/run-chunks.ts';
 import { compactRun, hydrateRun, joinStepRaw } from '../model/session-spans.ts';
+import { StringTable, toColumns, transferablesOf, type ColumnSlice } from '../model/step-columns.ts';
+import type { SpanSlice } from './span-slices.ts';
 import type { Run, RunSpan } from '../model/types.ts';
 import { settleTransaction } from './idb-settle.ts';
 
@@ -87,17 +89,98 @@ export async function withStoredSpans(run: Run, stored: StoredSpans): Promise<Ru
   return spans ? joinStepRaw({ ...run, spans: hydrateRun({ ...run, spans }).spans }) : run;
 }
 
+/** Whether every item is a record that toColumns gives back as it was (not null, not an array, not a primitive). */
+function allRecords(items: readonly unknown[]): boolean {
+  for (const item of items) if (typeof item !== 'object' || item === null || Array.isArray(item)) return false;
+  return true;
+}
+
 /**
- * Read a run's stored spans here (deserialising them costs the page nothing) and send them in slices, posted without
- * waiting for each to be taken. Resolves to how many were sent; 0 when none are stored.
+ * Spans held as items (stored whole, or in chunks stored before ADR 0103) to `send` in slices of SPAN_SLICE, put in
+ * columns here with a table of their own: the page makes each span from them, which costs it less than taking a clone
+ * of 2,000 span objects, and repeated strings and records cross once. Once a slice could not be put in columns, the
+ * table may hold strings the page never got, so every later slice goes as items.
  */
-export async function readSpans(target: RunStorage, runId: string, send: (slice: RunSpan[]) => Promise<void>): Promise<number> {
-  const spans = await storedSpansOf(target, runId);
-  if (!spans) return 0;
+function sendItems(spans: readonly RunSpan[], send: (slice: SpanSlice, transfer: ArrayBuffer[]) => Promise<void>, sent: Promise<void>[]): void {
+  const table = new StringTable();
+  let inColumns = true;
+  let fresh = true;
+  for (let at = 0; at < spans.length; at += SPAN_SLICE) {
+    const items = spans.slice(at, at + SPAN_SLICE);
+    let columns: ColumnSlice | undefined;
+    if (inColumns && allRecords(items)) {
+      try {
+        columns = toColumns(items, table);
+      } catch {
+        columns = undefined;
+      }
+    }
+    if (!columns) inColumns = false;
+    sent.push(columns ? send({ columns, fresh }, transferablesOf(columns)) : send({ items }, []));
+    fresh = false;
+  }
+}
+
+/**
+ * Read a run's stored spans here and send them to the page in slices, posted without waiting for each to be taken;
+ * resolves to how many were sent (0 when none are stored). A chunk stored in columns (ADR 0103) is passed on as it was
+ * read, its typed arrays transferred: neither rebuilt nor encoded again here, and cheap to deserialise. Its structure
+ * (keys, counts, slices) is checked before anything is sent; what the page's rebuild refuses fails the read there.
+ */
+export async function readSpans(target: RunStorage, runId: string, send: (slice: SpanSlice, transfer: ArrayBuffer[]) => Promise<void>): Promise<number> {
+  const db = await database(target);
   const sent: Promise<void>[] = [];
-  for (let at = 0; at < spans.length; at += SPAN_SLICE) sent.push(send(spans.slice(at, at + SPAN_SLICE)));
+  const inline: unknown = await db.get('runSpans', runId);
+  if (inline !== undefined && !Array.isArray(inline)) throw new Error(`the stored spans of ${runId} cannot be read: they are not a list`);
+  if (inline) {
+    sendItems(inline as RunSpan[], send, sent);
+    await Promise.all(sent);
+    return inline.length;
+  }
+  if (!db.objectStoreNames.contains('runChunks')) return 0;
+  const tx = db.transaction('runChunks');
+  const done = tx.done;
+  done.catch(() => {}); // a failed read rejects its own request, awaited below
+  const keys = await tx.store.getAllKeys(chunkRange(runId, 'spans'));
+  if (keys.length === 0) return 0;
+  // Every chunk asked for at once and passed on as it comes, in order: the page makes the first chunk's spans while the
+  // worker still reads the next (one getAll gave the page nothing before the last chunk was read).
+  const reads = keys.map((key) => tx.store.get(key));
+  for (const read of reads) read.catch(() => {}); // those left unread when a chunk before them is refused
+  const cannot = (problem: string) => new Error(`the stored spans of ${runId} cannot be read: spans: ${problem}`);
+  let of = 0;
+  let count = 0;
+  try {
+    for (let i = 0; i < keys.length; i++) {
+      const value: unknown = await reads[i];
+      // As joinChunks checks them: every chunk of the spans says how many there are, and each is there.
+      if (i === 0) {
+        const said = (value as { of?: unknown } | null | undefined)?.of;
+        if (typeof said !== 'number' || !Number.isInteger(said) || said < 0) throw cannot('the chunk count is not a number');
+        if (keys.length !== said) throw cannot(`${keys.length} of ${said} chunks are stored`);
+        of = said;
+      }
+      if (chunkKeyOf(keys[i])?.[2] !== i) throw cannot(`chunk ${i} is missing`);
+      const parts = storedChunkParts(value);
+      if (!parts || parts.of !== of) throw cannot(`chunk ${i} is not a chunk of ${of}`);
+      if ('items' in parts) {
+        sendItems(parts.items as RunSpan[], send, sent);
+        count += parts.items.length;
+        continue;
+      }
+      for (const [k, columns] of parts.slices.entries()) {
+        sent.push(send({ columns, fresh: k === 0 }, transferablesOf(columns)));
+        count += columns.rows;
+      }
+    }
+  } catch (error) {
+    // What was sent already is the page's to drop (the read fails there): its answers are not waited for.
+    for (const posted of sent) posted.catch(() => {});
+    throw error;
+  }
+  await done;
   await Promise.all(sent);
-  return spans.length;
+  return count;
 }
 
 /**

@@ -8,7 +8,7 @@ import { sendInParts } from './send-parts.ts';
 import { sendTraceParts } from './trace-parts.ts';
 import { tracePartRun, type TracePart, type TracePartRun } from '../features/run-view/trace-parts.ts';
 import { readSpans, storeRuns, type RunStorage } from './import-storage.ts';
-import type { RunSpan } from '../model/types.ts';
+import type { SpanSlice } from './span-slices.ts';
 import { countStepFacts, type StepFacts } from '../model/step-facts.ts';
 import { loadTokenCounter, setCounterLoader } from '../import/tokens.ts';
 
@@ -157,8 +157,8 @@ const api = {
   },
 
   /** A run's stored spans, to `onSlice` in slices (the span tree opened); resolves to how many there were. */
-  readSpans(storage: RunStorage, runId: string, onSlice: (slice: RunSpan[]) => Promise<void>): Promise<number> {
-    return readSpans(storage, runId, onSlice);
+  readSpans(storage: RunStorage, runId: string, onSlice: (slice: SpanSlice) => Promise<void>): Promise<number> {
+    return readSpans(storage, runId, (slice, transfer) => onSlice(Comlink.transfer(slice, transfer)));
   },
 };
 
