@@ -28,6 +28,7 @@ import { extname, join, normalize, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { generateOtlpFile } from './gen-otlp.ts';
 import { writeResults } from './results.ts';
+import { whenShown } from './wait-in-page.ts';
 
 const SPANS = Number(process.env.BENCH_SPANS ?? 100_000);
 const TARGET = 2;
@@ -451,9 +452,9 @@ export async function measureThroughLibrary(dist: string, file: string, open = t
       }
       const before = (await page.evaluate('performance.now()')) as number;
       await toggle.click();
-      // Waited for in the page, each frame, as the run's row above: a locator's waitFor polls every 500 ms once it has
-      // waited ~300 ms, which put this figure at ~400 ms or ~900 ms for the same work, by which poll saw the rows.
-      await page.waitForFunction(() => document.querySelector('[data-testid="span-tree"] [data-testid="span-row"]') !== null, undefined, { polling: 'raf', timeout: 120_000 });
+      // Waited for in the page, each frame (wait-in-page.ts): a locator's waitFor put this figure at ~400 ms or ~900 ms
+      // for the same work, by which of its polls saw the rows.
+      await whenShown(page, '[data-testid="span-tree"] [data-testid="span-row"]', { timeout: 120_000 });
       const after = (await page.evaluate('new Promise((r) => requestAnimationFrame(() => setTimeout(() => r(performance.now()), 0)))')) as number;
       if (PROFILE_SPANS) printProfile(((await cdp.send('Profiler.stop')) as { profile: CpuProfile }).profile);
       if (PROFILE_WORKER_SPANS) await workerProfiler?.stop('from its start to the span tree\'s rows');

@@ -65,6 +65,7 @@ import { extname, join, normalize, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { appDist, printLongTaskProfile, printProfile, profileWorkers, startTaskProfile, type CpuProfile } from './browser-import.bench.ts';
 import { writeResults, type Figure } from './results.ts';
+import { whenShown } from './wait-in-page.ts';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 1_000_000);
 const ONLY = new Set((process.env.BENCH_ONLY ?? 'chat,otlp,cancel,huge,hugegz,hugeweb,hugedoc,hugechat').split(','));
@@ -389,8 +390,7 @@ async function visitEngineViews(page: Page): Promise<EngineVisit[]> {
   ] as const) {
     const start = (await page.evaluate('performance.now()')) as number;
     await page.getByRole('navigation', { name: 'Views' }).getByRole('button', { name: view }).click();
-    await page.getByTestId(estimate).and(page.locator('[data-status="ready"]')).waitFor({ timeout: 300_000 });
-    const end = (await page.evaluate('performance.now()')) as number;
+    const end = await whenShown(page, `[data-testid="${estimate}"][data-status="ready"]`, { timeout: 300_000 });
     const tasks = ((await page.evaluate('window.__longTasks')) as { start: number; duration: number }[]).filter((t) => t.start >= start && t.start <= end);
     visits.push({ view, readyMs: end - start, longestTaskMs: tasks.reduce((m, t) => (t.duration > m ? t.duration : m), 0), longTasks: tasks.length });
   }

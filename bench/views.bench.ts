@@ -37,6 +37,7 @@ import { appDist, printLongTaskProfile, startTaskProfile } from './browser-impor
 import { serve, writeChatLog, writeFlatOtlpLines } from './million.bench.ts';
 import { writeResults, type Figure } from './results.ts';
 import { closeBench, openedInLibrary, runWhenMain } from './library-page.ts';
+import { whenShown } from './wait-in-page.ts';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 1_000_000);
 const OTLP = process.env.BENCH_FILE === 'otlp';
@@ -99,8 +100,7 @@ async function main(): Promise<void> {
         await page.goto(`${base}/${view.query(encodeURIComponent(id))}`);
         // Started at the load event: the views' long tasks come after the Library has been read, seconds later.
         const sampling = process.env.BENCH_PROFILE === 'tasks' ? await startTaskProfile(page) : undefined;
-        await page.locator(view.ready).first().waitFor({ timeout: 120_000 });
-        const readyMs = Date.now() - start;
+        const readyMs = (await whenShown(page, view.ready, { timeout: 120_000, clock: 'epoch' })) - start;
         // Some views show their frame before the Library has been read: the wait starts once it has.
         await page.waitForFunction((mark) => performance.getEntriesByName(mark).length > 0, LIBRARY_READ_MARK, { timeout: 120_000 });
         await page.waitForTimeout(SETTLE_MS);
@@ -144,8 +144,7 @@ async function main(): Promise<void> {
           const writesBefore = Number(await page.evaluate('document.documentElement.dataset.libraryWrites'));
           const from = (await page.evaluate('performance.now()')) as number;
           await form.getByRole('button', { name: 'Save label' }).click();
-          await page.getByTestId('saved-label').filter({ hasText: 'Saved: RD' }).waitFor({ timeout: 60_000 });
-          const shownMs = ((await page.evaluate('performance.now()')) as number) - from;
+          const shownMs = (await whenShown(page, '[data-testid="saved-label"]', { timeout: 60_000, text: 'Saved: RD' })) - from;
           await page.waitForFunction(
             (before) => Number(document.documentElement.dataset.libraryWrites) > before && document.documentElement.dataset.libraryStatus === 'saved',
             writesBefore,
