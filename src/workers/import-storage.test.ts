@@ -374,7 +374,8 @@ describe('the import worker’s write (ADR 0020)', () => {
     again.stop();
   });
 
-  it('reads spans stored in chunks of items (before ADR 0103), and a chunk of items that are not all records', async () => {
+  /** The 3,000-span agent run stored in small chunks: the library's database open, and the keys of its spans' chunks. */
+  async function storedInSpanChunks() {
     const name = freshName();
     const persistence = await startLibraryPersistence({ name, debounceMs: 0 });
     const file = agentFile();
@@ -382,7 +383,11 @@ describe('the import worker’s write (ADR 0020)', () => {
     await storeRuns({ name, version: 3, chunkLimits: { maxItems: 1000, maxBytes: 200_000 } }, file.runs);
     const db = await openLibraryDb({ name });
     const chunkKeys = (await db.getAllKeys('runChunks', chunkRange(run.id))).filter((k) => (k as unknown[])[1] === 'spans');
-    const n = chunkKeys.length;
+    return { name, persistence, run, db, chunkKeys, n: chunkKeys.length };
+  }
+
+  it('reads spans stored in chunks of items (before ADR 0103), and a chunk of items that are not all records', async () => {
+    const { name, persistence, run, db, chunkKeys, n } = await storedInSpanChunks();
     // Every chunk put back as items, as a build before this one stored them.
     const stored: RunSpan[][] = [];
     for (const key of chunkKeys) {
@@ -410,14 +415,7 @@ describe('the import worker’s write (ADR 0020)', () => {
   });
 
   it('refuses stored spans whose chunks are missing, miscounted or cannot be rebuilt, naming the run', async () => {
-    const name = freshName();
-    const persistence = await startLibraryPersistence({ name, debounceMs: 0 });
-    const file = agentFile();
-    const [run] = file.runs;
-    await storeRuns({ name, version: 3, chunkLimits: { maxItems: 1000, maxBytes: 200_000 } }, file.runs);
-    const db = await openLibraryDb({ name });
-    const chunkKeys = (await db.getAllKeys('runChunks', chunkRange(run.id))).filter((k) => (k as unknown[])[1] === 'spans');
-    const n = chunkKeys.length;
+    const { name, persistence, run, db, chunkKeys, n } = await storedInSpanChunks();
     const second = (await db.get('runChunks', chunkKeys[1])) as { slices: { shapes: { cols: { t: string; v: Uint32Array }[] }[] }[]; of: number };
     // A count that is not the number of chunks.
     await db.put('runChunks', { ...second, of: n + 1 } as never, chunkKeys[1]);
