@@ -96,12 +96,43 @@ function allRecords(items: readonly unknown[]): boolean {
 }
 
 /**
+ * The buffers of a stored slice that can be transferred: each real ArrayBuffer once. Storage is untrusted: its typed
+ * arrays may share a buffer (a structured clone keeps that, and postMessage refuses a buffer listed twice), and what
+ * says it is a typed array may not be one. What is not listed is cloned with the rest, and the page's rebuild refuses
+ * what is not a column.
+ */
+function storedTransferables(slice: ColumnSlice): ArrayBuffer[] {
+  let listed: unknown[];
+  try {
+    listed = transferablesOf(slice);
+  } catch {
+    return [];
+  }
+  const buffers = new Set<ArrayBuffer>();
+  for (const buffer of listed) if (buffer instanceof ArrayBuffer) buffers.add(buffer);
+  return Array.from(buffers);
+}
+
+/**
+ * `send` that keeps what it returns in `sent`, for the read to wait on at its end. A refusal (the page could not make
+ * a slice) is marked as handled at once: the read may still be awaiting the next chunk from the database when it comes.
+ */
+function posting(send: (slice: SpanSlice, transfer: ArrayBuffer[]) => Promise<void>, sent: Promise<void>[]): (slice: SpanSlice, transfer: ArrayBuffer[]) => void {
+  return (slice, transfer) => {
+    const posted = send(slice, transfer);
+    posted.catch(() => {});
+    sent.push(posted);
+  };
+}
+
+/**
  * Spans held as items (stored whole, or in chunks stored before ADR 0103) to `send` in slices of SPAN_SLICE, put in
  * columns here with a table of their own: the page makes each span from them, which costs it less than taking a clone
  * of 2,000 span objects, and repeated strings and records cross once. Once a slice could not be put in columns, the
  * table may hold strings the page never got, so every later slice goes as items.
  */
 function sendItems(spans: readonly RunSpan[], send: (slice: SpanSlice, transfer: ArrayBuffer[]) => Promise<void>, sent: Promise<void>[]): void {
+  const post = posting(send, sent);
   const table = new StringTable();
   let inColumns = true;
   let fresh = true;
@@ -116,7 +147,8 @@ function sendItems(spans: readonly RunSpan[], send: (slice: SpanSlice, transfer:
       }
     }
     if (!columns) inColumns = false;
-    sent.push(columns ? send({ columns, fresh }, transferablesOf(columns)) : send({ items }, []));
+    if (columns) post({ columns, fresh }, transferablesOf(columns));
+    else post({ items }, []);
     fresh = false;
   }
 }
@@ -124,8 +156,9 @@ function sendItems(spans: readonly RunSpan[], send: (slice: SpanSlice, transfer:
 /**
  * Read a run's stored spans here and send them to the page in slices, posted without waiting for each to be taken;
  * resolves to how many were sent (0 when none are stored). A chunk stored in columns (ADR 0103) is passed on as it was
- * read, its typed arrays transferred: neither rebuilt nor encoded again here, and cheap to deserialise. Its structure
- * (keys, counts, slices) is checked before anything is sent; what the page's rebuild refuses fails the read there.
+ * read, its typed arrays transferred: neither rebuilt nor encoded again here, and cheap to deserialise. Each chunk's
+ * place, count and shape are checked before it is sent, and one refused fails the read (the page drops what came
+ * before it); what the page's rebuild refuses fails the read there.
  */
 export async function readSpans(target: RunStorage, runId: string, send: (slice: SpanSlice, transfer: ArrayBuffer[]) => Promise<void>): Promise<number> {
   const db = await database(target);
@@ -148,35 +181,31 @@ export async function readSpans(target: RunStorage, runId: string, send: (slice:
   const reads = keys.map((key) => tx.store.get(key));
   for (const read of reads) read.catch(() => {}); // those left unread when a chunk before them is refused
   const cannot = (problem: string) => new Error(`the stored spans of ${runId} cannot be read: spans: ${problem}`);
+  // What was sent before a chunk is refused is the page's to drop (the read fails there).
+  const post = posting(send, sent);
   let of = 0;
   let count = 0;
-  try {
-    for (let i = 0; i < keys.length; i++) {
-      const value: unknown = await reads[i];
-      // As joinChunks checks them: every chunk of the spans says how many there are, and each is there.
-      if (i === 0) {
-        const said = (value as { of?: unknown } | null | undefined)?.of;
-        if (typeof said !== 'number' || !Number.isInteger(said) || said < 0) throw cannot('the chunk count is not a number');
-        if (keys.length !== said) throw cannot(`${keys.length} of ${said} chunks are stored`);
-        of = said;
-      }
-      if (chunkKeyOf(keys[i])?.[2] !== i) throw cannot(`chunk ${i} is missing`);
-      const parts = storedChunkParts(value);
-      if (!parts || parts.of !== of) throw cannot(`chunk ${i} is not a chunk of ${of}`);
-      if ('items' in parts) {
-        sendItems(parts.items as RunSpan[], send, sent);
-        count += parts.items.length;
-        continue;
-      }
-      for (const [k, columns] of parts.slices.entries()) {
-        sent.push(send({ columns, fresh: k === 0 }, transferablesOf(columns)));
-        count += columns.rows;
-      }
+  for (let i = 0; i < keys.length; i++) {
+    const value: unknown = await reads[i];
+    // As joinChunks checks them: every chunk of the spans says how many there are, and each is there.
+    if (i === 0) {
+      const said = (value as { of?: unknown } | null | undefined)?.of;
+      if (typeof said !== 'number' || !Number.isInteger(said) || said < 0) throw cannot('the chunk count is not a number');
+      if (keys.length !== said) throw cannot(`${keys.length} of ${said} chunks are stored`);
+      of = said;
     }
-  } catch (error) {
-    // What was sent already is the page's to drop (the read fails there): its answers are not waited for.
-    for (const posted of sent) posted.catch(() => {});
-    throw error;
+    if (chunkKeyOf(keys[i])?.[2] !== i) throw cannot(`chunk ${i} is missing`);
+    const parts = storedChunkParts(value);
+    if (!parts || parts.of !== of) throw cannot(`chunk ${i} is not a chunk of ${of}`);
+    if ('items' in parts) {
+      sendItems(parts.items as RunSpan[], send, sent);
+      count += parts.items.length;
+      continue;
+    }
+    for (const [k, columns] of parts.slices.entries()) {
+      post({ columns, fresh: k === 0 }, storedTransferables(columns));
+      count += columns.rows;
+    }
   }
   await done;
   await Promise.all(sent);

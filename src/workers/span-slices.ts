@@ -14,6 +14,8 @@ export type SpanSlice = { columns: ColumnSlice; fresh: boolean } | { items: RunS
 export class SpanSliceTaker {
   readonly spans: RunSpan[] = [];
   private strings = new RunStrings();
+  /** Set once a slice could not be rebuilt: the read has failed, and the slices after it are not made. */
+  private failed: Error | undefined;
 
   constructor(
     private readonly runId: string,
@@ -21,6 +23,7 @@ export class SpanSliceTaker {
   ) {}
 
   take(slice: SpanSlice): void {
+    if (this.failed) throw this.failed;
     let items: readonly RunSpan[];
     if ('columns' in slice) {
       if (slice.fresh) this.strings = new RunStrings();
@@ -28,7 +31,8 @@ export class SpanSliceTaker {
         items = rebuild<RunSpan>(slice.columns, this.strings);
       } catch (e) {
         // Stored columns are read as untrusted: what cannot be rebuilt fails the read, named.
-        throw new Error(`the stored spans of ${this.runId} cannot be read: ${e instanceof Error ? e.message : String(e)}`);
+        this.failed = new Error(`the stored spans of ${this.runId} cannot be read: ${e instanceof Error ? e.message : String(e)}`);
+        throw this.failed;
       }
     } else items = slice.items;
     for (const span of items) this.spans.push(this.restore(span));
