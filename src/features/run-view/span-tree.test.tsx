@@ -1,12 +1,13 @@
 // @vitest-environment jsdom
 import '@testing-library/jest-dom/vitest';
-import { act, cleanup, fireEvent, render, screen } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { generateAgentTrace } from '../../../bench/gen-agent-otlp.ts';
 import { importText } from '../../import/index.ts';
 import { usePlayhead } from '../../store/playhead.ts';
 import { runViewOf } from './run-view-model.ts';
-import { SpanTree, visibleSpanRows } from './span-tree.tsx';
+import { rowOfPlace, ROWS_AT_ONCE_MAX, SpanTree, visibleSpanRows, visibleSpanRowsSlices } from './span-tree.tsx';
+import type { RunSpan } from '../../model/types.ts';
 
 // How often the tree itself renders: once per call of its virtualizer hook.
 const renders = vi.hoisted(() => ({ tree: 0 }));
@@ -39,6 +40,17 @@ describe('span tree rows', () => {
   });
 });
 
+describe('the row of a span shown', () => {
+  it('is its place among the rows, found by halves, or none when it is not shown', () => {
+    const rows = visibleSpanRows(run.spans!, new Set(), 'redis');
+    for (let place = -1; place <= run.spans!.length; place++) {
+      const row = rowOfPlace(rows, place);
+      expect(row).toBe(rows.includes(place) ? rows.indexOf(place) : undefined);
+    }
+    expect(rowOfPlace([], 0)).toBeUndefined();
+  });
+});
+
 describe('SpanTree', () => {
   afterEach(cleanup);
   it('counts the spans and the matches of the filter box', () => {
@@ -48,6 +60,39 @@ describe('SpanTree', () => {
     expect(screen.getByTestId('span-count')).toHaveTextContent('200 spans');
     fireEvent.change(screen.getByLabelText('Filter spans'), { target: { value: 'web_search' } });
     expect(screen.getByTestId('span-count')).toHaveTextContent('7 of 200 spans match');
+  });
+});
+
+describe('SpanTree over many spans', () => {
+  afterEach(cleanup);
+  it('filters them in slices after the render, saying so meanwhile, with the rows a pass in one gives', async () => {
+    const n = ROWS_AT_ONCE_MAX + 10_000;
+    const spans: RunSpan[] = Array.from({ length: n }, (_, i) => ({ id: `s${i}`, name: i % 10 === 0 ? 'web_search' : 'chat', status: 'ok', attributes: { at: i }, events: [], depth: i === 0 ? 0 : 1 }));
+    const big = { ...run, spans };
+    const view = runViewOf(big);
+    usePlayhead.getState().load(big.id, view.steps.length, 0);
+    render(<SpanTree view={view} />);
+    const count = screen.getByTestId('span-count');
+    expect(count).toHaveTextContent(`${n.toLocaleString('en')} spans`);
+    // A filter or a fold over them yields as it goes (every span and nothing folded: no pass over the spans at all).
+    const slices = (work: Generator<number, number[], void>) => {
+      let yields = 0;
+      for (let r = work.next(); !r.done; r = work.next()) yields++;
+      return yields;
+    };
+    expect(slices(visibleSpanRowsSlices(spans, new Set(), 'chat'))).toBeGreaterThan(20);
+    expect(slices(visibleSpanRowsSlices(spans, new Set([spans[0].id]), ''))).toBeGreaterThan(20);
+    expect(slices(visibleSpanRowsSlices(spans, new Set(), ''))).toBe(0);
+    expect(visibleSpanRows(spans, new Set([spans[0].id]), '')).toEqual([0]);
+    fireEvent.change(screen.getByLabelText('Filter spans'), { target: { value: 'web_search' } });
+    // Not worked out in the render that took the key: the count says the filter is under way.
+    expect(count).toHaveTextContent(`${n.toLocaleString('en')} spans (filtering…`);
+    const matching = visibleSpanRows(spans, new Set(), 'web_search').length;
+    expect(matching).toBe(n / 10);
+    await waitFor(() => expect(count).toHaveTextContent(`${matching.toLocaleString('en')} of ${n.toLocaleString('en')} spans match`), { timeout: 5000 });
+    fireEvent.change(screen.getByLabelText('Filter spans'), { target: { value: 'chat' } });
+    expect(count).toHaveTextContent('filtering…');
+    await waitFor(() => expect(count).toHaveTextContent(`${(n - matching).toLocaleString('en')} of ${n.toLocaleString('en')} spans match`), { timeout: 5000 });
   });
 });
 
