@@ -382,25 +382,42 @@ function chunkOf(said: unknown, index: number, of: number): boolean {
 }
 
 /**
+ * How many chunks an array has, from the record's count (`expected`) or else its first stored chunk's, when `stored`
+ * chunks are all there; else why its chunks cannot be read.
+ */
+export function storedChunkCount(field: ChunkedField, stored: number, first: unknown, expected?: number): number | { problem: string } {
+  const of = expected ?? (stored > 0 ? (first as RunChunk | null | undefined)?.of : 0);
+  if (typeof of !== 'number' || !Number.isInteger(of) || of < 0) return { problem: `${field}: the chunk count is not a number` };
+  if (stored !== of) return { problem: `${field}: ${stored} of ${of} chunks are stored` };
+  return of;
+}
+
+/**
+ * Why the stored chunk at place `i` (its key's `index`, its value's `said` count) is not the array's i-th of `of`, or
+ * undefined when it is. Without the record's count (spans), every chunk says the same count; a kept chunk may say
+ * fewer (ADR 0086).
+ */
+export function chunkMisplaced(field: ChunkedField, i: number, index: unknown, said: unknown, of: number, expected?: number): string | undefined {
+  if (index !== i) return `${field}: chunk ${i} is missing`;
+  const fits = expected === undefined ? said === of : chunkOf(said, i, of);
+  return fits ? undefined : `${field}: chunk ${i} is not a chunk of ${of}`;
+}
+
+/**
  * The stored chunks of one array (in key order) joined, or why they cannot be. `expected`: the count the record gives.
  * `ends`: the items after each chunk (what a later write keeps of them, ADR 0086).
  */
 export function joinChunks(field: ChunkedField, stored: readonly { index: unknown; value: unknown }[], expected?: number): { items: unknown[]; ends: number[] } | { problem: string } {
-  const of = expected ?? (stored.length > 0 ? (stored[0].value as RunChunk | undefined)?.of : 0);
-  if (typeof of !== 'number' || !Number.isInteger(of) || of < 0) return { problem: `${field}: the chunk count is not a number` };
-  if (stored.length !== of) return { problem: `${field}: ${stored.length} of ${of} chunks are stored` };
+  const of = storedChunkCount(field, stored.length, stored[0]?.value, expected);
+  if (typeof of !== 'number') return of;
   const items: unknown[] = [];
   const ends: number[] = [];
   const looked: { from: number; to: number; look: SliceLook }[] = [];
   for (let i = 0; i < stored.length; i++) {
-    const { index } = stored[i];
-    if (index !== i) return { problem: `${field}: chunk ${i} is missing` };
-    const value = readableChunk(stored[i].value) as { items?: unknown; of?: unknown } | null;
-    // Without the record's count (spans), every chunk says the same count; a kept chunk may say fewer (ADR 0086).
-    const fits = expected === undefined ? value?.of === of : chunkOf(value?.of, i, of);
-    if (typeof value !== 'object' || value === null || !Array.isArray(value.items) || !fits) {
-      return { problem: `${field}: chunk ${i} is not a chunk of ${of}` };
-    }
+    const misplaced = chunkMisplaced(field, i, stored[i].index, (stored[i].value as { of?: unknown } | null | undefined)?.of, of, expected);
+    if (misplaced) return { problem: misplaced };
+    const value = readableChunk(stored[i].value) as { items?: unknown } | null;
+    if (typeof value !== 'object' || value === null || !Array.isArray(value.items)) return { problem: `${field}: chunk ${i} is not a chunk of ${of}` };
     const part = value.items;
     const from = items.length;
     for (let j = 0; j < part.length; j++) items.push(part[j]);

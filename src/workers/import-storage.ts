@@ -5,7 +5,7 @@
 // Serialising a large run for IndexedDB takes hundreds of milliseconds: here it costs the page nothing.
 // A run too large for one IndexedDB value goes into chunks (`runChunks`), split as the page splits (ADR 0025).
 import { openDB, type IDBPDatabase } from 'idb';
-import { chunkInColumns, chunkKeyOf, DEFAULT_CHUNK_LIMITS, joinChunks, planRunWrite, storedChunkParts, type ChunkLimits } from '../model/run-chunks.ts';
+import { chunkInColumns, chunkKeyOf, chunkMisplaced, DEFAULT_CHUNK_LIMITS, joinChunks, planRunWrite, storedChunkCount, storedChunkParts, type ChunkLimits } from '../model/run-chunks.ts';
 import { compactRun, hydrateRun, joinStepRaw } from '../model/session-spans.ts';
 import { StringTable, toColumns, transferablesOf, type ColumnSlice } from '../model/step-columns.ts';
 import type { SpanSlice } from './span-slices.ts';
@@ -180,23 +180,23 @@ export async function readSpans(target: RunStorage, runId: string, send: (slice:
   // worker still reads the next (one getAll gave the page nothing before the last chunk was read).
   const reads = keys.map((key) => tx.store.get(key));
   for (const read of reads) read.catch(() => {}); // those left unread when a chunk before them is refused
-  const cannot = (problem: string) => new Error(`the stored spans of ${runId} cannot be read: spans: ${problem}`);
+  const cannot = (problem: string) => new Error(`the stored spans of ${runId} cannot be read: ${problem}`);
   // What was sent before a chunk is refused is the page's to drop (the read fails there).
   const post = posting(send, sent);
   let of = 0;
   let count = 0;
   for (let i = 0; i < keys.length; i++) {
     const value: unknown = await reads[i];
-    // As joinChunks checks them: every chunk of the spans says how many there are, and each is there.
+    // Checked as joinChunks checks them, chunk by chunk as they come.
     if (i === 0) {
-      const said = (value as { of?: unknown } | null | undefined)?.of;
-      if (typeof said !== 'number' || !Number.isInteger(said) || said < 0) throw cannot('the chunk count is not a number');
-      if (keys.length !== said) throw cannot(`${keys.length} of ${said} chunks are stored`);
-      of = said;
+      const counted = storedChunkCount('spans', keys.length, value);
+      if (typeof counted !== 'number') throw cannot(counted.problem);
+      of = counted;
     }
-    if (chunkKeyOf(keys[i])?.[2] !== i) throw cannot(`chunk ${i} is missing`);
     const parts = storedChunkParts(value);
-    if (!parts || parts.of !== of) throw cannot(`chunk ${i} is not a chunk of ${of}`);
+    const misplaced = chunkMisplaced('spans', i, chunkKeyOf(keys[i])?.[2], parts?.of, of);
+    if (misplaced) throw cannot(misplaced);
+    if (!parts) throw cannot(`spans: chunk ${i} is not a chunk of ${of}`);
     if ('items' in parts) {
       sendItems(parts.items as RunSpan[], send, sent);
       count += parts.items.length;

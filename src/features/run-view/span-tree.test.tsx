@@ -87,12 +87,21 @@ describe('SpanTree over many spans', () => {
     fireEvent.change(screen.getByLabelText('Filter spans'), { target: { value: 'web_search' } });
     // Not worked out in the render that took the key: the count says the filter is under way.
     expect(count).toHaveTextContent(`${n.toLocaleString('en')} spans (filtering…`);
+    // The rows shown meanwhile (the last filter's) are said to be busy, and dimmed.
+    expect(screen.getByTestId('span-rows')).toHaveAttribute('aria-busy', 'true');
+    expect(screen.getByTestId('span-rows')).toHaveClass('opacity-50');
     const matching = visibleSpanRows(spans, new Set(), 'web_search').length;
     expect(matching).toBe(n / 10);
     await waitFor(() => expect(count).toHaveTextContent(`${matching.toLocaleString('en')} of ${n.toLocaleString('en')} spans match`), { timeout: 5000 });
     fireEvent.change(screen.getByLabelText('Filter spans'), { target: { value: 'chat' } });
     expect(count).toHaveTextContent('filtering…');
     await waitFor(() => expect(count).toHaveTextContent(`${(n - matching).toLocaleString('en')} of ${n.toLocaleString('en')} spans match`), { timeout: 5000 });
+    expect(screen.getByTestId('span-rows')).toHaveAttribute('aria-busy', 'false');
+    expect(screen.getByTestId('span-rows')).not.toHaveClass('opacity-50');
+    expect(screen.queryByText(/No span matches/)).toBeNull();
+    fireEvent.change(screen.getByLabelText('Filter spans'), { target: { value: 'zzzz' } });
+    await waitFor(() => expect(count).toHaveTextContent(`0 of ${n.toLocaleString('en')} spans match`), { timeout: 5000 });
+    expect(screen.getByText('No span matches “zzzz”.')).toBeInTheDocument();
   });
 });
 

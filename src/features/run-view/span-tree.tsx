@@ -4,6 +4,7 @@
 // read from IndexedDB when the tree is opened (span-tree-loader.ts, ADR 0020).
 import { useVirtualizer, type Virtualizer } from '@tanstack/react-virtual';
 import { memo, useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
+import { lowerBound } from '../../model/large-arrays.ts';
 import { finish, SLICE, type Sliced } from '../../model/slices.ts';
 import type { RunSpan, Step } from '../../model/types.ts';
 import { usePlayhead } from '../../store/playhead.ts';
@@ -165,7 +166,16 @@ export function SpanTree({ view }: { view: RunView }) {
         )}
       </header>
       <div id="span-tree-body" hidden={!shown}>
-        <div ref={scroller} className="h-64 overflow-y-auto font-mono text-[11px]" role="tree" aria-label="Spans of the trace">
+        {/* The rows of the last filter, while the new one is worked out (many spans): dimmed, and said to be busy. */}
+        <div
+          ref={scroller}
+          className={`h-64 overflow-y-auto font-mono text-[11px] ${pending && source.spans !== undefined ? 'opacity-50' : ''}`}
+          role="tree"
+          aria-label="Spans of the trace"
+          aria-busy={pending && source.spans !== undefined}
+          data-testid="span-rows"
+        >
+          {filtering && !pending && rows.length === 0 && <p className="p-2 font-sans text-slate-500">No span matches “{deferredFilter.trim()}”.</p>}
           <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
             {virtualizer.getVirtualItems().map((item) => {
               const i = rows[item.index];
@@ -268,15 +278,8 @@ function SpanFollower({ view, spans, rows, virtualizer }: { view: RunView; spans
 
 /** The row showing the span at `place`, in rows of rising places; undefined when it is not shown. */
 export function rowOfPlace(rows: readonly number[], place: number): number | undefined {
-  let lo = 0;
-  let hi = rows.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    if (rows[mid] === place) return mid;
-    if (rows[mid] < place) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return undefined;
+  const row = lowerBound(rows, place);
+  return rows[row] === place ? row : undefined;
 }
 
 /** A span's status, attributes and events (the span tree's details pane; the inspector's Spans section). */
