@@ -201,7 +201,12 @@ function Messages({ run: latest }: { run: Run }) {
   // One page of them drawn: all of them, drawn again at every result of a pass, made the pass quadratic on the page.
   // The page is in the address (`page`, from 1), so a link or a reload shows the same messages.
   const { shown, page: shownPage, pages, setPage } = usePageInUrl(mine, MESSAGES_PAGE);
-  const numbers = useMemo(() => stepNumbersFor(run, shown.map((i) => i.stepId!)), [run, shown]);
+  // Step numbers read the steps only: during a pass the run (its interventions) changes at each paced update, its steps
+  // and the page's messages mostly do not, and each count was three passes over every step.
+  // (The ids as one JSON text: equal when the same messages are shown, whatever characters the ids hold.)
+  const shownIds = JSON.stringify(shown.map((i) => i.stepId!));
+  const { steps } = run;
+  const numbers = useMemo(() => stepNumbersFor({ steps }, JSON.parse(shownIds) as string[]), [steps, shownIds]);
   const fallback = run.interventions.find((i) => i.engine === RECTIFIER_ENGINE && i.action === 'global-fallback');
   if (!list) return run.interventions.length > 0 ? <Preparing label="Putting the audited messages in step order" progress={progress} testId="rectify-preparing" /> : null;
   const found = list.found;
