@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fillSlots, inSlotOrder, slotMask } from './slot-order.ts';
+import { fillSlots, inSlotOrder, inSlotOrderSlices, slotMask } from './slot-order.ts';
 
 describe('inSlotOrder', () => {
   it('is every item once, by block of home slots, in their own order within a block, each with its hash', () => {
@@ -51,5 +51,26 @@ describe('fillSlots', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('inSlotOrderSlices', () => {
+  it('yields rising progress below 1, a slice at a time, and ends with what inSlotOrder gives', () => {
+    const hashes = Int32Array.from({ length: 10_000 }, (_, i) => Math.imul(i, 0x9e3779b1));
+    const mask = slotMask(hashes.length);
+    const work = inSlotOrderSlices(hashes, mask);
+    const seen: number[] = [];
+    let r = work.next();
+    for (; !r.done; r = work.next()) seen.push(r.value);
+    // Two passes of 10,000 items in slices of 2,048: ten pauses at least.
+    expect(seen.length).toBeGreaterThanOrEqual(9);
+    seen.forEach((v, i) => {
+      expect(v).toBeGreaterThanOrEqual(0);
+      expect(v).toBeLessThan(1);
+      if (i > 0) expect(v).toBeGreaterThan(seen[i - 1]);
+    });
+    const whole = inSlotOrder(hashes, mask);
+    expect([...r.value.order]).toEqual([...whole.order]);
+    expect([...r.value.orderHashes]).toEqual([...whole.orderHashes]);
   });
 });

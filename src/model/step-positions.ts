@@ -5,9 +5,9 @@
 // table of Int32Arrays that points back at the steps (the ids stay where they are, in the step objects): one pass of
 // integer work, no object per step, and lookups compare the id only when its 32-bit hash matches.
 import type { Handoff, Step } from './types.ts';
-import { SLICE, finish, type Sliced } from './slices.ts';
+import { SLICE, finish, phase, type Sliced } from './slices.ts';
 import { hash32 } from './hash.ts';
-import { fillSlots, inSlotOrder, slotMask } from './slot-order.ts';
+import { fillSlots, inSlotOrderSlices, slotMask } from './slot-order.ts';
 
 /**
  * The replay position of any step id: the replay steps' own ids in a hash table over their positions, and the ids of
@@ -46,12 +46,14 @@ export class StepPositions implements ReadonlyMap<string, number> {
     const n = steps.length;
     const work = 4 * n || 1;
     const hashes = new Int32Array(n);
+    // Made apart from the slice before (which may have copied the run's rows): both are several ms at a million steps.
+    yield 0;
     for (let p = 0; p < n; p++) {
       if (p % SLICE === SLICE - 1) yield p / work;
       hashes[p] = hash32(steps[p].id);
     }
     yield n / work;
-    const { order, orderHashes } = inSlotOrder(hashes, mask);
+    const { order, orderHashes } = yield* phase(inSlotOrderSlices(hashes, mask), n / work, (3 * n) / work);
     yield (3 * n) / work;
     const same = (a: number, b: number) => steps[a].id === steps[b].id;
     const repeat = () => (this.duplicates = true);
@@ -138,6 +140,7 @@ export function stepPositions(replaySteps: readonly Step[]): StepPositions {
 }
 
 const NO_HANDOFFS: readonly Handoff[] = Object.freeze([]);
+const NO_INTS: Int32Array<ArrayBuffer> = new Int32Array(0);
 
 /**
  * The handoffs each step sends, by the step id they name, in the handoffs' order (a ReadonlyMap, keys in the order
@@ -149,33 +152,51 @@ export class HandoffsByStep implements ReadonlyMap<string, readonly Handoff[]> {
    * Position → first handoff naming its step (-1: none); handoff → the next naming the same step. Empty when the run
    * has no handoffs (a flat OTLP run of a million steps: 4 MB saved, and the same again for `tail`).
    */
-  private readonly head: Int32Array;
-  private readonly next: Int32Array;
-  /** Position → last handoff naming its step, while the chains are built; empty once they are. */
-  private tail: Int32Array;
+  private head = NO_INTS;
+  private next = NO_INTS;
   private readonly other = new Map<string, Handoff[]>();
-  /** Handoff → the position of the replay step it names (-1: none, a nested step or an unknown id); the graph reads it. */
-  readonly positionOfHandoff: Int32Array;
+  private positionByHandoff = NO_INTS;
   private readonly lists = new Map<number, readonly Handoff[]>();
   private keyCount = 0;
 
+  /** Handoff → the position of the replay step it names (-1: none, a nested step or an unknown id); the graph reads it. */
+  get positionOfHandoff(): Int32Array {
+    return this.positionByHandoff;
+  }
+
+  /** Empty: fill with `build` (or use handoffsByStepSlices). */
   constructor(
     private readonly handoffs: readonly Handoff[],
     private readonly positions: StepPositions,
-    steps: number,
-  ) {
-    const perStep = handoffs.length > 0 ? steps : 0;
-    this.head = new Int32Array(perStep).fill(-1);
-    this.tail = new Int32Array(perStep).fill(-1);
-    this.next = new Int32Array(handoffs.length).fill(-1);
-    this.positionOfHandoff = new Int32Array(handoffs.length).fill(-1);
-  }
+    private readonly steps: number,
+  ) {}
 
   *build(): Sliced<HandoffsByStep> {
-    const { handoffs, positions, head, tail, next } = this;
+    const { handoffs, positions } = this;
+    // The four arrays, made and set to -1 a slice at a time: at a million steps and handoffs they are 16 MB, and made
+    // at once they were a task of 10–50 ms on the 2-core machine (ADR 0106). Their share of the progress: a fifth.
+    const perStep = handoffs.length > 0 ? this.steps : 0;
+    const sizes = [perStep, perStep, handoffs.length, handoffs.length];
+    const total = 5 * (2 * perStep + 2 * handoffs.length) || 1;
+    const made: Int32Array<ArrayBuffer>[] = [];
+    let done = 0;
+    for (const size of sizes) {
+      const ints = new Int32Array(size);
+      for (let from = 0; from < size; from += 4 * SLICE) {
+        ints.fill(-1, from, Math.min(size, from + 4 * SLICE));
+        done += Math.min(size, from + 4 * SLICE) - from;
+        yield done / total;
+      }
+      made.push(ints);
+    }
+    const [head, tail, next, positionOfHandoff] = made;
+    this.head = head;
+    this.next = next;
+    this.positionByHandoff = positionOfHandoff;
+    const spare = 1 - done / total;
     let hint = 0;
     for (let k = 0; k < handoffs.length; k++) {
-      if (k % SLICE === SLICE - 1) yield k / handoffs.length;
+      if (k % SLICE === SLICE - 1) yield done / total + (spare * k) / handoffs.length;
       const stepId = handoffs[k].stepId;
       if (stepId === undefined) continue;
       const p = positions.near(stepId, hint);
@@ -189,15 +210,14 @@ export class HandoffsByStep implements ReadonlyMap<string, readonly Handoff[]> {
         continue;
       }
       hint = p;
-      this.positionOfHandoff[k] = p;
+      positionOfHandoff[k] = p;
       if (head[p] === -1) {
         head[p] = k;
         this.keyCount++;
       } else next[tail[p]] = k;
       tail[p] = k;
     }
-    // Only the chains' building reads the last handoff of each step.
-    this.tail = new Int32Array(0);
+    // `tail` (the last handoff of each step) only served the chains' building, and is let go with this call.
     return this;
   }
 
