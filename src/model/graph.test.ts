@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deriveGraph } from './graph.ts';
+import { deriveGraph, deriveGraphSlices } from './graph.ts';
 import { detectLoops } from './loops.ts';
 import { indexRun } from './run-index.ts';
 import type { Run, Step } from './types.ts';
@@ -165,4 +165,56 @@ describe('deriveGraph', () => {
     expect(g.nodes.filter((n) => n.inLoop).map((n) => n.id)).toEqual(['agent:srch', 'tool:visit']);
     expect(g.edges.filter((e) => e.inLoop).map((e) => e.id)).toEqual(['agent:srch->tool:visit']);
   });
+});
+
+describe('deriveGraphSlices', () => {
+  // A chat log's shape, larger than a few slices: a message per step, each handed to the next speaker.
+  function chat(n: number): Run {
+    const agents = ['mgr', 'srch'];
+    const steps: StepSpec[] = Array.from({ length: n }, (_, i) => ({ id: `s${i}`, kind: 'message', agentId: agents[i % 2], output: `m${i}` }));
+    const handoffs = steps.map((s, i) => ({ id: `h${i}`, from: s.agentId, to: [agents[(i + 1) % 2]], kind: 'message' as const, stepId: s.id, content: '' }));
+    return makeRun(steps, { handoffs });
+  }
+
+  it('reports a progress that never goes back and moves during the handoffs’ pass, and gives what deriveGraph gives', () => {
+    const run = chat(20_000);
+    const index = indexRun(run);
+    const work = deriveGraphSlices(run, index.replaySteps, index.childrenOf);
+    const seen: number[] = [];
+    let r = work.next();
+    for (; !r.done; r = work.next()) seen.push(r.value);
+    seen.forEach((v, i) => {
+      expect(v).toBeGreaterThanOrEqual(0);
+      expect(v).toBeLessThanOrEqual(1);
+      if (i > 0) expect(v).toBeGreaterThanOrEqual(seen[i - 1]);
+    });
+    // The handoffs' pass (the first 40 %) is not one long stretch at 0.
+    expect(seen.filter((v) => v > 0 && v < 0.4).length).toBeGreaterThan(5);
+    expect(seen.filter((v) => v > 0.4).length).toBeGreaterThan(5);
+    const whole = deriveGraph(run, index.replaySteps, index.childrenOf);
+    expect(r.value.edges).toEqual(whole.edges);
+    expect(r.value.nodes).toEqual(whole.nodes);
+  });
+});
+
+describe('ToolCallCounter.forSlices', () => {
+  it('finds a tool step past the first slices, and none in a run without one', async () => {
+    const { ToolCallCounter } = await import('./tool-calls.ts');
+    const { finish } = await import('./slices.ts');
+    const withTool = chatRun(9_000, 8_500);
+    const without = chatRun(9_000);
+    const executions = (c: object) => (c as { executions: boolean }).executions;
+    expect(executions(finish(ToolCallCounter.forSlices(withTool)))).toBe(true);
+    expect(executions(finish(ToolCallCounter.forSlices(without)))).toBe(false);
+    expect(executions(ToolCallCounter.for(withTool))).toBe(true);
+    // In slices: several pauses before the answer in a run of 9,000 steps without a tool step.
+    const work = ToolCallCounter.forSlices(without);
+    let pauses = 0;
+    for (let r = work.next(); !r.done; r = work.next()) pauses++;
+    expect(pauses).toBeGreaterThanOrEqual(4);
+  });
+
+  function chatRun(n: number, toolAt?: number): Run {
+    return makeRun(Array.from({ length: n }, (_, i) => (i === toolAt ? { id: `s${i}`, kind: 'tool', agentId: 'srch', name: 'web_search' } : { id: `s${i}`, kind: 'message', agentId: 'mgr' })));
+  }
 });

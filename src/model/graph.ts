@@ -3,7 +3,7 @@
 // edges the step at that position lights up. Pure derivation, computed once per run.
 import type { Loop } from './loops.ts';
 import type { Run, Step } from './types.ts';
-import { finish, SLICE, type Sliced } from './slices.ts';
+import { finish, phase, SLICE, type Sliced } from './slices.ts';
 import { AGENT_RUN_SPAN, nestedStepsInto, ToolCallCounter } from './tool-calls.ts';
 import { stepPositionsSlices, type StepPositions } from './step-positions.ts';
 
@@ -189,8 +189,15 @@ export function* deriveGraphSlices(
   /** Each edge's target node (its index in `nodes`). */
   const edgeTargets: number[] = [];
   const edgeIndex = new Map<string, Map<string, number>>();
+  // The arrays of one entry per position are made a slice apart, and -1 is set a slice at a time: at a million steps,
+  // made at once they were one slice of 37–53 ms (ADR 0106).
   const edgesAt: (readonly number[])[] = new Array(replaySteps.length);
-  const nodeAt = new Int32Array(replaySteps.length).fill(-1);
+  yield 0;
+  const nodeAt = new Int32Array(replaySteps.length);
+  for (let from = 0; from < nodeAt.length; from += 4 * SLICE) {
+    nodeAt.fill(-1, from, from + 4 * SLICE);
+    yield 0;
+  }
   // Only handoffs are placed by step id: the positions are built when the run has any.
   let positionOf = positions;
 
@@ -200,6 +207,7 @@ export function* deriveGraphSlices(
   type Contribution = { source: string; target: string; kind: GraphEdgeKind; edge?: number };
   // One contribution at a position (a chat log's handoff per message) is kept as itself, several in a list.
   const pending: (Contribution | Contribution[] | undefined)[] = new Array(replaySteps.length);
+  yield 0;
   // A handoff's contribution is shared by every handoff with the same agents and kind, and an agent's node id is made
   // once: at 1M handoffs, an object and two id strings per handoff were a storm of garbage collection in this pass.
   const nodeIdByAgent = new Map<string, string>();
@@ -246,11 +254,15 @@ export function* deriveGraphSlices(
       }
     }
     handedAt = new Uint8Array(replaySteps.length);
+    yield 0;
   }
+  // The progress: the handoffs' pass, when the run has any, is the first part of it (a chat log has one per message),
+  // the pass over the positions the rest.
+  const handoffShare = run.handoffs.length > 0 ? 0.4 : 0;
   // Handoffs come in step order in most traces: each is looked for first just after the last one's step.
   let hint = 0;
   for (let k = 0; k < run.handoffs.length; k++) {
-    if (k % SLICE === SLICE - 1) yield 0;
+    if (k % SLICE === SLICE - 1) yield (handoffShare * k) / run.handoffs.length;
     const h = run.handoffs[k];
     let from = fromOfHandoff.get(h.from);
     if (from === undefined) {
@@ -284,7 +296,7 @@ export function* deriveGraphSlices(
     if (r && r.length > 0) hasExplicitRouting = true;
   }
   let previousSpeaker: string | undefined;
-  const calls = ToolCallCounter.for(run);
+  const calls = yield* phase(ToolCallCounter.forSlices(run), handoffShare, handoffShare);
   // The contributions of the step being read.
   const out: Contribution[] = [];
   /** The node id of the agent of the step being read, built when it sends something. */
@@ -336,7 +348,7 @@ export function* deriveGraphSlices(
   let stepAgent: string | undefined;
   let stepNode = -1;
   for (let position = 0; position < n; position++) {
-    if (position % SLICE === SLICE - 1) yield position / n;
+    if (position % SLICE === SLICE - 1) yield handoffShare + ((1 - handoffShare) * position) / n;
     const step = replaySteps[position];
     // Steps of one agent come in stretches: its node is looked up again only when the agent changes.
     if (step.agentId !== stepAgent) {

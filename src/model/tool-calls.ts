@@ -4,6 +4,7 @@
 import { stepTree, type StepTree } from './run-index.ts';
 import type { Run, Step } from './types.ts';
 import { appendAll } from './large-arrays.ts';
+import { finish, SLICE, type Sliced } from './slices.ts';
 
 export interface CallMention {
   name: string;
@@ -35,7 +36,18 @@ export class ToolCallCounter {
   constructor(private readonly executions: boolean) {}
 
   static for(run: Pick<Run, 'steps'>): ToolCallCounter {
-    return new ToolCallCounter(run.steps.some((s) => s.kind === 'tool' && s.name !== undefined && s.name !== ''));
+    return finish(ToolCallCounter.forSlices(run));
+  }
+
+  /** `for` in slices: whether the run has a tool step is a pass over every step when it has none (a chat log). */
+  static *forSlices(run: Pick<Run, 'steps'>): Sliced<ToolCallCounter> {
+    const { steps } = run;
+    for (let i = 0; i < steps.length; i++) {
+      if (i % SLICE === SLICE - 1) yield i / steps.length;
+      const s = steps[i];
+      if (s.kind === 'tool' && s.name !== undefined && s.name !== '') return new ToolCallCounter(true);
+    }
+    return new ToolCallCounter(false);
   }
 
   callsOf(row: Step, nested: readonly Step[]): CallMention[] {
