@@ -198,9 +198,10 @@ export async function watchLongTasks(page: Page): Promise<() => Promise<number>>
   // `toplevel` alone leaves out most of the renderer's RunTask events; this category has them all, with thread time.
   await browser.startTracing(page, { categories: ['disabled-by-default-devtools.timeline'] });
   tracing.add(browser);
-  // The renderer starts recording a little after the browser answers: a task run at once was missing from the trace
-  // (once in CI: a 400 ms task read as 1.4 ms; here 1 in 80 such tasks beside three busy processes, none in 280 with a
-  // task of the page's before it). A task of the page's and a short wait come first, and one after (the last task's end).
+  // A task run at once could be missing from the trace: once in CI a 400 ms task read as 1.4 ms, and here 1 in 80 such
+  // tasks beside three busy processes. With a short task of the page's before and after it, none in 280. Which end was
+  // missed is not known (the renderer starting to record late, or its last task not yet written), so both are covered:
+  // a task in the page and a short wait before the watched work, and again before the trace stops.
   await page.evaluate(SETTLE);
   return async () => {
     tracing.delete(browser);
