@@ -7,12 +7,14 @@ import { openStudio, watchLongTasks } from './fixtures.ts';
 test('the long-task watcher counts a task of the page’s own work, with a worker started beside it', async ({ page }) => {
   await openStudio(page);
   const longest = await watchLongTasks(page);
-  // 400 ms of a busy loop (wall): at least half of it on a core even when another test's browser holds the other.
+  // 1 s of a busy loop (wall). Beside a heavy test (a reload of a 100k-message run, its browser and worker busy) a
+  // 400 ms loop got 126 ms of the core once: the thread's share of a loaded core can fall to a third. 1 s leaves the
+  // check (over 150 ms of thread time, where a watcher that leaves the task out reads a few ms) that margin.
   await page.evaluate(() => {
     const worker = new Worker(URL.createObjectURL(new Blob(['postMessage(1)'], { type: 'text/javascript' })));
     worker.onmessage = () => worker.terminate();
     const start = performance.now();
-    while (performance.now() - start < 400);
+    while (performance.now() - start < 1000);
   });
-  expect(await longest(), 'thread time of a 400 ms busy task').toBeGreaterThan(150);
+  expect(await longest(), 'thread time of a 1 s busy task').toBeGreaterThan(150);
 });
