@@ -55,6 +55,9 @@ export async function openedRunFacts(page: Page, file: string, name: string) {
   await page.getByTestId('open-file-input').setInputFiles(file);
   const row = fileRuns(page, name);
   await expect(row).toHaveCount(1, { timeout: 90_000 });
+  // The row is read once it shows its file's name: in CI (a fresh clone, on a loaded machine) a streamed file's row was
+  // read as "" the moment it was added, its text not yet laid out; the run it opened was right.
+  await expect(row).toContainText(name, { timeout: 30_000 });
   const listed = (await row.innerText()).replace(name, '').replace(/saving…|saved/g, '').replace(/\s+/g, ' ').trim();
   await row.getByRole('button').first().click();
   const counts = page.getByTestId('run-step-counts');
