@@ -641,8 +641,6 @@ function buildRecords(keys: readonly string[], cols: readonly Column[], n: numbe
   const out = new Array<Record<string, unknown>>(n);
   if (n === 0) return out;
   const plain = !keys.includes('__proto__');
-  // The first record made key by key; the others copy it (the same keys in the same order, one hidden class) and
-  // have their values set in place, which is cheaper than adding each key again.
   // A record of a common shape (a step, a handoff, a message, token counts) is made by a literal of its keys, which V8
   // can place straight in the old generation: they all survive, and each young collection copied them (ADR 0107).
   const make = plain ? recordMaker(keys) : undefined;
@@ -652,6 +650,8 @@ function buildRecords(keys: readonly string[], cols: readonly Column[], n: numbe
     for (; row < n; row++) out[row] = nested && row > 0 && sameRow(k, valueAt, row) ? out[row - 1] : make(at);
     return out;
   }
+  // Else the first record made key by key; the others copy it (the same keys in the same order, one hidden class) and
+  // have their values set in place, which is cheaper than adding each key again.
   const first = recordTemplate(keys, plain);
   if (plain) for (let j = 0; j < k; j++) first[keys[j]] = valueAt(j, 0);
   else for (let j = 0; j < k; j++) setKey(first, keys[j], valueAt(j, 0));
