@@ -511,7 +511,7 @@ function internedRecords(keys: readonly string[], cols: readonly Column[], n: nu
   }
   const k = keys.length;
   const plain = !keys.includes('__proto__');
-  const make = plain ? recordMaker(keys) : undefined;
+  const make = recordMaker(keys);
   const out = new Array<Record<string, unknown>>(n);
   for (let i = 0; i < n; i++) {
     if (site.off) {
@@ -643,7 +643,7 @@ function buildRecords(keys: readonly string[], cols: readonly Column[], n: numbe
   const plain = !keys.includes('__proto__');
   // A record of a common shape (a step, a handoff, a message, token counts) is made by a literal of its keys, which V8
   // can place straight in the old generation: they all survive, and each young collection copied them (ADR 0107).
-  const make = plain ? recordMaker(keys) : undefined;
+  const make = recordMaker(keys);
   if (make) {
     let row = 0;
     const at = (j: number): unknown => valueAt(j, row);
