@@ -8,8 +8,6 @@
 // `rebuild` gives back records with the same keys in the same order and the same values (-0, NaN, a key whose value
 // is undefined included). Pure TS, no DOM.
 
-import { recordMaker, type RecordMaker } from './record-makers.ts';
-
 /** One column: the values of one key over the records of one shape. */
 export type Column =
   | { t: 'i32'; v: Int32Array }
@@ -511,11 +509,10 @@ function internedRecords(keys: readonly string[], cols: readonly Column[], n: nu
   }
   const k = keys.length;
   const plain = !keys.includes('__proto__');
-  const make = recordMaker(keys);
   const out = new Array<Record<string, unknown>>(n);
   for (let i = 0; i < n; i++) {
     if (site.off) {
-      for (let r = i; r < n; r++) out[r] = makeRecord(keys, columns, r, plain, make);
+      for (let r = i; r < n; r++) out[r] = makeRecord(keys, columns, r, plain);
       break;
     }
     let h = k;
@@ -525,7 +522,7 @@ function internedRecords(keys: readonly string[], cols: readonly Column[], n: nu
       out[i] = site.values[at] as Record<string, unknown>;
       continue;
     }
-    const record = makeRecord(keys, columns, i, plain, make);
+    const record = makeRecord(keys, columns, i, plain);
     const contents: number[] = [];
     for (let j = 0; j < k; j++) contents.push(columns[j].raw[i]);
     addInterned(site, h, record, contents);
@@ -534,8 +531,7 @@ function internedRecords(keys: readonly string[], cols: readonly Column[], n: nu
   return out;
 }
 
-function makeRecord(keys: readonly string[], columns: readonly Scalars[], i: number, plain: boolean, make: RecordMaker | undefined): Record<string, unknown> {
-  if (make) return make((j) => columns[j].values[i]);
+function makeRecord(keys: readonly string[], columns: readonly Scalars[], i: number, plain: boolean): Record<string, unknown> {
   const record: Record<string, unknown> = {};
   if (plain) for (let j = 0; j < keys.length; j++) record[keys[j]] = columns[j].values[i];
   else for (let j = 0; j < keys.length; j++) setKey(record, keys[j], columns[j].values[i]);
@@ -576,8 +572,6 @@ function internedArrays(col: Extract<Column, { t: 'arr' }>, n: number, strings: 
 }
 
 function arrayOf<T>(items: ArrayLike<T>, from: number, len: number): T[] {
-  // A list of one (a step's one message, one tool call, one recipient) by a literal, which V8 can pretenure (ADR 0107).
-  if (len === 1) return [items[from]];
   const a = new Array<T>(len);
   for (let j = 0; j < len; j++) a[j] = items[from + j];
   return a;
@@ -641,25 +635,20 @@ function buildRecords(keys: readonly string[], cols: readonly Column[], n: numbe
   const out = new Array<Record<string, unknown>>(n);
   if (n === 0) return out;
   const plain = !keys.includes('__proto__');
-  // A record of a common shape (a step, a handoff, a message, token counts) is made by a literal of its keys, which V8
-  // can place straight in the old generation: they all survive, and each young collection copied them (ADR 0107).
-  const make = recordMaker(keys);
-  if (make) {
-    let row = 0;
-    const at = (j: number): unknown => valueAt(j, row);
-    for (; row < n; row++) out[row] = nested && row > 0 && sameRow(k, valueAt, row) ? out[row - 1] : make(at);
-    return out;
-  }
-  // Else the first record made key by key; the others copy it (the same keys in the same order, one hidden class) and
+  // The first record made key by key; the others copy it (the same keys in the same order, one hidden class) and
   // have their values set in place, which is cheaper than adding each key again.
   const first = recordTemplate(keys, plain);
   if (plain) for (let j = 0; j < k; j++) first[keys[j]] = valueAt(j, 0);
   else for (let j = 0; j < k; j++) setKey(first, keys[j], valueAt(j, 0));
   out[0] = first;
   for (let r = 1; r < n; r++) {
-    if (nested && sameRow(k, valueAt, r)) {
-      out[r] = out[r - 1];
-      continue;
+    if (nested) {
+      let same = true;
+      for (let j = 0; j < k && same; j++) same = Object.is(valueAt(j, r), valueAt(j, r - 1));
+      if (same) {
+        out[r] = out[r - 1];
+        continue;
+      }
     }
     const record: Record<string, unknown> = { ...first };
     if (plain) for (let j = 0; j < k; j++) record[keys[j]] = valueAt(j, r);
@@ -667,12 +656,6 @@ function buildRecords(keys: readonly string[], cols: readonly Column[], n: numbe
     out[r] = record;
   }
   return out;
-}
-
-/** Whether row `r` holds the values of the row before it, key by key. */
-function sameRow(k: number, valueAt: (j: number, r: number) => unknown, r: number): boolean {
-  for (let j = 0; j < k; j++) if (!Object.is(valueAt(j, r), valueAt(j, r - 1))) return false;
-  return true;
 }
 
 function decodeColumn(col: Column, n: number, run: RunStrings): ArrayLike<unknown> {
