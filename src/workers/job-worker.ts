@@ -4,7 +4,7 @@
 // starts a fresh one.
 import * as Comlink from 'comlink';
 import type { Run } from '../model/types.ts';
-import { RunFerry, type FerriedRun, type FerryHostApi } from './run-ferry.ts';
+import { ferried, ferryPlan, RunFerry, type Ferried, type FerriedRun, type FerryHostApi, type FerryPlan, type FerryShape } from './run-ferry.ts';
 
 /** Every engine worker: its jobs stop, and it takes runs through the ferry (run-ferry.ts, ADR 0057). */
 export interface StoppableApi extends FerryHostApi {
@@ -53,6 +53,16 @@ export class JobWorker<Api extends StoppableApi> {
   withRuns<T>(runs: readonly Run[], call: (api: Comlink.Remote<Api>, runs: FerriedRun[]) => Promise<T>): Promise<T> {
     const { remote } = this.connect();
     return this.ferry!.use(runs, (ferried) => call(remote, ferried));
+  }
+
+  /**
+   * withRuns, and one more value with a large array (of `shape`) sent through the ferry too: held by the worker while
+   * the calls name it, so a call that repeats it (a pool with every estimate) costs no copy.
+   */
+  withRunsAnd<T, X extends object>(runs: readonly Run[], extra: X, shape: FerryShape, call: (api: Comlink.Remote<Api>, runs: FerriedRun[], extra: Ferried<X>) => Promise<T>): Promise<T> {
+    const { remote } = this.connect();
+    const plans: FerryPlan<object>[] = [...runs.map(ferried), ferryPlan(extra, shape)];
+    return this.ferry!.usePlans(plans, (values) => call(remote, values.slice(0, runs.length) as FerriedRun[], values[runs.length] as Ferried<X>));
   }
 
   /** Lets the worker drop the runs it holds (none of its calls in flight needs them); a worker not started holds none. */

@@ -6,6 +6,7 @@ import type { LlmSettings } from '../llm/settings.ts';
 import type { Run } from '../model/types.ts';
 import type { Domain, IndicatorPool, RectifyParams, MessageSummary, MiningProgress, MiningResult, RectifierStatistics, RectifyRunResult } from '../engine/rectifier/index.ts';
 import { JobWorker } from './job-worker.ts';
+import type { FerryShape } from './run-ferry.ts';
 import type { JobResult } from './pump.ts';
 import type { PoolEmbeddingStatus, RectifierWorkerApi, RectifyJob, RectifyJobEvents } from './rectifier.worker.ts';
 
@@ -14,12 +15,19 @@ export type { PoolEmbeddingStatus, RectifyJob, RectifyJobEvents } from './rectif
 const rectifier = new JobWorker<RectifierWorkerApi>(() => new Worker(new URL('./rectifier.worker.ts', import.meta.url), { type: 'module', name: 'rectifier' }), 'rectifier');
 const withJob = rectifier.job.bind(rectifier);
 
+/**
+ * An indicator pool crosses through the ferry (ADR 0108): the published math pool is 2,000 indicators, 3 MB, and its
+ * copy inside one postMessage held the page 40–75 ms at each call (a pass's start, and an estimate at each change of
+ * its status). In parts of 100 (~150 KB, a few ms each), once while the worker holds it.
+ */
+export const POOL_SHAPE: FerryShape = { keys: ['indicators'], inlineMax: 100, part: 100 };
+
 export function rectifyInWorker(job: RectifyJob, events: RectifyJobEvents, signal: AbortSignal): Promise<JobResult<RectifyRunResult>> {
-  return withJob(signal, (_, id) => rectifier.withRuns([job.run], (api, [run]) => api.start(id, { ...job, run }, Comlink.proxy(events))));
+  return withJob(signal, (_, id) => rectifier.withRunsAnd([job.run], job.pool, POOL_SHAPE, (api, [run], pool) => api.start(id, { ...job, run, pool }, Comlink.proxy(events))));
 }
 
 export function embedPoolInWorker(pool: IndicatorPool, llm: LlmSettings, onProgress: (done: number, total: number) => void, signal?: AbortSignal): Promise<PoolEmbeddingStatus> {
-  return withJob(signal, (api, id) => api.embedPool(id, pool, llm, Comlink.proxy(onProgress)));
+  return withJob(signal, (_, id) => rectifier.withRunsAnd([], pool, POOL_SHAPE, (api, _runs, ferried) => api.embedPool(id, ferried, llm, Comlink.proxy(onProgress))));
 }
 
 export function statisticsInWorker(messages: MessageSummary[]): Promise<RectifierStatistics> {
@@ -27,10 +35,10 @@ export function statisticsInWorker(messages: MessageSummary[]): Promise<Rectifie
 }
 
 export function mineInWorker(runs: Run[], pool: IndicatorPool, llm: LlmSettings, domain: Domain, kDedup: number, onProgress: (p: MiningProgress) => void, signal?: AbortSignal): Promise<MiningResult> {
-  return withJob(signal, (_, id) => rectifier.withRuns(runs, (api, ferried) => api.mine(id, ferried, pool, llm, domain, kDedup, Comlink.proxy(onProgress))));
+  return withJob(signal, (_, id) => rectifier.withRunsAnd(runs, pool, POOL_SHAPE, (api, ferried, ferriedPool) => api.mine(id, ferried, ferriedPool, llm, domain, kDedup, Comlink.proxy(onProgress))));
 }
 
 /** The cost of a replay before it runs (pool embedding included, `cached` when IndexedDB holds it), counted in the worker. */
 export function estimateRectifyInWorker(runs: Run[], pool: IndicatorPool, params: RectifyParams, llm: LlmSettings | undefined): Promise<CostEstimate> {
-  return rectifier.withRuns(runs, (api, ferried) => api.estimate(ferried, pool, params, llm));
+  return rectifier.withRunsAnd(runs, pool, POOL_SHAPE, (api, ferried, ferriedPool) => api.estimate(ferried, ferriedPool, params, llm));
 }

@@ -27,8 +27,8 @@ import {
 import type { CostEstimate } from '../llm/cost.ts';
 import { idbEmbeddingCache } from '../llm/embedding-cache.ts';
 import { jobResult, pumpPass, type JobResult, type PassEvents, type PassJob } from './pump.ts';
-import { ferryHostApi, runOf } from './run-ferry-host.ts';
-import type { FerriedJob, FerriedRun } from './run-ferry.ts';
+import { ferryHostApi, runOf, valueOf } from './run-ferry-host.ts';
+import type { Ferried, FerriedJob, FerriedRun } from './run-ferry.ts';
 import { RunningJobs } from './running-jobs.ts';
 
 export interface RectifyJob extends PassJob<Intervention> {
@@ -36,6 +36,11 @@ export interface RectifyJob extends PassJob<Intervention> {
   pool: IndicatorPool;
   params: RectifyParams;
 }
+
+/** A rectify job as it crosses to the worker: its run and its pool through the ferry (ADR 0057, 0108). */
+export type FerriedRectifyJob = Omit<FerriedJob<RectifyJob>, 'pool'> & { pool: Ferried<IndicatorPool> };
+
+const poolOf = (f: Ferried<IndicatorPool>): IndicatorPool => valueOf(f, `pool ${f.head.name}`);
 
 export interface RectifyJobEvents extends PassEvents<RectifyProgress, Intervention> {
   onPoolProgress(done: number, total: number): void;
@@ -66,16 +71,16 @@ async function prepared(pool: IndicatorPool, llm: LlmSettings | undefined, signa
 const api = {
   ...ferryHostApi,
 
-  async embedPool(jobId: number, pool: IndicatorPool, llm: LlmSettings, onProgress: (done: number, total: number) => void): Promise<PoolEmbeddingStatus> {
+  async embedPool(jobId: number, pool: Ferried<IndicatorPool>, llm: LlmSettings, onProgress: (done: number, total: number) => void): Promise<PoolEmbeddingStatus> {
     return jobs.run(jobId, async (signal) => {
-      const p = await prepared(pool, llm, signal, (d, t) => void onProgress(d, t));
+      const p = await prepared(poolOf(pool), llm, signal, (d, t) => void onProgress(d, t));
       return { count: p.vectors?.length ?? 0, model: p.embedModel ?? '', fromCache: p.fromCache === true, tokens: p.usage?.total ?? 0 };
     });
   },
 
   /** The pass's result without its interventions: the page has each from `onItem` (JobResult). */
-  async start(jobId: number, ferried: FerriedJob<RectifyJob>, events: RectifyJobEvents): Promise<JobResult<RectifyRunResult>> {
-    const job = { ...ferried, run: runOf(ferried.run) };
+  async start(jobId: number, ferried: FerriedRectifyJob, events: RectifyJobEvents): Promise<JobResult<RectifyRunResult>> {
+    const job = { ...ferried, run: runOf(ferried.run), pool: poolOf(ferried.pool) };
     return jobResult(
       await pumpPass(jobs, jobId, job, events, async (client, signal) => {
         const pool = await prepared(job.pool, job.params.zeroShot ? undefined : job.llm, signal, (d, t) => void events.onPoolProgress(d, t));
@@ -88,9 +93,9 @@ const api = {
    * What a replay of these runs would cost before any request (issue 21): with `llm` (no key needed) the pool's
    * one-time embedding, marked cached when the IndexedDB embeddings cache holds it.
    */
-  async estimate(runs: FerriedRun[], pool: IndicatorPool, params: RectifyParams, llm: LlmSettings | undefined): Promise<CostEstimate> {
+  async estimate(runs: FerriedRun[], pool: Ferried<IndicatorPool>, params: RectifyParams, llm: LlmSettings | undefined): Promise<CostEstimate> {
     const embedModel = llm && !params.zeroShot ? modelFor(llm, 'embeddings') : undefined;
-    return estimateRectifierCost(runs.map(runOf), { pool, params, embedModel, cache: idbEmbeddingCache, maxTokens: llm?.maxTokens });
+    return estimateRectifierCost(runs.map(runOf), { pool: poolOf(pool), params, embedModel, cache: idbEmbeddingCache, maxTokens: llm?.maxTokens });
   },
 
   stop(jobId: number): void {
@@ -101,10 +106,10 @@ const api = {
     return rectifierStatistics(messages);
   },
 
-  async mine(jobId: number, ferried: FerriedRun[], pool: IndicatorPool, llm: LlmSettings, domain: Domain, kDedup: number, onProgress: (p: MiningProgress) => void): Promise<MiningResult> {
+  async mine(jobId: number, ferried: FerriedRun[], pool: Ferried<IndicatorPool>, llm: LlmSettings, domain: Domain, kDedup: number, onProgress: (p: MiningProgress) => void): Promise<MiningResult> {
     return jobs.run(jobId, async (signal) => {
       const client = new LlmClient(llm, { recorder: new CallRecorder() });
-      return await mineIndicators(ferried.map(runOf), pool, { client, domain, kDedup, cache: idbEmbeddingCache, signal, onProgress: (p) => void onProgress(p) });
+      return await mineIndicators(ferried.map(runOf), poolOf(pool), { client, domain, kDedup, cache: idbEmbeddingCache, signal, onProgress: (p) => void onProgress(p) });
     });
   },
 };

@@ -2,7 +2,7 @@
 // under their token as they come (in order: one port delivers messages in the order they were posted), and a call's
 // FerriedRun is made a Run again from them. The page decides what is dropped.
 import type { Run } from '../model/types.ts';
-import type { FerriedRun, FerryHostApi } from './run-ferry.ts';
+import type { Ferried, FerriedRun, FerryHostApi } from './run-ferry.ts';
 
 const held = new Map<number, unknown[]>();
 
@@ -20,13 +20,18 @@ export const ferryHostApi: FerryHostApi = {
 
 /** The run a FerriedRun stands for; throws if one of its arrays has not come whole (a page bug, never a user's). */
 export function runOf(f: FerriedRun): Run {
-  const run: Record<string, unknown> = { ...f.head };
+  return valueOf(f, `run ${f.head.id}`);
+}
+
+/** The value a Ferried value stands for (`what` names it in the error when one of its arrays has not come whole). */
+export function valueOf<T>(f: Ferried<T>, what: string): T {
+  const value: Record<string, unknown> = { ...(f.head as object) };
   for (const { key, token, length } of f.arrays) {
     const array = held.get(token);
-    if (!array || array.length !== length) throw new Error(`run ferry: the ${key} of run ${f.head.id} are not here (${array?.length ?? 0} of ${length})`);
-    run[key] = array;
+    if (!array || array.length !== length) throw new Error(`run ferry: the ${key} of ${what} are not here (${array?.length ?? 0} of ${length})`);
+    value[key] = array;
   }
-  return run as Run;
+  return value as T;
 }
 
 /** How many arrays this worker holds (for tests). */

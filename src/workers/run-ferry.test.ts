@@ -5,8 +5,8 @@ import * as Comlink from 'comlink';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Handoff, Run, Step } from '../model/types.ts';
 import { makeRun } from '../testing/test-runs.ts';
-import { ferryHostApi, heldArrays, runOf } from './run-ferry-host.ts';
-import { INLINE_MAX, PART, RunFerry, type FerriedRun, type FerryHostApi } from './run-ferry.ts';
+import { ferryHostApi, heldArrays, runOf, valueOf } from './run-ferry-host.ts';
+import { ferried, ferryPlan, INLINE_MAX, PART, RunFerry, type Ferried, type FerriedRun, type FerryHostApi, type FerryShape } from './run-ferry.ts';
 import { RunningJobs } from './running-jobs.ts';
 
 function bigRun(id: string, steps: number, handoffs: number): Run {
@@ -16,8 +16,14 @@ function bigRun(id: string, steps: number, handoffs: number): Run {
   return { ...base, steps: stepList, handoffs: handoffList };
 }
 
+interface Pool {
+  name: string;
+  indicators: { name: string; definition: string }[];
+}
+
 interface Host extends FerryHostApi {
   echo(run: FerriedRun): Run;
+  echoBoth(run: FerriedRun, pool: Ferried<Pool>): { run: Run; pool: Pool };
 }
 
 let ports: MessagePort[] = [];
@@ -33,6 +39,7 @@ function connect(idleMs?: number): { ferry: RunFerry; parts: number[]; remote: C
     },
     dropRunArrays: (tokens) => ferryHostApi.dropRunArrays(tokens),
     echo: (run) => runOf(run),
+    echoBoth: (run, pool) => ({ run: runOf(run), pool: valueOf(pool, 'the pool') }),
   };
   Comlink.expose(host, port1);
   const remote = Comlink.wrap<Host>(port2);
@@ -153,6 +160,33 @@ describe('RunFerry', () => {
     const received = await ferry.use([run], ([f]) => remote.echo(f));
     expect(received.steps).toHaveLength(2 * PART + 1);
     expect(received.steps.at(-1)?.id).toBe('grows-late');
+  });
+
+  it('another value (an indicator pool) crosses by its own shape: its parts of its own size, sent once while held', async () => {
+    const { ferry, parts, remote } = connect();
+    const shape: FerryShape = { keys: ['indicators'], inlineMax: 10, part: 25 };
+    const pool: Pool = { name: 'math', indicators: Array.from({ length: 110 }, (_, i) => ({ name: `I${i}`, definition: 'x'.repeat(1500) })) };
+    const run = bigRun('with-pool', 2 * PART, 0);
+    const call = () =>
+      ferry.usePlans<{ run: Run; pool: Pool }, object>([ferried(run), ferryPlan(pool, shape)], ([r, p]) => {
+        // The call itself carries none of the pool's indicators.
+        expect((p as Ferried<Pool>).head.indicators).toEqual([]);
+        return remote.echoBoth(r as FerriedRun, p as Ferried<Pool>);
+      });
+    const first = await call();
+    expect(first.pool).toEqual(structuredClone(pool));
+    expect(first.run).toEqual(structuredClone(run));
+    // The run's steps in two parts of PART, the pool's 110 indicators in five of at most 25.
+    expect(parts).toEqual([PART, PART, 25, 25, 25, 25, 10]);
+    // Asked again (an estimate at the next status), neither is sent again.
+    expect((await call()).pool.indicators).toHaveLength(110);
+    expect(parts).toHaveLength(7);
+    // A small pool goes with the call.
+    const small: Pool = { name: 'small', indicators: pool.indicators.slice(0, 10) };
+    const plan = ferryPlan(small, shape);
+    expect(plan.send.size).toBe(0);
+    expect(plan.ferried.head.indicators).toHaveLength(10);
+    expect(() => valueOf({ head: small, arrays: [{ key: 'indicators', token: 987655, length: 3 }] }, 'pool small')).toThrow(/indicators of pool small are not here/);
   });
 
   it('a run whose arrays were dropped is refused by name, not read short', () => {

@@ -7,6 +7,10 @@
 //
 // Which arrays a worker holds is decided here, on the page: those of the calls in flight and of the last call, no more
 // (a run of a million steps held by every engine worker the reader visited would cost hundreds of MB each).
+//
+// Other values with a large array cross the same way (ferryPlan with their FerryShape): the rectifier's indicator
+// pool, 2,000 indicators and 3 MB, copied whole with each call took 40–75 ms of the page's thread, four times in one
+// offline pass (ADR 0108).
 import type { Remote } from 'comlink';
 import { nextTask } from '../model/slices.ts';
 import type { Run } from '../model/types.ts';
@@ -26,11 +30,27 @@ export const PART = 1000;
 /** A task sends parts until it has spent this long, then gives the page its thread back. */
 export const BUDGET_MS = 8;
 
-/** A run as an engine worker receives it: its small fields, and its large arrays named by the token they were sent under. */
-export interface FerriedRun {
-  head: Run;
-  arrays: { key: FerriedKey; token: number; length: number }[];
+/** A value as an engine worker receives it: its small fields, and its large arrays named by the token they were sent under. */
+export interface Ferried<T> {
+  head: T;
+  arrays: { key: string; token: number; length: number }[];
 }
+
+/** A run as an engine worker receives it (its arrays are among FERRIED_ARRAYS). */
+export type FerriedRun = Ferried<Run>;
+
+/**
+ * How a kind of value crosses: which of its fields are large arrays, how many items go with the call itself, and how
+ * many go in one part. Items of a kind differ in size: a chat message is a few hundred bytes, a pool's indicator ~1.5 KB.
+ */
+export interface FerryShape {
+  keys: readonly string[];
+  inlineMax: number;
+  part: number;
+}
+
+/** Runs: their large arrays (FERRIED_ARRAYS), PART items per part. */
+export const RUN_SHAPE: FerryShape = { keys: FERRIED_ARRAYS, inlineMax: INLINE_MAX, part: PART };
 
 /** The worker's side, as the page calls it (run-ferry-host.ts). */
 export interface FerryHostApi {
@@ -53,20 +73,32 @@ function tokenOf(array: readonly unknown[]): number {
   return token;
 }
 
-/** `run` as a FerriedRun (no copy made): which of its arrays go in parts, and the rest. */
-export function ferried(run: Run): { ferried: FerriedRun; send: Map<number, readonly unknown[]> } {
-  const head: Record<string, unknown> = { ...run };
-  const arrays: FerriedRun['arrays'] = [];
+/** What `use` sends of one value: the value as ferried, and the arrays to send by token, with their part size. */
+export interface FerryPlan<T> {
+  ferried: Ferried<T>;
+  send: Map<number, readonly unknown[]>;
+  part: number;
+}
+
+/** `value` as a Ferried value of `shape` (no copy made): which of its arrays go in parts, and the rest. */
+export function ferryPlan<T extends object>(value: T, shape: FerryShape): FerryPlan<T> {
+  const head: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  const arrays: Ferried<T>['arrays'] = [];
   const send = new Map<number, readonly unknown[]>();
-  for (const key of FERRIED_ARRAYS) {
-    const array = run[key] as readonly unknown[] | undefined;
-    if (!Array.isArray(array) || array.length <= INLINE_MAX) continue;
+  for (const key of shape.keys) {
+    const array = (value as Record<string, unknown>)[key] as readonly unknown[] | undefined;
+    if (!Array.isArray(array) || array.length <= shape.inlineMax) continue;
     const token = tokenOf(array);
     arrays.push({ key, token, length: array.length });
     send.set(token, array);
     head[key] = [];
   }
-  return { ferried: { head: head as Run, arrays }, send };
+  return { ferried: { head: head as T, arrays }, send, part: shape.part };
+}
+
+/** `run` as a FerriedRun (no copy made): which of its arrays go in parts, and the rest. */
+export function ferried(run: Run): FerryPlan<Run> {
+  return ferryPlan(run, RUN_SHAPE);
 }
 
 /**
@@ -93,14 +125,21 @@ export class RunFerry {
     private readonly idleMs?: number,
   ) {}
 
-  async use<T>(runs: readonly Run[], call: (runs: FerriedRun[]) => Promise<T>): Promise<T> {
+  use<T>(runs: readonly Run[], call: (runs: FerriedRun[]) => Promise<T>): Promise<T> {
+    return this.usePlans(runs.map(ferried), call);
+  }
+
+  /**
+   * `use` for any values planned by ferryPlan (a run's, an indicator pool's): what the worker lacks of them is sent,
+   * then the call is made with them as Ferried values, in the order given.
+   */
+  async usePlans<T, V>(plans: readonly FerryPlan<V>[], call: (values: Ferried<V>[]) => Promise<T>): Promise<T> {
     clearTimeout(this.idleTimer);
-    const plans = runs.map(ferried);
     const named = new Set(plans.flatMap((p) => [...p.send.keys()]));
     for (const t of named) this.inUse.set(t, (this.inUse.get(t) ?? 0) + 1);
     try {
       await this.dropIdle(named);
-      for (const plan of plans) for (const [token, array] of plan.send) await this.ensure(token, array);
+      for (const plan of plans) for (const [token, array] of plan.send) await this.ensure(token, array, plan.part);
       return await call(plans.map((p) => p.ferried));
     } finally {
       for (const t of named) {
@@ -133,17 +172,17 @@ export class RunFerry {
     await this.remote.dropRunArrays(idle);
   }
 
-  private ensure(token: number, array: readonly unknown[]): Promise<void> {
+  private ensure(token: number, array: readonly unknown[], part: number): Promise<void> {
     if (this.held.has(token)) return Promise.resolve();
     let sending = this.sending.get(token);
     if (!sending) {
-      sending = this.send(token, array).finally(() => this.sending.delete(token));
+      sending = this.send(token, array, part).finally(() => this.sending.delete(token));
       this.sending.set(token, sending);
     }
     return sending;
   }
 
-  private async send(token: number, array: readonly unknown[]): Promise<void> {
+  private async send(token: number, array: readonly unknown[], part: number): Promise<void> {
     const parts: Promise<void>[] = [];
     let from = 0;
     try {
@@ -151,8 +190,8 @@ export class RunFerry {
         const start = performance.now();
         // Each call copies its part now, inside postMessage; the worker's acknowledgements are awaited at the end.
         do {
-          parts.push(this.remote.receiveRunPart(token, array.slice(from, from + PART), array.length));
-          from += PART;
+          parts.push(this.remote.receiveRunPart(token, array.slice(from, from + part), array.length));
+          from += part;
         } while (from < array.length && performance.now() - start < BUDGET_MS);
         if (from < array.length) await nextTask();
       }
