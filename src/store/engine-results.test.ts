@@ -3,7 +3,8 @@ import 'fake-indexeddb/auto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Intervention, Stage } from '../model/types.ts';
 import { keepIntervention, keepLlmCall, keepStage, withIntervention } from './engine-results.ts';
-import { JOURNAL_KEY, readJournal, type StorageLike } from './results-journal.ts';
+import { JOURNAL_KEY, journalPartKey, journalParts, readJournal } from './results-journal.ts';
+import { memoryStorage } from '../testing/memory-storage.ts';
 import { useLibrary } from './library.ts';
 import { openLibraryDb, startLibraryPersistence, type Persistence } from './library-db.ts';
 import { makeRun } from '../testing/test-runs.ts';
@@ -45,12 +46,6 @@ describe('keeping engine results', () => {
   });
 });
 
-/** A Storage kept in a Map (what localStorage does, synchronously). */
-function memoryStorage(): StorageLike & { map: Map<string, string> } {
-  const map = new Map<string, string>();
-  return { map, getItem: (k) => map.get(k) ?? null, setItem: (k, v) => void map.set(k, String(v)), removeItem: (k) => void map.delete(k) };
-}
-
 describe('the journal of results not yet written (ADR 0055)', () => {
   const stage = (id: string, index: number) => ({ id, index, subtasks: [], layers: [], derivedBy: 'llm' }) as unknown as Stage;
 
@@ -65,7 +60,7 @@ describe('the journal of results not yet written (ADR 0055)', () => {
     // Synchronously, before any write could have committed: all three are in storage.
     expect(readJournal(storage, S).map((e) => e.kind)).toEqual(['intervention', 'stage', 'call']);
     await persistence.flush();
-    expect(storage.map.has(JOURNAL_KEY)).toBe(false);
+    expect(journalParts(storage)).toEqual([]);
     const db = await openLibraryDb({ name });
     expect((await db.get('runs', 'r1'))?.interventions.map((i) => i.id)).toEqual(['a']);
     db.close();
@@ -100,11 +95,57 @@ describe('the journal of results not yet written (ADR 0055)', () => {
     expect(Object.keys(useLibrary.getState().llmCalls)).toEqual(['h#1']);
     expect(readJournal(left, S)).toHaveLength(3); // guarded until written; the bad and orphaned entries are gone
     await persistence.flush();
-    expect(left.map.has(JOURNAL_KEY)).toBe(false);
+    expect(journalParts(left)).toEqual([]);
     const db = await openLibraryDb({ name });
     expect((await db.get('runs', 'r1'))?.interventions.map((i) => i.id)).toEqual(['a']);
     expect((await db.get('llmCalls', 'h#1'))?.model).toBe('m');
     db.close();
+  });
+
+  it('guards results kept together in a part of their own, written alone, and lets each part go as its results are written', async () => {
+    const name = `engine-results-${++n}`;
+    const storage = memoryStorage();
+    persistence = await startLibraryPersistence({ name, debounceMs: 60_000, storage });
+    useLibrary.setState({ runs: { r1: makeRun('r1'), r2: makeRun('r2') } });
+    keepIntervention('r1', iv('a', 'pass@1'));
+    const first = storage.map.get(journalPartKey(1));
+    keepIntervention('r2', iv('b', 'pass@1'));
+    // The second keep wrote its own part and left the first as it was.
+    expect(journalParts(storage)).toEqual([1, 2]);
+    expect(storage.map.get(journalPartKey(1))).toBe(first);
+    expect(JSON.parse(storage.map.get(journalPartKey(2))!)).toEqual([{ kind: 'intervention', runId: 'r2', item: iv('b', 'pass@1') }]);
+    expect(readJournal(storage, S).map((e) => e.item.id)).toEqual(['a', 'b']);
+    // r2 is removed before the write: its part goes, as does r1's once written.
+    useLibrary.getState().removeRuns(['r2']);
+    await persistence.flush();
+    expect(journalParts(storage)).toEqual([]);
+  });
+
+  it('at load, puts back the parts of a journal in the order written, ignores keys that only look like parts, and rewrites it whole', async () => {
+    const name = `engine-results-${++n}`;
+    const first = memoryStorage();
+    persistence = await startLibraryPersistence({ name, debounceMs: 60_000, storage: first });
+    useLibrary.setState({ runs: { r1: makeRun('r1') } });
+    await persistence.flush();
+    persistence.stop();
+    persistence = undefined;
+    const entry = (action: string) => JSON.stringify([{ kind: 'intervention', runId: 'r1', item: iv('a', action) }]);
+    // Part 10 was written after part 9 (numbers, not text, order them); the whole journal comes first.
+    const left = memoryStorage([
+      [journalPartKey(10), entry('pass@3')],
+      [JOURNAL_KEY, entry('pass@1')],
+      [journalPartKey(9), entry('pass@2')],
+      [`${JOURNAL_KEY}#x`, entry('rejected')],
+      [`${JOURNAL_KEY}#01`, entry('rejected')],
+    ]);
+    useLibrary.setState({ hydrated: false, files: [], runs: {}, llmCalls: {} });
+    persistence = await startLibraryPersistence({ name, debounceMs: 60_000, storage: left });
+    expect(useLibrary.getState().runs.r1.interventions.map((i) => i.action)).toEqual(['pass@3']);
+    // Written whole again (one key), until the database holds it.
+    expect(journalParts(left)).toEqual([0]);
+    await persistence.flush();
+    expect(journalParts(left)).toEqual([]);
+    expect(left.map.has(`${JOURNAL_KEY}#x`)).toBe(true);
   });
 
   it('drops a guarded result the library no longer holds (a fresh pass cleared it)', async () => {
@@ -115,6 +156,6 @@ describe('the journal of results not yet written (ADR 0055)', () => {
     keepIntervention('r1', iv('a', 'pass@1'));
     useLibrary.getState().updateRun({ ...useLibrary.getState().runs.r1, interventions: [] });
     await persistence.flush();
-    expect(storage.map.has(JOURNAL_KEY)).toBe(false);
+    expect(journalParts(storage)).toEqual([]);
   });
 });

@@ -17,7 +17,7 @@ import { checkRun, sliceLookFor } from './stored-run-check.ts';
 import type { SliceLook } from '../model/fast-check-columns.ts';
 import { countStepFactsOfRuns } from '../model/step-facts.ts';
 import { runInSlices } from '../model/slices.ts';
-import { applyJournal, JOURNAL_LIMIT, readJournal, stillUnsaved, writeJournal, type StorageLike, type UnsavedResult } from './results-journal.ts';
+import { applyJournal, JOURNAL_LIMIT, readJournal, removeJournalPart, stillUnsaved, writeJournal, writeJournalPart, type LibraryRecords, type StorageLike, type UnsavedResult } from './results-journal.ts';
 
 export const DB_NAME = 'mas-replay-studio';
 
@@ -845,9 +845,39 @@ export function flushLibrary(): Promise<void> {
 /** The corpus' former estimate cache (ADR 0015): deleted once the library opens. */
 export const LEGACY_SHADOW_DB_NAME = 'mas-replay-corpus';
 
-/** Engine results kept on the page and not yet in the database, guarded in storage meanwhile (results-journal.ts). */
-let journal: UnsavedResult[] = [];
+/**
+ * Engine results kept on the page and not yet in the database, guarded in storage meanwhile (results-journal.ts): by
+ * part, each part the results kept together (part 0: those put back at load), written alone.
+ */
+let journal: { n: number; entries: UnsavedResult[] }[] = [];
+/** How many results the journal's parts hold. */
+let journalled = 0;
+let nextJournalPart = 1;
 let journalStorage: StorageLike | undefined;
+
+function resetJournal(): void {
+  journal = [];
+  journalled = 0;
+  nextJournalPart = 1;
+}
+
+/** Lets go of the journalled results the database now holds (or the library no longer does): their parts removed or made shorter. */
+function settleJournal(held: LibraryRecords, written: LibraryRecords): void {
+  if (journalled === 0) return;
+  const left = new Set(stillUnsaved(journal.flatMap((p) => p.entries), held, written));
+  if (left.size === journalled) return;
+  const parts: typeof journal = [];
+  for (const part of journal) {
+    const entries = part.entries.filter((e) => left.has(e));
+    if (entries.length === 0) removeJournalPart(journalStorage, part.n);
+    else {
+      if (entries.length !== part.entries.length) writeJournalPart(journalStorage, part.n, entries);
+      parts.push({ n: part.n, entries });
+    }
+  }
+  journal = parts;
+  journalled = left.size;
+}
 
 function browserStorage(): StorageLike | undefined {
   try {
@@ -867,12 +897,11 @@ export function journalResult(entry: UnsavedResult): void {
 
 /** journalResult for results that arrived together: one write of the journal for all of them. */
 export function journalResults(entries: readonly UnsavedResult[]): void {
-  if (!active || journal.length >= JOURNAL_LIMIT) return;
-  for (const entry of entries) {
-    if (journal.length >= JOURNAL_LIMIT) break;
-    journal.push(entry);
-  }
-  writeJournal(journalStorage, journal);
+  if (!active || journalled >= JOURNAL_LIMIT || entries.length === 0) return;
+  const part = { n: nextJournalPart++, entries: entries.slice(0, JOURNAL_LIMIT - journalled) };
+  journal.push(part);
+  journalled += part.entries.length;
+  writeJournalPart(journalStorage, part.n, part.entries);
 }
 
 /**
@@ -941,9 +970,11 @@ export async function startLibraryPersistence({
     written = { files: stored.files, runs: stored.runs, llmCalls: stored.llmCalls ?? emptyRecord() };
     // Results a previous page kept but could not write go back into their runs before anything is shown.
     const { library: recovered, applied } = applyJournal(written, readJournal(storage, schemas));
-    journal = applied;
+    resetJournal();
+    if (applied.length > 0) journal = [{ n: 0, entries: applied }];
+    journalled = applied.length;
     journalStorage = storage;
-    writeJournal(storage, journal);
+    writeJournal(storage, applied);
     // The stored library is read and checked: what the page does from here is the views' work (bench/views.bench.ts
     // measures their long tasks from this mark).
     performance.mark(LIBRARY_READ_MARK);
@@ -979,11 +1010,7 @@ export async function startLibraryPersistence({
           if (run === undefined || (run !== (Object.hasOwn(written.runs, id) ? written.runs[id] : undefined) && writtenByPage(run))) unsavedRuns.delete(id);
         }
         written = next;
-        const guarded = journal.length;
-        if (guarded > 0) {
-          journal = stillUnsaved(journal, library.getState(), written);
-          if (journal.length !== guarded) writeJournal(journalStorage, journal);
-        }
+        settleJournal(library.getState(), written);
         // Only writes that changed something count: a test or a view waiting for its change must not be satisfied
         // by an empty write (the store replaces its arrays on hydration without changing any record).
         const writes = usePersistence.getState().writes + (ops > 0 ? 1 : 0);
@@ -1030,7 +1057,7 @@ export async function startLibraryPersistence({
       if (typeof window !== 'undefined') window.removeEventListener('pagehide', onHide);
       if (active === persistence) {
         active = undefined;
-        journal = [];
+        resetJournal();
         journalStorage = undefined;
         activeDb = undefined;
         storageTarget = undefined;

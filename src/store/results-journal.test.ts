@@ -5,10 +5,11 @@ import type { Intervention, LlmCallRecord } from '../model/types.ts';
 import { makeRun } from '../testing/test-runs.ts';
 import { applyJournal, JOURNAL_KEY, readJournal, stillUnsaved, writeJournal, type UnsavedResult } from './results-journal.ts';
 import * as S from '../model/schema.ts';
+import { memoryStorage } from '../testing/memory-storage.ts';
 
 const iv = (id: string, action = 'pass@1'): Intervention => ({ id, engine: 'supervisor', stepId: 's0', action, reason: 'r', heuristic: false });
 const call = (id: string): LlmCallRecord => ({ id, requestHash: 'h', model: 'm', request: {}, response: {} });
-const store = (value: string | null) => ({ getItem: () => value, setItem: () => {}, removeItem: () => {} });
+const store = (value: string | null) => memoryStorage(value === null ? [] : [[JOURNAL_KEY, value]]);
 
 describe('readJournal', () => {
   it('is empty for nothing, bad JSON or a non-array, and skips each bad entry alone', () => {
@@ -45,14 +46,20 @@ describe('readJournal', () => {
   });
 
   it('survives a storage that refuses to write', () => {
-    const refusing = { getItem: () => null, setItem: () => { throw new Error('QuotaExceededError'); }, removeItem: () => { throw new Error('no'); } };
+    const refusing = memoryStorage([[JOURNAL_KEY, '[]']]);
+    refusing.setItem = () => {
+      throw new Error('QuotaExceededError');
+    };
+    refusing.removeItem = () => {
+      throw new Error('no');
+    };
     expect(() => writeJournal(refusing, [{ kind: 'call', item: call('c') }])).not.toThrow();
     expect(() => writeJournal(refusing, [])).not.toThrow();
   });
 
   it('round-trips through a storage', () => {
-    const map = new Map<string, string>();
-    const s = { getItem: (k: string) => map.get(k) ?? null, setItem: (k: string, v: string) => void map.set(k, v), removeItem: (k: string) => void map.delete(k) };
+    const s = memoryStorage();
+    const map = s.map;
     const entries: UnsavedResult[] = [{ kind: 'call', item: call('c') }];
     writeJournal(s, entries);
     expect(readJournal(s, S)).toEqual(entries);

@@ -4,6 +4,10 @@
 // a write has put it in the database. On the next load, whatever is still in the journal goes back into its run before
 // the library is shown. Only the small records are journalled (an intervention, a stage, an endpoint call), never a
 // run; the journal holds only the results of the last moments, so it stays small.
+//
+// Results kept together go under a key of their own (a part, JOURNAL_KEY#n), so that guarding them costs a write of
+// them alone: rewritten whole at each keep, a journal of up to JOURNAL_LIMIT results cost 10–30 ms of the page's thread
+// per keep during an engine's flood of results (ADR 0108). JOURNAL_KEY itself holds the journal written whole (at load).
 import { ownValue, recordOf } from '../model/record.ts';
 import { withIntervention, withStage } from '../model/run-results.ts';
 import type { Intervention, LlmCallRecord, Run, Stage } from '../model/types.ts';
@@ -12,7 +16,12 @@ export const JOURNAL_KEY = 'mas-replay:unsaved-results';
 /** Past this many unwritten results (the database refuses every write), new ones are no longer journalled. */
 export const JOURNAL_LIMIT = 1000;
 
-export type StorageLike = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>;
+/** The key of the journal's part `n`; part 0 is the journal written whole. */
+export function journalPartKey(n: number): string {
+  return n === 0 ? JOURNAL_KEY : `${JOURNAL_KEY}#${n}`;
+}
+
+export type StorageLike = Pick<Storage, 'getItem' | 'setItem' | 'removeItem' | 'key'> & { readonly length: number };
 
 export type UnsavedResult =
   | { kind: 'intervention'; runId: string; item: Intervention }
@@ -46,30 +55,68 @@ function entryOf(v: unknown, schemas: JournalSchemas): UnsavedResult | undefined
   return undefined;
 }
 
-/** What a journal says, entry by entry: a stored value is untrusted, and a bad entry is skipped, not the whole journal. */
-export function readJournal(storage: StorageLike | undefined, schemas: JournalSchemas): UnsavedResult[] {
-  let raw: unknown;
+/**
+ * The numbers of the journal's parts in storage, in the order they were written (0, the journal written whole, first).
+ * A key that only looks like a part's (not a whole number after the #) is no part.
+ */
+export function journalParts(storage: StorageLike | undefined): number[] {
+  const parts: number[] = [];
   try {
-    raw = JSON.parse(storage?.getItem(JOURNAL_KEY) ?? '[]');
+    if (!storage) return parts;
+    for (let i = 0; i < storage.length; i++) {
+      const key = storage.key(i);
+      if (key === JOURNAL_KEY) parts.push(0);
+      else if (key?.startsWith(`${JOURNAL_KEY}#`)) {
+        const n = Number(key.slice(JOURNAL_KEY.length + 1));
+        if (Number.isSafeInteger(n) && n > 0 && journalPartKey(n) === key) parts.push(n);
+      }
+    }
   } catch {
-    return [];
+    return parts; // storage disabled
   }
-  if (!Array.isArray(raw)) return [];
+  return parts.sort((a, b) => a - b);
+}
+
+/** What a journal says, part by part, entry by entry: a stored value is untrusted, and a bad entry is skipped, not the whole journal. */
+export function readJournal(storage: StorageLike | undefined, schemas: JournalSchemas): UnsavedResult[] {
   const out: UnsavedResult[] = [];
-  for (const v of raw) {
-    const entry = entryOf(v, schemas);
-    if (entry) out.push(entry);
+  for (const n of journalParts(storage)) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(storage?.getItem(journalPartKey(n)) ?? '[]');
+    } catch {
+      continue;
+    }
+    if (!Array.isArray(raw)) continue;
+    for (const v of raw) {
+      const entry = entryOf(v, schemas);
+      if (entry) out.push(entry);
+    }
   }
   return out;
 }
 
-/** Replaces the stored journal with `entries` (removed when empty). A storage that refuses leaves the page as before. */
+/** Replaces the stored journal, every part of it, with `entries` (none left when empty). A storage that refuses leaves the page as before. */
 export function writeJournal(storage: StorageLike | undefined, entries: readonly UnsavedResult[]): void {
+  for (const n of journalParts(storage)) removeJournalPart(storage, n);
+  if (entries.length > 0) writeJournalPart(storage, 0, entries);
+}
+
+/** Writes the journal's part `n` (entries kept together, or what is left of them to guard). */
+export function writeJournalPart(storage: StorageLike | undefined, n: number, entries: readonly UnsavedResult[]): void {
   try {
-    if (entries.length === 0) storage?.removeItem(JOURNAL_KEY);
-    else storage?.setItem(JOURNAL_KEY, JSON.stringify(entries));
+    storage?.setItem(journalPartKey(n), JSON.stringify(entries));
   } catch {
     // storage full or disabled: the result is still written to the database, only not guarded until then
+  }
+}
+
+/** Removes the journal's part `n` (all its results are in the database, or no longer in the library). */
+export function removeJournalPart(storage: StorageLike | undefined, n: number): void {
+  try {
+    storage?.removeItem(journalPartKey(n));
+  } catch {
+    // storage disabled: nothing was guarded there
   }
 }
 
