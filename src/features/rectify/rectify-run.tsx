@@ -1,6 +1,6 @@
 // Rectify-or-reject on one library run: parameters (K_act, T_max, γ, domain, zero-shot), run / cancel with progress,
 // and one card per agent message with its attempts, verdicts, feedback and final state.
-import { useMemo } from 'react';
+import { memo, useDeferredValue, useMemo } from 'react';
 import { auditableCount, DOMAINS, RECTIFIER_ENGINE, rectifierEffects, type Domain } from '../../engine/rectifier/index.ts';
 import { describeStepCounts, interventionsInRunOrderSlices, stepCounts, stepNumbersFor } from '../../model/steps.ts';
 import { useSliced } from '../../ui/use-sliced.ts';
@@ -191,8 +191,10 @@ const isAuditedMessage = (i: Intervention) => i.engine === RECTIFIER_ENGINE && !
 function Messages({ run: latest }: { run: Run }) {
   const navigate = useUrl((s) => s.navigate);
   const passing = useRectifyJob((s) => s.status === 'running' && s.runId === latest.id);
-  // Paced on a large run while a pass keeps results in it (the progress bar above counts them as they come).
-  const run = usePacedRun(latest, passing);
+  // Paced on a large run while a pass keeps results in it (the progress bar above counts them as they come). Drawn in
+  // React's background lane, in slices of a few ms: drawn with the result that brought it, the first page of 50
+  // audited messages was one task of 70–115 ms beside the keeping of that result (ADR 0108).
+  const run = useDeferredValue(usePacedRun(latest, passing));
   const effects = useMemo(() => rectifierEffects(run), [run]);
   // The messages in run order, found in one pass over the steps (Maps of every step were a long task at a million); in
   // slices on a large run, the list before shown meanwhile.
@@ -226,7 +228,7 @@ function Messages({ run: latest }: { run: Run }) {
       {pages > 1 && <Pager page={shownPage} pages={pages} perPage={MESSAGES_PAGE} total={mine.length} noun="messages" testPrefix="rectify" onPage={setPage} />}
       <ol className="space-y-3">
         {shown.map((iv) => (
-          <MessageItem key={iv.id} iv={iv} step={found.get(iv.stepId!)?.step} number={numbers.get(iv.stepId!)} fallback={!!fallback} onOpen={() => navigate('run', { run: run.id, step: iv.stepId! })} />
+          <MessageItem key={iv.id} iv={iv} step={found.get(iv.stepId!)?.step} number={numbers.get(iv.stepId!)} fallback={!!fallback} runId={run.id} navigate={navigate} />
         ))}
       </ol>
       {pages > 1 && <Pager page={shownPage} pages={pages} perPage={MESSAGES_PAGE} total={mine.length} noun="messages" testPrefix="rectify" onPage={setPage} />}
@@ -234,12 +236,37 @@ function Messages({ run: latest }: { run: Run }) {
   );
 }
 
-/** One audited message; `step` is its step, found with the others' in one pass (a search of the run per message was messages × steps). */
-function MessageItem({ iv, step, number, fallback, onOpen }: { iv: Intervention; step: Step | undefined; number: number | undefined; fallback: boolean; onOpen: () => void }) {
+/**
+ * A message's card: laid out and painted only near the screen (`content-visibility: auto`, ~260 px meanwhile, then the
+ * size it last had). Laid out at once, a page of 50 cards was a task of 50–65 ms of layout and paint (ADR 0108); they
+ * stay in the DOM for find-in-page and assistive technology.
+ */
+const MESSAGE_CARD = 'rounded border p-3 [content-visibility:auto] [contain-intrinsic-size:auto_260px]';
+
+/**
+ * One audited message; `step` is its step, found with the others' in one pass (a search of the run per message was
+ * messages × steps). Drawn again only when one of its props changes: a pass's next results leave the page's cards as they are.
+ */
+const MessageItem = memo(function MessageItem({
+  iv,
+  step,
+  number,
+  fallback,
+  runId,
+  navigate,
+}: {
+  iv: Intervention;
+  step: Step | undefined;
+  number: number | undefined;
+  fallback: boolean;
+  runId: string;
+  navigate: ReturnType<typeof useUrl.getState>['navigate'];
+}) {
+  const onOpen = () => navigate('run', { run: runId, step: iv.stepId! });
   const d = rectifierAudit(iv);
   const final = typeof d?.finalOutput === 'string' && d.finalOutput !== d.originalOutput ? d.finalOutput : undefined;
   return (
-    <li className={`rounded border p-3 ${iv.action === 'rejected' ? 'border-red-200 bg-red-50/40' : 'border-slate-200'}`} data-testid="rectify-message" data-state={iv.action} data-step={iv.stepId}>
+    <li className={`${MESSAGE_CARD} ${iv.action === 'rejected' ? 'border-red-200 bg-red-50/40' : 'border-slate-200'}`} data-testid="rectify-message" data-state={iv.action} data-step={iv.stepId}>
       <header className="mb-1 flex flex-wrap items-center gap-2 text-sm">
         <span className="font-medium">{d?.agent ?? step?.agentId ?? ''}</span>
         <span className="text-xs text-slate-500" data-testid="rectify-step-number">
@@ -264,4 +291,4 @@ function MessageItem({ iv, step, number, fallback, onOpen }: { iv: Intervention;
       <RectifierDetails iv={iv} />
     </li>
   );
-}
+});
