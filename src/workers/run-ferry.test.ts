@@ -5,8 +5,9 @@ import * as Comlink from 'comlink';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Handoff, Run, Step } from '../model/types.ts';
 import { makeRun } from '../testing/test-runs.ts';
+import { estimateBytes } from '../model/run-chunks.ts';
 import { ferryHostApi, heldArrays, runOf, valueOf } from './run-ferry-host.ts';
-import { ferried, ferryPlan, INLINE_MAX, PART, RunFerry, type Ferried, type FerriedRun, type FerryHostApi, type FerryShape } from './run-ferry.ts';
+import { ferried, ferryPlan, INLINE_MAX, PART, PART_BYTES, partSize, RunFerry, type Ferried, type FerriedRun, type FerryHostApi, type FerryShape } from './run-ferry.ts';
 import { RunningJobs } from './running-jobs.ts';
 
 function bigRun(id: string, steps: number, handoffs: number): Run {
@@ -187,6 +188,21 @@ describe('RunFerry', () => {
     expect(plan.send.size).toBe(0);
     expect(plan.ferried.head.indicators).toHaveLength(10);
     expect(() => valueOf({ head: small, arrays: [{ key: 'indicators', token: 987655, length: 3 }] }, 'pool small')).toThrow(/indicators of pool small are not here/);
+  });
+
+  it('sends large items in smaller parts, of about PART_BYTES each (an engine pass’s interventions)', async () => {
+    const { ferry, parts, remote } = connect();
+    const run = bigRun('fat', 10, 0);
+    const interventions = Array.from({ length: 2 * PART }, (_, i) => ({ id: `rectifier:${i}`, stepId: `s${i}`, engine: 'rectifier', action: 'retrieval-only', reason: 'r'.repeat(1200), heuristic: true })) as Run['interventions'];
+    const per = estimateBytes(interventions[0]);
+    expect(per * PART).toBeGreaterThan(2 * PART_BYTES);
+    const received = await ferry.use([{ ...run, interventions }], ([f]) => remote.echo(f));
+    expect(received.interventions).toEqual(interventions);
+    const size = Math.floor(PART_BYTES / per);
+    expect(parts.every((n) => n <= size)).toBe(true);
+    expect(parts.length).toBe(Math.ceil((2 * PART) / size));
+    // Small items still go PART at a time.
+    expect(partSize(bigRun('thin', PART, 0).steps, PART)).toBe(PART);
   });
 
   it('a run whose arrays were dropped is refused by name, not read short', () => {

@@ -12,6 +12,7 @@
 // pool, 2,000 indicators and 3 MB, copied whole with each call took 40–75 ms of the page's thread, four times in one
 // offline pass (ADR 0108).
 import type { Remote } from 'comlink';
+import { estimateBytes } from '../model/run-chunks.ts';
 import { nextTask } from '../model/slices.ts';
 import type { Run } from '../model/types.ts';
 
@@ -29,6 +30,23 @@ export const INLINE_MAX = 1000;
 export const PART = 1000;
 /** A task sends parts until it has spent this long, then gives the page its thread back. */
 export const BUDGET_MS = 8;
+/**
+ * A part holds fewer items when its items are large: about this many bytes (estimateBytes, ~2× their JSON) at most.
+ * 1,000 chat messages are ~620 KB so; 1,000 of a rectify pass's interventions were 2.4 MB, one copy of ~25 ms inside
+ * one postMessage, past any budget (ADR 0108).
+ */
+export const PART_BYTES = 640_000;
+/** Items looked at to size a part: spread over the array. */
+const SIZE_SAMPLES = 16;
+
+/** How many of `array`'s items go in one part: at most `most`, and about PART_BYTES by a sample of its items. */
+export function partSize(array: readonly unknown[], most: number): number {
+  const samples = Math.min(SIZE_SAMPLES, array.length);
+  if (samples === 0) return most;
+  let bytes = 0;
+  for (let i = 0; i < samples; i++) bytes += estimateBytes(array[Math.floor((i * array.length) / samples)]);
+  return Math.max(1, Math.min(most, Math.floor(PART_BYTES / (bytes / samples))));
+}
 
 /** A value as an engine worker receives it: its small fields, and its large arrays named by the token they were sent under. */
 export interface Ferried<T> {
@@ -182,8 +200,9 @@ export class RunFerry {
     return sending;
   }
 
-  private async send(token: number, array: readonly unknown[], part: number): Promise<void> {
+  private async send(token: number, array: readonly unknown[], most: number): Promise<void> {
     const parts: Promise<void>[] = [];
+    const part = partSize(array, most);
     let from = 0;
     try {
       while (from < array.length) {
