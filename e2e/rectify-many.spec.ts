@@ -85,8 +85,8 @@ test(`an offline pass over ${MANY.toLocaleString('en')} chat messages keeps its 
   await expect(page.getByTestId('rectify-messages')).toContainText(`Agent messages (${audits.toLocaleString('en')})`);
   await expect(page.locator('html')).toHaveAttribute('data-library-status', 'saved', { timeout: 60_000 });
 
-  // The run's interventions as stored: in chunks of at most 2,000, and some of them kept from an earlier write while
-  // the pass went on (a chunk kept so says the fewer chunks the array had then, ADR 0086).
+  // The run's interventions as stored: in chunks of at most 500 (ADR 0108), and some of them kept from an earlier write
+  // while the pass went on (a chunk kept so says the fewer chunks the array had then, ADR 0086).
   const stored = await page.evaluate(async (id) => {
     const db = await new Promise<IDBDatabase>((resolve, reject) => {
       const open = indexedDB.open('mas-replay-studio');
@@ -102,8 +102,8 @@ test(`an offline pass over ${MANY.toLocaleString('en')} chat messages keeps its 
     return chunks.map((c) => ({ items: c.items.length, of: c.of }));
   }, runId);
   expect(stored.reduce((n, c) => n + c.items, 0)).toBe(audits);
-  expect(stored.length).toBe(Math.ceil(audits / 2000));
-  expect(stored.every((c) => c.items <= 2000)).toBe(true);
+  expect(stored.length).toBe(Math.ceil(audits / 500));
+  expect(stored.every((c) => c.items <= 500)).toBe(true);
   expect(stored.some((c) => c.of < stored.length)).toBe(true);
 
   // A reload reads them back whole: every message, none set aside.

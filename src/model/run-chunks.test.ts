@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { APPENDED_CHUNK_ITEMS, CHUNK_SLICE_ROWS, chunkInColumns, DEFAULT_CHUNK_LIMITS, estimateBytes, joinChunks, lookedItemsOf, needsChunks, planRunWrite, readableChunk, readChunk, splitItems, storedChunkParts, type ChunkLimits } from './run-chunks.ts';
+import { APPENDED_CHUNK_ITEMS, CHUNK_SLICE_ROWS, LONG_ARRAY_ITEMS, chunkInColumns, DEFAULT_CHUNK_LIMITS, estimateBytes, joinChunks, lookedItemsOf, needsChunks, planRunWrite, readableChunk, readChunk, splitItems, storedChunkParts, type ChunkLimits } from './run-chunks.ts';
 import { sliceLookOf } from './fast-check-columns.ts';
 import { Handoff as HandoffSchema, Step as StepSchema } from './schema.ts';
 import { StringTable, toColumns, type ColumnSlice } from './step-columns.ts';
@@ -103,10 +103,12 @@ describe('a run in chunks (ADR 0025)', () => {
     const plan = planRunWrite(run, { spansApart: false });
     expect(plan.sizes.interventions).toEqual([APPENDED_CHUNK_ITEMS, 1]);
     expect(plan.sizes.steps).toEqual([3]);
-    // Steps past APPENDED_CHUNK_ITEMS too: a later label or result writes the record, not the steps again.
-    expect(needsChunks(longRun(APPENDED_CHUNK_ITEMS), DEFAULT_CHUNK_LIMITS)).toBe(false);
-    expect(needsChunks(longRun(APPENDED_CHUNK_ITEMS + 1), DEFAULT_CHUNK_LIMITS)).toBe(true);
-    expect(planRunWrite(longRun(APPENDED_CHUNK_ITEMS + 1), { spansApart: false }).sizes.steps).toEqual([APPENDED_CHUNK_ITEMS + 1]);
+    // As many as a chunk holds: the run is written whole.
+    expect(needsChunks({ ...run, interventions: run.interventions.slice(0, APPENDED_CHUNK_ITEMS) }, DEFAULT_CHUNK_LIMITS)).toBe(false);
+    // Steps past LONG_ARRAY_ITEMS too: a later label or result writes the record, not the steps again.
+    expect(needsChunks(longRun(LONG_ARRAY_ITEMS), DEFAULT_CHUNK_LIMITS)).toBe(false);
+    expect(needsChunks(longRun(LONG_ARRAY_ITEMS + 1), DEFAULT_CHUNK_LIMITS)).toBe(true);
+    expect(planRunWrite(longRun(LONG_ARRAY_ITEMS + 1), { spansApart: false }).sizes.steps).toEqual([LONG_ARRAY_ITEMS + 1]);
   });
 });
 

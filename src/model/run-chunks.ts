@@ -29,10 +29,13 @@ export const DEFAULT_CHUNK_LIMITS: ChunkLimits = { maxItems: 20_000, maxBytes: 2
  * items their chunks hold at most (ADR 0086). The page's write after such a change keeps the stored chunks whose items
  * are all still in place, but the last, and writes the rest: the last chunk and the new items. Small chunks bound that
  * write. Written whole, an offline rectify pass over 20,000 chat messages cloned the run and its growing
- * interventions at every write, in tasks of 90–147 ms.
+ * interventions at every write, in tasks of 90–147 ms. At 2,000 a chunk of a rectify pass's interventions was 2.4 MB,
+ * a put of ~40 ms on the page, and a run of 600 rectified messages was still written whole at each write (ADR 0108).
  */
 export const APPENDED_FIELDS: readonly ChunkedField[] = ['interventions', 'annotations'];
-export const APPENDED_CHUNK_ITEMS = 2000;
+export const APPENDED_CHUNK_ITEMS = 500;
+/** Past this many items, another array (steps, handoffs, spans) puts its run in chunks too (hasLongArray). */
+export const LONG_ARRAY_ITEMS = 2000;
 
 /** Items a chunk of `field` holds at most. */
 export function chunkItemsOf(field: ChunkedField, limits: ChunkLimits): number {
@@ -288,14 +291,15 @@ export function splitItems<T>(items: readonly T[], limits: ChunkLimits): T[][] {
 }
 
 /**
- * Whether one of a run's arrays has more than APPENDED_CHUNK_ITEMS items (at most a chunk's): such a run is stored in
- * chunks. That is any array longer than its chunk, and also steps that a later change (a label, an engine's first
- * results) would otherwise write again with the run's record, cloned and read back by IndexedDB on the page's thread
- * (a 20,000-message chat log: a task of ~75 ms at each write while an engine kept results, ADR 0086).
+ * Whether one of a run's arrays is long: an appended array with more items than its chunk holds, or another with more
+ * than LONG_ARRAY_ITEMS (at most a chunk's). Such a run is stored in chunks. That is any array longer than its chunk,
+ * and also steps that a later change (a label, an engine's first results) would otherwise write again with the run's
+ * record, cloned and read back by IndexedDB on the page's thread (a 20,000-message chat log: a task of ~75 ms at each
+ * write while an engine kept results, ADR 0086).
  */
 export function hasLongArray(run: Run, limits: ChunkLimits = DEFAULT_CHUNK_LIMITS): boolean {
-  const most = Math.min(limits.maxItems, APPENDED_CHUNK_ITEMS);
-  for (const field of CHUNKED_FIELDS) if ((run[field]?.length ?? 0) > most) return true;
+  const most = Math.min(limits.maxItems, LONG_ARRAY_ITEMS);
+  for (const field of CHUNKED_FIELDS) if ((run[field]?.length ?? 0) > (APPENDED_FIELDS.includes(field) ? chunkItemsOf(field, limits) : most)) return true;
   return false;
 }
 
