@@ -46,6 +46,17 @@ describe('keeping engine results', () => {
   });
 });
 
+/** A first page that wrote run r1 to a fresh database and stopped: the database's name. */
+async function firstPageWroteR1(): Promise<string> {
+  const name = `engine-results-${++n}`;
+  persistence = await startLibraryPersistence({ name, debounceMs: 60_000, storage: memoryStorage() });
+  useLibrary.setState({ runs: { r1: makeRun('r1') } });
+  await persistence.flush();
+  persistence.stop();
+  persistence = undefined;
+  return name;
+}
+
 describe('the journal of results not yet written (ADR 0055)', () => {
   const stage = (id: string, index: number) => ({ id, index, subtasks: [], layers: [], derivedBy: 'llm' }) as unknown as Stage;
 
@@ -67,14 +78,8 @@ describe('the journal of results not yet written (ADR 0055)', () => {
   });
 
   it('puts back what a page kept but did not write, before the library is shown, and writes it', async () => {
-    const name = `engine-results-${++n}`;
     // A first page writes the run, then keeps a result whose write never happens (the reload cuts it).
-    const first = memoryStorage();
-    persistence = await startLibraryPersistence({ name, debounceMs: 60_000, storage: first });
-    useLibrary.setState({ runs: { r1: makeRun('r1') } });
-    await persistence.flush();
-    persistence.stop();
-    persistence = undefined;
+    const name = await firstPageWroteR1();
     const left = memoryStorage();
     left.map.set(
       JOURNAL_KEY,
@@ -122,13 +127,7 @@ describe('the journal of results not yet written (ADR 0055)', () => {
   });
 
   it('at load, puts back the parts of a journal in the order written, ignores keys that only look like parts, and rewrites it whole', async () => {
-    const name = `engine-results-${++n}`;
-    const first = memoryStorage();
-    persistence = await startLibraryPersistence({ name, debounceMs: 60_000, storage: first });
-    useLibrary.setState({ runs: { r1: makeRun('r1') } });
-    await persistence.flush();
-    persistence.stop();
-    persistence = undefined;
+    const name = await firstPageWroteR1();
     const entry = (action: string) => JSON.stringify([{ kind: 'intervention', runId: 'r1', item: iv('a', action) }]);
     // Part 10 was written after part 9 (numbers, not text, order them); the whole journal comes first.
     const left = memoryStorage([
