@@ -18,9 +18,9 @@ const withJob = rectifier.job.bind(rectifier);
 /**
  * An indicator pool crosses through the ferry (ADR 0108): the published math pool is 2,000 indicators, 3 MB, and its
  * copy inside one postMessage held the page 40–75 ms at each call (a pass's start, and an estimate at each change of
- * its status). In parts of 100 (~150 KB, a few ms each), once while the worker holds it.
+ * its status). In parts of ~200 indicators (partSize: ~300 KB, a few ms each), once while the worker holds it.
  */
-export const POOL_SHAPE: FerryShape = { keys: ['indicators'], inlineMax: 100, part: 100 };
+export const POOL_SHAPE: FerryShape = { keys: ['indicators'], inlineMax: 100 };
 
 export function rectifyInWorker(job: RectifyJob, events: RectifyJobEvents, signal: AbortSignal): Promise<JobResult<RectifyRunResult>> {
   return withJob(signal, (_, id) => rectifier.withRunsAnd([job.run], job.pool, POOL_SHAPE, (api, [run], pool) => api.start(id, { ...job, run, pool }, Comlink.proxy(events))));

@@ -163,10 +163,10 @@ describe('RunFerry', () => {
     expect(received.steps.at(-1)?.id).toBe('grows-late');
   });
 
-  it('another value (an indicator pool) crosses by its own shape: its parts of its own size, sent once while held', async () => {
+  it('another value (an indicator pool) crosses by its own shape, in parts sized by its items, sent once while held', async () => {
     const { ferry, parts, remote } = connect();
-    const shape: FerryShape = { keys: ['indicators'], inlineMax: 10, part: 25 };
-    const pool: Pool = { name: 'math', indicators: Array.from({ length: 110 }, (_, i) => ({ name: `I${i}`, definition: 'x'.repeat(1500) })) };
+    const shape: FerryShape = { keys: ['indicators'], inlineMax: 10 };
+    const pool: Pool = { name: 'math', indicators: Array.from({ length: 500 }, (_, i) => ({ name: `I${String(i).padStart(3, '0')}`, definition: 'x'.repeat(1500) })) };
     const run = bigRun('with-pool', 2 * PART, 0);
     const call = () =>
       ferry.usePlans<{ run: Run; pool: Pool }, object>([ferried(run), ferryPlan(pool, shape)], ([r, p]) => {
@@ -177,11 +177,13 @@ describe('RunFerry', () => {
     const first = await call();
     expect(first.pool).toEqual(structuredClone(pool));
     expect(first.run).toEqual(structuredClone(run));
-    // The run's steps in two parts of PART, the pool's 110 indicators in five of at most 25.
-    expect(parts).toEqual([PART, PART, 25, 25, 25, 25, 10]);
+    // The run's steps in two parts of PART; the pool's 500 indicators (~3 KB each by estimateBytes) in parts of about PART_BYTES.
+    const size = Math.floor(PART_BYTES / estimateBytes(pool.indicators[0]));
+    expect(size).toBeLessThan(250);
+    expect(parts).toEqual([PART, PART, size, size, 500 - 2 * size]);
     // Asked again (an estimate at the next status), neither is sent again.
-    expect((await call()).pool.indicators).toHaveLength(110);
-    expect(parts).toHaveLength(7);
+    expect((await call()).pool.indicators).toHaveLength(500);
+    expect(parts).toHaveLength(5);
     // A small pool goes with the call.
     const small: Pool = { name: 'small', indicators: pool.indicators.slice(0, 10) };
     const plan = ferryPlan(small, shape);

@@ -58,17 +58,16 @@ export interface Ferried<T> {
 export type FerriedRun = Ferried<Run>;
 
 /**
- * How a kind of value crosses: which of its fields are large arrays, how many items go with the call itself, and how
- * many go in one part. Items of a kind differ in size: a chat message is a few hundred bytes, a pool's indicator ~1.5 KB.
+ * How a kind of value crosses: which of its fields are large arrays, and how many items go with the call itself. The
+ * rest go in parts sized by their items' bytes (partSize).
  */
 export interface FerryShape {
   keys: readonly string[];
   inlineMax: number;
-  part: number;
 }
 
-/** Runs: their large arrays (FERRIED_ARRAYS), PART items per part. */
-export const RUN_SHAPE: FerryShape = { keys: FERRIED_ARRAYS, inlineMax: INLINE_MAX, part: PART };
+/** Runs: their large arrays (FERRIED_ARRAYS). */
+export const RUN_SHAPE: FerryShape = { keys: FERRIED_ARRAYS, inlineMax: INLINE_MAX };
 
 /** The worker's side, as the page calls it (run-ferry-host.ts). */
 export interface FerryHostApi {
@@ -91,11 +90,10 @@ function tokenOf(array: readonly unknown[]): number {
   return token;
 }
 
-/** What `use` sends of one value: the value as ferried, and the arrays to send by token, with their part size. */
+/** What `use` sends of one value: the value as ferried, and the arrays to send by token. */
 export interface FerryPlan<T> {
   ferried: Ferried<T>;
   send: Map<number, readonly unknown[]>;
-  part: number;
 }
 
 /** `value` as a Ferried value of `shape` (no copy made): which of its arrays go in parts, and the rest. */
@@ -111,7 +109,7 @@ export function ferryPlan<T extends object>(value: T, shape: FerryShape): FerryP
     send.set(token, array);
     head[key] = [];
   }
-  return { ferried: { head: head as T, arrays }, send, part: shape.part };
+  return { ferried: { head: head as T, arrays }, send };
 }
 
 /** `run` as a FerriedRun (no copy made): which of its arrays go in parts, and the rest. */
@@ -157,7 +155,7 @@ export class RunFerry {
     for (const t of named) this.inUse.set(t, (this.inUse.get(t) ?? 0) + 1);
     try {
       await this.dropIdle(named);
-      for (const plan of plans) for (const [token, array] of plan.send) await this.ensure(token, array, plan.part);
+      for (const plan of plans) for (const [token, array] of plan.send) await this.ensure(token, array);
       return await call(plans.map((p) => p.ferried));
     } finally {
       for (const t of named) {
@@ -190,19 +188,19 @@ export class RunFerry {
     await this.remote.dropRunArrays(idle);
   }
 
-  private ensure(token: number, array: readonly unknown[], part: number): Promise<void> {
+  private ensure(token: number, array: readonly unknown[]): Promise<void> {
     if (this.held.has(token)) return Promise.resolve();
     let sending = this.sending.get(token);
     if (!sending) {
-      sending = this.send(token, array, part).finally(() => this.sending.delete(token));
+      sending = this.send(token, array).finally(() => this.sending.delete(token));
       this.sending.set(token, sending);
     }
     return sending;
   }
 
-  private async send(token: number, array: readonly unknown[], most: number): Promise<void> {
+  private async send(token: number, array: readonly unknown[]): Promise<void> {
     const parts: Promise<void>[] = [];
-    const part = partSize(array, most);
+    const part = partSize(array, PART);
     let from = 0;
     try {
       while (from < array.length) {
