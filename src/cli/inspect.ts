@@ -81,9 +81,32 @@ function writeText(report: ReturnType<typeof inspectReport>): void {
       const calls = Object.entries(r.tool_calls).map(([name, n]) => `${name} ×${n}`);
       if (calls.length > 0) printOut`    tool calls: ${calls.join(', ')}\n`;
       for (const a of r.agents) printOut`    - ${a.name}: ${a.steps} steps, ${a.tokens} tokens\n`;
-      for (const l of r.loops) printOut`    loop (${l.agents.join(', ')}): ${l.label} at steps ${l.steps.join(', ')}, ${l.tokens} tokens\n`;
+      for (const l of r.loops) printOut`    loop (${l.agents.join(', ')}): ${l.label} at ${stepList(l.steps)}, ${l.tokens} tokens\n`;
     }
   }
+}
+
+/** Pieces of a loop's step list the text output writes before it says how many more there are. */
+const STEP_PIECES = 12;
+
+/**
+ * A loop's 1-based step numbers for a person to read: runs of consecutive steps as ranges (`18–21`), at most
+ * STEP_PIECES pieces and then the count of the rest and the last step. A loop over a million-step chat log listed
+ * every number, a line of 7.8 MB; `--json` still gives them all (SPEC §7).
+ */
+export function stepList(steps: readonly number[]): string {
+  const pieces: string[] = [];
+  let i = 0;
+  while (i < steps.length && pieces.length < STEP_PIECES) {
+    let j = i;
+    while (j + 1 < steps.length && steps[j + 1] === steps[j] + 1) j++;
+    pieces.push(j === i ? String(steps[i]) : j === i + 1 ? `${steps[i]}, ${steps[j]}` : `${steps[i]}–${steps[j]}`);
+    i = j + 1;
+  }
+  const word = steps.length === 1 && !pieces[0].includes('–') ? 'step' : 'steps';
+  if (i >= steps.length) return `${word} ${pieces.join(', ')}`;
+  const rest = steps.length - i;
+  return `steps ${pieces.join(', ')} and ${rest.toLocaleString('en')} more to step ${steps[steps.length - 1]} (${steps.length.toLocaleString('en')} in all)`;
 }
 
 /** The run's loops as the run view shows them: step numbers are 1-based positions in its step list. */
