@@ -44,3 +44,16 @@ test('an idle import worker loads the tokenizer on its own; a chat log dropped t
   expect(total).toBeGreaterThan(1000);
   await expect(fileRuns(page, '1.json').getByTestId('run-tokens')).toContainText(`≈${total.toLocaleString('en-US')}`);
 });
+
+test('on a first visit the samples load and the idle worker still loads the tokenizer on its own (ADR 0109)', async ({ page }) => {
+  skipWithoutShared(WHO_AND_WHEN);
+  // A first visit: no openStudio (which marks the visit as a later one), so the bundled samples are imported.
+  await page.goto('/');
+  await expect(page.getByTestId('library-file')).toHaveCount(3, { timeout: 30_000 });
+  const worker = await importWorker(page);
+  // Before ADR 0109 the samples' import counted as the person's first file, and the worker never loaded it on its own.
+  await expect.poll(async () => (await tokenizerState(worker)).fetched, { timeout: 15_000 }).toBe(true);
+  await openTraceFiles(page, sharedTrace(WHO_AND_WHEN));
+  await expect(fileRuns(page, '1.json').getByTestId('run-tokens')).toContainText('estimated');
+});
+

@@ -47,6 +47,11 @@ export interface ImportOptions {
   storage?: RunStorage | (() => Promise<RunStorage | undefined>);
   /** How far the worker's write of the `file`-th loaded file is (its database requests done, of how many). */
   onSaving?: (file: number, written: number, total: number) => void;
+  /**
+   * The studio's bundled samples: the worker still loads the token counter once idle (ADR 0038), as it does before a
+   * person's first file (ADR 0109).
+   */
+  bundled?: boolean;
 }
 
 let worker: Worker | undefined;
@@ -171,7 +176,7 @@ function whenIdle(): Promise<void> {
 }
 
 /** Import files in the worker. Rejects with ImportCancelled when the signal aborts; per-file errors are in the result. */
-export async function importInWorker(sources: ImportSource[], { onProgress, signal, storage: given, onSaving }: ImportOptions = {}): Promise<ImportBatchResult> {
+export async function importInWorker(sources: ImportSource[], { onProgress, signal, storage: given, onSaving, bundled = false }: ImportOptions = {}): Promise<ImportBatchResult> {
   if (signal?.aborted) throw new ImportCancelled();
   const fileCount = sources.length;
   // Files go to the worker as they are (a handle, not their bytes): it reads and decodes them itself. A file too big
@@ -256,7 +261,7 @@ export async function importInWorker(sources: ImportSource[], { onProgress, sign
     },
   };
   const buffers = inputs.flatMap((i) => ('bytes' in i ? [i.bytes] : []));
-  const imported = api.importFiles(Comlink.transfer(inputs, buffers), Comlink.proxy(callbacks), typeof given === 'function' ? undefined : given);
+  const imported = api.importFiles(Comlink.transfer(inputs, buffers), Comlink.proxy(callbacks), typeof given === 'function' ? undefined : given, bundled);
   const work = imported.then((failures): ImportBatchResult => {
     const result: ImportBatchResult = { loaded, failures };
     if (storage) result.storing = loaded.map((file, i) => ({ file, durable: durable[i].promise }));

@@ -144,10 +144,12 @@ async function importNow(sources: (FileInput | { name: string; file: Blob })[], 
 const api = {
   /**
    * Each loaded file goes to `onPart` in parts; the failures are the answer. With `storage`, the runs are written
-   * there after the whole batch has been handed over (the page never waits for the write to show them).
+   * there after the whole batch has been handed over (the page never waits for the write to show them). `bundled`:
+   * the studio's own samples, which leave the token counter's idle preload to run (ADR 0109).
    */
-  async importFiles(sources: (FileInput | { name: string; file: Blob })[], callbacks: ImportCallbacks, storage?: RunStorage): Promise<ImportFailureInfo[]> {
-    started = true;
+  async importFiles(sources: (FileInput | { name: string; file: Blob })[], callbacks: ImportCallbacks, storage?: RunStorage, bundled = false): Promise<ImportFailureInfo[]> {
+    // The studio's own samples (a first visit) are not the person's first file: the idle preload still runs after them.
+    if (!bundled) started = true;
     return importNow(sources, callbacks, storage);
   },
 

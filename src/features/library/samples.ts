@@ -1,6 +1,7 @@
 // The bundled samples (public/samples, made by scripts/gen-samples.ts): simulated sessions so the studio is useful
 // offline. Loaded on `?samples=1`, on the very first visit when the library is empty, and by the "Load samples" button.
 import { fetchSource, openSources } from './open-files.ts';
+import { importInWorker } from '../../workers/import-client.ts';
 
 export interface SampleEntry {
   file: string;
@@ -27,7 +28,8 @@ export async function fetchSampleIndex(): Promise<SampleIndex> {
 export async function loadSamples(): Promise<void> {
   const index = await fetchSampleIndex();
   const sources = await Promise.all(index.samples.map((s) => fetchSource(`${SAMPLES_BASE}${s.file}`)));
-  await openSources(sources, 'the bundled samples');
+  // Marked as the studio's own: the import worker's idle preload of the token counter still runs after them (ADR 0109).
+  await openSources(sources, 'the bundled samples', (files, options) => importInWorker(files, { ...options, bundled: true }));
 }
 
 /** True once per browser profile: the first time the studio is opened. Later visits respect an emptied library. */
