@@ -90,10 +90,27 @@ export function llmAnswerer(client: LlmClient): Answerer {
 
 function heuristicResult(state: EdgeState): EdgeClarification {
   const flag = flagEdge(state);
-  const base = { edgeId: state.id, originalMessage: state.message, revisedMessage: state.message, changed: false, tokens: zero(), latencyMs: 0, resolved: null, heuristic: true, repairs: [], llmCallIds: [] };
-  if (!flag) return { ...base, type: 'NONE', toAgent: null, question: '' };
+  // Written out, not spread from a shared base: one object per edge, in the order the spread gave its fields.
+  const { id: edgeId, message } = state;
+  if (!flag) return { edgeId, originalMessage: message, revisedMessage: message, changed: false, tokens: zero(), latencyMs: 0, resolved: null, heuristic: true, repairs: [], llmCallIds: [], type: 'NONE', toAgent: null, question: '' };
   const agent = flag.toAgent === 'receiver' ? state.receiver : state.sender;
-  return { ...base, type: flag.type, toAgent: flag.toAgent, addressee: { id: agent.id, name: agent.name }, question: flag.question, signal: flag.signal };
+  return {
+    edgeId,
+    originalMessage: message,
+    revisedMessage: message,
+    changed: false,
+    tokens: zero(),
+    latencyMs: 0,
+    resolved: null,
+    heuristic: true,
+    repairs: [],
+    llmCallIds: [],
+    type: flag.type,
+    toAgent: flag.toAgent,
+    addressee: { id: agent.id, name: agent.name },
+    question: flag.question,
+    signal: flag.signal,
+  };
 }
 
 /** Clarify one edge. Throws ClarificationFailed when an endpoint call fails after the client's retries. */

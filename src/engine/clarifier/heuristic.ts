@@ -10,7 +10,7 @@ export interface HeuristicFlag extends ClarifierDecision {
   signal: string;
 }
 
-const PLACEHOLDERS: RegExp[] = [
+export const PLACEHOLDERS: RegExp[] = [
   /\b(?:TODO|TBD|FIXME)\b/,
   /\[(?:insert|your|placeholder|todo|tbd|fill in|value)[^\]\n]{0,40}\]/i,
   /<(?:insert|your|placeholder|fill[ _-]?in|value)[^>\n]{0,40}>/i,
@@ -20,7 +20,14 @@ const PLACEHOLDERS: RegExp[] = [
   /\bXXX+\b/,
 ];
 
+/**
+ * What every PLACEHOLDERS pattern needs somewhere in the text (case aside): a message without any of these is passed
+ * without running the seven patterns. A chat log's million plain messages each ran them all.
+ */
+export const PLACEHOLDER_HINT = /TODO|TBD|FIXME|\[|<|\{\{|\?\?\?|lorem ipsum|XXX/i;
+
 function placeholder(text: string): string | undefined {
+  if (!PLACEHOLDER_HINT.test(text)) return undefined;
   for (const re of PLACEHOLDERS) {
     const m = re.exec(text);
     if (m) return m[0];
@@ -30,7 +37,7 @@ function placeholder(text: string): string | undefined {
 
 function jsonProblem(text: string): string | undefined {
   const candidates: string[] = [];
-  for (const m of text.matchAll(/```json\s*\n([\s\S]*?)```/gi)) candidates.push(m[1]);
+  if (text.includes('```')) for (const m of text.matchAll(/```json\s*\n([\s\S]*?)```/gi)) candidates.push(m[1]);
   const whole = text.trim();
   if (candidates.length === 0 && /^[{[]/.test(whole) && /[}\]]$/.test(whole)) candidates.push(whole);
   for (const c of candidates) {
@@ -45,6 +52,8 @@ function jsonProblem(text: string): string | undefined {
 
 /** Markdown tables whose rows do not all have the same number of cells. */
 function tableProblem(text: string): { expected: number; found: number; row: string } | undefined {
+  // A table's rows begin and end with a bar.
+  if (!text.includes('|')) return undefined;
   let block: string[] = [];
   const check = (): { expected: number; found: number; row: string } | undefined => {
     if (block.length < 3) return undefined;
@@ -67,7 +76,7 @@ function tableProblem(text: string): { expected: number; found: number; row: str
   return undefined;
 }
 
-interface UnitWord {
+export interface UnitWord {
   re: RegExp;
   quantity: string;
   system: string;
@@ -75,7 +84,7 @@ interface UnitWord {
 }
 
 // Numbers followed by a unit; two systems of the same quantity in one message is the signal.
-const UNITS: UnitWord[] = [
+export const UNITS: UnitWord[] = [
   { re: /\d\s*(?:km|kilomet(?:er|re)s?)\b/i, quantity: 'length', system: 'metric', name: 'kilometres' },
   { re: /\d\s*(?:miles?)\b/i, quantity: 'length', system: 'imperial', name: 'miles' },
   { re: /\d\s*(?:cm|centimet(?:er|re)s?)\b/i, quantity: 'length', system: 'metric', name: 'centimetres' },
@@ -91,7 +100,14 @@ const UNITS: UnitWord[] = [
   { re: /\d\s*(?:°\s?F|degrees? fahrenheit)\b/i, quantity: 'temperature', system: 'Fahrenheit', name: '°F' },
 ];
 
+/**
+ * What every UNITS pattern needs (the start of each of its unit words after a digit): a message without it is passed
+ * without running the thirteen patterns.
+ */
+export const UNIT_HINT = /\d\s*(?:km|kilomet|mile|cm|centimet|inch|feet|foot|ft|met|kg|kilogram|gram|lb|pound|ml|millilit|lit|cup|teaspoon|tsp|tablespoon|tbsp|gallon|fl|°|degree)/i;
+
 function unitMix(text: string): [string, string] | undefined {
+  if (!UNIT_HINT.test(text)) return undefined;
   const seen = new Map<string, UnitWord>();
   for (const u of UNITS) {
     if (!u.re.test(text)) continue;
