@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EnginePass, PassEvent } from '../engine/pass.ts';
-import { jobResult, pumpPass } from './pump.ts';
+import { withDefaults } from '../llm/settings.ts';
+import { ITEMS_PER_POST, jobResult, pumpPass } from './pump.ts';
 import { RunningJobs } from './running-jobs.ts';
 
 type Ev = PassEvent<number, string> | { type: 'trigger' };
@@ -107,4 +108,48 @@ describe('the worker pump', () => {
     // The pass's own result is left as it was (the worker may still read it).
     expect(result.interventions).toHaveLength(2);
   });
+
+  it('offline, gives a page that takes them in batches its results together: in order, at most ITEMS_PER_POST a post, each before the progress that counts it and all before the result', async () => {
+    async function* many(): EnginePass<Ev, string> {
+      yield { type: 'item', item: 'old', resumed: true };
+      for (let i = 0; i < 150; i++) {
+        yield { type: 'item', item: `r${i}`, resumed: false };
+        yield { type: 'progress', progress: i + 1 };
+      }
+      return 'done';
+    }
+    const posts: { items: string[]; resumed: boolean[] }[] = [];
+    const log: string[] = [];
+    const events = {
+      onProgress: (p: number) => void log.push(`progress ${p} after ${posts.reduce((n, b) => n + b.items.length, 0)}`),
+      onItem: () => void log.push('one by one'),
+      onItems: (items: string[], resumed: boolean[]) => void posts.push({ items, resumed }),
+      onCall: () => {},
+    };
+    expect(await pumpPass(new RunningJobs(), 5, { previous: [] }, events, () => many(), { progressEveryMs: 0 })).toBe('done');
+    expect(log).not.toContain('one by one');
+    expect(posts.flatMap((b) => b.items)).toEqual(['old', ...Array.from({ length: 150 }, (_, i) => `r${i}`)]);
+    expect(posts[0].resumed.slice(0, 2)).toEqual([true, false]);
+    expect(posts.every((b) => b.items.length <= ITEMS_PER_POST && b.items.length === b.resumed.length)).toBe(true);
+    // Each progress report comes after the results it counts (the resumed one besides).
+    for (const line of log) {
+      const [, done, posted] = /progress (\d+) after (\d+)/.exec(line)!;
+      expect(Number(posted)).toBeGreaterThanOrEqual(Number(done) + 1);
+    }
+  });
+
+  it('with an endpoint, posts each result at once even to a page that takes batches', async () => {
+    const posted: string[] = [];
+    const events = {
+      onProgress: () => {},
+      onItem: (item: string) => void posted.push(item),
+      onItems: () => void posted.push('batch'),
+      onCall: () => {},
+    };
+    // Settings only: the pass below makes no call (the client exists, so the pass is not offline).
+    const llm = withDefaults({ baseUrl: 'http://127.0.0.1:9/v1', models: { supervisor: 'm' } });
+    await pumpPass(new RunningJobs(), 6, { llm, previous: [] }, events, (_client, signal) => pass(signal, []), { progressEveryMs: 0 });
+    expect(posted).toEqual(['r0', 'r1', 'r2', 'r3', 'r4']);
+  });
 });
+
