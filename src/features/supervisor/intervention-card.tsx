@@ -152,9 +152,16 @@ export function LlmExchange({ ids, engine = 'supervisor' }: { ids: string[]; eng
   );
 }
 
+/**
+ * A card is laid out and painted only near the screen (`content-visibility: auto`; ~240 px meanwhile, then the size it
+ * last had), as the Rectify view's message cards (ADR 0108). A page of 50 cards with their observation diffs was one
+ * frame of 80–96 ms of style, layout and paint whenever a pass's batch of results changed it (ADR 0110).
+ */
+const CARD = 'rounded border border-slate-200 bg-white p-3 shadow-sm [content-visibility:auto] [contain-intrinsic-size:auto_240px]';
+
 export function InterventionCard({ iv, step, agent, onOpen }: { iv: Intervention; step?: Step; agent?: string; onOpen?: () => void }) {
   return (
-    <article className="rounded border border-slate-200 bg-white p-3 shadow-sm" data-testid="intervention-card" data-step-id={iv.stepId}>
+    <article className={CARD} data-testid="intervention-card" data-step-id={iv.stepId}>
       <header className="mb-2 flex flex-wrap items-center gap-2">
         <button
           type="button"
