@@ -11,6 +11,7 @@ describe('stepList', () => {
     expect(stepList([18, 19, 20, 21])).toBe('steps 18–21');
     expect(stepList([3, 4, 9, 12, 13, 14])).toBe('steps 3, 4, 9, 12–14');
     expect(stepList([7])).toBe('step 7');
+    expect(stepList([])).toBe('no steps');
   });
 
   it('stops after twelve pieces and says how many steps are left and the last one', () => {

@@ -95,6 +95,7 @@ const STEP_PIECES = 12;
  * every number, a line of 7.8 MB; `--json` still gives them all (SPEC §7).
  */
 export function stepList(steps: readonly number[]): string {
+  if (steps.length === 0) return 'no steps';
   const pieces: string[] = [];
   let i = 0;
   while (i < steps.length && pieces.length < STEP_PIECES) {

@@ -16,8 +16,6 @@ export type JobStatus = 'idle' | 'running' | 'paused' | 'interrupted' | 'complet
 export interface JobEvents<Progress, Item> {
   onProgress(progress: Progress): void;
   onItem(item: Item, resumed: boolean): void;
-  /** Results that came together (an offline pass's, posted in batches: src/workers/pump.ts), each as onItem would take it. */
-  onItems(items: Item[], resumed: boolean[]): void;
   onCall(record: LlmCallRecord): void;
 }
 
@@ -247,9 +245,6 @@ export function createJobStore<Options extends StartOptions, Progress, Item, Res
               },
               onItem: (item, resumed) => {
                 if (!resumed) receive(runId, item);
-              },
-              onItems: (items, resumed) => {
-                for (let i = 0; i < items.length; i++) if (!resumed[i]) receive(runId, items[i]);
               },
               onCall: (record) => {
                 deps.keepCall(record);

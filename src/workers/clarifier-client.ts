@@ -4,7 +4,7 @@ import * as Comlink from 'comlink';
 import type { ClarifyResult, EdgeGate } from '../engine/clarifier/index.ts';
 import type { CostEstimate } from '../llm/cost.ts';
 import type { Intervention, Run } from '../model/types.ts';
-import { JobWorker } from './job-worker.ts';
+import { JobWorker, passEventsProxy } from './job-worker.ts';
 import type { JobResult } from './pump.ts';
 import type { ClarifierJob, ClarifierJobEvents, ClarifierWorkerApi } from './clarifier.worker.ts';
 
@@ -14,7 +14,7 @@ export type { CostEstimate, EngineCost } from '../llm/cost.ts';
 const clarifier = new JobWorker<ClarifierWorkerApi>(() => new Worker(new URL('./clarifier.worker.ts', import.meta.url), { type: 'module', name: 'clarifier' }), 'clarifier');
 
 export function runClarifierInWorker(job: ClarifierJob, events: ClarifierJobEvents, signal: AbortSignal): Promise<JobResult<ClarifyResult>> {
-  return clarifier.job(signal, (_, id) => clarifier.withRuns([job.run], (api, [run]) => api.start(id, { ...job, run }, Comlink.proxy(events))));
+  return clarifier.job(signal, (_, id) => clarifier.withRuns([job.run], (api, [run]) => api.start(id, { ...job, run }, passEventsProxy(events))));
 }
 
 export function clarifyEdgeInWorker(job: ClarifierJob, handoffId: string, events: Pick<ClarifierJobEvents, 'onCall'>, signal: AbortSignal): Promise<Intervention> {

@@ -11,6 +11,19 @@ export interface StoppableApi extends FerryHostApi {
   stop(jobId: number): void;
 }
 
+/**
+ * A pass's callbacks as a worker calls them: its results posted in batches offline (`onItems`, src/workers/pump.ts)
+ * are given to the page's `onItem` one by one, so the page's callbacks need not know how they travelled.
+ */
+export function passEventsProxy<Item, Events extends { onItem(item: Item, resumed: boolean): void }>(events: Events) {
+  return Comlink.proxy({
+    ...events,
+    onItems(items: Item[], resumed: boolean[]) {
+      for (let i = 0; i < items.length; i++) events.onItem(items[i], resumed[i]);
+    },
+  });
+}
+
 /** A worker lets go of the runs it holds after this long without a call that takes runs (RunFerry's idleMs). */
 export const RUNS_IDLE_MS = 60_000;
 

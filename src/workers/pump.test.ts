@@ -152,4 +152,3 @@ describe('the worker pump', () => {
     expect(posted).toEqual(['r0', 'r1', 'r2', 'r3', 'r4']);
   });
 });
-

@@ -12,9 +12,9 @@ export interface PassEvents<Progress, Item> {
   onProgress(progress: Progress): void;
   onItem(item: Item, resumed: boolean): void;
   /**
-   * Results of an offline pass, posted together (ITEMS_PER_POST at most, none waiting over ITEMS_WAIT_MS). A page's
-   * events must have it (through Comlink a missing method is a failed call); an object called in this thread (tests)
-   * without it gets each result through onItem.
+   * Results of an offline pass, posted together (ITEMS_PER_POST at most, none waiting over ITEMS_WAIT_MS). The page's
+   * side adds it (passEventsProxy, job-worker.ts: through Comlink a missing method would be a failed call); an object
+   * called in this thread (tests) without it gets each result through onItem.
    */
   onItems?(items: Item[], resumed: boolean[]): void;
   onCall(record: LlmCallRecord): void;

@@ -5,7 +5,7 @@ import type { CostEstimate } from '../llm/cost.ts';
 import type { LlmSettings } from '../llm/settings.ts';
 import type { Run } from '../model/types.ts';
 import type { Domain, IndicatorPool, RectifyParams, MessageSummary, MiningProgress, MiningResult, RectifierStatistics, RectifyRunResult } from '../engine/rectifier/index.ts';
-import { JobWorker } from './job-worker.ts';
+import { JobWorker, passEventsProxy } from './job-worker.ts';
 import type { FerryShape } from './run-ferry.ts';
 import type { JobResult } from './pump.ts';
 import type { PoolEmbeddingStatus, RectifierWorkerApi, RectifyJob, RectifyJobEvents } from './rectifier.worker.ts';
@@ -23,7 +23,7 @@ const withJob = rectifier.job.bind(rectifier);
 export const POOL_SHAPE: FerryShape = { keys: ['indicators'], inlineMax: 100 };
 
 export function rectifyInWorker(job: RectifyJob, events: RectifyJobEvents, signal: AbortSignal): Promise<JobResult<RectifyRunResult>> {
-  return withJob(signal, (_, id) => rectifier.withRunsAnd([job.run], job.pool, POOL_SHAPE, (api, [run], pool) => api.start(id, { ...job, run, pool }, Comlink.proxy(events))));
+  return withJob(signal, (_, id) => rectifier.withRunsAnd([job.run], job.pool, POOL_SHAPE, (api, [run], pool) => api.start(id, { ...job, run, pool }, passEventsProxy(events))));
 }
 
 export function embedPoolInWorker(pool: IndicatorPool, llm: LlmSettings, onProgress: (done: number, total: number) => void, signal?: AbortSignal): Promise<PoolEmbeddingStatus> {

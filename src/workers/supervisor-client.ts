@@ -1,10 +1,9 @@
 // The page's side of the supervisor worker: one worker, started on first use. A stop asks the worker to abort (the
 // replay then returns its partial result); a worker that dies or fails to load rejects the call instead of hanging.
-import * as Comlink from 'comlink';
 import type { Intervention, Run } from '../model/types.ts';
 import { shadowRunId, type FilterThresholds, type TokenSummary } from '../engine/supervisor/index.ts';
 import type { CostEstimate } from '../llm/cost.ts';
-import { JobWorker } from './job-worker.ts';
+import { JobWorker, passEventsProxy } from './job-worker.ts';
 import type { RunStorage } from './import-storage.ts';
 import { applyRunPatch } from '../model/run-patch.ts';
 import type { SupervisorJob, SupervisorJobEvents, SupervisorJobResult, SupervisorWorkerApi } from './supervisor.worker.ts';
@@ -16,7 +15,7 @@ const supervisor = new JobWorker<SupervisorWorkerApi>(() => new Worker(new URL('
 
 /** The replay's result without its interventions (each came through `events.onItem` before it) nor its triggers. */
 export function runSupervisorInWorker(job: SupervisorJob, events: SupervisorJobEvents, signal: AbortSignal): Promise<SupervisorJobResult> {
-  return supervisor.job(signal, (_, id) => supervisor.withRuns([job.run], (api, [run]) => api.start(id, { ...job, run }, Comlink.proxy(events))));
+  return supervisor.job(signal, (_, id) => supervisor.withRuns([job.run], (api, [run]) => api.start(id, { ...job, run }, passEventsProxy(events))));
 }
 
 export function accountInWorker(run: Run, interventions: Intervention[]): Promise<TokenSummary> {

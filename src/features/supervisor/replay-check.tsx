@@ -43,14 +43,7 @@ export function ReplayCheckPanel({ run, disabled }: { run: Run; disabled: boolea
           cassette: records,
           previous: [],
         },
-        {
-          onProgress: () => {},
-          onItem: (iv) => void replayed.push(iv),
-          onItems: (ivs) => {
-            for (const iv of ivs) replayed.push(iv);
-          },
-          onCall: () => {},
-        },
+        { onProgress: () => {}, onItem: (iv) => void replayed.push(iv), onCall: () => {} },
         new AbortController().signal,
       );
       if (result.status === 'failed' && result.failure) {
